@@ -1,0 +1,29 @@
+// The `footfall` command line. Each command family registers itself from its own file.
+import { Command, CommanderError } from 'commander';
+import { registerServe } from './serve.js';
+import { registerCatalogCommands } from './catalog-commands.js';
+import { registerImport } from './import.js';
+import { registerDemo } from './demo.js';
+import { fail } from './output.js';
+
+const program = new Command('footfall')
+  .description('footfall: privacy-first web analytics read API')
+  .exitOverride()
+  .showHelpAfterError(false)
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+registerServe(program);
+registerCatalogCommands(program);
+registerImport(program);
+registerDemo(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // commander already printed its message; help and version exit 0.
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else {
+    fail(process.argv.includes('--json'), err);
+  }
+}

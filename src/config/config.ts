@@ -1,0 +1,89 @@
+// Configuration: parsed once at boot from the environment and CLI flags, then frozen.
+// Nothing else in the code reads process.env.
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** undefined = SQLite in the data dir */
+  controlUrl?: string;
+  /** undefined = DuckDB in the data dir */
+  eventsUrl?: string;
+  /** undefined = in-process limiter */
+  redisUrl?: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** analytics query timeout */
+  queryTimeoutMs: number;
+}
+
+/** Flag name (camelCase, as commander gives it) -> env variable. */
+export const CONFIG_ENV: Record<keyof Config, string> = {
+  host: 'FOOTFALL_HOST',
+  port: 'FOOTFALL_PORT',
+  dataDir: 'FOOTFALL_DATA_DIR',
+  controlUrl: 'FOOTFALL_CONTROL_URL',
+  eventsUrl: 'FOOTFALL_EVENTS_URL',
+  redisUrl: 'FOOTFALL_REDIS_URL',
+  logLevel: 'FOOTFALL_LOG_LEVEL',
+  queryTimeoutMs: 'FOOTFALL_QUERY_TIMEOUT_MS',
+};
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Raw = Partial<Record<keyof Config, string | number | undefined>>;
+
+/**
+ * Builds the config from flags (win) and env (fallback). Collects every bad setting
+ * and throws one ConfigError naming them all.
+ */
+export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  const pick = (k: keyof Config): string | undefined => {
+    const v = flags[k] ?? env[CONFIG_ENV[k]];
+    return v === undefined || v === '' ? undefined : String(v);
+  };
+  const name = (k: keyof Config) => `${CONFIG_ENV[k]} (--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())})`;
+
+  const host = pick('host') ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(host)) problems.push(`${name('host')}: "${host}" is not a host name or address`);
+
+  const portRaw = pick('port') ?? '8080';
+  const port = Number(portRaw);
+  if (!/^\d+$/.test(portRaw) || port > 65535) problems.push(`${name('port')}: "${portRaw}" is not a port (0-65535)`);
+
+  const dataDir = path.resolve(pick('dataDir') ?? './data');
+
+  const controlUrl = pick('controlUrl');
+  if (controlUrl !== undefined && !/^postgres(ql)?:\/\/.+/.test(controlUrl))
+    problems.push(`${name('controlUrl')}: "${redact(controlUrl)}" must be a postgres:// URL (unset = SQLite)`);
+
+  const eventsUrl = pick('eventsUrl');
+  if (eventsUrl !== undefined && !/^clickhouse\+https?:\/\/[^/]+(\/[A-Za-z0-9_]*)?$/.test(eventsUrl))
+    problems.push(`${name('eventsUrl')}: "${redact(eventsUrl)}" must be clickhouse+http://host:port/db (unset = DuckDB)`);
+
+  const redisUrl = pick('redisUrl');
+  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl))
+    problems.push(`${name('redisUrl')}: "${redact(redisUrl)}" must be a redis:// URL (unset = in-process)`);
+
+  const logLevel = (pick('logLevel') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`${name('logLevel')}: "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const timeoutRaw = pick('queryTimeoutMs') ?? '10000';
+  const queryTimeoutMs = Number(timeoutRaw);
+  if (!/^\d+$/.test(timeoutRaw) || queryTimeoutMs < 1) problems.push(`${name('queryTimeoutMs')}: "${timeoutRaw}" must be a positive integer of milliseconds`);
+
+  if (problems.length) throw new ConfigError(problems);
+  return Object.freeze({ host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs });
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}

@@ -1,0 +1,58 @@
+// The closed error catalog: code -> HTTP status and public message. Nothing else
+// decides an error's status, and the OpenAPI document is generated from this table.
+
+export const ERROR_CATALOG = {
+  UNAUTHORIZED: { status: 401, message: 'Missing, invalid or revoked token.' },
+  FORBIDDEN: { status: 403, message: 'The token may not access this resource.' },
+  NOT_FOUND: { status: 404, message: 'Unknown endpoint.' },
+  SITE_NOT_FOUND: { status: 404, message: 'Unknown site.' },
+  INVALID_METHOD: { status: 405, message: 'HTTP method not supported on this endpoint.' },
+  SITE_INACTIVE: { status: 409, message: 'The site is not active.' },
+  REPORT_LOCKED_BY_PROFILE: { status: 409, message: 'This route requires Extended collection.' },
+  REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD: {
+    status: 409,
+    message: 'The requested period predates compatible Extended data.',
+  },
+  HARD_CAP_REACHED: { status: 402, message: 'The monthly hard cap of metered units is reached.' },
+  INVALID_PARAMS: { status: 422, message: 'Invalid query parameters.' },
+  RETENTION_EXCEEDED: { status: 422, message: 'The requested range starts before the API retention window.' },
+  REPORT_RESPONSE_TOO_LARGE: { status: 422, message: 'The serialized response exceeds the 5 MiB budget.' },
+  RATE_LIMITED: { status: 429, message: 'Rate limit exceeded.' },
+  INTERNAL_ERROR: { status: 500, message: 'Unexpected backend failure.' },
+  ANALYTICS_DB_TIMEOUT: { status: 503, message: 'The analytics query exceeded its timeout.' },
+  ANALYTICS_DB_UNAVAILABLE: { status: 503, message: 'The analytics store is temporarily unavailable.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+/** An error that maps to one catalog entry. `message` overrides the catalog text when more precise. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+  constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    this.details = details;
+  }
+}
+
+export function invalidParams(message: string, details?: Record<string, unknown>): ApiError {
+  return new ApiError('INVALID_PARAMS', message, details);
+}
+
+/** The one 403 body for unknown, foreign and not-allowed sites and tenants. */
+export function forbidden(): ApiError {
+  return new ApiError('FORBIDDEN');
+}
+
+/** Raised by engine adapters; the HTTP layer maps them to 503 responses. */
+export class EngineError extends Error {
+  constructor(readonly kind: 'timeout' | 'unavailable', cause?: unknown) {
+    super(kind === 'timeout' ? 'analytics query timed out' : 'analytics store unavailable', { cause });
+    this.name = 'EngineError';
+  }
+}

@@ -1,0 +1,131 @@
+// The control plane's catalog: workspaces, sites, tenants, goals and tokens.
+// Implementations: control/ (Kysely over SQLite, later PostgreSQL).
+import type { ApiPolicy, PlanId, Profile } from '../domain/plans.js';
+
+export type Scope = 'metrics:read' | 'usage:read';
+export const SCOPES: readonly Scope[] = ['metrics:read', 'usage:read'];
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: PlanId;
+  /** enterprise only: overrides of product.api fields; {} otherwise */
+  apiPolicy: Partial<ApiPolicy>;
+  createdAt: string;
+}
+
+export type SiteStatus = 'ACTIVE' | 'SUSPENDED';
+export interface Site {
+  id: string;
+  workspaceId: string;
+  name: string;
+  hostnames: string[];
+  status: SiteStatus;
+  collectionProfile: Profile;
+  /** ISO instant from which collectionProfile applies; null = since the site began */
+  profileEffectiveAt: string | null;
+  createdAt: string;
+}
+
+export type TenantStatus = 'ACTIVE' | 'INACTIVE';
+export interface Tenant {
+  id: string;
+  siteId: string;
+  slug: string;
+  name: string;
+  status: TenantStatus;
+  createdAt: string;
+}
+
+export type GoalType = 'PAGEVIEW_MATCH' | 'EVENT_MATCH';
+export const GOAL_INTENTS = ['lead', 'signup', 'purchase', 'download', 'outbound', 'content', 'custom'] as const;
+export type GoalIntent = (typeof GOAL_INTENTS)[number];
+export interface GoalFilters {
+  action_id?: string;
+  action_target_host?: string;
+  form_id?: string;
+  form_action_path?: string;
+}
+export interface Goal {
+  id: string;
+  siteId: string;
+  workspaceId: string;
+  name: string;
+  type: GoalType;
+  intent: GoalIntent;
+  pattern: string;
+  filters: GoalFilters;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Token {
+  id: string;
+  workspaceId: string;
+  scopes: Scope[];
+  /** null = every site of the workspace */
+  siteIds: string[] | null;
+  /** null = every tenant */
+  tenantIds: string[] | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+export interface CatalogStore {
+  createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
+  getWorkspace(id: string): Promise<Workspace | null>;
+
+  /** Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace). */
+  createSite(input: {
+    workspaceId: string;
+    name: string;
+    hostnames: string[];
+    collectionProfile: Profile;
+    profileEffectiveAt?: string | null;
+    status?: SiteStatus;
+  }): Promise<Site>;
+  getSite(id: string): Promise<Site | null>;
+  listSites(workspaceId: string): Promise<Site[]>;
+
+  createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant>;
+  getTenant(id: string): Promise<Tenant | null>;
+  listTenants(siteId: string): Promise<Tenant[]>;
+
+  createGoal(input: Omit<Goal, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>): Promise<Goal>;
+  listGoals(siteId: string): Promise<Goal[]>;
+
+  /** Stores only sha256(secret). */
+  createToken(input: {
+    workspaceId: string;
+    scopes: Scope[];
+    siteIds?: string[] | null;
+    tenantIds?: string[] | null;
+    secretHash: string;
+  }): Promise<Token>;
+  findTokenByHash(secretHash: string): Promise<Token | null>;
+  /** Returns false when no such token exists. */
+  revokeToken(id: string, at: string): Promise<boolean>;
+
+  /** A secret kept in the control plane (created on first use), e.g. the visitor-key salt. */
+  getOrCreateSecret(name: string): Promise<string>;
+
+  /** Cheap liveness check used by /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Errors of catalog writes; codes are the spec's control-plane codes or plain validation codes. */
+export class CatalogError extends Error {
+  constructor(
+    readonly code:
+      | 'INVALID_SITE_HOSTNAME'
+      | 'SITE_SCOPE_ALREADY_CLAIMED'
+      | 'NOT_FOUND'
+      | 'CONFLICT'
+      | 'INVALID',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CatalogError';
+  }
+}
