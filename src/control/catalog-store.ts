@@ -1,0 +1,371 @@
+// CatalogStore over Kysely. Dialect-independent: the same queries run on SQLite and PostgreSQL.
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import {
+  CatalogError,
+  type CatalogStore,
+  type Goal,
+  type GoalFilters,
+  type Scope,
+  type Site,
+  type SiteStatus,
+  type Tenant,
+  type TenantStatus,
+  type Token,
+  type Workspace,
+} from '../ports/catalog-store.js';
+import { apiPolicyFor, hasApiAccess, validateApiPolicyOverrides, type ApiPolicy, type PlanId, type Profile } from '../domain/plans.js';
+import { systemClock, type Clock } from '../domain/clock.js';
+import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
+import { isUniqueViolation } from './db-errors.js';
+import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable, WorkspacesTable } from './schema.js';
+import {
+  checkGoal,
+  checkIdList,
+  checkInstant,
+  checkName,
+  checkPlan,
+  checkProfile,
+  checkScopes,
+  checkSiteStatus,
+  checkSlug,
+  checkTenantStatus,
+  normalizeHostnames,
+} from './validation.js';
+
+export interface ControlStoreOptions {
+  clock?: Clock;
+  random?: RandomBytes;
+  /** Called by close(); the factory that opened the database decides what closing means. */
+  onClose?: () => Promise<void>;
+}
+
+export class KyselyCatalogStore implements CatalogStore {
+  private readonly clock: Clock;
+  private readonly random: RandomBytes;
+  private readonly onClose: () => Promise<void>;
+
+  constructor(
+    private readonly db: Kysely<ControlDB>,
+    opts: ControlStoreOptions = {},
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.random = opts.random ?? randomBytes;
+    this.onClose = opts.onClose ?? (async () => {});
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  async createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace> {
+    const name = checkName('workspace name', input.name);
+    const plan = checkPlan(input.plan);
+    const apiPolicy = input.apiPolicy ?? {};
+    const problems = validateApiPolicyOverrides(apiPolicy);
+    if (problems.length) throw new CatalogError('INVALID', problems.join('; '));
+    if (plan !== 'enterprise' && Object.keys(apiPolicy).length > 0)
+      throw new CatalogError('INVALID', 'an api policy can be set on enterprise workspaces only');
+    const row = { id: newId('ws', this.random), name, plan, api_policy: JSON.stringify(apiPolicy), created_at: this.now() };
+    await this.db.insertInto('workspaces').values(row).execute();
+    return toWorkspace(row);
+  }
+
+  async getWorkspace(id: string): Promise<Workspace | null> {
+    const row = await this.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toWorkspace(row) : null;
+  }
+
+  private async requireWorkspace(id: string): Promise<Workspace> {
+    const ws = typeof id === 'string' ? await this.getWorkspace(id) : null;
+    if (!ws) throw new CatalogError('NOT_FOUND', `unknown workspace "${String(id)}"`);
+    return ws;
+  }
+
+  private async requireSite(id: string): Promise<Site> {
+    const site = typeof id === 'string' ? await this.getSite(id) : null;
+    if (!site) throw new CatalogError('NOT_FOUND', `unknown site "${String(id)}"`);
+    return site;
+  }
+
+  async createSite(input: {
+    workspaceId: string;
+    name: string;
+    hostnames: string[];
+    collectionProfile: Profile;
+    profileEffectiveAt?: string | null;
+    status?: SiteStatus;
+  }): Promise<Site> {
+    const name = checkName('site name', input.name);
+    const hostnames = normalizeHostnames(input.hostnames);
+    const profile = checkProfile(input.collectionProfile);
+    const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
+    const status = checkSiteStatus(input.status ?? 'ACTIVE');
+    await this.requireWorkspace(input.workspaceId);
+    await this.refuseTakenHostnames(input.workspaceId, hostnames);
+
+    const row: SitesTable = {
+      id: newId('site', this.random),
+      workspace_id: input.workspaceId,
+      name,
+      status,
+      collection_profile: profile,
+      profile_effective_at: effectiveAt,
+      created_at: this.now(),
+    };
+    try {
+      // Site row first: on SQLite the transaction then holds the write lock before it reads anything.
+      await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('sites').values(row).execute();
+        await trx
+          .insertInto('site_hostnames')
+          .values(hostnames.map((hostname, ordinal) => ({ hostname, site_id: row.id, ordinal })))
+          .execute();
+      });
+    } catch (err) {
+      // Another writer registered one of the hostnames between the check and the insert.
+      if (!isUniqueViolation(err)) throw err;
+      await this.refuseTakenHostnames(input.workspaceId, hostnames);
+      throw new CatalogError('CONFLICT', 'a hostname of this site was registered at the same time; try again');
+    }
+    return toSite(row, hostnames);
+  }
+
+  /** Never names the other workspace or its site: a claim by someone else reveals nothing about them. */
+  private async refuseTakenHostnames(workspaceId: string, hostnames: string[]): Promise<void> {
+    const taken = await this.db
+      .selectFrom('site_hostnames')
+      .innerJoin('sites', 'sites.id', 'site_hostnames.site_id')
+      .select(['site_hostnames.hostname', 'site_hostnames.site_id', 'sites.workspace_id'])
+      .where('site_hostnames.hostname', 'in', hostnames)
+      .orderBy('site_hostnames.hostname')
+      .execute();
+    const foreign = taken.find((t) => t.workspace_id !== workspaceId);
+    if (foreign)
+      throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `hostname "${foreign.hostname}" is already claimed by another workspace`);
+    const own = taken[0];
+    if (own)
+      throw new CatalogError('CONFLICT', `hostname "${own.hostname}" already belongs to site ${own.site_id} of this workspace`);
+  }
+
+  async getSite(id: string): Promise<Site | null> {
+    const row = await this.db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return null;
+    const hosts = await this.hostnamesOf([row.id]);
+    return toSite(row, hosts.get(row.id) ?? []);
+  }
+
+  async listSites(workspaceId: string): Promise<Site[]> {
+    const rows = await this.db
+      .selectFrom('sites')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    if (rows.length === 0) return [];
+    const hosts = await this.hostnamesOf(rows.map((r) => r.id));
+    return rows.map((r) => toSite(r, hosts.get(r.id) ?? []));
+  }
+
+  private async hostnamesOf(siteIds: string[]): Promise<Map<string, string[]>> {
+    const rows = await this.db
+      .selectFrom('site_hostnames')
+      .select(['site_id', 'hostname'])
+      .where('site_id', 'in', siteIds)
+      .orderBy('site_id')
+      .orderBy('ordinal')
+      .execute();
+    const out = new Map<string, string[]>();
+    for (const r of rows) out.set(r.site_id, [...(out.get(r.site_id) ?? []), r.hostname]);
+    return out;
+  }
+
+  async createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant> {
+    const slug = checkSlug(input.slug);
+    const name = checkName('tenant name', input.name);
+    const status = checkTenantStatus(input.status ?? 'ACTIVE');
+    await this.requireSite(input.siteId);
+    const row: TenantsTable = { id: newId('ten', this.random), site_id: input.siteId, slug, name, status, created_at: this.now() };
+    try {
+      await this.db.insertInto('tenants').values(row).execute();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new CatalogError('CONFLICT', `site ${input.siteId} already has a tenant with slug "${slug}"`);
+      throw err;
+    }
+    return toTenant(row);
+  }
+
+  async getTenant(id: string): Promise<Tenant | null> {
+    const row = await this.db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toTenant(row) : null;
+  }
+
+  async listTenants(siteId: string): Promise<Tenant[]> {
+    const rows = await this.db.selectFrom('tenants').selectAll().where('site_id', '=', siteId).orderBy('slug').execute();
+    return rows.map(toTenant);
+  }
+
+  async createGoal(input: Omit<Goal, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>): Promise<Goal> {
+    const goal = checkGoal(input);
+    const site = await this.requireSite(input.siteId);
+    const now = this.now();
+    const row: GoalsTable = {
+      id: newId('goal', this.random),
+      site_id: site.id,
+      workspace_id: site.workspaceId,
+      name: goal.name,
+      type: goal.type,
+      intent: goal.intent,
+      pattern: goal.pattern,
+      filters: JSON.stringify(goal.filters),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('goals').values(row).execute();
+    return toGoal(row);
+  }
+
+  async listGoals(siteId: string): Promise<Goal[]> {
+    const rows = await this.db
+      .selectFrom('goals')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toGoal);
+  }
+
+  async createToken(input: {
+    workspaceId: string;
+    scopes: Scope[];
+    siteIds?: string[] | null;
+    tenantIds?: string[] | null;
+    secretHash: string;
+  }): Promise<Token> {
+    const scopes = checkScopes(input.scopes);
+    const siteIds = checkIdList('site', input.siteIds);
+    const tenantIds = checkIdList('tenant', input.tenantIds);
+    if (!isSecretHash(input.secretHash)) throw new CatalogError('INVALID', 'secret hash must be 64 lower-case hex characters (sha256)');
+    const ws = await this.requireWorkspace(input.workspaceId);
+    const policy = apiPolicyFor(ws.plan, ws.apiPolicy);
+    if (!hasApiAccess(policy) || !policy.can_create_tokens)
+      throw new CatalogError('INVALID', `the ${ws.plan} plan of workspace ${ws.id} has no API access, so it cannot have tokens`);
+
+    const sites = await this.listSites(ws.id);
+    const siteSet = new Set(sites.map((s) => s.id));
+    for (const id of siteIds ?? []) if (!siteSet.has(id)) throw new CatalogError('INVALID', `site "${id}" is not a site of workspace ${ws.id}`);
+    if (tenantIds) {
+      if (!policy.allow_tenants)
+        throw new CatalogError('INVALID', `the ${ws.plan} plan has no tenant API access, so a token cannot have a tenant allowlist`);
+      const reachable = siteIds ?? [...siteSet];
+      const known = reachable.length
+        ? await this.db.selectFrom('tenants').select('id').where('site_id', 'in', reachable).where('id', 'in', tenantIds).execute()
+        : [];
+      const knownSet = new Set(known.map((t) => t.id));
+      for (const id of tenantIds)
+        if (!knownSet.has(id))
+          throw new CatalogError('INVALID', `tenant "${id}" is not a tenant of ${siteIds ? 'the allowed sites' : `workspace ${ws.id}`}`);
+    }
+
+    const row: TokensTable = {
+      id: newId('tok', this.random),
+      workspace_id: ws.id,
+      secret_hash: input.secretHash,
+      scopes: JSON.stringify(scopes),
+      site_ids: siteIds ? JSON.stringify(siteIds) : null,
+      tenant_ids: tenantIds ? JSON.stringify(tenantIds) : null,
+      revoked_at: null,
+      created_at: this.now(),
+    };
+    try {
+      await this.db.insertInto('tokens').values(row).execute();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new CatalogError('CONFLICT', 'a token with this secret already exists');
+      throw err;
+    }
+    return toToken(row);
+  }
+
+  async findTokenByHash(secretHash: string): Promise<Token | null> {
+    const row = await this.db.selectFrom('tokens').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
+    return row ? toToken(row) : null;
+  }
+
+  /** Revoking twice keeps the first revocation time and still answers true. */
+  async revokeToken(id: string, at: string): Promise<boolean> {
+    const when = checkInstant('revocation time', at) ?? this.now();
+    await this.db.updateTable('tokens').set({ revoked_at: when }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    const row = await this.db.selectFrom('tokens').select('id').where('id', '=', id).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async getOrCreateSecret(name: string): Promise<string> {
+    if (typeof name !== 'string' || name === '') throw new CatalogError('INVALID', 'secret name must be a non-empty string');
+    // Concurrent first uses race on the insert; the loser keeps the winner's value.
+    await this.db
+      .insertInto('secrets')
+      .values({ name, value: Buffer.from(this.random(32)).toString('hex'), created_at: this.now() })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+    const row = await this.db.selectFrom('secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+    return row.value;
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.onClose();
+  }
+}
+
+function toWorkspace(r: Selectable<WorkspacesTable>): Workspace {
+  return { id: r.id, name: r.name, plan: r.plan as PlanId, apiPolicy: JSON.parse(r.api_policy), createdAt: r.created_at };
+}
+
+function toSite(r: Selectable<SitesTable>, hostnames: string[]): Site {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    name: r.name,
+    hostnames,
+    status: r.status as SiteStatus,
+    collectionProfile: r.collection_profile as Profile,
+    profileEffectiveAt: r.profile_effective_at,
+    createdAt: r.created_at,
+  };
+}
+
+function toTenant(r: Selectable<TenantsTable>): Tenant {
+  return { id: r.id, siteId: r.site_id, slug: r.slug, name: r.name, status: r.status as TenantStatus, createdAt: r.created_at };
+}
+
+function toGoal(r: Selectable<GoalsTable>): Goal {
+  return {
+    id: r.id,
+    siteId: r.site_id,
+    workspaceId: r.workspace_id,
+    name: r.name,
+    type: r.type as Goal['type'],
+    intent: r.intent as Goal['intent'],
+    pattern: r.pattern,
+    filters: JSON.parse(r.filters) as GoalFilters,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function toToken(r: Selectable<TokensTable>): Token {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    scopes: JSON.parse(r.scopes) as Scope[],
+    siteIds: r.site_ids === null ? null : (JSON.parse(r.site_ids) as string[]),
+    tenantIds: r.tenant_ids === null ? null : (JSON.parse(r.tenant_ids) as string[]),
+    revokedAt: r.revoked_at,
+    createdAt: r.created_at,
+  };
+}

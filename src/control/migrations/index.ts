@@ -1,0 +1,12 @@
+// Every migration, in order, compiled into the code (no directory scan at run time, so it works
+// the same from tsx, a bundle or an installed package). Add new ones as NNN_name.ts here.
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m001 from './001_initial.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '001_initial': m001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

@@ -1,0 +1,94 @@
+// Table shapes of the control plane, shared by every dialect. Ids, ISO timestamps and JSON are text;
+// counters are integers (bigint on PostgreSQL, where the driver may hand them back as strings,
+// so readers convert with Number()).
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  plan: string;
+  /** JSON object of ApiPolicy overrides ({} unless enterprise) */
+  api_policy: string;
+  created_at: string;
+}
+
+export interface SitesTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  status: string;
+  collection_profile: string;
+  profile_effective_at: string | null;
+  created_at: string;
+}
+
+export interface SiteHostnamesTable {
+  /** lower case; unique across every workspace */
+  hostname: string;
+  site_id: string;
+  /** keeps the order the hostnames were given in */
+  ordinal: number;
+}
+
+export interface TenantsTable {
+  id: string;
+  site_id: string;
+  slug: string;
+  name: string;
+  status: string;
+  created_at: string;
+}
+
+export interface GoalsTable {
+  id: string;
+  site_id: string;
+  workspace_id: string;
+  name: string;
+  type: string;
+  intent: string;
+  pattern: string;
+  /** JSON object of GoalFilters */
+  filters: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TokensTable {
+  id: string;
+  workspace_id: string;
+  secret_hash: string;
+  /** JSON array of scopes */
+  scopes: string;
+  /** JSON array of site ids; null = every site */
+  site_ids: string | null;
+  /** JSON array of tenant ids; null = every tenant */
+  tenant_ids: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface SecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
+export interface UsageTable {
+  workspace_id: string;
+  /** YYYY-MM */
+  period: string;
+  used: number | string | bigint;
+  reserved: number | string | bigint;
+  included: number | string | bigint;
+  hard_cap: number | string | bigint;
+}
+
+export interface ControlDB {
+  workspaces: WorkspacesTable;
+  sites: SitesTable;
+  site_hostnames: SiteHostnamesTable;
+  tenants: TenantsTable;
+  goals: GoalsTable;
+  tokens: TokensTable;
+  secrets: SecretsTable;
+  usage: UsageTable;
+}

@@ -1,0 +1,37 @@
+// The embedded control plane: catalog and usage ledger on one SQLite file (':memory:' for tests).
+import { Kysely } from 'kysely';
+import type { CatalogStore } from '../../ports/catalog-store.js';
+import type { UsageLedger } from '../../ports/usage-ledger.js';
+import type { Clock } from '../../domain/clock.js';
+import type { RandomBytes } from '../../domain/tokens.js';
+import { KyselyCatalogStore } from '../catalog-store.js';
+import { KyselyUsageLedger } from '../usage-ledger.js';
+import { migrateToLatest } from '../migrate.js';
+import type { ControlDB } from '../schema.js';
+import { createSqliteDialect, openSqliteDatabase, withWriteLock } from './dialect.js';
+
+export interface ControlPlane {
+  catalog: CatalogStore;
+  ledger: UsageLedger;
+  /** Closes the database; safe to call more than once (catalog.close() does the same). */
+  close(): Promise<void>;
+}
+
+export async function openSqliteControlPlane(
+  file: string,
+  opts: { clock?: Clock; random?: RandomBytes } = {},
+): Promise<ControlPlane> {
+  const raw = openSqliteDatabase(file);
+  const db = new Kysely<ControlDB>({ dialect: createSqliteDialect(raw) });
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= db.destroy());
+  try {
+    await withWriteLock(raw, () => migrateToLatest(db));
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const catalog = new KyselyCatalogStore(db, { clock: opts.clock, random: opts.random, onClose: close });
+  const ledger = new KyselyUsageLedger(db);
+  return { catalog, ledger, close };
+}

@@ -1,0 +1,142 @@
+// The UsageLedger conformance suite: every implementation must pass it unchanged.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { UsageLedger } from '../../src/ports/usage-ledger.js';
+
+export interface LedgerUnderTest {
+  ledger: UsageLedger;
+  close(): Promise<void>;
+}
+
+export function runUsageLedgerContract(name: string, factory: () => Promise<LedgerUnderTest>): void {
+  const withLedger = (fn: (ledger: UsageLedger) => Promise<void>) => async () => {
+    const sut = await factory();
+    try {
+      await fn(sut.ledger);
+    } finally {
+      await sut.close();
+    }
+  };
+  const terms = { included: 10, hardCap: 20 };
+
+  test(`${name}: a reservation within the cap is granted and counts only once committed`, withLedger(async (ledger) => {
+    const r = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 7, ...terms });
+    assert.deepEqual(r, { workspaceId: 'ws_a', period: '2025-03', units: 7 });
+    assert.equal(await ledger.used('ws_a', '2025-03'), 0);
+    assert.equal(await ledger.commit(r!), 7);
+    assert.equal(await ledger.used('ws_a', '2025-03'), 7);
+  }));
+
+  test(`${name}: reserved units hold their place under the cap until released`, withLedger(async (ledger) => {
+    const a = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 15, ...terms });
+    assert.ok(a);
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 6, ...terms }), null);
+    await ledger.release(a);
+    assert.equal(await ledger.used('ws_a', '2025-03'), 0);
+    const b = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 20, ...terms });
+    assert.ok(b, 'the released units are free again, up to exactly the cap');
+    assert.equal(await ledger.commit(b), 20);
+  }));
+
+  test(`${name}: a refused reservation records nothing and leaves room for smaller ones`, withLedger(async (ledger) => {
+    const first = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 18, ...terms });
+    await ledger.commit(first!);
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 3, ...terms }), null);
+    assert.equal(await ledger.used('ws_a', '2025-03'), 18);
+    const fits = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 2, ...terms });
+    assert.equal(await ledger.commit(fits!), 20);
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 1, ...terms }), null);
+  }));
+
+  test(`${name}: units larger than the cap are refused even on an empty month`, withLedger(async (ledger) => {
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 21, ...terms }), null);
+    assert.equal(await ledger.used('ws_a', '2025-03'), 0);
+  }));
+
+  test(`${name}: 200 racing reservations on room for 50 grant exactly 50`, withLedger(async (ledger) => {
+    const seed = await ledger.reserve({ workspaceId: 'ws_r', period: '2025-04', units: 150, included: 100, hardCap: 200 });
+    await ledger.commit(seed!);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => ledger.reserve({ workspaceId: 'ws_r', period: '2025-04', units: 1, included: 100, hardCap: 200 })),
+    );
+    const granted = results.filter((r) => r !== null);
+    assert.equal(granted.length, 50);
+    const usedAfter = await Promise.all(granted.map((r) => ledger.commit(r!)));
+    assert.ok(usedAfter.every((u) => u > 150 && u <= 200), 'used never passes the cap while commits race');
+    assert.equal(await ledger.used('ws_r', '2025-04'), 200);
+  }));
+
+  test(`${name}: racing reserve-then-commit-or-release never passes the cap`, withLedger(async (ledger) => {
+    let granted = 0;
+    await Promise.all(
+      Array.from({ length: 120 }, async (_, i) => {
+        const r = await ledger.reserve({ workspaceId: 'ws_r', period: '2025-05', units: 3, included: 0, hardCap: 90 });
+        if (!r) return;
+        granted++;
+        if (i % 2 === 0) await ledger.release(r);
+        else assert.ok((await ledger.commit(r)) <= 90);
+      }),
+    );
+    assert.ok(granted >= 30, `at least the cap's worth is granted (got ${granted})`);
+    const used = await ledger.used('ws_r', '2025-05');
+    assert.ok(used <= 90 && used % 3 === 0, `used ${used}`);
+  }));
+
+  test(`${name}: months and workspaces are separate`, withLedger(async (ledger) => {
+    await ledger.commit((await ledger.reserve({ workspaceId: 'ws_a', period: '2025-01', units: 20, ...terms }))!);
+    assert.ok(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-02', units: 20, ...terms }), 'a new month starts empty');
+    assert.ok(await ledger.reserve({ workspaceId: 'ws_b', period: '2025-01', units: 20, ...terms }), 'another workspace has its own cap');
+    assert.equal(await ledger.used('ws_a', '2025-01'), 20);
+    assert.equal(await ledger.used('ws_a', '2025-02'), 0);
+    assert.equal(await ledger.used('ws_b', '2025-01'), 0);
+  }));
+
+  test(`${name}: history lists the months in range, oldest first, with each month's own terms`, withLedger(async (ledger) => {
+    for (const [period, units, included, hardCap] of [
+      ['2025-06', 5, 100, 200],
+      ['2024-12', 3, 10, 20],
+      ['2025-02', 4, 50, 60],
+      ['2023-01', 1, 1, 1],
+    ] as const) {
+      await ledger.commit((await ledger.reserve({ workspaceId: 'ws_h', period, units, included, hardCap }))!);
+    }
+    await ledger.reserve({ workspaceId: 'ws_other', period: '2025-01', units: 1, ...terms });
+    assert.deepEqual(await ledger.history('ws_h', '2024-01', '2025-06'), [
+      { period: '2024-12', units_used: 3, units_included: 10, hard_cap_units: 20 },
+      { period: '2025-02', units_used: 4, units_included: 50, hard_cap_units: 60 },
+      { period: '2025-06', units_used: 5, units_included: 100, hard_cap_units: 200 },
+    ]);
+    assert.deepEqual(await ledger.history('ws_h', '2025-03', '2025-05'), []);
+  }));
+
+  test(`${name}: the latest reservation's terms are the month's terms`, withLedger(async (ledger) => {
+    await ledger.commit((await ledger.reserve({ workspaceId: 'ws_t', period: '2025-07', units: 5, included: 10, hardCap: 20 }))!);
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_t', period: '2025-07', units: 2, included: 1, hardCap: 6 }), null);
+    assert.deepEqual(await ledger.history('ws_t', '2025-07', '2025-07'), [
+      { period: '2025-07', units_used: 5, units_included: 1, hard_cap_units: 6 },
+    ]);
+  }));
+
+  test(`${name}: committing an unknown reservation throws; releasing one changes nothing`, withLedger(async (ledger) => {
+    const r = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 4, ...terms });
+    await ledger.commit(r!);
+    await assert.rejects(ledger.commit(r!));
+    await assert.rejects(ledger.commit({ workspaceId: 'ws_none', period: '2025-03', units: 1 }));
+    await ledger.release(r!);
+    await ledger.release({ workspaceId: 'ws_none', period: '2025-03', units: 1 });
+    assert.equal(await ledger.used('ws_a', '2025-03'), 4);
+    assert.ok(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 16, ...terms }));
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 1, ...terms }), null);
+  }));
+
+  test(`${name}: malformed periods and unit counts are refused`, withLedger(async (ledger) => {
+    for (const period of ['2025-13', '2025-1', '25-01', '2025-01-01', '']) {
+      await assert.rejects(ledger.reserve({ workspaceId: 'ws_a', period, units: 1, ...terms }), RangeError, period);
+      await assert.rejects(ledger.used('ws_a', period), RangeError);
+    }
+    for (const units of [-1, 1.5, Number.NaN]) {
+      await assert.rejects(ledger.reserve({ workspaceId: 'ws_a', period: '2025-01', units, ...terms }), RangeError);
+    }
+    assert.deepEqual(await ledger.history('ws_a', '2000-01', '2099-12'), []);
+  }));
+}

@@ -1,0 +1,102 @@
+// The UsageLedger suite against SQLite, plus the cap under several processes sharing one file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
+import { runUsageLedgerContract } from './usage-ledger.contract.js';
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-ledger-'));
+
+runUsageLedgerContract('sqlite :memory:', async () => {
+  const cp = await openSqliteControlPlane(':memory:');
+  return { ledger: cp.ledger, close: cp.close };
+});
+
+runUsageLedgerContract('sqlite file', async () => {
+  const dir = tempDir();
+  const cp = await openSqliteControlPlane(path.join(dir, 'control.sqlite'));
+  return {
+    ledger: cp.ledger,
+    close: async () => {
+      await cp.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+const CHILD = fileURLToPath(new URL('./fixtures/ledger-race-child.ts', import.meta.url));
+
+interface Child {
+  ready: Promise<void>;
+  done: Promise<{ granted: number }>;
+  go(): void;
+}
+
+function startChild(args: string[]): Child {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let onReady!: () => void;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  proc.stdout.on('data', (d) => {
+    out += d;
+    if (out.startsWith('ready\n')) onReady();
+  });
+  proc.stderr.on('data', (d) => (err += d));
+  const done = new Promise<{ granted: number }>((resolve, reject) => {
+    proc.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`child exited ${code}: ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!));
+    });
+  });
+  done.catch(() => onReady());
+  return { ready, done, go: () => proc.stdin.write('go\n') };
+}
+
+test('sqlite file: 4 processes racing 200 reservations on room for 50 grant exactly 50', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'control.sqlite');
+  try {
+    // The children open a fresh file together, so they also race to apply the migrations.
+    const seedCap = 50;
+    const children = [0, 1, 2, 3].map(() => startChild([file, 'ws_mp', '2025-08', '50', String(seedCap)]));
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.go();
+    const results = await Promise.all(children.map((c) => c.done));
+    assert.equal(results.reduce((sum, r) => sum + r.granted, 0), 50);
+    const cp = await openSqliteControlPlane(file);
+    try {
+      assert.equal(await cp.ledger.used('ws_mp', '2025-08'), 50);
+      assert.equal(await cp.ledger.reserve({ workspaceId: 'ws_mp', period: '2025-08', units: 1, included: 0, hardCap: seedCap }), null);
+    } finally {
+      await cp.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite file: reopening keeps the data and applies no migration twice', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'control.sqlite');
+  try {
+    const first = await openSqliteControlPlane(file);
+    await first.ledger.commit((await first.ledger.reserve({ workspaceId: 'ws_a', period: '2025-01', units: 3, included: 5, hardCap: 9 }))!);
+    const ws = await first.catalog.createWorkspace({ name: 'Kept', plan: 'starter' });
+    await first.close();
+    await first.close();
+    const second = await openSqliteControlPlane(file);
+    try {
+      assert.equal(await second.ledger.used('ws_a', '2025-01'), 3);
+      assert.equal((await second.catalog.getWorkspace(ws.id))?.name, 'Kept');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
