@@ -1,0 +1,58 @@
+// Event identity (DESIGN 8): a hash of the event's content and its occurrence number among
+// identical events of the same import, so re-importing a batch adds nothing while real repeats
+// inside one batch are all kept.
+import { createHash } from 'node:crypto';
+import type { StoredEvent } from '../../domain/events.js';
+
+/**
+ * The content fields, in a fixed order: the hash never depends on the key order of an input
+ * object. Adding a field here changes every id, so new fields go at the end and only with a
+ * migration plan.
+ */
+export const IDENTITY_FIELDS = [
+  'site_id', 'tenant_id', 'ts_ms', 'type', 'profile', 'visitor_key', 'path_canon', 'page_title', 'referrer_host',
+  'utm_source', 'utm_medium', 'utm_campaign', 'has_click_id', 'country', 'region', 'city', 'device_type',
+  'browser_family', 'os_family', 'traffic_class', 'engagement_time_ms', 'action_name', 'family', 'event_name',
+  'action_id', 'action_target_host', 'form_id', 'form_action_path', 'channel',
+] as const;
+
+type IdentityInput = Omit<StoredEvent, 'event_id'> & { channel?: string };
+
+/** Canonical serialization: a JSON array of the fields' values in IDENTITY_FIELDS order (absent = null). */
+export function canonicalContent(ev: IdentityInput): string {
+  const record = ev as unknown as Record<string, unknown>;
+  return JSON.stringify(IDENTITY_FIELDS.map((f) => record[f] ?? null));
+}
+
+function sha256Hex(s: string): string {
+  return createHash('sha256').update(s).digest('hex');
+}
+
+/** The id of the `occurrence`-th (1-based) identical copy of `ev` in its batch: 32 hex chars of SHA-256. */
+export function eventIdentity(ev: IdentityInput, occurrence: number): string {
+  if (!Number.isInteger(occurrence) || occurrence < 1) throw new Error(`occurrence must be an integer >= 1, got ${occurrence}`);
+  return sha256Hex(`${canonicalContent(ev)}\n${occurrence}`).slice(0, 32);
+}
+
+/**
+ * An identity assigner for one batch that may arrive in chunks: it counts occurrences across all
+ * calls, so an import split into several writes still numbers repeats 1, 2, 3... Use one per
+ * import (file or stdin), never one per chunk.
+ */
+export function createIdentityAssigner(): <T extends IdentityInput>(ev: T) => T & { event_id: string } {
+  const seen = new Map<string, number>();
+  return <T extends IdentityInput>(ev: T) => {
+    const content = canonicalContent(ev);
+    // Keyed by a digest, not the content itself, to bound memory per distinct event.
+    const digest = sha256Hex(content);
+    const occurrence = (seen.get(digest) ?? 0) + 1;
+    seen.set(digest, occurrence);
+    return { ...ev, event_id: sha256Hex(`${content}\n${occurrence}`).slice(0, 32) };
+  };
+}
+
+/** Ids for a whole batch at once, occurrences counted within it. */
+export function assignIdentities<T extends IdentityInput>(events: readonly T[]): (T & { event_id: string })[] {
+  const assign = createIdentityAssigner();
+  return events.map((ev) => assign(ev));
+}
