@@ -1,0 +1,24 @@
+// The few parts of autocannon's API the benches use (the package ships no types).
+declare module 'autocannon' {
+  namespace autocannon {
+    interface Histogram {
+      average: number;
+      p50: number;
+      p99: number;
+    }
+    interface Result {
+      requests: Histogram;
+      latency: Histogram;
+      errors: number;
+      non2xx: number;
+    }
+    interface Options {
+      url: string;
+      connections?: number;
+      duration?: number;
+      headers?: Record<string, string>;
+    }
+  }
+  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  export default autocannon;
+}

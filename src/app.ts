@@ -1,0 +1,44 @@
+// buildApp(deps): the Fastify app with every route and hook. Never listens: tests use inject().
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerErrorEnvelope } from './http/error-envelope.js';
+import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
+import { requestIdFor } from './http/request-id.js';
+import { registerRoute, type RouteDefinition } from './http/define-route.js';
+import { registerHealthz } from './http/routes/healthz.js';
+import { platformRoutes } from './http/routes/index.js';
+import type { AppDeps } from './services/deps.js';
+import type { TObject, TSchema } from '@sinclair/typebox';
+
+export interface BuildAppOptions {
+  /** pino options or false; defaults to the configured level */
+  logger?: FastifyServerOptions['logger'];
+  /** routes added by later features (analytics), registered through the same pipeline */
+  routes?: readonly RouteDefinition<TObject, TSchema>[];
+}
+
+export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: deps.config.logLevel },
+    // HEAD is answered 405 like any method other than GET.
+    exposeHeadRoutes: false,
+    requestIdHeader: false,
+    genReqId: requestIdFor,
+    return503OnClosing: false,
+  });
+
+  const knownPaths = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    if (typeof route.url === 'string') knownPaths.add(route.url);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorEnvelope(app, () => knownPaths);
+
+  await registerOpenApi(app);
+  for (const def of [...platformRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
+  registerHealthz(app, deps);
+  registerOpenApiRoute(app);
+  await app.ready();
+  return app;
+}

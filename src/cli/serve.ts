@@ -1,0 +1,32 @@
+// `footfall serve`: loads the configuration, listens, logs the address, stops on SIGINT/SIGTERM.
+import type { Command } from 'commander';
+import { ConfigError } from '../config/config.js';
+import { closeOnSignals, startServer } from '../main.js';
+import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
+import { CliError } from './output.js';
+
+export function registerServe(program: Command): void {
+  withStoreOptions(
+    program
+      .command('serve')
+      .description('serve the read API (never adds data)')
+      .option('--host <host>', 'address to listen on (FOOTFALL_HOST, default 127.0.0.1)')
+      .option('--port <port>', 'port to listen on (FOOTFALL_PORT, default 8080)')
+      .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (FOOTFALL_LOG_LEVEL, default info)'),
+  ).action(async (opts: StoreOptions & { host?: string; port?: string }) => {
+    let config;
+    try {
+      config = configFrom(opts);
+    } catch (err) {
+      // Every bad setting is named at once, then the start stops.
+      if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
+      throw err;
+    }
+    // With --json, stdout carries only the one JSON object; logs go to stderr.
+    const server = await startServer(config, {
+      app: opts.json ? { logger: { level: config.logLevel, stream: process.stderr } } : undefined,
+    });
+    if (opts.json) process.stdout.write(JSON.stringify({ address: server.address }) + '\n');
+    closeOnSignals(server);
+  });
+}

@@ -1,0 +1,61 @@
+// Access decisions of the read API (spec Authentication, DESIGN 7). Pure: callers pass the facts.
+import { hasApiAccess, type ApiPolicy } from './plans.js';
+
+export type TokenScope = 'metrics:read' | 'usage:read';
+
+/**
+ * Route families the plan gates. `me`, `sites`, `usage` and `metrics` are open to every plan
+ * with API access; the others need their api.allow_* switch.
+ */
+export type RouteFamily = 'me' | 'sites' | 'usage' | 'metrics' | 'reports' | 'goals' | 'tenants';
+
+/** What a route accepts: any one of these scopes grants it. */
+export function scopeGrants(held: readonly string[], accepted: readonly TokenScope[]): boolean {
+  return accepted.some((s) => held.includes(s));
+}
+
+/** Whether the active API policy opens this route family. */
+export function familyAllowed(family: RouteFamily, policy: ApiPolicy): boolean {
+  if (!hasApiAccess(policy)) return false;
+  switch (family) {
+    case 'reports':
+      return policy.allow_reports;
+    case 'goals':
+      return policy.allow_goals;
+    case 'tenants':
+      return policy.allow_tenants;
+    default:
+      return true;
+  }
+}
+
+/** The facts about a token that decide site and tenant access. */
+export interface TokenGrant {
+  workspaceId: string;
+  /** null = every site of the workspace */
+  siteIds: readonly string[] | null;
+  /** null = every tenant */
+  tenantIds: readonly string[] | null;
+}
+
+/**
+ * A site is readable when it exists, belongs to the token's workspace and passes the allowlist.
+ * The three failures are deliberately indistinguishable to the caller.
+ */
+export function canReadSite(grant: TokenGrant, site: { id: string; workspaceId: string } | null): boolean {
+  if (!site || site.workspaceId !== grant.workspaceId) return false;
+  return grant.siteIds === null || grant.siteIds.includes(site.id);
+}
+
+/** A tenant is readable when it belongs to the (already readable) site and passes the allowlist. */
+export function canReadTenant(grant: TokenGrant, siteId: string, tenant: { id: string; siteId: string } | null): boolean {
+  if (!tenant || tenant.siteId !== siteId) return false;
+  return grant.tenantIds === null || grant.tenantIds.includes(tenant.id);
+}
+
+/** Rate limit per token in any trailing 60 s (DESIGN 7); null when the policy sets no rate. */
+export function rateLimitPerWindow(policy: ApiPolicy): number | null {
+  return policy.rate_limit_rps === null ? null : policy.rate_limit_rps * 60;
+}
+
+export const RATE_WINDOW_MS = 60_000;

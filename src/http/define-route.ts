@@ -1,0 +1,145 @@
+// One pipeline for every authenticated GET route, in the order DESIGN 7 fixes:
+// route (404/405, in error-envelope.ts) -> token (401) -> rate limit (429) -> plan, scope, family (403)
+// -> parameters (422: unknown or repeated, then the schema, then the route's own checks)
+// -> site and tenant access (403) -> site status (409) -> the handler (metering, query, budget).
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { RouteFamily, TokenScope } from '../domain/access.js';
+import { invalidParams } from '../domain/errors.js';
+import type { Site, Tenant } from '../ports/catalog-store.js';
+import { authenticate } from '../services/authenticate.js';
+import { authorizeRoute, resolveSiteAccess } from '../services/authorize.js';
+import type { Caller } from '../services/caller.js';
+import type { AppDeps } from '../services/deps.js';
+import { withMeteredUnits, type MeteredMeta } from '../services/metering.js';
+import { applyRateLimit } from '../services/rate-limit.js';
+import { errorResponses } from './schemas/common.js';
+
+/** A body the handler serialized itself (large reports: JSON.stringify beats the schema serializer there). */
+export class RawJson {
+  constructor(readonly body: string) {}
+}
+
+export interface RouteContext<Q> {
+  deps: AppDeps;
+  caller: Caller;
+  query: Q;
+  requestId: string;
+  /** clock time when the request arrived: the month it is metered in, "today" for defaults */
+  arrivedAt: Date;
+  /** set when the route declares `site` */
+  site: Site | null;
+  tenant: Tenant | null;
+  log: FastifyBaseLogger;
+  /** reserve -> run -> commit, or release on any failure (402 when the cap would be passed) */
+  meter<T>(units: number, run: () => Promise<T>): Promise<{ value: T; meta: MeteredMeta }>;
+}
+
+export interface SiteRule<Q> {
+  /** 'reject' answers 409 SITE_INACTIVE for SUSPENDED sites */
+  inactive: 'reject' | 'allow';
+  /** analytics routes: a tenant-restricted token must pass one of its tenant_ids */
+  tenantRequiredForRestrictedToken?: boolean | ((query: Q) => boolean);
+}
+
+export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema = TSchema> {
+  url: string;
+  family: RouteFamily;
+  /** any one of them grants the route */
+  scopes: readonly TokenScope[];
+  summary: string;
+  description?: string;
+  tags: string[];
+  querystring?: Q;
+  response: R;
+  /** statuses beyond those every authenticated route can answer (401, 403, 422, 429, 500) */
+  errors?: readonly number[];
+  /** reads query.site_id (and query.tenant_id) and checks access to them */
+  site?: SiteRule<Static<Q>>;
+  /** parameter rules a schema cannot say (calendar dates, from <= to); throw INVALID_PARAMS */
+  check?(query: Static<Q>, ctx: { arrivedAt: Date; caller: Caller }): void;
+  handler(ctx: RouteContext<Static<Q>>): Promise<Static<R> | RawJson>;
+}
+
+export function defineRoute<Q extends TObject, R extends TSchema>(def: RouteDefinition<Q, R>): RouteDefinition<Q, R> {
+  return def;
+}
+
+interface RequestState {
+  caller: Caller;
+  arrivedAt: Date;
+}
+
+const STATE = Symbol('footfall.request');
+type WithState = FastifyRequest & { [STATE]?: RequestState };
+
+const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
+
+export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDefinition<TObject, TSchema>): void {
+  const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
+  const statuses = [...new Set([...BASE_ERRORS, ...(def.errors ?? [])])].sort();
+
+  app.route({
+    method: 'GET',
+    url: def.url,
+    schema: {
+      summary: def.summary,
+      description: def.description,
+      tags: def.tags,
+      security: [{ bearerAuth: [] }],
+      ...(def.querystring ? { querystring: def.querystring } : {}),
+      response: { 200: def.response, ...errorResponses(statuses) },
+    },
+    onRequest: async (request: WithState, reply: FastifyReply) => {
+      const arrivedAt = deps.clock.now();
+      const caller = await authenticate(deps.catalog, request.headers.authorization);
+      const rate = await applyRateLimit(deps.limiter, caller, arrivedAt.getTime());
+      if (rate) reply.headers(rate.headers);
+      authorizeRoute(caller, def);
+      checkParameterNames(request.query as Record<string, unknown>, allowed);
+      request[STATE] = { caller, arrivedAt };
+    },
+    handler: async (request: WithState, reply: FastifyReply) => {
+      const state = request[STATE]!;
+      const query = request.query as Static<TObject>;
+      def.check?.(query, state);
+      let site: Site | null = null;
+      let tenant: Tenant | null = null;
+      if (def.site) {
+        const q = query as { site_id: string; tenant_id?: string };
+        const rule = def.site.tenantRequiredForRestrictedToken;
+        ({ site, tenant } = await resolveSiteAccess(deps.catalog, state.caller, q.site_id, q.tenant_id, {
+          inactive: def.site.inactive,
+          tenantRequiredForRestrictedToken: typeof rule === 'function' ? rule(query) : rule === true,
+        }));
+      }
+      const ctx: RouteContext<Static<TObject>> = {
+        deps,
+        caller: state.caller,
+        query,
+        requestId: request.id,
+        arrivedAt: state.arrivedAt,
+        site,
+        tenant,
+        log: request.log,
+        meter: (units, run) =>
+          withMeteredUnits(
+            { ledger: deps.ledger, workspaceId: state.caller.workspace.id, policy: state.caller.policy, arrivedAt: state.arrivedAt },
+            units,
+            run,
+          ),
+      };
+      const result = await def.handler(ctx);
+      if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);
+      return result;
+    },
+  });
+}
+
+/** Unknown and repeated parameters are refused by name before the schema sees them (DESIGN 8). */
+function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySet<string>): void {
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (!allowed.has(name)) throw invalidParams(`Unknown query parameter ${name}.`, { parameter: name });
+    if (Array.isArray(value)) throw invalidParams(`Query parameter ${name} is repeated.`, { parameter: name });
+  }
+}

@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { usageHistory } from '../../services/usage.js';
+import { defineRoute } from '../define-route.js';
+import { DateParam } from '../schemas/common.js';
+import { listOf, UsageHistoryRecordSchema } from '../schemas/resources.js';
+
+export const usageHistoryRoute = defineRoute({
+  url: '/v1/usage/history',
+  family: 'usage',
+  scopes: ['usage:read', 'metrics:read'],
+  tags: ['Usage'],
+  summary: 'Metered units per UTC month',
+  description:
+    'One item per month from `from` to `to`, clipped to the last api.usage_history_months months (current month included), oldest first. ' +
+    'Months without use show zero units under the current terms. Defaults: to = today, from = the start of the window.',
+  querystring: Type.Object({ from: Type.Optional(DateParam), to: Type.Optional(DateParam) }, { additionalProperties: false }),
+  response: listOf(UsageHistoryRecordSchema),
+  async handler({ deps, caller, arrivedAt, query }) {
+    return { items: await usageHistory(deps.ledger, caller.workspace.id, caller.policy, arrivedAt, query) };
+  },
+});

@@ -1,0 +1,48 @@
+// Schema helpers and the error envelope shared by every route.
+import { Type, type TSchema, type Static, type TUnsafe } from '@sinclair/typebox';
+import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
+
+/** A string enum as one `enum` keyword (reads better in OpenAPI than anyOf of consts). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** JSON Schema 2020-12 / OpenAPI 3.1 nullable: a type list with 'null'. */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const s = schema as unknown as { type?: string | string[] };
+  if (typeof s.type !== 'string') throw new Error('Nullable needs a schema with a single type');
+  const { type, ...rest } = schema as unknown as Record<string, unknown>;
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+}
+
+export const LEVELS = ['none', 'limited', 'standard', 'guardrailed', 'advanced', 'custom'] as const;
+export const Level = StringEnum(LEVELS);
+export const ProfileSchema = StringEnum(['strict', 'extended'] as const);
+export const DataEnvelopeSchema = StringEnum(['strict', 'extended', 'mixed'] as const);
+export const DateTime = Type.String({ format: 'date-time' });
+/** YYYY-MM-DD; calendar validity (no 2025-02-30) is checked where the date is used. */
+export const DateParam = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC date, YYYY-MM-DD' });
+export const Period = Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'UTC month, YYYY-MM' });
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: StringEnum(Object.keys(ERROR_CATALOG) as ErrorCode[]),
+      message: Type.String(),
+      request_id: Type.String(),
+      details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  },
+  { description: 'Error envelope' },
+);
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+/** Response schemas for the error statuses a route documents. */
+export function errorResponses(statuses: readonly number[]): Record<number, typeof ErrorEnvelope> {
+  const out: Record<number, typeof ErrorEnvelope> = {};
+  for (const s of statuses) {
+    const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((c) => ERROR_CATALOG[c].status === s);
+    out[s] = { ...ErrorEnvelope, description: `Error: ${codes.join(', ')}` };
+  }
+  return out;
+}

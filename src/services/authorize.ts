@@ -1,0 +1,45 @@
+// Plan, scope and route-family gates, then site and tenant access (DESIGN 7).
+import { canReadSite, canReadTenant, familyAllowed, scopeGrants, type RouteFamily, type TokenScope } from '../domain/access.js';
+import { hasApiAccess } from '../domain/plans.js';
+import { ApiError, forbidden } from '../domain/errors.js';
+import type { CatalogStore, Site, Tenant } from '../ports/catalog-store.js';
+import type { Caller } from './caller.js';
+
+export function authorizeRoute(caller: Caller, route: { family: RouteFamily; scopes: readonly TokenScope[] }): void {
+  if (!hasApiAccess(caller.policy)) throw new ApiError('FORBIDDEN', 'The plan does not include API access.');
+  if (!scopeGrants(caller.token.scopes, route.scopes))
+    throw new ApiError('FORBIDDEN', `The token lacks the scope this endpoint needs (${route.scopes.join(' or ')}).`);
+  if (!familyAllowed(route.family, caller.policy))
+    throw new ApiError('FORBIDDEN', 'The active API policy does not enable this endpoint.');
+}
+
+export interface SiteAccessOptions {
+  /** 'reject' answers 409 SITE_INACTIVE for a SUSPENDED site */
+  inactive: 'reject' | 'allow';
+  /** a tenant-restricted token must name one of its tenants */
+  tenantRequiredForRestrictedToken: boolean;
+}
+
+/**
+ * Resolves site_id and tenant_id for the caller. Unknown, foreign and not-allowed ids all get the
+ * same 403 body, so no caller learns whether an id exists.
+ */
+export async function resolveSiteAccess(
+  catalog: CatalogStore,
+  caller: Caller,
+  siteId: string,
+  tenantId: string | undefined,
+  options: SiteAccessOptions,
+): Promise<{ site: Site; tenant: Tenant | null }> {
+  const site = await catalog.getSite(siteId);
+  if (!site || !canReadSite(caller.token, site)) throw forbidden();
+  let tenant: Tenant | null = null;
+  if (tenantId !== undefined) {
+    tenant = await catalog.getTenant(tenantId);
+    if (!canReadTenant(caller.token, site.id, tenant)) throw forbidden();
+  } else if (options.tenantRequiredForRestrictedToken && caller.token.tenantIds !== null) {
+    throw forbidden();
+  }
+  if (options.inactive === 'reject' && site.status === 'SUSPENDED') throw new ApiError('SITE_INACTIVE');
+  return { site, tenant };
+}

@@ -1,0 +1,68 @@
+// Metered requests: reserve units before the work, commit on success, release on any failure,
+// so used_units never passes the hard cap however many requests race (DESIGN 7).
+import { ApiError } from '../domain/errors.js';
+import type { ApiPolicy } from '../domain/plans.js';
+import { periodOf } from '../domain/periods.js';
+import type { UsageLedger } from '../ports/usage-ledger.js';
+
+export interface MeteringContext {
+  ledger: UsageLedger;
+  workspaceId: string;
+  policy: ApiPolicy;
+  /** a request counts in the month it arrived, even when it finishes in the next */
+  arrivedAt: Date;
+}
+
+/** meta.units_charged, meta.billable_overage and meta.usage of the report envelope. */
+export interface MeteredMeta {
+  units_charged: number;
+  billable_overage: boolean;
+  usage: { used_units: number; overage_units: number; included_units: number; hard_cap_units: number };
+}
+
+/** A policy without a cap (enterprise override to null) is unbounded; reported as the largest safe integer. */
+export const UNCAPPED = Number.MAX_SAFE_INTEGER;
+
+export function termsOf(policy: ApiPolicy): { included: number; hardCap: number } {
+  return { included: policy.monthly_included_units ?? 0, hardCap: policy.hard_cap_units ?? UNCAPPED };
+}
+
+export function usageMeta(units: number, used: number, terms: { included: number; hardCap: number }): MeteredMeta {
+  const overage = Math.max(0, used - terms.included);
+  return {
+    units_charged: units,
+    billable_overage: used > terms.included,
+    usage: { used_units: used, overage_units: overage, included_units: terms.included, hard_cap_units: terms.hardCap },
+  };
+}
+
+/**
+ * Runs `run` under a reservation of `units`. 402 HARD_CAP_REACHED when the reservation would pass
+ * the cap (run is not called). Work that must cost nothing when it fails (the 5 MiB budget check)
+ * belongs inside `run`.
+ */
+export async function withMeteredUnits<T>(
+  ctx: MeteringContext,
+  units: number,
+  run: () => Promise<T>,
+): Promise<{ value: T; meta: MeteredMeta }> {
+  if (!Number.isSafeInteger(units) || units < 0) throw new Error(`metered units must be a non-negative integer, got ${units}`);
+  const terms = termsOf(ctx.policy);
+  const reservation = await ctx.ledger.reserve({
+    workspaceId: ctx.workspaceId,
+    period: periodOf(ctx.arrivedAt),
+    units,
+    included: terms.included,
+    hardCap: terms.hardCap,
+  });
+  if (!reservation) throw new ApiError('HARD_CAP_REACHED');
+  let value: T;
+  try {
+    value = await run();
+  } catch (err) {
+    await ctx.ledger.release(reservation);
+    throw err;
+  }
+  const used = await ctx.ledger.commit(reservation);
+  return { value, meta: usageMeta(units, used, terms) };
+}

@@ -1,0 +1,88 @@
+// A real app over an in-memory SQLite control plane, a fake clock and seeded workspaces.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { buildContainer, type Container } from '../../../src/container.js';
+import { openSqliteControlPlane } from '../../../src/control/sqlite/open.js';
+import { FakeClock } from '../../../src/domain/clock.js';
+import type { ApiPolicy, PlanId } from '../../../src/domain/plans.js';
+import { generateSecret, hashSecret } from '../../../src/domain/tokens.js';
+import type { CatalogStore, Scope, Workspace } from '../../../src/ports/catalog-store.js';
+import type { RateLimiter } from '../../../src/ports/rate-limiter.js';
+import { openApiChecker, type OpenApiChecker } from './openapi-check.js';
+
+export const NOW = '2025-06-15T12:00:00.000Z';
+
+export interface Harness {
+  app: FastifyInstance;
+  container: Container;
+  clock: FakeClock;
+  catalog: CatalogStore;
+  checker: OpenApiChecker;
+  /** inject + validate the response against the OpenAPI document */
+  get(url: string, opts?: { token?: string; headers?: Record<string, string>; method?: InjectOptions['method'] }): Promise<LightMyRequestResponse>;
+  workspace(plan: PlanId, apiPolicy?: Partial<ApiPolicy>): Promise<Workspace>;
+  token(workspaceId: string, opts?: { scopes?: Scope[]; siteIds?: string[] | null; tenantIds?: string[] | null }): Promise<{ id: string; secret: string }>;
+  /** pretends the workspace is now on another plan (the store cannot downgrade; tokens survive a downgrade) */
+  setPlan(workspaceId: string, plan: PlanId): void;
+  close(): Promise<void>;
+}
+
+export async function harness(options: { now?: string; limiter?: RateLimiter; catalog?: (c: CatalogStore) => CatalogStore } = {}): Promise<Harness> {
+  const clock = new FakeClock(Date.parse(options.now ?? NOW));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-http-'));
+  const cp = await openSqliteControlPlane(':memory:', { clock });
+  const planOverride = new Map<string, PlanId>();
+  const base = cp.catalog;
+  const withPlans: CatalogStore = Object.create(base, {
+    getWorkspace: {
+      value: async (id: string) => {
+        const ws = await base.getWorkspace(id);
+        return ws && planOverride.has(id) ? { ...ws, plan: planOverride.get(id)! } : ws;
+      },
+    },
+  });
+  const catalog = options.catalog ? options.catalog(withPlans) : withPlans;
+  const config = loadConfig({ dataDir, logLevel: 'silent' }, {});
+  const container = await buildContainer(config, { clock, control: { catalog, ledger: cp.ledger }, limiter: options.limiter });
+  const app = await buildApp(container, { logger: false });
+  const checker = await openApiChecker(app);
+
+  return {
+    app,
+    container,
+    clock,
+    catalog: base,
+    checker,
+    async get(url, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      const res = await app.inject({ method: opts.method ?? 'GET', url, headers });
+      checker.check(opts.method ?? 'GET', url, res);
+      return res;
+    },
+    workspace: (plan, apiPolicy) => base.createWorkspace({ name: `ws ${plan}`, plan, apiPolicy }),
+    async token(workspaceId, opts = {}) {
+      const secret = generateSecret(randomBytes);
+      const t = await base.createToken({
+        workspaceId,
+        scopes: opts.scopes ?? ['metrics:read'],
+        siteIds: opts.siteIds ?? null,
+        tenantIds: opts.tenantIds ?? null,
+        secretHash: hashSecret(secret),
+      });
+      return { id: t.id, secret };
+    },
+    setPlan: (id, plan) => void planOverride.set(id, plan),
+    async close() {
+      await app.close();
+      await container.close();
+      await cp.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
