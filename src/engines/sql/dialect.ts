@@ -1,0 +1,72 @@
+// The few places SQL engines differ. The compiler (compile-query.ts) writes everything else once.
+import { encodeClickHouseLiteral } from './clickhouse-literal.js';
+
+export type SqlValue = string | number | boolean | null;
+export type ParamType = 'varchar' | 'bigint' | 'double' | 'boolean';
+
+/** A bound parameter (engines that bind) with the type it binds as. */
+export interface SqlParam {
+  value: SqlValue;
+  type: ParamType;
+}
+
+export interface Dialect {
+  readonly name: string;
+  quoteIdent(name: string): string;
+  /**
+   * The ONLY way a value enters SQL: returns a placeholder and appends to `params` (binding engines),
+   * or returns an encoded literal (engines without server-side parameters).
+   */
+  value(v: SqlValue, params: SqlParam[]): string;
+  /** floor(expr / divisor) on non-negative integers, as a signed 64-bit integer */
+  intDiv(expr: string, divisor: string): string;
+  /** exact distinct count (never an estimate) */
+  countDistinct(expr: string): string;
+  toInt64(expr: string): string;
+  toFloat64(expr: string): string;
+  /** a boolean column used as a condition (ClickHouse stores them as UInt8) */
+  isTrue(expr: string): string;
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+function checkIdent(name: string): string {
+  // identifiers come from our own registries; anything else is a bug, never user input
+  if (!IDENT.test(name)) throw new Error(`refusing identifier ${JSON.stringify(name)}`);
+  return name;
+}
+
+export function paramType(v: SqlValue): ParamType {
+  if (typeof v === 'string' || v === null) return 'varchar';
+  if (typeof v === 'boolean') return 'boolean';
+  if (!Number.isFinite(v)) throw new RangeError(`not a finite number: ${v}`);
+  return Number.isSafeInteger(v) ? 'bigint' : 'double';
+}
+
+export const duckdbDialect: Dialect = {
+  name: 'duckdb',
+  quoteIdent: (name) => `"${checkIdent(name)}"`,
+  value(v, params) {
+    params.push({ value: v, type: paramType(v) });
+    return `$${params.length}`;
+  },
+  intDiv: (expr, divisor) => `(${expr} // ${divisor})`,
+  countDistinct: (expr) => `count(DISTINCT ${expr})`,
+  toInt64: (expr) => `CAST(${expr} AS BIGINT)`,
+  toFloat64: (expr) => `CAST(${expr} AS DOUBLE)`,
+  isTrue: (expr) => expr,
+};
+
+/**
+ * ClickHouse 18.16 has no server-side parameters: every value goes through the audited literal
+ * encoder. uniqExact keeps distinct counts exact (uniq would estimate).
+ */
+export const clickhouseDialect: Dialect = {
+  name: 'clickhouse',
+  quoteIdent: (name) => `\`${checkIdent(name)}\``,
+  value: (v) => encodeClickHouseLiteral(v),
+  intDiv: (expr, divisor) => `intDiv(${expr}, ${divisor})`,
+  countDistinct: (expr) => `uniqExact(${expr})`,
+  toInt64: (expr) => `toInt64(${expr})`,
+  toFloat64: (expr) => `toFloat64(${expr})`,
+  isTrue: (expr) => `(${expr} = 1)`,
+};
