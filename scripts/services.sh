@@ -95,7 +95,10 @@ XML
 
 start_ch() { # name http tcp
   ch_config "$1" "$2" "$3"
-  (cd "$DIR/$1" && nohup clickhouse-server --config-file="$DIR/$1/config.xml" >"$DIR/$1/stdout" 2>&1 & echo $! >"$DIR/$1/pid")
+  # exec: the recorded pid is the server's own (stop kills it), and no shell lingers holding our stdout
+  # (which would keep a caller's $(services.sh start) waiting for ever).
+  (cd "$DIR/$1" && exec nohup clickhouse-server --config-file="$DIR/$1/config.xml" >"$DIR/$1/stdout" 2>&1 </dev/null) &
+  echo $! >"$DIR/$1/pid"
   wait_for "clickhouse $1" http_ok "http://127.0.0.1:$2/?query=SELECT%201"
 }
 

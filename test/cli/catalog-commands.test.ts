@@ -132,9 +132,15 @@ test('bad arguments get a clear message and exit code 2, with --json as one erro
     [['token', 'create', '--workspace', ws, '--scopes', 'metrics:read', '--sites', site2, '--tenants', tenant], 'INVALID', /is not a tenant of the allowed sites/],
     [['token', 'create', '--workspace', ws, '--scopes', 'metrics:read', '--sites', `${site},`], 'INVALID_ARGUMENTS', /without empty entries/],
     [['token', 'revoke', 'tok_nope'], 'NOT_FOUND', /unknown token "tok_nope"/],
-    [['token', 'create', '--workspace', ws, '--scopes', 'metrics:read', '--control-url', 'postgres://db/footfall'], 'NOT_SUPPORTED', /not supported yet/],
   ];
   await Promise.all(cases.map(([args, code, message]) => refused(args, code, message)));
+
+  // An unreachable control plane is an operational failure (exit 1), not an argument error.
+  const down = await cli('token', 'create', '--workspace', ws, '--scopes', 'metrics:read', '--control-url', 'postgres://postgres@127.0.0.1:1/footfall', '--json');
+  assert.equal(down.code, 1, down.stderr);
+  assert.equal(JSON.parse(down.stdout.trim()).error.code, 'CONTROL_UNAVAILABLE');
+  assert.match(down.stderr, /cannot reach the PostgreSQL control plane/);
+  assert.doesNotMatch(down.stderr, /\n\s+at /, 'no stack trace');
 
   const cp = await openSqliteControlPlane(path.join(dataDir, 'control.sqlite'));
   try {

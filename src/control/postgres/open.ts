@@ -1,0 +1,61 @@
+// The shared control plane: catalog and usage ledger on PostgreSQL, for several API processes at once.
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Clock } from '../../domain/clock.js';
+import type { RandomBytes } from '../../domain/tokens.js';
+import { KyselyCatalogStore } from '../catalog-store.js';
+import { KyselyUsageLedger } from '../usage-ledger.js';
+import { migrateToLatest } from '../migrate.js';
+import type { ControlDB } from '../schema.js';
+import type { ControlPlane } from '../sqlite/open.js';
+import { createPostgresPool, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
+
+const TABLES = ['workspaces', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage'] as const satisfies readonly (keyof ControlDB)[];
+
+export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
+  clock?: Clock;
+  random?: RandomBytes;
+}
+
+export class ControlPlaneUnavailableError extends Error {
+  readonly code = 'CONTROL_UNAVAILABLE';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ControlPlaneUnavailableError';
+  }
+}
+
+/** Connects, brings the schema to the latest migration, and hands back the stores. */
+export async function openPostgresControlPlane(url: string, opts: PostgresControlPlaneOptions = {}): Promise<ControlPlane> {
+  const pool = createPostgresPool(url, { schema: opts.schema, maxConnections: opts.maxConnections });
+  const db = new Kysely<ControlDB>({ dialect: new PostgresDialect({ pool }) });
+  let closing: Promise<void> | undefined;
+  // Kysely's destroy() ends the pool too.
+  const close = () => (closing ??= db.destroy());
+  try {
+    await withMigrationLock(db, opts.schema, async (conn) => {
+      await migrateToLatest(conn);
+      await useBinaryCollation(conn, TABLES);
+    });
+  } catch (err) {
+    await close().catch(() => {});
+    if (isConnectionFailure(err))
+      throw new ControlPlaneUnavailableError(`cannot reach the PostgreSQL control plane at ${redact(url)}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    throw err;
+  }
+  const catalog = new KyselyCatalogStore(db, { clock: opts.clock, random: opts.random, onClose: close });
+  const ledger = new KyselyUsageLedger(db);
+  return { catalog, ledger, close };
+}
+
+/** Network-level failures and server refusals at connect time (SQLSTATE class 08, 28, 3D, 57P). */
+function isConnectionFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return /timeout|terminated|Connection/i.test(String((err as Error)?.message));
+  return /^(E[A-Z]+|08...|28...|3D000|57P0.)$/.test(code);
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}

@@ -1,0 +1,77 @@
+// The PostgreSQL side of the control plane: the connection pool and the migration lock. This is the
+// one place with PostgreSQL-only SQL.
+import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
+
+/** A schema name we can put in search_path and CREATE SCHEMA without quoting surprises. */
+const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** How long opening a connection may take before the request fails (instead of hanging on a dead host). */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+export interface PostgresPoolOptions {
+  /** Tables live in this schema (created when missing); default: the server's search_path (usually public). */
+  schema?: string;
+  /** Most connections this process opens; default 10. */
+  maxConnections?: number;
+}
+
+export function checkSchemaName(schema: string): string {
+  if (!SCHEMA_RE.test(schema))
+    throw new RangeError(`PostgreSQL schema "${schema}" must be 1-63 lower-case letters, digits or "_", not starting with a digit`);
+  return schema;
+}
+
+export function createPostgresPool(url: string, opts: PostgresPoolOptions = {}): pg.Pool {
+  const schema = opts.schema === undefined ? undefined : checkSchemaName(opts.schema);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.maxConnections ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Set per connection at startup, so every pooled connection sees the same tables.
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle connection dropped by the server (restart, failover) must not crash the process; the pool
+  // replaces it and the next query reports any lasting outage.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** Any bigint will do as long as it is ours alone; this one is "footfall" in ASCII (0x666f6f7466616c6c). */
+const MIGRATION_LOCK_KEY = sql.raw('7381240860008082540');
+
+/**
+ * Runs `fn` on one connection while holding a session advisory lock, so that processes starting
+ * against a fresh database at the same time create the schema and apply each migration exactly once
+ * (Kysely's own lock only covers the migrations, not the creation of its bookkeeping tables).
+ */
+export async function withMigrationLock<DB, T>(
+  db: Kysely<DB>,
+  schema: string | undefined,
+  fn: (conn: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    try {
+      if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(conn);
+      return await fn(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    }
+  });
+}
+
+/**
+ * SQLite compares text byte by byte; PostgreSQL uses the database's locale, where "a-c" may sort after
+ * "ab". Text columns get the "C" collation so lists (tenants by slug, ties broken by id) come back in
+ * the same order on both, whatever locale the database was created with. Idempotent.
+ */
+export async function useBinaryCollation<DB>(conn: Kysely<DB>, tables: readonly string[]): Promise<void> {
+  const { rows } = await sql<{ table_name: string; column_name: string }>`
+    select table_name, column_name from information_schema.columns
+    where table_schema = current_schema() and data_type = 'text'
+      and table_name = any(${[...tables]}) and coalesce(collation_name, '') <> 'C'
+    order by table_name, ordinal_position`.execute(conn);
+  for (const r of rows)
+    await sql`alter table ${sql.id(r.table_name)} alter column ${sql.id(r.column_name)} type text collate "C"`.execute(conn);
+}

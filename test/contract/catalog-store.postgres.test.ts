@@ -1,0 +1,22 @@
+// The CatalogStore suite against a live PostgreSQL (FOOTFALL_TEST_POSTGRES_URL), one scratch schema per test.
+import { test } from 'node:test';
+import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
+import { runCatalogStoreContract } from './catalog-store.contract.js';
+import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
+
+const url = POSTGRES_URL;
+if (url === undefined) {
+  test('postgres catalog contract', { skip: POSTGRES_SKIP }, () => {});
+} else {
+  runCatalogStoreContract('postgres', async (clock) => {
+    const scratch = scratchSchema(url);
+    const cp = await openPostgresControlPlane(url, { clock, schema: scratch.schema });
+    return {
+      catalog: cp.catalog,
+      close: async () => {
+        await cp.catalog.close();
+        await scratch.drop();
+      },
+    };
+  });
+}

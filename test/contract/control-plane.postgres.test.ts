@@ -1,0 +1,76 @@
+// PostgreSQL-specific behaviour of the control plane: opening, reopening, ordering and failures.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
+import { openControlPlane } from '../../src/control/open-control-plane.js';
+import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
+
+const url = POSTGRES_URL;
+
+test('postgres: an unreachable server is reported as CONTROL_UNAVAILABLE without the password', async () => {
+  // Port 1 on loopback refuses at once; no live server is needed for this one.
+  await assert.rejects(openPostgresControlPlane('postgres://user:s3cret@127.0.0.1:1/footfall'), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'CONTROL_UNAVAILABLE');
+    assert.match(err.message, /cannot reach the PostgreSQL control plane at postgres:\/\/\*\*\*@127\.0\.0\.1:1\/footfall/);
+    assert.doesNotMatch(err.message, /s3cret/);
+    return true;
+  });
+});
+
+test('postgres: a schema name that is not a plain identifier is refused before connecting', async () => {
+  await assert.rejects(openPostgresControlPlane('postgres://127.0.0.1:1/x', { schema: 'a;drop table x' }), RangeError);
+});
+
+if (url === undefined) {
+  test('postgres control plane: open, reopen, order', { skip: POSTGRES_SKIP }, () => {});
+} else {
+  test('postgres: processes opening a fresh schema together migrate it once, and reopening keeps the data', async () => {
+    const scratch = scratchSchema(url);
+    try {
+      const opened = await Promise.all([0, 1, 2, 3].map(() => openPostgresControlPlane(url, { schema: scratch.schema })));
+      const ws = await opened[0].catalog.createWorkspace({ name: 'Kept', plan: 'starter' });
+      assert.equal((await opened[3].catalog.getWorkspace(ws.id))?.name, 'Kept', 'all four see the same tables');
+      await Promise.all(opened.map((cp) => cp.close()));
+      await opened[0].close();
+
+      const again = await openControlPlane({ dataDir: '/nonexistent-never-used', controlUrl: url + `?options=-c%20search_path%3D${scratch.schema}` });
+      try {
+        assert.equal((await again.catalog.getWorkspace(ws.id))?.name, 'Kept');
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  });
+
+  test('postgres: tenants list by slug in code-point order, as on SQLite, whatever the database locale', async () => {
+    const scratch = scratchSchema(url);
+    const cp = await openPostgresControlPlane(url, { schema: scratch.schema });
+    try {
+      const ws = await cp.catalog.createWorkspace({ name: 'A', plan: 'pro' });
+      const site = await cp.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['a.example.com'], collectionProfile: 'strict' });
+      const slugs = ['ab', 'a_b', 'a-c', 'a1', 'b'];
+      for (const slug of slugs) await cp.catalog.createTenant({ siteId: site.id, slug, name: slug });
+      assert.deepEqual((await cp.catalog.listTenants(site.id)).map((t) => t.slug), ['a-c', 'a1', 'a_b', 'ab', 'b']);
+      // The test database may well be C-collated already; what makes it hold elsewhere is the column collation.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          `select table_name || '.' || column_name as col from information_schema.columns
+           where table_schema = $1 and data_type = 'text' and table_name <> 'kysely_migration' and table_name <> 'kysely_migration_lock'
+             and coalesce(collation_name, '') <> 'C'`,
+          [scratch.schema],
+        );
+        assert.deepEqual(rows, [], 'every text column of ours is C-collated');
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await cp.close();
+      await scratch.drop();
+    }
+  });
+}
