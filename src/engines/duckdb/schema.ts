@@ -1,0 +1,72 @@
+// DuckDB tables of the event store. Rows are inserted sorted by (site_id, ts_ms) so each
+// row group's zone maps cover a narrow (site, time) span and reads by site then time skip
+// most of the file; no primary-key index (dedup is an anti-join within the batch's days).
+import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
+
+export const SCHEMA_VERSION = 1;
+
+/** DuckDB type of each EventRow field (staging and events share them). */
+export const ROW_TYPES: Record<(typeof EVENT_ROW_FIELDS)[number], string> = {
+  event_id: 'VARCHAR', site_id: 'VARCHAR', tenant_id: 'VARCHAR', ts_ms: 'BIGINT', type: 'VARCHAR',
+  profile: 'VARCHAR', visitor_key: 'VARCHAR', path_canon: 'VARCHAR', page_title: 'VARCHAR',
+  referrer_host: 'VARCHAR', utm_source: 'VARCHAR', utm_medium: 'VARCHAR', utm_campaign: 'VARCHAR',
+  has_click_id: 'BOOLEAN', country: 'VARCHAR', region: 'VARCHAR', city: 'VARCHAR', device_type: 'VARCHAR',
+  browser_family: 'VARCHAR', os_family: 'VARCHAR', traffic_class: 'VARCHAR', engagement_time_ms: 'BIGINT',
+  action_name: 'VARCHAR', family: 'VARCHAR', event_name: 'VARCHAR', action_id: 'VARCHAR',
+  action_target_host: 'VARCHAR', form_id: 'VARCHAR', form_action_path: 'VARCHAR', channel: 'VARCHAR',
+};
+
+const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
+
+/** events = EventRow + day (UTC) + session_id; the leading columns are the read order. */
+export const EVENTS_DDL = `CREATE TABLE IF NOT EXISTS events (
+  site_id VARCHAR NOT NULL,
+  day DATE NOT NULL,
+  ts_ms BIGINT NOT NULL,
+  session_id VARCHAR NOT NULL,
+  ${ROW_COLUMNS.map((c) => `${c} ${ROW_TYPES[c]}`).join(',\n  ')}
+)`;
+
+/** Column list of events in DDL order, for INSERT ... SELECT. */
+export const EVENTS_COLUMNS = ['site_id', 'day', 'ts_ms', 'session_id', ...ROW_COLUMNS];
+
+/** sessions = StoredSession (src/domain/events.ts). */
+export const SESSIONS_DDL = `CREATE TABLE IF NOT EXISTS sessions (
+  site_id VARCHAR NOT NULL,
+  day DATE NOT NULL,
+  start_ms BIGINT NOT NULL,
+  end_ms BIGINT NOT NULL,
+  session_id VARCHAR NOT NULL,
+  tenant_id VARCHAR,
+  visitor_key VARCHAR NOT NULL,
+  profile VARCHAR NOT NULL,
+  traffic_class VARCHAR NOT NULL,
+  channel VARCHAR NOT NULL,
+  referrer_host VARCHAR,
+  utm_source VARCHAR,
+  utm_medium VARCHAR,
+  utm_campaign VARCHAR,
+  country VARCHAR,
+  region VARCHAR,
+  city VARCHAR,
+  device_type VARCHAR,
+  browser_family VARCHAR,
+  os_family VARCHAR,
+  entry_page VARCHAR,
+  exit_page VARCHAR,
+  pageviews BIGINT NOT NULL,
+  events BIGINT NOT NULL,
+  engagement_ms BIGINT NOT NULL,
+  meaningful_actions BIGINT NOT NULL,
+  is_bounce BOOLEAN NOT NULL,
+  is_engaged BOOLEAN NOT NULL
+)`;
+
+export const META_DDL = `CREATE TABLE IF NOT EXISTS footfall_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)`;
+
+/** read_json column spec for staged rows. */
+export const STAGE_COLUMNS_SPEC =
+  '{' + EVENT_ROW_FIELDS.map((f) => `'${f}': '${ROW_TYPES[f]}'`).join(', ') + '}';
+
+export const STAGE_DDL = (table: string) =>
+  `CREATE TEMP TABLE ${table} (${EVENT_ROW_FIELDS.map((f) => `${f} ${ROW_TYPES[f]}`).join(', ')})`;

@@ -1,0 +1,70 @@
+// `footfall import`'s side of the admin socket: if a server runs on the data dir, rows go to it.
+import fs from 'node:fs';
+import net from 'node:net';
+import { encodeEventRows, type EventRow, type ImportResult } from '../../ports/event-store.js';
+import type { ImportSink } from '../pipeline/import-lines.js';
+import { FrameReader, writeJson, type AdminReply, type AdminRequest } from './framing.js';
+import { adminSocketPath } from './admin-socket-server.js';
+
+export class AdminSocketError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'AdminSocketError';
+  }
+}
+
+export class AdminClient {
+  private busy: Promise<unknown> = Promise.resolve();
+
+  private constructor(private readonly socket: net.Socket, private readonly reader: FrameReader) {}
+
+  /** Connects to the server of this data dir, or returns null when none listens. */
+  static async connect(dataDir: string): Promise<AdminClient | null> {
+    const file = adminSocketPath(dataDir);
+    if (!fs.existsSync(file)) return null;
+    const socket = await new Promise<net.Socket | null>((resolve) => {
+      const s = net.connect(file);
+      s.once('connect', () => resolve(s));
+      s.once('error', () => resolve(null)); // stale file of a dead server
+    });
+    if (!socket) return null;
+    const client = new AdminClient(socket, new FrameReader(socket));
+    await client.request({ op: 'ping' });
+    return client;
+  }
+
+  /** One request at a time, in order; rejects with the server's error. */
+  request(req: AdminRequest, payload?: string): Promise<Record<string, unknown>> {
+    const run = async () => {
+      writeJson(this.socket, req);
+      if (payload !== undefined) this.socket.write(payload);
+      const reply = await this.reader.readJson<AdminReply>();
+      if (reply === null) throw new AdminSocketError('ADMIN_SOCKET_CLOSED', 'the server closed the admin connection');
+      if (!reply.ok) throw new AdminSocketError(reply.error.code, reply.error.message);
+      return reply;
+    };
+    const next = this.busy.then(run, run);
+    this.busy = next.catch(() => undefined);
+    return next;
+  }
+
+  async beginImport(): Promise<ImportSink> {
+    await this.request({ op: 'import-begin' });
+    return {
+      append: async (rows: readonly EventRow[]) => {
+        if (rows.length === 0) return;
+        const text = encodeEventRows(rows);
+        await this.request({ op: 'rows', count: rows.length, bytes: Buffer.byteLength(text) }, text);
+      },
+      commit: async () => (await this.request({ op: 'commit' })).result as ImportResult,
+      abort: async () => {
+        await this.request({ op: 'abort' });
+      },
+    };
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroy();
+  }
+}

@@ -1,0 +1,129 @@
+// The running server's local admin socket (DESIGN 8): DuckDB lets one process write its file,
+// so `footfall import` hands its rows to the server here instead of opening the store. A Unix
+// socket in the data dir, mode 0600: only the data dir's owner can import; never the public port.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { EventStore, ImportSession } from '../../ports/event-store.js';
+import { reidentify } from '../pipeline/import-lines.js';
+import { ADMIN_SOCKET_FILE, FrameReader, writeJson, type AdminRequest } from './framing.js';
+
+export interface AdminSocketDeps {
+  events: EventStore;
+  log?: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+}
+
+export interface AdminSocket {
+  path: string;
+  close(): Promise<void>;
+}
+
+export class AdminSocketInUseError extends Error {
+  readonly code = 'ADMIN_SOCKET_IN_USE';
+  constructor(file: string) {
+    super(`another footfall server already serves this data dir (${file} answers)`);
+    this.name = 'AdminSocketInUseError';
+  }
+}
+
+export function adminSocketPath(dataDir: string): string {
+  return path.join(dataDir, ADMIN_SOCKET_FILE);
+}
+
+/** Listens on <dataDir>/admin.sock; a stale socket file left by a dead server is replaced. */
+export async function startAdminSocket(dataDir: string, deps: AdminSocketDeps): Promise<AdminSocket> {
+  const file = adminSocketPath(dataDir);
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (fs.existsSync(file)) {
+    if (await answers(file)) throw new AdminSocketInUseError(file);
+    fs.rmSync(file, { force: true });
+  }
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    serveConnection(socket, deps).catch((err) => deps.log?.error({ err }, 'admin socket connection failed'));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // umask-proof: create the socket unreadable to others, then listen.
+    const old = process.umask(0o177);
+    try {
+      server.listen(file, () => resolve());
+    } finally {
+      process.umask(old);
+    }
+  });
+  fs.chmodSync(file, 0o600);
+  return {
+    path: file,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promise<void> {
+  const reader = new FrameReader(socket);
+  let session: ImportSession | null = null;
+  try {
+    for (;;) {
+      const req = await reader.readJson<AdminRequest>();
+      if (req === null) break;
+      try {
+        switch (req.op) {
+          case 'ping':
+            writeJson(socket, { ok: true, pid: process.pid });
+            break;
+          case 'import-begin':
+            if (session) throw new Error('an import is already open on this connection');
+            session = await deps.events.beginImport({ reidentify });
+            writeJson(socket, { ok: true });
+            break;
+          case 'rows': {
+            const text = await reader.readText(req.bytes);
+            if (!session) throw new Error('rows before import-begin');
+            await session.appendEncoded(text, req.count);
+            writeJson(socket, { ok: true });
+            break;
+          }
+          case 'commit': {
+            if (!session) throw new Error('commit before import-begin');
+            const s = session;
+            session = null;
+            const result = await s.commit();
+            deps.log?.info({ imported: result.imported, duplicates: result.duplicates, days: result.days.length }, 'import committed');
+            writeJson(socket, { ok: true, result });
+            break;
+          }
+          case 'abort':
+            if (session) await session.abort();
+            session = null;
+            writeJson(socket, { ok: true });
+            break;
+          default:
+            throw new Error(`unknown op ${JSON.stringify((req as { op?: unknown }).op)}`);
+        }
+      } catch (err) {
+        const e = err as { code?: unknown; message?: string };
+        writeJson(socket, { ok: false, error: { code: typeof e.code === 'string' ? e.code : 'IMPORT_FAILED', message: e.message ?? String(err) } });
+        if (session) await session.abort();
+        session = null;
+      }
+    }
+  } finally {
+    // A client that goes away without committing leaves nothing behind.
+    if (session) await (session as ImportSession).abort().catch(() => undefined);
+    socket.end();
+  }
+}
+
+function answers(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(file);
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}

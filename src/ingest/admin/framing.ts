@@ -1,0 +1,84 @@
+// Wire format of the admin socket: a JSON header line, optionally followed by `bytes` raw bytes.
+import type { Socket } from 'node:net';
+
+export const ADMIN_SOCKET_FILE = 'admin.sock';
+
+export type AdminRequest =
+  | { op: 'ping' }
+  | { op: 'import-begin' }
+  | { op: 'rows'; count: number; bytes: number }
+  | { op: 'commit' }
+  | { op: 'abort' };
+
+export type AdminReply = { ok: true; [k: string]: unknown } | { ok: false; error: { code: string; message: string } };
+
+/** Buffers a socket's bytes (as a list: payloads are large) and hands out header lines and payloads in order. */
+export class FrameReader {
+  private chunks: Buffer[] = [];
+  private length = 0;
+  private waiter: (() => void) | null = null;
+  private ended = false;
+  private failure: Error | null = null;
+
+  constructor(socket: Socket) {
+    socket.on('data', (d: Buffer) => {
+      this.chunks.push(d);
+      this.length += d.length;
+      this.wake();
+    });
+    socket.on('end', () => { this.ended = true; this.wake(); });
+    socket.on('close', () => { this.ended = true; this.wake(); });
+    socket.on('error', (err) => { this.failure = err; this.wake(); });
+  }
+
+  /** Next header line parsed as JSON, or null at end of stream. */
+  async readJson<T>(): Promise<T | null> {
+    for (;;) {
+      let offset = 0;
+      for (const c of this.chunks) {
+        const nl = c.indexOf(10);
+        if (nl >= 0) {
+          const line = this.take(offset + nl + 1).toString('utf8').slice(0, -1);
+          return JSON.parse(line) as T;
+        }
+        offset += c.length;
+      }
+      if (this.failure) throw this.failure;
+      if (this.ended) return null;
+      await this.wait();
+    }
+  }
+
+  /** Exactly n bytes as UTF-8 text; throws when the stream ends first. */
+  async readText(n: number): Promise<string> {
+    while (this.length < n) {
+      if (this.failure) throw this.failure;
+      if (this.ended) throw new Error('connection closed in the middle of a payload');
+      await this.wait();
+    }
+    return this.take(n).toString('utf8');
+  }
+
+  private take(n: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.length);
+    const head = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.chunks = rest.length ? [rest] : [];
+    this.length = rest.length;
+    return head;
+  }
+
+  private wait(): Promise<void> {
+    return new Promise((resolve) => { this.waiter = resolve; });
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+}
+
+export function writeJson(socket: Socket, value: unknown): void {
+  socket.write(JSON.stringify(value) + '\n');
+}

@@ -1,0 +1,161 @@
+// `footfall demo`: two workspaces (pro and starter), sites under both profiles (one switched
+// from strict to extended three weeks ago), tenants, goals of both types, tokens, and months of
+// traffic imported through the real pipeline as one import. Traffic is deterministic per seed;
+// token secrets are random (they are credentials) and shown once.
+import { randomBytes } from 'node:crypto';
+import type { CatalogStore, GoalFilters, GoalIntent, GoalType, Scope } from '../../ports/catalog-store.js';
+import type { Profile, PlanId } from '../../domain/plans.js';
+import { generateSecret, hashSecret } from '../../domain/tokens.js';
+import { importLines, type ImportSink, type ImportSummary } from '../pipeline/import-lines.js';
+import { Prng } from './prng.js';
+import { siteTraffic, type TrafficSite } from './traffic.js';
+
+const DAY_MS = 86_400_000;
+
+interface SitePlan {
+  key: string;
+  name: string;
+  host: string;
+  profile: Profile;
+  /** days before today the profile took effect (null: always) */
+  switchedDaysAgo: number | null;
+  visitorsPerDay: number;
+  tenants: { slug: string; name: string; status?: 'ACTIVE' | 'INACTIVE' }[];
+  goals: { name: string; type: GoalType; intent: GoalIntent; pattern: string; filters?: GoalFilters }[];
+}
+
+interface WorkspacePlan {
+  name: string;
+  plan: PlanId;
+  sites: SitePlan[];
+  tokens: { label: string; scopes: Scope[]; sites?: string[]; tenants?: [string, string][] }[];
+}
+
+const SIGNUP_GOALS: SitePlan['goals'] = [
+  { name: 'Signed up', type: 'PAGEVIEW_MATCH', intent: 'signup', pattern: '/signup/thanks' },
+  { name: 'Read the blog', type: 'PAGEVIEW_MATCH', intent: 'content', pattern: '/blog/*' },
+  { name: 'Contact form', type: 'EVENT_MATCH', intent: 'lead', pattern: 'form.submit', filters: { form_id: 'contact' } },
+  { name: 'Whitepaper', type: 'EVENT_MATCH', intent: 'download', pattern: 'file.download', filters: { action_id: 'whitepaper-pdf' } },
+  { name: 'To GitHub', type: 'EVENT_MATCH', intent: 'outbound', pattern: 'outbound.click', filters: { action_target_host: 'github.com' } },
+  { name: 'Signup event', type: 'EVENT_MATCH', intent: 'purchase', pattern: 'signup' },
+];
+
+export const DEMO_WORKSPACES: WorkspacePlan[] = [
+  {
+    name: 'Acme Analytics (pro)',
+    plan: 'pro',
+    sites: [
+      { key: 'acme', name: 'Acme marketing site', host: 'acme.example', profile: 'extended', switchedDaysAgo: null, visitorsPerDay: 140, tenants: [], goals: SIGNUP_GOALS },
+      { key: 'shop', name: 'Acme shop (strict until 3 weeks ago)', host: 'shop.acme.example', profile: 'extended', switchedDaysAgo: 21, visitorsPerDay: 80, tenants: [], goals: SIGNUP_GOALS.slice(0, 4) },
+      {
+        key: 'app', name: 'Acme app (multi-tenant)', host: 'app.acme.example', profile: 'extended', switchedDaysAgo: null, visitorsPerDay: 60,
+        tenants: [{ slug: 'north', name: 'North Region' }, { slug: 'south', name: 'South Region' }, { slug: 'legacy', name: 'Legacy (inactive)', status: 'INACTIVE' }],
+        goals: SIGNUP_GOALS.slice(2, 5),
+      },
+      { key: 'docs', name: 'Acme docs (strict)', host: 'docs.acme.example', profile: 'strict', switchedDaysAgo: null, visitorsPerDay: 45, tenants: [], goals: SIGNUP_GOALS.slice(1, 2) },
+    ],
+    tokens: [
+      { label: 'pro: all sites, metrics and usage', scopes: ['metrics:read', 'usage:read'] },
+      { label: 'pro: marketing site only', scopes: ['metrics:read'], sites: ['acme'] },
+      { label: 'pro: app, tenant "north" only', scopes: ['metrics:read'], sites: ['app'], tenants: [['app', 'north']] },
+    ],
+  },
+  {
+    name: 'Bistro Bella (starter)',
+    plan: 'starter',
+    sites: [
+      { key: 'bistro', name: 'Bistro Bella', host: 'bistro.example', profile: 'strict', switchedDaysAgo: null, visitorsPerDay: 50, tenants: [], goals: [SIGNUP_GOALS[0], SIGNUP_GOALS[2]] },
+    ],
+    tokens: [{ label: 'starter: metrics and usage', scopes: ['metrics:read', 'usage:read'] }],
+  },
+];
+
+export interface DemoToken {
+  label: string;
+  token_id: string;
+  secret: string;
+  workspace_id: string;
+}
+
+export interface DemoResult {
+  workspaces: { workspace_id: string; name: string; plan: PlanId; sites: { site_id: string; name: string; hostname: string; profile: Profile; profile_effective_at: string | null; tenants: string[] }[] }[];
+  tokens: DemoToken[];
+  import: ImportSummary;
+  from: string;
+  to: string;
+}
+
+export async function seedDemo(opts: {
+  catalog: CatalogStore;
+  sink: ImportSink;
+  seed: number;
+  days: number;
+  nowMs: number;
+  onProgress?: (p: { lines: number }) => void;
+}): Promise<DemoResult> {
+  const { catalog } = opts;
+  const todayMs = Math.floor(opts.nowMs / DAY_MS) * DAY_MS;
+  const startDayMs = todayMs - (opts.days - 1) * DAY_MS;
+  const result: DemoResult = { workspaces: [], tokens: [], import: undefined as unknown as ImportSummary,
+    from: new Date(startDayMs).toISOString().slice(0, 10), to: new Date(todayMs).toISOString().slice(0, 10) };
+  const traffic: TrafficSite[] = [];
+  for (const wp of DEMO_WORKSPACES) {
+    const ws = await catalog.createWorkspace({ name: wp.name, plan: wp.plan });
+    const siteIds = new Map<string, string>();
+    const tenantIds = new Map<string, string>();
+    const wsOut: DemoResult['workspaces'][number] = { workspace_id: ws.id, name: ws.name, plan: ws.plan, sites: [] };
+    for (const sp of wp.sites) {
+      const effectiveAt = sp.switchedDaysAgo === null ? null : new Date(todayMs - sp.switchedDaysAgo * DAY_MS).toISOString();
+      const site = await catalog.createSite({
+        workspaceId: ws.id, name: sp.name, hostnames: [sp.host, `www.${sp.host}`],
+        collectionProfile: sp.profile, profileEffectiveAt: effectiveAt,
+      });
+      siteIds.set(sp.key, site.id);
+      const active: string[] = [];
+      for (const t of sp.tenants) {
+        const tenant = await catalog.createTenant({ siteId: site.id, slug: t.slug, name: t.name, status: t.status ?? 'ACTIVE' });
+        tenantIds.set(`${sp.key}/${t.slug}`, tenant.id);
+        // An inactive tenant still has its older traffic, so it appears in the data too.
+        active.push(tenant.id);
+      }
+      for (const g of sp.goals) {
+        await catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
+      }
+      wsOut.sites.push({ site_id: site.id, name: sp.name, hostname: sp.host, profile: sp.profile, profile_effective_at: effectiveAt, tenants: active });
+      traffic.push({ id: site.id, host: sp.host, tenants: active, visitorsPerDay: sp.visitorsPerDay });
+    }
+    for (const tp of wp.tokens) {
+      const secret = generateSecret(randomBytes);
+      const token = await catalog.createToken({
+        workspaceId: ws.id,
+        scopes: tp.scopes,
+        siteIds: tp.sites ? tp.sites.map((k) => siteIds.get(k)!) : null,
+        tenantIds: tp.tenants ? tp.tenants.map(([s, t]) => tenantIds.get(`${s}/${t}`)!) : null,
+        secretHash: hashSecret(secret),
+      });
+      result.tokens.push({ label: tp.label, token_id: token.id, secret, workspace_id: ws.id });
+    }
+    result.workspaces.push(wsOut);
+  }
+
+  result.import = await importLines(demoLines(traffic, opts.seed, startDayMs, opts.days, opts.nowMs), {
+    format: { kind: 'events' },
+    catalog,
+    sink: opts.sink,
+    nowMs: opts.nowMs,
+    onProgress: opts.onProgress,
+  });
+  return result;
+}
+
+async function* demoLines(sites: TrafficSite[], seed: number, startDayMs: number, days: number, nowMs: number): AsyncGenerator<string[]> {
+  for (let i = 0; i < sites.length; i++) {
+    const r = new Prng(seed * 1000 + i + 1); // one stream per site: adding a site leaves the others' data unchanged
+    let batch: string[] = [];
+    for (const visit of siteTraffic(r, sites[i], startDayMs, days, nowMs - 60_000)) {
+      for (const l of visit) batch.push(JSON.stringify(l));
+      if (batch.length >= 5000) { yield batch; batch = []; }
+    }
+    if (batch.length) yield batch;
+  }
+}

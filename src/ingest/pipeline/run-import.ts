@@ -1,0 +1,78 @@
+// One `footfall import …` run: control plane for sites and the salt, a target (server socket or
+// store), the input stream, the pipeline and the progress bar; everything closed on the way out.
+import fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import { openControlPlane } from '../../control/open-control-plane.js';
+import type { Clock } from '../../domain/clock.js';
+import { systemClock } from '../../domain/clock.js';
+import { importLines, type ImportSummary, type LineFormat } from './import-lines.js';
+import { openImportTarget } from './import-target.js';
+import { readLineBatches } from './read-lines.js';
+import { createProgressBar, noProgress, type ProgressBar } from './progress-bar.js';
+
+export class ImportInputError extends Error {
+  readonly code = 'INVALID_ARGUMENTS';
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ImportInputError';
+  }
+}
+
+export interface RunImportOptions {
+  config: { dataDir: string; controlUrl?: string; eventsUrl?: string };
+  /** a file path, or '-' for stdin */
+  source: string;
+  format: LineFormat;
+  site?: string;
+  /** draw a progress bar on this stream (a TTY's stderr), or none */
+  progress?: NodeJS.WriteStream | null;
+  stdin?: Readable;
+  clock?: Clock;
+  chunkSize?: number;
+}
+
+export type RunImportResult = ImportSummary & { via: 'server' | 'store' };
+
+export async function runImport(opts: RunImportOptions): Promise<RunImportResult> {
+  const fromStdin = opts.source === '-';
+  let totalBytes: number | null = null;
+  if (!fromStdin) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(opts.source);
+    } catch {
+      throw new ImportInputError(`cannot read ${opts.source}: no such file`);
+    }
+    if (!st.isFile()) throw new ImportInputError(`${opts.source} is not a file`);
+    totalBytes = st.size;
+  }
+  if (opts.format.kind === 'access-log' && !opts.site) throw new ImportInputError('import access-log needs --site');
+
+  const control = await openControlPlane(opts.config);
+  try {
+    if (opts.site !== undefined && !(await control.catalog.getSite(opts.site)))
+      throw new ImportInputError(`unknown site ${opts.site}`);
+    const target = await openImportTarget(opts.config);
+    try {
+      const bar: ProgressBar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress;
+      const input = fromStdin ? (opts.stdin ?? process.stdin) : fs.createReadStream(opts.source, { highWaterMark: 1 << 20 });
+      const sink = await target.begin();
+      const summary = await importLines(readLineBatches(input, (bytes) => bar.update({ bytes })), {
+        format: opts.format,
+        catalog: control.catalog,
+        sink,
+        defaultSiteId: opts.site,
+        nowMs: (opts.clock ?? systemClock).now().getTime(),
+        chunkSize: opts.chunkSize,
+        onProgress: (p) => bar.update(p),
+      });
+      bar.done();
+      return { ...summary, via: target.via };
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await control.close();
+  }
+}

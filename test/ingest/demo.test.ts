@@ -1,0 +1,91 @@
+// `footfall demo`: what it creates, and that its traffic is the same for the same seed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/config.js';
+import { runDemo } from '../../src/cli/demo.js';
+import { openEventStore } from '../../src/engines/duckdb/open-event-store.js';
+import { openControlPlane } from '../../src/control/open-control-plane.js';
+import { hashSecret } from '../../src/domain/tokens.js';
+
+const NOW = Date.parse('2025-06-18T15:30:00.000Z');
+
+async function demo(days: number, seed = 3) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-demo-'));
+  const result = await runDemo(loadConfig({ dataDir: dir }, {}), { seed, days, nowMs: NOW });
+  const store = await openEventStore({ dataDir: dir });
+  const c = await store.instance.connect();
+  const q = async (sql: string) => (await c.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  return {
+    dir, result, q,
+    close: async () => { c.closeSync(); await store.close(); fs.rmSync(dir, { recursive: true, force: true }); },
+  };
+}
+
+test('the demo builds both plans, both profiles, a switched site, tenants, goals and tokens', async () => {
+  const d = await demo(30);
+  try {
+    const { result } = d;
+    assert.deepEqual(result.workspaces.map((w) => w.plan), ['pro', 'starter']);
+    const sites = result.workspaces.flatMap((w) => w.sites);
+    assert.ok(sites.some((s) => s.profile === 'strict'));
+    const switched = sites.find((s) => s.profile_effective_at !== null);
+    assert.equal(switched?.profile_effective_at, '2025-05-28T00:00:00.000Z', 'three weeks before today');
+    assert.ok(sites.some((s) => s.tenants.length >= 2));
+    const control = await openControlPlane({ dataDir: d.dir });
+    try {
+      const goals = (await Promise.all(sites.map((s) => control.catalog.listGoals(s.site_id)))).flat();
+      assert.deepEqual(new Set(goals.map((g) => g.type)), new Set(['PAGEVIEW_MATCH', 'EVENT_MATCH']));
+      for (const t of result.tokens) assert.equal((await control.catalog.findTokenByHash(hashSecret(t.secret)))?.id, t.token_id);
+      const switchedSite = await control.catalog.getSite(switched!.site_id);
+      assert.equal(switchedSite?.collectionProfile, 'extended');
+    } finally {
+      await control.close();
+    }
+    assert.equal(result.import.rejected, 0, JSON.stringify(result.import.errors.slice(0, 3)));
+    const families = (await d.q(`SELECT DISTINCT family FROM events WHERE family IS NOT NULL`)).map((r) => r.family);
+    assert.deepEqual(new Set(families), new Set(['goals', 'forms', 'outbound', 'downloads', 'errors', 'custom', 'instrumentation']));
+    const classes = (await d.q(`SELECT DISTINCT traffic_class FROM events`)).map((r) => r.traffic_class);
+    assert.deepEqual(new Set(classes), new Set(['human', 'ai_agent', 'bot', 'ai_bot']));
+    const channels = (await d.q(`SELECT DISTINCT channel FROM sessions`)).map((r) => r.channel);
+    assert.deepEqual(new Set(channels), new Set(['Direct', 'Search', 'Referral', 'Social', 'Email', 'Paid', 'Other']));
+    const stamped = await d.q(
+      `SELECT profile, min(ts_ms) AS first FROM events WHERE site_id = '${switched!.site_id}' GROUP BY 1 ORDER BY 1`,
+    );
+    assert.deepEqual(stamped.map((r) => r.profile), ['extended', 'strict']);
+    assert.ok(Number(stamped[0].first) >= Date.parse(switched!.profile_effective_at!));
+    const weekdays = await d.q(`SELECT isodow(day) < 6 AS weekday, count(*) / count(DISTINCT day) AS per_day FROM events GROUP BY 1 ORDER BY 1`);
+    assert.ok(Number(weekdays[1].per_day) > Number(weekdays[0].per_day), 'weekdays are busier than weekends');
+    assert.equal((await d.q(`SELECT count(*) AS n FROM events WHERE ts_ms > ${NOW}`))[0].n, '0');
+    await assert.rejects(runDemo(loadConfig({ dataDir: d.dir }, {}), { seed: 3, days: 30, nowMs: NOW }), /already loaded/);
+  } finally {
+    await d.close();
+  }
+});
+
+test('the same seed gives the same traffic', async () => {
+  const a = await demo(7, 42);
+  const b = await demo(7, 42);
+  try {
+    // ids are random per run, so compare content that does not name them
+    const sql = `SELECT ts_ms, type, path_canon, referrer_host, channel, country, device_type, traffic_class, action_name
+      FROM events ORDER BY ALL`;
+    assert.deepEqual(await a.q(sql), await b.q(sql));
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test('by default the demo holds at least 90 days and 100,000 events', async () => {
+  const d = await demo(90, 1);
+  try {
+    const [row] = await d.q(`SELECT count(*) AS n, count(DISTINCT day) AS days FROM events`);
+    assert.ok(Number(row.n) >= 100_000, `only ${row.n} events`);
+    assert.equal(row.days, '90');
+  } finally {
+    await d.close();
+  }
+});
