@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { buildContainer, type Container, type ContainerOverrides } from './container.js';
+import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
+import type { EventStore } from './ports/event-store.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -18,11 +20,17 @@ export async function startServer(
   options: { overrides?: ContainerOverrides; app?: BuildAppOptions } = {},
 ): Promise<RunningServer> {
   const container = await buildContainer(config, options.overrides);
-  let app: FastifyInstance;
+  let app: FastifyInstance | undefined;
+  let admin: AdminSocket | undefined;
   try {
     app = await buildApp(container, options.app);
     await app.listen({ host: config.host, port: config.port });
+    // DuckDB lets one process write its file: imports reach this server through a local socket.
+    const events = container.events as Partial<EventStore> | undefined;
+    if (config.eventsUrl === undefined && typeof events?.beginImport === 'function')
+      admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log });
   } catch (err) {
+    if (app) await app.close().catch(() => undefined);
     await container.close();
     throw err;
   }
@@ -40,6 +48,7 @@ export async function startServer(
     close: () =>
       (closing ??= (async () => {
         try {
+          await admin?.close();
           await app.close();
         } finally {
           await container.close();
