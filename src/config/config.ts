@@ -66,8 +66,9 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
     problems.push(`${name('controlUrl')}: "${redact(controlUrl)}" must be a postgres:// URL (unset = SQLite)`);
 
   const eventsUrl = pick('eventsUrl');
-  if (eventsUrl !== undefined && !/^clickhouse\+https?:\/\/[^/]+(\/[A-Za-z0-9_]*)?$/.test(eventsUrl))
-    problems.push(`${name('eventsUrl')}: "${redact(eventsUrl)}" must be clickhouse+http://host:port/db (unset = DuckDB)`);
+  // ?cluster=NAME: a sharded store (docs/scaling-out.md); then host lists every shard, first host first
+  if (eventsUrl !== undefined && !/^clickhouse\+https?:\/\/[^/?]+(\/[A-Za-z0-9_]*)?(\?cluster=[A-Za-z0-9_]+)?$/.test(eventsUrl))
+    problems.push(`${name('eventsUrl')}: "${redact(eventsUrl)}" must be clickhouse+http://host:port/db or clickhouse+http://host1:port,host2:port/db?cluster=NAME (unset = DuckDB)`);
 
   const redisUrl = pick('redisUrl');
   if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl))

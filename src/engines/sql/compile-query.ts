@@ -12,6 +12,20 @@ export interface TableNames {
 }
 export const DEFAULT_TABLES: TableNames = { events: 'events', sessions: 'sessions' };
 
+/** Engine-specific additions; DuckDB uses none. */
+export interface CompileOptions {
+  /**
+   * A condition every row read from `table` under `alias` must meet (e.g. a store's rule for which
+   * rows are committed), or null for none.
+   */
+  rowFilter?: (table: keyof TableNames, alias: string) => string | null;
+  /**
+   * Only the grouped atom sums, without HAVING, ORDER BY or LIMIT: for partial results the caller adds
+   * up by (bucket, key) and assembles (e.g. one query per shard).
+   */
+  partial?: boolean;
+}
+
 export interface CompiledQuery {
   sql: string;
   /** bound values in placeholder order (empty for literal-encoding dialects) */
@@ -49,7 +63,18 @@ class Compiler {
     readonly spec: NormalizedSpec,
     readonly d: Dialect,
     readonly t: TableNames,
+    readonly o: CompileOptions = {},
   ) {}
+
+  /** The rowFilter conditions of the given table aliases. */
+  visible(...reads: [keyof TableNames, string][]): string[] {
+    if (!this.o.rowFilter) return [];
+    return reads.map(([table, alias]) => this.o.rowFilter!(table, alias)).filter((c): c is string => c !== null);
+  }
+  /** Visibility of events `e` and, when joined, their sessions `s`. */
+  eventsVisible(): string[] {
+    return this.visible(['events', 'e'], ...(this.needsSessionJoin() ? ([['sessions', 's']] as [keyof TableNames, string][]) : []));
+  }
 
   v(x: SqlValue): string {
     return this.d.value(x, this.params);
@@ -140,7 +165,7 @@ class Compiler {
       events: () => 'count(*)',
       pv_eng_ms: () => this.sumIf(this.isPageview('e'), this.col('e', 'engagement_time_ms')),
     };
-    const where = [...this.scope('e', 'ts_ms'), ...this.attributeFilters('s', 'e')];
+    const where = [...this.scope('e', 'ts_ms'), ...this.attributeFilters('s', 'e'), ...this.eventsVisible()];
     if (this.pageFilter !== undefined) where.push(this.eq(this.col('e', 'path_canon'), this.pageFilter));
     if (this.dim && this.spec.keyIn) where.push(this.inList(this.eventKey()!, this.spec.keyIn));
     return {
@@ -157,7 +182,7 @@ class Compiler {
    * viewing it, so a page dimension or filter counts pageviews only.
    */
   visitorPart(): Part {
-    const where = [...this.scope('e', 'ts_ms'), ...this.attributeFilters('s', 'e')];
+    const where = [...this.scope('e', 'ts_ms'), ...this.attributeFilters('s', 'e'), ...this.eventsVisible()];
     const pageScoped = this.dim === 'page' || this.pageFilter !== undefined;
     if (pageScoped) where.push(this.isPageview('e'));
     if (this.pageFilter !== undefined) where.push(this.eq(this.col('e', 'path_canon'), this.pageFilter));
@@ -189,6 +214,7 @@ class Compiler {
       `${this.col('pe', 'ts_ms')} >= ${this.v(this.spec.startMs)}`,
       `${this.col('pe', 'ts_ms')} < ${this.v(this.spec.endMs + DAY_MS)}`,
       this.isPageview('pe'),
+      ...this.visible(['events', 'pe']),
     ];
     if (this.pageFilter !== undefined) where.push(this.eq(this.col('pe', 'path_canon'), this.pageFilter));
     if (this.dim === 'page' && this.spec.keyIn) where.push(this.inList(this.col('pe', 'path_canon'), this.spec.keyIn));
@@ -212,7 +238,7 @@ class Compiler {
       exits: () => this.sumIf(landing('exit_page')),
     };
     let from = this.table(this.t.sessions, 's');
-    const where = [...this.scope('s', 'start_ms'), ...this.attributeFilters('s', 's')];
+    const where = [...this.scope('s', 'start_ms'), ...this.attributeFilters('s', 's'), ...this.visible(['sessions', 's'])];
     let key: string | undefined;
     if (pageDim) {
       from += ` INNER JOIN ${this.viewedPages()} AS p ON p.session_id = ${this.col('s', 'session_id')}`;
@@ -237,7 +263,7 @@ class Compiler {
   landingPart(atom: 'entries' | 'exits'): Part {
     const column = atom === 'entries' ? 'entry_page' : 'exit_page';
     const key = this.col('s', column);
-    const where = [...this.scope('s', 'start_ms'), ...this.attributeFilters('s', 's'), `${key} IS NOT NULL`];
+    const where = [...this.scope('s', 'start_ms'), ...this.attributeFilters('s', 's'), ...this.visible(['sessions', 's']), `${key} IS NOT NULL`];
     if (this.pageFilter !== undefined) where.push(this.eq(key, this.pageFilter));
     if (this.spec.keyIn) where.push(this.inList(key, this.spec.keyIn));
     return {
@@ -296,7 +322,8 @@ class Compiler {
     for (const a of atoms) outer.push(`${this.d.toInt64(`sum(t.${a})`)} AS ${a}`);
     let sql = `SELECT ${outer.join(', ')} FROM (${body}) AS t`;
     if (group.length) sql += ` GROUP BY ${group.join(', ')}`;
-    if (this.dim) sql += ` HAVING sum(t.${presenceAtom(this.spec.orderBy)}) <> 0`;
+    if (this.o.partial) return { sql, params: this.params, hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, atoms };
+    if (this.dim) sql += ` HAVING ${this.total(presenceAtom(this.spec.orderBy))} <> 0`;
     const order: string[] = [];
     if (this.intervalSize) order.push(`t.${BUCKET_COL} ASC`);
     if (this.dim) order.push(`${this.orderValue()} DESC`, `t.${KEY_COL} ASC NULLS LAST`);
@@ -308,14 +335,24 @@ class Compiler {
   /** The sort value, computed as the assemble stage does: integer sums, or a double quotient. */
   orderValue(): string {
     const def = METRIC_DEFS[this.spec.orderBy];
-    if (def.kind === 'count') return `sum(t.${def.atom})`;
-    const num = this.d.toFloat64(`sum(t.${def.numerator})`);
-    const den = this.d.toFloat64(`sum(t.${def.denominator})`);
-    return `(CASE WHEN sum(t.${def.denominator}) = 0 THEN 0 ELSE ${num} / ${den} END)`;
+    if (def.kind === 'count') return this.total(def.atom);
+    const num = this.d.toFloat64(this.total(def.numerator));
+    const den = this.d.toFloat64(this.total(def.denominator));
+    return `(CASE WHEN ${this.total(def.denominator)} = 0 THEN 0 ELSE ${num} / ${den} END)`;
+  }
+
+  /** An atom's total in the outer query's HAVING and ORDER BY. */
+  total(atom: Atom): string {
+    return this.d.atomTotal ? this.d.atomTotal(atom) : `sum(t.${atom})`;
   }
 }
 
 /** Compiles a normalized spec: one statement, all values via the dialect's value hook. */
-export function compileQuery(spec: NormalizedSpec, dialect: Dialect, tables: TableNames = DEFAULT_TABLES): CompiledQuery {
-  return new Compiler(spec, dialect, tables).compile();
+export function compileQuery(
+  spec: NormalizedSpec,
+  dialect: Dialect,
+  tables: TableNames = DEFAULT_TABLES,
+  options: CompileOptions = {},
+): CompiledQuery {
+  return new Compiler(spec, dialect, tables, options).compile();
 }

@@ -26,6 +26,12 @@ export interface Dialect {
   toFloat64(expr: string): string;
   /** a boolean column used as a condition (ClickHouse stores them as UInt8) */
   isTrue(expr: string): string;
+  /**
+   * How the outer query's HAVING and ORDER BY name an atom's total. Unset: aggregate again
+   * (sum(t.atom)). ClickHouse resolves `t.atom` there to the SELECT alias of the same name and
+   * would nest aggregates, so it names that alias (already the total) instead.
+   */
+  atomTotal?(atom: string): string;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -69,4 +75,5 @@ export const clickhouseDialect: Dialect = {
   toInt64: (expr) => `toInt64(${expr})`,
   toFloat64: (expr) => `toFloat64(${expr})`,
   isTrue: (expr) => `(${expr} = 1)`,
+  atomTotal: (atom) => checkIdent(atom),
 };

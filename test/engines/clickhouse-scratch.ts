@@ -1,0 +1,70 @@
+// A throw-away database per test on the live ClickHouse servers the env names
+// (FOOTFALL_TEST_CLICKHOUSE_URL, and for the two-shard suites FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL +
+// FOOTFALL_TEST_CLICKHOUSE_CLUSTER), dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { ClickHouseNode } from '../../src/engines/clickhouse/node.js';
+import { openClickHouse, type OpenedClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
+
+const env = (k: string) => process.env[k] || undefined;
+export const CH_URL = env('FOOTFALL_TEST_CLICKHOUSE_URL');
+export const CH_SHARD2_URL = env('FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL');
+export const CH_CLUSTER = env('FOOTFALL_TEST_CLICKHOUSE_CLUSTER');
+export const CH_SKIP = 'FOOTFALL_TEST_CLICKHOUSE_URL not set (start one with scripts/services.sh start)';
+export const CH_CLUSTER_SKIP =
+  'FOOTFALL_TEST_CLICKHOUSE_URL, FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL and FOOTFALL_TEST_CLICKHOUSE_CLUSTER not all set (scripts/services.sh start prints them)';
+
+export type Topology = 'single' | 'cluster';
+
+/** Whether a topology can run here, or why not. */
+export function skipReason(t: Topology): string | false {
+  if (!CH_URL) return CH_SKIP;
+  if (t === 'cluster' && (!CH_SHARD2_URL || !CH_CLUSTER)) return CH_CLUSTER_SKIP;
+  return false;
+}
+
+function hostOf(url: string): string {
+  const m = /^clickhouse\+https?:\/\/([^/?]+)/.exec(url);
+  if (!m) throw new Error(`not a clickhouse URL: ${url}`);
+  return m[1];
+}
+
+export interface Scratch {
+  url: string;
+  database: string;
+  drop(): Promise<void>;
+}
+
+export function scratchUrl(t: Topology): Scratch {
+  const database = `ff_test_${randomBytes(6).toString('hex')}`;
+  const hosts = t === 'single' ? [hostOf(CH_URL!)] : [hostOf(CH_URL!), hostOf(CH_SHARD2_URL!)];
+  const scheme = CH_URL!.startsWith('clickhouse+https') ? 'https' : 'http';
+  const url = `clickhouse+${scheme}://${hosts.join(',')}/${database}${t === 'cluster' ? `?cluster=${CH_CLUSTER}` : ''}`;
+  return {
+    url,
+    database,
+    drop: async () => {
+      for (const h of hosts) {
+        const n = new ClickHouseNode({ url: `${scheme}://${h}`, database: 'default', username: 'default', password: '' });
+        try {
+          await n.command(`DROP DATABASE IF EXISTS \`${database}\``);
+        } finally {
+          await n.close();
+        }
+      }
+    },
+  };
+}
+
+/** Opens a store on a fresh database; close() closes it and drops the database. */
+export async function openScratch(t: Topology): Promise<OpenedClickHouse & { scratch: Scratch }> {
+  const scratch = scratchUrl(t);
+  const opened = await openClickHouse(scratch.url);
+  return {
+    ...opened,
+    scratch,
+    close: async () => {
+      await opened.close();
+      await scratch.drop();
+    },
+  };
+}
