@@ -5,14 +5,14 @@ import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerRoute, type RouteDefinition } from './http/define-route.js';
 import { registerHealthz } from './http/routes/healthz.js';
-import { platformRoutes } from './http/routes/index.js';
+import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
 import type { AppDeps } from './services/deps.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
 
 export interface BuildAppOptions {
   /** pino options or false; defaults to the configured level */
   logger?: FastifyServerOptions['logger'];
-  /** routes added by later features (analytics), registered through the same pipeline */
+  /** extra routes (tests, later features), registered through the same pipeline */
   routes?: readonly RouteDefinition<TObject, TSchema>[];
 }
 
@@ -36,7 +36,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerErrorEnvelope(app, () => knownPaths);
 
   await registerOpenApi(app);
-  for (const def of [...platformRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
+  for (const def of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
   registerHealthz(app, deps);
   registerOpenApiRoute(app);
   await app.ready();

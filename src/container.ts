@@ -5,8 +5,13 @@ import type { CatalogStore } from './ports/catalog-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { UsageLedger } from './ports/usage-ledger.js';
 import { openControlPlane } from './control/open-control-plane.js';
+import { MemoryResponseCache } from './cache/memory-response-cache.js';
+import { DuckDbAnalyticsEngine } from './engines/duckdb/analytics-engine.js';
+import { duckdbReportRunner } from './services/reports/queries/duckdb-report-runner.js';
+import { openEventStore } from './engines/duckdb/open-event-store.js';
 import { MemoryRateLimiter } from './limits/memory.js';
-import type { AppDeps, EventsSlot } from './services/deps.js';
+import { openRedisRateLimiter } from './limits/redis.js';
+import type { AnalyticsDeps, AppDeps, EventsSlot } from './services/deps.js';
 
 export interface Container<Events extends EventsSlot = EventsSlot> extends AppDeps<Events> {
   /** Closes every store the container opened (not those passed in as overrides). Idempotent. */
@@ -18,7 +23,9 @@ export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
   /** catalog and ledger come together: they share one control-plane store */
   control?: { catalog: CatalogStore; ledger: UsageLedger };
   limiter?: RateLimiter;
+  /** with events: the store the app reads analytics from; without analytics, none (503) */
   events?: Events;
+  analytics?: AnalyticsDeps;
 }
 
 export class UnsupportedStoreError extends Error {
@@ -38,8 +45,6 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   const unsupported: string[] = [];
   if (config.eventsUrl !== undefined && !overrides.events)
     unsupported.push('a ClickHouse events store (FOOTFALL_EVENTS_URL / --events-url) is not supported yet; unset it to use DuckDB in the data dir');
-  if (config.redisUrl !== undefined && !overrides.limiter)
-    unsupported.push('a Redis rate limiter (FOOTFALL_REDIS_URL / --redis-url) is not supported yet; unset it to limit in process');
   if (unsupported.length) throw new UnsupportedStoreError(unsupported.join('\n'));
 
   const clock = overrides.clock ?? systemClock;
@@ -52,9 +57,28 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   }
   let limiter = overrides.limiter;
   if (!limiter) {
-    const own = new MemoryRateLimiter();
+    // Redis when configured: one exact sliding log shared by every API process.
+    const own = config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
     closers.push(() => own.close());
     limiter = own;
+  }
+
+  let events = overrides.events;
+  let analytics = overrides.analytics;
+  if (!events) {
+    // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
+    const store = await openEventStore(config).catch(async (err) => {
+      for (const c of closers.reverse()) await c().catch(() => undefined);
+      throw err;
+    });
+    closers.push(() => store.close());
+    events = store as unknown as Events;
+    analytics ??= {
+      engine: new DuckDbAnalyticsEngine({ connect: () => store.instance.connect(), release: (c) => c.closeSync() }),
+      reports: duckdbReportRunner({ connect: () => store.instance.connect(), release: (c) => c.closeSync() }),
+      cache: new MemoryResponseCache(),
+      dataVersion: (siteId) => store.dataVersion(siteId),
+    };
   }
 
   let closing: Promise<void> | undefined;
@@ -64,7 +88,8 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
     catalog: control.catalog,
     ledger: control.ledger,
     limiter,
-    events: overrides.events,
+    events,
+    analytics,
     close: () =>
       (closing ??= (async () => {
         // Close in reverse order of opening; keep going past a failure so nothing stays open.

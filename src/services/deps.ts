@@ -1,7 +1,10 @@
 // What the HTTP layer and the use-cases need from the process: ports only, never implementations.
 import type { Config } from '../config/config.js';
 import type { Clock } from '../domain/clock.js';
+import type { AnalyticsEngine } from '../ports/analytics-engine.js';
+import type { ReportQueryRunner } from './reports/queries/report-query-runner.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
+import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
 
@@ -14,6 +17,19 @@ export interface EventsSlot {
   close?(): Promise<void>;
 }
 
+/** What analytics routes read through (services/analytics/serve-analytics.ts). */
+export interface AnalyticsDeps {
+  engine: AnalyticsEngine;
+  /** report queries a QuerySpec cannot say (actions, goals, titles); absent: report routes answer 503 */
+  reports?: ReportQueryRunner;
+  /** null/absent: every request runs its queries */
+  cache?: ResponseCache | null;
+  /** a token that changes on every import touching the site (cache keys); absent: no caching */
+  dataVersion?(siteId: string): Promise<string>;
+  /** the serialized response budget; 5 MiB (tests inject less) */
+  maxResponseBytes?: number;
+}
+
 export interface AppDeps<Events extends EventsSlot = EventsSlot> {
   config: Readonly<Config>;
   clock: Clock;
@@ -21,4 +37,6 @@ export interface AppDeps<Events extends EventsSlot = EventsSlot> {
   ledger: UsageLedger;
   limiter: RateLimiter;
   events?: Events;
+  /** absent: analytics routes answer 503 ANALYTICS_DB_UNAVAILABLE */
+  analytics?: AnalyticsDeps;
 }

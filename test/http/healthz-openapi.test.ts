@@ -8,7 +8,7 @@ test('GET /healthz needs no token and answers 200 while the stores answer', asyn
   const h = await harness();
   const r = await h.get('/healthz');
   assert.equal(r.statusCode, 200);
-  assert.deepEqual(r.json(), { status: 'ok', checks: { control: 'up' } });
+  assert.deepEqual(r.json(), { status: 'ok', checks: { control: 'up', events: 'up' } });
   await h.close();
 });
 
@@ -23,7 +23,7 @@ test('GET /healthz answers 503 when the control plane does not answer', async ()
   down = true;
   const r = await h.get('/healthz');
   assert.equal(r.statusCode, 503);
-  assert.deepEqual(r.json(), { status: 'unavailable', checks: { control: 'down' } });
+  assert.deepEqual(r.json(), { status: 'unavailable', checks: { control: 'down', events: 'up' } });
   await h.close();
 });
 

@@ -1,9 +1,16 @@
-// The platform's /v1 routes; analytics routes join through buildApp's `routes` option.
+// The /v1 routes buildApp registers: the platform's and the analytics routes (metered, report envelope).
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { RouteDefinition } from '../define-route.js';
 import { goalsRoute } from './goals.js';
+import { goalsConversionsRoute } from './goals-conversions.js';
 import { meRoute } from './me.js';
+import { metricsBreakdownRoute } from './metrics-breakdown.js';
+import { metricsTimeseriesRoute } from './metrics-timeseries.js';
 import { sitesRoute } from './sites.js';
+import { reportsAcquisitionRoute } from './reports-acquisition.js';
+import { reportsActionsRoute } from './reports-actions.js';
+import { reportsContentRoute } from './reports-content.js';
+import { reportsOverviewRoute } from './reports-overview.js';
 import { tenantsRoute } from './tenants.js';
 import { usageCurrentRoute } from './usage-current.js';
 import { usageHistoryRoute } from './usage-history.js';
@@ -15,4 +22,15 @@ export const platformRoutes = [
   goalsRoute,
   usageCurrentRoute,
   usageHistoryRoute,
+] as unknown as readonly RouteDefinition<TObject, TSchema>[];
+
+/** Routes answering the common report envelope through services/analytics/serve-analytics.ts. */
+export const analyticsRoutes = [
+  metricsTimeseriesRoute,
+  metricsBreakdownRoute,
+  reportsOverviewRoute,
+  reportsAcquisitionRoute,
+  reportsActionsRoute,
+  reportsContentRoute,
+  goalsConversionsRoute,
 ] as unknown as readonly RouteDefinition<TObject, TSchema>[];

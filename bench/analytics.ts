@@ -1,0 +1,189 @@
+// Analytics endpoints over >= 1M events of one site spread over 90 days (DuckDB in a temp data dir):
+// - latency p50/p99 of distinct requests that all miss the response cache (1 connection);
+// - req/s of cache hits at 1 and 50 connections, next to a bare node:http server sending the same
+//   bytes in the same run (what the pipeline costs on top of writing the body).
+// Run alone: `npx tsx bench/analytics.ts [events]`; bench/run.ts calls benchAnalytics().
+// BENCH_DURATION_S (default 10) sets each load run's length.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import { openControlPlane } from '../src/control/open-control-plane.js';
+import { Prng } from '../src/ingest/demo/prng.js';
+import { siteTraffic, type TrafficSite } from '../src/ingest/demo/traffic.js';
+import { runImport } from '../src/ingest/pipeline/run-import.js';
+
+const DAY_MS = 86_400_000;
+const DAYS = 90;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const MISSES = Number(process.env.BENCH_MISSES ?? 60);
+
+export interface AnalyticsBenchResult {
+  events: number;
+  importSeconds: number;
+  rows: Record<string, string | number>[];
+}
+
+/** NDJSON of `events` lines of one site over the DAYS days ending yesterday. */
+function writeEvents(file: string, siteId: string, tenants: string[], events: number, endMs: number): number {
+  const r = new Prng(11);
+  const startDayMs = Math.floor(endMs / DAY_MS) * DAY_MS - DAYS * DAY_MS;
+  const site: TrafficSite = { id: siteId, host: 'bench.example', tenants, visitorsPerDay: Math.ceil(events / DAYS / 2.3), growth: 0.2 };
+  const fd = fs.openSync(file, 'w');
+  let left = events;
+  try {
+    while (left > 0) {
+      let block = '';
+      for (const lines of siteTraffic(r, site, startDayMs, DAYS, endMs)) {
+        for (const l of lines) {
+          if (left === 0) break;
+          block += JSON.stringify(l) + '\n';
+          left--;
+        }
+        if (block.length > 1 << 20 || left === 0) {
+          fs.writeSync(fd, block);
+          block = '';
+        }
+        if (left === 0) break;
+      }
+      if (block) fs.writeSync(fd, block);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return events;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+export async function benchAnalytics(opts: { events?: number; log?: (s: string) => void } = {}): Promise<AnalyticsBenchResult> {
+  const events = opts.events ?? 1_000_000;
+  const log = opts.log ?? ((s: string) => process.stderr.write(s + '\n'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-analytics-'));
+  let child: ReturnType<typeof spawn> | undefined;
+  try {
+    const control = await openControlPlane({ dataDir: dir });
+    const ws = await control.catalog.createWorkspace({
+      name: 'bench',
+      plan: 'enterprise',
+      apiPolicy: { rate_limit_rps: 1_000_000, hard_cap_units: null, monthly_included_units: 1_000_000_000 },
+    });
+    const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
+    const tenants = [];
+    for (const slug of ['north', 'south', 'east']) tenants.push((await control.catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
+    await control.close();
+
+    const file = path.join(dir, 'events.ndjson');
+    const now = Date.now();
+    let t = performance.now();
+    writeEvents(file, site.id, tenants, events, now - 3_600_000);
+    log(`generated ${events} events over ${DAYS} days in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    t = performance.now();
+    const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });
+    const importSeconds = (performance.now() - t) / 1000;
+    log(`imported ${summary.imported} (rejected ${summary.rejected}, skipped ${summary.skipped}) in ${importSeconds.toFixed(1)} s`);
+    fs.rmSync(file);
+
+    const today = new Date(now).toISOString().slice(0, 10);
+    const day = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
+    const hitPaths = {
+      timeseries: `/v1/metrics/timeseries?site_id=${site.id}&from=${day(89)}&to=${today}&metric=visitors`,
+      breakdown: `/v1/metrics/breakdown?site_id=${site.id}&dimension=page&from=${day(29)}&to=${today}&metric=sessions`,
+    };
+
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'servers/analytics-server.ts'), dir, ws.id, ...Object.values(hitPaths)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child!.stdout! }).once('line', resolve);
+      child!.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
+    });
+    const info = JSON.parse(line) as { footfall: string; token: string; bare: Record<string, { address: string; bytes: number }> };
+    const headers = { authorization: `Bearer ${info.token}` };
+
+    // Distinct misses: every request differs in range, metric or dimension, so none is served from the cache.
+    const metrics = ['pageviews', 'visitors', 'sessions', 'events'];
+    const dims = ['page', 'referrer', 'channel', 'country', 'device', 'browser', 'entry_page', 'region', 'tenant', 'source'];
+    const missCases: Record<string, (i: number) => string> = {
+      'timeseries day, 7-90 days': (i) =>
+        `/v1/metrics/timeseries?site_id=${site.id}&metric=${metrics[i % 4]}&from=${day(6 + ((i * 7) % 84))}&to=${day(i % 5)}`,
+      'timeseries hour, 1-7 days': (i) =>
+        `/v1/metrics/timeseries?site_id=${site.id}&interval=hour&metric=${metrics[i % 4]}&from=${day(1 + (i % 7) + (i % 11))}&to=${day(i % 11)}`,
+      'breakdown, 7-90 days': (i) =>
+        `/v1/metrics/breakdown?site_id=${site.id}&dimension=${dims[i % dims.length]}&metric=${metrics[i % 4]}&from=${day(6 + ((i * 13) % 84))}&to=${day(i % 3)}`,
+      'breakdown compare, 30 days': (i) =>
+        `/v1/metrics/breakdown?site_id=${site.id}&dimension=${dims[i % dims.length]}&metric=${metrics[(i >> 1) % 4]}&from=${day(29 + (i % 30))}&to=${day(i % 30)}&compare=prev_period`,
+    };
+    const rows: Record<string, string | number>[] = [];
+    for (const [label, url] of Object.entries(missCases)) {
+      const times: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < MISSES; i++) {
+        const t0 = performance.now();
+        const res = await fetch(info.footfall + url(i), { headers });
+        const body = await res.text();
+        times.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`${url(i)} answered ${res.status}: ${body.slice(0, 300)}`);
+        if (JSON.parse(body).meta.surface.dataFreshness.cached) throw new Error(`${url(i)} was a cache hit; the miss cases must be distinct`);
+        bytes += body.length;
+      }
+      times.sort((a, b) => a - b);
+      rows.push({
+        bench: 'analytics',
+        case: `miss: ${label}`,
+        requests: MISSES,
+        'p50 ms': +pct(times, 50).toFixed(1),
+        'p99 ms': +pct(times, 99).toFixed(1),
+        'avg body bytes': Math.round(bytes / MISSES),
+      });
+      log(`${label}: p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms`);
+    }
+
+    for (const [name, p] of Object.entries(hitPaths)) {
+      for (const connections of [1, 50]) {
+        for (const [label, base, h] of [
+          [`bare node:http, same bytes`, info.bare[p].address, {}],
+          [`footfall ${name} (cache hit)`, info.footfall, headers],
+        ] as const) {
+          await autocannon({ url: base + p, connections, duration: 1, headers: h }); // warm-up
+          const r = await autocannon({ url: base + p, connections, duration: DURATION_S, headers: h });
+          rows.push({
+            bench: 'analytics',
+            case: `hit ${name}: ${label}, ${connections} conn`,
+            'req/s': Math.round(r.requests.average),
+            'p50 ms': r.latency.p50,
+            'p99 ms': r.latency.p99,
+            non2xx: r.non2xx + r.errors,
+            'avg body bytes': info.bare[p].bytes,
+          });
+          log(`${name} ${label} @${connections}: ${Math.round(r.requests.average)} req/s`);
+        }
+      }
+    }
+    return { events, importSeconds, rows };
+  } finally {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// bench/run.ts: one row per case.
+export const name = 'analytics';
+export async function run() {
+  const r = await benchAnalytics();
+  return r.rows.map((row) => ({ bench: 'analytics', case: String(row.case), ...row }));
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const { printTable } = await import(pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'run.ts')).href);
+  const r = await benchAnalytics({ events: process.argv[2] ? Number(process.argv[2]) : undefined });
+  printTable(r.rows);
+}

@@ -1,0 +1,44 @@
+// Child process of bench/analytics.ts: serves footfall over a data dir that already holds the
+// bench events, and one bare node:http server per cache-hit URL answering the same bytes, so the
+// load generator shares an event loop with neither. argv: dataDir workspaceId url...
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../src/config/config.js';
+import { startServer } from '../../src/main.js';
+import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
+
+const [dataDir, workspaceId, ...paths] = process.argv.slice(2);
+const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent' }, {}));
+const secret = generateSecret(randomBytes);
+await server.container.catalog.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+
+const bare: Record<string, { address: string; bytes: number }> = {};
+const servers: http.Server[] = [];
+for (const p of paths) {
+  // the first request fills the cache; the second is a hit, whose bytes the bare server repeats
+  await fetch(`${server.address}${p}`, { headers: { authorization: `Bearer ${secret}` } });
+  const sample = await fetch(`${server.address}${p}`, { headers: { authorization: `Bearer ${secret}` } });
+  const body = Buffer.from(await sample.arrayBuffer());
+  if (sample.status !== 200) throw new Error(`bench setup: ${p} answered ${sample.status}: ${body.toString().slice(0, 300)}`);
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) };
+  const s = http.createServer((_req, res) => {
+    res.writeHead(200, headers);
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  servers.push(s);
+  bare[p] = { address: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, bytes: body.length };
+}
+
+process.stdout.write(JSON.stringify({ footfall: server.address, token: secret, bare }) + '\n');
+
+const stop = async () => {
+  for (const s of servers) s.close();
+  await server.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.stdin.on('end', stop); // the parent went away
+process.stdin.resume();

@@ -1,0 +1,63 @@
+import { Type } from '@sinclair/typebox';
+import { metricsRoute } from '../../domain/availability.js';
+import { PUBLIC_METRICS } from '../../domain/query/metrics.js';
+import { checkInterval, metricsDimensions, parseMetricsFilters } from '../../services/analytics/metrics-params.js';
+import { timeseriesPlan } from '../../services/analytics/metrics-timeseries.js';
+import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
+import { defineRoute, RawJson } from '../define-route.js';
+import { CommonAnalyticsParams, MetricsFiltersParam, reportEnvelope } from '../schemas/analytics.js';
+import { DateTime, StringEnum } from '../schemas/common.js';
+
+const TimeseriesPayload = Type.Object(
+  {
+    metric: StringEnum(PUBLIC_METRICS),
+    interval: StringEnum(['day', 'hour'] as const),
+    total: Type.Number({ description: "The range's own value (visitors: the sum of daily uniques)" }),
+    points: Type.Array(Type.Object({ start: DateTime, value: Type.Number() }, { additionalProperties: false }), {
+      description: 'One point per UTC day or hour of the range, zero-filled',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const metricsTimeseriesRoute = defineRoute({
+  url: '/v1/metrics/timeseries',
+  family: 'metrics',
+  scopes: ['metrics:read'],
+  tags: ['Metrics'],
+  summary: 'One metric as a dense series of UTC days or hours',
+  description:
+    'metric: pageviews (default), visitors (daily uniques), sessions, events. interval: day (default) or hour (starter and up). ' +
+    'filters: a JSON object string, dimension name to string value, all must equal; source, medium, campaign, region and city ' +
+    'need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra.',
+  querystring: Type.Object(
+    {
+      ...CommonAnalyticsParams,
+      metric: Type.Optional(StringEnum(PUBLIC_METRICS, { description: 'Default pageviews' })),
+      interval: Type.Optional(StringEnum(['day', 'hour'] as const, { description: 'Default day' })),
+      filters: MetricsFiltersParam,
+    },
+    { additionalProperties: false },
+  ),
+  response: reportEnvelope(TimeseriesPayload, 'Report envelope with timeseries points'),
+  errors: [402, 409, 503],
+  site: { inactive: 'reject', tenantRequiredForRestrictedToken: true },
+  check(query, { caller }) {
+    checkInterval(query.interval, caller.workspace.plan);
+    parseMetricsFilters(query.filters);
+  },
+  async handler(ctx) {
+    const { query } = ctx;
+    const filters = parseMetricsFilters(query.filters);
+    const params = { metric: query.metric ?? 'pageviews', interval: query.interval ?? 'day', filters } as const;
+    return new RawJson(
+      await serveAnalytics(ctx, {
+        endpoint: '/v1/metrics/timeseries',
+        route: metricsRoute('timeseries', { tenantScoped: ctx.tenant !== null }),
+        dimensions: metricsDimensions(filters),
+        query,
+        plan: (range) => timeseriesPlan(params, range),
+      }),
+    );
+  },
+});

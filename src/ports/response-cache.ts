@@ -1,0 +1,26 @@
+// The analytics response cache: serialized report data by key. Keys carry the events store's data
+// version, so an import makes older entries unreachable (they age out of the LRU); nothing is ever
+// invalidated by hand. Implementations: cache/memory-response-cache.ts (in process).
+
+export interface CachedBody {
+  /** serialized JSON text (for reports: the envelope without its per-request meta) */
+  body: string;
+  /** UTF-8 bytes of body, measured once when stored */
+  bytes: number;
+}
+
+export interface ResponseCacheStats {
+  entries: number;
+  /** bytes held: bodies and keys */
+  bytes: number;
+  maxBytes: number;
+  hits: number;
+  misses: number;
+}
+
+export interface ResponseCache {
+  get(key: string): Promise<CachedBody | undefined>;
+  /** An entry that cannot fit the cache's budget is not stored. */
+  set(key: string, value: CachedBody): Promise<void>;
+  stats(): ResponseCacheStats;
+}

@@ -1,0 +1,61 @@
+// The common report envelope (spec "Common report envelope"), serialized in two parts: the data
+// (current, compare, range, availability), which the response cache keeps as text, and the meta of
+// this one request (request id, units, usage, surface), appended to it. JSON.stringify throughout:
+// on multi-MB bodies it beats a schema serializer (ARCHITECTURE "Known traps").
+import type { Availability } from '../../domain/availability.js';
+import type { ResolvedRange } from '../../domain/report-range.js';
+import type { MeteredMeta } from '../metering.js';
+import type { Surface } from './surface.js';
+
+export interface EnvelopeData<P> {
+  current: P;
+  compare: P | null;
+  range: ResolvedRange['range'];
+  availability: Availability;
+}
+
+export interface EnvelopeMeta extends MeteredMeta {
+  request_id: string;
+  surface: Surface;
+}
+
+/** Serialized data part: the envelope's JSON without its closing brace (meta follows). */
+export interface SerializedData {
+  text: string;
+  bytes: number;
+}
+
+export function serializeEnvelopeData<P>(data: EnvelopeData<P>): SerializedData {
+  // Member order is the spec's: current, compare, range, availability, then meta.
+  const json = JSON.stringify({ current: data.current, compare: data.compare, range: data.range, availability: data.availability });
+  const text = json.slice(0, -1);
+  return { text, bytes: Buffer.byteLength(text, 'utf8') };
+}
+
+const META_JOIN = ',"meta":';
+const CLOSE = '}';
+
+export function envelopeBody(data: SerializedData, meta: EnvelopeMeta): string {
+  return data.text + META_JOIN + JSON.stringify(meta) + CLOSE;
+}
+
+/** Bytes of envelopeBody(data, meta), without building it. */
+export function envelopeBytes(data: SerializedData, metaJson: string): number {
+  return data.bytes + META_JOIN.length + Buffer.byteLength(metaJson, 'utf8') + CLOSE.length;
+}
+
+/**
+ * The largest meta this request can end with, serialized. The budget is checked before the units
+ * are committed, when the final used_units is not known yet: used and overage can be at most the
+ * hard cap, and `false` is the longer boolean, so the real meta is never longer than this one.
+ */
+export function metaUpperBound(input: { requestId: string; units: number; included: number; hardCap: number; surface: Surface }): string {
+  const bound: EnvelopeMeta = {
+    request_id: input.requestId,
+    units_charged: input.units,
+    billable_overage: false,
+    usage: { used_units: input.hardCap, overage_units: input.hardCap, included_units: input.included, hard_cap_units: input.hardCap },
+    surface: input.surface,
+  };
+  return JSON.stringify(bound);
+}

@@ -1,0 +1,267 @@
+// serveAnalytics: the one path every analytics endpoint (metrics, reports, goal conversions) takes
+// after the HTTP pipeline has checked token, rate limit, plan, scope, parameters, site and tenant
+// access and site status. It runs the rest of DESIGN 7 in order:
+//
+//   range (defaults, prev_period) -> retention 422 RETENTION_EXCEEDED -> max_range_days 422
+//   -> plan(range): the route's own range rules (e.g. content include, 422), its units and builder
+//   -> availability 409 (REPORT_LOCKED_BY_PROFILE / REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD)
+//   -> hard cap 402 (ctx.meter reserves) -> response cache, or build current and compare in
+//      parallel under the query timeout (EngineError -> 503, nothing charged)
+//   -> envelope, JSON.stringify, 5 MiB budget (422 REPORT_RESPONSE_TOO_LARGE, nothing charged,
+//      nothing cached) -> cache store -> commit -> the serialized body.
+//
+// Usage from a route (the body is already JSON; wrap it so the pipeline sends it as is):
+//
+//   async handler(ctx) {
+//     return new RawJson(await serveAnalytics(ctx, {
+//       endpoint: '/v1/reports/content',          // cache namespace
+//       route: 'content',                         // availability route family
+//       dimensions: [],                           // metrics only: grouping + filter dimensions
+//       query: ctx.query,                         // from, to, compare, traffic as sent
+//       plan: (range) => {                        // after retention and max_range_days
+//         const include = resolveContentInclude({ include: ctx.query.include, days: range.current.days, compare: range.compare !== null });
+//         return {
+//           units: reportUnits({ report: 'content', days: range.current.days, limit, compare: range.compare !== null, include }),
+//           cacheParams: { include, limit },      // everything else the payload depends on
+//           include,                              // details.include of REPORT_RESPONSE_TOO_LARGE
+//           build: (w) => buildContent(w, include, limit),   // once for current, once for compare
+//         };
+//       },
+//     }));
+//   }
+//
+// A builder reads only through `w.run(spec)` with `w.scope` (site, tenant scope, traffic) and
+// counts `w.count` (null: nothing compatible to count, return the empty payload) or, for a
+// section of a mixed route, `w.sections[id]`; `w.days` is the requested window for dense series.
+import type { Availability, MsWindow, SectionId, ServedRoute } from '../../domain/availability.js';
+import { buildAvailability } from '../../domain/availability.js';
+import { ApiError, EngineError } from '../../domain/errors.js';
+import { TRAFFIC_FILTERS, type TrafficClass, type TrafficFilter } from '../../domain/events.js';
+import type { MetricRow } from '../../domain/query/assemble.js';
+import type { QuerySpec } from '../../domain/query/query-spec.js';
+import { resolveReportRange, type DayWindow, type ResolvedRange } from '../../domain/report-range.js';
+import type { Site, Tenant } from '../../ports/catalog-store.js';
+import type { Caller } from '../caller.js';
+import type { AnalyticsDeps, AppDeps } from '../deps.js';
+import { termsOf, type MeteredMeta } from '../metering.js';
+import { MAX_RESPONSE_BYTES, checkResponseBudget } from './budget.js';
+import { envelopeBody, envelopeBytes, metaUpperBound, serializeEnvelopeData, type SerializedData } from './report-envelope.js';
+import { siteFacts, type SiteFacts } from './site-facts.js';
+import { buildSurface, dataFreshness } from './surface.js';
+
+/** What serveAnalytics needs of the route context (RouteContext satisfies it). */
+export interface AnalyticsContext {
+  deps: AppDeps;
+  caller: Caller;
+  requestId: string;
+  arrivedAt: Date;
+  site: Site | null;
+  tenant: Tenant | null;
+  meter<T>(units: number, run: () => Promise<T>): Promise<{ value: T; meta: MeteredMeta }>;
+}
+
+/** The common parameters as sent (validated by the route schema; dates checked here). */
+export interface AnalyticsQuery {
+  from?: string;
+  to?: string;
+  compare?: string;
+  traffic?: string;
+}
+
+/** Who and what a query may count: put these into every QuerySpec. */
+export interface AnalyticsScope {
+  siteId: string;
+  /** null = every tenant of the site; a list = only these (tenant_id, or a restricted token's allowlist) */
+  tenantIds: readonly string[] | null;
+  trafficClasses: readonly TrafficClass[];
+}
+
+export interface AnalyticsWindow {
+  which: 'current' | 'compare';
+  /** the requested UTC days (dense series, dates in the payload) */
+  days: DayWindow;
+  /** the route-level counting window; null = nothing compatible to count (empty payload) */
+  count: MsWindow | null;
+  /** mixed routes: each enriched section's counting window (null = locked or no data: empty slice) */
+  sections: Partial<Record<SectionId, MsWindow | null>>;
+  scope: AnalyticsScope;
+  availability: Availability;
+  /** the site's first and newest stored event (ms, null without data), e.g. for data_health */
+  facts: SiteFacts;
+  /** runs a spec on the analytics engine within what is left of the request's query timeout */
+  run(spec: QuerySpec): Promise<MetricRow[]>;
+}
+
+export interface AnalyticsPlan<P> {
+  /** metered units of this request (cache hits cost the same) */
+  units: number;
+  /**
+   * Everything else the payload depends on, normalized: request parameters, and catalog facts an
+   * import does not change (goal definitions, tenant labels). Range, traffic, site profile, tenant
+   * scope and the stored events (data version) are in the key already.
+   */
+  cacheParams: Record<string, unknown>;
+  /** details.include of REPORT_RESPONSE_TOO_LARGE; default 'full' */
+  include?: string;
+  build(window: AnalyticsWindow): Promise<P>;
+}
+
+export interface ServeAnalyticsRequest<P> {
+  /** the endpoint path: the cache namespace */
+  endpoint: string;
+  /** availability route family */
+  route: ServedRoute;
+  /** dimensions grouped or filtered by (extended-only ones make a metrics route extended-only) */
+  dimensions?: readonly string[];
+  query: AnalyticsQuery;
+  /** route rules after the range is resolved (may throw 422), then units and the builder */
+  plan(range: ResolvedRange): AnalyticsPlan<P> | Promise<AnalyticsPlan<P>>;
+}
+
+/** Resolves the request to its serialized envelope (wrap in RawJson), or throws the ApiError to answer. */
+export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyticsRequest<P>): Promise<string> {
+  const { deps, caller } = ctx;
+  const site = ctx.site;
+  if (!site) throw new Error('serveAnalytics needs a route that declares `site`');
+
+  const range = resolveReportRange({
+    from: req.query.from,
+    to: req.query.to,
+    compare: req.query.compare,
+    retentionDays: caller.policy.retention_days,
+    maxRangeDays: caller.policy.max_range_days,
+    clock: { now: () => ctx.arrivedAt },
+  });
+  const plan = await req.plan(range);
+
+  const analytics = deps.analytics;
+  if (!analytics) throw new ApiError('ANALYTICS_DB_UNAVAILABLE');
+  const cache = analytics.cache && analytics.dataVersion ? analytics.cache : null;
+  const version = cache ? await analytics.dataVersion!(site.id) : null;
+  const facts = await withDeadline(
+    siteFacts(analytics.engine, site.id, cache && version !== null ? { cache, version } : null),
+    deps.config.queryTimeoutMs,
+  );
+
+  const decision = buildAvailability({
+    route: req.route,
+    dimensions: req.dimensions,
+    profile: site.collectionProfile,
+    effectiveAt: site.profileEffectiveAt,
+    current: range.current,
+    compare: range.compare,
+    firstEventAtMs: facts.firstEventMs,
+  });
+  if (decision.error) throw decision.error;
+
+  const scope: AnalyticsScope = {
+    siteId: site.id,
+    tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.token.tenantIds,
+    trafficClasses: TRAFFIC_FILTERS[(req.query.traffic ?? 'humans') as TrafficFilter] ?? TRAFFIC_FILTERS.humans,
+  };
+  const key =
+    cache && version !== null
+      ? cacheKey({ endpoint: req.endpoint, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
+      : null;
+  const hit = key ? await cache!.get(key) : undefined;
+
+  const terms = termsOf(caller.policy);
+  const surface = buildSurface({
+    site,
+    workspace: caller.workspace,
+    range,
+    freshness: dataFreshness(facts.newestEventMs, ctx.arrivedAt.getTime(), hit !== undefined),
+  });
+  const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+
+  const { value: data, meta } = await ctx.meter(plan.units, async (): Promise<SerializedData> => {
+    const serialized: SerializedData = hit
+      ? { text: hit.body, bytes: hit.bytes }
+      : serializeEnvelopeData({
+          ...(await buildBoth(analytics, deps.config.queryTimeoutMs, plan, range, decision, scope, facts)),
+          range: range.range,
+          availability: decision.availability,
+        });
+    const bound = metaUpperBound({ requestId: ctx.requestId, units: plan.units, included: terms.included, hardCap: terms.hardCap, surface });
+    // Inside the metered run: a rejection releases the reservation, so it costs nothing.
+    checkResponseBudget(envelopeBytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
+    if (!hit && key) await cache!.set(key, { body: serialized.text, bytes: serialized.bytes });
+    return serialized;
+  });
+  return envelopeBody(data, { request_id: ctx.requestId, ...meta, surface });
+}
+
+async function buildBoth<P>(
+  analytics: AnalyticsDeps,
+  timeoutMs: number,
+  plan: AnalyticsPlan<P>,
+  range: ResolvedRange,
+  decision: ReturnType<typeof buildAvailability>,
+  scope: AnalyticsScope,
+  facts: SiteFacts,
+): Promise<{ current: P; compare: P | null }> {
+  const deadline = Date.now() + timeoutMs;
+  const run = (spec: QuerySpec) => {
+    const left = deadline - Date.now();
+    if (left <= 0) return Promise.reject(new EngineError('timeout'));
+    return withDeadline(analytics.engine.run(spec, { timeoutMs: left }), left);
+  };
+  const windowOf = (which: 'current' | 'compare', days: DayWindow): AnalyticsWindow => {
+    const sections: AnalyticsWindow['sections'] = {};
+    for (const [id, counts] of Object.entries(decision.sectionCount)) sections[id as SectionId] = counts?.[which] ?? null;
+    return { which, days, count: decision.count[which], sections, scope, availability: decision.availability, facts, run };
+  };
+  const [current, compare] = await withDeadline(
+    Promise.all([plan.build(windowOf('current', range.current)), range.compare ? plan.build(windowOf('compare', range.compare)) : null]),
+    timeoutMs,
+  );
+  return { current, compare };
+}
+
+/** Rejects with EngineError('timeout') after `ms`, for an engine that does not stop by itself. */
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EngineError('timeout')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Everything the data part of the envelope depends on. The site's profile and effective_at are in
+ * it because availability is part of the cached text; the data version makes every entry written
+ * before an import unreachable.
+ */
+export function cacheKey(input: {
+  endpoint: string;
+  site: Site;
+  scope: AnalyticsScope;
+  range: ResolvedRange;
+  version: string;
+  traffic: string;
+  params: Record<string, unknown>;
+}): string {
+  const { site, range } = input;
+  return stableJson([
+    input.endpoint,
+    site.id,
+    site.collectionProfile,
+    site.profileEffectiveAt,
+    input.scope.tenantIds === null ? null : [...input.scope.tenantIds].sort(),
+    input.traffic,
+    range.current.from,
+    range.current.to,
+    range.compare !== null,
+    input.params,
+    input.version,
+  ]);
+}
+
+/** JSON with object keys sorted, so equal parameters give equal keys whatever order built them. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v,
+  );
+}

@@ -1,0 +1,59 @@
+// The content payload (DESIGN 8 "Content payloads", spec content rules 1-6). summary: totals and a
+// dense daily series, no page rows (limit has no effect). full: totals, page rows with a dense
+// daily trend each, entry and exit pages, each list cut to `limit`.
+import type { MsWindow } from '../../domain/availability.js';
+import { denseSeries } from '../../domain/query/assemble.js';
+import type { ContentInclude } from '../../domain/metering.js';
+import { dayOf, type PayloadWindow, type ReportKit } from './report-kit.js';
+
+export interface ContentParams {
+  include: ContentInclude;
+  limit: number;
+}
+
+export async function buildContent(kit: ReportKit, w: PayloadWindow, p: ContentParams) {
+  const range: MsWindow = { startMs: w.days.startMs, endMs: w.days.endMs };
+  const totalRow = kit.total(range, ['pageviews', 'visitors', 'sessions']);
+  if (p.include === 'summary') {
+    const [total, series] = await Promise.all([totalRow, kit.daily(w.days, range, ['pageviews', 'visitors', 'sessions'])]);
+    return {
+      include: 'summary' as const,
+      totals: { pageviews: total.values.pageviews, visitors: total.values.visitors, sessions: total.values.sessions },
+      timeseries: series.map((r) => ({ date: dayOf(r.bucketMs), pageviews: r.values.pageviews, visitors: r.values.visitors, sessions: r.values.sessions })),
+    };
+  }
+  const [total, pages, entries, exits] = await Promise.all([
+    totalRow,
+    kit.run(range, { metrics: ['pageviews', 'visitors', 'entries', 'exits', 'avg_page_eng_time_ms'], dimension: 'page', limit: p.limit }),
+    kit.run(range, { metrics: ['entries'], dimension: 'page', limit: p.limit }),
+    kit.run(range, { metrics: ['exits'], dimension: 'page', limit: p.limit }),
+  ]);
+  const keys = pages.map((r) => r.key);
+  const [trendRows, titles] = await Promise.all([
+    keys.length ? kit.run(range, { metrics: ['pageviews'], dimension: 'page', interval: 'day', keyIn: keys }) : Promise.resolve([]),
+    kit.titles(range, [...keys, ...entries.map((r) => r.key), ...exits.map((r) => r.key)]),
+  ]);
+  const byPage = new Map<string | null, typeof trendRows>();
+  for (const r of trendRows) byPage.set(r.key, [...(byPage.get(r.key) ?? []), r]);
+  const title = (path: string | null) => (path === null ? null : (titles.get(path) ?? null));
+
+  return {
+    include: 'full' as const,
+    totals: { pageviews: total.values.pageviews, visitors: total.values.visitors, sessions: total.values.sessions },
+    pages: pages.map((r) => ({
+      path_canon: r.key,
+      page_title: title(r.key),
+      pageviews: r.values.pageviews,
+      visitors: r.values.visitors,
+      entries: r.values.entries,
+      exits: r.values.exits,
+      avg_page_eng_time_ms: r.values.avg_page_eng_time_ms,
+      trend: denseSeries(byPage.get(r.key) ?? [], { startMs: w.days.startMs, endMs: w.days.endMs, interval: 'day', metrics: ['pageviews'] }).map((t) => ({
+        date: dayOf(t.bucketMs),
+        pageviews: t.values.pageviews,
+      })),
+    })),
+    entry_pages: entries.map((r) => ({ path_canon: r.key, page_title: title(r.key), entries: r.values.entries })),
+    exit_pages: exits.map((r) => ({ path_canon: r.key, page_title: title(r.key), exits: r.values.exits })),
+  };
+}

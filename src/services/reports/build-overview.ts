@@ -1,0 +1,151 @@
+// The overview payload (spec "Overview report payload"): the strict-safe baseline (totals, series,
+// pages, movers, acquisition-lite, countries, devices, browsers, os) over the whole range, and the
+// geography sections (regions, cities) over their own counting windows (empty when locked).
+import type { MsWindow } from '../../domain/availability.js';
+import { compareKeys } from '../../domain/query/assemble.js';
+import type { Dimension } from '../../domain/query/dimensions.js';
+import type { Metric } from '../../domain/query/metrics.js';
+import { previousPeriod } from '../../domain/report-range.js';
+import { computeMovers } from './movers.js';
+import { dayOf, known, type PayloadWindow, type ReportKit } from './report-kit.js';
+
+export interface OverviewParams {
+  limit: number;
+  /** first day API retention allows (movers read the period before the window); null = no limit */
+  minAllowedFrom: string | null;
+  /** the site's newest stored event (data_health) */
+  lastEventAt: Date | null;
+}
+
+const TOTAL_METRICS: Metric[] = [
+  'pageviews',
+  'sessions',
+  'visitors',
+  'avg_pages_per_session',
+  'bounce_rate',
+  'engagement_rate',
+  'avg_session_eng_time_ms',
+  'avg_page_eng_time_ms',
+];
+const SERIES_METRICS: Metric[] = TOTAL_METRICS.filter((m) => m !== 'avg_pages_per_session');
+
+export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: OverviewParams) {
+  const range: MsWindow = { startMs: w.days.startMs, endMs: w.days.endMs };
+  const sessionsBy = (dimension: Dimension) => kit.run(range, { metrics: ['sessions'], dimension, limit: p.limit + 1 });
+
+  const [total, series, topPages, byChannel, referrers, countries, devices, browsers, os, movers, regions, cities] = await Promise.all([
+    kit.total(range, TOTAL_METRICS),
+    kit.daily(w.days, range, SERIES_METRICS),
+    kit.run(range, { metrics: ['pageviews'], dimension: 'page', limit: p.limit }),
+    kit.run(range, { metrics: ['sessions'], dimension: 'channel' }),
+    sessionsBy('referrer'),
+    sessionsBy('country'),
+    sessionsBy('device'),
+    sessionsBy('browser'),
+    sessionsBy('os'),
+    moversOf(kit, w, p),
+    geography(kit, w.sections.overview_regions ?? null, 'region', p.limit),
+    geography(kit, w.sections.overview_cities ?? null, 'city', p.limit),
+  ]);
+
+  const channels = byChannel.map((r) => r.key!).filter((c) => c !== null);
+  const topReferrers = known(referrers, p.limit);
+  const [referrerChannel, landing] = await Promise.all([
+    kit.dominantChannel(
+      range,
+      'referrer',
+      topReferrers.map((r) => r.key!),
+      channels,
+    ),
+    kit.channelPairs(range, 'entry_page', channels, p.limit),
+  ]);
+  const moverPaths = [...movers.gainers, ...movers.losers].map((m) => m.path_canon);
+  const [titles, moverTitles] = await Promise.all([
+    kit.titles(range, [...topPages.map((r) => r.key), ...landing.map((l) => l.key)]),
+    // a loser may have no pageview in the window: its title comes from the period before it too
+    kit.titles({ startMs: movers.previousStartMs, endMs: range.endMs }, moverPaths),
+  ]);
+  const title = (path: string | null) => (path === null ? null : (titles.get(path) ?? null));
+  for (const m of [...movers.gainers, ...movers.losers]) m.page_title = m.path_canon === null ? null : (moverTitles.get(m.path_canon) ?? null);
+
+  const v = total.values;
+  return {
+    overview: {
+      totals: {
+        pageviews: v.pageviews,
+        sessions: v.sessions,
+        visitors: v.visitors,
+        avg_pages_per_session: v.avg_pages_per_session,
+        bounce_rate: v.bounce_rate,
+        engagement_rate: v.engagement_rate,
+        avg_session_eng_time_ms: v.avg_session_eng_time_ms,
+        avg_page_eng_time_ms: v.avg_page_eng_time_ms,
+      },
+      timeseries: series.map((r) => ({
+        date: dayOf(r.bucketMs),
+        pageviews: r.values.pageviews,
+        sessions: r.values.sessions,
+        visitors: r.values.visitors,
+        bounce_rate: r.values.bounce_rate,
+        engagement_rate: r.values.engagement_rate,
+        avg_session_eng_time_ms: r.values.avg_session_eng_time_ms,
+        avg_page_eng_time_ms: r.values.avg_page_eng_time_ms,
+      })),
+      visitors_mode: 'daily_uniques' as const,
+    },
+    content: {
+      top_pages: topPages.map((r) => ({ path_canon: r.key, page_title: title(r.key), pageviews: r.values.pageviews })),
+      movers: { top_gainers: movers.gainers, top_losers: movers.losers },
+    },
+    acquisition: {
+      by_channel: byChannel.map((r) => ({ channel: r.key as string, sessions: r.values.sessions })),
+      top_referrers: topReferrers.map((r) => ({
+        domain: r.key!,
+        channel: referrerChannel.get(r.key!) ?? 'Referral',
+        sessions: r.values.sessions,
+        favicon_url: null,
+      })),
+      top_landing_pages: landing.map((l) => ({ path_canon: l.key, channel: l.channel, sessions: l.row.values.sessions, page_title: title(l.key) })),
+    },
+    audience: {
+      countries: known(countries, p.limit).map((r) => ({ country: r.key!, sessions: r.values.sessions })),
+      regions: regions.map((r) => ({ region: r.key, country: r.country, sessions: r.sessions })),
+      cities: cities.map((r) => ({ city: r.key, country: r.country, sessions: r.sessions })),
+      devices: known(devices, p.limit).map((r) => ({ device_type: r.key!, sessions: r.values.sessions })),
+      browsers: known(browsers, p.limit).map((r) => ({ browser_family: r.key!, sessions: r.values.sessions })),
+      os: known(os, p.limit).map((r) => ({ os_family: r.key!, sessions: r.values.sessions })),
+    },
+    data_health: { last_event_at: p.lastEventAt ? p.lastEventAt.toISOString() : null },
+  };
+}
+
+async function moversOf(kit: ReportKit, w: PayloadWindow, p: OverviewParams) {
+  const prev = previousPeriod(w.days);
+  // the period before the window must lie inside API retention, or movers would compare with nothing
+  if (p.minAllowedFrom !== null && prev.from < p.minAllowedFrom) return { gainers: [], losers: [], previousStartMs: prev.startMs };
+  const [cur, before] = await Promise.all([
+    kit.run({ startMs: w.days.startMs, endMs: w.days.endMs }, { metrics: ['pageviews'], dimension: 'page' }),
+    kit.run({ startMs: prev.startMs, endMs: prev.endMs }, { metrics: ['pageviews'], dimension: 'page' }),
+  ]);
+  return { ...computeMovers(cur, before, p.limit), previousStartMs: prev.startMs };
+}
+
+/**
+ * Regions (cities) with their country: the region breakdown of each country with sessions in the
+ * section window, merged by sessions desc, then name, then country. None when the section is locked.
+ */
+async function geography(kit: ReportKit, window: MsWindow | null, dimension: 'region' | 'city', limit: number) {
+  if (!window) return [];
+  const countries = (await kit.run(window, { metrics: ['sessions'], dimension: 'country' })).map((r) => r.key).filter((c): c is string => c !== null);
+  const per = await Promise.all(
+    countries.map(async (country) =>
+      (await kit.run(window, { metrics: ['sessions'], dimension, filters: { country }, limit: limit + 1 }))
+        .filter((r) => r.key !== null)
+        .map((r) => ({ key: r.key!, country, sessions: r.values.sessions })),
+    ),
+  );
+  return per
+    .flat()
+    .sort((a, b) => b.sessions - a.sessions || compareKeys(a.key, b.key) || compareKeys(a.country, b.country))
+    .slice(0, limit);
+}

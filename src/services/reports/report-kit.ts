@@ -1,0 +1,130 @@
+// What every report builder shares: the engines, the scope, how to run a QuerySpec or a report
+// query, and the small row helpers (days, titles, per-channel pairs).
+import type { MsWindow, SectionId } from '../../domain/availability.js';
+import { compareKeys, denseSeries, type MetricRow } from '../../domain/query/assemble.js';
+import type { Metric } from '../../domain/query/metrics.js';
+import type { Dimension } from '../../domain/query/dimensions.js';
+import type { QuerySpec } from '../../domain/query/query-spec.js';
+import { formatDay, type DayWindow } from '../../domain/report-range.js';
+import type { Channel } from '../../domain/events.js';
+import type { AnalyticsEngine, RunOptions } from '../../ports/analytics-engine.js';
+import { compilePageTitles } from './queries/page-titles.js';
+import type { CompiledReportQuery, ReportQueryRunner } from './queries/report-query-runner.js';
+import { toStr } from './queries/report-query-runner.js';
+import { specFor, type ReportScope } from './report-scope.js';
+
+export interface ReportEngines {
+  /** runs a QuerySpec (serveAnalytics' window.run: the engine under the request's deadline) */
+  run(spec: QuerySpec): Promise<MetricRow[]>;
+  sql: ReportQueryRunner;
+}
+
+/** Engines straight from an AnalyticsEngine (tests, tools). */
+export function engines(engine: AnalyticsEngine, sql: ReportQueryRunner, options: RunOptions): ReportEngines {
+  return { run: (spec) => engine.run(spec, options), sql };
+}
+
+/** One payload's windows (current or compare), as availability decided them. */
+export interface PayloadWindow {
+  /** the requested days: dense series cover them */
+  days: DayWindow;
+  /** the route-level counting window; null = nothing to count (locked or no compatible data) */
+  count: MsWindow | null;
+  /** per section of a mixed route: its counting window, null when locked */
+  sections: Partial<Record<SectionId, MsWindow | null>>;
+}
+
+export class ReportKit {
+  constructor(
+    readonly engines: ReportEngines,
+    readonly scope: ReportScope,
+    readonly options: RunOptions,
+  ) {}
+
+  run(window: MsWindow, rest: Parameters<typeof specFor>[2]): Promise<MetricRow[]> {
+    return this.engines.run(specFor(this.scope, window, rest));
+  }
+
+  /** The window's single total row. */
+  async total(window: MsWindow, metrics: readonly Metric[], filters: QuerySpec['filters'] = {}): Promise<MetricRow> {
+    const [row] = await this.run(window, { metrics, filters });
+    return row;
+  }
+
+  /** A dense daily series over the payload's days. */
+  async daily(days: DayWindow, window: MsWindow, metrics: readonly Metric[]): Promise<MetricRow[]> {
+    const rows = await this.run(window, { metrics, interval: 'day' });
+    return denseSeries(rows, { startMs: days.startMs, endMs: days.endMs, interval: 'day', metrics });
+  }
+
+  rows(q: (d: ReportQueryRunner['dialect']) => CompiledReportQuery): Promise<Record<string, unknown>[]> {
+    return this.engines.sql.rows(q(this.engines.sql.dialect), this.options);
+  }
+
+  /** Latest page title of each path in the window (missing = never titled). */
+  async titles(window: MsWindow, paths: readonly (string | null)[]): Promise<Map<string, string>> {
+    const list = [...new Set(paths.filter((p): p is string => p !== null))];
+    const out = new Map<string, string>();
+    if (!list.length) return out;
+    for (const r of await this.rows((d) => compilePageTitles(d, this.scope, window, list))) {
+      const p = toStr(r.path_canon);
+      const t = toStr(r.page_title);
+      if (p !== null && t !== null) out.set(p, t);
+    }
+    return out;
+  }
+
+  /**
+   * Rows of (key, channel) pairs by sessions: one breakdown of `dimension` per channel present,
+   * merged, sorted by sessions desc then key then channel (code points), cut to `limit`. Exact:
+   * the top `limit` pairs are within the per-channel top `limit` lists.
+   */
+  async channelPairs(
+    window: MsWindow,
+    dimension: Dimension,
+    channels: readonly string[],
+    limit: number,
+    metrics: readonly Metric[] = ['sessions'],
+  ): Promise<{ key: string; channel: Channel; row: MetricRow }[]> {
+    const per = await Promise.all(
+      channels.map(async (channel) => {
+        const rows = await this.run(window, { metrics, dimension, filters: { channel }, limit: limit + 1 });
+        return rows.filter((r) => r.key !== null).map((row) => ({ key: row.key!, channel: channel as Channel, row }));
+      }),
+    );
+    return per
+      .flat()
+      .sort((a, b) => b.row.values.sessions - a.row.values.sessions || compareKeys(a.key, b.key) || compareKeys(a.channel, b.channel))
+      .slice(0, limit);
+  }
+
+  /** The channel with the most sessions for each key (ties: the smaller channel name). */
+  async dominantChannel(window: MsWindow, dimension: Dimension, keys: readonly string[], channels: readonly string[]): Promise<Map<string, Channel>> {
+    const best = new Map<string, { channel: Channel; sessions: number }>();
+    if (!keys.length) return new Map();
+    const per = await Promise.all(
+      channels.map(async (channel) => ({
+        channel: channel as Channel,
+        rows: await this.run(window, { metrics: ['sessions'], dimension, filters: { channel }, keyIn: keys }),
+      })),
+    );
+    for (const { channel, rows } of per) {
+      for (const r of rows) {
+        if (r.key === null) continue;
+        const cur = best.get(r.key);
+        const s = r.values.sessions;
+        if (!cur || s > cur.sessions || (s === cur.sessions && compareKeys(channel, cur.channel) < 0)) best.set(r.key, { channel, sessions: s });
+      }
+    }
+    return new Map([...best].map(([k, v]) => [k, v.channel]));
+  }
+}
+
+export function dayOf(ms: number | null): string {
+  return formatDay(ms ?? 0);
+}
+
+/** The rows of a breakdown without the null key ("none"), cut to `limit`. */
+export function known(rows: readonly MetricRow[], limit: number): MetricRow[] {
+  return rows.filter((r) => r.key !== null).slice(0, limit);
+}

@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatActionKey, parseActionKey, type ActionIdentity } from '../../../src/services/reports/action-key.js';
+import { goalPatternToLike } from '../../../src/services/reports/queries/goal-query.js';
+
+const base: ActionIdentity = { family: 'forms', action_name: 'form.submit', event_name: null, action_id: null, action_target_host: null, form_id: null, form_action_path: null };
+
+test('action keys round-trip, including separators and non-ASCII inside values', () => {
+  const ids: ActionIdentity[] = [
+    base,
+    { ...base, form_id: 'a;b=c', form_action_path: '/café/ü' },
+    { ...base, family: 'custom', action_name: 'x/y;z', event_name: '' },
+    { ...base, family: 'outbound', action_name: 'outbound.click', action_target_host: 'partner.example' },
+  ];
+  for (const id of ids) assert.deepEqual(parseActionKey(formatActionKey(id)), id);
+  assert.equal(formatActionKey(ids[3]), 'outbound/outbound.click;action_target_host=partner.example');
+});
+
+test('malformed action keys are 422 INVALID_PARAMS naming action_key', () => {
+  for (const bad of ['forms', 'nope/x', 'forms/', 'forms/x;bogus=1', 'forms/x;form_id=1;event_name=2', 'forms/x;form_id=1;form_id=2', 'forms/%E0%A4%A']) {
+    assert.throws(() => parseActionKey(bad), (e: { code?: string; details?: { parameter?: string } }) => e.code === 'INVALID_PARAMS' && e.details?.parameter === 'action_key', bad);
+  }
+});
+
+test('goal patterns become LIKE patterns with only * as a wildcard', () => {
+  assert.equal(goalPatternToLike('/blog/*'), '/blog/%');
+  assert.equal(goalPatternToLike('/a_b%c\\d*'), '/a\\_b\\%c\\\\d%');
+});
