@@ -14,7 +14,7 @@ import {
   type SiteCoverage,
 } from '../../ports/event-store.js';
 import { EVENTS_COLUMNS, EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_COLUMNS_SPEC, STAGE_DDL } from './schema.js';
-import { insertSessionsSql, sessionEventsSql } from './sessions-sql.js';
+import { sessionEventsSql, sessionsTableSql } from './sessions-sql.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -34,7 +34,14 @@ export interface DuckDbEventStoreOptions {
   instance?: DuckDBInstance;
   /** where staged chunks are written for DuckDB to read (default: os.tmpdir()) */
   tmpDir?: string;
+  /** DuckDB memory_limit of an instance opened here; past it, sorts and temp tables spill to disk */
+  memoryLimit?: string;
+  /** DuckDB worker threads of an instance opened here */
+  threads?: number;
 }
+
+/** DuckDB's own default is 80% of RAM, which a server sharing the machine cannot afford. */
+export const DEFAULT_DUCKDB_MEMORY_LIMIT = '1GB';
 
 export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promise<DuckDbEventStore> {
   let instance = opts.instance;
@@ -42,7 +49,10 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
   if (!instance) {
     if (opts.file !== ':memory:') fs.mkdirSync(path.dirname(opts.file), { recursive: true });
     try {
-      instance = await DuckDBInstance.create(opts.file);
+      instance = await DuckDBInstance.create(opts.file, {
+        memory_limit: opts.memoryLimit ?? DEFAULT_DUCKDB_MEMORY_LIMIT,
+        threads: String(opts.threads ?? os.availableParallelism()),
+      });
     } catch (err) {
       if (/lock/i.test(String((err as Error)?.message))) throw new EventStoreBusyError(opts.file, err);
       throw err;
@@ -194,8 +204,8 @@ class DuckDbImportSession implements ImportSession {
     await fs.promises.writeFile(file, ndjson);
     try {
       const r = await this.conn.run(
-        `INSERT INTO ${this.stage} SELECT * FROM read_json(${sqlString(file)}, format = 'newline_delimited', ` +
-          `records = true, columns = ${STAGE_COLUMNS_SPEC}, maximum_object_size = 16777216)`,
+        `INSERT INTO ${this.stage} SELECT *, CAST(epoch_ms(ts_ms) AS DATE) FROM read_json(${sqlString(file)}, ` +
+          `format = 'newline_delimited', records = true, columns = ${STAGE_COLUMNS_SPEC}, maximum_object_size = 16777216)`,
       );
       const n = Number(r.rowsChanged);
       if (n !== count) throw new Error(`staged ${n} rows, expected ${count}`);
@@ -230,37 +240,40 @@ class DuckDbImportSession implements ImportSession {
     await c.run('BEGIN TRANSACTION');
     try {
       await this.numberRepeats();
-      await c.run(
-        `CREATE TEMP TABLE ${s}_days AS SELECT DISTINCT site_id, CAST(epoch_ms(ts_ms) AS DATE) AS day FROM ${s}`,
-      );
-      await c.run(`CREATE TEMP TABLE ${s}_fresh AS
-        SELECT st.*, CAST(epoch_ms(st.ts_ms) AS DATE) AS day FROM ${s} st
-        ANTI JOIN (SELECT e.event_id FROM events e SEMI JOIN ${s}_days d ON e.site_id = d.site_id AND e.day = d.day) x
-          ON st.event_id = x.event_id`);
-      const fresh = await count(c, `SELECT count(*) FROM ${s}_fresh`);
-      if (fresh === 0) {
-        await c.run('ROLLBACK');
-        return { imported: 0, duplicates: this.staged, days: [] };
+      // Stored ids can only meet staged ones within the batch's (site, day) pairs: the id hashes both.
+      await c.run(`CREATE TEMP TABLE ${s}_touched AS SELECT DISTINCT site_id, day FROM ${s}`);
+      const inDays = `events e SEMI JOIN ${s}_touched t ON e.site_id = t.site_id AND e.day = t.day`;
+      let existing = await count(c, `SELECT count(*) FROM ${inDays}`);
+      let fresh = this.staged;
+      if (existing > 0) {
+        // Drops the already-stored rows from the stage in place: no second copy of a wide table.
+        await c.run(`DELETE FROM ${s} WHERE event_id IN (SELECT e.event_id FROM ${inDays})`);
+        fresh = await count(c, `SELECT count(*) FROM ${s}`);
+        if (fresh === 0) {
+          await c.run('ROLLBACK');
+          return { imported: 0, duplicates: this.staged, days: [] };
+        }
+        if (fresh < this.staged) {
+          await c.run(`DROP TABLE ${s}_touched`);
+          await c.run(`CREATE TEMP TABLE ${s}_touched AS SELECT DISTINCT site_id, day FROM ${s}`);
+          existing = await count(c, `SELECT count(*) FROM ${inDays}`);
+        }
       }
-      await c.run(`CREATE TEMP TABLE ${s}_touched AS SELECT DISTINCT site_id, day FROM ${s}_fresh`);
-      const existing = await count(
-        c,
-        `SELECT count(*) FROM events e SEMI JOIN ${s}_touched t ON e.site_id = t.site_id AND e.day = t.day`,
-      );
-      await c.run(sessionEventsSql(`${s}_fresh`, `${s}_touched`, `${s}_sess`));
+      await c.run(sessionEventsSql(s, `${s}_touched`, `${s}_sess`, existing > 0));
+      await c.run(sessionsTableSql(s, `${s}_touched`, `${s}_sess`, `${s}_sessions`, existing > 0));
       const cols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : `f.${col}`)).join(', ');
+      // Arrival order, not a sort: sorting a million wide rows cost more than the rest of the commit,
+      // and input files come roughly in time order, which is what the row groups' zone maps need.
       await c.run(`INSERT INTO events (${EVENTS_COLUMNS.join(', ')})
-        SELECT ${cols} FROM ${s}_fresh f
-        JOIN ${s}_sess x ON x.event_id = f.event_id AND x.site_id = f.site_id AND x.day = f.day
-        ORDER BY f.site_id, f.ts_ms`);
+        SELECT ${cols} FROM ${s} f JOIN ${s}_sess x ON x.old = false AND x.rid = f.rowid`);
       if (existing > 0) {
         // Older events of a touched day may now belong to another session (e.g. a gap got filled).
         await c.run(`UPDATE events SET session_id = x.session_id FROM ${s}_sess x
-          WHERE events.site_id = x.site_id AND events.day = x.day AND events.event_id = x.event_id
+          WHERE x.old AND events.site_id = x.site_id AND events.day = x.day AND events.event_id = x.event_id
             AND events.session_id <> x.session_id`);
       }
       await c.run(`DELETE FROM sessions USING ${s}_touched t WHERE sessions.site_id = t.site_id AND sessions.day = t.day`);
-      await c.run(insertSessionsSql(`${s}_touched`));
+      await c.run(`INSERT INTO sessions SELECT * FROM ${s}_sessions ORDER BY site_id, day, start_ms`);
       const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR FROM ${s}_touched ORDER BY 1, 2`))
         .getRowsJS()
         .map(([site_id, day]) => ({ site_id: String(site_id), day: String(day) }));
@@ -303,6 +316,7 @@ class DuckDbImportSession implements ImportSession {
 function fromDb(o: Record<string, unknown>): EventRow {
   const r = { ...o } as Record<string, unknown>;
   delete r.n;
+  delete r.day;
   r.ts_ms = Number(r.ts_ms);
   r.engagement_time_ms = Number(r.engagement_time_ms);
   return r as unknown as EventRow;

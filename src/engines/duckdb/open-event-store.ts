@@ -15,7 +15,10 @@ export function eventsFile(dataDir: string): string {
   return path.join(dataDir, EVENTS_DUCKDB_FILE);
 }
 
-/** `instance`: the DuckDB instance the server already holds for this file, if any (one per process). */
+/**
+ * `instance`: the DuckDB instance the server already holds for this file, if any (one per process).
+ * FOOTFALL_DUCKDB_MEMORY_LIMIT (e.g. 2GB) and FOOTFALL_DUCKDB_THREADS override the instance's limits.
+ */
 export async function openEventStore(
   config: { dataDir: string; eventsUrl?: string },
   opts: { instance?: DuckDBInstance } = {},
@@ -24,5 +27,11 @@ export async function openEventStore(
     throw new EventStoreUnsupportedError(
       'a ClickHouse events store (FOOTFALL_EVENTS_URL / --events-url) is not supported yet; unset it to use DuckDB in the data dir',
     );
-  return openDuckDbEventStore({ file: eventsFile(config.dataDir), instance: opts.instance });
+  const threads = Number(process.env.FOOTFALL_DUCKDB_THREADS);
+  return openDuckDbEventStore({
+    file: eventsFile(config.dataDir),
+    instance: opts.instance,
+    memoryLimit: process.env.FOOTFALL_DUCKDB_MEMORY_LIMIT || undefined,
+    threads: Number.isInteger(threads) && threads > 0 ? threads : undefined,
+  });
 }

@@ -1,6 +1,8 @@
-// DuckDB tables of the event store. Rows are inserted sorted by (site_id, ts_ms) so each
-// row group's zone maps cover a narrow (site, time) span and reads by site then time skip
-// most of the file; no primary-key index (dedup is an anti-join within the batch's days).
+// DuckDB tables of the event store. Events are appended in arrival order (an import's input
+// usually runs in time order, so row groups' zone maps still cover narrow time spans; a sort
+// of every wide row at commit cost more than the rest of the import); sessions are inserted
+// sorted by (site_id, day, start_ms). No primary-key index (dedup is a semi-join within the
+// batch's days).
 import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
 
 export const SCHEMA_VERSION = 1;
@@ -68,5 +70,6 @@ export const META_DDL = `CREATE TABLE IF NOT EXISTS footfall_meta (key VARCHAR P
 export const STAGE_COLUMNS_SPEC =
   '{' + EVENT_ROW_FIELDS.map((f) => `'${f}': '${ROW_TYPES[f]}'`).join(', ') + '}';
 
+/** Staged rows: EventRow fields in wire order, then their UTC day (computed by the load). */
 export const STAGE_DDL = (table: string) =>
-  `CREATE TEMP TABLE ${table} (${EVENT_ROW_FIELDS.map((f) => `${f} ${ROW_TYPES[f]}`).join(', ')})`;
+  `CREATE TEMP TABLE ${table} (${EVENT_ROW_FIELDS.map((f) => `${f} ${ROW_TYPES[f]}`).join(', ')}, day DATE)`;

@@ -50,12 +50,13 @@ export class AdminClient {
 
   async beginImport(): Promise<ImportSink> {
     await this.request({ op: 'import-begin' });
+    const appendEncoded = async (text: string, count: number) => {
+      if (count === 0) return;
+      await this.request({ op: 'rows', count, bytes: Buffer.byteLength(text) }, text);
+    };
     return {
-      append: async (rows: readonly EventRow[]) => {
-        if (rows.length === 0) return;
-        const text = encodeEventRows(rows);
-        await this.request({ op: 'rows', count: rows.length, bytes: Buffer.byteLength(text) }, text);
-      },
+      append: (rows: readonly EventRow[]) => appendEncoded(encodeEventRows(rows), rows.length),
+      appendEncoded,
       commit: async () => (await this.request({ op: 'commit' })).result as ImportResult,
       abort: async () => {
         await this.request({ op: 'abort' });

@@ -5,9 +5,10 @@ import type { Readable } from 'node:stream';
 import { openControlPlane } from '../../control/open-control-plane.js';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
-import { importLines, type ImportSummary, type LineFormat } from './import-lines.js';
+import { importLines, type ImportOptions, type ImportSummary, type LineFormat } from './import-lines.js';
+import { defaultParseWorkers, importChunksParallel } from './import-parallel.js';
 import { openImportTarget } from './import-target.js';
-import { readLineBatches } from './read-lines.js';
+import { readLineBatches, readLineChunks } from './read-lines.js';
 import { createProgressBar, noProgress, type ProgressBar } from './progress-bar.js';
 
 export class ImportInputError extends Error {
@@ -30,7 +31,12 @@ export interface RunImportOptions {
   stdin?: Readable;
   clock?: Clock;
   chunkSize?: number;
+  /** parse worker threads; 0 parses in this thread (default: one per core, in-thread for small files) */
+  workers?: number;
 }
+
+/** Below this a file is parsed in this thread: starting workers costs more than they save. */
+const PARALLEL_MIN_BYTES = 8 << 20;
 
 export type RunImportResult = ImportSummary & { via: 'server' | 'store' };
 
@@ -58,7 +64,7 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
       const bar: ProgressBar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress;
       const input = fromStdin ? (opts.stdin ?? process.stdin) : fs.createReadStream(opts.source, { highWaterMark: 1 << 20 });
       const sink = await target.begin();
-      const summary = await importLines(readLineBatches(input, (bytes) => bar.update({ bytes })), {
+      const importOpts: ImportOptions = {
         format: opts.format,
         catalog: control.catalog,
         sink,
@@ -66,7 +72,13 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
         nowMs: (opts.clock ?? systemClock).now().getTime(),
         chunkSize: opts.chunkSize,
         onProgress: (p) => bar.update(p),
-      });
+      };
+      const workers = opts.workers ?? (totalBytes !== null && totalBytes < PARALLEL_MIN_BYTES ? 0 : defaultParseWorkers());
+      const onBytes = (bytes: number) => bar.update({ bytes });
+      const appendEncoded = sink.appendEncoded?.bind(sink);
+      const summary = workers > 0 && appendEncoded
+        ? await importChunksParallel(readLineChunks(input, onBytes), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
+        : await importLines(readLineBatches(input, onBytes), importOpts);
       bar.done();
       return { ...summary, via: target.via };
     } finally {
@@ -75,4 +87,8 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
   } finally {
     await control.close();
   }
+}
+
+function bindSink(sink: ImportOptions['sink']): ImportOptions['sink'] {
+  return { append: (rows) => sink.append(rows), commit: () => sink.commit(), abort: () => sink.abort() };
 }
