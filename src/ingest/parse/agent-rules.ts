@@ -2,6 +2,7 @@
 // are checked before the generic bot rules, because most of them also carry a "bot" token.
 // Patterns are case-insensitive and matched anywhere in the user agent.
 import type { TrafficClass } from '../../domain/events.js';
+import { BoundedMemo } from './memo.js';
 
 /** AI tools fetching a page right now on behalf of a person. */
 export const AI_AGENT_TOKENS: readonly string[] = [
@@ -92,6 +93,13 @@ const BOT = lowered(BOT_TOKENS);
  * sends one, scripts often do not. Anything else without an automation token is human.
  */
 export function trafficClassOf(ua: string): TrafficClass {
+  return classes.get(ua);
+}
+
+// Memoized: a log repeats a few thousand agents, and each test is a scan over ~200 tokens.
+const classes = new BoundedMemo(classOf, 4096, 2048);
+
+function classOf(ua: string): TrafficClass {
   const trimmed = ua.trim();
   if (trimmed === '' || trimmed === '-') return 'bot';
   const lower = trimmed.toLowerCase();

@@ -1,6 +1,7 @@
 // Channel of an event (and so of the session it starts): DESIGN 4 "Channel", host matching per
 // DESIGN 8 "Hosts". The first of the seven rules that matches wins.
 import type { Channel } from '../../domain/events.js';
+import { BoundedMemo } from './memo.js';
 
 export interface ChannelInputs {
   utm_medium: string | null;
@@ -60,6 +61,11 @@ export function isSocialHost(host: string): boolean {
   return SOCIAL_HOSTS.some((l) => hostMatches(h, l));
 }
 
+const SEARCH = 1;
+const SOCIAL = 2;
+/** isSearchHost and isSocialHost of a lower-case host as bits: a referrer log repeats few hosts. */
+const hostKinds = new BoundedMemo((h: string) => (isSearchHost(h) ? SEARCH : 0) | (isSocialHost(h) ? SOCIAL : 0));
+
 function present(v: string | null | undefined): v is string {
   return v != null && v.trim() !== '';
 }
@@ -70,8 +76,9 @@ export function channelOf(input: ChannelInputs): Channel {
   const host = present(input.referrer_host) ? input.referrer_host.trim().toLowerCase() : null;
   if ((medium !== null && PAID_MEDIUMS.has(medium)) || input.has_click_id) return 'Paid';
   if (medium !== null && EMAIL_MEDIUMS.has(medium)) return 'Email';
-  if ((host !== null && isSearchHost(host)) || medium === 'organic') return 'Search';
-  if ((host !== null && isSocialHost(host)) || (medium !== null && SOCIAL_MEDIUMS.has(medium))) return 'Social';
+  const kinds = host !== null ? hostKinds.get(host) : 0;
+  if ((kinds & SEARCH) !== 0 || medium === 'organic') return 'Search';
+  if ((kinds & SOCIAL) !== 0 || (medium !== null && SOCIAL_MEDIUMS.has(medium))) return 'Social';
   const anyUtm = medium !== null || present(input.utm_source) || present(input.utm_campaign);
   if (host === null && !anyUtm) return 'Direct';
   if (host !== null) return 'Referral';

@@ -8,7 +8,7 @@ import type { RawEvent } from './raw-event.js';
 import { parseIsoInstant, utcDayOf } from './timestamp.js';
 import { trafficClassOf } from './agent-rules.js';
 import { parseUserAgent } from './user-agent.js';
-import { hasClickId, pathCanon, referrerHost, utmOf } from './url.js';
+import { pathCanon, queryFacts, referrerHost } from './url.js';
 import { dailyVisitorKey } from './visitor-key.js';
 
 /** What normalization needs of a site; structurally a subset of the catalog's Site. */
@@ -62,11 +62,11 @@ export function normalizeEvent(raw: RawEvent, site: NormalizeSite, secret: strin
   // A `path` names the page; the url (else the path) carries the query with utm and click ids.
   const page = raw.path ?? raw.url;
   const query = raw.url ?? raw.path;
-  const fromUrl = query !== null ? utmOf(query) : { utm_source: null, utm_medium: null, utm_campaign: null };
-  const utm_source = raw.utm_source ?? fromUrl.utm_source;
-  const utm_medium = raw.utm_medium ?? fromUrl.utm_medium;
-  const utm_campaign = raw.utm_campaign ?? fromUrl.utm_campaign;
-  const has_click_id = query !== null && hasClickId(query);
+  const fromUrl = query !== null ? queryFacts(query) : null;
+  const utm_source = raw.utm_source ?? fromUrl?.utm_source ?? null;
+  const utm_medium = raw.utm_medium ?? fromUrl?.utm_medium ?? null;
+  const utm_campaign = raw.utm_campaign ?? fromUrl?.utm_campaign ?? null;
+  const has_click_id = fromUrl !== null && fromUrl.has_click_id;
   const referrer_host = referrerHost(raw.referrer, site.hostnames);
   const channel = channelOf({ utm_source, utm_medium, utm_campaign, has_click_id, referrer_host });
 

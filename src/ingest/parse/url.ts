@@ -1,12 +1,42 @@
 // Page paths, query values and referrer hosts (DESIGN 3, 4 "Pages", 8 "Hosts"). No URL object
 // for paths: WHATWG URL parsing re-encodes, resolves dot segments and turns `\` into `/`, and
 // DESIGN 4 says nothing but the query, the fragment and the percent-encoding changes.
+import { BoundedMemo } from './memo.js';
 
 const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 
 /** The path of a URL or of a path, without query or fragment, still percent-encoded. */
 export function rawPathOf(urlOrPath: string): string {
+  // The two shapes of nearly every line, without regexes: a path, or a lower-case http(s) URL.
+  const c0 = urlOrPath.charCodeAt(0);
+  if (c0 === 47 /* / */) return urlOrPath.slice(0, queryOrFragmentAt(urlOrPath, 1));
+  if (c0 === 104 /* h */) {
+    const from = urlOrPath.startsWith('https://') ? 8 : urlOrPath.startsWith('http://') ? 7 : 0;
+    if (from > 0) {
+      let at = from;
+      for (; at < urlOrPath.length; at++) {
+        const c = urlOrPath.charCodeAt(at);
+        if (c === 47 || c === 63 || c === 35) break;
+      }
+      if (urlOrPath.charCodeAt(at) !== 47) return '/';
+      return urlOrPath.slice(at, queryOrFragmentAt(urlOrPath, at));
+    }
+  }
+  return rawPathOfGeneral(urlOrPath);
+}
+
+/** Index of the first `?` or `#` at or after `from`, else the length. */
+function queryOrFragmentAt(s: string, from: number): number {
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 63 || c === 35) return i;
+  }
+  return s.length;
+}
+
+/** rawPathOf for any input: the rule itself. */
+export function rawPathOfGeneral(urlOrPath: string): string {
   const rest = urlOrPath.replace(SCHEME_AND_AUTHORITY, '');
   const end = rest.search(/[?#]/);
   const path = end === -1 ? rest : rest.slice(0, end);
@@ -78,7 +108,7 @@ function decodeRun(run: string): string {
 
 /** Percent-decode as UTF-8, sequence by sequence; malformed sequences stay as sent. */
 export function percentDecode(s: string): string {
-  return s.replace(PERCENT_RUN, decodeRun);
+  return s.indexOf('%') === -1 ? s : s.replace(PERCENT_RUN, decodeRun);
 }
 
 /**
@@ -86,8 +116,15 @@ export function percentDecode(s: string): string {
  * query or fragment. Nothing else changes: case, trailing slashes, `//` and dot segments stay.
  */
 export function pathCanon(urlOrPath: string): string {
-  return percentDecode(rawPathOf(urlOrPath));
+  // validate and normalize both need the page of the same line: the second call is a lookup.
+  if (urlOrPath === lastPageIn) return lastPageOut;
+  const out = percentDecode(rawPathOf(urlOrPath));
+  lastPageIn = urlOrPath;
+  lastPageOut = out;
+  return out;
 }
+let lastPageIn: string | undefined;
+let lastPageOut = '';
 
 /** Query parameters as sent, `+` read as a space (form encoding), values decoded leniently. */
 export function queryParams(urlOrPath: string): Map<string, string> {
@@ -114,11 +151,39 @@ export interface UtmValues {
 /** utm_source, utm_medium and utm_campaign of a URL; an empty value counts as absent. */
 export function utmOf(urlOrPath: string): UtmValues {
   const params = queryParams(urlOrPath);
-  const pick = (name: string) => {
-    const v = params.get(name)?.trim();
-    return v ? v : null;
+  return {
+    utm_source: nonBlank(params.get('utm_source')),
+    utm_medium: nonBlank(params.get('utm_medium')),
+    utm_campaign: nonBlank(params.get('utm_campaign')),
   };
-  return { utm_source: pick('utm_source'), utm_medium: pick('utm_medium'), utm_campaign: pick('utm_campaign') };
+}
+
+function nonBlank(v: string | undefined): string | null {
+  const t = v?.trim();
+  return t ? t : null;
+}
+
+/** What the query of a URL says for the channel (DESIGN 4): utmOf and hasClickId together. */
+export interface QueryFacts extends UtmValues {
+  has_click_id: boolean;
+}
+
+const NO_QUERY: QueryFacts = Object.freeze({ utm_source: null, utm_medium: null, utm_campaign: null, has_click_id: false });
+
+function queryFactsOf(urlOrPath: string): QueryFacts {
+  const params = queryParams(urlOrPath);
+  return Object.freeze({
+    utm_source: nonBlank(params.get('utm_source')),
+    utm_medium: nonBlank(params.get('utm_medium')),
+    utm_campaign: nonBlank(params.get('utm_campaign')),
+    has_click_id: params.has('gclid') || params.has('msclkid'),
+  });
+}
+const queryFactsMemo = new BoundedMemo(queryFactsOf);
+
+/** utmOf and hasClickId of one URL or path, parsed once (and memoized); the object is frozen. */
+export function queryFacts(urlOrPath: string): QueryFacts {
+  return urlOrPath.indexOf('?') === -1 ? NO_QUERY : queryFactsMemo.get(urlOrPath);
 }
 
 /** A `gclid` or `msclkid` parameter is present (any value, names case-sensitive as the ad networks send them). */
@@ -129,6 +194,11 @@ export function hasClickId(urlOrPath: string): boolean {
 
 /** Lower-case host without port, trailing dot or one leading `www.`; null when unparseable. */
 export function normalizeHost(host: string): string | null {
+  return ownHostMemo.get(host);
+}
+const ownHostMemo = new BoundedMemo(normalizeHostOf, 1024);
+
+function normalizeHostOf(host: string): string | null {
   let url: URL;
   try {
     url = new URL(`http://${host.trim()}`);
@@ -150,6 +220,14 @@ function bareHost(hostname: string): string | null {
  */
 export function referrerHost(referrer: string | null | undefined, siteHostnames: readonly string[]): string | null {
   if (referrer == null) return null;
+  const host = referrerHostMemo.get(referrer);
+  if (host === null) return null;
+  for (const own of siteHostnames) if (normalizeHost(own) === host) return null;
+  return host;
+}
+
+/** The host part of referrerHost, before the self-referral check: it depends on the referrer alone. */
+function bareReferrerHost(referrer: string): string | null {
   const trimmed = referrer.trim();
   if (trimmed === '' || trimmed === '-') return null;
   let url: URL;
@@ -158,8 +236,6 @@ export function referrerHost(referrer: string | null | undefined, siteHostnames:
   } catch {
     return null;
   }
-  const host = bareHost(url.hostname);
-  if (host === null) return null;
-  for (const own of siteHostnames) if (normalizeHost(own) === host) return null;
-  return host;
+  return bareHost(url.hostname);
 }
+const referrerHostMemo = new BoundedMemo(bareReferrerHost);

@@ -3,6 +3,7 @@
 // (Edge and Opera carry "Chrome/", Chrome carries "Safari/").
 import type { DeviceType, TrafficClass } from '../../domain/events.js';
 import { trafficClassOf } from './agent-rules.js';
+import { BoundedMemo } from './memo.js';
 
 export interface ParsedUserAgent {
   device_type: DeviceType;
@@ -67,6 +68,13 @@ function deviceOf(ua: string): DeviceType {
  * an iPhone would otherwise count as one.
  */
 export function parseUserAgent(ua: string): ParsedUserAgent {
+  return agents.get(ua);
+}
+
+// A log repeats a few thousand agents, and the rules above are a dozen regexes each; results are frozen (shared).
+const agents = new BoundedMemo((ua: string): ParsedUserAgent => Object.freeze(parseUncached(ua)), 4096, 2048);
+
+function parseUncached(ua: string): ParsedUserAgent {
   const traffic_class = trafficClassOf(ua);
   if (traffic_class !== 'human') {
     return { device_type: 'other', browser_family: 'Other', os_family: 'Other', traffic_class };

@@ -18,7 +18,6 @@ export interface ValidateOptions {
 class Rejection extends Error {}
 type StringField = keyof typeof FIELD_LIMITS;
 
-const COUNTRY = /^[A-Z]{2}$/;
 // In u-mode a surrogate pair is one code point, so this finds only lone (invalid) surrogates.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^/?#\s]+/i;
@@ -27,11 +26,23 @@ function reject(reason: string): never {
   throw new Rejection(reason);
 }
 
+// Any NUL or surrogate: nearly every value has neither, and one scan then settles both checks.
+const NUL_OR_SURROGATE = /[\u0000\uD800-\uDFFF]/;
+
 function checkText(name: string, v: string, limit: number): string {
   if (v.length > limit) reject(`${name} is longer than ${limit} characters`);
+  if (!NUL_OR_SURROGATE.test(v)) return v;
   if (v.includes('\u0000')) reject(`${name} contains a NUL character`);
   if (LONE_SURROGATE.test(v)) reject(`${name} is not valid Unicode text`);
   return v;
+}
+
+/** /^[A-Z]{2}$/ */
+function isCountryCode(v: string): boolean {
+  if (v.length !== 2) return false;
+  const a = v.charCodeAt(0);
+  const b = v.charCodeAt(1);
+  return a >= 65 && a <= 90 && b >= 65 && b <= 90;
 }
 
 function optionalString(o: Record<string, unknown>, name: StringField): string | null {
@@ -87,7 +98,7 @@ function validate(o: Record<string, unknown>, opts: ValidateOptions): RawEvent {
   const site_id = parseSiteId(o, opts.defaultSiteId);
 
   const url = optionalString(o, 'url');
-  if (url !== null && !ABSOLUTE_HTTP_URL.test(url) && !url.startsWith('/')) {
+  if (url !== null && url.charCodeAt(0) !== 47 /* / */ && !ABSOLUTE_HTTP_URL.test(url)) {
     reject('url must be an absolute http(s) URL or a path starting with /');
   }
   const path = optionalString(o, 'path');
@@ -111,7 +122,7 @@ function validate(o: Record<string, unknown>, opts: ValidateOptions): RawEvent {
   }
 
   const country = optionalString(o, 'country');
-  if (country !== null && !COUNTRY.test(country)) reject('country must be an ISO 3166-1 alpha-2 code in upper case, e.g. US');
+  if (country !== null && !isCountryCode(country)) reject('country must be an ISO 3166-1 alpha-2 code in upper case, e.g. US');
 
   const isAction = type === 'action';
   const action_name = isAction ? optionalString(o, 'action_name') : null;
@@ -121,7 +132,6 @@ function validate(o: Record<string, unknown>, opts: ValidateOptions): RawEvent {
     if (!isActionFamily(o.family)) reject('family must be one of goals, forms, outbound, downloads, errors, custom, instrumentation');
     family = o.family;
   }
-  const actionField = (name: StringField) => (isAction ? optionalString(o, name) : null);
 
   return {
     ts_ms,
@@ -148,11 +158,11 @@ function validate(o: Record<string, unknown>, opts: ValidateOptions): RawEvent {
     engagement_time_ms: parseEngagement(o.engagement_time_ms),
     action_name,
     family,
-    event_name: actionField('event_name'),
-    action_id: actionField('action_id'),
-    action_target_host: actionField('action_target_host'),
-    form_id: actionField('form_id'),
-    form_action_path: actionField('form_action_path'),
+    event_name: isAction ? optionalString(o, 'event_name') : null,
+    action_id: isAction ? optionalString(o, 'action_id') : null,
+    action_target_host: isAction ? optionalString(o, 'action_target_host') : null,
+    form_id: isAction ? optionalString(o, 'form_id') : null,
+    form_action_path: isAction ? optionalString(o, 'form_action_path') : null,
   };
 }
 

@@ -27,6 +27,8 @@ export interface ProcessorConfig {
   nowMs: number;
   /** the visitor-salt secret */
   secret: string;
+  /** entries each memo holds before it is dropped (default 50,000); tests make it small */
+  cacheLimit?: number;
 }
 
 export interface LineTally {
@@ -36,21 +38,32 @@ export interface LineTally {
   errors: { line: number; reason: string }[];
 }
 
-type Parsed = { kind: 'event'; event: RawEvent } | { kind: 'rejected'; reason: string } | { kind: 'skipped' };
+/** A line's raw event, the reason it is rejected (a string), or SKIPPED. */
+type Parsed = RawEvent | string | typeof SKIPPED;
+const SKIPPED = null;
 
 const CACHE_LIMIT = 50_000;
+
+/** What one user agent gives: its parse, and the visitor keys of its (site, day, ip) seen so far. */
+interface AgentMemo {
+  ua: ParsedUserAgent;
+  keys: Map<string, string>;
+}
 
 export class LineProcessor {
   private readonly sites = new Map<string, NormalizeSite | null>();
   private readonly tenants = new Map<string, string | null>();
-  private readonly ua = new Map<string, ParsedUserAgent>();
-  private readonly keys = new Map<string, string>();
+  private readonly agents = new Map<string, AgentMemo>();
+  /** visitor keys held across all agents, bounded by cacheLimit */
+  private keyCount = 0;
   private readonly salts = new Map<string, Buffer>();
   private readonly days = new Map<number, string>();
   private readonly toRaw: (text: string) => Parsed;
+  private readonly cacheLimit: number;
 
   constructor(private readonly cfg: ProcessorConfig, private readonly catalog: CatalogLookup) {
     this.toRaw = rawParser(cfg);
+    this.cacheLimit = cfg.cacheLimit ?? CACHE_LIMIT;
   }
 
   /**
@@ -67,10 +80,9 @@ export class LineProcessor {
       const text = lines[i];
       // Most lines start with `{`; only the others pay for trim().
       if (text.charCodeAt(0) !== 123 && text.trim() === '') continue;
-      const parsed = this.toRaw(text);
-      if (parsed.kind === 'rejected') { reject(i + 1, parsed.reason); continue; }
-      if (parsed.kind === 'skipped') { tally.skipped++; continue; }
-      const raw = parsed.event;
+      const raw = this.toRaw(text);
+      if (typeof raw === 'string') { reject(i + 1, raw); continue; }
+      if (raw === SKIPPED) { tally.skipped++; continue; }
       let site = this.sites.get(raw.site_id);
       if (site === undefined) {
         site = await this.catalog.site(raw.site_id);
@@ -109,24 +121,30 @@ export class LineProcessor {
   private deriveFromAgent(raw: RawEvent): void {
     const agent = raw.user_agent;
     if (agent === null) return;
+    // One lookup by the (long) agent string serves both memos; the key memo hangs off it.
+    let memo = this.agents.get(agent);
+    if (memo === undefined) {
+      if (this.agents.size >= this.cacheLimit) this.forgetAgents();
+      memo = { ua: parseUserAgent(agent), keys: new Map() };
+      this.agents.set(agent, memo);
+    }
     if (raw.visitor_key === null) {
       if (raw.ip === null) return; // normalizeEvent reports the missing key
       const day = this.dayOf(raw.ts_ms);
-      const id = `${raw.site_id}\u0000${day}\u0000${raw.ip}\u0000${agent}`;
-      let key = this.keys.get(id);
+      const id = `${raw.site_id}\u0000${day}\u0000${raw.ip}`;
+      let key = memo.keys.get(id);
       if (key === undefined) {
-        if (this.keys.size >= CACHE_LIMIT) this.keys.clear();
+        if (this.keyCount >= this.cacheLimit) {
+          this.forgetAgents();
+          this.agents.set(agent, memo);
+        }
         key = this.visitorKey(raw.site_id, day, raw.ip, agent);
-        this.keys.set(id, key);
+        memo.keys.set(id, key);
+        this.keyCount++;
       }
       raw.visitor_key = key;
     }
-    let ua = this.ua.get(agent);
-    if (ua === undefined) {
-      if (this.ua.size >= CACHE_LIMIT) this.ua.clear();
-      ua = parseUserAgent(agent);
-      this.ua.set(agent, ua);
-    }
+    const ua = memo.ua;
     raw.device_type ??= ua.device_type;
     raw.browser_family ??= ua.browser_family;
     raw.os_family ??= ua.os_family;
@@ -135,12 +153,19 @@ export class LineProcessor {
     raw.ip = null;
   }
 
+  /** Drops every agent memo and the keys under them (bounded memory; a miss only recomputes). */
+  private forgetAgents(): void {
+    for (const m of this.agents.values()) m.keys.clear();
+    this.agents.clear();
+    this.keyCount = 0;
+  }
+
   /** utcDayOf, memoized per day number. */
   private dayOf(tsMs: number): string {
     const n = Math.floor(tsMs / 86_400_000);
     let day = this.days.get(n);
     if (day === undefined) {
-      if (this.days.size >= CACHE_LIMIT) this.days.clear();
+      if (this.days.size >= this.cacheLimit) this.days.clear();
       day = utcDayOf(tsMs);
       this.days.set(n, day);
     }
@@ -155,7 +180,7 @@ export class LineProcessor {
     const saltId = `${siteId}\u0000${day}`;
     let salt = this.salts.get(saltId);
     if (salt === undefined) {
-      if (this.salts.size >= CACHE_LIMIT) this.salts.clear();
+      if (this.salts.size >= this.cacheLimit) this.salts.clear();
       salt = dailySalt(this.cfg.secret, siteId, day);
       this.salts.set(saltId, salt);
     }
@@ -167,7 +192,7 @@ function rawParser(cfg: ProcessorConfig): (text: string) => Parsed {
   const vopts = { defaultSiteId: cfg.defaultSiteId, nowMs: cfg.nowMs };
   const validate = (obj: unknown): Parsed => {
     const v = validateEventLine(obj, vopts);
-    return v.ok ? { kind: 'event', event: v.event } : { kind: 'rejected', reason: v.reason };
+    return v.ok ? v.event : v.reason;
   };
   if (cfg.format.kind === 'events') {
     return (text) => {
@@ -175,7 +200,7 @@ function rawParser(cfg: ProcessorConfig): (text: string) => Parsed {
       try {
         obj = JSON.parse(text);
       } catch (err) {
-        return { kind: 'rejected', reason: `invalid JSON: ${(err as Error).message}` };
+        return `invalid JSON: ${(err as Error).message}`;
       }
       return validate(obj);
     };
@@ -185,8 +210,8 @@ function rawParser(cfg: ProcessorConfig): (text: string) => Parsed {
   if (!siteId) throw new Error('an access-log import needs --site');
   return (text) => {
     const entry = parseAccessLogLine(text, format);
-    if ('error' in entry) return { kind: 'rejected', reason: entry.error };
+    if ('error' in entry) return entry.error;
     const r = accessLogToRawEvent(entry, { id: siteId });
-    return r.kind === 'skipped' ? { kind: 'skipped' } : validate(r.line);
+    return r.kind === 'skipped' ? SKIPPED : validate(r.line);
   };
 }
