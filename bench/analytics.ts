@@ -18,6 +18,8 @@ import { runImport } from '../src/ingest/pipeline/run-import.js';
 
 const DAY_MS = 86_400_000;
 const DAYS = 90;
+// BENCH_SERVER_NODE_ARGS: extra node flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const MISSES = Number(process.env.BENCH_MISSES ?? 60);
 
@@ -95,7 +97,7 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     };
 
     const here = path.dirname(fileURLToPath(import.meta.url));
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'servers/analytics-server.ts'), dir, ws.id, ...Object.values(hitPaths)], {
+    child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/analytics-server.ts'), dir, ws.id, ...Object.values(hitPaths)], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     const line = await new Promise<string>((resolve, reject) => {

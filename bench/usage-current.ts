@@ -8,13 +8,15 @@ import autocannon from 'autocannon';
 import type { BenchRow } from './run.js';
 
 const CONNECTIONS = 50;
+// BENCH_SERVER_NODE_ARGS: extra node flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 
 export const name = 'usage-current';
 
 export async function run(): Promise<BenchRow[]> {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'servers/usage-current-server.ts')], {
+  const child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/usage-current-server.ts')], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   try {

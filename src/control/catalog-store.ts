@@ -18,6 +18,7 @@ import { apiPolicyFor, hasApiAccess, validateApiPolicyOverrides, type ApiPolicy,
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
+import { queryTemplate } from './query-template.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable, WorkspacesTable } from './schema.js';
 import {
   checkGoal,
@@ -54,6 +55,23 @@ export class KyselyCatalogStore implements CatalogStore {
     this.onClose = opts.onClose ?? (async () => {});
   }
 
+  // The lookups every authenticated request makes, compiled once (query-template.ts).
+  private readonly q = {
+    token: queryTemplate(1, (secretHash: string) => this.db.selectFrom('tokens').selectAll().where('secret_hash', '=', secretHash)),
+    workspace: queryTemplate(1, (id: string) => this.db.selectFrom('workspaces').selectAll().where('id', '=', id)),
+    // One row per hostname (none: one row with a null hostname).
+    siteWithHostnames: queryTemplate(1, (id: string) =>
+      this.db
+        .selectFrom('sites')
+        .leftJoin('site_hostnames', 'site_hostnames.site_id', 'sites.id')
+        .selectAll('sites')
+        .select('site_hostnames.hostname')
+        .where('sites.id', '=', id)
+        .orderBy('site_hostnames.ordinal'),
+    ),
+    tenant: queryTemplate(1, (id: string) => this.db.selectFrom('tenants').selectAll().where('id', '=', id)),
+  };
+
   private now(): string {
     return this.clock.now().toISOString();
   }
@@ -72,7 +90,7 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   async getWorkspace(id: string): Promise<Workspace | null> {
-    const row = await this.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = (await this.db.executeQuery(this.q.workspace(id))).rows[0];
     return row ? toWorkspace(row) : null;
   }
 
@@ -148,11 +166,13 @@ export class KyselyCatalogStore implements CatalogStore {
       throw new CatalogError('CONFLICT', `hostname "${own.hostname}" already belongs to site ${own.site_id} of this workspace`);
   }
 
+  /** One round trip: every request of an analytics route reads its site. */
   async getSite(id: string): Promise<Site | null> {
-    const row = await this.db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row) return null;
-    const hosts = await this.hostnamesOf([row.id]);
-    return toSite(row, hosts.get(row.id) ?? []);
+    const { rows } = await this.db.executeQuery(this.q.siteWithHostnames(id));
+    if (rows.length === 0) return null;
+    const hostnames: string[] = [];
+    for (const r of rows) if (r.hostname !== null) hostnames.push(r.hostname);
+    return toSite(rows[0], hostnames);
   }
 
   async listSites(workspaceId: string): Promise<Site[]> {
@@ -197,7 +217,7 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   async getTenant(id: string): Promise<Tenant | null> {
-    const row = await this.db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = (await this.db.executeQuery(this.q.tenant(id))).rows[0];
     return row ? toTenant(row) : null;
   }
 
@@ -289,7 +309,7 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   async findTokenByHash(secretHash: string): Promise<Token | null> {
-    const row = await this.db.selectFrom('tokens').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
+    const row = (await this.db.executeQuery(this.q.token(secretHash))).rows[0];
     return row ? toToken(row) : null;
   }
 

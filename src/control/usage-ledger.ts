@@ -1,6 +1,7 @@
 // UsageLedger over Kysely. The cap is enforced by one conditional UPDATE, so it holds however
 // many callers race, in one process or many, on any dialect that runs single statements atomically.
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type QueryResult } from 'kysely';
+import { queryTemplate } from './query-template.js';
 import type { Reservation, UsageLedger, UsageRecord } from '../ports/usage-ledger.js';
 import type { ControlDB } from './schema.js';
 
@@ -17,7 +18,47 @@ function checkCount(what: string, n: unknown): number {
 }
 
 export class KyselyUsageLedger implements UsageLedger {
-  constructor(private readonly db: Kysely<ControlDB>) {}
+  // The request path's statements (reserve, commit, release on every metered request; used on
+  // /v1/usage/current), compiled once: see query-template.ts.
+  private readonly q;
+
+  constructor(private readonly db: Kysely<ControlDB>) {
+    const key = (workspaceId: string, period: string) => (eb: ExpressionBuilder<ControlDB, 'usage'>) =>
+      eb.and([eb('workspace_id', '=', workspaceId), eb('period', '=', period)]);
+    this.q = {
+      // Takes the units and records the terms in force, when they fit under the new cap.
+      reserveWithTerms: queryTemplate(5, (workspaceId: string, period: string, units: number, included: number, hardCap: number) =>
+        db
+          .updateTable('usage')
+          .set((eb) => ({ reserved: eb('reserved', '+', units), included, hard_cap: hardCap }))
+          .where(key(workspaceId, period))
+          .where(sql<boolean>`used + reserved + ${units} <= ${hardCap}`),
+      ),
+      reserve: queryTemplate(3, (workspaceId: string, period: string, units: number) =>
+        db
+          .updateTable('usage')
+          .set((eb) => ({ reserved: eb('reserved', '+', units) }))
+          .where(key(workspaceId, period))
+          .where(sql<boolean>`used + reserved + ${units} <= hard_cap`),
+      ),
+      commit: queryTemplate(3, (workspaceId: string, period: string, units: number) =>
+        db
+          .updateTable('usage')
+          .set((eb) => ({ reserved: eb('reserved', '-', units), used: eb('used', '+', units) }))
+          .where(key(workspaceId, period))
+          .where('reserved', '>=', units)
+          .returning('used'),
+      ),
+      release: queryTemplate(3, (workspaceId: string, period: string, units: number) =>
+        db
+          .updateTable('usage')
+          .set((eb) => ({ reserved: eb('reserved', '-', units) }))
+          .where(key(workspaceId, period))
+          .where('reserved', '>=', units),
+      ),
+      used: queryTemplate(2, (workspaceId: string, period: string) => db.selectFrom('usage').select('used').where(key(workspaceId, period))),
+    };
+  }
 
   async reserve(input: { workspaceId: string; period: string; units: number; included: number; hardCap: number }): Promise<Reservation | null> {
     const period = checkPeriod(input.period);
@@ -28,33 +69,24 @@ export class KyselyUsageLedger implements UsageLedger {
     if (units > hardCap) return null;
 
     // The period row carries the terms in force now, so history shows each month's own terms.
+    // Fast path, one statement: the row exists and the units fit, so it takes the units and the
+    // terms together. Otherwise (no row yet, or a refusal, which still records the terms) the
+    // upsert runs and the conditional update decides; each statement is atomic on its own.
+    if (updatedOne(await this.db.executeQuery(this.q.reserveWithTerms(workspaceId, period, units, included, hardCap))))
+      return { workspaceId, period, units };
     await this.db
       .insertInto('usage')
       .values({ workspace_id: workspaceId, period, used: 0, reserved: 0, included, hard_cap: hardCap })
       .onConflict((oc) => oc.columns(['workspace_id', 'period']).doUpdateSet({ included, hard_cap: hardCap }))
       .execute();
-    const result = await this.db
-      .updateTable('usage')
-      .set((eb) => ({ reserved: eb('reserved', '+', units) }))
-      .where('workspace_id', '=', workspaceId)
-      .where('period', '=', period)
-      .where(sql<boolean>`used + reserved + ${units} <= hard_cap`)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1 ? { workspaceId, period, units } : null;
+    return updatedOne(await this.db.executeQuery(this.q.reserve(workspaceId, period, units))) ? { workspaceId, period, units } : null;
   }
 
   /** Throws when the period holds fewer reserved units than the reservation (unknown or already settled). */
   async commit(r: Reservation): Promise<number> {
     const period = checkPeriod(r.period);
     const units = checkCount('units', r.units);
-    const row = await this.db
-      .updateTable('usage')
-      .set((eb) => ({ reserved: eb('reserved', '-', units), used: eb('used', '+', units) }))
-      .where('workspace_id', '=', r.workspaceId)
-      .where('period', '=', period)
-      .where('reserved', '>=', units)
-      .returning('used')
-      .executeTakeFirst();
+    const row = (await this.db.executeQuery(this.q.commit(r.workspaceId, period, units))).rows[0];
     if (!row) throw new Error(`no reservation of ${units} units for workspace ${r.workspaceId} in ${period}`);
     return Number(row.used);
   }
@@ -63,13 +95,7 @@ export class KyselyUsageLedger implements UsageLedger {
   async release(r: Reservation): Promise<void> {
     const period = checkPeriod(r.period);
     const units = checkCount('units', r.units);
-    await this.db
-      .updateTable('usage')
-      .set((eb) => ({ reserved: eb('reserved', '-', units) }))
-      .where('workspace_id', '=', r.workspaceId)
-      .where('period', '=', period)
-      .where('reserved', '>=', units)
-      .execute();
+    await this.db.executeQuery(this.q.release(r.workspaceId, period, units));
   }
 
   async history(workspaceId: string, fromPeriod: string, toPeriod: string): Promise<UsageRecord[]> {
@@ -92,12 +118,11 @@ export class KyselyUsageLedger implements UsageLedger {
   }
 
   async used(workspaceId: string, period: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('usage')
-      .select('used')
-      .where('workspace_id', '=', workspaceId)
-      .where('period', '=', checkPeriod(period))
-      .executeTakeFirst();
+    const row = (await this.db.executeQuery(this.q.used(workspaceId, checkPeriod(period)))).rows[0];
     return row ? Number(row.used) : 0;
   }
+}
+
+function updatedOne(result: QueryResult<unknown>): boolean {
+  return Number(result.numAffectedRows ?? 0n) === 1;
 }

@@ -1,7 +1,7 @@
 // The SQLite side of the control plane: connection settings and transaction mode. This is the one
 // place with SQLite-only SQL.
 import Database from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase } from 'kysely';
 
 /** How long a writer waits for another process's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -18,12 +18,42 @@ class ImmediateSqliteDriver extends SqliteDriver {
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly database: Database.Database) {
-    super({ database });
+  private readonly database: SqliteDatabase;
+  constructor(database: Database.Database) {
+    const cached = withStatementCache(database);
+    super({ database: cached });
+    this.database = cached;
   }
   override createDriver(): Driver {
     return new ImmediateSqliteDriver({ database: this.database });
   }
+}
+
+/** Most distinct SQL texts kept prepared; far more than the control plane's query shapes. */
+export const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely's SQLite driver prepares every query it runs, and preparing costs more than running the
+ * small indexed queries of the request path. Kysely compiles the same query shape to the same SQL
+ * text (values are parameters), so statements are kept by text and reused. Safe: the driver runs
+ * one query at a time on its single connection, and SQLite re-prepares a statement by itself when
+ * the schema changes under it.
+ */
+export function withStatementCache(db: Database.Database, size: number = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sqlText: string) {
+      let stmt = statements.get(sqlText);
+      if (stmt === undefined) {
+        stmt = db.prepare(sqlText);
+        // Dynamic shapes (IN lists of every length) must not grow it without bound.
+        if (statements.size >= size) statements.delete(statements.keys().next().value as string);
+        statements.set(sqlText, stmt);
+      }
+      return stmt;
+    },
+  };
 }
 
 /** Opens the file with WAL (readers never block the writer; other processes share it safely). */
