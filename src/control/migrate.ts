@@ -3,8 +3,12 @@ import { Migrator, type Kysely } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import type { ControlDB } from './schema.js';
 
-export async function migrateToLatest(db: Kysely<ControlDB>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/**
+ * `schema` pins Kysely's bookkeeping tables to that schema: without it Kysely finds a migration
+ * table in any schema on the search path's database and may skip creating this schema's own.
+ */
+export async function migrateToLatest(db: Kysely<ControlDB>, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -33,7 +33,7 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
   const close = () => (closing ??= db.destroy());
   try {
     await withMigrationLock(db, opts.schema, async (conn) => {
-      await migrateToLatest(conn);
+      await migrateToLatest(conn, opts.schema);
       await useBinaryCollation(conn, TABLES);
     });
   } catch (err) {
