@@ -47,7 +47,7 @@ export async function overviewPlan(ctx: AnalyticsContext, q: ReportParams, range
     units: reportUnits({ report: 'overview', days: range.current.days, limit, compare: range.compare !== null }),
     cacheParams: { limit },
     build: async (w) => {
-      const lastEventAt = await ctx.deps.analytics!.engine.newestEventAt(ctx.site!.id);
+      const lastEventAt = w.facts.newestEventMs === null ? null : new Date(w.facts.newestEventMs);
       return buildOverview(kitFor(ctx, w), w, { limit, minAllowedFrom, lastEventAt });
     },
   };
