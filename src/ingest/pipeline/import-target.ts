@@ -1,7 +1,9 @@
-// Where an import writes: the running server's admin socket when one serves the data dir
-// (DuckDB lets one process write its file), else the event store opened here.
+// Where an import writes: ClickHouse directly when configured (it takes several writers); else the
+// running server's admin socket when one serves the data dir (DuckDB lets one process write its
+// file), else the DuckDB store opened here.
 import type { EventStore } from '../../ports/event-store.js';
 import { openEventStore } from '../../engines/duckdb/open-event-store.js';
+import { openClickHouse } from '../../engines/clickhouse/open-clickhouse.js';
 import { AdminClient } from '../admin/admin-socket-client.js';
 import { reidentify, type ImportSink } from './import-lines.js';
 
@@ -12,7 +14,11 @@ export interface ImportTarget {
 }
 
 export async function openImportTarget(config: { dataDir: string; eventsUrl?: string }): Promise<ImportTarget> {
-  const client = config.eventsUrl === undefined ? await AdminClient.connect(config.dataDir) : null;
+  if (config.eventsUrl !== undefined) {
+    const ch = await openClickHouse(config.eventsUrl);
+    return { via: 'store', begin: () => ch.store.beginImport({ reidentify }), close: () => ch.close() };
+  }
+  const client = await AdminClient.connect(config.dataDir);
   if (client) {
     return { via: 'server', begin: () => client.beginImport(), close: async () => client.close() };
   }
