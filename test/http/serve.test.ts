@@ -10,7 +10,7 @@ import { buildContainer } from '../../src/container.js';
 import { registerServe } from '../../src/cli/serve.js';
 import type { CliError } from '../../src/cli/output.js';
 
-test('buildContainer refuses a store that is not supported yet, before opening anything', async () => {
+test('buildContainer with an unreachable ClickHouse fails before creating anything in the data dir', async () => {
   const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-ct-')), 'data');
   const config = loadConfig({ dataDir, eventsUrl: 'clickhouse+http://h:8123/db' }, {});
   await assert.rejects(buildContainer(config), (err: Error) => {
