@@ -7,7 +7,10 @@ import type { UsageLedger } from './ports/usage-ledger.js';
 import { openControlPlane } from './control/open-control-plane.js';
 import { MemoryResponseCache } from './cache/memory-response-cache.js';
 import { DuckDbAnalyticsEngine } from './engines/duckdb/analytics-engine.js';
-import { duckdbReportRunner } from './services/reports/queries/duckdb-report-runner.js';
+import { duckdbReportRunner } from './engines/duckdb/report-runner.js';
+import { openClickHouse } from './engines/clickhouse/open-clickhouse.js';
+import { clickhouseReportRunner } from './engines/clickhouse/report-runner.js';
+import { engineError } from './engines/clickhouse/node.js';
 import { openEventStore } from './engines/duckdb/open-event-store.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import { openRedisRateLimiter } from './limits/redis.js';
@@ -28,59 +31,82 @@ export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
   analytics?: AnalyticsDeps;
 }
 
-export class UnsupportedStoreError extends Error {
-  readonly code = 'NOT_SUPPORTED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedStoreError';
-  }
-}
-
 export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   config: Readonly<Config>,
   overrides: ContainerOverrides<Events> = {},
 ): Promise<Container<Events>> {
-  // The control plane (SQLite or PostgreSQL) is picked by openControlPlane.
-  // Refuse every unsupported store up front, naming them all, before opening anything.
-  const unsupported: string[] = [];
-  if (config.eventsUrl !== undefined && !overrides.events)
-    unsupported.push('a ClickHouse events store (FOOTFALL_EVENTS_URL / --events-url) is not supported yet; unset it to use DuckDB in the data dir');
-  if (unsupported.length) throw new UnsupportedStoreError(unsupported.join('\n'));
-
   const clock = overrides.clock ?? systemClock;
   const closers: Array<() => Promise<void>> = [];
-  let control = overrides.control;
-  if (!control) {
-    const cp = await openControlPlane(config, { clock });
-    closers.push(() => cp.close());
-    control = cp;
-  }
-  let limiter = overrides.limiter;
-  if (!limiter) {
-    // Redis when configured: one exact sliding log shared by every API process.
-    const own = config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
-    closers.push(() => own.close());
-    limiter = own;
-  }
-
+  const closeOpened = async () => {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+  };
   let events = overrides.events;
   let analytics = overrides.analytics;
-  if (!events) {
-    // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
-    const store = await openEventStore(config).catch(async (err) => {
-      for (const c of closers.reverse()) await c().catch(() => undefined);
-      throw err;
-    });
-    closers.push(() => store.close());
-    events = store as unknown as Events;
-    analytics ??= {
-      engine: new DuckDbAnalyticsEngine({ connect: () => store.instance.connect(), release: (c) => c.closeSync() }),
-      reports: duckdbReportRunner({ connect: () => store.instance.connect(), release: (c) => c.closeSync() }),
-      cache: new MemoryResponseCache(),
-      dataVersion: (siteId) => store.dataVersion(siteId),
-    };
-  }
+  try {
+    if (!events && config.eventsUrl !== undefined) {
+      // ClickHouse first: a URL that cannot be served stops start-up before anything is created locally.
+      // Every process (API servers and importers) reads and writes the same tables.
+      const ch = await openClickHouse(config.eventsUrl);
+      closers.push(() => ch.close());
+      events = ch.store as unknown as Events;
+      analytics ??= {
+        engine: ch.engine,
+        reports: clickhouseReportRunner({ coordinator: ch.nodes[0], shards: ch.nodes, layout: ch.layout }),
+        // per process; keys carry the data version read from the shared commit log, so an import by any
+        // process is seen by every process's cache
+        cache: new MemoryResponseCache(),
+        // read before the query (cache key): a store that is down must answer 503 like the query would
+        dataVersion: (siteId) =>
+          ch.store.dataVersion(siteId).catch((e: unknown) => {
+            throw engineError(e, false);
+          }),
+      };
+    }
 
+    // The control plane (SQLite or PostgreSQL) is picked by openControlPlane.
+    let control = overrides.control;
+    if (!control) {
+      const cp = await openControlPlane(config, { clock });
+      closers.push(() => cp.close());
+      control = cp;
+    }
+    let limiter = overrides.limiter;
+    if (!limiter) {
+      // Redis when configured: one exact sliding log shared by every API process.
+      const own = config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
+      closers.push(() => own.close());
+      limiter = own;
+    }
+
+    if (!events) {
+      // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
+      const store = await openEventStore(config);
+      closers.push(() => store.close());
+      events = store as unknown as Events;
+      const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
+      analytics ??= {
+        engine: new DuckDbAnalyticsEngine(conn),
+        reports: duckdbReportRunner(conn),
+        cache: new MemoryResponseCache(),
+        dataVersion: (siteId) => store.dataVersion(siteId),
+      };
+    }
+    return assemble(config, clock, control, limiter, events, analytics, closers);
+  } catch (err) {
+    await closeOpened();
+    throw err;
+  }
+}
+
+function assemble<Events extends EventsSlot>(
+  config: Readonly<Config>,
+  clock: Clock,
+  control: { catalog: CatalogStore; ledger: UsageLedger },
+  limiter: RateLimiter,
+  events: Events | undefined,
+  analytics: AnalyticsDeps | undefined,
+  closers: Array<() => Promise<void>>,
+): Container<Events> {
   let closing: Promise<void> | undefined;
   return {
     config,

@@ -5,8 +5,10 @@ import { EngineError } from '../../domain/errors.js';
 import { assembleRows, zeroAtoms, type AtomRow, type MetricRow } from '../../domain/query/assemble.js';
 import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js';
 import type { AnalyticsEngine, RunOptions } from '../../ports/analytics-engine.js';
-import { compileQuery, BUCKET_COL, KEY_COL, DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
+import { BUCKET_COL, KEY_COL, DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
+import { compileSpec } from '../sql/compile-rollup.js';
+import { rollupGate } from './rollups.js';
 
 /** The few driver methods used (ARCHITECTURE principle 3), so tests can fake a failing driver. */
 export interface DuckPrepared {
@@ -27,6 +29,8 @@ export interface DuckDbAnalyticsEngineOptions<C extends DuckConnection = DuckCon
   /** every connection from connect() comes back here after its query (e.g. closeSync, or a pool) */
   release?: (c: C) => void;
   tables?: TableNames;
+  /** false: never read the daily rollups (comparisons, benches); default: read them where exact */
+  rollups?: boolean;
 }
 
 const TYPES: Record<ParamType, DuckDBType> = { varchar: VARCHAR, bigint: BIGINT, double: DOUBLE, boolean: BOOLEAN };
@@ -56,15 +60,54 @@ function isQueryBug(e: unknown): boolean {
   return e instanceof Error && /(Parser|Binder|Conversion|Not implemented|Type Mismatch|Invalid Input) Error/.test(e.message);
 }
 
+/**
+ * One statement on a connection of its own, bound, under a deadline (interrupt), with the faults
+ * mapped: timeout and unavailable become EngineError, SQL bugs stay plain errors (500). Shared with
+ * the report runner (report-runner.ts).
+ */
+export async function runDuckQuery<C extends DuckConnection>(
+  opts: Pick<DuckDbAnalyticsEngineOptions<C>, 'connect' | 'release'>,
+  sql: string,
+  params: readonly SqlParam[],
+  timeoutMs: number,
+): Promise<Record<string, unknown>[]> {
+  let conn: C;
+  try {
+    conn = await opts.connect();
+  } catch (e) {
+    throw new EngineError('unavailable', e);
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    conn.interrupt();
+  }, timeoutMs);
+  try {
+    const stmt = await conn.prepare(sql);
+    stmt.bind(params.map(bindValue), params.map((p) => TYPES[p.type]));
+    const reader = await stmt.runAndReadAll();
+    return reader.getRowObjectsJS();
+  } catch (e) {
+    if (timedOut || isTimeoutError(e)) throw new EngineError('timeout', e);
+    if (isQueryBug(e)) throw e;
+    throw new EngineError('unavailable', e);
+  } finally {
+    clearTimeout(timer);
+    opts.release?.(conn);
+  }
+}
+
 export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> implements AnalyticsEngine {
   private readonly tables: TableNames;
+  private readonly useRollups: ReturnType<typeof rollupGate>;
   constructor(private readonly opts: DuckDbAnalyticsEngineOptions<C>) {
     this.tables = opts.tables ?? DEFAULT_TABLES;
+    this.useRollups = rollupGate(opts);
   }
 
   async run(spec: QuerySpec, options: RunOptions): Promise<MetricRow[]> {
     const normalized = normalizeSpec(spec);
-    const compiled = compileQuery(normalized, duckdbDialect, this.tables);
+    const compiled = compileSpec(normalized, duckdbDialect, this.tables, { rollups: await this.useRollups(normalized) });
     const rows = await this.query(compiled.sql, compiled.params, options.timeoutMs);
     const atomRows: AtomRow[] = rows.map((r) => {
       const atoms = zeroAtoms();
@@ -95,30 +138,7 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     return v === null || v === undefined ? null : new Date(toNumber(v));
   }
 
-  private async query(sql: string, params: SqlParam[], timeoutMs: number): Promise<Record<string, unknown>[]> {
-    let conn: C;
-    try {
-      conn = await this.opts.connect();
-    } catch (e) {
-      throw new EngineError('unavailable', e);
-    }
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      conn.interrupt();
-    }, timeoutMs);
-    try {
-      const stmt = await conn.prepare(sql);
-      stmt.bind(params.map(bindValue), params.map((p) => TYPES[p.type]));
-      const reader = await stmt.runAndReadAll();
-      return reader.getRowObjectsJS();
-    } catch (e) {
-      if (timedOut || isTimeoutError(e)) throw new EngineError('timeout', e);
-      if (isQueryBug(e)) throw e;
-      throw new EngineError('unavailable', e);
-    } finally {
-      clearTimeout(timer);
-      this.opts.release?.(conn);
-    }
+  private query(sql: string, params: SqlParam[], timeoutMs: number): Promise<Record<string, unknown>[]> {
+    return runDuckQuery(this.opts, sql, params, timeoutMs);
   }
 }

@@ -15,6 +15,7 @@ import {
 } from '../../ports/event-store.js';
 import { EVENTS_COLUMNS, EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_COLUMNS_SPEC, STAGE_DDL } from './schema.js';
 import { sessionEventsSql, sessionsTableSql } from './sessions-sql.js';
+import { ensureRollups, rebuildRollups } from './rollups.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -66,6 +67,7 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
     `INSERT INTO footfall_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING`,
     [String(SCHEMA_VERSION)],
   );
+  await ensureRollups(conn);
   return new DuckDbEventStore(instance, conn, owned, opts.tmpDir ?? os.tmpdir());
 }
 
@@ -274,6 +276,8 @@ class DuckDbImportSession implements ImportSession {
       }
       await c.run(`DELETE FROM sessions USING ${s}_touched t WHERE sessions.site_id = t.site_id AND sessions.day = t.day`);
       await c.run(`INSERT INTO sessions SELECT * FROM ${s}_sessions ORDER BY site_id, day, start_ms`);
+      // in the same transaction: a report never sees events without their day's rollups
+      await rebuildRollups(c, `${s}_touched`);
       const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR FROM ${s}_touched ORDER BY 1, 2`))
         .getRowsJS()
         .map(([site_id, day]) => ({ site_id: String(site_id), day: String(day) }));

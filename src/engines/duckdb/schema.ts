@@ -73,3 +73,31 @@ export const STAGE_COLUMNS_SPEC =
 /** Staged rows: EventRow fields in wire order, then their UTC day (computed by the load). */
 export const STAGE_DDL = (table: string) =>
   `CREATE TEMP TABLE ${table} (${EVENT_ROW_FIELDS.map((f) => `${f} ${ROW_TYPES[f]}`).join(', ')}, day DATE)`;
+
+/**
+ * Daily rollups (docs/decisions/rollups.md): exact per-day atoms per (site, day, tenant scope,
+ * traffic filter, grouping, key), rebuilt with the sessions of every (site, day) an import touches.
+ * Bump ROLLUPS_VERSION when their layout or rules change: the store rebuilds them at open.
+ */
+export const ROLLUPS_VERSION = 1;
+export const ROLLUPS_DDL = (table: string) => `CREATE TABLE ${table} (
+  site_id VARCHAR NOT NULL,
+  day_ms BIGINT NOT NULL,
+  all_tenants BOOLEAN NOT NULL,
+  tenant_id VARCHAR,
+  traffic VARCHAR NOT NULL,
+  dim VARCHAR NOT NULL,
+  dim_key VARCHAR,
+  filter_dim VARCHAR NOT NULL,
+  filter_key VARCHAR,
+  pageviews BIGINT NOT NULL,
+  events BIGINT NOT NULL,
+  pv_eng_ms BIGINT NOT NULL,
+  visitors BIGINT NOT NULL,
+  sessions BIGINT NOT NULL,
+  bounces BIGINT NOT NULL,
+  engaged BIGINT NOT NULL,
+  session_eng_ms BIGINT NOT NULL,
+  entries BIGINT NOT NULL,
+  exits BIGINT NOT NULL
+)`;

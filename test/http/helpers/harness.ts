@@ -1,23 +1,33 @@
-// A real app over an in-memory SQLite control plane, a fake clock and seeded workspaces.
+// A real app over a fake clock and seeded workspaces, on the stack FOOTFALL_TEST_STACK names (stack.ts):
+// by default an in-memory SQLite control plane and DuckDB in a temp data dir.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { buildContainer, type Container } from '../../../src/container.js';
-import { openSqliteControlPlane } from '../../../src/control/sqlite/open.js';
 import { FakeClock } from '../../../src/domain/clock.js';
 import type { ApiPolicy, PlanId } from '../../../src/domain/plans.js';
 import { generateSecret, hashSecret } from '../../../src/domain/tokens.js';
 import type { CatalogStore, Scope, Workspace } from '../../../src/ports/catalog-store.js';
 import type { RateLimiter } from '../../../src/ports/rate-limiter.js';
 import { openApiChecker, type OpenApiChecker } from './openapi-check.js';
+import { openStack, stackName, type StackName } from './stack.js';
 
 export const NOW = '2025-06-15T12:00:00.000Z';
 
+// Harnesses a failed test left open are closed when the file's tests are done: on the scale stack
+// their sockets (PostgreSQL pool, Redis, ClickHouse) would otherwise keep the test process alive.
+const open = new Set<{ close(): Promise<void> }>();
+after(async () => {
+  for (const h of [...open]) await h.close().catch(() => undefined);
+});
+
 export interface Harness {
+  stack: StackName;
   app: FastifyInstance;
   container: Container;
   clock: FakeClock;
@@ -35,7 +45,8 @@ export interface Harness {
 export async function harness(options: { now?: string; limiter?: RateLimiter; catalog?: (c: CatalogStore) => CatalogStore } = {}): Promise<Harness> {
   const clock = new FakeClock(Date.parse(options.now ?? NOW));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-http-'));
-  const cp = await openSqliteControlPlane(':memory:', { clock });
+  const stores = await openStack(clock);
+  const cp = stores.control;
   const planOverride = new Map<string, PlanId>();
   const base = cp.catalog;
   const withPlans: CatalogStore = Object.create(base, {
@@ -47,12 +58,20 @@ export async function harness(options: { now?: string; limiter?: RateLimiter; ca
     },
   });
   const catalog = options.catalog ? options.catalog(withPlans) : withPlans;
-  const config = loadConfig({ dataDir, logLevel: 'silent' }, {});
-  const container = await buildContainer(config, { clock, control: { catalog, ledger: cp.ledger }, limiter: options.limiter });
+  const config = loadConfig({ dataDir, logLevel: 'silent', ...stores.config }, {});
+  let container: Container;
+  try {
+    container = await buildContainer(config, { clock, control: { catalog, ledger: cp.ledger }, limiter: options.limiter });
+  } catch (err) {
+    await stores.release();
+    throw err;
+  }
   const app = await buildApp(container, { logger: false });
   const checker = await openApiChecker(app);
 
-  return {
+  let closing: Promise<void> | undefined;
+  const h: Harness = {
+    stack: stackName(),
     app,
     container,
     clock,
@@ -78,11 +97,18 @@ export async function harness(options: { now?: string; limiter?: RateLimiter; ca
       return { id: t.id, secret };
     },
     setPlan: (id, plan) => void planOverride.set(id, plan),
-    async close() {
-      await app.close();
-      await container.close();
-      await cp.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: () =>
+      (closing ??= (async () => {
+        open.delete(h);
+        try {
+          await app.close();
+          await container.close();
+        } finally {
+          await stores.release();
+          fs.rmSync(dataDir, { recursive: true, force: true });
+        }
+      })()),
   };
+  open.add(h);
+  return h;
 }

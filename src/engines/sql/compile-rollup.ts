@@ -1,0 +1,88 @@
+// Reads a RollupPlan's rows: the same result columns, HAVING, ORDER BY and LIMIT as the raw
+// compiler (compile-query.ts), so the assemble stage cannot tell the two apart. Values go through
+// the Dialect's value hook like every other query.
+import { atomsFor, METRIC_DEFS, presenceAtom, type Atom } from '../../domain/query/metrics.js';
+import type { NormalizedSpec } from '../../domain/query/query-spec.js';
+import { BUCKET_COL, KEY_COL, compileQuery, type CompiledQuery, type CompileOptions, type TableNames } from './compile-query.js';
+import type { Dialect, SqlParam, SqlValue } from './dialect.js';
+import { planRollup, type RollupPlan } from './rollup-plan.js';
+
+/** The rollup table: one row per (site, day, tenant scope, traffic filter, grouping, key(s)). */
+export const ROLLUP_TABLE = 'daily_rollups';
+
+/** Compiles a plan the planner made for `spec`. */
+export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Dialect, table: string = ROLLUP_TABLE): CompiledQuery {
+  const params: SqlParam[] = [];
+  const v = (x: SqlValue) => d.value(x, params);
+  const col = (name: string) => `r.${d.quoteIdent(name)}`;
+  const eq = (expr: string, value: string | null) => (value === null ? `${expr} IS NULL` : `${expr} = ${v(value)}`);
+  const inList = (expr: string, values: readonly (string | null)[]) => {
+    const strings = values.filter((x): x is string => x !== null);
+    const ors: string[] = [];
+    if (strings.length) ors.push(`${expr} IN (${strings.map(v).join(', ')})`);
+    if (strings.length !== values.length) ors.push(`${expr} IS NULL`);
+    return ors.length ? `(${ors.join(' OR ')})` : '1 = 0';
+  };
+
+  const where = [
+    `${col('site_id')} = ${v(plan.siteId)}`,
+    `${col('day_ms')} >= ${v(plan.firstDayMs)}`,
+    `${col('day_ms')} <= ${v(plan.lastDayMs)}`,
+    `${col('traffic')} = ${v(plan.traffic)}`,
+    plan.tenants.kind === 'all' ? d.isTrue(col('all_tenants')) : `NOT ${d.isTrue(col('all_tenants'))}`,
+    `${col('dim')} = ${v(plan.grouping.dim)}`,
+    `${col('filter_dim')} = ${v(plan.grouping.filterDim)}`,
+  ];
+  if (plan.tenants.kind === 'tenants') where.push(inList(col('tenant_id'), plan.tenants.ids));
+  if (plan.dimKeyEq !== undefined) where.push(eq(col('dim_key'), plan.dimKeyEq));
+  if (plan.filterKeyEq !== undefined) where.push(eq(col('filter_key'), plan.filterKeyEq));
+  if (plan.keyFrom && plan.keyIn) where.push(inList(col(plan.keyFrom), plan.keyIn));
+
+  const atoms = atomsFor(spec.metrics);
+  const total = (a: Atom) => (d.atomTotal ? d.atomTotal(a) : `sum(${col(a)})`);
+  const cols: string[] = [];
+  const group: string[] = [];
+  if (plan.byDay) {
+    cols.push(`${d.toInt64(col('day_ms'))} AS ${BUCKET_COL}`);
+    group.push(col('day_ms'));
+  }
+  if (plan.keyFrom) {
+    cols.push(`${col(plan.keyFrom)} AS ${KEY_COL}`);
+    group.push(col(plan.keyFrom));
+  }
+  for (const a of atoms) cols.push(`${d.toInt64(`sum(${col(a)})`)} AS ${a}`);
+  let sql = `SELECT ${cols.join(', ')} FROM ${d.quoteIdent(table)} AS r WHERE ${where.join(' AND ')}`;
+  if (group.length) sql += ` GROUP BY ${group.join(', ')}`;
+  if (plan.keyFrom) sql += ` HAVING ${total(presenceAtom(spec.orderBy))} <> 0`;
+  const order: string[] = [];
+  if (plan.byDay) order.push(`${BUCKET_COL} ASC`);
+  if (plan.keyFrom) {
+    const def = METRIC_DEFS[spec.orderBy];
+    const value =
+      def.kind === 'count'
+        ? total(def.atom)
+        : `(CASE WHEN ${total(def.denominator)} = 0 THEN 0 ELSE ${d.toFloat64(total(def.numerator))} / ${d.toFloat64(total(def.denominator))} END)`;
+    order.push(`${value} DESC`, `${KEY_COL} ASC NULLS LAST`);
+  }
+  if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
+  if (spec.limit !== undefined) sql += ` LIMIT ${v(spec.limit)}`;
+  return { sql, params, hasBucket: plan.byDay, hasKey: plan.keyFrom !== null, atoms };
+}
+
+/**
+ * The engines' compile step: the rollups when `rollups` is on and the planner finds an exact plan,
+ * the raw tables otherwise. `rollupTable` names the rollup table (default ROLLUP_TABLE).
+ */
+export function compileSpec(
+  spec: NormalizedSpec,
+  dialect: Dialect,
+  tables: TableNames,
+  options: CompileOptions & { rollups?: boolean; rollupTable?: string } = {},
+): CompiledQuery {
+  const { rollups, rollupTable, ...rawOptions } = options;
+  if (rollups) {
+    const decision = planRollup(spec);
+    if (decision.use === 'rollup') return compileRollupQuery(spec, decision.plan, dialect, rollupTable);
+  }
+  return compileQuery(spec, dialect, tables, rawOptions);
+}
