@@ -1,7 +1,7 @@
 // Import throughput: generates N NDJSON events (default 1,000,000) into a temp file, times
 // `import events` end to end (the same runImport the CLI uses), reports events/s and peak RSS,
 // then times each stage alone, in one thread, on a sample to show where the time goes (the import
-// itself spreads those stages over parse workers, one per core; see docs/decisions/store.md).
+// itself spreads those stages over parse workers, one per core; see docs/decisions.md (store)).
 // Run alone: `npx tsx bench/import.ts [N]`; bench/run.ts calls benchImport().
 import fs from 'node:fs';
 import os from 'node:os';

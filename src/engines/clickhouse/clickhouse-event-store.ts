@@ -1,5 +1,5 @@
 // The event store on ClickHouse (one server, or a cluster through Distributed tables). ClickHouse has
-// no transactions, so an import is made all-or-nothing by generations (docs/decisions/clickhouse.md):
+// no transactions, so an import is made all-or-nothing by generations (docs/decisions.md (clickhouse)):
 // rows go to a staging table; commit rewrites every (site, day) that gains events under a new gen
 // (old events + new ones, sessions rebuilt by sessionize.ts) while readers still see the old gen;
 // ONE insert into the commit log (ff_days) then switches all those days at once.

@@ -1,4 +1,4 @@
-// ClickHouse tables of the event store (docs/decisions/clickhouse.md). Kept to what 18.16 and
+// ClickHouse tables of the event store (docs/decisions.md (clickhouse)). Kept to what 18.16 and
 // current ClickHouse both accept: MergeTree, Nullable, Date, Int64 ms timestamps (no DateTime64).
 //
 // events and sessions carry `gen`: the import that wrote the row. A (site, day) shows only the rows

@@ -1,5 +1,5 @@
 // The embedded event store: DuckDB file <dataDir>/events.duckdb (DESIGN 1).
-// One logical import = one ImportSession = one transaction at commit (docs/decisions/store.md).
+// One logical import = one ImportSession = one transaction at commit (docs/decisions.md (store)).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // Payload schemas of the report routes and goal conversions (spec payload tables, DESIGN 8 content
-// payloads; names the spec leaves open: docs/decisions/reports.md). Each is wrapped by reportEnvelope.
+// payloads; names the spec leaves open: docs/decisions.md (reports)). Each is wrapped by reportEnvelope.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ACTION_FAMILIES, CHANNELS } from '../../domain/events.js';
 import { DateTime, Nullable, StringEnum } from './common.js';

@@ -1,5 +1,5 @@
 // The acquisition payload (spec "Acquisition report payload"; names and types the spec leaves open
-// are in docs/decisions/reports.md). Channels, host-only referrers and landing pages cover the whole
+// are in docs/decisions.md (reports)). Channels, host-only referrers and landing pages cover the whole
 // range; sources, mediums, campaigns and tagged sessions only the acquisition_attribution window.
 import type { MsWindow } from '../../domain/availability.js';
 import { CHANNELS } from '../../domain/events.js';
