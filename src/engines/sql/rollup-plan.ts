@@ -111,6 +111,9 @@ export function planRollup(spec: NormalizedSpec): RollupDecision {
   else return raw('visitors over several tenants are not a sum of per-tenant rows');
 
   const filterDims = (Object.keys(spec.filters) as Dimension[]).filter((d) => d !== 'tenant');
+  // A filter on the "none" key (only internal callers send one) keeps rows the raw path would not
+  // have for session metrics (a day bucket with no matching session): read raw, which is exact.
+  if (!spec.dimension && filterDims.some((d) => spec.filters[d] === null)) return raw('a series filtered on the "none" key');
   const dims = [...new Set([...(spec.dimension && !byTenant ? [spec.dimension] : []), ...filterDims])];
   const grouping = groupingFor(dims);
   if (grouping === null) return raw(`dimensions ${dims.join('+')} are not stored together`);
