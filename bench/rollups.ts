@@ -1,7 +1,8 @@
 // Cost follows days, not events: a 90-day overview (every QuerySpec and report query the overview
 // runs, built in-process by the real buildOverview) at 1M and 5M events of one site over 90 days,
-// read from the raw tables and from the daily rollups, p50/p99 of each, in one run. Each size is
-// imported through the real importer (runImport), which builds the rollups in its commit.
+// read from the raw tables, from the daily rollups with page titles from the raw events, and as
+// served (daily rollups and the page-title rollup); p50/p99 of each, in one run. Each size is imported through
+// the real importer (runImport), which builds the rollups in its commit.
 // Run alone: `npx tsx bench/rollups.ts [events...]` (default 1000000 5000000); bench/run.ts calls run().
 // BENCH_OVERVIEWS (default 30) sets the overviews timed per size and path.
 import fs from 'node:fs';
@@ -92,25 +93,30 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       const paths = { raw: new DuckDbAnalyticsEngine<DuckConnection>({ ...conn, rollups: false }), rollup: new DuckDbAnalyticsEngine<DuckConnection>(conn) };
       const scope = { siteId: site.id, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.humans };
       const today = formatDay(nowMs);
-      const overview = async (engine: DuckDbAnalyticsEngine<DuckConnection>, i: number) => {
+      type Path = 'raw' | 'rollup, raw titles' | 'served';
+      const PATHS: Path[] = ['raw', 'rollup, raw titles', 'served'];
+      const overview = async (p: Path, i: number) => {
+        const engine = p === 'raw' ? paths.raw : paths.rollup;
+        const runner = duckdbReportRunner({ ...conn, pageTitlesRollup: p === 'served' });
         // a different 90-day window each time (ending today or up to 2 days before): always a miss
         const to = formatDay(Date.parse(`${today}T00:00:00Z`) - (i % 3) * DAY_MS);
         const days = dayWindow(formatDay(Date.parse(`${to}T00:00:00Z`) - (DAYS - 1) * DAY_MS), to);
         const window = { startMs: days.startMs, endMs: days.endMs };
-        const kit = new ReportKit(engines(engine, duckdbReportRunner(conn), { timeoutMs: 120_000 }), scope, { timeoutMs: 120_000 });
+        const kit = new ReportKit(engines(engine, runner, { timeoutMs: 120_000 }), scope, { timeoutMs: 120_000 });
         const t0 = performance.now();
         const body = await buildOverview(kit, { days, count: window, sections: { overview_regions: window, overview_cities: window } }, { limit: 10, minAllowedFrom: null, lastEventAt: null });
         const ms = performance.now() - t0;
         return { ms, body };
       };
       // same answers both ways, checked once per size
-      const [a, b] = [await overview(paths.raw, 0), await overview(paths.rollup, 0)];
-      if (JSON.stringify(a.body) !== JSON.stringify(b.body)) throw new Error('raw and rollup overviews differ');
-      const times: Record<'raw' | 'rollup', number[]> = { raw: [], rollup: [] };
+      const bodies: string[] = [];
+      for (const p of PATHS) bodies.push(JSON.stringify((await overview(p, 0)).body));
+      if (bodies.some((b) => b !== bodies[0])) throw new Error('the overviews of the three paths differ');
+      const times: Record<Path, number[]> = { raw: [], 'rollup, raw titles': [], served: [] };
       for (let i = 0; i < OVERVIEWS; i++) {
-        for (const p of ['raw', 'rollup'] as const) times[p].push((await overview(paths[p], i)).ms);
+        for (const p of PATHS) times[p].push((await overview(p, i)).ms);
       }
-      return (['raw', 'rollup'] as const).map((p) => {
+      return PATHS.map((p) => {
         const sorted = times[p].sort((x, y) => x - y);
         log(`${events} events, ${p}: p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms`);
         return {
@@ -136,8 +142,8 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
 export async function run(sizes: number[] = [1_000_000, 5_000_000], log = (s: string) => process.stderr.write(s + '\n')): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const n of sizes) rows.push(...(await benchSize(n, log)));
-  for (const p of ['raw', 'rollup']) {
-    const mine = rows.filter((r) => r.case.endsWith(p));
+  for (const p of ['raw', 'rollup, raw titles', 'served']) {
+    const mine = rows.filter((r) => r.case.endsWith(`, ${p}`));
     if (mine.length >= 2) {
       const growth = (mine[mine.length - 1]['p50 ms'] as number) / (mine[0]['p50 ms'] as number);
       log(`${p}: p50 grows ${growth.toFixed(2)}x from ${mine[0].events} to ${mine[mine.length - 1].events} events`);

@@ -86,7 +86,7 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
       const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
       analytics ??= {
         engine: new DuckDbAnalyticsEngine(conn),
-        reports: duckdbReportRunner(conn),
+        reports: duckdbReportRunner({ ...conn, pageTitlesRollup: true }),
         cache: new MemoryResponseCache(),
         dataVersion: (siteId) => store.dataVersion(siteId),
       };

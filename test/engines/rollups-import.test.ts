@@ -1,5 +1,6 @@
 // The rollups follow the imports: built in each import's transaction, equal whether the days
-// arrived in one import or in several, untouched by a re-import, rebuilt at open when missing.
+// arrived in one import or in several, untouched by a re-import, rebuilt at open when missing; the
+// page-title rollup answers as the raw page-title query does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,6 +13,12 @@ import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/d
 import { ROLLUP_TABLE } from '../../src/engines/sql/compile-rollup.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
+import { TRAFFIC_FILTERS } from '../../src/domain/events.js';
+import { duckdbDialect } from '../../src/engines/sql/dialect.js';
+import { compilePageTitlesFromRollup } from '../../src/engines/sql/page-titles-rollup.js';
+import { duckdbReportRunner } from '../../src/engines/duckdb/report-runner.js';
+import { compilePageTitles } from '../../src/services/reports/queries/page-titles.js';
+import type { ReportScope } from '../../src/services/reports/report-scope.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
@@ -119,6 +126,47 @@ test('a store without rollups (an older file, or another version) builds them at
       await store.close();
     }
   } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('page titles from the rollup equal the raw page-title query on random scopes, windows and paths', async () => {
+  const dir = tmp();
+  // titles vary per event (and some are missing), so "the latest titled pageview" decides
+  const rows = fixedRows(21, 600).map((r, i) => ({ ...r, page_title: r.path_canon === null || i % 4 === 0 ? null : `${r.path_canon} v${i % 5}` }));
+  const store = await tempStore(dir);
+  try {
+    await store.importBatch(rows.slice(0, 300), { reidentify });
+    await store.importBatch(rows.slice(300), { reidentify });
+    const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
+    const runner = duckdbReportRunner(conn);
+    const served = duckdbReportRunner({ ...conn, pageTitlesRollup: true }); // as container.ts builds it
+    assert.equal(runner.pageTitles, undefined);
+    const scopeArb = fc.record({
+      siteId: fc.constantFrom(SITE, 'site_b'),
+      tenantIds: fc.constantFrom(null, ['t1'], ['t1', 't2'], []),
+      trafficClasses: fc.constantFrom(...Object.values(TRAFFIC_FILTERS)),
+    });
+    const windowArb = fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3 })).map(([d, n]) => ({ startMs: BASE_MS + d * DAY, endMs: BASE_MS + (d + n) * DAY - 1 }));
+    const pathsArb = fc.subarray(['/', '/a', '/b', '/café', '/Z', '/\uFFFD', '/😀', '/a/b', '/nope']);
+    let titled = 0;
+    await fc.assert(
+      fc.asyncProperty(scopeArb, windowArb, pathsArb, async (scope, window, paths) => {
+        const raw = await runner.rows(compilePageTitles(duckdbDialect, scope as ReportScope, window, paths), { timeoutMs: 10_000 });
+        const q = served.pageTitles!(scope as ReportScope, window, paths);
+        assert.ok(q);
+        assert.match(q.sql, /daily_page_titles/);
+        const viaRollup = await runner.rows(q, { timeoutMs: 10_000 });
+        const sorted = (rs: Record<string, unknown>[]) => rs.map((r) => [r.path_canon, r.page_title]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+        assert.deepEqual(sorted(viaRollup), sorted(raw));
+        titled += raw.length;
+      }),
+      { numRuns: 60, seed: 77 },
+    );
+    assert.ok(titled > 60, `only ${titled} titles found`);
+    assert.equal(compilePageTitlesFromRollup(duckdbDialect, { siteId: SITE, tenantIds: null, trafficClasses: ['human'] }, { startMs: BASE_MS + 1, endMs: BASE_MS + DAY - 1 }, ['/']), null);
+  } finally {
+    await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

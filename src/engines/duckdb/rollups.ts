@@ -8,7 +8,8 @@ import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js'
 import { planRollup, ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
 import { DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
-import { ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
+import { PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
+import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
 import type { DuckConnection } from './analytics-engine.js';
 
 const READ_ORDER = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'].map((c) => duckdbDialect.quoteIdent(c)).join(', ');
@@ -22,9 +23,9 @@ const bind = (p: SqlParam): DuckDBValue => (p.value === null ? null : p.type ===
  */
 export async function rebuildRollups(c: DuckDBConnection, days: string, table: string = ROLLUP_TABLE): Promise<void> {
   const q = duckdbDialect.quoteIdent;
-  await c.run(
-    `DELETE FROM ${q(table)} USING ${q(days)} AS t WHERE ${q(table)}.site_id = t.site_id AND ${q(table)}.day_ms = epoch_ms(CAST(t.day AS TIMESTAMP))`,
-  );
+  for (const tbl of [table, PAGE_TITLES_TABLE]) {
+    await c.run(`DELETE FROM ${q(tbl)} USING ${q(days)} AS t WHERE ${q(tbl)}.site_id = t.site_id AND ${q(tbl)}.day_ms = epoch_ms(CAST(t.day AS TIMESTAMP))`);
+  }
   const x = compileRollupExpansions(duckdbDialect);
   const run = (sql: string, params: readonly SqlParam[]) => c.run(sql, params.map(bind), params.map((p) => TYPES[p.type]));
   await run(`CREATE OR REPLACE TEMP TABLE ff_rollup_traffic AS ${x.trafficMap.sql}`, x.trafficMap.params);
@@ -39,6 +40,8 @@ export async function rebuildRollups(c: DuckDBConnection, days: string, table: s
       b.params,
     );
   }
+  const titles = compilePageTitlesBuild(duckdbDialect, { events: 'events', days });
+  await run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${PAGE_TITLES_COLUMNS.map((col) => q(col)).join(', ')}) ${titles.sql}`, titles.params);
 }
 
 /**
@@ -47,12 +50,14 @@ export async function rebuildRollups(c: DuckDBConnection, days: string, table: s
  */
 export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_TABLE): Promise<void> {
   const version = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = 'rollups_version'`)).getRowsJS()[0]?.[0];
-  if (version === String(ROLLUPS_VERSION) && (await tableExists(c, table))) return;
+  if (version === String(ROLLUPS_VERSION) && (await tableExists(c, table)) && (await tableExists(c, PAGE_TITLES_TABLE))) return;
   const days = `ff_rollup_days_${process.pid}`;
   await c.run('BEGIN TRANSACTION');
   try {
     await c.run(`DROP TABLE IF EXISTS ${duckdbDialect.quoteIdent(table)}`);
+    await c.run(`DROP TABLE IF EXISTS ${duckdbDialect.quoteIdent(PAGE_TITLES_TABLE)}`);
     await c.run(ROLLUPS_DDL(duckdbDialect.quoteIdent(table)));
+    await c.run(PAGE_TITLES_DDL(duckdbDialect.quoteIdent(PAGE_TITLES_TABLE)));
     await c.run(`CREATE TEMP TABLE ${days} AS SELECT DISTINCT site_id, day FROM events`);
     await rebuildRollups(c, days, table);
     await c.run(`DROP TABLE ${days}`);

@@ -101,3 +101,15 @@ export const ROLLUPS_DDL = (table: string) => `CREATE TABLE ${table} (
   entries BIGINT NOT NULL,
   exits BIGINT NOT NULL
 )`;
+
+/** Latest titled pageview per (site, day, tenant, traffic class, path): page titles without an event scan. */
+export const PAGE_TITLES_DDL = (table: string) => `CREATE TABLE ${table} (
+  site_id VARCHAR NOT NULL,
+  day_ms BIGINT NOT NULL,
+  tenant_id VARCHAR,
+  traffic_class VARCHAR NOT NULL,
+  path_canon VARCHAR NOT NULL,
+  ts_ms BIGINT NOT NULL,
+  event_id VARCHAR NOT NULL,
+  page_title VARCHAR NOT NULL
+)`;

@@ -66,7 +66,9 @@ export class ReportKit {
     const list = [...new Set(paths.filter((p): p is string => p !== null))];
     const out = new Map<string, string>();
     if (!list.length) return out;
-    for (const r of await this.rows((d) => compilePageTitles(d, this.scope, window, list))) {
+    const sql = this.engines.sql;
+    const query = sql.pageTitles?.(this.scope, window, list) ?? compilePageTitles(sql.dialect, this.scope, window, list);
+    for (const r of await sql.rows(query, this.options)) {
       const p = toStr(r.path_canon);
       const t = toStr(r.page_title);
       if (p !== null && t !== null) out.set(p, t);

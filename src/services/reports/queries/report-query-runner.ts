@@ -4,6 +4,8 @@
 // of pageviews, visitors or sessions comes from a QuerySpec run by the AnalyticsEngine.
 import type { Dialect, SqlParam } from '../../../engines/sql/dialect.js';
 import type { RunOptions } from '../../../ports/analytics-engine.js';
+import type { MsWindow } from '../../../domain/availability.js';
+import type { ReportScope } from '../report-scope.js';
 
 export interface CompiledReportQuery {
   sql: string;
@@ -15,6 +17,11 @@ export interface CompiledReportQuery {
 export interface ReportQueryRunner {
   readonly dialect: Dialect;
   rows(query: CompiledReportQuery, options: RunOptions): Promise<Record<string, unknown>[]>;
+  /**
+   * The engine's own page-title query (columns path_canon, page_title; the same answer as
+   * compilePageTitles) when it has a cheaper one for this window, else null or absent.
+   */
+  pageTitles?(scope: ReportScope, window: MsWindow, paths: readonly string[]): CompiledReportQuery | null;
 }
 
 /** Integer columns come back as bigint (DuckDB) or strings (old ClickHouse JSON). */
