@@ -41,6 +41,15 @@ export class KyselyUsageLedger implements UsageLedger {
           .where(key(workspaceId, period))
           .where(sql<boolean>`used + reserved + ${units} <= hard_cap`),
       ),
+      // reserve + commit in one statement, with the terms, for work that cannot fail any more
+      chargeWithTerms: queryTemplate(5, (workspaceId: string, period: string, units: number, included: number, hardCap: number) =>
+        db
+          .updateTable('usage')
+          .set((eb) => ({ used: eb('used', '+', units), included, hard_cap: hardCap }))
+          .where(key(workspaceId, period))
+          .where(sql<boolean>`used + reserved + ${units} <= ${hardCap}`)
+          .returning('used'),
+      ),
       commit: queryTemplate(3, (workspaceId: string, period: string, units: number) =>
         db
           .updateTable('usage')
@@ -74,12 +83,33 @@ export class KyselyUsageLedger implements UsageLedger {
     // upsert runs and the conditional update decides; each statement is atomic on its own.
     if (updatedOne(await this.db.executeQuery(this.q.reserveWithTerms(workspaceId, period, units, included, hardCap))))
       return { workspaceId, period, units };
+    await this.ensurePeriod(workspaceId, period, included, hardCap);
+    return updatedOne(await this.db.executeQuery(this.q.reserve(workspaceId, period, units))) ? { workspaceId, period, units } : null;
+  }
+
+  async charge(input: { workspaceId: string; period: string; units: number; included: number; hardCap: number }): Promise<number | null> {
+    const period = checkPeriod(input.period);
+    const units = checkCount('units', input.units);
+    const included = checkCount('included units', input.included);
+    const hardCap = checkCount('hard cap', input.hardCap);
+    const { workspaceId } = input;
+    if (units > hardCap) return null;
+    const run = () => this.db.executeQuery(this.q.chargeWithTerms(workspaceId, period, units, included, hardCap));
+    let row = (await run()).rows[0];
+    if (!row) {
+      // No row yet, or a refusal: make sure the row exists, then the conditional update decides.
+      await this.ensurePeriod(workspaceId, period, included, hardCap);
+      row = (await run()).rows[0];
+    }
+    return row ? Number(row.used) : null;
+  }
+
+  private async ensurePeriod(workspaceId: string, period: string, included: number, hardCap: number): Promise<void> {
     await this.db
       .insertInto('usage')
       .values({ workspace_id: workspaceId, period, used: 0, reserved: 0, included, hard_cap: hardCap })
       .onConflict((oc) => oc.columns(['workspace_id', 'period']).doUpdateSet({ included, hard_cap: hardCap }))
       .execute();
-    return updatedOne(await this.db.executeQuery(this.q.reserve(workspaceId, period, units))) ? { workspaceId, period, units } : null;
   }
 
   /** Throws when the period holds fewer reserved units than the reservation (unknown or already settled). */

@@ -11,7 +11,7 @@ import { authenticate } from '../services/authenticate.js';
 import { authorizeRoute, resolveSiteAccess } from '../services/authorize.js';
 import type { Caller } from '../services/caller.js';
 import type { AppDeps } from '../services/deps.js';
-import { withMeteredUnits, type MeteredMeta } from '../services/metering.js';
+import { chargeUnits, withMeteredUnits, type MeteredMeta, type MeteringContext } from '../services/metering.js';
 import { applyRateLimit } from '../services/rate-limit.js';
 import { errorResponses } from './schemas/common.js';
 
@@ -33,6 +33,8 @@ export interface RouteContext<Q> {
   log: FastifyBaseLogger;
   /** reserve -> run -> commit, or release on any failure (402 when the cap would be passed) */
   meter<T>(units: number, run: () => Promise<T>): Promise<{ value: T; meta: MeteredMeta }>;
+  /** reserve and commit at once, for work already done that cannot fail (402 when over the cap) */
+  charge(units: number): Promise<MeteredMeta>;
 }
 
 export interface SiteRule<Q> {
@@ -113,6 +115,7 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
           tenantRequiredForRestrictedToken: typeof rule === 'function' ? rule(query) : rule === true,
         }));
       }
+      const metering: MeteringContext = { ledger: deps.ledger, workspaceId: state.caller.workspace.id, policy: state.caller.policy, arrivedAt: state.arrivedAt };
       const ctx: RouteContext<Static<TObject>> = {
         deps,
         caller: state.caller,
@@ -122,12 +125,8 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
         site,
         tenant,
         log: request.log,
-        meter: (units, run) =>
-          withMeteredUnits(
-            { ledger: deps.ledger, workspaceId: state.caller.workspace.id, policy: state.caller.policy, arrivedAt: state.arrivedAt },
-            units,
-            run,
-          ),
+        meter: (units, run) => withMeteredUnits(metering, units, run),
+        charge: (units) => chargeUnits(metering, units),
       };
       const result = await def.handler(ctx);
       if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);

@@ -28,6 +28,13 @@ export interface UsageLedger {
     included: number;
     hardCap: number;
   }): Promise<Reservation | null>;
+  /**
+   * Reserve and commit in one atomic step, for work that is already done and cannot fail (a
+   * response-cache hit): adds `units` to used when used + reserved + units <= hardCap, records the
+   * terms like reserve, and returns the period's used units after it; null when the cap would be
+   * passed (nothing recorded).
+   */
+  charge(input: { workspaceId: string; period: string; units: number; included: number; hardCap: number }): Promise<number | null>;
   /** Turns a reservation into used units; returns the period's used units after it. */
   commit(r: Reservation): Promise<number>;
   /** Gives a reservation back. */

@@ -66,3 +66,22 @@ export async function withMeteredUnits<T>(
   const used = await ctx.ledger.commit(reservation);
   return { value, meta: usageMeta(units, used, terms) };
 }
+
+/**
+ * Charges `units` for work that is already done and cannot fail any more (a response-cache hit
+ * whose body is known to fit the budget): reserve and commit in one ledger statement. 402
+ * HARD_CAP_REACHED when the units would pass the cap (nothing is charged then).
+ */
+export async function chargeUnits(ctx: MeteringContext, units: number): Promise<MeteredMeta> {
+  if (!Number.isSafeInteger(units) || units < 0) throw new Error(`metered units must be a non-negative integer, got ${units}`);
+  const terms = termsOf(ctx.policy);
+  const used = await ctx.ledger.charge({
+    workspaceId: ctx.workspaceId,
+    period: periodOf(ctx.arrivedAt),
+    units,
+    included: terms.included,
+    hardCap: terms.hardCap,
+  });
+  if (used === null) throw new ApiError('HARD_CAP_REACHED');
+  return usageMeta(units, used, terms);
+}

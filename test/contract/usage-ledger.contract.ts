@@ -82,6 +82,39 @@ export function runUsageLedgerContract(name: string, factory: () => Promise<Ledg
     assert.ok(used <= 90 && used % 3 === 0, `used ${used}`);
   }));
 
+  test(`${name}: a charge is a reserve and a commit in one step, on an empty month too`, withLedger(async (ledger) => {
+    assert.equal(await ledger.charge({ workspaceId: 'ws_c', period: '2025-03', units: 7, ...terms }), 7);
+    assert.equal(await ledger.used('ws_c', '2025-03'), 7);
+    const r = await ledger.reserve({ workspaceId: 'ws_c', period: '2025-03', units: 10, ...terms });
+    assert.ok(r);
+    assert.equal(await ledger.charge({ workspaceId: 'ws_c', period: '2025-03', units: 4, ...terms }), null, 'reserved units hold their place');
+    assert.equal(await ledger.charge({ workspaceId: 'ws_c', period: '2025-03', units: 3, ...terms }), 10, 'exactly up to the cap');
+    assert.equal(await ledger.commit(r), 20);
+    assert.equal(await ledger.charge({ workspaceId: 'ws_c', period: '2025-03', units: 1, ...terms }), null);
+    assert.equal(await ledger.charge({ workspaceId: 'ws_c', period: '2025-04', units: 21, ...terms }), null, 'over the cap on an empty month');
+    assert.equal(await ledger.used('ws_c', '2025-04'), 0);
+    assert.deepEqual(await ledger.history('ws_c', '2025-03', '2025-03'), [{ period: '2025-03', units_used: 20, units_included: 10, hard_cap_units: 20 }]);
+    await ledger.charge({ workspaceId: 'ws_c', period: '2025-03', units: 1, included: 5, hardCap: 30 });
+    assert.deepEqual(await ledger.history('ws_c', '2025-03', '2025-03'), [{ period: '2025-03', units_used: 21, units_included: 5, hard_cap_units: 30 }], 'the latest terms');
+    await assert.rejects(ledger.charge({ workspaceId: 'ws_c', period: '2025-3', units: 1, ...terms }), RangeError);
+    await assert.rejects(ledger.charge({ workspaceId: 'ws_c', period: '2025-03', units: -1, ...terms }), RangeError);
+  }));
+
+  test(`${name}: 200 racing charges and reservations on room for 50 grant exactly 50`, withLedger(async (ledger) => {
+    await ledger.charge({ workspaceId: 'ws_r', period: '2025-06', units: 150, included: 100, hardCap: 200 });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        i % 2 === 0
+          ? ledger.charge({ workspaceId: 'ws_r', period: '2025-06', units: 1, included: 100, hardCap: 200 })
+          : ledger.reserve({ workspaceId: 'ws_r', period: '2025-06', units: 1, included: 100, hardCap: 200 }).then((r) => (r ? ledger.commit(r) : null)),
+      ),
+    );
+    const granted = results.filter((u) => u !== null);
+    assert.equal(granted.length, 50);
+    assert.ok(granted.every((u) => u! > 150 && u! <= 200), 'used never passes the cap while they race');
+    assert.equal(await ledger.used('ws_r', '2025-06'), 200);
+  }));
+
   test(`${name}: months and workspaces are separate`, withLedger(async (ledger) => {
     await ledger.commit((await ledger.reserve({ workspaceId: 'ws_a', period: '2025-01', units: 20, ...terms }))!);
     assert.ok(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-02', units: 20, ...terms }), 'a new month starts empty');

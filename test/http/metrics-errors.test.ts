@@ -138,7 +138,8 @@ test('402 HARD_CAP_REACHED once a request would pass the cap; overage before it 
     assert.equal(r.statusCode, 200);
     assert.deepEqual(r.json().meta.usage, { used_units: 8, overage_units: 3, included_units: 5, hard_cap_units: 10 });
     assert.equal(r.json().meta.billable_overage, true);
-    expectError(await m.call(TS, { site_id: s }), 402, 'HARD_CAP_REACHED');
+    assert.equal(r.json().meta.surface.dataFreshness.cached, true, 'the repeat is a cache hit, charged in one ledger step');
+    expectError(await m.call(TS, { site_id: s }), 402, 'HARD_CAP_REACHED'); // a hit over the cap
     expectError(await m.call(BD, { site_id: s, dimension: 'page' }), 402, 'HARD_CAP_REACHED');
     assert.equal(await usedOf(m), 8, 'a refused request records nothing');
     r = await m.call(TS, { site_id: s, metric: 'events' });

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { buildApp } from '../../src/app.js';
 import { defineRoute, RawJson } from '../../src/http/define-route.js';
 import { ApiError } from '../../src/domain/errors.js';
-import { withMeteredUnits } from '../../src/services/metering.js';
+import { chargeUnits, withMeteredUnits } from '../../src/services/metering.js';
 import { apiPolicyFor } from '../../src/domain/plans.js';
 import { harness } from './helpers/harness.js';
 import { openApiChecker } from './helpers/openapi-check.js';
@@ -117,6 +117,10 @@ test('withMeteredUnits with a fake ledger and run: order of calls and what it re
       return used + i.units > i.hardCap ? null : { workspaceId: 'w', period: i.period, units: i.units };
     },
     commit: async (r: { units: number }) => (calls.push('commit'), (used += r.units)),
+    charge: async (i: { units: number; period: string; hardCap: number }) => {
+      calls.push(`charge ${i.period} ${i.units} ${i.hardCap}`);
+      return used + i.units > i.hardCap ? null : (used += i.units);
+    },
     release: async () => void calls.push('release'),
     history: async () => [],
     used: async () => used,
@@ -135,4 +139,12 @@ test('withMeteredUnits with a fake ledger and run: order of calls and what it re
     'reserve 2025-01 1 100000 250000', 'run', 'release',
     'reserve 2025-01 200000 100000 250000',
   ]);
+  calls.length = 0;
+  assert.deepEqual(await chargeUnits(ctx, 50), {
+    units_charged: 50, billable_overage: true,
+    usage: { used_units: 100_100, overage_units: 100, included_units: 100_000, hard_cap_units: 250_000 },
+  });
+  await assert.rejects(chargeUnits(ctx, 149_901), (e: ApiError) => e.code === 'HARD_CAP_REACHED');
+  assert.equal(used, 100_100, 'a refused charge records nothing');
+  assert.deepEqual(calls, ['charge 2025-01 50 250000', 'charge 2025-01 149901 250000']);
 });

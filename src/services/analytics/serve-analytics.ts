@@ -5,8 +5,9 @@
 //   range (defaults, prev_period) -> retention 422 RETENTION_EXCEEDED -> max_range_days 422
 //   -> plan(range): the route's own range rules (e.g. content include, 422), its units and builder
 //   -> availability 409 (REPORT_LOCKED_BY_PROFILE / REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD)
-//   -> hard cap 402 (ctx.meter reserves) -> response cache, or build current and compare in
-//      parallel under the query timeout (EngineError -> 503, nothing charged)
+//   -> response cache hit that fits the budget: charged in one step (402 at the cap), answered
+//   -> hard cap 402 (ctx.meter reserves) -> build current and compare in parallel under the
+//      query timeout (EngineError -> 503, nothing charged)
 //   -> envelope, JSON.stringify, 5 MiB budget (422 REPORT_RESPONSE_TOO_LARGE, nothing charged,
 //      nothing cached) -> cache store -> commit -> the serialized body.
 //
@@ -45,7 +46,7 @@ import type { Caller } from '../caller.js';
 import type { AnalyticsDeps, AppDeps } from '../deps.js';
 import { termsOf, type MeteredMeta } from '../metering.js';
 import { MAX_RESPONSE_BYTES, checkResponseBudget } from './budget.js';
-import { envelopeBody, envelopeBytes, metaUpperBound, serializeEnvelopeData, type SerializedData } from './report-envelope.js';
+import { envelopeBytes, envelopeText, metaUpperBound, serializeEnvelopeData, serializeMeta, type SerializedData } from './report-envelope.js';
 import { siteFacts, type SiteFacts } from './site-facts.js';
 import { buildSurface, dataFreshness } from './surface.js';
 
@@ -58,6 +59,8 @@ export interface AnalyticsContext {
   site: Site | null;
   tenant: Tenant | null;
   meter<T>(units: number, run: () => Promise<T>): Promise<{ value: T; meta: MeteredMeta }>;
+  /** reserve and commit in one step (a cache hit that fits the budget) */
+  charge(units: number): Promise<MeteredMeta>;
 }
 
 /** The common parameters as sent (validated by the route schema; dates checked here). */
@@ -173,6 +176,15 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
     freshness: dataFreshness(facts.newestEventMs, ctx.arrivedAt.getTime(), hit !== undefined),
   });
   const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const surfaceJson = JSON.stringify(surface);
+  const bound = metaUpperBound({ requestId: ctx.requestId, units: plan.units, included: terms.included, hardCap: terms.hardCap, surface, surfaceJson });
+
+  // A hit that fits the budget can fail no more: charge it in one ledger step. (One that does not
+  // fit takes the metered path below, which answers 402 before 422 like a miss.)
+  if (hit && envelopeBytes({ text: hit.body, bytes: hit.bytes }, bound) <= maxBytes) {
+    const meta = await ctx.charge(plan.units);
+    return envelopeText({ text: hit.body, bytes: hit.bytes }, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson));
+  }
 
   const { value: data, meta } = await ctx.meter(plan.units, async (): Promise<SerializedData> => {
     const serialized: SerializedData = hit
@@ -182,13 +194,12 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
           range: range.range,
           availability: decision.availability,
         });
-    const bound = metaUpperBound({ requestId: ctx.requestId, units: plan.units, included: terms.included, hardCap: terms.hardCap, surface });
     // Inside the metered run: a rejection releases the reservation, so it costs nothing.
     checkResponseBudget(envelopeBytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
     if (!hit && key) await cache!.set(key, { body: serialized.text, bytes: serialized.bytes });
     return serialized;
   });
-  return envelopeBody(data, { request_id: ctx.requestId, ...meta, surface });
+  return envelopeText(data, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson));
 }
 
 async function buildBoth<P>(
