@@ -39,20 +39,61 @@ export interface RangeInput {
   clock: Clock;
 }
 
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (month 1-12). Integer arithmetic (the
+ * "days from civil" algorithm): it runs on every analytics request, where Date objects and
+ * toISOString cost more than the rest of the range handling.
+ */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
 /** Parses YYYY-MM-DD into its UTC midnight in ms, or null when malformed or not a real date. */
 export function parseDay(value: string): number | null {
   const m = DATE_RE.exec(value);
   if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31) return null;
-  const ms = Date.UTC(y, mo - 1, d);
-  // Date.UTC rolls 2025-02-30 over to March: reject anything that does not round-trip
-  return formatDay(ms) === value ? ms : null;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1) return null;
+  // 2025-02-30 is not a day (Date.UTC would roll it over to March)
+  if (d > (mo === 2 && isLeap(y) ? 29 : MONTH_DAYS[mo - 1])) return null;
+  return daysFromCivil(y, mo, d) * DAY_MS;
 }
 
-/** The UTC day (YYYY-MM-DD) containing the instant. */
+const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
+const pad3 = (n: number) => (n < 10 ? '00' : n < 100 ? '0' : '') + n;
+
+/** The UTC day (YYYY-MM-DD) containing the instant (years 0 to 9999, like toISOString's). */
 export function formatDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const z = Math.floor(ms / DAY_MS) + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  if (y < 0 || y > 9999) return new Date(ms).toISOString().slice(0, 10); // out of the fast path's range
+  return `${y < 1000 ? String(y).padStart(4, '0') : y}-${pad2(m)}-${pad2(d)}`;
+}
+
+/** The instant as toISOString writes it (YYYY-MM-DDTHH:mm:ss.sssZ), for years 0 to 9999. */
+export function isoInstant(ms: number): string {
+  const t = ms - Math.floor(ms / DAY_MS) * DAY_MS;
+  const h = Math.floor(t / 3_600_000);
+  const mi = Math.floor((t % 3_600_000) / 60_000);
+  const sec = Math.floor((t % 60_000) / 1000);
+  return `${formatDay(ms)}T${pad2(h)}:${pad2(mi)}:${pad2(sec)}.${pad3(t % 1000)}Z`;
 }
 
 export function addDays(day: string, n: number): string {
@@ -74,9 +115,7 @@ export function previousPeriod(w: DayWindow): DayWindow {
   return dayWindow(addDays(to, -(w.days - 1)), to);
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
+const iso = isoInstant;
 
 function requireDay(name: 'from' | 'to', value: string): string {
   if (parseDay(value) === null) throw invalidParams(`${name} must be a real date formatted YYYY-MM-DD`, { parameter: name });

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/domain/clock.js';
 import { ApiError } from '../../../src/domain/errors.js';
-import { resolveContentInclude, resolveReportRange, parseDay } from '../../../src/domain/report-range.js';
+import { formatDay, isoInstant, resolveContentInclude, resolveReportRange, parseDay } from '../../../src/domain/report-range.js';
+import fc from 'fast-check';
 
 const clock = new FakeClock(Date.parse('2025-03-10T15:30:00Z'));
 const policy = { retentionDays: 395, maxRangeDays: 395, clock };
@@ -104,4 +105,38 @@ test('content compare accepts at most 30 days in either mode', () => {
   assert.equal(resolveContentInclude({ days: 30, compare: true }), 'full');
   assert.equal(apiError(() => resolveContentInclude({ include: 'summary', days: 31, compare: true })).details?.parameter, 'compare');
   assert.equal(apiError(() => resolveContentInclude({ days: 31, compare: true })).code, 'INVALID_PARAMS');
+});
+
+const DAY = 86_400_000;
+
+test('day arithmetic agrees with Date on every kind of instant and date string', () => {
+  // formatDay, isoInstant and parseDay avoid Date objects on the request path: pin them to Date.
+  const MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+  const year0 = new Date(0);
+  year0.setUTCFullYear(0); // 0000-01-01 (Date.UTC maps year 0 to 1900)
+  const edges = [0, -1, 1, DAY - 1, DAY, 951_782_400_000 /* 2000-02-29 */, 4_107_542_400_000 /* 2100-03-01 */, MAX, year0.getTime(), -DAY];
+  fc.assert(
+    fc.property(fc.oneof(fc.integer({ min: year0.getTime(), max: MAX }), fc.constantFrom(...edges)), (ms) => {
+      assert.equal(formatDay(ms), new Date(ms).toISOString().slice(0, 10));
+      assert.equal(isoInstant(ms), new Date(ms).toISOString());
+    }),
+    { numRuns: 20_000, seed: 5 },
+  );
+  const byDate = (v: string): number | null => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+    if (!m || Number(m[1]) < 1970) return null;
+    const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    return new Date(ms).toISOString().slice(0, 10) === v ? ms : null;
+  };
+  const two = (n: number) => String(n).padStart(2, '0');
+  fc.assert(
+    fc.property(fc.integer({ min: 1960, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), (y, m, d) => {
+      const v = `${y}-${two(m)}-${two(d)}`;
+      assert.equal(parseDay(v), byDate(v), v);
+    }),
+    { numRuns: 20_000, seed: 6 },
+  );
+  for (const v of ['2024-02-29', '2023-02-29', '2100-02-29', '2000-02-29', '1970-01-01', '2025-04-31', '2025-4-01', ' 2025-04-01', '2025-04-01 ', '２０２５-04-01']) {
+    assert.equal(parseDay(v), byDate(v), v);
+  }
 });
