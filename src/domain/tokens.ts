@@ -1,5 +1,19 @@
 // Token secrets and record ids. Pure: randomness is passed in, so callers (and tests) decide its source.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/**
+ * SHA-256 of a string: the one-shot crypto.hash (Node >= 20.12, a few µs cheaper per call, and
+ * every request hashes twice) or createHash on older Node 20 releases.
+ */
+type OneShot = (algorithm: string, data: string, encoding: 'hex' | 'buffer') => string | Buffer;
+const oneShot = (crypto as unknown as { hash?: OneShot }).hash;
+function sha256(data: string, encoding: 'hex'): string;
+function sha256(data: string, encoding: 'buffer'): Buffer;
+function sha256(data: string, encoding: 'hex' | 'buffer'): string | Buffer {
+  if (oneShot) return oneShot('sha256', data, encoding);
+  const h = crypto.createHash('sha256').update(data, 'utf8');
+  return encoding === 'hex' ? h.digest('hex') : h.digest();
+}
 
 export const SECRET_PREFIX = 'ff_live_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -31,7 +45,7 @@ export function randomBase62(random: RandomBytes, length: number): string {
 
 /** The 6-character checksum: the first 6 bytes of sha256(prefix + body), each taken modulo 62. */
 function checksumOf(body: string): string {
-  const digest = createHash('sha256').update(SECRET_PREFIX + body, 'utf8').digest();
+  const digest = sha256(SECRET_PREFIX + body, 'buffer');
   let out = '';
   for (let i = 0; i < CHECKSUM_LENGTH; i++) out += BASE62[digest[i] % 62];
   return out;
@@ -52,7 +66,7 @@ export function looksLikeSecret(s: unknown): s is string {
 
 /** What the control plane stores instead of the secret: lower-case hex sha256. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return sha256(secret, 'hex');
 }
 
 export function isSecretHash(s: unknown): s is string {

@@ -5,7 +5,7 @@ import { MemoryResponseCache } from '../../src/cache/memory-response-cache.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { MAX_RESPONSE_BYTES, checkResponseBudget } from '../../src/services/analytics/budget.js';
 import { usageMeta } from '../../src/services/metering.js';
-import { envelopeBody, envelopeBytes, metaUpperBound, serializeEnvelopeData } from '../../src/services/analytics/report-envelope.js';
+import { envelopeBody, envelopeBytes, metaUpperBound, serializeEnvelopeData, serializeMeta } from '../../src/services/analytics/report-envelope.js';
 import { stableJson } from '../../src/services/analytics/serve-analytics.js';
 import { dataFreshness, type Surface } from '../../src/services/analytics/surface.js';
 
@@ -47,6 +47,24 @@ test('the envelope body is the data, then meta, as one JSON object in the spec m
   assert.deepEqual(Object.keys(parsed), ['current', 'compare', 'range', 'availability', 'meta']);
   assert.deepEqual(parsed.meta, meta);
   assert.equal(envelopeBytes(data, JSON.stringify(meta)), Buffer.byteLength(body, 'utf8'));
+});
+
+test('serializeMeta writes exactly what JSON.stringify writes for the meta', () => {
+  fc.assert(
+    fc.property(
+      fc.string({ maxLength: 40 }),
+      fc.integer({ min: 0, max: 10_000 }),
+      fc.integer({ min: 0, max: 5_000_000 }),
+      fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      (requestId, units, included, hardCap, share) => {
+        const used = Math.min(hardCap, Math.floor(hardCap * share));
+        const meta = { request_id: requestId, ...usageMeta(units, used, { included, hardCap }) };
+        assert.equal(serializeMeta(meta, JSON.stringify(surface)), JSON.stringify({ ...meta, surface }));
+      },
+    ),
+    { numRuns: 2_000, seed: 3 },
+  );
 });
 
 test('the meta bound used before commit is never shorter than the meta sent after it', () => {

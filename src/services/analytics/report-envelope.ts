@@ -36,7 +36,25 @@ const META_JOIN = ',"meta":';
 const CLOSE = '}';
 
 export function envelopeBody(data: SerializedData, meta: EnvelopeMeta): string {
-  return data.text + META_JOIN + JSON.stringify(meta) + CLOSE;
+  return envelopeText(data, JSON.stringify(meta));
+}
+
+/** The envelope from the data part and an already serialized meta (serializeMeta). */
+export function envelopeText(data: SerializedData, metaJson: string): string {
+  return data.text + META_JOIN + metaJson + CLOSE;
+}
+
+/**
+ * JSON.stringify(meta), with the surface serialized once by the caller: the request path writes
+ * the meta twice (the budget's upper bound, then the real one) and the surface is most of it.
+ */
+export function serializeMeta(meta: Omit<EnvelopeMeta, 'surface'>, surfaceJson: string): string {
+  const u = meta.usage;
+  return (
+    `{"request_id":${JSON.stringify(meta.request_id)},"units_charged":${meta.units_charged},"billable_overage":${meta.billable_overage},` +
+    `"usage":{"used_units":${u.used_units},"overage_units":${u.overage_units},"included_units":${u.included_units},"hard_cap_units":${u.hard_cap_units}},` +
+    `"surface":${surfaceJson}}`
+  );
 }
 
 /** Bytes of envelopeBody(data, meta), without building it. */
@@ -49,13 +67,14 @@ export function envelopeBytes(data: SerializedData, metaJson: string): number {
  * are committed, when the final used_units is not known yet: used and overage can be at most the
  * hard cap, and `false` is the longer boolean, so the real meta is never longer than this one.
  */
-export function metaUpperBound(input: { requestId: string; units: number; included: number; hardCap: number; surface: Surface }): string {
-  const bound: EnvelopeMeta = {
-    request_id: input.requestId,
-    units_charged: input.units,
-    billable_overage: false,
-    usage: { used_units: input.hardCap, overage_units: input.hardCap, included_units: input.included, hard_cap_units: input.hardCap },
-    surface: input.surface,
-  };
-  return JSON.stringify(bound);
+export function metaUpperBound(input: { requestId: string; units: number; included: number; hardCap: number; surface: Surface; surfaceJson?: string }): string {
+  return serializeMeta(
+    {
+      request_id: input.requestId,
+      units_charged: input.units,
+      billable_overage: false,
+      usage: { used_units: input.hardCap, overage_units: input.hardCap, included_units: input.included, hard_cap_units: input.hardCap },
+    },
+    input.surfaceJson ?? JSON.stringify(input.surface),
+  );
 }
