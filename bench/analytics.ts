@@ -1,7 +1,9 @@
 // Analytics endpoints over >= 1M events of one site spread over 90 days (DuckDB in a temp data dir):
 // - latency p50/p99 of distinct requests that all miss the response cache (1 connection);
 // - req/s of cache hits at 1 and 50 connections, next to a bare node:http server sending the same
-//   bytes in the same run (what the pipeline costs on top of writing the body).
+//   bytes in the same run (what the pipeline costs on top of writing the body), and the server
+//   process's CPU time per request of each (steadier than req/s on a shared 2-core machine, where
+//   the load generator takes one core).
 // Run alone: `npx tsx bench/analytics.ts [events]`; bench/run.ts calls benchAnalytics().
 // BENCH_DURATION_S (default 10) sets each load run's length.
 import { spawn } from 'node:child_process';
@@ -100,10 +102,17 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/analytics-server.ts'), dir, ws.id, ...Object.values(hitPaths)], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
-    const line = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child!.stdout! }).once('line', resolve);
-      child!.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
-    });
+    const lines = createInterface({ input: child!.stdout! })[Symbol.asyncIterator]();
+    const nextLine = async () => {
+      const r = await lines.next();
+      if (r.done) throw new Error('bench server exited early');
+      return r.value as string;
+    };
+    const line = await nextLine();
+    const serverCpu = async () => {
+      child!.stdin!.write('cpu\n');
+      return (JSON.parse(await nextLine()) as { cpuMicros: number }).cpuMicros;
+    };
     const info = JSON.parse(line) as { footfall: string; token: string; bare: Record<string, { address: string; bytes: number }> };
     const headers = { authorization: `Bearer ${info.token}` };
 
@@ -152,17 +161,20 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
           [`footfall ${name} (cache hit)`, info.footfall, headers],
         ] as const) {
           await autocannon({ url: base + p, connections, duration: 1, headers: h }); // warm-up
+          const cpu0 = await serverCpu();
           const r = await autocannon({ url: base + p, connections, duration: DURATION_S, headers: h });
+          const cpuPerReq = ((await serverCpu()) - cpu0) / Math.max(1, r.requests.total);
           rows.push({
             bench: 'analytics',
             case: `hit ${name}: ${label}, ${connections} conn`,
             'req/s': Math.round(r.requests.average),
             'p50 ms': r.latency.p50,
             'p99 ms': r.latency.p99,
+            'server CPU µs/req': +cpuPerReq.toFixed(1),
             non2xx: r.non2xx + r.errors,
             'avg body bytes': info.bare[p].bytes,
           });
-          log(`${name} ${label} @${connections}: ${Math.round(r.requests.average)} req/s`);
+          log(`${name} ${label} @${connections}: ${Math.round(r.requests.average)} req/s, server CPU ${cpuPerReq.toFixed(1)} µs/req`);
         }
       }
     }

@@ -5,6 +5,8 @@ declare module 'autocannon' {
       average: number;
       p50: number;
       p99: number;
+      /** requests only: how many completed in the run */
+      total: number;
     }
     interface Result {
       requests: Histogram;

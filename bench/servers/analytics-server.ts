@@ -3,6 +3,7 @@
 // load generator shares an event loop with neither. argv: dataDir workspaceId url...
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main.js';
@@ -41,4 +42,10 @@ const stop = async () => {
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 process.stdin.on('end', stop); // the parent went away
-process.stdin.resume();
+// "cpu" on stdin: answers this process's CPU time so far (µs, user + system), so the parent can
+// tell server CPU per request apart from the load generator's share of the two cores.
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line.trim() !== 'cpu') return;
+  const u = process.cpuUsage();
+  process.stdout.write(JSON.stringify({ cpuMicros: u.user + u.system }) + '\n');
+});
