@@ -69,12 +69,8 @@ export class KyselyUsageLedger implements UsageLedger {
     };
   }
 
-  async reserve(input: { workspaceId: string; period: string; units: number; included: number; hardCap: number }): Promise<Reservation | null> {
-    const period = checkPeriod(input.period);
-    const units = checkCount('units', input.units);
-    const included = checkCount('included units', input.included);
-    const hardCap = checkCount('hard cap', input.hardCap);
-    const { workspaceId } = input;
+  async reserve(input: TermsInput): Promise<Reservation | null> {
+    const { workspaceId, period, units, included, hardCap } = checkTerms(input);
     if (units > hardCap) return null;
 
     // The period row carries the terms in force now, so history shows each month's own terms.
@@ -87,12 +83,8 @@ export class KyselyUsageLedger implements UsageLedger {
     return updatedOne(await this.db.executeQuery(this.q.reserve(workspaceId, period, units))) ? { workspaceId, period, units } : null;
   }
 
-  async charge(input: { workspaceId: string; period: string; units: number; included: number; hardCap: number }): Promise<number | null> {
-    const period = checkPeriod(input.period);
-    const units = checkCount('units', input.units);
-    const included = checkCount('included units', input.included);
-    const hardCap = checkCount('hard cap', input.hardCap);
-    const { workspaceId } = input;
+  async charge(input: TermsInput): Promise<number | null> {
+    const { workspaceId, period, units, included, hardCap } = checkTerms(input);
     if (units > hardCap) return null;
     const run = () => this.db.executeQuery(this.q.chargeWithTerms(workspaceId, period, units, included, hardCap));
     let row = (await run()).rows[0];
@@ -151,6 +143,18 @@ export class KyselyUsageLedger implements UsageLedger {
     const row = (await this.db.executeQuery(this.q.used(workspaceId, checkPeriod(period)))).rows[0];
     return row ? Number(row.used) : 0;
   }
+}
+
+type TermsInput = { workspaceId: string; period: string; units: number; included: number; hardCap: number };
+
+function checkTerms(input: TermsInput): TermsInput {
+  return {
+    workspaceId: input.workspaceId,
+    period: checkPeriod(input.period),
+    units: checkCount('units', input.units),
+    included: checkCount('included units', input.included),
+    hardCap: checkCount('hard cap', input.hardCap),
+  };
 }
 
 function updatedOne(result: QueryResult<unknown>): boolean {

@@ -36,6 +36,13 @@ export function usageMeta(units: number, used: number, terms: { included: number
   };
 }
 
+/** What the ledger is asked for `units` under the caller's terms, in the month the request arrived. */
+function ledgerRequest(ctx: MeteringContext, units: number) {
+  if (!Number.isSafeInteger(units) || units < 0) throw new Error(`metered units must be a non-negative integer, got ${units}`);
+  const terms = termsOf(ctx.policy);
+  return { terms, request: { workspaceId: ctx.workspaceId, period: periodOf(ctx.arrivedAt), units, included: terms.included, hardCap: terms.hardCap } };
+}
+
 /**
  * Runs `run` under a reservation of `units`. 402 HARD_CAP_REACHED when the reservation would pass
  * the cap (run is not called). Work that must cost nothing when it fails (the 5 MiB budget check)
@@ -46,15 +53,8 @@ export async function withMeteredUnits<T>(
   units: number,
   run: () => Promise<T>,
 ): Promise<{ value: T; meta: MeteredMeta }> {
-  if (!Number.isSafeInteger(units) || units < 0) throw new Error(`metered units must be a non-negative integer, got ${units}`);
-  const terms = termsOf(ctx.policy);
-  const reservation = await ctx.ledger.reserve({
-    workspaceId: ctx.workspaceId,
-    period: periodOf(ctx.arrivedAt),
-    units,
-    included: terms.included,
-    hardCap: terms.hardCap,
-  });
+  const { terms, request } = ledgerRequest(ctx, units);
+  const reservation = await ctx.ledger.reserve(request);
   if (!reservation) throw new ApiError('HARD_CAP_REACHED');
   let value: T;
   try {
@@ -73,15 +73,8 @@ export async function withMeteredUnits<T>(
  * HARD_CAP_REACHED when the units would pass the cap (nothing is charged then).
  */
 export async function chargeUnits(ctx: MeteringContext, units: number): Promise<MeteredMeta> {
-  if (!Number.isSafeInteger(units) || units < 0) throw new Error(`metered units must be a non-negative integer, got ${units}`);
-  const terms = termsOf(ctx.policy);
-  const used = await ctx.ledger.charge({
-    workspaceId: ctx.workspaceId,
-    period: periodOf(ctx.arrivedAt),
-    units,
-    included: terms.included,
-    hardCap: terms.hardCap,
-  });
+  const { terms, request } = ledgerRequest(ctx, units);
+  const used = await ctx.ledger.charge(request);
   if (used === null) throw new ApiError('HARD_CAP_REACHED');
   return usageMeta(units, used, terms);
 }
