@@ -18,7 +18,8 @@ export interface BuildAppOptions {
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: deps.config.logLevel },
+    // silent: no logger at all, rather than a pino child per request that writes nothing
+    logger: options.logger ?? (deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel }),
     // HEAD is answered 405 like any method other than GET.
     exposeHeadRoutes: false,
     requestIdHeader: false,
@@ -30,8 +31,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.addHook('onRoute', (route) => {
     if (typeof route.url === 'string') knownPaths.add(route.url);
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
+    done(null, payload);
   });
   registerErrorEnvelope(app, () => knownPaths);
 
