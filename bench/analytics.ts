@@ -17,6 +17,7 @@ import { openControlPlane } from '../src/control/open-control-plane.js';
 import { Prng } from '../src/ingest/demo/prng.js';
 import { siteTraffic, type TrafficSite } from '../src/ingest/demo/traffic.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
+import { DEMO_WORKSPACES } from '../src/ingest/demo/seed-demo.js';
 
 const DAY_MS = 86_400_000;
 const DAYS = 90;
@@ -78,6 +79,10 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
     const tenants = [];
     for (const slug of ['north', 'south', 'east']) tenants.push((await control.catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
+    // the demo's goals (pageview and event matches), so goal conversions have work to do
+    for (const g of DEMO_WORKSPACES[0].sites[0].goals) {
+      await control.catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
+    }
     await control.close();
 
     const file = path.join(dir, 'events.ndjson');
@@ -93,9 +98,15 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
 
     const today = new Date(now).toISOString().slice(0, 10);
     const day = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
+    // One repeated request per analytics endpoint: the cache-hit cases.
     const hitPaths = {
       timeseries: `/v1/metrics/timeseries?site_id=${site.id}&from=${day(89)}&to=${today}&metric=visitors`,
       breakdown: `/v1/metrics/breakdown?site_id=${site.id}&dimension=page&from=${day(29)}&to=${today}&metric=sessions`,
+      overview: `/v1/reports/overview?site_id=${site.id}&from=${day(89)}&to=${today}`,
+      acquisition: `/v1/reports/acquisition?site_id=${site.id}&from=${day(29)}&to=${today}`,
+      actions: `/v1/reports/actions?site_id=${site.id}&from=${day(29)}&to=${today}`,
+      content: `/v1/reports/content?site_id=${site.id}&from=${day(29)}&to=${today}`,
+      'goal conversions': `/v1/goals/conversions?site_id=${site.id}&from=${day(29)}&to=${today}`,
     };
 
     const here = path.dirname(fileURLToPath(import.meta.url));
@@ -128,6 +139,13 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
         `/v1/metrics/breakdown?site_id=${site.id}&dimension=${dims[i % dims.length]}&metric=${metrics[i % 4]}&from=${day(6 + ((i * 13) % 84))}&to=${day(i % 3)}`,
       'breakdown compare, 30 days': (i) =>
         `/v1/metrics/breakdown?site_id=${site.id}&dimension=${dims[i % dims.length]}&metric=${metrics[(i >> 1) % 4]}&from=${day(29 + (i % 30))}&to=${day(i % 30)}&compare=prev_period`,
+      // reports: (from, to) pairs are distinct for i < 60 (12 starts x 5 ends)
+      ...Object.fromEntries(
+        (['reports/overview', 'reports/acquisition', 'reports/actions', 'reports/content', 'goals/conversions'] as const).map((ep) => [
+          `${ep.replace('reports/', '').replace('goals/', 'goal ')}, 7-90 days`,
+          (i: number) => `/v1/${ep}?site_id=${site.id}&from=${day(6 + ((i * 7) % 84))}&to=${day(i % 5)}`,
+        ]),
+      ),
     };
     const rows: Record<string, string | number>[] = [];
     for (const [label, url] of Object.entries(missCases)) {
