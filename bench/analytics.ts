@@ -14,8 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { openControlPlane } from '../src/control/open-control-plane.js';
-import { Prng } from '../src/ingest/demo/prng.js';
-import { siteTraffic, type TrafficSite } from '../src/ingest/demo/traffic.js';
+import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
 import { DEMO_WORKSPACES } from '../src/ingest/demo/seed-demo.js';
 
@@ -32,35 +31,6 @@ export interface AnalyticsBenchResult {
   rows: Record<string, string | number>[];
 }
 
-/** NDJSON of `events` lines of one site over the DAYS days ending yesterday. */
-function writeEvents(file: string, siteId: string, tenants: string[], events: number, endMs: number): number {
-  const r = new Prng(11);
-  const startDayMs = Math.floor(endMs / DAY_MS) * DAY_MS - DAYS * DAY_MS;
-  const site: TrafficSite = { id: siteId, host: 'bench.example', tenants, visitorsPerDay: Math.ceil(events / DAYS / 2.3), growth: 0.2 };
-  const fd = fs.openSync(file, 'w');
-  let left = events;
-  try {
-    while (left > 0) {
-      let block = '';
-      for (const lines of siteTraffic(r, site, startDayMs, DAYS, endMs)) {
-        for (const l of lines) {
-          if (left === 0) break;
-          block += JSON.stringify(l) + '\n';
-          left--;
-        }
-        if (block.length > 1 << 20 || left === 0) {
-          fs.writeSync(fd, block);
-          block = '';
-        }
-        if (left === 0) break;
-      }
-      if (block) fs.writeSync(fd, block);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return events;
-}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
@@ -88,7 +58,10 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     const file = path.join(dir, 'events.ndjson');
     const now = Date.now();
     let t = performance.now();
-    writeEvents(file, site.id, tenants, events, now - 3_600_000);
+    // DAYS days ending today, the last event an hour ago
+    const endMs = now - 3_600_000;
+    const { lastDay } = writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    if (lastDay !== new Date(endMs).toISOString().slice(0, 10)) throw new Error(`generated events stop on ${lastDay}, before the window's last day`);
     log(`generated ${events} events over ${DAYS} days in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     t = performance.now();
     const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });

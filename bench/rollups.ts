@@ -15,8 +15,7 @@ import { TRAFFIC_FILTERS } from '../src/domain/events.js';
 import { DuckDbAnalyticsEngine, type DuckConnection } from '../src/engines/duckdb/analytics-engine.js';
 import { openDuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
 import { duckdbReportRunner } from '../src/engines/duckdb/report-runner.js';
-import { Prng } from '../src/ingest/demo/prng.js';
-import { siteTraffic, type TrafficSite } from '../src/ingest/demo/traffic.js';
+import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
 import { buildOverview } from '../src/services/reports/build-overview.js';
 import { engines, ReportKit } from '../src/services/reports/report-kit.js';
@@ -27,33 +26,6 @@ const DAY_MS = 86_400_000;
 const DAYS = 90;
 const OVERVIEWS = Number(process.env.BENCH_OVERVIEWS ?? 30);
 
-function writeEvents(file: string, siteId: string, tenants: string[], events: number, endMs: number): void {
-  const r = new Prng(11);
-  const startDayMs = Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS;
-  const site: TrafficSite = { id: siteId, host: 'bench.example', tenants, visitorsPerDay: Math.ceil(events / DAYS / 2.3), growth: 0.2 };
-  const fd = fs.openSync(file, 'w');
-  let left = events;
-  try {
-    while (left > 0) {
-      let block = '';
-      for (const lines of siteTraffic(r, site, startDayMs, DAYS, endMs)) {
-        for (const l of lines) {
-          if (left === 0) break;
-          block += JSON.stringify(l) + '\n';
-          left--;
-        }
-        if (block.length > 1 << 20 || left === 0) {
-          fs.writeSync(fd, block);
-          block = '';
-        }
-        if (left === 0) break;
-      }
-      if (block) fs.writeSync(fd, block);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
@@ -70,7 +42,10 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
 
     const nowMs = Date.now();
     const file = path.join(dir, 'events.ndjson');
-    writeEvents(file, site.id, tenants, events, nowMs - 3_600_000);
+    // DAYS days ending today, the last event an hour ago
+    const endMs = nowMs - 3_600_000;
+    const { lastDay } = writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    if (lastDay !== new Date(endMs).toISOString().slice(0, 10)) throw new Error(`generated events stop on ${lastDay}, before the window's last day`);
     let t = performance.now();
     const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });
     const importSeconds = (performance.now() - t) / 1000;
