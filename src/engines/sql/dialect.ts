@@ -26,6 +26,8 @@ export interface Dialect {
   toFloat64(expr: string): string;
   /** a boolean column used as a condition (ClickHouse stores them as UInt8) */
   isTrue(expr: string): string;
+  /** the value of `value` at the greatest `order` tuple of the group (latest title, latest generation) */
+  argMax(value: string, order: readonly string[]): string;
   /**
    * How the outer query's HAVING and ORDER BY name an atom's total. Unset: aggregate again
    * (sum(t.atom)). ClickHouse resolves `t.atom` there to the SELECT alias of the same name and
@@ -60,6 +62,7 @@ export const duckdbDialect: Dialect = {
   toInt64: (expr) => `CAST(${expr} AS BIGINT)`,
   toFloat64: (expr) => `CAST(${expr} AS DOUBLE)`,
   isTrue: (expr) => expr,
+  argMax: (value, order) => `arg_max(${value}, (${order.join(', ')}))`,
 };
 
 /**
@@ -75,5 +78,6 @@ export const clickhouseDialect: Dialect = {
   toInt64: (expr) => `toInt64(${expr})`,
   toFloat64: (expr) => `toFloat64(${expr})`,
   isTrue: (expr) => `(${expr} = 1)`,
+  argMax: (value, order) => `argMax(${value}, tuple(${order.join(', ')}))`,
   atomTotal: (atom) => checkIdent(atom),
 };

@@ -10,18 +10,6 @@ import type { Dialect, SqlParam, SqlValue } from './dialect.js';
 export const PAGE_TITLES_TABLE = 'daily_page_titles';
 export const PAGE_TITLES_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon', 'ts_ms', 'event_id', 'page_title'] as const;
 
-/** value at the greatest `order` tuple: the one hook the shared Dialect does not have yet */
-const ARG_MAX: Record<string, (value: string, order: readonly string[]) => string> = {
-  duckdb: (value, order) => `arg_max(${value}, (${order.join(', ')}))`,
-  clickhouse: (value, order) => `argMax(${value}, tuple(${order.join(', ')}))`,
-};
-
-function argMax(d: Dialect): (value: string, order: readonly string[]) => string {
-  const f = ARG_MAX[d.name];
-  if (!f) throw new Error(`page-title rollups have no arg-max for dialect ${d.name}`);
-  return f;
-}
-
 /** Rows (in PAGE_TITLES_COLUMNS order) of the (site_id, day) pairs in `tables.days`. */
 export function compilePageTitlesBuild(d: Dialect, tables: { events: string; days: string }): { sql: string; params: SqlParam[] } {
   const params: SqlParam[] = [];
@@ -29,8 +17,7 @@ export function compilePageTitlesBuild(d: Dialect, tables: { events: string; day
   const col = (a: string, n: string) => `${a}.${q(n)}`;
   const order = [col('e', 'ts_ms'), col('e', 'event_id')];
   const keys = [col('e', 'site_id'), `${d.intDiv(col('e', 'ts_ms'), String(DAY_MS))} * ${DAY_MS}`, col('e', 'tenant_id'), col('e', 'traffic_class'), col('e', 'path_canon')];
-  const am = argMax(d);
-  const cols = [...keys, `max(${col('e', 'ts_ms')})`, am(col('e', 'event_id'), order), am(col('e', 'page_title'), order)];
+  const cols = [...keys, `max(${col('e', 'ts_ms')})`, d.argMax(col('e', 'event_id'), order), d.argMax(col('e', 'page_title'), order)];
   const sql =
     `SELECT ${cols.map((c, i) => `${c} AS ${q(PAGE_TITLES_COLUMNS[i])}`).join(', ')} FROM ${q(tables.events)} AS e ` +
     `INNER JOIN ${q(tables.days)} AS td ON ${col('td', 'site_id')} = ${col('e', 'site_id')} AND ${col('td', 'day')} = ${col('e', 'day')} ` +
@@ -63,7 +50,7 @@ export function compilePageTitlesFromRollup(d: Dialect, scope: TitleScope, windo
     inList(col('path_canon'), paths),
   ];
   if (scope.tenantIds !== null) where.push(inList(col('tenant_id'), scope.tenantIds));
-  const latest = argMax(d)(col('page_title'), [col('ts_ms'), col('event_id')]);
+  const latest = d.argMax(col('page_title'), [col('ts_ms'), col('event_id')]);
   return {
     sql: `SELECT ${col('path_canon')} AS path_canon, ${latest} AS page_title FROM ${d.quoteIdent(PAGE_TITLES_TABLE)} AS r WHERE ${where.join(' AND ')} GROUP BY ${col('path_canon')}`,
     params,

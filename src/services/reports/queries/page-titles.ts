@@ -16,7 +16,7 @@ export function compilePageTitles(d: Dialect, scope: ReportScope, window: MsWind
     `${title} IS NOT NULL`,
     q.inList(q.col('e', 'path_canon'), paths),
   ];
-  const latest = q.extra.argMax(title, [q.col('e', 'ts_ms'), q.col('e', 'event_id')]);
+  const latest = d.argMax(title, [q.col('e', 'ts_ms'), q.col('e', 'event_id')]);
   return {
     sql: `SELECT ${q.col('e', 'path_canon')} AS path_canon, ${latest} AS page_title FROM ${q.table('events', 'e')} WHERE ${where.join(' AND ')} GROUP BY ${q.col('e', 'path_canon')}`,
     params: q.params,

@@ -1,6 +1,6 @@
 // Shared pieces of the report queries: value binding and identifiers through the Dialect hooks,
-// the scope of the events table, and the two hooks the shared Dialect does not have yet
-// (escaped LIKE and arg-max), keyed by dialect name.
+// the scope of the events table, and the one hook the shared Dialect does not have yet
+// (escaped LIKE), keyed by dialect name.
 import type { Dialect, SqlParam, SqlValue } from '../../../engines/sql/dialect.js';
 import type { ReportScope } from '../report-scope.js';
 
@@ -9,19 +9,15 @@ const DAY_MS = 86_400_000;
 interface ExtraHooks {
   /** `expr LIKE pattern`, backslash escaping % and _ and itself */
   likeEscaped(expr: string, pattern: string): string;
-  /** value of `value` at the greatest `order` tuple */
-  argMax(value: string, order: readonly string[]): string;
 }
 
 const EXTRA: Record<string, ExtraHooks> = {
   duckdb: {
     likeEscaped: (expr, pattern) => `(${expr} LIKE ${pattern} ESCAPE '\\')`,
-    argMax: (value, order) => `arg_max(${value}, (${order.join(', ')}))`,
   },
   clickhouse: {
     // ClickHouse LIKE escapes with backslash natively
     likeEscaped: (expr, pattern) => `like(${expr}, ${pattern})`,
-    argMax: (value, order) => `argMax(${value}, tuple(${order.join(', ')}))`,
   },
 };
 
