@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import { Prng } from '../src/ingest/demo/prng.js';
 import { siteTraffic, type TrafficSite } from '../src/ingest/demo/traffic.js';
 
-const DAY_MS = 86_400_000;
 const FIRST_PASS_SHARE = 0.97;
 
 export interface GeneratedSite {
@@ -34,8 +33,8 @@ function countLines(g: GeneratedSite, visitorsPerDay: number): number {
   return n;
 }
 
-/** Writes exactly `events` lines to `file`; returns the first pass's last event day (YYYY-MM-DD). */
-export function writeSiteEvents(file: string, g: GeneratedSite, events: number): { lastDay: string } {
+/** Writes exactly `events` lines to `file`; throws when they do not reach the window's last day. */
+export function writeSiteEvents(file: string, g: GeneratedSite, events: number): void {
   const probe = Math.max(1, Math.ceil(events / g.days / 2.3));
   const perVisitorDay = countLines(g, probe) / probe; // lines per unit of visitorsPerDay
   const visitorsPerDay = Math.max(1, Math.floor((events * FIRST_PASS_SHARE) / perVisitorDay));
@@ -63,7 +62,6 @@ export function writeSiteEvents(file: string, g: GeneratedSite, events: number):
   } finally {
     fs.closeSync(fd);
   }
-  return { lastDay: new Date(lastMs).toISOString().slice(0, 10) };
+  const lastDay = new Date(lastMs).toISOString().slice(0, 10);
+  if (lastDay !== new Date(g.endMs).toISOString().slice(0, 10)) throw new Error(`generated events stop on ${lastDay}, before the window's last day`);
 }
-
-export { DAY_MS };

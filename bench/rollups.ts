@@ -44,8 +44,7 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
     const file = path.join(dir, 'events.ndjson');
     // DAYS days ending today, the last event an hour ago
     const endMs = nowMs - 3_600_000;
-    const { lastDay } = writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
-    if (lastDay !== new Date(endMs).toISOString().slice(0, 10)) throw new Error(`generated events stop on ${lastDay}, before the window's last day`);
+    writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
     let t = performance.now();
     const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });
     const importSeconds = (performance.now() - t) / 1000;

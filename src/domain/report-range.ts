@@ -115,8 +115,6 @@ export function previousPeriod(w: DayWindow): DayWindow {
   return dayWindow(addDays(to, -(w.days - 1)), to);
 }
 
-const iso = isoInstant;
-
 function requireDay(name: 'from' | 'to', value: string): string {
   if (parseDay(value) === null) throw invalidParams(`${name} must be a real date formatted YYYY-MM-DD`, { parameter: name });
   return value;
@@ -164,10 +162,10 @@ export function resolveReportRange(input: RangeInput): ResolvedRange {
     current,
     compare,
     range: {
-      start: iso(current.startMs),
-      end: iso(current.endMs),
-      compare_start: compare ? iso(compare.startMs) : null,
-      compare_end: compare ? iso(compare.endMs) : null,
+      start: isoInstant(current.startMs),
+      end: isoInstant(current.endMs),
+      compare_start: compare ? isoInstant(compare.startMs) : null,
+      compare_end: compare ? isoInstant(compare.endMs) : null,
     },
   };
 }

@@ -5,7 +5,7 @@ import { MemoryResponseCache } from '../../src/cache/memory-response-cache.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { MAX_RESPONSE_BYTES, checkResponseBudget } from '../../src/services/analytics/budget.js';
 import { usageMeta } from '../../src/services/metering.js';
-import { envelopeBody, envelopeBytes, metaUpperBound, serializeEnvelopeData, serializeMeta } from '../../src/services/analytics/report-envelope.js';
+import { envelopeBytes, envelopeText, metaUpperBound, serializeEnvelopeData, serializeMeta } from '../../src/services/analytics/report-envelope.js';
 import { stableJson } from '../../src/services/analytics/serve-analytics.js';
 import { dataFreshness, type Surface } from '../../src/services/analytics/surface.js';
 
@@ -42,11 +42,12 @@ test('the budget is 5 MiB, inclusive; over it the error carries the spec details
 test('the envelope body is the data, then meta, as one JSON object in the spec member order', () => {
   const data = serializeEnvelopeData({ current: { x: 'é' }, compare: null, range: { start: 's', end: 'e', compare_start: null, compare_end: null }, availability: availability as any });
   const meta = { request_id: 'r1', ...usageMeta(4, 10, { included: 5, hardCap: 20 }), surface };
-  const body = envelopeBody(data, meta);
+  const metaJson = serializeMeta(meta, JSON.stringify(surface));
+  const body = envelopeText(data, metaJson);
   const parsed = JSON.parse(body);
   assert.deepEqual(Object.keys(parsed), ['current', 'compare', 'range', 'availability', 'meta']);
   assert.deepEqual(parsed.meta, meta);
-  assert.equal(envelopeBytes(data, JSON.stringify(meta)), Buffer.byteLength(body, 'utf8'));
+  assert.equal(envelopeBytes(data, metaJson), Buffer.byteLength(body, 'utf8'));
 });
 
 test('serializeMeta writes exactly what JSON.stringify writes for the meta', () => {
@@ -77,7 +78,7 @@ test('the meta bound used before commit is never shorter than the meta sent afte
       (units, included, hardCap, share) => {
         const used = Math.min(hardCap, Math.floor(hardCap * share));
         const real = JSON.stringify({ request_id: 'req_x', ...usageMeta(units, used, { included, hardCap }), surface });
-        const bound = metaUpperBound({ requestId: 'req_x', units, included, hardCap, surface });
+        const bound = metaUpperBound({ requestId: 'req_x', units, included, hardCap, surfaceJson: JSON.stringify(surface) });
         return Buffer.byteLength(bound) >= Buffer.byteLength(real);
       },
     ),

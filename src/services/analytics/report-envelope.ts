@@ -35,11 +35,7 @@ export function serializeEnvelopeData<P>(data: EnvelopeData<P>): SerializedData 
 const META_JOIN = ',"meta":';
 const CLOSE = '}';
 
-export function envelopeBody(data: SerializedData, meta: EnvelopeMeta): string {
-  return envelopeText(data, JSON.stringify(meta));
-}
-
-/** The envelope from the data part and an already serialized meta (serializeMeta). */
+/** The envelope from the data part and its serialized meta (serializeMeta). */
 export function envelopeText(data: SerializedData, metaJson: string): string {
   return data.text + META_JOIN + metaJson + CLOSE;
 }
@@ -57,7 +53,7 @@ export function serializeMeta(meta: Omit<EnvelopeMeta, 'surface'>, surfaceJson: 
   );
 }
 
-/** Bytes of envelopeBody(data, meta), without building it. */
+/** Bytes of envelopeText(data, metaJson), without building it. */
 export function envelopeBytes(data: SerializedData, metaJson: string): number {
   return data.bytes + META_JOIN.length + Buffer.byteLength(metaJson, 'utf8') + CLOSE.length;
 }
@@ -67,7 +63,7 @@ export function envelopeBytes(data: SerializedData, metaJson: string): number {
  * are committed, when the final used_units is not known yet: used and overage can be at most the
  * hard cap, and `false` is the longer boolean, so the real meta is never longer than this one.
  */
-export function metaUpperBound(input: { requestId: string; units: number; included: number; hardCap: number; surface: Surface; surfaceJson?: string }): string {
+export function metaUpperBound(input: { requestId: string; units: number; included: number; hardCap: number; surfaceJson: string }): string {
   return serializeMeta(
     {
       request_id: input.requestId,
@@ -75,6 +71,6 @@ export function metaUpperBound(input: { requestId: string; units: number; includ
       billable_overage: false,
       usage: { used_units: input.hardCap, overage_units: input.hardCap, included_units: input.included, hard_cap_units: input.hardCap },
     },
-    input.surfaceJson ?? JSON.stringify(input.surface),
+    input.surfaceJson,
   );
 }

@@ -177,26 +177,27 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
   });
   const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const surfaceJson = JSON.stringify(surface);
-  const bound = metaUpperBound({ requestId: ctx.requestId, units: plan.units, included: terms.included, hardCap: terms.hardCap, surface, surfaceJson });
+  const bound = metaUpperBound({ requestId: ctx.requestId, units: plan.units, included: terms.included, hardCap: terms.hardCap, surfaceJson });
 
   // A hit that fits the budget can fail no more: charge it in one ledger step. (One that does not
   // fit takes the metered path below, which answers 402 before 422 like a miss.)
-  if (hit && envelopeBytes({ text: hit.body, bytes: hit.bytes }, bound) <= maxBytes) {
+  const cached: SerializedData | null = hit ? { text: hit.body, bytes: hit.bytes } : null;
+  if (cached && envelopeBytes(cached, bound) <= maxBytes) {
     const meta = await ctx.charge(plan.units);
-    return envelopeText({ text: hit.body, bytes: hit.bytes }, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson));
+    return envelopeText(cached, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson));
   }
 
   const { value: data, meta } = await ctx.meter(plan.units, async (): Promise<SerializedData> => {
-    const serialized: SerializedData = hit
-      ? { text: hit.body, bytes: hit.bytes }
-      : serializeEnvelopeData({
+    const serialized: SerializedData =
+      cached ??
+      serializeEnvelopeData({
           ...(await buildBoth(analytics, deps.config.queryTimeoutMs, plan, range, decision, scope, facts)),
           range: range.range,
           availability: decision.availability,
         });
     // Inside the metered run: a rejection releases the reservation, so it costs nothing.
     checkResponseBudget(envelopeBytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
-    if (!hit && key) await cache!.set(key, { body: serialized.text, bytes: serialized.bytes });
+    if (!cached && key) await cache!.set(key, { body: serialized.text, bytes: serialized.bytes });
     return serialized;
   });
   return envelopeText(data, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson));
