@@ -8,6 +8,10 @@ export interface StoreOptions {
   eventsUrl?: string;
   redisUrl?: string;
   logLevel?: string;
+  duckdbMemoryLimit?: string;
+  duckdbTempDir?: string;
+  duckdbTempLimit?: string;
+  duckdbThreads?: string;
   json?: boolean;
 }
 
@@ -17,6 +21,10 @@ export function withStoreOptions(cmd: Command): Command {
     .option('--control-url <url>', 'control plane URL, postgres://… (FOOTFALL_CONTROL_URL, default SQLite in the data dir)')
     .option('--events-url <url>', 'events store URL, clickhouse+http://… (FOOTFALL_EVENTS_URL, default DuckDB in the data dir)')
     .option('--redis-url <url>', 'rate-limit store, redis://… (FOOTFALL_REDIS_URL, default in process)')
+    .option('--duckdb-memory-limit <size>', 'embedded store memory limit, e.g. 1GB (FOOTFALL_DUCKDB_MEMORY_LIMIT, default 1GB)')
+    .option('--duckdb-temp-dir <dir>', 'embedded store temp directory (FOOTFALL_DUCKDB_TEMP_DIR, default beside events.duckdb)')
+    .option('--duckdb-temp-limit <size>', 'cap of that temp directory, e.g. 20GB (FOOTFALL_DUCKDB_TEMP_LIMIT, default half the free disk)')
+    .option('--duckdb-threads <n>', 'embedded store threads (FOOTFALL_DUCKDB_THREADS, default every core)')
     .option('--json', 'print one JSON object on stdout and nothing else');
 }
 
@@ -30,5 +38,9 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     redisUrl: opts.redisUrl,
     logLevel: opts.logLevel,
     queryTimeoutMs: opts.queryTimeoutMs,
+    duckdbMemoryLimit: opts.duckdbMemoryLimit,
+    duckdbTempDir: opts.duckdbTempDir,
+    duckdbTempLimit: opts.duckdbTempLimit,
+    duckdbThreads: opts.duckdbThreads,
   });
 }

@@ -15,6 +15,14 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** analytics query timeout */
   queryTimeoutMs: number;
+  /** embedded store (DuckDB): memory limit, e.g. 1GB; past it, work spills to the temp directory */
+  duckdbMemoryLimit?: string;
+  /** embedded store: where spilled data and staged import chunks go (default: beside the database file) */
+  duckdbTempDir?: string;
+  /** embedded store: cap of that temp directory, e.g. 20GB (default: half the free space at start) */
+  duckdbTempLimit?: string;
+  /** embedded store: worker threads (default: every core) */
+  duckdbThreads?: number;
 }
 
 /** Flag name (camelCase, as commander gives it) -> env variable. */
@@ -27,6 +35,10 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   redisUrl: 'FOOTFALL_REDIS_URL',
   logLevel: 'FOOTFALL_LOG_LEVEL',
   queryTimeoutMs: 'FOOTFALL_QUERY_TIMEOUT_MS',
+  duckdbMemoryLimit: 'FOOTFALL_DUCKDB_MEMORY_LIMIT',
+  duckdbTempDir: 'FOOTFALL_DUCKDB_TEMP_DIR',
+  duckdbTempLimit: 'FOOTFALL_DUCKDB_TEMP_LIMIT',
+  duckdbThreads: 'FOOTFALL_DUCKDB_THREADS',
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -81,9 +93,29 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   const queryTimeoutMs = Number(timeoutRaw);
   if (!/^\d+$/.test(timeoutRaw) || queryTimeoutMs < 1) problems.push(`${name('queryTimeoutMs')}: "${timeoutRaw}" must be a positive integer of milliseconds`);
 
+  const size = (k: 'duckdbMemoryLimit' | 'duckdbTempLimit') => {
+    const v = pick(k);
+    if (v !== undefined && !SIZE.test(v)) problems.push(`${name(k)}: "${v}" must be a size such as 512MB, 2GB or 1.5GiB`);
+    return v;
+  };
+  const duckdbMemoryLimit = size('duckdbMemoryLimit');
+  const duckdbTempLimit = size('duckdbTempLimit');
+  const tempDirRaw = pick('duckdbTempDir');
+  const duckdbTempDir = tempDirRaw === undefined ? undefined : path.resolve(tempDirRaw);
+  const threadsRaw = pick('duckdbThreads');
+  const duckdbThreads = threadsRaw === undefined ? undefined : Number(threadsRaw);
+  if (threadsRaw !== undefined && (!/^\d+$/.test(threadsRaw) || duckdbThreads! < 1 || duckdbThreads! > 256))
+    problems.push(`${name('duckdbThreads')}: "${threadsRaw}" must be an integer from 1 to 256`);
+
   if (problems.length) throw new ConfigError(problems);
-  return Object.freeze({ host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs });
+  return Object.freeze({
+    host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs,
+    duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads,
+  });
 }
+
+/** A DuckDB size setting: a number and a unit (DuckDB reads both decimal and binary units). */
+const SIZE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 
 function redact(url: string): string {
   return url.replace(/\/\/([^@/]*)@/, '//***@');

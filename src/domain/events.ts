@@ -111,3 +111,5 @@ export interface StoredSession {
 export const SESSION_GAP_MS = 1_800_000;
 /** Engaged when engagement time reaches this (DESIGN 4). */
 export const ENGAGED_MS = 10_000;
+/** An event's engagement time above one day is a collector bug, not a visit: the most one can hold. */
+export const MAX_ENGAGEMENT_MS = 86_400_000;

@@ -19,8 +19,26 @@ export interface ImportResult {
   imported: number;
   /** events already stored (same event_id), left untouched */
   duplicates: number;
-  /** (site, day) pairs whose sessions were rebuilt */
+  /** (site, day) pairs that gained events or engagement */
   days: DayRef[];
+  /** engagement rows added to a pageview, and those that found none (dropped); absent when none was sent */
+  engagement?: { applied: number; dropped: number };
+}
+
+/**
+ * Engagement time a tracker reports for a page it showed (DESIGN 9, `engagement`): not an event. At
+ * commit it is added to the visitor's latest pageview of `path_canon` at or before `ts_ms` on that
+ * UTC day (the page being engaged with), among the stored events and those of the same import; with
+ * no such pageview it is dropped. Sessions and rollups of that visitor-day follow.
+ */
+export interface EngagementRow {
+  site_id: string;
+  visitor_key: string;
+  /** when the engagement was reported, ms since epoch; its UTC day is the pageview's */
+  ts_ms: number;
+  path_canon: string;
+  /** engaged time to add, ms (> 0) */
+  engagement_ms: number;
 }
 
 /**
@@ -39,6 +57,8 @@ export interface ImportSession {
   append(rows: readonly EventRow[]): Promise<void>;
   /** Same as append, for rows already encoded with encodeEventRows (e.g. received over the admin socket). */
   appendEncoded(ndjson: string, count: number): Promise<void>;
+  /** Engagement to apply with this import's events, in the same transaction. */
+  appendEngagement(rows: readonly EngagementRow[]): Promise<void>;
   commit(): Promise<ImportResult>;
   abort(): Promise<void>;
 }
@@ -74,7 +94,12 @@ export const EVENT_ROW_FIELDS = [
   'event_name', 'action_id', 'action_target_host', 'form_id', 'form_action_path', 'channel',
 ] as const satisfies readonly (keyof EventRow)[];
 
-/** NDJSON, one JSON object per row with exactly EVENT_ROW_FIELDS: the wire and staging format. */
+/**
+ * NDJSON, one JSON array per row holding EVENT_ROW_FIELDS' values in that order: the wire (admin
+ * socket) and staging format. No key names on the wire; and since the rest of the array is the
+ * identity's canonical content (ingest/parse/identity.ts), an importer that has just hashed a row
+ * has its encoding for the price of a string concatenation.
+ */
 export function encodeEventRows(rows: readonly EventRow[]): string {
   let out = '';
   for (const r of rows) out += encodeEventRow(r) + '\n';
@@ -82,15 +107,19 @@ export function encodeEventRows(rows: readonly EventRow[]): string {
 }
 
 export function encodeEventRow(r: EventRow): string {
-  // A literal keeps key order and a stable shape whatever object the caller built.
-  return JSON.stringify({
-    event_id: r.event_id, site_id: r.site_id, tenant_id: r.tenant_id, ts_ms: r.ts_ms, type: r.type,
-    profile: r.profile, visitor_key: r.visitor_key, path_canon: r.path_canon, page_title: r.page_title,
-    referrer_host: r.referrer_host, utm_source: r.utm_source, utm_medium: r.utm_medium,
-    utm_campaign: r.utm_campaign, has_click_id: r.has_click_id, country: r.country, region: r.region,
-    city: r.city, device_type: r.device_type, browser_family: r.browser_family, os_family: r.os_family,
-    traffic_class: r.traffic_class, engagement_time_ms: r.engagement_time_ms, action_name: r.action_name,
-    family: r.family, event_name: r.event_name, action_id: r.action_id, action_target_host: r.action_target_host,
-    form_id: r.form_id, form_action_path: r.form_action_path, channel: r.channel,
-  });
+  return JSON.stringify([
+    r.event_id, r.site_id, r.tenant_id, r.ts_ms, r.type, r.profile, r.visitor_key, r.path_canon, r.page_title,
+    r.referrer_host, r.utm_source, r.utm_medium, r.utm_campaign, r.has_click_id, r.country, r.region, r.city,
+    r.device_type, r.browser_family, r.os_family, r.traffic_class, r.engagement_time_ms, r.action_name, r.family,
+    r.event_name, r.action_id, r.action_target_host, r.form_id, r.form_action_path, r.channel,
+  ]);
+}
+
+/** One line of encodeEventRows back to its row. */
+export function decodeEventRow(line: string): EventRow {
+  const values = JSON.parse(line) as unknown[];
+  if (!Array.isArray(values) || values.length !== EVENT_ROW_FIELDS.length) throw new Error('not an encoded event row');
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < EVENT_ROW_FIELDS.length; i++) row[EVENT_ROW_FIELDS[i]] = values[i];
+  return row as unknown as EventRow;
 }

@@ -6,6 +6,8 @@ import type { EventRow, EventStore } from '../../src/ports/event-store.js';
 
 export interface EventStoreUnderTest {
   store: EventStore;
+  /** engagement_time_ms of the site's stored (visible) events, by event_id */
+  engagementOf(siteId: string): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 
@@ -49,10 +51,10 @@ export function makeRow(over: Partial<EventRow> = {}): EventRow {
 }
 
 export function runEventStoreContract(name: string, factory: () => Promise<EventStoreUnderTest>): void {
-  const withStore = (fn: (s: EventStore) => Promise<void>) => async () => {
+  const withStore = (fn: (s: EventStore, sut: EventStoreUnderTest) => Promise<void>) => async () => {
     const sut = await factory();
     try {
-      await fn(sut.store);
+      await fn(sut.store, sut);
     } finally {
       await sut.close();
     }
@@ -144,5 +146,60 @@ export function runEventStoreContract(name: string, factory: () => Promise<Event
     assert.equal((await s.siteCoverage('site_a')).events, 0);
     // and the store still works afterwards
     assert.equal((await s.importBatch([makeRow()])).imported, 1);
+  }));
+
+  const at = (hhmm: string) => Date.parse(`2025-03-01T${hhmm}:00.000Z`);
+  const engagementRows = () => ({
+    early: makeRow({ ts_ms: at('10:00'), path_canon: '/a' }),
+    latest: makeRow({ ts_ms: at('10:05'), path_canon: '/a' }),
+    otherPath: makeRow({ ts_ms: at('10:06'), path_canon: '/b' }),
+    later: makeRow({ ts_ms: at('10:20'), path_canon: '/a' }),
+    otherVisitor: makeRow({ ts_ms: at('10:07'), path_canon: '/a', visitor_key: 'vk2' }),
+  });
+
+  test(`${name}: engagement goes to the visitor's latest pageview of the path at or before it, that day`, withStore(async (s, sut) => {
+    const r = engagementRows();
+    await s.importBatch(Object.values(r));
+    const v1 = await s.dataVersion('site_a');
+    const session = await s.beginImport();
+    await session.appendEngagement([{ site_id: 'site_a', visitor_key: 'vk1', ts_ms: at('10:10'), path_canon: '/a', engagement_ms: 5_000 }]);
+    const result = await session.commit();
+    assert.equal(result.imported, 0);
+    assert.deepEqual(result.engagement, { applied: 1, dropped: 0 });
+    const eng = await sut.engagementOf('site_a');
+    assert.equal(eng.get(r.latest.event_id), 5_000);
+    for (const other of [r.early, r.otherPath, r.later, r.otherVisitor]) assert.equal(eng.get(other.event_id), 0);
+    assert.notEqual(await s.dataVersion('site_a'), v1, 'engagement changes what reads see');
+  }));
+
+  test(`${name}: engagement sent with its pageview in one import applies, and adds up`, withStore(async (s, sut) => {
+    const pv = makeRow({ ts_ms: at('11:00'), path_canon: '/c', engagement_time_ms: 1_000 });
+    const session = await s.beginImport();
+    await session.append([pv]);
+    const e = { site_id: 'site_a', visitor_key: 'vk1', ts_ms: at('11:01'), path_canon: '/c', engagement_ms: 2_500 };
+    await session.appendEngagement([e, { ...e, ts_ms: at('11:02') }]);
+    const result = await session.commit();
+    assert.equal(result.imported, 1);
+    assert.deepEqual(result.engagement, { applied: 2, dropped: 0 });
+    assert.equal((await sut.engagementOf('site_a')).get(pv.event_id), 6_000);
+  }));
+
+  test(`${name}: engagement without its pageview is dropped and changes nothing`, withStore(async (s, sut) => {
+    const r = engagementRows();
+    await s.importBatch(Object.values(r));
+    const v1 = await s.dataVersion('site_a');
+    const e = { site_id: 'site_a', visitor_key: 'vk1', ts_ms: at('10:10'), path_canon: '/a', engagement_ms: 5_000 };
+    const session = await s.beginImport();
+    await session.appendEngagement([
+      { ...e, visitor_key: 'vk9' }, // another visitor
+      { ...e, path_canon: '/zzz' }, // a path never viewed
+      { ...e, ts_ms: at('09:00') }, // before any pageview of the path
+      { ...e, ts_ms: Date.parse('2025-03-02T10:10:00.000Z') }, // another day
+    ]);
+    const result = await session.commit();
+    assert.deepEqual(result.engagement, { applied: 0, dropped: 4 });
+    assert.equal(result.imported, 0);
+    assert.ok([...(await sut.engagementOf('site_a')).values()].every((ms) => ms === 0));
+    assert.equal(await s.dataVersion('site_a'), v1);
   }));
 }

@@ -2,14 +2,25 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
+import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { runEventStoreContract } from './event-store.contract.js';
+
+async function engagementOf(store: DuckDbEventStore, siteId: string): Promise<Map<string, number>> {
+  const c = await store.instance.connect();
+  try {
+    const rows = (await c.runAndReadAll('SELECT event_id, engagement_time_ms FROM events WHERE site_id = ?', [siteId])).getRowsJS();
+    return new Map(rows.map(([id, ms]) => [String(id), Number(ms)]));
+  } finally {
+    c.closeSync();
+  }
+}
 
 runEventStoreContract('duckdb file', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-events-'));
   const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb') });
   return {
     store,
+    engagementOf: (site) => engagementOf(store, site),
     close: async () => {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -19,5 +30,5 @@ runEventStoreContract('duckdb file', async () => {
 
 runEventStoreContract('duckdb :memory:', async () => {
   const store = await openDuckDbEventStore({ file: ':memory:' });
-  return { store, close: () => store.close() };
+  return { store, engagementOf: (site) => engagementOf(store, site), close: () => store.close() };
 });

@@ -40,7 +40,7 @@ async function snapshot(instance: DuckDBInstance): Promise<string> {
 }
 
 async function tempStore(dir: string, name = 'events.duckdb'): Promise<DuckDbEventStore> {
-  return openDuckDbEventStore({ file: path.join(dir, name), threads: 2, tmpDir: dir });
+  return openDuckDbEventStore({ file: path.join(dir, name), threads: 2, tempDir: dir });
 }
 
 function tmp(): string {

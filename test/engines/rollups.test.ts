@@ -148,7 +148,7 @@ function everyDimension(): QuerySpec[] {
 
 async function withStore<T>(fn: (store: DuckDbEventStore, dir: string) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-rollups-'));
-  const store = await openDuckDbEventStore({ file: ':memory:', threads: 2, tmpDir: dir });
+  const store = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
   try {
     return await fn(store, dir);
   } finally {

@@ -8,7 +8,7 @@ import { importLines, reidentify, type ImportSink } from '../../src/ingest/pipel
 import { importChunksParallel } from '../../src/ingest/pipeline/import-parallel.js';
 import { readLineBatches, readLineChunks } from '../../src/ingest/pipeline/read-lines.js';
 import { canonicalContent, IDENTITY_FIELDS } from '../../src/ingest/parse/identity.js';
-import type { EventRow } from '../../src/ports/event-store.js';
+import { decodeEventRow, type EventRow } from '../../src/ports/event-store.js';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
@@ -26,7 +26,7 @@ function capture(): ImportSink & { rows: EventRow[] } {
     rows,
     append: async (r) => { rows.push(...r); },
     appendEncoded: async (text, count) => {
-      const got = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as EventRow);
+      const got = text.split('\n').filter((l) => l !== '').map(decodeEventRow);
       assert.equal(got.length, count);
       rows.push(...got);
     },

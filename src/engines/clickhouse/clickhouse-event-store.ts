@@ -4,11 +4,13 @@
 // (old events + new ones, sessions rebuilt by sessionize.ts) while readers still see the old gen;
 // ONE insert into the commit log (ff_days) then switches all those days at once.
 import { randomBytes } from 'node:crypto';
-import type { StoredSession } from '../../domain/events.js';
+import { MAX_ENGAGEMENT_MS, type StoredSession } from '../../domain/events.js';
 import {
+  decodeEventRow,
   encodeEventRows,
   EVENT_ROW_FIELDS,
   type DayRef,
+  type EngagementRow,
   type EventRow,
   type EventStore,
   type ImportResult,
@@ -116,6 +118,13 @@ function toEventRow(r: DbRow): EventRow {
   return out as unknown as EventRow;
 }
 
+/** The port's wire rows (JSON arrays) as the JSONEachRow objects ClickHouse 18.16 reads. */
+function asObjects(ndjson: string): string {
+  let out = '';
+  for (const line of ndjson.split('\n')) if (line) out += JSON.stringify(decodeEventRow(line)) + '\n';
+  return out;
+}
+
 function encodeWith(rows: readonly object[], columns: [string, string][], extra: Record<string, unknown>): string {
   let out = '';
   for (const r of rows) {
@@ -135,6 +144,9 @@ interface DayPlan extends DayRef {
 class ClickHouseImportSession implements ImportSession {
   private staged = 0;
   private done = false;
+  /** engagement rows of this import: few (live collection batches), kept in memory until commit */
+  private readonly engagement: EngagementRow[] = [];
+  private engagementApplied = 0;
 
   constructor(
     private readonly p: ClickHouseStoreParts,
@@ -152,10 +164,15 @@ class ClickHouseImportSession implements ImportSession {
     await this.appendEncoded(encodeEventRows(rows), rows.length);
   }
 
+  async appendEngagement(rows: readonly EngagementRow[]): Promise<void> {
+    if (this.done) throw new Error('import session already finished');
+    this.engagement.push(...rows);
+  }
+
   async appendEncoded(ndjson: string, count: number): Promise<void> {
     if (this.done) throw new Error('import session already finished');
     if (count === 0) return;
-    await this.c.insertNdjson(ident(this.stage), ndjson);
+    await this.c.insertNdjson(ident(this.stage), asObjects(ndjson));
     this.staged += count;
   }
 
@@ -190,13 +207,15 @@ class ClickHouseImportSession implements ImportSession {
     const L = this.p.layout;
     const [{ n }] = await this.c.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`);
     if (Number(n) !== this.staged) throw new Error(`staged ${n} rows, expected ${this.staged}`);
-    if (this.staged === 0) return { imported: 0, duplicates: 0, days: [] };
+    const engaged = this.engagement.length ? { engagement: { applied: 0, dropped: this.engagement.length } } : {};
+    if (this.staged === 0 && this.engagement.length === 0) return { imported: 0, duplicates: 0, days: [] };
     await this.numberRepeats();
 
-    const dayRows = await this.c.query<{ site_id: string; day: string; n: number }>(
+    const staged = await this.c.query<{ site_id: string; day: string; n: number }>(
       `SELECT site_id, toString(toDate(intDiv(ts_ms, 86400000))) AS day, count() AS n FROM ${this.uniqueStage()}
        GROUP BY site_id, day ORDER BY site_id, day`,
     );
+    const dayRows = withEngagementDays(staged, this.engagement);
     const olds = new Map((await currentGens(this.c, L.days, dayRows)).map((g) => [`${g.site_id}|${g.day}`, g]));
     const plans: DayPlan[] = dayRows.map((d) => ({ site_id: d.site_id, day: d.day, staged: Number(d.n), old: olds.get(`${d.site_id}|${d.day}`) }));
     // a new gen is above every gen these days had, so "newest" stays "current" whatever the clocks say
@@ -210,7 +229,7 @@ class ClickHouseImportSession implements ImportSession {
         fresh += r.fresh;
         committed.push(...r.days);
       }
-      if (committed.length === 0) return { imported: 0, duplicates: this.staged, days: [] };
+      if (committed.length === 0) return { imported: 0, duplicates: this.staged, days: [], ...engaged };
       // Another process may have committed some of these days since we read them: our rewrite would drop its events.
       const now = await currentGens(this.c, L.days, committed.map((d) => d.plan));
       const changed = now.filter((g) => g.gen !== olds.get(`${g.site_id}|${g.day}`)?.gen);
@@ -231,7 +250,10 @@ class ClickHouseImportSession implements ImportSession {
     }
     await this.dropSuperseded(gen, committed.map((d) => d.plan).filter((p) => p.old)).catch(() => undefined);
     const days = committed.map((d) => ({ site_id: d.plan.site_id, day: d.plan.day }));
-    return { imported: fresh, duplicates: this.staged - fresh, days };
+    const engagement = this.engagement.length
+      ? { engagement: { applied: this.engagementApplied, dropped: this.engagement.length - this.engagementApplied } }
+      : {};
+    return { imported: fresh, duplicates: this.staged - fresh, days, ...engagement };
   }
 
   /** Writes the new generation of a group of days; days that gain no event are left as they are. */
@@ -252,8 +274,15 @@ class ClickHouseImportSession implements ImportSession {
       await this.c.query<DbRow>(`SELECT * FROM ${this.uniqueStage(daysIn(group, 'site_id', 'toDate(intDiv(ts_ms, 86400000))'))}`)
     ).map(toEventRow);
     const fresh = staged.filter((r) => !known.has(r.event_id));
-    const { events, sessions } = sessionize([...existing, ...fresh]);
     const gaining = new Set(fresh.map((r) => `${r.site_id}|${utcDay(r.ts_ms)}`));
+    const inGroup = new Set(group.map((p) => `${p.site_id}|${p.day}`));
+    const engaged = applyEngagement(
+      [...existing, ...fresh],
+      this.engagement.filter((e) => inGroup.has(`${e.site_id}|${utcDay(e.ts_ms)}`)),
+    );
+    this.engagementApplied += engaged.applied;
+    for (const k of engaged.days) gaining.add(k);
+    const { events, sessions } = sessionize([...existing, ...fresh]);
     const keep = <T extends { site_id: string; day: string }>(x: T) => gaining.has(`${x.site_id}|${x.day}`);
     const evs = events.filter(keep);
     await this.insertEvents(evs, gen);
@@ -306,7 +335,7 @@ class ClickHouseImportSession implements ImportSession {
       const row = toEventRow(rep);
       for (let occ = 2; occ <= n.get(row.event_id)!; occ++) extra.push({ ...row, event_id: this.reidentify(row, occ) });
     }
-    await this.c.insertNdjson(ident(this.stage), encodeEventRows(extra));
+    await this.c.insertNdjson(ident(this.stage), asObjects(encodeEventRows(extra)));
   }
 
   /** An import that failed before its commit point: its rows were never visible; remove them. */
@@ -327,6 +356,52 @@ class ClickHouseImportSession implements ImportSession {
       this.p.shards.flatMap((n) => [L.eventsLocal, L.sessionsLocal].map((t) => n.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`))),
     );
   }
+}
+
+/** The staged days plus the days engagement rows fall on (as days with no staged event). */
+function withEngagementDays(staged: { site_id: string; day: string; n: number }[], engagement: readonly EngagementRow[]) {
+  const known = new Set(staged.map((d) => `${d.site_id}|${d.day}`));
+  const out = [...staged];
+  for (const e of engagement) {
+    const day = utcDay(e.ts_ms);
+    if (!known.has(`${e.site_id}|${day}`)) {
+      known.add(`${e.site_id}|${day}`);
+      out.push({ site_id: e.site_id, day, n: 0 });
+    }
+  }
+  return out.sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : a.day > b.day ? 1 : 0) : a.site_id < b.site_id ? -1 : 1));
+}
+
+/**
+ * Adds each engagement row to its visitor's latest pageview of the path at or before its time that
+ * day (EngagementRow), in place; returns the `site|day` keys of the days it changed and how many
+ * rows found their pageview.
+ */
+function applyEngagement(rows: EventRow[], engagement: readonly EngagementRow[]): { days: Set<string>; applied: number } {
+  const changed = new Set<string>();
+  if (engagement.length === 0) return { days: changed, applied: 0 };
+  const byKey = new Map<string, EventRow[]>();
+  for (const r of rows) {
+    if (r.type !== 'pageview' || r.path_canon === null) continue;
+    const k = `${r.site_id}|${utcDay(r.ts_ms)}|${r.visitor_key}|${r.path_canon}`;
+    const list = byKey.get(k);
+    if (list) list.push(r);
+    else byKey.set(k, [r]);
+  }
+  let applied = 0;
+  for (const e of engagement) {
+    const day = utcDay(e.ts_ms);
+    let target: EventRow | null = null;
+    for (const r of byKey.get(`${e.site_id}|${day}|${e.visitor_key}|${e.path_canon}`) ?? []) {
+      if (r.ts_ms > e.ts_ms) continue;
+      if (!target || r.ts_ms > target.ts_ms || (r.ts_ms === target.ts_ms && r.event_id > target.event_id)) target = r;
+    }
+    if (!target) continue;
+    target.engagement_time_ms = Math.min(target.engagement_time_ms + e.engagement_ms, MAX_ENGAGEMENT_MS);
+    changed.add(`${e.site_id}|${day}`);
+    applied++;
+  }
+  return { days: changed, applied };
 }
 
 /** Days in groups of about GROUP_ROWS rows (old and new), a day never split. */

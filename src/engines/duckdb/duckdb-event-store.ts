@@ -6,6 +6,7 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
   encodeEventRows,
+  type EngagementRow,
   type EventRow,
   type EventStore,
   type ImportResult,
@@ -13,62 +14,49 @@ import {
   type Reidentify,
   type SiteCoverage,
 } from '../../ports/event-store.js';
-import { EVENTS_COLUMNS, EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_COLUMNS_SPEC, STAGE_DDL } from './schema.js';
-import { sessionEventsSql, sessionsTableSql } from './sessions-sql.js';
-import { ensureRollups, rebuildRollups } from './rollups.js';
+import { EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_DDL, stageSelectSql, ENGAGEMENT_STAGE_DDL, engagementSelectSql } from './schema.js';
+import { ensureRollups } from './rollups.js';
+import { COMMIT_GROUP_ROWS, commitStaged } from './import-commit.js';
+import { importResourceError, openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './duckdb-instance.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
-/** The file is held by another process (DuckDB allows one writer process). */
-export class EventStoreBusyError extends Error {
-  readonly code = 'EVENTS_STORE_BUSY';
-  constructor(file: string, cause: unknown) {
-    super(`the events store ${file} is in use by another process (is \`footfall serve\` running on this data dir?)`, { cause });
-    this.name = 'EventStoreBusyError';
-  }
-}
+export { EventStoreBusyError, DEFAULT_DUCKDB_MEMORY_LIMIT } from './duckdb-instance.js';
 
-export interface DuckDbEventStoreOptions {
+export interface DuckDbEventStoreOptions extends DuckDbLimits {
   /** database file; ':memory:' for a throwaway store */
   file: string;
   /** share an instance already open in this process (one instance per file per process) */
   instance?: DuckDBInstance;
-  /** where staged chunks are written for DuckDB to read (default: os.tmpdir()) */
-  tmpDir?: string;
-  /** DuckDB memory_limit of an instance opened here; past it, sorts and temp tables spill to disk */
-  memoryLimit?: string;
-  /** DuckDB worker threads of an instance opened here */
-  threads?: number;
+  /** staged rows one commit step takes (default COMMIT_GROUP_ROWS); tests make it small */
+  commitGroupRows?: number;
 }
 
-/** DuckDB's own default is 80% of RAM, which a server sharing the machine cannot afford. */
-export const DEFAULT_DUCKDB_MEMORY_LIMIT = '1GB';
-
 export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promise<DuckDbEventStore> {
-  let instance = opts.instance;
-  const owned = !instance;
-  if (!instance) {
-    if (opts.file !== ':memory:') fs.mkdirSync(path.dirname(opts.file), { recursive: true });
-    try {
-      instance = await DuckDBInstance.create(opts.file, {
-        memory_limit: opts.memoryLimit ?? DEFAULT_DUCKDB_MEMORY_LIMIT,
-        threads: String(opts.threads ?? os.availableParallelism()),
-      });
-    } catch (err) {
-      if (/lock/i.test(String((err as Error)?.message))) throw new EventStoreBusyError(opts.file, err);
-      throw err;
-    }
+  let opened: OpenedInstance;
+  const owned = !opts.instance;
+  if (opts.instance) {
+    const tempDir = fs.mkdtempSync(path.join(opts.tempDir ?? os.tmpdir(), 'footfall-import-'));
+    opened = { instance: opts.instance, tempDir, memoryLimit: 'the instance\'s', tempLimit: 'the instance\'s' };
+  } else {
+    opened = await openDuckDbInstance(opts.file, opts);
   }
-  const conn = await instance.connect();
-  await conn.run(EVENTS_DDL);
-  await conn.run(SESSIONS_DDL);
-  await conn.run(META_DDL);
-  await conn.run(
-    `INSERT INTO footfall_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING`,
-    [String(SCHEMA_VERSION)],
-  );
-  await ensureRollups(conn);
-  return new DuckDbEventStore(instance, conn, owned, opts.tmpDir ?? os.tmpdir());
+  const conn = await opened.instance.connect();
+  try {
+    await conn.run(EVENTS_DDL);
+    await conn.run(SESSIONS_DDL);
+    await conn.run(META_DDL);
+    await conn.run(
+      `INSERT INTO footfall_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING`,
+      [String(SCHEMA_VERSION)],
+    );
+    await ensureRollups(conn);
+  } catch (err) {
+    conn.closeSync();
+    if (owned) opened.instance.closeSync();
+    throw err;
+  }
+  return new DuckDbEventStore(opened, conn, owned, opts.commitGroupRows ?? COMMIT_GROUP_ROWS);
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -80,15 +68,19 @@ export class DuckDbEventStore implements EventStore {
   private readonly versions = new Map<string, number>();
   private readonly epoch = `${Date.now().toString(36)}.${process.pid}`;
 
+  readonly instance: DuckDBInstance;
+  /** the store's own temp folder: spilled data and staged chunks, emptied at open and removed at close */
+  readonly tempDir: string;
+
   constructor(
-    readonly instance: DuckDBInstance,
+    private readonly opened: OpenedInstance,
     private readonly conn: DuckDBConnection,
     private readonly ownsInstance: boolean,
-    private readonly tmpRoot: string,
-  ) {}
-
-  /** made on the first import only, so a store that never imports leaves nothing in tmp */
-  private tmpDir: string | null = null;
+    private readonly commitGroupRows: number,
+  ) {
+    this.instance = opened.instance;
+    this.tempDir = opened.tempDir;
+  }
 
   async beginImport(options: { reidentify?: Reidentify } = {}): Promise<ImportSession> {
     this.assertOpen();
@@ -96,8 +88,7 @@ export class DuckDbEventStore implements EventStore {
     const id = ++this.sessionSeq;
     const stage = `ff_stage_${process.pid}_${id}`;
     await conn.run(STAGE_DDL(stage));
-    this.tmpDir ??= fs.mkdtempSync(path.join(this.tmpRoot, 'footfall-import-'));
-    const session = new DuckDbImportSession(conn, stage, this.tmpDir, options.reidentify ?? defaultReidentify, (fn) =>
+    const session = new DuckDbImportSession(conn, stage, this.opened, options.reidentify ?? defaultReidentify, this.commitGroupRows, (fn) =>
       this.serialized(fn),
     );
     const commit = session.commit.bind(session);
@@ -158,7 +149,7 @@ export class DuckDbEventStore implements EventStore {
     await this.commitChain.catch(() => undefined);
     this.conn.closeSync();
     if (this.ownsInstance) this.instance.closeSync();
-    if (this.tmpDir) fs.rmSync(this.tmpDir, { recursive: true, force: true });
+    fs.rmSync(this.opened.tempDir, { recursive: true, force: true });
   }
 
   private serialized<T>(fn: () => Promise<T>): Promise<T> {
@@ -177,20 +168,41 @@ const defaultReidentify: Reidentify = (row, occurrence) => `${row.event_id}#${oc
 
 class DuckDbImportSession implements ImportSession {
   private staged = 0;
+  private engaged = 0;
+  /** neighbouring staged rows whose day goes back (see load) */
+  private dayDescents = 0;
   private fileSeq = 0;
   private done = false;
 
   constructor(
     private readonly conn: DuckDBConnection,
     private readonly stage: string,
-    private readonly tmpDir: string,
+    private readonly opened: OpenedInstance,
     private readonly reidentify: Reidentify,
+    private readonly groupRows: number,
     private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T>,
   ) {}
 
   async append(rows: readonly EventRow[]): Promise<void> {
     if (rows.length === 0) return;
     await this.appendEncoded(encodeEventRows(rows), rows.length);
+  }
+
+  async appendEngagement(rows: readonly EngagementRow[]): Promise<void> {
+    if (this.done) throw new Error('import session already finished');
+    if (rows.length === 0) return;
+    const table = `${this.stage}_eng`;
+    if (this.engaged === 0) await this.conn.run(ENGAGEMENT_STAGE_DDL(table));
+    const file = path.join(this.opened.tempDir, `${this.stage}_eng_${++this.fileSeq}.ndjson`);
+    try {
+      await fs.promises.writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      await this.conn.run(`INSERT INTO ${table} ${engagementSelectSql(sqlString(file))}`);
+      this.engaged += rows.length;
+    } catch (err) {
+      throw await this.resourceError(err);
+    } finally {
+      await fs.promises.rm(file, { force: true });
+    }
   }
 
   async appendEncoded(ndjson: string, count: number): Promise<void> {
@@ -202,16 +214,21 @@ class DuckDbImportSession implements ImportSession {
     if (count === 0) return;
     // DuckDB's JSON reader loads a chunk far faster than per-value appender calls from JS,
     // and it runs on DuckDB's threads while JS prepares the next chunk.
-    const file = path.join(this.tmpDir, `${this.stage}_${++this.fileSeq}.ndjson`);
-    await fs.promises.writeFile(file, ndjson);
+    const file = path.join(this.opened.tempDir, `${this.stage}_${++this.fileSeq}.ndjson`);
     try {
-      const r = await this.conn.run(
-        `INSERT INTO ${this.stage} SELECT *, CAST(epoch_ms(ts_ms) AS DATE) FROM read_json(${sqlString(file)}, ` +
-          `format = 'newline_delimited', records = true, columns = ${STAGE_COLUMNS_SPEC}, maximum_object_size = 16777216)`,
-      );
+      await fs.promises.writeFile(file, ndjson);
+      const r = await this.conn.run(`INSERT INTO ${this.stage} ${stageSelectSql(sqlString(file))}`);
       const n = Number(r.rowsChanged);
       if (n !== count) throw new Error(`staged ${n} rows, expected ${count}`);
+      // How often the day goes back between neighbouring rows: input in time order (most logs) is
+      // stored as it comes, with row groups that keep days apart; shuffled input is sorted by day.
+      const descents = await this.conn.runAndReadAll(
+        `SELECT count(*) FILTER (WHERE day < prev) FROM (SELECT day, lag(day) OVER (ORDER BY rowid) AS prev FROM ${this.stage} WHERE rowid >= ${this.staged})`,
+      );
+      this.dayDescents += Number(descents.getRowsJS()[0]?.[0] ?? 0);
       this.staged += n;
+    } catch (err) {
+      throw await this.resourceError(err);
     } finally {
       await fs.promises.rm(file, { force: true });
     }
@@ -237,56 +254,36 @@ class DuckDbImportSession implements ImportSession {
 
   private async commitNow(): Promise<ImportResult> {
     const c = this.conn;
-    const s = this.stage;
-    if (this.staged === 0) return { imported: 0, duplicates: 0, days: [] };
+    const engaged = this.engaged > 0 ? { engagement: { applied: 0, dropped: this.engaged } } : {};
+    if (this.staged === 0 && this.engaged === 0) return { imported: 0, duplicates: 0, days: [] };
     await c.run('BEGIN TRANSACTION');
     try {
       await this.numberRepeats();
-      // Stored ids can only meet staged ones within the batch's (site, day) pairs: the id hashes both.
-      await c.run(`CREATE TEMP TABLE ${s}_touched AS SELECT DISTINCT site_id, day FROM ${s}`);
-      const inDays = `events e SEMI JOIN ${s}_touched t ON e.site_id = t.site_id AND e.day = t.day`;
-      let existing = await count(c, `SELECT count(*) FROM ${inDays}`);
-      let fresh = this.staged;
-      if (existing > 0) {
-        // Drops the already-stored rows from the stage in place: no second copy of a wide table.
-        await c.run(`DELETE FROM ${s} WHERE event_id IN (SELECT e.event_id FROM ${inDays})`);
-        fresh = await count(c, `SELECT count(*) FROM ${s}`);
-        if (fresh === 0) {
-          await c.run('ROLLBACK');
-          return { imported: 0, duplicates: this.staged, days: [] };
-        }
-        if (fresh < this.staged) {
-          await c.run(`DROP TABLE ${s}_touched`);
-          await c.run(`CREATE TEMP TABLE ${s}_touched AS SELECT DISTINCT site_id, day FROM ${s}`);
-          existing = await count(c, `SELECT count(*) FROM ${inDays}`);
-        }
+      const r = await commitStaged(c, this.stage, this.engaged > 0 ? `${this.stage}_eng` : null, {
+        groupRows: this.groupRows,
+        sortByDay: this.dayDescents * 1000 > this.staged,
+      });
+      if (r.imported === 0 && r.engagement.applied === 0) {
+        await c.run('ROLLBACK');
+        return { imported: 0, duplicates: this.staged, days: [], ...engaged };
       }
-      await c.run(sessionEventsSql(s, `${s}_touched`, `${s}_sess`, existing > 0));
-      await c.run(sessionsTableSql(s, `${s}_touched`, `${s}_sess`, `${s}_sessions`, existing > 0));
-      const cols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : `f.${col}`)).join(', ');
-      // Arrival order, not a sort: sorting a million wide rows cost more than the rest of the commit,
-      // and input files come roughly in time order, which is what the row groups' zone maps need.
-      await c.run(`INSERT INTO events (${EVENTS_COLUMNS.join(', ')})
-        SELECT ${cols} FROM ${s} f JOIN ${s}_sess x ON x.old = false AND x.rid = f.rowid`);
-      if (existing > 0) {
-        // Older events of a touched day may now belong to another session (e.g. a gap got filled).
-        await c.run(`UPDATE events SET session_id = x.session_id FROM ${s}_sess x
-          WHERE x.old AND events.site_id = x.site_id AND events.day = x.day AND events.event_id = x.event_id
-            AND events.session_id <> x.session_id`);
-      }
-      await c.run(`DELETE FROM sessions USING ${s}_touched t WHERE sessions.site_id = t.site_id AND sessions.day = t.day`);
-      await c.run(`INSERT INTO sessions SELECT * FROM ${s}_sessions ORDER BY site_id, day, start_ms`);
-      // in the same transaction: a report never sees events without their day's rollups
-      await rebuildRollups(c, `${s}_touched`);
-      const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR FROM ${s}_touched ORDER BY 1, 2`))
-        .getRowsJS()
-        .map(([site_id, day]) => ({ site_id: String(site_id), day: String(day) }));
       await c.run('COMMIT');
-      return { imported: fresh, duplicates: this.staged - fresh, days };
+      return {
+        imported: r.imported,
+        duplicates: this.staged - r.imported,
+        days: r.days,
+        ...(this.engaged > 0 ? { engagement: r.engagement } : {}),
+      };
     } catch (err) {
+      const mapped = await this.resourceError(err);
       await c.run('ROLLBACK').catch(() => undefined);
-      throw err;
+      throw mapped;
     }
+  }
+
+  /** A resource error as a person can act on it (with the temp space DuckDB held when it struck), or `err` itself. */
+  private async resourceError(err: unknown): Promise<unknown> {
+    return importResourceError(err, this.opened, spilledBytes(this.opened.tempDir)) ?? err;
   }
 
   /**
@@ -328,6 +325,17 @@ function fromDb(o: Record<string, unknown>): EventRow {
 
 async function count(c: DuckDBConnection, sql: string): Promise<number> {
   return Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
+}
+
+/** Bytes DuckDB has spilled into the temp folder (its files; not our staged chunks). */
+function spilledBytes(dir: string): number | null {
+  try {
+    let total = 0;
+    for (const f of fs.readdirSync(dir)) if (!f.endsWith('.ndjson')) total += fs.statSync(path.join(dir, f)).size;
+    return total;
+  } catch {
+    return null;
+  }
 }
 
 function sqlString(s: string): string {

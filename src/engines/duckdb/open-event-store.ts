@@ -17,21 +17,22 @@ export function eventsFile(dataDir: string): string {
 
 /**
  * `instance`: the DuckDB instance the server already holds for this file, if any (one per process).
- * FOOTFALL_DUCKDB_MEMORY_LIMIT (e.g. 2GB) and FOOTFALL_DUCKDB_THREADS override the instance's limits.
+ * The memory, temp directory, temp cap and thread settings come from the configuration.
  */
 export async function openEventStore(
-  config: { dataDir: string; eventsUrl?: string },
+  config: { dataDir: string; eventsUrl?: string; duckdbMemoryLimit?: string; duckdbTempDir?: string; duckdbTempLimit?: string; duckdbThreads?: number },
   opts: { instance?: DuckDBInstance } = {},
 ): Promise<DuckDbEventStore> {
   if (config.eventsUrl !== undefined)
     throw new EventStoreUnsupportedError(
       'a ClickHouse events store (FOOTFALL_EVENTS_URL / --events-url) is not supported yet; unset it to use DuckDB in the data dir',
     );
-  const threads = Number(process.env.FOOTFALL_DUCKDB_THREADS);
   return openDuckDbEventStore({
     file: eventsFile(config.dataDir),
     instance: opts.instance,
-    memoryLimit: process.env.FOOTFALL_DUCKDB_MEMORY_LIMIT || undefined,
-    threads: Number.isInteger(threads) && threads > 0 ? threads : undefined,
+    memoryLimit: config.duckdbMemoryLimit,
+    tempDir: config.duckdbTempDir,
+    tempLimit: config.duckdbTempLimit,
+    threads: config.duckdbThreads,
   });
 }

@@ -1,9 +1,21 @@
-// Daily rollups in the DuckDB store: rebuilt inside an import's commit transaction for every
-// (site, day) it touched (so a report sees today's events the moment the import returns), built
-// for every stored day when the store opens without them, and detected by the engine.
+// Daily rollups in the DuckDB store (docs/decisions.md (rollups)). An import changes them by a DELTA
+// inside its commit transaction: the rows of the visitor-days it touches are counted as they were
+// (subtracted) and as they are now (added), and the sums are merged into the stored rows of those
+// days. Every atom, the distinct visitors included, is a sum over visitor-days (a visitor's count
+// depends only on its own events of that day), so the delta is exact and costs what the touched
+// visitor-days cost, not what their days or the store hold. At open, a store without current
+// rollups builds them whole, a group of days at a time.
 import { BIGINT, BOOLEAN, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { ATOMS } from '../../domain/query/metrics.js';
 import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
-import { compileRollupBuild, compileRollupExpansions, ROLLUP_COLUMNS } from '../sql/rollup-build.js';
+import {
+  compileRollupBuild,
+  compileRollupExpansions,
+  compileRollupInputs,
+  ROLLUP_COLUMNS,
+  type RollupInputNames,
+  type RollupSources,
+} from '../sql/rollup-build.js';
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
 import { planRollup, ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
 import { DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
@@ -12,55 +24,149 @@ import { PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
 import type { DuckConnection } from './analytics-engine.js';
 
-const READ_ORDER = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'].map((c) => duckdbDialect.quoteIdent(c)).join(', ');
+const q = duckdbDialect.quoteIdent;
+const READ_ORDER = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'].map(q).join(', ');
 const TYPES: Record<ParamType, DuckDBType> = { varchar: VARCHAR, bigint: BIGINT, double: DOUBLE, boolean: BOOLEAN };
 const bind = (p: SqlParam): DuckDBValue => (p.value === null ? null : p.type === 'bigint' ? BigInt(p.value as number) : (p.value as DuckDBValue));
+const KEY_COLUMNS = ROLLUP_COLUMNS.slice(0, ROLLUP_COLUMNS.length - ATOMS.length);
+const TITLE_KEYS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon'];
 
-/**
- * Replaces the rollup rows of the (site_id, day) pairs in `days` (a table with the events' DATE
- * `day`) by rows computed from the events and sessions as they now stand. Runs inside the caller's
- * transaction: the rollups commit or roll back with the events.
- */
-export async function rebuildRollups(c: DuckDBConnection, days: string, table: string = ROLLUP_TABLE): Promise<void> {
-  const q = duckdbDialect.quoteIdent;
-  for (const tbl of [table, PAGE_TITLES_TABLE]) {
-    await c.run(`DELETE FROM ${q(tbl)} USING ${q(days)} AS t WHERE ${q(tbl)}.site_id = t.site_id AND ${q(tbl)}.day_ms = epoch_ms(CAST(t.day AS TIMESTAMP))`);
-  }
+export function runCompiled(c: DuckDBConnection, sql: string, params: readonly SqlParam[]) {
+  return c.run(sql, params.map(bind), params.map((p) => TYPES[p.type]));
+}
+
+/** The expansion tables every build joins (temp tables of the connection). */
+async function expansions(c: DuckDBConnection): Promise<{ trafficMap: string; trafficMasks: string }> {
   const x = compileRollupExpansions(duckdbDialect);
-  const run = (sql: string, params: readonly SqlParam[]) => c.run(sql, params.map(bind), params.map((p) => TYPES[p.type]));
-  await run(`CREATE OR REPLACE TEMP TABLE ff_rollup_traffic AS ${x.trafficMap.sql}`, x.trafficMap.params);
-  await run(`CREATE OR REPLACE TEMP TABLE ff_rollup_scopes AS ${x.scopes.sql}`, x.scopes.params);
-  const tables = { events: 'events', sessions: 'sessions', days, trafficMap: 'ff_rollup_traffic', scopes: 'ff_rollup_scopes' };
-  // One statement per grouping keeps one grouping's hash tables in memory at a time; rows go in
-  // sorted by what every read filters on, so row-group zone maps skip the other groupings.
-  for (const grouping of ROLLUP_GROUPINGS) {
-    const b = compileRollupBuild(duckdbDialect, [grouping], tables);
-    await run(
-      `INSERT INTO ${q(table)} (${ROLLUP_COLUMNS.map((col) => q(col)).join(', ')}) SELECT * FROM (${b.sql}) AS b ORDER BY ${READ_ORDER}`,
-      b.params,
-    );
-  }
-  const titles = compilePageTitlesBuild(duckdbDialect, { events: 'events', days });
-  await run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${PAGE_TITLES_COLUMNS.map((col) => q(col)).join(', ')}) ${titles.sql}`, titles.params);
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ff_rollup_traffic AS ${x.trafficMap.sql}`, x.trafficMap.params);
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ff_rollup_masks AS ${x.trafficMasks.sql}`, x.trafficMasks.params);
+  return { trafficMap: 'ff_rollup_traffic', trafficMasks: 'ff_rollup_masks' };
 }
 
 /**
+ * Creates `prefix`_rows: the rollup rows (ROLLUP_COLUMNS) of exactly the events and sessions of
+ * `src`, through temp tables named after `prefix`. Returns the table's name.
+ */
+export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, prefix: string): Promise<string> {
+  const names: RollupInputNames = { pageEvents: `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
+  const inputs = compileRollupInputs(duckdbDialect, src, names);
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.sessionRows} AS ${inputs.sessionRows.sql}`, inputs.sessionRows.params);
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.sessionEvents} AS ${inputs.sessionEvents.sql}`, inputs.sessionEvents.params);
+  await c.run(`DROP TABLE ${names.sessionRows}`);
+  const tables = { ...names, ...(await expansions(c)) };
+  const out = `${prefix}_rows`;
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${out} AS SELECT * FROM ${q(ROLLUP_TABLE)} LIMIT 0`);
+  // One statement per grouping: one grouping's hash tables in memory at a time, so the build spills
+  // instead of failing when memory is short (one statement of all groupings could not).
+  for (const grouping of ROLLUP_GROUPINGS) {
+    const b = compileRollupBuild(duckdbDialect, [grouping], tables);
+    await runCompiled(c, `INSERT INTO ${out} ${b.sql}`, b.params);
+  }
+  await c.run(`DROP TABLE ${names.pageEvents}`);
+  await c.run(`DROP TABLE ${names.sessionEvents}`);
+  return out;
+}
+
+export interface RollupDelta {
+  /** the touched visitor-days' events and sessions as they are after the import */
+  now: RollupSources;
+  /** buildRollupRows() of the same as they were stored before it; null when none was stored */
+  beforeRows: string | null;
+  /** (site_id, day) of every touched visitor-day (duplicates allowed) */
+  days: string;
+  /** the import's new events (EventRow columns + day), for page titles */
+  freshEvents: string;
+  prefix: string;
+}
+
+/**
+ * Applies an import's delta to the rollups and page titles of the touched days. Runs inside the
+ * caller's transaction: the rollups commit or roll back with the events.
+ */
+export async function applyRollupDelta(c: DuckDBConnection, d: RollupDelta, table: string = ROLLUP_TABLE): Promise<void> {
+  const p = d.prefix;
+  const dayMs = `${p}_days`;
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
+  const onDays = (alias: string) => `${alias}.site_id = dd.site_id AND ${alias}.day_ms = dd.day_ms`;
+
+  const now = await buildRollupRows(c, d.now, `${p}_now`);
+  const stored = await scalar(c, `SELECT count(*) FROM ${q(table)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
+  if (d.beforeRows === null && stored === 0) {
+    // days new to the store: the rows are the new counts as they stand
+    await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
+  } else {
+    const parts = [`SELECT * FROM ${now}`];
+    if (d.beforeRows !== null) {
+      parts.push(`SELECT ${KEY_COLUMNS.map(q).join(', ')}, ${ATOMS.map((a) => `-${q(a)}`).join(', ')} FROM ${d.beforeRows}`);
+    }
+    if (stored > 0) parts.push(`SELECT r.* FROM ${q(table)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
+    const keys = KEY_COLUMNS.map(q).join(', ');
+    // A key whose every atom sums to zero has no data left: a full build would have no row for it.
+    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_merged AS
+      SELECT ${keys}, ${ATOMS.map((a) => `CAST(sum(${q(a)}) AS BIGINT) AS ${q(a)}`).join(', ')}
+      FROM (${parts.join(' UNION ALL ')}) GROUP BY ${keys}
+      HAVING ${ATOMS.map((a) => `sum(${q(a)}) <> 0`).join(' OR ')}`);
+    await c.run(`DELETE FROM ${q(table)} r USING ${dayMs} dd WHERE ${onDays('r')}`);
+    await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${p}_merged ORDER BY ${READ_ORDER}`);
+  }
+  await mergePageTitles(c, d.freshEvents, p);
+}
+
+/**
+ * Page titles: the latest titled pageview per (site, day, tenant, class, path). Events are only ever
+ * added, so the new maximum is the maximum of the stored row and the new events' own.
+ */
+async function mergePageTitles(c: DuckDBConnection, fresh: string, p: string): Promise<void> {
+  const titles = compilePageTitlesBuild(duckdbDialect, { events: fresh });
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${p}_titles AS ${titles.sql}`, titles.params);
+  const t = q(PAGE_TITLES_TABLE);
+  const match = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
+  const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+  if ((await scalar(c, `SELECT count(*) FROM ${t} s SEMI JOIN ${p}_titles n ON ${match}`)) === 0) {
+    await c.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${p}_titles`);
+    return;
+  }
+  const order = '(ts_ms, event_id)';
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_titles_merged AS
+    SELECT ${TITLE_KEYS.join(', ')}, max(ts_ms) AS ts_ms, arg_max(event_id, ${order}) AS event_id, arg_max(page_title, ${order}) AS page_title
+    FROM (SELECT ${cols} FROM ${t} s SEMI JOIN ${p}_titles n ON ${match} UNION ALL SELECT ${cols} FROM ${p}_titles)
+    GROUP BY ${TITLE_KEYS.join(', ')}`);
+  await c.run(`DELETE FROM ${t} s USING ${p}_titles n WHERE ${match}`);
+  await c.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${p}_titles_merged`);
+}
+
+/** Stored events per build step when a whole store is rolled up (bounded memory). */
+const FULL_BUILD_GROUP_EVENTS = 2_000_000;
+
+/**
  * At open: builds the rollups of every stored day when the table is missing or of another version,
- * in one transaction (table, rows and version together), so a rollup table that exists is complete.
+ * in one transaction (table, rows and version together), a group of days at a time, so a rollup
+ * table that exists is complete.
  */
 export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_TABLE): Promise<void> {
   const version = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = 'rollups_version'`)).getRowsJS()[0]?.[0];
   if (version === String(ROLLUPS_VERSION) && (await tableExists(c, table)) && (await tableExists(c, PAGE_TITLES_TABLE))) return;
-  const days = `ff_rollup_days_${process.pid}`;
+  const p = `ff_full_${process.pid}`;
   await c.run('BEGIN TRANSACTION');
   try {
-    await c.run(`DROP TABLE IF EXISTS ${duckdbDialect.quoteIdent(table)}`);
-    await c.run(`DROP TABLE IF EXISTS ${duckdbDialect.quoteIdent(PAGE_TITLES_TABLE)}`);
-    await c.run(ROLLUPS_DDL(duckdbDialect.quoteIdent(table)));
-    await c.run(PAGE_TITLES_DDL(duckdbDialect.quoteIdent(PAGE_TITLES_TABLE)));
-    await c.run(`CREATE TEMP TABLE ${days} AS SELECT DISTINCT site_id, day FROM events`);
-    await rebuildRollups(c, days, table);
-    await c.run(`DROP TABLE ${days}`);
+    await c.run(`DROP TABLE IF EXISTS ${q(table)}`);
+    await c.run(`DROP TABLE IF EXISTS ${q(PAGE_TITLES_TABLE)}`);
+    await c.run(ROLLUPS_DDL(q(table)));
+    await c.run(PAGE_TITLES_DDL(q(PAGE_TITLES_TABLE)));
+    const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
+    for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
+      const list = group.map((g) => `('${g.site.replace(/'/g, "''")}', DATE '${g.day}')`).join(', ');
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day`);
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
+      const rows = await buildRollupRows(c, { events: `${p}_ev`, sessions: `${p}_ss` }, p);
+      await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
+      const titles = compilePageTitlesBuild(duckdbDialect, { events: `${p}_ev` });
+      const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+      await runCompiled(c, `INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) ${titles.sql}`, titles.params);
+      for (const x of [`${p}_days`, `${p}_ev`, `${p}_ss`, rows]) await c.run(`DROP TABLE ${x}`);
+    }
     await c.run(
       `INSERT INTO footfall_meta VALUES ('rollups_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       [String(ROLLUPS_VERSION)],
@@ -70,6 +176,26 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
     await c.run('ROLLBACK').catch(() => undefined);
     throw err;
   }
+}
+
+/** Consecutive runs of days holding about `limit` events each (a day is never split). */
+export function* groupsOf<T extends { n: number }>(days: readonly T[], limit: number): Generator<T[]> {
+  let group: T[] = [];
+  let rows = 0;
+  for (const d of days) {
+    if (group.length && rows + d.n > limit) {
+      yield group;
+      group = [];
+      rows = 0;
+    }
+    group.push(d);
+    rows += d.n;
+  }
+  if (group.length) yield group;
+}
+
+async function scalar(c: DuckDBConnection, sql: string): Promise<number> {
+  return Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
 }
 
 async function tableExists(c: { runAndReadAll: DuckDBConnection['runAndReadAll'] }, table: string): Promise<boolean> {

@@ -66,9 +66,17 @@ export const SESSIONS_DDL = `CREATE TABLE IF NOT EXISTS sessions (
 
 export const META_DDL = `CREATE TABLE IF NOT EXISTS footfall_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)`;
 
-/** read_json column spec for staged rows. */
-export const STAGE_COLUMNS_SPEC =
-  '{' + EVENT_ROW_FIELDS.map((f) => `'${f}': '${ROW_TYPES[f]}'`).join(', ') + '}';
+/**
+ * The staged rows of one file of encodeEventRows (JSON arrays): each line parsed once into its
+ * members, then each member cast to its column's type, and the UTC day computed.
+ */
+export function stageSelectSql(fileLiteral: string): string {
+  const paths = EVENT_ROW_FIELDS.map((_, i) => `'$[${i}]'`).join(', ');
+  const casts = EVENT_ROW_FIELDS.map((f, i) => `CAST(x[${i + 1}] AS ${ROW_TYPES[f]})`).join(', ');
+  const tsIndex = EVENT_ROW_FIELDS.indexOf('ts_ms') + 1;
+  return `SELECT ${casts}, CAST(epoch_ms(CAST(x[${tsIndex}] AS BIGINT)) AS DATE) FROM (` +
+    `SELECT json_extract_string(json, [${paths}]) AS x FROM read_ndjson_objects(${fileLiteral}, maximum_object_size = 1048576))`;
+}
 
 /** Staged rows: EventRow fields in wire order, then their UTC day (computed by the load). */
 export const STAGE_DDL = (table: string) =>
@@ -113,3 +121,14 @@ export const PAGE_TITLES_DDL = (table: string) => `CREATE TABLE ${table} (
   event_id VARCHAR NOT NULL,
   page_title VARCHAR NOT NULL
 )`;
+
+/** Engagement rows of an import (EngagementRow + their UTC day). */
+export const ENGAGEMENT_STAGE_DDL = (table: string) =>
+  `CREATE TEMP TABLE ${table} (site_id VARCHAR, visitor_key VARCHAR, ts_ms BIGINT, path_canon VARCHAR, engagement_ms BIGINT, day DATE)`;
+
+/** The engagement rows of one NDJSON file of EngagementRow objects. */
+export function engagementSelectSql(fileLiteral: string): string {
+  return `SELECT site_id, visitor_key, ts_ms, path_canon, engagement_ms, CAST(epoch_ms(ts_ms) AS DATE) FROM read_json(${fileLiteral}, ` +
+    `format = 'newline_delimited', records = true, maximum_object_size = 1048576, ` +
+    `columns = {'site_id': 'VARCHAR', 'visitor_key': 'VARCHAR', 'ts_ms': 'BIGINT', 'path_canon': 'VARCHAR', 'engagement_ms': 'BIGINT'})`;
+}

@@ -34,6 +34,12 @@ export interface Dialect {
    * would nest aggregates, so it names that alias (already the total) instead.
    */
   atomTotal?(atom: string): string;
+  /** a NULL of the string type (unions and CASE branches need the type where a dialect cannot infer it) */
+  nullString(): string;
+  /** bitwise OR over a group of non-negative integers (class masks of rollup visitors) */
+  bitOr(expr: string): string;
+  /** bitwise AND of two non-negative integers */
+  bitAnd(a: string, b: string): string;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -63,6 +69,9 @@ export const duckdbDialect: Dialect = {
   toFloat64: (expr) => `CAST(${expr} AS DOUBLE)`,
   isTrue: (expr) => expr,
   argMax: (value, order) => `arg_max(${value}, (${order.join(', ')}))`,
+  nullString: () => 'CAST(NULL AS VARCHAR)',
+  bitOr: (expr) => `bit_or(${expr})`,
+  bitAnd: (a, b) => `(${a} & ${b})`,
 };
 
 /**
@@ -80,4 +89,7 @@ export const clickhouseDialect: Dialect = {
   isTrue: (expr) => `(${expr} = 1)`,
   argMax: (value, order) => `argMax(${value}, tuple(${order.join(', ')}))`,
   atomTotal: (atom) => checkIdent(atom),
+  nullString: () => 'CAST(NULL AS Nullable(String))',
+  bitOr: (expr) => `groupBitOr(${expr})`,
+  bitAnd: (a, b) => `bitAnd(${a}, ${b})`,
 };

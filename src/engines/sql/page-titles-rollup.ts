@@ -10,8 +10,8 @@ import type { Dialect, SqlParam, SqlValue } from './dialect.js';
 export const PAGE_TITLES_TABLE = 'daily_page_titles';
 export const PAGE_TITLES_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon', 'ts_ms', 'event_id', 'page_title'] as const;
 
-/** Rows (in PAGE_TITLES_COLUMNS order) of the (site_id, day) pairs in `tables.days`. */
-export function compilePageTitlesBuild(d: Dialect, tables: { events: string; days: string }): { sql: string; params: SqlParam[] } {
+/** Rows (in PAGE_TITLES_COLUMNS order) of every event in `tables.events` (the store's, or a subset). */
+export function compilePageTitlesBuild(d: Dialect, tables: { events: string }): { sql: string; params: SqlParam[] } {
   const params: SqlParam[] = [];
   const q = d.quoteIdent;
   const col = (a: string, n: string) => `${a}.${q(n)}`;
@@ -20,7 +20,6 @@ export function compilePageTitlesBuild(d: Dialect, tables: { events: string; day
   const cols = [...keys, `max(${col('e', 'ts_ms')})`, d.argMax(col('e', 'event_id'), order), d.argMax(col('e', 'page_title'), order)];
   const sql =
     `SELECT ${cols.map((c, i) => `${c} AS ${q(PAGE_TITLES_COLUMNS[i])}`).join(', ')} FROM ${q(tables.events)} AS e ` +
-    `INNER JOIN ${q(tables.days)} AS td ON ${col('td', 'site_id')} = ${col('e', 'site_id')} AND ${col('td', 'day')} = ${col('e', 'day')} ` +
     `WHERE ${col('e', 'type')} = ${d.value('pageview', params)} AND ${col('e', 'page_title')} IS NOT NULL AND ${col('e', 'path_canon')} IS NOT NULL ` +
     `GROUP BY ${keys.join(', ')}`;
   return { sql, params };

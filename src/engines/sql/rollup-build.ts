@@ -1,8 +1,18 @@
-// The SQL that computes the daily rollup rows of the (site, day) pairs listed in a `days` table,
-// one statement per grouping, through the shared Dialect hooks. Each atom is counted by the rule the
-// raw compiler (compile-query.ts) applies to a one-day window with the same filters; the property
-// test (test/engines/rollups.test.ts) holds the two to equal answers.
-import { TRAFFIC_FILTERS } from '../../domain/events.js';
+// The SQL that computes daily rollup rows from events and sessions, through the shared Dialect hooks.
+// Each atom is counted by the rule the raw compiler (compile-query.ts) applies to a one-day window
+// with the same filters; the property test (test/engines/rollups.test.ts) holds the two to equal
+// answers.
+//
+// Why it is shaped this way (docs/decisions.md (rollups)): a build reads the events ONCE, into two
+// narrow intermediate tables the caller materializes, and every grouping then aggregates those:
+// - page events: events summed per (site, day, tenant, class, path, visitor, session);
+// - session events: the same summed per (session, class), with the session's dimension columns.
+// Sums are aggregated per traffic CLASS first and only then spread over the traffic filters and the
+// two tenant scopes (a handful of rows per key); visitors, a distinct count that cannot be summed
+// over classes or tenants, are counted from one bit mask of classes per visitor and key. The same
+// statements build the rows of a whole store, of the days an import touches, or of a subset of
+// visitor-days (an import's delta: old rows subtracted, new rows added; see duckdb/rollups.ts).
+import { TRAFFIC_CLASSES, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { DIMENSION_DEFS, type Dimension } from '../../domain/query/dimensions.js';
 import { ATOMS, type Atom } from '../../domain/query/metrics.js';
 import { DAY_MS } from '../../domain/report-range.js';
@@ -12,28 +22,131 @@ import type { RollupGrouping } from './rollup-plan.js';
 /** Column order of the rollup table (schema and INSERT agree on it). */
 export const ROLLUP_COLUMNS = ['site_id', 'day_ms', 'all_tenants', 'tenant_id', 'traffic', 'dim', 'dim_key', 'filter_dim', 'filter_key', ...ATOMS] as const;
 
-export interface RollupBuildTables {
-  events: string;
-  sessions: string;
-  /** (site_id, day) pairs to build: `day` the same UTC date type as events.day and sessions.day */
-  days: string;
-  /** the rows of compileRollupExpansions(): (traffic, class) and (all_tenants) */
-  trafficMap: string;
-  scopes: string;
-}
+/** Session columns the session-scoped dimensions read (DIMENSION_DEFS), carried by the session-events table. */
+export const SESSION_DIMENSION_COLUMNS = [
+  ...new Set(Object.values(DIMENSION_DEFS).filter((d) => d.scope === 'session').map((d) => d.column)),
+] as const;
 
 export interface CompiledBuild {
   sql: string;
   params: SqlParam[];
 }
 
-const GROUP = ['g_site', 'g_day', 'g_all', 'g_tenant', 'g_traffic', 'g_dk', 'g_fk'] as const;
+/**
+ * Where a build reads: tables in the events and sessions layouts holding exactly the rows to count
+ * (the whole store, or temp tables of the days or visitor-days a commit touches).
+ */
+export interface RollupSources {
+  events: string;
+  sessions: string;
+}
+
+/** Names of the intermediate tables the caller materializes from compileRollupInputs(), in order. */
+export interface RollupInputNames {
+  pageEvents: string;
+  sessionRows: string;
+  sessionEvents: string;
+}
+
+/** The two small tables a build expands rows with (compileRollupExpansions). */
+export interface RollupExpansionNames {
+  /** (traffic, class): a class counts once in every traffic filter holding it */
+  trafficMap: string;
+  /** (mask, traffic): every non-empty mask of CLASS_BITS with each filter sharing a class with it */
+  trafficMasks: string;
+}
+
+/** One bit per traffic class, for visitor masks. */
+export const CLASS_BITS: Readonly<Record<(typeof TRAFFIC_CLASSES)[number], number>> = Object.fromEntries(
+  TRAFFIC_CLASSES.map((c, i) => [c, 1 << i]),
+) as Record<(typeof TRAFFIC_CLASSES)[number], number>;
+
+const q = (d: Dialect, name: string) => d.quoteIdent(name);
+
+function classBit(d: Dialect, col: string, params: SqlParam[]): string {
+  return `(CASE ${TRAFFIC_CLASSES.map((c) => `WHEN ${col} = ${d.value(c, params)} THEN ${CLASS_BITS[c]}`).join(' ')} ELSE 0 END)`;
+}
+
+/**
+ * The intermediate tables, as SELECTs to materialize in this order (each reads the ones before):
+ * - `pageEvents`: events summed per (site, day, tenant, class, path, visitor, session);
+ * - `sessionRows`: the same per (session, class), with the session's dimension columns and its
+ *   session atoms on the row of the session's own class (zero on the others: a session counts once);
+ * - `sessionEvents`: sessionRows plus `simple` = 1 when the row is the only one of its visitor-day
+ *   (one session, one class): that visitor then counts like a sum, without a distinct count.
+ * All carry `day` (the stored DATE) and `day_ms`.
+ */
+export function compileRollupInputs(
+  d: Dialect,
+  src: RollupSources,
+  names: RollupInputNames,
+): { pageEvents: CompiledBuild; sessionRows: CompiledBuild; sessionEvents: CompiledBuild } {
+  const id = (c: string) => q(d, c);
+  const p1: SqlParam[] = [];
+  const e = (c: string) => `e.${id(c)}`;
+  const pv = `${e('type')} = ${d.value('pageview', p1)}`;
+  const keyNames = ['site_id', 'day', 'tenant_id', 'traffic_class', 'path_canon', 'visitor_key', 'session_id'];
+  const pageEvents =
+    `SELECT ${keyNames.map((k) => `${e(k)} AS ${id(k)}`).join(', ')}, ` +
+    `${d.toInt64(`${d.intDiv(`min(${e('ts_ms')})`, String(DAY_MS))} * ${DAY_MS}`)} AS ${id('day_ms')}, ` +
+    `${d.toInt64(`sum(CASE WHEN ${pv} THEN 1 ELSE 0 END)`)} AS ${id('pageviews')}, ` +
+    `${d.toInt64('count(*)')} AS ${id('events')}, ` +
+    `${d.toInt64(`sum(CASE WHEN ${pv} THEN ${e('engagement_time_ms')} ELSE 0 END)`)} AS ${id('pv_eng_ms')} ` +
+    `FROM ${id(src.events)} AS e GROUP BY ${keyNames.map(e).join(', ')}`;
+
+  const x = (c: string) => `x.${id(c)}`;
+  const s = (c: string) => `s.${id(c)}`;
+  const perSession =
+    `SELECT ${id('site_id')}, ${id('session_id')}, ${id('traffic_class')}, min(${id('day')}) AS ${id('day')}, min(${id('day_ms')}) AS ${id('day_ms')}, ` +
+    `sum(${id('pageviews')}) AS ${id('pageviews')}, sum(${id('events')}) AS ${id('events')}, sum(${id('pv_eng_ms')}) AS ${id('pv_eng_ms')} ` +
+    `FROM ${id(names.pageEvents)} GROUP BY ${id('site_id')}, ${id('session_id')}, ${id('traffic_class')}`;
+  const own = `${x('traffic_class')} = ${s('traffic_class')}`;
+  const onOwn = (expr: string) => d.toInt64(`CASE WHEN ${own} THEN ${expr} ELSE 0 END`);
+  const flag = (cond: string) => `CASE WHEN ${cond} THEN 1 ELSE 0 END`;
+  const sessionRows =
+    `SELECT ${x('site_id')} AS ${id('site_id')}, ${x('day')} AS ${id('day')}, ${x('day_ms')} AS ${id('day_ms')}, ${s('tenant_id')} AS ${id('tenant_id')}, ` +
+    `${x('traffic_class')} AS ${id('traffic_class')}, ${s('visitor_key')} AS ${id('visitor_key')}, ${x('session_id')} AS ${id('session_id')}, ` +
+    `${d.toInt64(x('pageviews'))} AS ${id('pageviews')}, ${d.toInt64(x('events'))} AS ${id('events')}, ${d.toInt64(x('pv_eng_ms'))} AS ${id('pv_eng_ms')}, ` +
+    `${onOwn('1')} AS ${id('sessions')}, ${onOwn(flag(d.isTrue(s('is_bounce'))))} AS ${id('bounces')}, ` +
+    `${onOwn(flag(d.isTrue(s('is_engaged'))))} AS ${id('engaged')}, ${onOwn(s('engagement_ms'))} AS ${id('session_eng_ms')}, ` +
+    `${SESSION_DIMENSION_COLUMNS.map(s).join(', ')} ` +
+    `FROM (${perSession}) AS x INNER JOIN ${id(src.sessions)} AS s ON ${s('site_id')} = ${x('site_id')} AND ${s('day')} = ${x('day')} AND ${s('session_id')} = ${x('session_id')}`;
+
+  const r = (c: string) => `r.${id(c)}`;
+  const n = (c: string) => `n.${id(c)}`;
+  const perVisitor = `SELECT ${id('site_id')}, ${id('day')}, ${id('visitor_key')}, count(*) AS ${id('n')} FROM ${id(names.sessionRows)} GROUP BY ${id('site_id')}, ${id('day')}, ${id('visitor_key')}`;
+  const sessionEvents =
+    `SELECT r.*, ${d.toInt64(`CASE WHEN ${n('n')} = 1 THEN 1 ELSE 0 END`)} AS ${id('simple')} FROM ${id(names.sessionRows)} AS r ` +
+    `INNER JOIN (${perVisitor}) AS n ON ${n('site_id')} = ${r('site_id')} AND ${n('day')} = ${r('day')} AND ${n('visitor_key')} = ${r('visitor_key')}`;
+  return { pageEvents: { sql: pageEvents, params: p1 }, sessionRows: { sql: sessionRows, params: [] }, sessionEvents: { sql: sessionEvents, params: [] } };
+}
+
+/** The expansion tables' rows (the caller stores them, e.g. as temp tables). */
+export function compileRollupExpansions(d: Dialect): { trafficMap: CompiledBuild; trafficMasks: CompiledBuild } {
+  const tp: SqlParam[] = [];
+  const rows = Object.entries(TRAFFIC_FILTERS).flatMap(([name, classes]) =>
+    classes.map((c) => `SELECT ${d.value(name, tp)} AS traffic, ${d.value(c, tp)} AS class`),
+  );
+  const mp: SqlParam[] = [];
+  const all = TRAFFIC_CLASSES.reduce((m, c) => m | CLASS_BITS[c], 0);
+  const masks: string[] = [];
+  for (let mask = 1; mask <= all; mask++) {
+    for (const [name, classes] of Object.entries(TRAFFIC_FILTERS)) {
+      if (classes.some((c) => (mask & CLASS_BITS[c]) !== 0)) masks.push(`SELECT ${mask} AS mask, ${d.value(name, mp)} AS traffic`);
+    }
+  }
+  return { trafficMap: { sql: rows.join(' UNION ALL '), params: tp }, trafficMasks: { sql: masks.join(' UNION ALL '), params: mp } };
+}
+
+/** Columns of the rows every part yields before the final grouping. */
+const HEADS = ['g_site', 'g_day', 'g_all', 'g_tenant', 'g_traffic', 'g_dk', 'g_fk'] as const;
+
+type BuildTables = RollupInputNames & RollupExpansionNames;
 
 class BuildCompiler {
-  g: RollupGrouping = { dim: '', filterDim: '' };
   constructor(
     readonly d: Dialect,
-    readonly t: RollupBuildTables,
+    readonly t: BuildTables,
     readonly params: SqlParam[] = [],
   ) {}
 
@@ -41,170 +154,135 @@ class BuildCompiler {
     return this.d.value(x, this.params);
   }
   col(alias: string, name: string): string {
-    return `${alias}.${this.d.quoteIdent(name)}`;
+    return `${alias}.${q(this.d, name)}`;
   }
   table(name: string, alias: string): string {
-    return `${this.d.quoteIdent(name)} AS ${alias}`;
-  }
-  dayMs(tsExpr: string): string {
-    return `${this.d.intDiv(tsExpr, String(DAY_MS))} * ${DAY_MS}`;
-  }
-  sumIf(cond: string, expr = '1'): string {
-    return `sum(CASE WHEN ${cond} THEN ${expr} ELSE 0 END)`;
-  }
-  inDays(alias: string): string {
-    return `INNER JOIN ${this.table(this.t.days, 'td')} ON ${this.col('td', 'site_id')} = ${this.col(alias, 'site_id')} AND ${this.col('td', 'day')} = ${this.col(alias, 'day')}`;
-  }
-
-  /** Traffic and tenant-scope expansion of the rows of `alias`. */
-  expand(alias: string): string {
-    return `INNER JOIN ${this.table(this.t.trafficMap, 'tm')} ON tm.class = ${this.col(alias, 'traffic_class')} CROSS JOIN ${this.table(this.t.scopes, 'sc')}`;
-  }
-  heads(alias: string, tsCol: string, dk: string, fk: string): string[] {
-    return [
-      `${this.col(alias, 'site_id')} AS g_site`,
-      `${this.dayMs(this.col(alias, tsCol))} AS g_day`,
-      `sc.all_tenants AS g_all`,
-      `CASE WHEN ${this.d.isTrue('sc.all_tenants')} THEN NULL ELSE ${this.col(alias, 'tenant_id')} END AS g_tenant`,
-      `tm.traffic AS g_traffic`,
-      `${dk} AS g_dk`,
-      `${fk} AS g_fk`,
-    ];
-  }
-  part(heads: string[], atoms: Partial<Record<Atom, string>>, from: string, where: string[] = []): string {
-    const cols = [...heads, ...ATOMS.map((a) => `${this.d.toInt64(atoms[a] ?? '0')} AS ${a}`)];
-    return `SELECT ${cols.join(', ')} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${GROUP.join(', ')}`;
-  }
-
-  get dims(): Dimension[] {
-    return [this.g.dim, this.g.filterDim].filter((x): x is Dimension => x !== '');
-  }
-  get pageScoped(): boolean {
-    return this.dims.includes('page');
-  }
-  /** The key of `dim` read from events `e` joined to sessions `s` (or from `pageAlias` for page). */
-  key(dim: Dimension | '', pageExpr: string): string {
-    if (dim === '') return 'NULL';
-    const def = DIMENSION_DEFS[dim];
-    return def.scope === 'page' ? pageExpr : this.col('s', def.column);
+    return `${q(this.d, name)} AS ${alias}`;
   }
 
   /**
-   * pageviews, events, pv_eng_ms and visitors (pageviews only when a page is a key, as raw counts
-   * them). Events are first summed per (day, tenant, class, keys, visitor key): the expansion into
-   * traffic filters and tenant scopes then multiplies visitor-days, not events.
+   * One tenant scope of rows of `from` (alias `a`) joined to an expansion table (alias `x`, whose
+   * `traffic` names the filter): the output heads, the atom columns and the grouping.
    */
-  eventPart(): string {
-    const pv = `${this.col('e', 'type')} = ${this.v('pageview')}`;
-    const needsSession = this.dims.some((x) => DIMENSION_DEFS[x].scope === 'session');
-    let from = this.table(this.t.events, 'e');
-    if (needsSession) {
-      from += ` LEFT JOIN ${this.table(this.t.sessions, 's')} ON ${this.col('s', 'session_id')} = ${this.col('e', 'session_id')} AND ${this.col('s', 'site_id')} = ${this.col('e', 'site_id')} AND ${this.col('s', 'day')} = ${this.col('e', 'day')}`;
-    }
-    from += ` ${this.inDays('e')}`;
-    const page = this.col('e', 'path_canon');
-    const grainKeys: [string, string][] = [
-      ['site_id', this.col('e', 'site_id')],
-      ['day_ms', this.dayMs(this.col('e', 'ts_ms'))],
-      ['tenant_id', this.col('e', 'tenant_id')],
-      ['traffic_class', this.col('e', 'traffic_class')],
-      ['k_d', this.key(this.g.dim, page)],
-      ['k_f', this.key(this.g.filterDim, page)],
-      ['visitor_key', this.col('e', 'visitor_key')],
+  scoped(from: string, join: string, all: boolean, atoms: Partial<Record<Atom, string>>): string {
+    const heads = [
+      'a.g_site AS g_site',
+      'a.g_day AS g_day',
+      `${this.v(all)} AS g_all`,
+      all ? `${this.d.nullString()} AS g_tenant` : 'a.g_tenant AS g_tenant',
+      'x.traffic AS g_traffic',
+      'a.g_dk AS g_dk',
+      'a.g_fk AS g_fk',
     ];
-    const q = (n: string) => this.d.quoteIdent(n);
-    const grain = `(SELECT ${grainKeys.map(([n, x]) => `${x} AS ${q(n)}`).join(', ')}, ${this.sumIf(pv)} AS ${q('pageviews')}, count(*) AS ${q('events')}, ${this.sumIf(pv, this.col('e', 'engagement_time_ms'))} AS ${q('pv_eng_ms')}, max(CASE WHEN ${pv} THEN 1 ELSE 0 END) AS ${q('viewed')} FROM ${from} GROUP BY ${grainKeys.map(([, x]) => x).join(', ')})`;
-    const visitorKey = this.pageScoped ? `CASE WHEN ${this.col('i', 'viewed')} = 1 THEN ${this.col('i', 'visitor_key')} END` : this.col('i', 'visitor_key');
-    return this.part(
-      this.heads('i', 'day_ms', this.col('i', 'k_d'), this.col('i', 'k_f')),
-      {
-        pageviews: `sum(${this.col('i', 'pageviews')})`,
-        events: `sum(${this.col('i', 'events')})`,
-        pv_eng_ms: `sum(${this.col('i', 'pv_eng_ms')})`,
-        visitors: this.d.countDistinct(visitorKey),
-      },
-      `${grain} AS i ${this.expand('i')}`,
-    );
+    const group = ['a.g_site', 'a.g_day', ...(all ? [] : ['a.g_tenant']), 'x.traffic', 'a.g_dk', 'a.g_fk'];
+    const cols = ATOMS.map((atom) => `${this.d.toInt64(atoms[atom] ?? '0')} AS ${atom}`);
+    return `SELECT ${[...heads, ...cols].join(', ')} FROM (${from}) AS a ${join} GROUP BY ${group.join(', ')}`;
   }
 
-  /** Session atoms by the session's day; a page key means "sessions with a pageview of the page". */
-  sessionParts(): string[] {
-    const sessions = `${this.table(this.t.sessions, 's')} ${this.inDays('s')}`;
-    const counts = {
-      sessions: 'count(*)',
-      bounces: this.sumIf(this.d.isTrue(this.col('s', 'is_bounce'))),
-      engaged: this.sumIf(this.d.isTrue(this.col('s', 'is_engaged'))),
-      session_eng_ms: `sum(${this.col('s', 'engagement_ms')})`,
-    };
-    if (!this.pageScoped) {
-      const heads = this.heads('s', 'start_ms', this.key(this.g.dim, 'NULL'), this.key(this.g.filterDim, 'NULL'));
-      return [
-        this.part(
-          heads,
-          {
-            ...counts,
-            entries: this.sumIf(`${this.col('s', 'entry_page')} IS NOT NULL`),
-            exits: this.sumIf(`${this.col('s', 'exit_page')} IS NOT NULL`),
-          },
-          `${sessions} ${this.expand('s')}`,
-        ),
-      ];
-    }
-    // sessions never cross midnight UTC: a session's pageviews are on its own day
-    const viewed = `(SELECT DISTINCT ${this.col('pe', 'session_id')} AS session_id, ${this.col('pe', 'path_canon')} AS path_canon FROM ${this.table(this.t.events, 'pe')} ${this.inDays('pe')} WHERE ${this.col('pe', 'type')} = ${this.v('pageview')})`;
-    const byPage = (pageExpr: string) => this.heads('s', 'start_ms', this.key(this.g.dim, pageExpr), this.key(this.g.filterDim, pageExpr));
+  /**
+   * Rows of `inner` (g_site, g_day, g_tenant, g_class, g_dk, g_fk and summed atoms) spread over the
+   * traffic filters holding the class, in both tenant scopes.
+   */
+  spreadSums(inner: string, atoms: readonly Atom[]): string {
+    const sums = Object.fromEntries(atoms.map((atom) => [atom, `sum(a.${atom})`]));
+    const join = `INNER JOIN ${this.table(this.t.trafficMap, 'x')} ON x.class = a.g_class`;
+    return `${this.scoped(inner, join, false, sums)} UNION ALL ${this.scoped(inner, join, true, sums)}`;
+  }
+
+  /**
+   * Distinct visitors: `inner` yields g_site, g_day, g_tenant, g_dk, g_fk, g_visitor and g_mask (the
+   * classes of that visitor's rows). A visitor counts once per key in every filter sharing a class
+   * with it; for the all-tenants scope its masks over every tenant are merged first.
+   */
+  countVisitors(inner: string): string {
+    const join = `INNER JOIN ${this.table(this.t.trafficMasks, 'x')} ON x.mask = a.g_mask`;
+    const merged = `SELECT w.g_site, w.g_day, w.g_dk, w.g_fk, w.g_visitor, ${this.d.bitOr('w.g_mask')} AS g_mask FROM (${inner}) AS w GROUP BY w.g_site, w.g_day, w.g_dk, w.g_fk, w.g_visitor`;
+    return `${this.scoped(inner, join, false, { visitors: 'count(*)' })} UNION ALL ${this.scoped(merged, join, true, { visitors: 'count(*)' })}`;
+  }
+
+  /** A grouping of session-scoped dimensions (or none: the totals), from the session events alone. */
+  sessionGrouping(g: RollupGrouping): string[] {
+    const x = (c: string) => this.col('x', c);
+    const key = (dim: Dimension | '') => (dim === '' ? this.d.nullString() : x(DIMENSION_DEFS[dim].column));
+    const dk = key(g.dim);
+    const fk = key(g.filterDim);
+    const se = this.table(this.t.sessionEvents, 'x');
+    const keys = [x('site_id'), x('day_ms'), x('tenant_id')];
+    // every atom but the distinct visitors of visitor-days with more than one row
+    const summed: Atom[] = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms'];
+    const sums =
+      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${dk} AS g_dk, ${fk} AS g_fk, ` +
+      `${summed.map((a) => `sum(${x(a)}) AS ${a}`).join(', ')}, sum(${x('simple')}) AS visitors, ` +
+      `sum(CASE WHEN ${x('entry_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS entries, ` +
+      `sum(CASE WHEN ${x('exit_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS exits ` +
+      `FROM ${se} GROUP BY ${[...keys, x('traffic_class'), dk, fk].join(', ')}`;
+    const visitors =
+      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${dk} AS g_dk, ${fk} AS g_fk, ${x('visitor_key')} AS g_visitor, ` +
+      `${this.d.bitOr(classBit(this.d, x('traffic_class'), this.params))} AS g_mask FROM ${se} WHERE ${x('simple')} = 0 ` +
+      `GROUP BY ${[...keys, dk, fk, x('visitor_key')].join(', ')}`;
+    return [this.spreadSums(sums, [...summed, 'visitors', 'entries', 'exits']), this.countVisitors(visitors)];
+  }
+
+  /** The page grouping: a page is a key of the events themselves (DESIGN 8 "Counting"). */
+  pageGrouping(): string[] {
+    const p = (c: string) => this.col('p', c);
+    const x = (c: string) => this.col('x', c);
+    const none = this.d.nullString();
+    const pe = this.table(this.t.pageEvents, 'p');
+    const eventSums =
+      `SELECT ${p('site_id')} AS g_site, ${p('day_ms')} AS g_day, ${p('tenant_id')} AS g_tenant, ${p('traffic_class')} AS g_class, ${p('path_canon')} AS g_dk, ${none} AS g_fk, ` +
+      `sum(${p('pageviews')}) AS pageviews, sum(${p('events')}) AS events, sum(${p('pv_eng_ms')}) AS pv_eng_ms ` +
+      `FROM ${pe} GROUP BY ${[p('site_id'), p('day_ms'), p('tenant_id'), p('traffic_class'), p('path_canon')].join(', ')}`;
+    const visitors =
+      `SELECT ${p('site_id')} AS g_site, ${p('day_ms')} AS g_day, ${p('tenant_id')} AS g_tenant, ${p('path_canon')} AS g_dk, ${none} AS g_fk, ${p('visitor_key')} AS g_visitor, ` +
+      `${this.d.bitOr(classBit(this.d, p('traffic_class'), this.params))} AS g_mask FROM ${pe} WHERE ${p('pageviews')} > 0 ` +
+      `GROUP BY ${[p('site_id'), p('day_ms'), p('tenant_id'), p('path_canon'), p('visitor_key')].join(', ')}`;
+    // sessions with at least one pageview of the page, counted on the session's own row
+    const viewed = `(SELECT DISTINCT ${p('site_id')} AS site_id, ${p('day')} AS day, ${p('session_id')} AS session_id, ${p('path_canon')} AS path_canon FROM ${pe} WHERE ${p('pageviews')} > 0)`;
+    const sessionSums =
+      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, vw.path_canon AS g_dk, ${none} AS g_fk, ` +
+      `sum(${x('sessions')}) AS sessions, sum(${x('bounces')}) AS bounces, sum(${x('engaged')}) AS engaged, sum(${x('session_eng_ms')}) AS session_eng_ms ` +
+      `FROM ${this.table(this.t.sessionEvents, 'x')} INNER JOIN ${viewed} AS vw ON vw.site_id = ${x('site_id')} AND vw.day = ${x('day')} AND vw.session_id = ${x('session_id')} ` +
+      `WHERE ${x('sessions')} = 1 GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), 'vw.path_canon'].join(', ')}`;
     const landing = (atom: 'entries' | 'exits', column: string) =>
-      this.part(byPage(this.col('s', column)), { [atom]: 'count(*)' }, `${sessions} ${this.expand('s')}`, [`${this.col('s', column)} IS NOT NULL`]);
+      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${x(column)} AS g_dk, ${none} AS g_fk, count(*) AS ${atom} ` +
+      `FROM ${this.table(this.t.sessionEvents, 'x')} WHERE ${x('sessions')} = 1 AND ${x(column)} IS NOT NULL ` +
+      `GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), x(column)].join(', ')}`;
     return [
-      this.part(byPage('p.path_canon'), counts, `${sessions} INNER JOIN ${viewed} AS p ON p.session_id = ${this.col('s', 'session_id')} ${this.expand('s')}`),
-      landing('entries', 'entry_page'),
-      landing('exits', 'exit_page'),
+      this.spreadSums(eventSums, ['pageviews', 'events', 'pv_eng_ms']),
+      this.spreadSums(sessionSums, ['sessions', 'bounces', 'engaged', 'session_eng_ms']),
+      this.spreadSums(landing('entries', 'entry_page'), ['entries']),
+      this.spreadSums(landing('exits', 'exit_page'), ['exits']),
+      this.countVisitors(visitors),
     ];
   }
 
   compile(g: RollupGrouping): string {
-    this.g = g;
-    const body = [this.eventPart(), ...this.sessionParts()].join(' UNION ALL ');
+    const isPage = g.dim === 'page' || g.filterDim === 'page';
+    if (isPage && (g.filterDim !== '' || g.dim !== 'page')) throw new Error('page is stored alone');
+    const parts = isPage ? this.pageGrouping() : this.sessionGrouping(g);
     const cols = [
       'u.g_site',
       'u.g_day',
       'u.g_all',
       'u.g_tenant',
       'u.g_traffic',
-      this.v(this.g.dim),
+      this.v(g.dim),
       'u.g_dk',
-      this.v(this.g.filterDim),
+      this.v(g.filterDim),
       'u.g_fk',
-      ...ATOMS.map((a) => `${this.d.toInt64(`sum(u.${a})`)}`),
+      ...ATOMS.map((a) => this.d.toInt64(`sum(u.${a})`)),
     ];
-    const names = ROLLUP_COLUMNS.map((c) => this.d.quoteIdent(c));
-    const selected = cols.map((c, i) => `${c} AS ${names[i]}`);
-    return `SELECT ${selected.join(', ')} FROM (${body}) AS u GROUP BY ${GROUP.map((x) => `u.${x}`).join(', ')}`;
+    const names = ROLLUP_COLUMNS.map((c) => q(this.d, c));
+    return `SELECT ${cols.map((c, i) => `${c} AS ${names[i]}`).join(', ')} FROM (${parts.join(' UNION ALL ')}) AS u GROUP BY ${HEADS.map((h) => `u.${h}`).join(', ')}`;
   }
 }
 
 /**
- * The two small tables a build expands rows with (the caller stores them, e.g. as temp tables):
- * `trafficMap` (traffic, class): a row counts once in every traffic filter holding its class;
- * `scopes` (all_tenants): every row counts in the all-tenants scope and in its own tenant's.
+ * The rollup rows of these groupings, in ROLLUP_COLUMNS order, from the intermediate tables of
+ * compileRollupInputs() (materialized under `tables`' names) and the expansion tables.
  */
-export function compileRollupExpansions(d: Dialect): { trafficMap: CompiledBuild; scopes: CompiledBuild } {
-  const tp: SqlParam[] = [];
-  const rows = Object.entries(TRAFFIC_FILTERS).flatMap(([name, classes]) =>
-    classes.map((c) => `SELECT ${d.value(name, tp)} AS traffic, ${d.value(c, tp)} AS class`),
-  );
-  const sp: SqlParam[] = [];
-  return {
-    trafficMap: { sql: rows.join(' UNION ALL '), params: tp },
-    scopes: { sql: `SELECT ${d.value(true, sp)} AS all_tenants UNION ALL SELECT ${d.value(false, sp)} AS all_tenants`, params: sp },
-  };
-}
-
-/**
- * The rows of these groupings for every (site, day) in `tables.days`, in ROLLUP_COLUMNS order: one
- * statement (planning a statement costs more than running it on a small import).
- */
-export function compileRollupBuild(d: Dialect, groupings: readonly RollupGrouping[], tables: RollupBuildTables): CompiledBuild {
+export function compileRollupBuild(d: Dialect, groupings: readonly RollupGrouping[], tables: BuildTables): CompiledBuild {
   const c = new BuildCompiler(d, tables);
   return { sql: groupings.map((g) => c.compile(g)).join(' UNION ALL '), params: c.params };
 }

@@ -108,7 +108,10 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
         }
       } catch (err) {
         const e = err as { code?: unknown; message?: string };
-        writeJson(socket, { ok: false, error: { code: typeof e.code === 'string' ? e.code : 'IMPORT_FAILED', message: e.message ?? String(err) } });
+        const code = typeof e.code === 'string' ? e.code : 'IMPORT_FAILED';
+        // The import fails alone: the server logs why and goes on serving.
+        deps.log?.error({ err, code }, `import failed: ${e.message ?? String(err)}`);
+        writeJson(socket, { ok: false, error: { code, message: e.message ?? String(err) } });
         if (session) await session.abort();
         session = null;
       }

@@ -47,6 +47,16 @@ export function eventIdentity(ev: IdentityInput, occurrence: number): string {
 }
 
 /**
+ * The first occurrence's id of `ev` and the row's wire encoding (ports/event-store.ts encodeEventRow:
+ * the id, then the same values in the same order as the canonical content), from ONE serialization.
+ */
+export function identifyFirst(ev: IdentityInput): { id: string; encoded: string } {
+  const content = canonicalContent(ev);
+  const id = sha256Hex(`${content}\n1`).slice(0, 32);
+  return { id, encoded: `["${id}",${content.slice(1)}` };
+}
+
+/**
  * An identity assigner for one batch that may arrive in chunks: it counts occurrences across all
  * calls, so an import split into several writes still numbers repeats 1, 2, 3... Use one per
  * import (file or stdin), never one per chunk.

@@ -65,7 +65,6 @@ export const FIELD_LIMITS = {
   form_action_path: 2048,
 } as const;
 
-/** engagement_time_ms above one day is a collector bug, not a visit. */
-export const MAX_ENGAGEMENT_MS = 86_400_000;
+export { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
 /** DESIGN 8: events more than 5 minutes in the future are rejected. */
 export const MAX_FUTURE_MS = 5 * 60_000;

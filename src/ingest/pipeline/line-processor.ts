@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import type { EventRow } from '../../ports/event-store.js';
 import { validateEventLine } from '../parse/validate.js';
 import { normalizeEvent, type NormalizeSite } from '../parse/normalize.js';
-import { eventIdentity } from '../parse/identity.js';
+import { identifyFirst } from '../parse/identity.js';
 import { accessLogToRawEvent, parseAccessLogLine, type AccessLogFormat } from '../parse/access-log.js';
 import type { RawEvent } from '../parse/raw-event.js';
 import { parseUserAgent, type ParsedUserAgent } from '../parse/user-agent.js';
@@ -68,9 +68,10 @@ export class LineProcessor {
 
   /**
    * Processes lines in order; `emit` gets each stored row (event_id = occurrence 1: the store
-   * renumbers repeats across the whole import). Blank lines are ignored, not rejected.
+   * renumbers repeats across the whole import) and its wire encoding. Blank lines are ignored, not
+   * rejected.
    */
-  async process(lines: readonly string[], emit: (row: EventRow) => void, maxErrors: number): Promise<LineTally> {
+  async process(lines: readonly string[], emit: (row: EventRow, encoded: string) => void, maxErrors: number): Promise<LineTally> {
     const tally: LineTally = { rejected: 0, skipped: 0, errors: [] };
     const reject = (line: number, reason: string) => {
       tally.rejected++;
@@ -106,8 +107,9 @@ export class LineProcessor {
         continue;
       }
       if (ev === null) { tally.skipped++; continue; }
-      (ev as EventRow).event_id = eventIdentity(ev, 1);
-      emit(ev as EventRow);
+      const { id, encoded } = identifyFirst(ev);
+      (ev as EventRow).event_id = id;
+      emit(ev as EventRow, encoded);
     }
     return tally;
   }

@@ -1,7 +1,7 @@
 // A parse worker of a parallel import (import-parallel.ts): turns chunks of raw lines into
 // encoded rows with the same LineProcessor as the importing thread; catalog questions go to it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { encodeEventRow, type EventRow } from '../../ports/event-store.js';
+import type { EventRow } from '../../ports/event-store.js';
 import type { NormalizeSite } from '../parse/normalize.js';
 import { LineProcessor, type ProcessorConfig } from './line-processor.js';
 import { splitLines } from './read-lines.js';
@@ -43,8 +43,8 @@ if (port) {
       const lines = splitLines(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
       let encoded = '';
       let count = 0;
-      const emit = (row: EventRow) => {
-        encoded += encodeEventRow(row) + '\n';
+      const emit = (_row: EventRow, line: string) => {
+        encoded += line + '\n';
         count++;
       };
       const tally = await processor.process(lines, emit, init.maxErrors);

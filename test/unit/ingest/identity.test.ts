@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assignIdentities, canonicalContent, createIdentityAssigner, eventIdentity, IDENTITY_FIELDS } from '../../../src/ingest/parse/identity.js';
+import fc from 'fast-check';
+import { assignIdentities, canonicalContent, createIdentityAssigner, eventIdentity, IDENTITY_FIELDS, identifyFirst } from '../../../src/ingest/parse/identity.js';
+import { decodeEventRow, encodeEventRow, EVENT_ROW_FIELDS, type EventRow } from '../../../src/ports/event-store.js';
 import type { NormalizedEvent } from '../../../src/ingest/parse/normalize.js';
 
 const ev: NormalizedEvent = {
@@ -52,4 +54,19 @@ test('one assigner counts occurrences across chunks of one import', () => {
   const second = assign({ ...ev }).event_id;
   assert.equal(first, eventIdentity(ev, 1));
   assert.equal(second, eventIdentity(ev, 2));
+});
+
+test('identifyFirst gives the first occurrence id and exactly the port encoding of the row, for any values', () => {
+  assert.deepEqual([...IDENTITY_FIELDS], EVENT_ROW_FIELDS.slice(1), 'the wire row is the id, then the identity fields in order');
+  const strings = fc.option(fc.string({ unit: 'binary' }), { nil: null });
+  fc.assert(
+    fc.property(strings, strings, fc.integer({ min: 0, max: 2 ** 45 }), fc.boolean(), fc.integer({ min: 0, max: 86_400_000 }), (a, b, ts, click, eng) => {
+      const e = { ...ev, tenant_id: a, page_title: b, city: a, form_id: b, ts_ms: ts, has_click_id: click, engagement_time_ms: eng };
+      const { id, encoded } = identifyFirst(e);
+      assert.equal(id, eventIdentity(e, 1));
+      assert.equal(encoded, encodeEventRow({ ...e, event_id: id } as EventRow));
+      assert.deepEqual(decodeEventRow(encoded), { ...e, event_id: id });
+    }),
+    { numRuns: 300 },
+  );
 });

@@ -1,0 +1,173 @@
+// The commit of one DuckDB import (docs/decisions.md (store)): one transaction that dedupes the staged
+// rows against the store, applies reported engagement, rebuilds the sessions of the visitor-days it
+// touches, writes events and sessions, and moves the rollups by the exact delta of those visitor-days.
+// Its cost follows the touched visitor-days, whatever the store holds, and the staged rows are taken
+// a group of days at a time so that memory and temp space stay bounded for any size and any order of
+// input.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
+import type { DayRef } from '../../ports/event-store.js';
+import { EVENTS_COLUMNS } from './schema.js';
+import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
+import { applyRollupDelta, buildRollupRows, groupsOf } from './rollups.js';
+
+/** Staged rows one commit step takes (old events of their visitor-days come on top), roughly. */
+export const COMMIT_GROUP_ROWS = 1_500_000;
+
+export interface CommitStats {
+  imported: number;
+  days: DayRef[];
+  engagement: { applied: number; dropped: number };
+}
+
+/**
+ * Commits the rows of `stage` (EventRow columns + day, repeats already numbered) and the
+ * engagement rows of `engagement` (EngagementRow columns + day), if any. The caller holds the
+ * transaction; on any error it rolls back and the store is as it was.
+ */
+export interface CommitOptions {
+  /** staged rows one commit step takes */
+  groupRows?: number;
+  /** store the new events sorted by day (the input came in no time order) */
+  sortByDay?: boolean;
+}
+
+export async function commitStaged(c: DuckDBConnection, stage: string, engagement: string | null, opts: CommitOptions = {}): Promise<CommitStats> {
+  const groupRows = opts.groupRows ?? COMMIT_GROUP_ROWS;
+  const perDay = await rows(
+    c,
+    `SELECT site_id, day::VARCHAR, sum(n) FROM (SELECT site_id, day, count(*) AS n FROM ${stage} GROUP BY 1, 2
+      ${engagement ? `UNION ALL SELECT site_id, day, count(*) FROM ${engagement} GROUP BY 1, 2` : ''}) GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  const groups = [...groupsOf(perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) })), groupRows)];
+  const out: CommitStats = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 } };
+  for (let i = 0; i < groups.length; i++) {
+    let fresh = stage;
+    let eng = engagement;
+    if (groups.length > 1) {
+      // this group's days only: one pass over the stage per group, the rest of the work on the group alone
+      const list = groups[i].map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${stage}_gdays AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
+      fresh = `${stage}_g`;
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT s.* FROM ${stage} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
+      if (engagement) {
+        eng = `${stage}_ge`;
+        await c.run(`CREATE OR REPLACE TEMP TABLE ${eng} AS SELECT s.* FROM ${engagement} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
+      }
+    }
+    const r = await commitGroup(c, fresh, eng, `${stage}_${i}`, opts.sortByDay ?? false);
+    out.imported += r.imported;
+    out.days.push(...r.days);
+    out.engagement.applied += r.engagement.applied;
+    out.engagement.dropped += r.engagement.dropped;
+    if (fresh !== stage) await c.run(`DROP TABLE ${fresh}`);
+    if (eng !== engagement && eng !== null) await c.run(`DROP TABLE ${eng}`);
+  }
+  return out;
+}
+
+async function commitGroup(c: DuckDBConnection, fresh: string, eng: string | null, p: string, sortByDay: boolean): Promise<CommitStats> {
+  const v = `${p}_v`;
+  const old = `${p}_old`;
+  const temps = [v, old];
+  await c.run(`CREATE TEMP TABLE ${v} AS SELECT DISTINCT site_id, day, visitor_key FROM ${fresh}
+    ${eng ? `UNION SELECT DISTINCT site_id, day, visitor_key FROM ${eng}` : ''}`);
+  // Stored ids can only meet staged ones within the batch's visitor-days: the id hashes all three.
+  await c.run(`CREATE TEMP TABLE ${old} AS SELECT e.rowid AS rid, e.* FROM events e
+    SEMI JOIN ${v} v ON e.site_id = v.site_id AND e.day = v.day AND e.visitor_key = v.visitor_key`);
+  const stored = await count(c, old);
+  if (stored > 0) await c.run(`DELETE FROM ${fresh} WHERE event_id IN (SELECT event_id FROM ${old})`);
+  const imported = await count(c, fresh);
+
+  // The touched visitor-days as they were, counted before anything of them changes.
+  let beforeRows: string | null = null;
+  const oldSessions = `${p}_oldsess`;
+  if (stored > 0) {
+    await c.run(`CREATE TEMP TABLE ${oldSessions} AS SELECT s.* FROM sessions s
+      SEMI JOIN ${v} v ON s.site_id = v.site_id AND s.day = v.day AND s.visitor_key = v.visitor_key`);
+    temps.push(oldSessions);
+    if (imported > 0 || eng) beforeRows = await buildRollupRows(c, { events: old, sessions: oldSessions }, `${p}_before`);
+  }
+  const engagement = eng ? await applyEngagement(c, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
+  if (imported === 0 && engagement.applied === 0) {
+    await dropAll(c, [...temps, ...(beforeRows ? [beforeRows] : [])]);
+    return { imported: 0, days: [], engagement };
+  }
+
+  const src = { fresh, old: stored > 0 ? old : null };
+  const sess = `${p}_sess`;
+  // the touched visitor-days' events as they will stand: the new rows and the stored ones, each with its (possibly new) session
+  const nowEvents = `${p}_ev`;
+  const sessions = `${p}_sessions`;
+  await c.run(sessionizeSql(src, sess));
+  await c.run(sessionEventsSql(src, sess, nowEvents));
+  await c.run(sessionsSql(nowEvents, sessions));
+  temps.push(sess, nowEvents, sessions);
+  await applyRollupDelta(c, { now: { events: nowEvents, sessions }, beforeRows, days: v, freshEvents: fresh, prefix: p });
+  if (beforeRows) temps.push(beforeRows);
+
+  const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : `f.${col}`)).join(', ');
+  // Row groups that keep days apart let day-bounded reads skip the rest (zone maps). Input in time
+  // order already comes so; shuffled input pays for a sort by day.
+  await c.run(`INSERT INTO events (${EVENTS_COLUMNS.join(', ')})
+    SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`);
+  if (stored > 0) {
+    // Older events of a touched visitor-day may belong to another session now (e.g. a gap got
+    // filled) or have gained engagement.
+    await c.run(`UPDATE events SET session_id = u.session_id, engagement_time_ms = u.engagement_time_ms
+      FROM (SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid) u
+      WHERE events.rowid = u.rid AND (events.session_id <> u.session_id OR events.engagement_time_ms <> u.engagement_time_ms)`);
+    await c.run(`DELETE FROM sessions USING ${v} v
+      WHERE sessions.site_id = v.site_id AND sessions.day = v.day AND sessions.visitor_key = v.visitor_key`);
+  }
+  await c.run(`INSERT INTO sessions SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`);
+  const days = (await rows(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
+    site_id: String(site_id),
+    day: String(day),
+  }));
+  await dropAll(c, temps);
+  return { imported, days, engagement };
+}
+
+/**
+ * Adds each engagement row's time to the visitor's latest pageview of its path at or before its
+ * time that day, among the new rows and the stored ones (EngagementRow); the temp tables change in
+ * place and the commit writes the stored rows back.
+ */
+async function applyEngagement(c: DuckDBConnection, fresh: string, old: string | null, eng: string, p: string): Promise<{ applied: number; dropped: number }> {
+  const cols = 'site_id, day, visitor_key, path_canon, ts_ms, event_id';
+  const candidates = `SELECT false AS old, rowid AS rid, ${cols} FROM ${fresh} WHERE type = 'pageview'
+    ${old ? `UNION ALL SELECT true AS old, rid, ${cols} FROM ${old} WHERE type = 'pageview'` : ''}`;
+  const adds = `${p}_adds`;
+  await c.run(`CREATE TEMP TABLE ${adds} AS
+    SELECT t.old, t.rid, sum(m.engagement_ms) AS add_ms, count(*) AS n FROM (
+      SELECT e.rowid AS erid, any_value(e.engagement_ms) AS engagement_ms,
+        arg_max(struct_pack(old := c.old, rid := c.rid), (c.ts_ms, c.event_id)) AS t
+      FROM ${eng} e JOIN (${candidates}) c
+        ON c.site_id = e.site_id AND c.day = e.day AND c.visitor_key = e.visitor_key AND c.path_canon = e.path_canon AND c.ts_ms <= e.ts_ms
+      GROUP BY e.rowid
+    ) m GROUP BY t.old, t.rid`);
+  const applied = Number((await rows(c, `SELECT coalesce(sum(n), 0) FROM ${adds}`))[0]?.[0] ?? 0);
+  const set = `engagement_time_ms = least(engagement_time_ms + a.add_ms, ${MAX_ENGAGEMENT_MS})`;
+  await c.run(`UPDATE ${fresh} SET ${set} FROM ${adds} a WHERE NOT a.old AND ${fresh}.rowid = a.rid`);
+  if (old) await c.run(`UPDATE ${old} SET ${set} FROM ${adds} a WHERE a.old AND ${old}.rid = a.rid`);
+  const total = await count(c, eng);
+  await c.run(`DROP TABLE ${adds}`);
+  return { applied, dropped: total - applied };
+}
+
+function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+async function rows(c: DuckDBConnection, sql: string): Promise<unknown[][]> {
+  return (await c.runAndReadAll(sql)).getRowsJS();
+}
+
+async function count(c: DuckDBConnection, table: string): Promise<number> {
+  return Number((await rows(c, `SELECT count(*) FROM ${table}`))[0]?.[0] ?? 0);
+}
+
+async function dropAll(c: DuckDBConnection, tables: readonly string[]): Promise<void> {
+  for (const t of tables) await c.run(`DROP TABLE IF EXISTS ${t}`);
+}
