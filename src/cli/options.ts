@@ -30,5 +30,6 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     redisUrl: opts.redisUrl,
     logLevel: opts.logLevel,
     queryTimeoutMs: opts.queryTimeoutMs,
+    geoipDb: opts.geoipDb,
   });
 }

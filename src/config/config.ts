@@ -15,6 +15,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** analytics query timeout */
   queryTimeoutMs: number;
+  /** geolocation database: MMDB file paths joined by commas, absolute; 'off'; undefined = the bundled DB-IP Lite */
+  geoipDb?: string;
 }
 
 /** Flag name (camelCase, as commander gives it) -> env variable. */
@@ -27,6 +29,7 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   redisUrl: 'FOOTFALL_REDIS_URL',
   logLevel: 'FOOTFALL_LOG_LEVEL',
   queryTimeoutMs: 'FOOTFALL_QUERY_TIMEOUT_MS',
+  geoipDb: 'FOOTFALL_GEOIP_DB',
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -81,8 +84,14 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   const queryTimeoutMs = Number(timeoutRaw);
   if (!/^\d+$/.test(timeoutRaw) || queryTimeoutMs < 1) problems.push(`${name('queryTimeoutMs')}: "${timeoutRaw}" must be a positive integer of milliseconds`);
 
+  // Whether the files are MMDB databases is checked where they are opened (ingest/parse/mmdb-geo-lookup.ts).
+  const geoRaw = pick('geoipDb');
+  const geoFiles = geoRaw === undefined || geoRaw === 'off' ? [] : geoRaw.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  if (geoRaw !== undefined && geoRaw !== 'off' && geoFiles.length === 0) problems.push(`${name('geoipDb')}: "${geoRaw}" must name MMDB files (comma-separated) or be off`);
+  const geoipDb = geoRaw === 'off' ? 'off' : geoFiles.length ? geoFiles.map((f) => path.resolve(f)).join(',') : undefined;
+
   if (problems.length) throw new ConfigError(problems);
-  return Object.freeze({ host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs });
+  return Object.freeze({ host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs, geoipDb });
 }
 
 function redact(url: string): string {
