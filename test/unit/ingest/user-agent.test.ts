@@ -27,7 +27,6 @@ const HUMANS: [string, string, string, string][] = [
   ['SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 Configuration/CLDC-1.1 UP.Browser/6.2.3.3.c.1.101 (GUI) MMP/2.0', 'mobile', 'Other', 'Other'],
   ['Mozilla/5.0 (Windows Phone 10.0; Android 6.0.1; Microsoft; Lumia 950) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/52.0.2743.116 Mobile Safari/537.36 Edge/15.14977', 'mobile', 'Edge', 'Windows Phone'],
   ['Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0.3945.79 Safari/537.36', 'other', 'Chrome', 'Linux'],
-  ['Mozilla/4.0 (compatible;)', 'other', 'Other', 'Other'],
   // "Cubot" is a phone brand: not a bot.
   ['Mozilla/5.0 (Linux; Android 10; CUBOT X20 PRO) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.99 Mobile Safari/537.36', 'mobile', 'Chrome', 'Android'],
 ];
@@ -99,6 +98,8 @@ test('crawlers, fetchers, scripts and headless browsers are bots with no device'
     'Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)',
     'SomeNewCrawler/0.1',
     'acme-spider',
+    // isbot's list: an agent that names no product at all is a script's default
+    'Mozilla/4.0 (compatible;)',
   ]) {
     assert.deepEqual(parseUserAgent(ua), { device_type: 'other', browser_family: 'Other', os_family: 'Other', traffic_class: 'bot' }, ua);
   }
