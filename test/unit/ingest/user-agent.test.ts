@@ -114,3 +114,21 @@ test('an empty user agent is a bot', () => {
 test('a text browser whose library name contains libwww stays human', () => {
   assert.equal(parseUserAgent('Lynx/2.8.7rel.2 libwww-FM/2.14 SSL-MM/1.4.1 OpenSSL/1.0.1f').traffic_class, 'human');
 });
+
+test('scanners and fetchers the old hand-kept list missed are bots (isbot)', () => {
+  for (const ua of [
+    'Mozilla/5.0 zgrab/0.x',
+    // from /work/shared/data/apache_combined_semicomplete_2015.log
+    'Mozilla/5.0 (Windows NT 6.1; rv:6.0) Gecko/20110814 Firefox/6.0 Google favicon',
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko; Google Web Preview) Chrome/27.0.1453 Safari/537.36',
+    'Mozilla/5.0 (Windows NT 6.2; WOW64; rv:30.0) Gecko/20100101 Firefox/30.0 AppEngine-Google; (+http://code.google.com/appengine; appid: s~copyliugoa)',
+  ]) {
+    assert.equal(parseUserAgent(ua).traffic_class, 'bot', ua);
+  }
+});
+
+test('the product decides the AI classes before the maintained bot list does', () => {
+  // isbot knows these too; the product's own lists keep them in their own classes
+  assert.equal(parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)').traffic_class, 'ai_bot');
+  assert.equal(parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot').traffic_class, 'ai_agent');
+});
