@@ -98,7 +98,7 @@ test('crawlers, fetchers, scripts and headless browsers are bots with no device'
     'Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)',
     'SomeNewCrawler/0.1',
     'acme-spider',
-    // isbot's list: an agent that names no product at all is a script's default
+    // isbot's list matches an agent that names no product at all
     'Mozilla/4.0 (compatible;)',
   ]) {
     assert.deepEqual(parseUserAgent(ua), { device_type: 'other', browser_family: 'Other', os_family: 'Other', traffic_class: 'bot' }, ua);
