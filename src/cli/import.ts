@@ -8,7 +8,9 @@ import type { LineFormat } from '../ingest/pipeline/import-lines.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
 
-type ImportOpts = StoreOptions & { site?: string; format?: string };
+type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string };
+
+const GEOIP_HELP = 'MMDB files locating client addresses, comma-separated, or off (FOOTFALL_GEOIP_DB, default the bundled DB-IP Lite)';
 
 export function registerImport(program: Command): void {
   const imp = program.command('import').description('import analytics events (all or nothing per input)');
@@ -18,7 +20,8 @@ export function registerImport(program: Command): void {
       .command('events')
       .description('import NDJSON events, one per line (FILE, or - for stdin)')
       .argument('<file>', 'NDJSON file, or - for stdin')
-      .option('--site <id>', 'site of lines without site_id (lines naming another site are rejected)'),
+      .option('--site <id>', 'site of lines without site_id (lines naming another site are rejected)')
+      .option('--geoip-db <files>', GEOIP_HELP),
   ).action(async (file: string, opts: ImportOpts) => {
     await run(file, opts, { kind: 'events' });
   });
@@ -29,7 +32,8 @@ export function registerImport(program: Command): void {
       .description('import pageviews from an Apache/Nginx access log (FILE, or - for stdin)')
       .argument('<file>', 'access log file, or - for stdin')
       .option('--site <id>', 'site the log belongs to (required)')
-      .option('--format <format>', 'combined|common', 'combined'),
+      .option('--format <format>', 'combined|common (common also reads the common fields of combined lines)', 'combined')
+      .option('--geoip-db <files>', GEOIP_HELP),
   ).action(async (file: string, opts: ImportOpts) => {
     if (opts.format !== 'combined' && opts.format !== 'common')
       return fail(!!opts.json, new CliError(`--format must be combined or common, got "${opts.format}"`));
@@ -55,11 +59,39 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
       site: opts.site,
       progress: !json && process.stderr.isTTY ? process.stderr : null,
     });
-    emit(json, summaryJson(result), summaryText(result));
-    // Rejected lines are reported, not fatal: the rest imported (DESIGN 3).
+    // Rejected lines are reported, not fatal: the rest imported (DESIGN 3). An input none of whose
+    // lines went in is a failure (wrong file, format or site); lines already stored are not.
+    const nothing = nothingImported(result);
+    const out = summaryJson(result);
+    if (nothing) out.error = { code: 'NOTHING_IMPORTED', message: nothing };
+    emit(json, out, summaryText(result));
+    for (const w of result.warnings) process.stderr.write(`footfall: warning: ${w.message}\n`);
+    if (nothing) {
+      process.stderr.write(`footfall: ${nothing}\n`);
+      process.exitCode = 1;
+    }
   } catch (err) {
     fail(json, err);
   }
+}
+
+/** Why the import counts as failed, or null: lines were given and none was imported or already stored. */
+export function nothingImported(r: RunImportResult): string | null {
+  const given = r.imported + r.duplicates + r.rejected + r.skipped;
+  if (given === 0 || r.imported + r.duplicates > 0) return null;
+  const why: string[] = [];
+  if (r.rejected) why.push(`${r.rejected} rejected (first: line ${r.errors[0]?.line}: ${r.errors[0]?.reason})`);
+  if (r.skipped) why.push(`${r.skipped} skipped (${reasonsText(r.skipped_by_reason)})`);
+  return `nothing imported: all ${given} lines were rejected or skipped: ${why.join('; ')}`;
+}
+
+/** Reasons by count, most first: `status 404: 3, static file: 2`. */
+function byCount(reasons: Record<string, number>): [string, number][] {
+  return Object.entries(reasons).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function reasonsText(reasons: Record<string, number>): string {
+  return byCount(reasons).map(([r, n]) => `${r}: ${n}`).join(', ');
 }
 
 function summaryJson(r: RunImportResult): Record<string, unknown> {
@@ -67,10 +99,12 @@ function summaryJson(r: RunImportResult): Record<string, unknown> {
     imported: r.imported,
     rejected: r.rejected,
     skipped: r.skipped,
+    skipped_by_reason: Object.fromEntries(byCount(r.skipped_by_reason)),
     duplicates: r.duplicates,
     lines: r.lines,
     errors: r.errors,
     errors_truncated: r.errors_truncated,
+    warnings: r.warnings,
     via: r.via,
   };
 }
@@ -79,7 +113,8 @@ function summaryText(r: RunImportResult): string {
   const head =
     `imported ${r.imported}, rejected ${r.rejected}, skipped ${r.skipped}, duplicates ${r.duplicates} ` +
     `(${r.lines} lines${r.via === 'server' ? ', through the running server' : ''})`;
+  const skips = r.skipped ? [`skipped by reason: ${reasonsText(r.skipped_by_reason)}`] : [];
   const errs = r.errors.map((e) => `  line ${e.line}: ${e.reason}`);
   if (r.errors_truncated) errs.push(`  … ${r.rejected - r.errors.length} more rejected lines`);
-  return [head, ...errs].join('\n');
+  return [head, ...skips, ...errs].join('\n');
 }

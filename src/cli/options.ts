@@ -42,5 +42,6 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     duckdbTempDir: opts.duckdbTempDir,
     duckdbTempLimit: opts.duckdbTempLimit,
     duckdbThreads: opts.duckdbThreads,
+    geoipDb: opts.geoipDb,
   });
 }

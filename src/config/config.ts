@@ -23,6 +23,8 @@ export interface Config {
   duckdbTempLimit?: string;
   /** embedded store: worker threads (default: every core) */
   duckdbThreads?: number;
+  /** geolocation database: MMDB file paths joined by commas, absolute; 'off'; undefined = the bundled DB-IP Lite */
+  geoipDb?: string;
 }
 
 /** Flag name (camelCase, as commander gives it) -> env variable. */
@@ -39,6 +41,7 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   duckdbTempDir: 'FOOTFALL_DUCKDB_TEMP_DIR',
   duckdbTempLimit: 'FOOTFALL_DUCKDB_TEMP_LIMIT',
   duckdbThreads: 'FOOTFALL_DUCKDB_THREADS',
+  geoipDb: 'FOOTFALL_GEOIP_DB',
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -107,10 +110,16 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   if (threadsRaw !== undefined && (!/^\d+$/.test(threadsRaw) || duckdbThreads! < 1 || duckdbThreads! > 256))
     problems.push(`${name('duckdbThreads')}: "${threadsRaw}" must be an integer from 1 to 256`);
 
+  // Whether the files are MMDB databases is checked where they are opened (ingest/parse/mmdb-geo-lookup.ts).
+  const geoRaw = pick('geoipDb');
+  const geoFiles = geoRaw === undefined || geoRaw === 'off' ? [] : geoRaw.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  if (geoRaw !== undefined && geoRaw !== 'off' && geoFiles.length === 0) problems.push(`${name('geoipDb')}: "${geoRaw}" must name MMDB files (comma-separated) or be off`);
+  const geoipDb = geoRaw === 'off' ? 'off' : geoFiles.length ? geoFiles.map((f) => path.resolve(f)).join(',') : undefined;
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs,
-    duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads,
+    duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads, geoipDb,
   });
 }
 

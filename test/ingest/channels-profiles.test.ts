@@ -60,7 +60,8 @@ test('profile stamping across effective_at: strict before, extended from the ins
     assert.deepEqual(ev, [
       { visitor_key: 'before', type: 'pageview', action_name: null, profile: 'strict', utm_source: null, utm_medium: null, utm_campaign: null, region: null, city: null, country: 'DE', channel: 'Email' },
       { visitor_key: 'before', type: 'action', action_name: 'ui.click', profile: 'strict', utm_source: null, utm_medium: null, utm_campaign: null, region: null, city: null, country: null, channel: 'Direct' },
-      { visitor_key: 'at', type: 'pageview', action_name: null, profile: 'extended', utm_source: 'nl', utm_medium: 'email', utm_campaign: 'c1', region: 'Bavaria', city: 'Munich', country: 'DE', channel: 'Email' },
+      // the line's region "Bavaria" is stored as its ISO 3166-2 code
+      { visitor_key: 'at', type: 'pageview', action_name: null, profile: 'extended', utm_source: 'nl', utm_medium: 'email', utm_campaign: 'c1', region: 'DE-BY', city: 'Munich', country: 'DE', channel: 'Email' },
       { visitor_key: 'at', type: 'action', action_name: 'video.play', profile: 'extended', utm_source: null, utm_medium: null, utm_campaign: null, region: null, city: null, country: null, channel: 'Direct' },
     ]);
     const sessions = await h.query(`SELECT visitor_key, profile, channel, utm_medium FROM sessions ORDER BY start_ms`);

@@ -11,6 +11,7 @@ import type { DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-sto
 import { importLines, reidentify, type ImportSink, type ImportSummary, type LineFormat } from '../../src/ingest/pipeline/import-lines.js';
 import { readLineBatches } from '../../src/ingest/pipeline/read-lines.js';
 import type { Profile } from '../../src/domain/plans.js';
+import type { GeoLookup } from '../../src/ports/geo-lookup.js';
 
 export const NOW = Date.parse('2025-03-10T12:00:00.000Z');
 
@@ -21,7 +22,7 @@ export interface Harness {
   site(opts?: { hostnames?: string[]; profile?: Profile; effectiveAt?: string | null }): Promise<string>;
   tenant(siteId: string, slug: string): Promise<string>;
   /** imports the lines (objects are JSON-encoded) as one import */
-  run(lines: (string | Record<string, unknown>)[], opts?: { site?: string; format?: LineFormat; sink?: (s: ImportSink) => ImportSink }): Promise<ImportSummary>;
+  run(lines: (string | Record<string, unknown>)[], opts?: { site?: string; format?: LineFormat; sink?: (s: ImportSink) => ImportSink; geo?: GeoLookup | null }): Promise<ImportSummary>;
   query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
@@ -61,6 +62,7 @@ export async function harness(): Promise<Harness> {
         defaultSiteId: opts.site,
         nowMs: NOW,
         chunkSize: 2, // several chunks even for small inputs: the chunked path is the one under test
+        geo: opts.geo,
       });
     },
     async query(sql) {

@@ -26,9 +26,11 @@ export interface AccessLogEntry {
 
 const QUOTED = '"((?:[^"\\\\]|\\\\.)*)"';
 const COMMON = `^(\\S+) \\S+ \\S+ \\[([^\\]]+)\\] ${QUOTED} (\\d{3}) (\\S+)`;
-// Trailing fields after the user agent (Nginx's $http_x_forwarded_for, response times) are ignored.
+// Trailing fields after the user agent (Nginx's $http_x_forwarded_for, response times) are ignored;
+// so is whatever follows the common fields when reading as common, so combined lines read as common.
 const COMBINED_RE = new RegExp(`${COMMON} ${QUOTED} ${QUOTED}(?:\\s.*)?$`);
-const COMMON_RE = new RegExp(`${COMMON}\\s*$`);
+const COMMON_RE = new RegExp(`${COMMON}(?:\\s.*)?$`);
+const COMMON_ONLY_RE = new RegExp(`${COMMON}\\s*$`);
 const TIMESTAMP = /^(\d{2})\/([A-Z][a-z]{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-]\d{4})$/;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const REQUEST = /^([A-Z]+) (\S+)(?: HTTP\/\d(?:\.\d)?)?$/;
@@ -55,7 +57,10 @@ function isoOf(stamp: string): string | null {
 export function parseAccessLogLine(line: string, format: AccessLogFormat): AccessLogEntry | { error: string } {
   const trimmed = line.replace(/\r$/, '');
   const m = (format === 'combined' ? COMBINED_RE : COMMON_RE).exec(trimmed);
-  if (!m) return { error: `not a ${format} log line` };
+  if (!m) {
+    if (format === 'combined' && COMMON_ONLY_RE.test(trimmed)) return { error: 'not a combined log line (no referrer and user agent: for a common log use --format common)' };
+    return { error: `not a ${format} log line` };
+  }
   const ts = isoOf(m[2]);
   const tsMs = ts === null ? null : parseIsoInstant(ts);
   if (ts === null || tsMs === null) return { error: `invalid timestamp [${m[2]}]` };
@@ -94,11 +99,22 @@ export const NON_PAGE_EXTENSIONS: ReadonlySet<string> = new Set([
   'whl', 'patch', 'diff', 'pcap',
 ]);
 
-/** Why a parsed line is not a pageview, or null when it is one. */
+/** Methods named in skip reasons; any other is `method other` (the reasons stay a short, stable list). */
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'CONNECT', 'TRACE',
+  'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'REPORT',
+]);
+
+/**
+ * Why a parsed line is not a pageview, or null when it is one. The reasons are the keys of the
+ * import summary's skipped_by_reason: `malformed request line`, `method HEAD` (and the other
+ * methods of KNOWN_METHODS, else `method other`), `status NNN`, `request target is not a path`,
+ * `well-known file`, `static file`.
+ */
 export function notPageviewReason(entry: AccessLogEntry): string | null {
   if (entry.method === null || entry.target === null) return 'malformed request line';
   // HEAD shows nothing to anyone; POST is a form sending, its result page is logged as a GET.
-  if (entry.method !== 'GET') return `method ${entry.method}`;
+  if (entry.method !== 'GET') return KNOWN_METHODS.has(entry.method) ? `method ${entry.method}` : 'method other';
   const s = entry.status;
   // 204 has no page and 206 is a range request (media, resumed downloads); 304 is a revisit served from cache.
   const shown = (s >= 200 && s <= 299 && s !== 204 && s !== 206) || s === 304;
@@ -110,7 +126,7 @@ export function notPageviewReason(entry: AccessLogEntry): string | null {
   const dot = last.lastIndexOf('.');
   if (dot > 0 || (dot === 0 && last.length > 1)) {
     const ext = last.slice(dot + 1).toLowerCase();
-    if (NON_PAGE_EXTENSIONS.has(ext)) return `static file .${ext}`;
+    if (NON_PAGE_EXTENSIONS.has(ext)) return 'static file';
   }
   return null;
 }

@@ -1,6 +1,6 @@
 // The pure half of event ingestion: parse, validate, enrich, stamp and identify events.
 export { parseUserAgent, type ParsedUserAgent } from './user-agent.js';
-export { trafficClassOf, AI_AGENT_TOKENS, AI_BOT_TOKENS, BOT_TOKENS } from './agent-rules.js';
+export { trafficClassOf, AI_AGENT_TOKENS, AI_BOT_TOKENS } from './agent-rules.js';
 export { pathCanon, percentDecode, utmOf, hasClickId, referrerHost, normalizeHost, queryParams, type UtmValues } from './url.js';
 export { channelOf, isSearchHost, isSocialHost, type ChannelInputs } from './channel.js';
 export { familyOf, isActionFamily } from './families.js';

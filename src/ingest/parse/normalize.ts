@@ -9,6 +9,7 @@ import { parseIsoInstant, utcDayOf } from './timestamp.js';
 import { trafficClassOf } from './agent-rules.js';
 import { parseUserAgent } from './user-agent.js';
 import { pathCanon, queryFacts, referrerHost } from './url.js';
+import { canonicalRegion } from './regions.js';
 import { dailyVisitorKey } from './visitor-key.js';
 
 /** What normalization needs of a site; structurally a subset of the catalog's Site. */
@@ -85,7 +86,8 @@ export function normalizeEvent(raw: RawEvent, site: NormalizeSite, secret: strin
     utm_campaign: strict ? null : utm_campaign,
     has_click_id,
     country: raw.country,
-    region: strict ? null : raw.region,
+    // Stored as an ISO 3166-2 code when the line's value names one (regions.ts), else as sent.
+    region: strict || raw.region === null ? null : canonicalRegion(raw.country, raw.region),
     city: strict ? null : raw.city,
     device_type: raw.device_type ?? ua?.device_type ?? null,
     browser_family: raw.browser_family ?? ua?.browser_family ?? null,

@@ -2,9 +2,10 @@
 // store, in chunks, as ONE logical import: nothing is visible until the whole input is read and
 // committed; a bad line is rejected with its number and reason while the rest import.
 import type { CatalogStore } from '../../ports/catalog-store.js';
-import type { EventRow, ImportResult } from '../../ports/event-store.js';
+import type { DayRef, EventRow, ImportResult } from '../../ports/event-store.js';
 import { eventIdentity } from '../parse/identity.js';
 import type { NormalizeSite } from '../parse/normalize.js';
+import type { GeoLookup } from '../../ports/geo-lookup.js';
 import { LineProcessor, type CatalogLookup, type LineFormat, type LineTally } from './line-processor.js';
 
 export type { LineFormat } from './line-processor.js';
@@ -30,6 +31,8 @@ export interface ImportOptions {
   /** errors kept in the summary (the counts are always complete) */
   maxErrors?: number;
   onProgress?: (p: { lines: number; rejected: number }) => void;
+  /** geolocation of the lines' client addresses (ip); none when absent. A parallel import needs an MmdbGeoLookup. */
+  geo?: GeoLookup | null;
 }
 
 export interface ImportError {
@@ -42,11 +45,19 @@ export interface ImportSummary {
   rejected: number;
   /** valid lines not stored by rule: actions the strict profile drops, access-log requests that are not pageviews */
   skipped: number;
+  /**
+   * `skipped` by reason. Access logs: `status NNN`, `method HEAD` (POST, …; `method other`),
+   * `static file`, `well-known file`, `malformed request line`, `request target is not a path`;
+   * any import: `strict profile` (an action the strict profile does not store).
+   */
+  skipped_by_reason: Record<string, number>;
   duplicates: number;
   lines: number;
   errors: ImportError[];
   /** true when errors holds only the first maxErrors of `rejected` */
   errors_truncated: boolean;
+  /** the (site, UTC day) pairs that received new events, as the store reports them */
+  days: DayRef[];
 }
 
 export const VISITOR_SALT_SECRET = 'visitor-salt';
@@ -63,6 +74,7 @@ export async function importLines(batches: AsyncIterable<string[]>, opts: Import
   const processor = new LineProcessor(
     { format: opts.format, defaultSiteId: opts.defaultSiteId, nowMs: opts.nowMs, secret },
     catalogLookup(opts.catalog),
+    opts.geo ?? null,
   );
   return run.finish(async () => {
     let rows: EventRow[] = [];
@@ -105,7 +117,7 @@ export function catalogLookup(catalog: ImportOptions['catalog']): CatalogLookup 
  */
 export class ImportRun {
   readonly summary: ImportSummary = {
-    imported: 0, rejected: 0, skipped: 0, duplicates: 0, lines: 0, errors: [], errors_truncated: false,
+    imported: 0, rejected: 0, skipped: 0, skipped_by_reason: {}, duplicates: 0, lines: 0, errors: [], errors_truncated: false, days: [],
   };
   readonly chunkSize: number;
   readonly maxErrors: number;
@@ -125,6 +137,7 @@ export class ImportRun {
     if (s.errors.length < s.rejected + tally.rejected) s.errors_truncated = true;
     s.rejected += tally.rejected;
     s.skipped += tally.skipped;
+    for (const [reason, n] of Object.entries(tally.skipped_by_reason)) s.skipped_by_reason[reason] = (s.skipped_by_reason[reason] ?? 0) + n;
     s.lines += lines;
   }
 
@@ -147,6 +160,7 @@ export class ImportRun {
     const result = await this.opts.sink.commit();
     this.summary.imported = result.imported;
     this.summary.duplicates = result.duplicates;
+    this.summary.days = result.days;
     return this.summary;
   }
 }

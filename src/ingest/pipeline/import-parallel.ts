@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { NormalizeSite } from '../parse/normalize.js';
+import { MmdbGeoLookup } from '../parse/mmdb-geo-lookup.js';
 import { catalogLookup, ImportRun, VISITOR_SALT_SECRET, type ImportOptions, type ImportSink, type ImportSummary } from './import-lines.js';
 import type { FromWorker, ToWorker, WorkerInit } from './parse-worker.js';
 
@@ -40,7 +41,10 @@ export async function importChunksParallel(
     return a;
   };
 
-  const pool = startWorkers(opts.workers ?? defaultParseWorkers(), { cfg, maxErrors: run.maxErrors }, answer);
+  // Workers open their own lookup over the same shared bytes: the database is loaded once.
+  if (opts.geo && !(opts.geo instanceof MmdbGeoLookup)) throw new Error('a parallel import geolocates with an MmdbGeoLookup');
+  const geo = opts.geo ? opts.geo.source : null;
+  const pool = startWorkers(opts.workers ?? defaultParseWorkers(), { cfg, maxErrors: run.maxErrors, geo }, answer);
   return run.finish(async () => {
     try {
       const inFlight: Promise<Done>[] = [];

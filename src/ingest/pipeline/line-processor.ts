@@ -8,6 +8,8 @@ import { normalizeEvent, type NormalizeSite } from '../parse/normalize.js';
 import { identifyFirst } from '../parse/identity.js';
 import { accessLogToRawEvent, parseAccessLogLine, type AccessLogFormat } from '../parse/access-log.js';
 import type { RawEvent } from '../parse/raw-event.js';
+import { applyLocation } from '../parse/location.js';
+import type { GeoLookup } from '../../ports/geo-lookup.js';
 import { parseUserAgent, type ParsedUserAgent } from '../parse/user-agent.js';
 import { dailySalt, VISITOR_KEY_HEX_LENGTH } from '../parse/visitor-key.js';
 import { utcDayOf } from '../parse/timestamp.js';
@@ -34,13 +36,28 @@ export interface ProcessorConfig {
 export interface LineTally {
   rejected: number;
   skipped: number;
+  /** `skipped` by reason: notPageviewReason's keys, and STRICT_PROFILE */
+  skipped_by_reason: Record<string, number>;
   /** the first `maxErrors` rejections; `line` counts from 1 within the processed lines */
   errors: { line: number; reason: string }[];
 }
 
-/** A line's raw event, the reason it is rejected (a string), or SKIPPED. */
-type Parsed = RawEvent | string | typeof SKIPPED;
-const SKIPPED = null;
+/** A valid line that is not stored, and why (one instance per reason). */
+class Skip {
+  private static readonly all = new Map<string, Skip>();
+  private constructor(readonly reason: string) {}
+  static of(reason: string): Skip {
+    let s = Skip.all.get(reason);
+    if (!s) Skip.all.set(reason, (s = new Skip(reason)));
+    return s;
+  }
+}
+
+/** The skip reason of an action the strict profile does not store. */
+export const STRICT_PROFILE = 'strict profile';
+
+/** A line's raw event, the reason it is rejected (a string), or why it is skipped. */
+type Parsed = RawEvent | string | Skip;
 
 const CACHE_LIMIT = 50_000;
 
@@ -61,7 +78,12 @@ export class LineProcessor {
   private readonly toRaw: (text: string) => Parsed;
   private readonly cacheLimit: number;
 
-  constructor(private readonly cfg: ProcessorConfig, private readonly catalog: CatalogLookup) {
+  constructor(
+    private readonly cfg: ProcessorConfig,
+    private readonly catalog: CatalogLookup,
+    /** where client addresses are; null: no geolocation */
+    private readonly geo: GeoLookup | null = null,
+  ) {
     this.toRaw = rawParser(cfg);
     this.cacheLimit = cfg.cacheLimit ?? CACHE_LIMIT;
   }
@@ -72,10 +94,14 @@ export class LineProcessor {
    * rejected.
    */
   async process(lines: readonly string[], emit: (row: EventRow, encoded: string) => void, maxErrors: number): Promise<LineTally> {
-    const tally: LineTally = { rejected: 0, skipped: 0, errors: [] };
+    const tally: LineTally = { rejected: 0, skipped: 0, skipped_by_reason: {}, errors: [] };
     const reject = (line: number, reason: string) => {
       tally.rejected++;
       if (tally.errors.length < maxErrors) tally.errors.push({ line, reason });
+    };
+    const skip = (reason: string) => {
+      tally.skipped++;
+      tally.skipped_by_reason[reason] = (tally.skipped_by_reason[reason] ?? 0) + 1;
     };
     for (let i = 0; i < lines.length; i++) {
       const text = lines[i];
@@ -83,7 +109,7 @@ export class LineProcessor {
       if (text.charCodeAt(0) !== 123 && text.trim() === '') continue;
       const raw = this.toRaw(text);
       if (typeof raw === 'string') { reject(i + 1, raw); continue; }
-      if (raw === SKIPPED) { tally.skipped++; continue; }
+      if (raw instanceof Skip) { skip(raw.reason); continue; }
       let site = this.sites.get(raw.site_id);
       if (site === undefined) {
         site = await this.catalog.site(raw.site_id);
@@ -100,13 +126,15 @@ export class LineProcessor {
       }
       let ev;
       try {
+        // Before deriveFromAgent, which drops the address.
+        if (this.geo !== null && raw.ip !== null) applyLocation(raw, this.geo.lookup(raw.ip));
         this.deriveFromAgent(raw);
         ev = normalizeEvent(raw, site, this.cfg.secret);
       } catch (err) {
         reject(i + 1, (err as Error).message);
         continue;
       }
-      if (ev === null) { tally.skipped++; continue; }
+      if (ev === null) { skip(STRICT_PROFILE); continue; }
       const { id, encoded } = identifyFirst(ev);
       (ev as EventRow).event_id = id;
       emit(ev as EventRow, encoded);
@@ -214,6 +242,6 @@ function rawParser(cfg: ProcessorConfig): (text: string) => Parsed {
     const entry = parseAccessLogLine(text, format);
     if ('error' in entry) return entry.error;
     const r = accessLogToRawEvent(entry, { id: siteId });
-    return r.kind === 'skipped' ? SKIPPED : validate(r.line);
+    return r.kind === 'skipped' ? Skip.of(r.reason) : validate(r.line);
   };
 }

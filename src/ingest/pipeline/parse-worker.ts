@@ -4,11 +4,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { EventRow } from '../../ports/event-store.js';
 import type { NormalizeSite } from '../parse/normalize.js';
 import { LineProcessor, type ProcessorConfig } from './line-processor.js';
+import { MmdbGeoLookup, type GeoSource } from '../parse/mmdb-geo-lookup.js';
 import { splitLines } from './read-lines.js';
 
 export interface WorkerInit {
   cfg: ProcessorConfig;
   maxErrors: number;
+  /** the geolocation database, shared with the importing thread (no copy); null: none */
+  geo: GeoSource | null;
 }
 
 export type ToWorker =
@@ -16,7 +19,7 @@ export type ToWorker =
   | { type: 'answer'; id: number; value: NormalizeSite | string | null };
 
 export type FromWorker =
-  | { type: 'done'; seq: number; lines: number; count: number; encoded: string; rejected: number; skipped: number; errors: { line: number; reason: string }[] }
+  | { type: 'done'; seq: number; lines: number; count: number; encoded: string; rejected: number; skipped: number; skipped_by_reason: Record<string, number>; errors: { line: number; reason: string }[] }
   | { type: 'ask'; id: number; kind: 'site' | 'tenant'; key: string }
   | { type: 'failed'; seq: number; message: string };
 
@@ -34,7 +37,7 @@ if (port) {
   const processor = new LineProcessor(init.cfg, {
     site: (id) => ask<NormalizeSite | null>('site', id),
     tenantSite: (id) => ask<string | null>('tenant', id),
-  });
+  }, init.geo ? new MmdbGeoLookup(init.geo) : null);
 
   // Chunks are processed one at a time, in the order they arrive.
   let queue: Promise<void> = Promise.resolve();

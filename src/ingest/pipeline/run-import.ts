@@ -10,6 +10,8 @@ import { defaultParseWorkers, importChunksParallel } from './import-parallel.js'
 import { openImportTarget } from './import-target.js';
 import { readLineBatches, readLineChunks } from './read-lines.js';
 import { createProgressBar, noProgress, type ProgressBar } from './progress-bar.js';
+import { openGeoLookup } from '../parse/mmdb-geo-lookup.js';
+import { retentionWarnings, type ImportWarning } from './retention-warnings.js';
 
 export class ImportInputError extends Error {
   readonly code = 'INVALID_ARGUMENTS';
@@ -21,7 +23,8 @@ export class ImportInputError extends Error {
 }
 
 export interface RunImportOptions {
-  config: { dataDir: string; controlUrl?: string; eventsUrl?: string };
+  /** geoipDb: see Config (undefined = the bundled database, 'off' = no geolocation) */
+  config: { dataDir: string; controlUrl?: string; eventsUrl?: string; geoipDb?: string };
   /** a file path, or '-' for stdin */
   source: string;
   format: LineFormat;
@@ -38,7 +41,7 @@ export interface RunImportOptions {
 /** Below this a file is parsed in this thread: starting workers costs more than they save. */
 const PARALLEL_MIN_BYTES = 8 << 20;
 
-export type RunImportResult = ImportSummary & { via: 'server' | 'store' };
+export type RunImportResult = ImportSummary & { via: 'server' | 'store'; warnings: ImportWarning[] };
 
 export async function runImport(opts: RunImportOptions): Promise<RunImportResult> {
   const fromStdin = opts.source === '-';
@@ -54,6 +57,8 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
     totalBytes = st.size;
   }
   if (opts.format.kind === 'access-log' && !opts.site) throw new ImportInputError('import access-log needs --site');
+  // Opened before anything else: a bad FOOTFALL_GEOIP_DB stops the import before it starts.
+  const geo = openGeoLookup(opts.config.geoipDb);
 
   const control = await openControlPlane(opts.config);
   try {
@@ -64,14 +69,16 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
       const bar: ProgressBar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress;
       const input = fromStdin ? (opts.stdin ?? process.stdin) : fs.createReadStream(opts.source, { highWaterMark: 1 << 20 });
       const sink = await target.begin();
+      const nowMs = (opts.clock ?? systemClock).now().getTime();
       const importOpts: ImportOptions = {
         format: opts.format,
         catalog: control.catalog,
         sink,
         defaultSiteId: opts.site,
-        nowMs: (opts.clock ?? systemClock).now().getTime(),
+        nowMs,
         chunkSize: opts.chunkSize,
         onProgress: (p) => bar.update(p),
+        geo,
       };
       const workers = opts.workers ?? (totalBytes !== null && totalBytes < PARALLEL_MIN_BYTES ? 0 : defaultParseWorkers());
       const onBytes = (bytes: number) => bar.update({ bytes });
@@ -80,7 +87,7 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
         ? await importChunksParallel(readLineChunks(input, onBytes), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
         : await importLines(readLineBatches(input, onBytes), importOpts);
       bar.done();
-      return { ...summary, via: target.via };
+      return { ...summary, via: target.via, warnings: await retentionWarnings(control.catalog, summary.days, nowMs) };
     } finally {
       await target.close();
     }

@@ -59,6 +59,19 @@ test('only GET is a pageview', () => {
   assert.deepEqual(kind(combined('-', 400)), { kind: 'skipped', reason: 'malformed request line' });
 });
 
+test('the common format reads the common fields of combined lines; a common line read as combined says so', () => {
+  const e = entry(combined('GET /about HTTP/1.1', 200, 'http://www.google.com/'), 'common');
+  assert.deepEqual([e.ip, e.target, e.status, e.bytes, e.referrer, e.user_agent], ['83.149.9.216', '/about', 200, 1234, null, null]);
+  assert.deepEqual(parseAccessLogLine('1.2.3.4 - - [17/May/2015:10:05:03 +0000] "GET /about HTTP/1.1" 200 512', 'combined'), {
+    error: 'not a combined log line (no referrer and user agent: for a common log use --format common)',
+  });
+});
+
+test('methods other than the HTTP and WebDAV ones share one skip reason', () => {
+  assert.deepEqual(kind(combined('OPTIONS /a HTTP/1.1')), { kind: 'skipped', reason: 'method OPTIONS' });
+  assert.deepEqual(kind(combined('FOO /a HTTP/1.1')), { kind: 'skipped', reason: 'method other' });
+});
+
 test('2xx except 204 and 206, and 304, are pageviews; redirects and errors are not', () => {
   for (const s of [200, 203, 304]) assert.equal(kind(combined('GET /a HTTP/1.1', s)).kind, 'pageview', String(s));
   for (const s of [204, 206, 301, 302, 307, 400, 403, 404, 416, 500, 503]) {
@@ -69,7 +82,8 @@ test('2xx except 204 and 206, and 304, are pageviews; redirects and errors are n
 test('static files, feeds, downloads and well-known files are not pageviews', () => {
   for (const p of ['/style.css', '/app.js', '/img/a.PNG', '/favicon.ico', '/f.woff2', '/robots.txt', '/sitemap.xml',
     '/feed.rss', '/x.pdf', '/a.tar.gz', '/m.mp4', '/icon.svg?v=3']) {
-    assert.equal(kind(combined(`GET ${p} HTTP/1.1`)).kind, 'skipped', p);
+    // one skip reason for every extension: the import summary counts by it
+    assert.deepEqual(kind(combined(`GET ${p} HTTP/1.1`)), { kind: 'skipped', reason: 'static file' }, p);
   }
   assert.deepEqual(kind(combined('GET /.well-known/security HTTP/1.1')), { kind: 'skipped', reason: 'well-known file' });
   for (const p of ['/', '/blog/', '/blog/post.html', '/index.php?x=1', '/projects/xdotool/xdotool.xhtml', '/v1.2', '/file.py', '/a.css/b', '/.htaccess']) {

@@ -38,7 +38,8 @@ test('profile stamping: the site profile from effective_at (inclusive), the othe
 test('strict stores no region, city or utm values, yet keeps the channel they give', () => {
   const line = { url: 'https://example.com/a?utm_source=nl&utm_medium=email&utm_campaign=may', region: 'BY', city: 'Munich', country: 'DE' };
   const ext = norm(line);
-  assert.deepEqual([ext.utm_source, ext.utm_medium, ext.utm_campaign, ext.region, ext.city], ['nl', 'email', 'may', 'BY', 'Munich']);
+  // region BY in DE is stored as its ISO 3166-2 code (regions.ts)
+  assert.deepEqual([ext.utm_source, ext.utm_medium, ext.utm_campaign, ext.region, ext.city], ['nl', 'email', 'may', 'DE-BY', 'Munich']);
   assert.equal(ext.channel, 'Email');
   const st = norm(line, strict);
   assert.deepEqual([st.utm_source, st.utm_medium, st.utm_campaign, st.region, st.city], [null, null, null, null, null]);

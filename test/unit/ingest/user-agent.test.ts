@@ -27,7 +27,6 @@ const HUMANS: [string, string, string, string][] = [
   ['SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 Configuration/CLDC-1.1 UP.Browser/6.2.3.3.c.1.101 (GUI) MMP/2.0', 'mobile', 'Other', 'Other'],
   ['Mozilla/5.0 (Windows Phone 10.0; Android 6.0.1; Microsoft; Lumia 950) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/52.0.2743.116 Mobile Safari/537.36 Edge/15.14977', 'mobile', 'Edge', 'Windows Phone'],
   ['Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0.3945.79 Safari/537.36', 'other', 'Chrome', 'Linux'],
-  ['Mozilla/4.0 (compatible;)', 'other', 'Other', 'Other'],
   // "Cubot" is a phone brand: not a bot.
   ['Mozilla/5.0 (Linux; Android 10; CUBOT X20 PRO) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.99 Mobile Safari/537.36', 'mobile', 'Chrome', 'Android'],
 ];
@@ -99,6 +98,8 @@ test('crawlers, fetchers, scripts and headless browsers are bots with no device'
     'Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)',
     'SomeNewCrawler/0.1',
     'acme-spider',
+    // isbot's list matches an agent that names no product at all
+    'Mozilla/4.0 (compatible;)',
   ]) {
     assert.deepEqual(parseUserAgent(ua), { device_type: 'other', browser_family: 'Other', os_family: 'Other', traffic_class: 'bot' }, ua);
   }
@@ -112,4 +113,22 @@ test('an empty user agent is a bot', () => {
 
 test('a text browser whose library name contains libwww stays human', () => {
   assert.equal(parseUserAgent('Lynx/2.8.7rel.2 libwww-FM/2.14 SSL-MM/1.4.1 OpenSSL/1.0.1f').traffic_class, 'human');
+});
+
+test('scanners and fetchers the old hand-kept list missed are bots (isbot)', () => {
+  for (const ua of [
+    'Mozilla/5.0 zgrab/0.x',
+    // from /work/shared/data/apache_combined_semicomplete_2015.log
+    'Mozilla/5.0 (Windows NT 6.1; rv:6.0) Gecko/20110814 Firefox/6.0 Google favicon',
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko; Google Web Preview) Chrome/27.0.1453 Safari/537.36',
+    'Mozilla/5.0 (Windows NT 6.2; WOW64; rv:30.0) Gecko/20100101 Firefox/30.0 AppEngine-Google; (+http://code.google.com/appengine; appid: s~copyliugoa)',
+  ]) {
+    assert.equal(parseUserAgent(ua).traffic_class, 'bot', ua);
+  }
+});
+
+test('the product decides the AI classes before the maintained bot list does', () => {
+  // isbot knows these too; the product's own lists keep them in their own classes
+  assert.equal(parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)').traffic_class, 'ai_bot');
+  assert.equal(parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot').traffic_class, 'ai_agent');
 });

@@ -43,11 +43,11 @@ export interface FxSession {
 export const SESSIONS: FxSession[] = [
   // --- previous period
   { visitor: 'p1', channel: 'Direct', country: 'DE', events: [{ at: '2025-06-08T09:00:00Z', path: '/old', title: 'Old' }, { at: '2025-06-08T09:01:00Z', path: '/' }] },
-  { visitor: 'p2', channel: 'Search', referrer: 'https://www.google.de/', country: 'DE', region: 'BY', city: 'Munich', events: [{ at: '2025-06-09T10:00:00Z', path: '/', eng: 15000 }, { at: '2025-06-09T10:02:00Z', path: '/', action: { name: 'signup', event_name: 'signup_done' } }] },
+  { visitor: 'p2', channel: 'Search', referrer: 'https://www.google.de/', country: 'DE', region: 'DE-BY', city: 'Munich', events: [{ at: '2025-06-09T10:00:00Z', path: '/', eng: 15000 }, { at: '2025-06-09T10:02:00Z', path: '/', action: { name: 'signup', event_name: 'signup_done' } }] },
   { visitor: 'p3', channel: 'Direct', events: [{ at: '2025-06-09T11:00:00Z', path: '/pricing' }, { at: '2025-06-09T11:10:00Z', path: '/pricing' }, { at: '2025-06-09T11:11:00Z', path: '/docs' }] },
   // --- 06-10 (before the switch)
   {
-    visitor: 'v1', channel: 'Search', referrer: 'https://www.google.com/search', country: 'DE', region: 'BY', city: 'Munich', device: 'desktop', browser: 'Firefox', os: 'Linux',
+    visitor: 'v1', channel: 'Search', referrer: 'https://www.google.com/search', country: 'DE', region: 'DE-BY', city: 'Munich', device: 'desktop', browser: 'Firefox', os: 'Linux',
     events: [
       { at: '2025-06-10T10:00:00Z', path: '/', title: 'Home', eng: 3000 },
       { at: '2025-06-10T10:05:00Z', path: '/pricing', title: 'Pricing', eng: 8000 },
@@ -56,14 +56,14 @@ export const SESSIONS: FxSession[] = [
     ],
   },
   {
-    visitor: 'v2', channel: 'Email', utm: { source: 'nl', medium: 'email', campaign: 'spring' }, country: 'FR', region: 'IDF', city: 'Paris', device: 'mobile', browser: 'Chrome', os: 'iOS',
+    visitor: 'v2', channel: 'Email', utm: { source: 'nl', medium: 'email', campaign: 'spring' }, country: 'FR', region: 'FR-IDF', city: 'Paris', device: 'mobile', browser: 'Chrome', os: 'iOS',
     events: [
       { at: '2025-06-10T11:00:00Z', path: '/', title: 'Home', eng: 500 },
       { at: '2025-06-10T11:01:00Z', path: '/', action: { name: 'ui.click', action_id: 'menu' } },
     ],
   },
   {
-    visitor: 'v3', channel: 'Social', referrer: 'https://news.ycombinator.com/item', country: 'DE', region: 'BE', city: 'Berlin', device: 'desktop', browser: 'Chrome', os: 'Linux',
+    visitor: 'v3', channel: 'Social', referrer: 'https://news.ycombinator.com/item', country: 'DE', region: 'DE-BE', city: 'Berlin', device: 'desktop', browser: 'Chrome', os: 'Linux',
     events: [
       { at: '2025-06-10T12:00:00Z', path: '/blog/a', title: 'A post', eng: 12000 },
       { at: '2025-06-10T12:01:00Z', path: '/blog/a', action: { name: 'form.submit', form_id: 'f1', form_action_path: '/subscribe' } },
@@ -79,20 +79,20 @@ export const SESSIONS: FxSession[] = [
       { at: '2025-06-11T09:01:00Z', path: '/pricing', action: { name: 'file.download', action_target_host: 'cdn.example' } },
     ],
   },
-  { visitor: 'v4', channel: 'Referral', referrer: 'https://blog.example.org/post', country: 'US', region: 'CA', city: 'LA', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T10:00:00Z', path: '/docs', title: 'Docs' }] },
+  { visitor: 'v4', channel: 'Referral', referrer: 'https://blog.example.org/post', country: 'US', region: 'US-CA', city: 'LA', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T10:00:00Z', path: '/docs', title: 'Docs' }] },
   // --- 06-11 after 12:00 and 06-12
   {
-    visitor: 'v5', channel: 'Paid', utm: { source: 'google', medium: 'cpc', campaign: 'summer' }, country: 'US', region: 'NY', city: 'NYC', device: 'mobile', browser: 'Safari', os: 'iOS',
+    visitor: 'v5', channel: 'Paid', utm: { source: 'google', medium: 'cpc', campaign: 'summer' }, country: 'US', region: 'US-NY', city: 'NYC', device: 'mobile', browser: 'Safari', os: 'iOS',
     events: [
       { at: '2025-06-11T13:00:00Z', path: '/pricing', eng: 4000 },
       { at: '2025-06-11T13:02:00Z', path: '/pricing', action: { name: 'form.submit', form_id: 'buy' } },
       { at: '2025-06-11T13:03:00Z', path: '/pricing', action: { name: 'purchase', family: 'goals', event_name: 'order' } },
     ],
   },
-  { visitor: 'v4', channel: 'Direct', country: 'US', region: 'CA', city: 'LA', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T14:00:00Z', path: '/' }] },
-  { visitor: 'v4', channel: 'Direct', country: 'US', region: 'CA', city: 'SF', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T14:40:00Z', path: '/blog/a' }] },
+  { visitor: 'v4', channel: 'Direct', country: 'US', region: 'US-CA', city: 'LA', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T14:00:00Z', path: '/' }] },
+  { visitor: 'v4', channel: 'Direct', country: 'US', region: 'US-CA', city: 'SF', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T14:40:00Z', path: '/blog/a' }] },
   {
-    visitor: 'v6', channel: 'Search', referrer: 'https://duckduckgo.com/', utm: { campaign: 'brand' }, country: 'FR', region: 'IDF', city: 'Paris', device: 'tablet', browser: 'Firefox', os: 'Android',
+    visitor: 'v6', channel: 'Search', referrer: 'https://duckduckgo.com/', utm: { campaign: 'brand' }, country: 'FR', region: 'FR-IDF', city: 'Paris', device: 'tablet', browser: 'Firefox', os: 'Android',
     events: [
       { at: '2025-06-12T08:00:00Z', path: '/', eng: 2000 },
       { at: '2025-06-12T08:10:00Z', path: '/docs', eng: 2000 },
