@@ -29,6 +29,8 @@ export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
   /** with events: the store the app reads analytics from; without analytics, none (503) */
   events?: Events;
   analytics?: AnalyticsDeps;
+  /** AnalyticsDeps.notes of the analytics the container opens (e.g. `npm start` loading the demo) */
+  analyticsNotes?: (siteId: string) => string[];
 }
 
 export async function buildContainer<Events extends EventsSlot = EventsSlot>(
@@ -60,6 +62,7 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
           ch.store.dataVersion(siteId).catch((e: unknown) => {
             throw engineError(e, false);
           }),
+        notes: overrides.analyticsNotes,
       };
     }
 
@@ -89,6 +92,7 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
         reports: duckdbReportRunner({ ...conn, pageTitlesRollup: true }),
         cache: new MemoryResponseCache(),
         dataVersion: (siteId) => store.dataVersion(siteId),
+        notes: overrides.analyticsNotes,
       };
     }
     return assemble(config, clock, control, limiter, events, analytics, closers);

@@ -82,7 +82,17 @@ export function demoJson(r: DemoResult): Record<string, unknown> {
 }
 
 export function demoText(r: DemoResult): string {
-  const lines = [`Demo loaded: ${r.import.imported} events from ${r.from} to ${r.to} (${r.import.skipped} skipped by the strict profile).`];
+  const head = `Demo loaded: ${r.import.imported} events from ${r.from} to ${r.to} (${r.import.skipped} skipped by the strict profile).`;
+  return [head, catalogLines(r)].join('\n');
+}
+
+/** The demo's workspaces, sites and tokens, while its traffic is still to load (`npm start`). */
+export function demoCatalogText(r: Omit<DemoResult, 'import'>): string {
+  return [`Demo seeded; its traffic from ${r.from} to ${r.to} is loading in the background (newest week first).`, catalogLines(r)].join('\n');
+}
+
+function catalogLines(r: Omit<DemoResult, 'import'>): string {
+  const lines: string[] = [];
   for (const w of r.workspaces) {
     lines.push(`\n${w.name} [${w.plan}] ${w.workspace_id}`);
     for (const s of w.sites)

@@ -28,6 +28,11 @@ export interface AnalyticsDeps {
   dataVersion?(siteId: string): Promise<string>;
   /** the serialized response budget; 5 MiB (tests inject less) */
   maxResponseBytes?: number;
+  /**
+   * What this process knows about a site's data beyond its events (e.g. the demo still loading): shown
+   * in meta.surface.dataFreshness.notes; a response with notes is not cached (they are temporary).
+   */
+  notes?(siteId: string): string[];
 }
 
 export interface AppDeps<Events extends EventsSlot = EventsSlot> {

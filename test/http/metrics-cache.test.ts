@@ -138,3 +138,22 @@ test('REPORT_RESPONSE_TOO_LARGE: refused whole, zero units, not cached; a cache 
   assert.equal(again.json().meta.surface.dataFreshness.cached, true);
   assert.ok(Buffer.byteLength(again.body) <= size + 200);
 });
+
+test('notes the process has about the data (the demo still loading) show in dataFreshness, and such responses are not cached', async () => {
+  const analytics = h.container.analytics!;
+  const q = { site_id: site, dimension: 'referrer', from: '2025-06-02', to: '2025-06-15' };
+  analytics.notes = (s) => (s === site ? ['The demo traffic is still loading.'] : []);
+  try {
+    for (let i = 0; i < 2; i++) {
+      const f = (await h.call('/v1/metrics/breakdown', q)).json().meta.surface.dataFreshness;
+      assert.equal(f.cached, false);
+      assert.ok(f.notes.includes('The demo traffic is still loading.'));
+    }
+  } finally {
+    delete analytics.notes;
+  }
+  const after = (await h.call('/v1/metrics/breakdown', q)).json().meta.surface.dataFreshness;
+  assert.equal(after.cached, false, 'nothing was cached while the notes stood');
+  assert.ok(!after.notes.includes('The demo traffic is still loading.'));
+  assert.equal((await h.call('/v1/metrics/breakdown', q)).json().meta.surface.dataFreshness.cached, true);
+});

@@ -9,6 +9,9 @@ import { runDemo } from '../../src/cli/demo.js';
 import { openEventStore } from '../../src/engines/duckdb/open-event-store.js';
 import { openControlPlane } from '../../src/control/open-control-plane.js';
 import { hashSecret } from '../../src/domain/tokens.js';
+import { importDemoTraffic, seedDemoCatalog } from '../../src/ingest/demo/seed-demo.js';
+import { DemoLoad } from '../../src/ingest/demo/load-demo.js';
+import { reidentify } from '../../src/ingest/pipeline/import-lines.js';
 
 const NOW = Date.parse('2025-06-18T15:30:00.000Z');
 
@@ -87,5 +90,61 @@ test('by default the demo holds at least 90 days and 100,000 events', async () =
     assert.equal(row.days, '90');
   } finally {
     await d.close();
+  }
+});
+
+test('the demo loaded into a serving store, newest week first, equals the demo imported at once, says what is loading, and resumes', async () => {
+  const dirs: string[] = [];
+  const open = async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-demo-load-'));
+    dirs.push(dir);
+    const control = await openControlPlane({ dataDir: dir });
+    const store = await openEventStore({ dataDir: dir });
+    return { dir, control, store };
+  };
+  const snapshot = async (store: Awaited<ReturnType<typeof openEventStore>>) => {
+    const c = await store.instance.connect();
+    try {
+      const out: string[] = [];
+      for (const t of ['events', 'sessions', 'daily_rollups', 'daily_page_titles']) {
+        out.push(JSON.stringify((await c.runAndReadAll(`SELECT * FROM ${t} ORDER BY ALL`)).getRowsJS(), (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
+      }
+      return out;
+    } finally {
+      c.closeSync();
+    }
+  };
+  try {
+    // at once
+    const a = await open();
+    const seededA = await seedDemoCatalog({ catalog: a.control.catalog, seed: 3, days: 12, nowMs: NOW });
+    const once = await importDemoTraffic({ catalog: a.control.catalog, sink: await a.store.beginImport({ reidentify }), traffic: seededA.traffic });
+    // in the background, in two parts; the traffic depends on the catalog's ids, so the same ids are used
+    const b = await open();
+    const load = new DemoLoad(seededA.traffic);
+    const site = seededA.traffic.sites[0].id;
+    assert.match(load.notes(site).join(' '), /still loading: nothing of it is readable yet/);
+    assert.deepEqual(load.notes('site_other'), []);
+    const done = await load.run(a.control.catalog, b.store);
+    assert.equal(done.imported, once.imported);
+    assert.deepEqual(load.notes(site), []);
+    assert.deepEqual(await snapshot(b.store), await snapshot(a.store));
+    // a load cut short resumes: the parts already stored are duplicates, the rest comes in
+    const c = await open();
+    const first = await importDemoTraffic({
+      catalog: a.control.catalog,
+      sink: await c.store.beginImport({ reidentify }),
+      traffic: seededA.traffic,
+      days: { fromDayMs: seededA.traffic.startDayMs + 9 * 86_400_000, toDayMs: Number.POSITIVE_INFINITY },
+    });
+    assert.ok(first.imported > 0 && first.imported < once.imported);
+    assert.equal((await new DemoLoad(seededA.traffic).run(a.control.catalog, c.store)).imported, once.imported - first.imported);
+    assert.deepEqual(await snapshot(c.store), await snapshot(a.store));
+    for (const x of [a, b, c]) {
+      await x.store.close();
+      await x.control.close();
+    }
+  } finally {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
 });

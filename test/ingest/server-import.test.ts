@@ -69,3 +69,41 @@ test('200,000 events in random time order over 28 days import into a running ser
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an import that runs out of memory and temp space through a running server fails alone: nothing stored, the reason logged, the server still serving and importing', { timeout: 600_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-server-limit-'));
+  const config = loadConfig({ dataDir: dir, port: 0, logLevel: 'silent', duckdbMemoryLimit: '100MB', duckdbTempLimit: '1MB' }, {});
+  const control = await openControlPlane(config);
+  const ws = await control.catalog.createWorkspace({ name: 'w', plan: 'pro' });
+  const site = await control.catalog.createSite({ workspaceId: ws.id, name: 's', hostnames: ['limited.example'], collectionProfile: 'extended' });
+  await control.close();
+  const p = new Prng(4);
+  const day = Math.floor(Date.now() / DAY) * DAY - 10 * DAY;
+  const line = (i: number) =>
+    JSON.stringify({ ts: new Date(day + Math.floor(p.next() * 9 * DAY)).toISOString(), type: 'pageview', site_id: site.id, visitor_key: `v${i % 30_000}`, path: `/p${i % 50}`, title: `T${i % 7}` });
+  const big = path.join(dir, 'big.ndjson');
+  fs.writeFileSync(big, Array.from({ length: 150_000 }, (_, i) => line(i)).join('\n') + '\n');
+  const small = path.join(dir, 'small.ndjson');
+  fs.writeFileSync(small, Array.from({ length: 200 }, (_, i) => line(i)).join('\n') + '\n');
+  const logged: string[] = [];
+  const server = await startServer(config, { app: { logger: { level: 'error', stream: { write: (s: string) => void logged.push(s) } } } });
+  try {
+    await assert.rejects(runImport({ config, source: big, format: { kind: 'events' } }), (err: Error & { code?: string }) => {
+      // both limits are tight here: either may be the one that ran out
+      assert.match(String(err.code), /^IMPORT_OUT_OF_(MEMORY|DISK)$/);
+      assert.match(err.message, /FOOTFALL_DUCKDB_(MEMORY|TEMP)_LIMIT/);
+      assert.match(err.message, /Nothing of this import was stored/);
+      return true;
+    });
+    assert.ok(logged.some((l) => /import failed/.test(l) && /IMPORT_OUT_OF_(MEMORY|DISK)/.test(l)), logged.join('\n'));
+    assert.equal((await fetch(`${server.address}/healthz`)).status, 200);
+    const events = server.container.events as unknown as { siteCoverage(s: string): Promise<{ events: number }> };
+    assert.equal((await events.siteCoverage(site.id)).events, 0, 'nothing of the failed import is stored');
+    const ok = await runImport({ config, source: small, format: { kind: 'events' } });
+    assert.deepEqual([ok.via, ok.imported], ['server', 200]);
+    assert.equal((await events.siteCoverage(site.id)).events, 200);
+  } finally {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -63,6 +63,9 @@ export async function openDuckDbInstance(file: string, limits: DuckDbLimits = {}
       threads: String(limits.threads ?? os.availableParallelism()),
       temp_directory: tempDir,
       max_temp_directory_size: tempLimit,
+      // FSST string compression costs a fifth of an import's write time for about a quarter more disk
+      // on events (measured on 1M events); dictionary and the other methods stay on.
+      disabled_compression_methods: 'fsst',
     });
   } catch (err) {
     if (/lock/i.test(String((err as Error)?.message))) throw new EventStoreBusyError(file, err);

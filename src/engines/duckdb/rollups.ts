@@ -12,6 +12,7 @@ import {
   compileRollupBuild,
   compileRollupExpansions,
   compileRollupInputs,
+  compileSessionSets,
   ROLLUP_COLUMNS,
   type RollupInputNames,
   type RollupSources,
@@ -54,17 +55,21 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
   await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.sessionRows} AS ${inputs.sessionRows.sql}`, inputs.sessionRows.params);
   await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.sessionEvents} AS ${inputs.sessionEvents.sql}`, inputs.sessionEvents.params);
   await c.run(`DROP TABLE ${names.sessionRows}`);
-  const tables = { ...names, ...(await expansions(c)) };
+  const sets = compileSessionSets(duckdbDialect, names.sessionEvents, ROLLUP_GROUPINGS);
+  const sessionSets = { sums: `${prefix}_gs`, visitors: `${prefix}_gv` };
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${sessionSets.sums} AS ${sets.sums.sql}`, sets.sums.params);
+  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${sessionSets.visitors} AS ${sets.visitors.sql}`, sets.visitors.params);
+  const tables = { ...names, ...(await expansions(c)), sessionSets };
   const out = `${prefix}_rows`;
   await c.run(`CREATE OR REPLACE TEMP TABLE ${out} AS SELECT * FROM ${q(ROLLUP_TABLE)} LIMIT 0`);
-  // One statement per grouping: one grouping's hash tables in memory at a time, so the build spills
-  // instead of failing when memory is short (one statement of all groupings could not).
+  // One statement per grouping: a statement's memory grows with its operators (every hash table
+  // starts with room of its own), so one statement of all nineteen needed about 200 MB even for a
+  // handful of rows; one grouping at a time spills instead of failing.
   for (const grouping of ROLLUP_GROUPINGS) {
     const b = compileRollupBuild(duckdbDialect, [grouping], tables);
     await runCompiled(c, `INSERT INTO ${out} ${b.sql}`, b.params);
   }
-  await c.run(`DROP TABLE ${names.pageEvents}`);
-  await c.run(`DROP TABLE ${names.sessionEvents}`);
+  for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) await c.run(`DROP TABLE ${t}`);
   return out;
 }
 

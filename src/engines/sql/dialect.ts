@@ -40,6 +40,8 @@ export interface Dialect {
   bitOr(expr: string): string;
   /** bitwise AND of two non-negative integers */
   bitAnd(a: string, b: string): string;
+  /** GROUP BY GROUPING SETS and GROUPING_ID (ClickHouse 18.16 has neither) */
+  readonly groupingSets: boolean;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -72,6 +74,7 @@ export const duckdbDialect: Dialect = {
   nullString: () => 'CAST(NULL AS VARCHAR)',
   bitOr: (expr) => `bit_or(${expr})`,
   bitAnd: (a, b) => `(${a} & ${b})`,
+  groupingSets: true,
 };
 
 /**
@@ -92,4 +95,5 @@ export const clickhouseDialect: Dialect = {
   nullString: () => 'CAST(NULL AS Nullable(String))',
   bitOr: (expr) => `groupBitOr(${expr})`,
   bitAnd: (a, b) => `bitAnd(${a}, ${b})`,
+  groupingSets: false,
 };

@@ -138,10 +138,35 @@ export function compileRollupExpansions(d: Dialect): { trafficMap: CompiledBuild
   return { trafficMap: { sql: rows.join(' UNION ALL '), params: tp }, trafficMasks: { sql: masks.join(' UNION ALL '), params: mp } };
 }
 
+/** The atoms a session grouping sums (visitors: the visitor-days of one row, `simple`). */
+const SUMMED_SESSION_ATOMS: readonly Atom[] = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms', 'visitors', 'entries', 'exits'];
+
+/** The sums of SUMMED_SESSION_ATOMS over session-events rows `x` (`col` names a column of them). */
+function sessionSums(col: (c: string) => string): string {
+  const summed = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms'];
+  return (
+    `${summed.map((a) => `sum(${col(a)}) AS ${a}`).join(', ')}, sum(${col('simple')}) AS visitors, ` +
+    `sum(CASE WHEN ${col('entry_page')} IS NOT NULL THEN ${col('sessions')} ELSE 0 END) AS entries, ` +
+    `sum(CASE WHEN ${col('exit_page')} IS NOT NULL THEN ${col('sessions')} ELSE 0 END) AS exits`
+  );
+}
+
+/** The session-scoped groupings (every grouping but the page's). */
+const SESSION_GROUPINGS = (groupings: readonly RollupGrouping[]) => groupings.filter((g) => g.dim !== 'page' && g.filterDim !== 'page');
+
+/** The grouping's id among the sets of compileSessionSets: GROUPING_ID's bits, 1 = a column not grouped. */
+function sessionSetId(g: RollupGrouping): number {
+  const grouped = new Set([g.dim, g.filterDim].filter((d): d is Dimension => d !== '').map((d) => DIMENSION_DEFS[d].column));
+  return SESSION_DIMENSION_COLUMNS.reduce((id, c, i) => (grouped.has(c) ? id : id | (1 << (SESSION_DIMENSION_COLUMNS.length - 1 - i))), 0);
+}
+
 /** Columns of the rows every part yields before the final grouping. */
 const HEADS = ['g_site', 'g_day', 'g_all', 'g_tenant', 'g_traffic', 'g_dk', 'g_fk'] as const;
 
-type BuildTables = RollupInputNames & RollupExpansionNames;
+type BuildTables = RollupInputNames & RollupExpansionNames & {
+  /** compileSessionSets' tables, when the dialect has grouping sets and the caller built them */
+  sessionSets?: { sums: string; visitors: string };
+};
 
 class BuildCompiler {
   constructor(
@@ -206,21 +231,22 @@ class BuildCompiler {
     const key = (dim: Dimension | '') => (dim === '' ? this.d.nullString() : x(DIMENSION_DEFS[dim].column));
     const dk = key(g.dim);
     const fk = key(g.filterDim);
+    if (this.t.sessionSets) {
+      // the sums and visitor masks of every session grouping, computed in one pass (compileSessionSets)
+      const gid = sessionSetId(g);
+      const heads = `x.g_site, x.g_day, x.g_tenant, ${dk} AS g_dk, ${fk} AS g_fk`;
+      const sums = `SELECT ${heads}, x.g_class, ${SUMMED_SESSION_ATOMS.join(', ')} FROM ${this.table(this.t.sessionSets.sums, 'x')} WHERE x.gid = ${gid}`;
+      const visitors = `SELECT ${heads}, x.g_visitor, x.g_mask FROM ${this.table(this.t.sessionSets.visitors, 'x')} WHERE x.gid = ${gid}`;
+      return [this.spreadSums(sums, SUMMED_SESSION_ATOMS), this.countVisitors(visitors)];
+    }
     const se = this.table(this.t.sessionEvents, 'x');
-    const keys = [x('site_id'), x('day_ms'), x('tenant_id')];
-    // every atom but the distinct visitors of visitor-days with more than one row
-    const summed: Atom[] = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms'];
-    const sums =
-      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${dk} AS g_dk, ${fk} AS g_fk, ` +
-      `${summed.map((a) => `sum(${x(a)}) AS ${a}`).join(', ')}, sum(${x('simple')}) AS visitors, ` +
-      `sum(CASE WHEN ${x('entry_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS entries, ` +
-      `sum(CASE WHEN ${x('exit_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS exits ` +
-      `FROM ${se} GROUP BY ${[...keys, x('traffic_class'), dk, fk].join(', ')}`;
+    const sums = `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${dk} AS g_dk, ${fk} AS g_fk, ` +
+      `${sessionSums(x)} FROM ${se} GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), dk, fk].join(', ')}`;
     const visitors =
       `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${dk} AS g_dk, ${fk} AS g_fk, ${x('visitor_key')} AS g_visitor, ` +
       `${this.d.bitOr(classBit(this.d, x('traffic_class'), this.params))} AS g_mask FROM ${se} WHERE ${x('simple')} = 0 ` +
-      `GROUP BY ${[...keys, dk, fk, x('visitor_key')].join(', ')}`;
-    return [this.spreadSums(sums, [...summed, 'visitors', 'entries', 'exits']), this.countVisitors(visitors)];
+      `GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), dk, fk, x('visitor_key')].join(', ')}`;
+    return [this.spreadSums(sums, SUMMED_SESSION_ATOMS), this.countVisitors(visitors)];
   }
 
   /** The page grouping: a page is a key of the events themselves (DESIGN 8 "Counting"). */
@@ -285,4 +311,30 @@ class BuildCompiler {
 export function compileRollupBuild(d: Dialect, groupings: readonly RollupGrouping[], tables: BuildTables): CompiledBuild {
   const c = new BuildCompiler(d, tables);
   return { sql: groupings.map((g) => c.compile(g)).join(' UNION ALL '), params: c.params };
+}
+
+/**
+ * For dialects with GROUPING SETS: the sums and the visitor masks of every session-scoped grouping in
+ * ONE pass over the session events each (instead of one pass per grouping), as two SELECTs to
+ * materialize; compileRollupBuild then reads them by grouping id (`sessionSets`). Every session
+ * dimension column is carried; a grouping's rows have NULL in the columns it does not group by.
+ */
+export function compileSessionSets(d: Dialect, sessionEvents: string, groupings: readonly RollupGrouping[]): { sums: CompiledBuild; visitors: CompiledBuild } {
+  const params: SqlParam[] = [];
+  const x = (c: string) => `x.${q(d, c)}`;
+  const dims = SESSION_DIMENSION_COLUMNS.map(x);
+  const sets = SESSION_GROUPINGS(groupings).map((g) =>
+    [g.dim, g.filterDim].filter((dim): dim is Dimension => dim !== '').map((dim) => x(DIMENSION_DEFS[dim].column)),
+  );
+  const gid = `GROUPING_ID(${dims.join(', ')})`;
+  const dimCols = SESSION_DIMENSION_COLUMNS.map((c) => `${x(c)} AS ${q(d, c)}`).join(', ');
+  const base = [x('site_id'), x('day_ms'), x('tenant_id')];
+  const sums =
+    `SELECT ${gid} AS gid, ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${dimCols}, ` +
+    `${sessionSums(x)} FROM ${q(d, sessionEvents)} AS x GROUP BY GROUPING SETS (${sets.map((k) => `(${[...base, x('traffic_class'), ...k].join(', ')})`).join(', ')})`;
+  const visitors =
+    `SELECT ${gid} AS gid, ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('visitor_key')} AS g_visitor, ${dimCols}, ` +
+    `${d.bitOr(classBit(d, x('traffic_class'), params))} AS g_mask FROM ${q(d, sessionEvents)} AS x WHERE ${x('simple')} = 0 ` +
+    `GROUP BY GROUPING SETS (${sets.map((k) => `(${[...base, x('visitor_key'), ...k].join(', ')})`).join(', ')})`;
+  return { sums: { sql: sums, params: [] }, visitors: { sql: visitors, params } };
 }

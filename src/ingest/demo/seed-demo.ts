@@ -85,20 +85,33 @@ export interface DemoResult {
   to: string;
 }
 
-export async function seedDemo(opts: {
-  catalog: CatalogStore;
-  sink: ImportSink;
+/** The demo's catalog, as seeded: what `DemoTraffic` needs to generate and import its events. */
+export interface DemoCatalog {
+  result: Omit<DemoResult, 'import'>;
+  traffic: DemoTraffic;
+}
+
+/** Everything that makes the demo's traffic: the same values give the same lines, so a load can resume. */
+export interface DemoTraffic {
+  sites: TrafficSite[];
   seed: number;
+  startDayMs: number;
   days: number;
   nowMs: number;
-  onProgress?: (p: { lines: number }) => void;
-}): Promise<DemoResult> {
+}
+
+/** The demo's workspaces, sites, tenants, goals and tokens (no traffic); token secrets only here. */
+export async function seedDemoCatalog(opts: { catalog: CatalogStore; seed: number; days: number; nowMs: number }): Promise<DemoCatalog> {
   const { catalog } = opts;
   const todayMs = Math.floor(opts.nowMs / DAY_MS) * DAY_MS;
   const startDayMs = todayMs - (opts.days - 1) * DAY_MS;
-  const result: DemoResult = { workspaces: [], tokens: [], import: undefined as unknown as ImportSummary,
-    from: new Date(startDayMs).toISOString().slice(0, 10), to: new Date(todayMs).toISOString().slice(0, 10) };
-  const traffic: TrafficSite[] = [];
+  const result: DemoCatalog['result'] = {
+    workspaces: [],
+    tokens: [],
+    from: new Date(startDayMs).toISOString().slice(0, 10),
+    to: new Date(todayMs).toISOString().slice(0, 10),
+  };
+  const sites: TrafficSite[] = [];
   for (const wp of DEMO_WORKSPACES) {
     const ws = await catalog.createWorkspace({ name: wp.name, plan: wp.plan });
     const siteIds = new Map<string, string>();
@@ -122,7 +135,7 @@ export async function seedDemo(opts: {
         await catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
       }
       wsOut.sites.push({ site_id: site.id, name: sp.name, hostname: sp.host, profile: sp.profile, profile_effective_at: effectiveAt, tenants: active });
-      traffic.push({ id: site.id, host: sp.host, tenants: active, visitorsPerDay: sp.visitorsPerDay });
+      sites.push({ id: site.id, host: sp.host, tenants: active, visitorsPerDay: sp.visitorsPerDay });
     }
     for (const tp of wp.tokens) {
       const secret = generateSecret(randomBytes);
@@ -137,23 +150,58 @@ export async function seedDemo(opts: {
     }
     result.workspaces.push(wsOut);
   }
-
-  result.import = await importLines(demoLines(traffic, opts.seed, startDayMs, opts.days, opts.nowMs), {
-    format: { kind: 'events' },
-    catalog,
-    sink: opts.sink,
-    nowMs: opts.nowMs,
-    onProgress: opts.onProgress,
-  });
-  return result;
+  return { result, traffic: { sites, seed: opts.seed, startDayMs, days: opts.days, nowMs: opts.nowMs } };
 }
 
-async function* demoLines(sites: TrafficSite[], seed: number, startDayMs: number, days: number, nowMs: number): AsyncGenerator<string[]> {
-  for (let i = 0; i < sites.length; i++) {
-    const r = new Prng(seed * 1000 + i + 1); // one stream per site: adding a site leaves the others' data unchanged
+/**
+ * Imports the demo's traffic through the real pipeline, as one import, or only the events of the
+ * UTC days [fromDayMs, toDayMs] when `days` is given (a load in parts, newest first, each part an
+ * import of its own).
+ */
+export function importDemoTraffic(opts: {
+  catalog: CatalogStore;
+  sink: ImportSink;
+  traffic: DemoTraffic;
+  days?: { fromDayMs: number; toDayMs: number };
+  onProgress?: (p: { lines: number }) => void;
+  /** lines per chunk handed on (smaller: the event loop of a serving process gets more turns) */
+  chunkSize?: number;
+}): Promise<ImportSummary> {
+  const t = opts.traffic;
+  const from = Math.max(t.startDayMs, opts.days?.fromDayMs ?? t.startDayMs);
+  const to = Math.min(t.startDayMs + (t.days - 1) * DAY_MS, opts.days?.toDayMs ?? Number.POSITIVE_INFINITY);
+  return importLines(demoLines(t, from, to), {
+    format: { kind: 'events' },
+    catalog: opts.catalog,
+    sink: opts.sink,
+    nowMs: t.nowMs,
+    onProgress: opts.onProgress,
+    chunkSize: opts.chunkSize,
+  });
+}
+
+/** Catalog and traffic in one go (`footfall demo`). */
+export async function seedDemo(opts: {
+  catalog: CatalogStore;
+  sink: ImportSink;
+  seed: number;
+  days: number;
+  nowMs: number;
+  onProgress?: (p: { lines: number }) => void;
+}): Promise<DemoResult> {
+  const seeded = await seedDemoCatalog(opts);
+  const summary = await importDemoTraffic({ catalog: opts.catalog, sink: opts.sink, traffic: seeded.traffic, onProgress: opts.onProgress });
+  return { ...seeded.result, import: summary };
+}
+
+async function* demoLines(t: DemoTraffic, fromDayMs: number, toDayMs: number): AsyncGenerator<string[]> {
+  const endMs = Math.min(t.nowMs - 60_000, toDayMs + DAY_MS - 1);
+  for (let i = 0; i < t.sites.length; i++) {
+    const r = new Prng(t.seed * 1000 + i + 1); // one stream per site: adding a site leaves the others' data unchanged
     let batch: string[] = [];
-    for (const visit of siteTraffic(r, sites[i], startDayMs, days, nowMs - 60_000)) {
-      for (const l of visit) batch.push(JSON.stringify(l));
+    // the stream always starts at the first day, so a part of the days is the same lines as in the whole
+    for (const visit of siteTraffic(r, t.sites[i], t.startDayMs, t.days, endMs)) {
+      for (const l of visit) if (Date.parse(l.ts as string) >= fromDayMs) batch.push(JSON.stringify(l));
       if (batch.length >= 5000) { yield batch; batch = []; }
     }
     if (batch.length) yield batch;

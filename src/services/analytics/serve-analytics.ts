@@ -139,7 +139,8 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
 
   const analytics = deps.analytics;
   if (!analytics) throw new ApiError('ANALYTICS_DB_UNAVAILABLE');
-  const cache = analytics.cache && analytics.dataVersion ? analytics.cache : null;
+  const notes = analytics.notes?.(site.id) ?? [];
+  const cache = analytics.cache && analytics.dataVersion && notes.length === 0 ? analytics.cache : null;
   const version = cache ? await analytics.dataVersion!(site.id) : null;
   const facts = await withDeadline(
     siteFacts(analytics.engine, site.id, cache && version !== null ? { cache, version } : null),
@@ -173,7 +174,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
     site,
     workspace: caller.workspace,
     range,
-    freshness: dataFreshness(facts.newestEventMs, ctx.arrivedAt.getTime(), hit !== undefined),
+    freshness: dataFreshness(facts.newestEventMs, ctx.arrivedAt.getTime(), hit !== undefined, notes),
   });
   const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const surfaceJson = JSON.stringify(surface);

@@ -31,8 +31,8 @@ export const DELAYED_MAX_MINUTES = 24 * 60;
  * DESIGN 8 "Freshness": fresh when the site's newest event is at most 60 minutes old, delayed up to
  * 24 hours, stale beyond, unknown without data. asOf is that newest event's instant.
  */
-export function dataFreshness(newestEventMs: number | null, nowMs: number, cached: boolean): DataFreshness {
-  const notes: string[] = [];
+export function dataFreshness(newestEventMs: number | null, nowMs: number, cached: boolean, extraNotes: readonly string[] = []): DataFreshness {
+  const notes: string[] = [...extraNotes];
   if (cached) notes.push('Served from the response cache: no import has touched this site since it was computed.');
   if (newestEventMs === null) {
     notes.push('The site has no stored events.');
