@@ -297,6 +297,7 @@ export class KyselyCatalogStore implements CatalogStore {
       site_ids: siteIds ? JSON.stringify(siteIds) : null,
       tenant_ids: tenantIds ? JSON.stringify(tenantIds) : null,
       revoked_at: null,
+      rotated_at: null,
       created_at: this.now(),
     };
     try {

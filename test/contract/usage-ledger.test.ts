@@ -8,17 +8,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 import { runUsageLedgerContract } from './usage-ledger.contract.js';
+import { strandReservations } from './fixtures/race-children.js';
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-ledger-'));
 
-runUsageLedgerContract('sqlite :memory:', async () => {
-  const cp = await openSqliteControlPlane(':memory:');
+runUsageLedgerContract('sqlite :memory:', async (opts) => {
+  const cp = await openSqliteControlPlane(':memory:', opts);
   return { ledger: cp.ledger, close: cp.close };
 });
 
-runUsageLedgerContract('sqlite file', async () => {
+runUsageLedgerContract('sqlite file', async (opts) => {
   const dir = tempDir();
-  const cp = await openSqliteControlPlane(path.join(dir, 'control.sqlite'));
+  const cp = await openSqliteControlPlane(path.join(dir, 'control.sqlite'), opts);
   return {
     ledger: cp.ledger,
     close: async () => {
@@ -29,6 +30,8 @@ runUsageLedgerContract('sqlite file', async () => {
 });
 
 const CHILD = fileURLToPath(new URL('./fixtures/ledger-race-child.ts', import.meta.url));
+const HOLD_CHILD = fileURLToPath(new URL('./fixtures/ledger-hold-child.ts', import.meta.url));
+const HOUR = String(3_600_000);
 
 interface Child {
   ready: Promise<void>;
@@ -57,10 +60,12 @@ function startChild(args: string[]): Child {
   return { ready, done, go: () => proc.stdin.write('go\n') };
 }
 
-test('sqlite file: 4 processes racing 200 reservations on room for 50 grant exactly 50', async () => {
+test('sqlite file: 4 processes racing 200 reservations on room for 50 grant exactly 50, after a killed one stranded 30', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'control.sqlite');
   try {
+    // A process killed with its leases held (an hour long, so only its death can free them).
+    assert.equal(await strandReservations(HOLD_CHILD, ['sqlite', file, '-', 'ws_mp', '2025-08', '30', '50', HOUR]), 30);
     // The children open a fresh file together, so they also race to apply the migrations.
     const seedCap = 50;
     const children = [0, 1, 2, 3].map(() => startChild([file, 'ws_mp', '2025-08', '50', String(seedCap)]));
@@ -95,6 +100,33 @@ test('sqlite file: reopening keeps the data and applies no migration twice', asy
       assert.equal((await second.catalog.getWorkspace(ws.id))?.name, 'Kept');
     } finally {
       await second.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite file: a reopened control plane reclaims at once what a killed process held, never what a live one holds', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'control.sqlite');
+  const terms = { workspaceId: 'ws_k', period: '2025-09', included: 0, hardCap: 40 };
+  try {
+    const live = await openSqliteControlPlane(file, { leaseMs: 3_600_000 });
+    try {
+      const mine = await live.ledger.reserve({ ...terms, units: 10 });
+      assert.ok(mine);
+      assert.equal(await strandReservations(HOLD_CHILD, ['sqlite', file, '-', 'ws_k', '2025-09', '30', '40', HOUR]), 30);
+      const reopened = await openSqliteControlPlane(file);
+      try {
+        // The dead child's 30 are back; the live holder's 10 are not.
+        assert.ok(await reopened.ledger.reserve({ ...terms, units: 30 }));
+        assert.equal(await reopened.ledger.reserve({ ...terms, units: 1 }), null);
+      } finally {
+        await reopened.close();
+      }
+      assert.equal(await live.ledger.commit(mine), 10, 'the live lease is still held and commits');
+    } finally {
+      await live.close();
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
