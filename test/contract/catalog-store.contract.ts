@@ -225,10 +225,10 @@ export function runCatalogStoreContract(name: string, factory: (clock: FakeClock
     });
     assert.match(a.id, /^tok_[0-9A-Za-z]{22}$/);
     assert.deepEqual(await c.findTokenByHash(hashSecret(open)), {
-      id: a.id, workspaceId: ws.id, scopes: ['metrics:read'], siteIds: null, tenantIds: null, revokedAt: null, createdAt: T0,
+      id: a.id, workspaceId: ws.id, scopes: ['metrics:read'], siteIds: null, tenantIds: null, revokedAt: null, rotatedAt: null, createdAt: T0,
     });
     assert.deepEqual(await c.findTokenByHash(hashSecret(narrow)), {
-      id: b.id, workspaceId: ws.id, scopes: ['metrics:read', 'usage:read'], siteIds: [s1.id, s2.id], tenantIds: [t1.id], revokedAt: null, createdAt: T0,
+      id: b.id, workspaceId: ws.id, scopes: ['metrics:read', 'usage:read'], siteIds: [s1.id, s2.id], tenantIds: [t1.id], revokedAt: null, rotatedAt: null, createdAt: T0,
     });
     assert.equal(await c.findTokenByHash(hashSecret(generateSecret(randomBytes))), null);
     await assert.rejects(
