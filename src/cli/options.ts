@@ -12,6 +12,7 @@ export interface StoreOptions {
   duckdbTempDir?: string;
   duckdbTempLimit?: string;
   duckdbThreads?: string;
+  queryTimeoutMs?: string;
   json?: boolean;
 }
 

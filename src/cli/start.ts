@@ -6,9 +6,11 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { CONTROL_SQLITE_FILE } from '../control/open-control-plane.js';
 import { demoText, runDemo } from './demo.js';
 import { fail } from './output.js';
+import { usePrivateFiles } from './private-files.js';
 
 try {
   const config = loadConfig();
+  usePrivateFiles(config.dataDir);
   const fresh = config.controlUrl === undefined && !fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE));
   if (fresh) {
     process.stderr.write(`footfall: ${config.dataDir} is empty; loading the demo first…\n`);
