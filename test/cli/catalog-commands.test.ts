@@ -85,7 +85,7 @@ test('bad arguments get a clear message and exit code 2, with --json as one erro
     [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'not a host', '--profile', 'strict'], 'INVALID_SITE_HOSTNAME', /"not a host" is malformed/],
     [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'OTHER.example.org', '--profile', 'strict'], 'SITE_SCOPE_ALREADY_CLAIMED', /another workspace/],
     [['site', 'create', '--workspace', ws, '--name', 'S', '--profile', 'strict'], 'INVALID_ARGUMENTS', /missing --hostname/],
-    [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'c.example.com', '--profile', 'loose'], 'INVALID_ARGUMENTS', /--profile must be strict or extended/],
+    [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'c.example.com', '--profile', 'loose'], 'INVALID_ARGUMENTS', /--profile must be one of strict, extended, got "loose"/],
     [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'c.example.com', '--profile', 'strict', '--profile-effective-at', 'soon'], 'INVALID', /ISO 8601/],
     [['tenant', 'create', '--site', 'site_nope', '--slug', 's', '--name', 'N'], 'NOT_FOUND', /unknown site "site_nope"/],
     [['tenant', 'create', '--site', site, '--slug', 'north', '--name', 'N'], 'CONFLICT', /already has a tenant with slug "north"/],
