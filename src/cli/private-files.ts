@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Files 0600 (sockets 0700: the umask's mode for them), directories 0700. */
+/** Files and sockets 0600, directories 0700. */
 export const PRIVATE_UMASK = 0o077;
 
 export function usePrivateFiles(dataDir: string): void {
@@ -27,7 +27,7 @@ export function tightenTree(dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) tightenTree(p);
-    else if (entry.isFile() || entry.isSocket()) tighten(p, fs.lstatSync(p), entry.isFile() ? 0o600 : 0o700);
+    else if (entry.isFile() || entry.isSocket()) tighten(p, fs.lstatSync(p), 0o600);
   }
 }
 
