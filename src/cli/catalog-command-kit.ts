@@ -139,3 +139,17 @@ export class Args {
     if (all.length) throw new CliError(all.join('; '));
   }
 }
+
+/**
+ * The parent a list command names (`--workspace` or `--site`), which must exist: an unknown id is
+ * NOT_FOUND rather than an empty list that would hide a typo.
+ */
+export async function listParent(catalog: CatalogStore, opts: Opts, parent: 'workspace' | 'site'): Promise<string> {
+  const a = new Args(opts);
+  const id = a.need(parent, `--${parent} <id>`);
+  a.done();
+  const found = parent === 'workspace' ? await catalog.getWorkspace(id) : await catalog.getSite(id);
+  if (!found) throw new CatalogError('NOT_FOUND', `unknown ${parent} "${id}"`);
+  return id;
+}
+

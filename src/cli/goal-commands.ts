@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CatalogError, GOAL_INTENTS, type CatalogStore, type GoalFilters, type GoalPatch, type GoalType } from '../ports/catalog-store.js';
 import { withStoreOptions } from './options.js';
-import { Args, group, run, type Opts, type Result } from './catalog-command-kit.js';
+import { Args, group, listParent, run, type Opts, type Result } from './catalog-command-kit.js';
 import { goalJson, lines } from './catalog-json.js';
 
 const TYPES: readonly GoalType[] = ['PAGEVIEW_MATCH', 'EVENT_MATCH'];
@@ -65,11 +65,7 @@ async function createGoal(catalog: CatalogStore, opts: Opts): Promise<Result> {
 }
 
 async function listGoals(catalog: CatalogStore, opts: Opts): Promise<Result> {
-  const a = new Args(opts);
-  const siteId = a.need('site', '--site <id>');
-  a.done();
-  if (!(await catalog.getSite(siteId))) throw new CatalogError('NOT_FOUND', `unknown site "${siteId}"`);
-  const goals = await catalog.listGoals(siteId);
+  const goals = await catalog.listGoals(await listParent(catalog, opts, 'site'));
   return {
     json: { goals: goals.map(goalJson) },
     text: lines(goals, 'No goals.', (g) => `${g.id}  ${g.type}  ${g.intent}  "${g.name}"  ${g.pattern}${Object.keys(g.filters).length ? `  ${JSON.stringify(g.filters)}` : ''}`),

@@ -1,9 +1,9 @@
 // `footfall site create|list|update`.
 import type { Command } from 'commander';
-import { CatalogError, type CatalogStore, type SiteStatus } from '../ports/catalog-store.js';
+import type { CatalogStore, SiteStatus } from '../ports/catalog-store.js';
 import type { Profile } from '../domain/plans.js';
 import { withStoreOptions } from './options.js';
-import { Args, collect, group, run, type Opts, type Result } from './catalog-command-kit.js';
+import { Args, collect, group, listParent, run, type Opts, type Result } from './catalog-command-kit.js';
 import { lines, siteJson } from './catalog-json.js';
 
 const PROFILES: readonly Profile[] = ['strict', 'extended'];
@@ -54,11 +54,7 @@ async function createSite(catalog: CatalogStore, opts: Opts): Promise<Result> {
 }
 
 async function listSites(catalog: CatalogStore, opts: Opts): Promise<Result> {
-  const a = new Args(opts);
-  const workspaceId = a.need('workspace', '--workspace <id>');
-  a.done();
-  if (!(await catalog.getWorkspace(workspaceId))) throw new CatalogError('NOT_FOUND', `unknown workspace "${workspaceId}"`);
-  const sites = await catalog.listSites(workspaceId);
+  const sites = await catalog.listSites(await listParent(catalog, opts, 'workspace'));
   return { json: { sites: sites.map(siteJson) }, text: lines(sites, 'No sites.', siteLine) };
 }
 

@@ -1,8 +1,8 @@
 // `footfall tenant create|list|update`.
 import type { Command } from 'commander';
-import { CatalogError, type CatalogStore, type TenantStatus } from '../ports/catalog-store.js';
+import type { CatalogStore, TenantStatus } from '../ports/catalog-store.js';
 import { withStoreOptions } from './options.js';
-import { Args, group, run, type Opts, type Result } from './catalog-command-kit.js';
+import { Args, group, listParent, run, type Opts, type Result } from './catalog-command-kit.js';
 import { lines, tenantJson } from './catalog-json.js';
 
 const STATUSES: readonly TenantStatus[] = ['ACTIVE', 'INACTIVE'];
@@ -37,11 +37,7 @@ async function createTenant(catalog: CatalogStore, opts: Opts): Promise<Result> 
 }
 
 async function listTenants(catalog: CatalogStore, opts: Opts): Promise<Result> {
-  const a = new Args(opts);
-  const siteId = a.need('site', '--site <id>');
-  a.done();
-  if (!(await catalog.getSite(siteId))) throw new CatalogError('NOT_FOUND', `unknown site "${siteId}"`);
-  const tenants = await catalog.listTenants(siteId);
+  const tenants = await catalog.listTenants(await listParent(catalog, opts, 'site'));
   return {
     json: { tenants: tenants.map(tenantJson) },
     text: lines(tenants, 'No tenants.', (t) => `${t.id}  ${t.status}  ${t.slug}  "${t.name}"`),

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { CatalogError, SCOPES, type CatalogStore, type Scope } from '../ports/catalog-store.js';
 import { generateSecret, hashSecret } from '../domain/tokens.js';
 import { withStoreOptions } from './options.js';
-import { Args, group, run, type Opts, type Result } from './catalog-command-kit.js';
+import { Args, group, listParent, run, type Opts, type Result } from './catalog-command-kit.js';
 import { lines, tokenJson } from './catalog-json.js';
 
 export function registerTokenCommands(program: Command): void {
@@ -45,11 +45,7 @@ async function createToken(catalog: CatalogStore, opts: Opts): Promise<Result> {
 }
 
 async function listTokens(catalog: CatalogStore, opts: Opts): Promise<Result> {
-  const a = new Args(opts);
-  const workspaceId = a.need('workspace', '--workspace <id>');
-  a.done();
-  if (!(await catalog.getWorkspace(workspaceId))) throw new CatalogError('NOT_FOUND', `unknown workspace "${workspaceId}"`);
-  const tokens = await catalog.listTokens(workspaceId);
+  const tokens = await catalog.listTokens(await listParent(catalog, opts, 'workspace'));
   return {
     json: { tokens: tokens.map(tokenJson) },
     text: lines(tokens, 'No tokens.', (t) =>

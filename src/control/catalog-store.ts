@@ -1,11 +1,10 @@
 // CatalogStore over Kysely. Dialect-independent: the same queries run on SQLite and PostgreSQL.
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   CatalogError,
   type CatalogStore,
   type Goal,
-  type GoalFilters,
   type Scope,
   type Site,
   type SiteStatus,
@@ -22,7 +21,7 @@ import { refuseTakenHostnames } from './site-hostnames.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
 import { queryTemplate } from './query-template.js';
-import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable, WorkspacesTable } from './schema.js';
+import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable } from './schema.js';
 import {
   checkGoal,
   checkIdList,

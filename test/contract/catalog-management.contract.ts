@@ -2,32 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { CatalogError, type CatalogStore } from '../../src/ports/catalog-store.js';
-import { FakeClock } from '../../src/domain/clock.js';
+import type { CatalogStore } from '../../src/ports/catalog-store.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
-import type { CatalogUnderTest } from './catalog-store.contract.js';
+import { catalogTest, isCatalogError, type CatalogFactory } from './catalog-store.contract.js';
 
-const T0 = '2025-03-01T10:00:00.000Z';
 
-function isCatalogError(code: CatalogError['code'], message?: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof CatalogError, `expected CatalogError ${code}, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (message) assert.match(err.message, message);
-    return true;
-  };
-}
-
-export function runCatalogManagementContract(name: string, factory: (clock: FakeClock) => Promise<CatalogUnderTest>): void {
-  const withCatalog = (fn: (c: CatalogStore, clock: FakeClock) => Promise<void>) => async () => {
-    const clock = new FakeClock(Date.parse(T0));
-    const sut = await factory(clock);
-    try {
-      await fn(sut.catalog, clock);
-    } finally {
-      await sut.close();
-    }
-  };
+export function runCatalogManagementContract(name: string, factory: CatalogFactory): void {
+  const withCatalog = catalogTest(factory);
   const site = (c: CatalogStore, workspaceId: string, hostnames: string[], extra: Record<string, unknown> = {}) =>
     c.createSite({ workspaceId, name: 'Site', hostnames, collectionProfile: 'strict', ...extra });
 

@@ -13,16 +13,21 @@ export interface CatalogUnderTest {
 
 const T0 = '2025-03-01T10:00:00.000Z';
 
-function isCatalogError(code: CatalogError['code']) {
+/** An assert.rejects validator: a CatalogError with this code (and a message matching, when given). */
+export function isCatalogError(code: CatalogError['code'], message?: RegExp) {
   return (err: unknown) => {
     assert.ok(err instanceof CatalogError, `expected CatalogError ${code}, got ${String(err)}`);
     assert.equal(err.code, code, err.message);
+    if (message) assert.match(err.message, message);
     return true;
   };
 }
 
-export function runCatalogStoreContract(name: string, factory: (clock: FakeClock) => Promise<CatalogUnderTest>): void {
-  const withCatalog = (fn: (c: CatalogStore, clock: FakeClock) => Promise<void>) => async () => {
+export type CatalogFactory = (clock: FakeClock) => Promise<CatalogUnderTest>;
+
+/** Wraps a test body: a fresh catalog on a fake clock at T0, closed afterwards. */
+export function catalogTest(factory: CatalogFactory) {
+  return (fn: (c: CatalogStore, clock: FakeClock) => Promise<void>) => async () => {
     const clock = new FakeClock(Date.parse(T0));
     const sut = await factory(clock);
     try {
@@ -31,6 +36,10 @@ export function runCatalogStoreContract(name: string, factory: (clock: FakeClock
       await sut.close();
     }
   };
+}
+
+export function runCatalogStoreContract(name: string, factory: CatalogFactory): void {
+  const withCatalog = catalogTest(factory);
   const site = (c: CatalogStore, workspaceId: string, hostnames: string[], extra: Record<string, unknown> = {}) =>
     c.createSite({ workspaceId, name: 'Site', hostnames, collectionProfile: 'extended', ...extra });
 
