@@ -24,6 +24,13 @@ export const DEFAULT_LEASE_MS = 10_000 + LEASE_MARGIN_MS;
 /** Dead-owner checks (a pid probe per owner) run at most this often on the refusal path. */
 const DEAD_OWNER_CHECK_INTERVAL_MS = 1_000;
 
+/**
+ * Runs `first`, then `second` only when `first` changed exactly one row, as one transaction; returns
+ * `second`'s result, or null when `first` changed no row (nothing was written then). The default
+ * runs a Kysely transaction; the SQLite control plane passes a synchronous one (sqlite/dialect.ts).
+ */
+export type PairRunner = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult<any> | null>;
+
 export interface UsageLedgerOptions {
   /** lease length in ms (default DEFAULT_LEASE_MS) */
   leaseMs?: number;
@@ -36,6 +43,8 @@ export interface UsageLedgerOptions {
    * cannot be checked and end by expiry.
    */
   reclaimDeadLocalOwners?: boolean;
+  /** a faster PairRunner for this database, falling back to `fallback` when it cannot run now */
+  pairRunner?: (fallback: PairRunner) => PairRunner;
 }
 
 function checkPeriod(period: unknown): string {
@@ -57,6 +66,7 @@ export class KyselyUsageLedger implements UsageLedger {
   private readonly random: RandomBytes;
   private readonly owner: LeaseOwner;
   private readonly reclaimDeadLocalOwners: boolean;
+  private readonly pair: PairRunner;
   private lastDeadOwnerCheck = -Infinity;
 
   constructor(
@@ -69,6 +79,9 @@ export class KyselyUsageLedger implements UsageLedger {
     this.random = opts.random ?? randomBytes;
     this.owner = opts.owner ?? currentLeaseOwner();
     this.reclaimDeadLocalOwners = opts.reclaimDeadLocalOwners ?? false;
+    const inTransaction: PairRunner = (first, second) =>
+      db.transaction().execute(async (trx) => (updatedOne(await trx.executeQuery(first)) ? trx.executeQuery(second) : null));
+    this.pair = opts.pairRunner ? opts.pairRunner(inTransaction) : inTransaction;
     const key = (workspaceId: string, period: string) => (eb: ExpressionBuilder<ControlDB, 'usage'>) =>
       eb.and([eb('workspace_id', '=', workspaceId), eb('period', '=', period)]);
     this.q = {
@@ -158,14 +171,11 @@ export class KyselyUsageLedger implements UsageLedger {
   }
 
   /** Runs the conditional counter update and, when it took the units, records the lease with it. */
-  private lease(r: Reservation, update: CompiledQuery): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      if (!updatedOne(await trx.executeQuery(update))) return false;
-      const o = this.owner;
-      const expiresAt = this.clock.now().getTime() + this.leaseMs;
-      await trx.executeQuery(this.q.takeLease(r.id, r.workspaceId, r.period, r.units, o.id, o.host, o.pid, o.started, expiresAt));
-      return true;
-    });
+  private async lease(r: Reservation, update: CompiledQuery): Promise<boolean> {
+    const o = this.owner;
+    const expiresAt = this.clock.now().getTime() + this.leaseMs;
+    const insert = this.q.takeLease(r.id, r.workspaceId, r.period, r.units, o.id, o.host, o.pid, o.started, expiresAt);
+    return (await this.pair(update, insert)) !== null;
   }
 
   async charge(input: TermsInput): Promise<number | null> {
@@ -197,24 +207,19 @@ export class KyselyUsageLedger implements UsageLedger {
   async commit(r: Reservation): Promise<number> {
     const period = checkPeriod(r.period);
     const units = checkCount('units', r.units);
-    return this.db.transaction().execute(async (trx) => {
-      if (!updatedOne(await trx.executeQuery(this.q.dropLease(String(r.id), r.workspaceId, period, units))))
-        throw new ReservationLostError(`no lease ${String(r.id)} of ${units} units for workspace ${r.workspaceId} in ${period}`);
-      const row = (await trx.executeQuery(this.q.commit(r.workspaceId, period, units))).rows[0];
-      // A lease without its units in the counter: the store was changed by hand. Roll back.
-      if (!row) throw new Error(`usage of workspace ${r.workspaceId} in ${period} holds fewer reserved units than lease ${r.id}`);
-      return Number(row.used);
-    });
+    const done = await this.pair(this.q.dropLease(String(r.id), r.workspaceId, period, units), this.q.commit(r.workspaceId, period, units));
+    if (!done) throw new ReservationLostError(`no lease ${String(r.id)} of ${units} units for workspace ${r.workspaceId} in ${period}`);
+    const row = done.rows[0] as { used: unknown } | undefined;
+    // A lease without its units in the counter means the store was changed by hand.
+    if (!row) throw new Error(`usage of workspace ${r.workspaceId} in ${period} held fewer reserved units than lease ${r.id}`);
+    return Number(row.used);
   }
 
   /** Never throws for an unknown or reclaimed lease: it runs on failure paths and must not hide their error. */
   async release(r: Reservation): Promise<void> {
     const period = checkPeriod(r.period);
     const units = checkCount('units', r.units);
-    await this.db.transaction().execute(async (trx) => {
-      if (updatedOne(await trx.executeQuery(this.q.dropLease(String(r.id), r.workspaceId, period, units))))
-        await trx.executeQuery(this.q.release(r.workspaceId, period, units));
-    });
+    await this.pair(this.q.dropLease(String(r.id), r.workspaceId, period, units), this.q.release(r.workspaceId, period, units));
   }
 
   /**

@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Kysely } from 'kysely';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
+import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner } from '../../src/control/sqlite/dialect.js';
 import { runUsageLedgerContract } from './usage-ledger.contract.js';
 import { strandReservations } from './fixtures/race-children.js';
 
@@ -130,5 +132,42 @@ test('sqlite file: a reopened control plane reclaims at once what a killed proce
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: the synchronous lease step never joins a Kysely transaction open on the same connection', async () => {
+  const raw = openSqliteDatabase(':memory:');
+  const db = new Kysely<{ t: { v: number } }>({ dialect: createSqliteDialect(raw) });
+  try {
+    await db.schema.createTable('t').addColumn('v', 'integer').execute();
+    const pair = synchronousPairRunner(raw)(async () => {
+      throw new Error('fallback called');
+    });
+    const insert = (v: number) => db.insertInto('t').values({ v }).compile();
+    let fellBack = false;
+    const viaFallback = synchronousPairRunner(raw)(async (first, second) => {
+      fellBack = true;
+      // waits for the connection like any Kysely query, so it runs after the transaction ended
+      await db.executeQuery(first);
+      return db.executeQuery(second);
+    });
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 1 }).execute();
+        const later = viaFallback(insert(2), insert(3));
+        await trx.insertInto('t').values({ v: 4 }).execute();
+        throw Object.assign(new Error('roll back'), { later });
+      })
+      .catch(async (err: Error & { later: Promise<unknown> }) => {
+        assert.equal(err.message, 'roll back');
+        await err.later;
+      });
+    assert.ok(fellBack);
+    assert.ok(await pair(insert(5), insert(6)), 'outside a transaction it runs by itself');
+    const rows = (await db.selectFrom('t').select('v').orderBy('v').execute()).map((r) => r.v);
+    assert.deepEqual(rows, [2, 3, 5, 6], 'the rolled-back transaction took nothing of the lease steps with it');
+  } finally {
+    await db.destroy();
   }
 });

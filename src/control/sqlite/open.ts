@@ -8,7 +8,7 @@ import { KyselyCatalogStore } from '../catalog-store.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
-import { createSqliteDialect, openSqliteDatabase, withWriteLock } from './dialect.js';
+import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner, withWriteLock } from './dialect.js';
 
 export interface ControlPlane {
   catalog: CatalogStore;
@@ -37,7 +37,12 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
   }
   const catalog = new KyselyCatalogStore(db, { clock: opts.clock, random: opts.random, onClose: close });
   // Every process sharing this file runs on this host, so a dead one's leases are known at once.
-  const ledger = new KyselyUsageLedger(db, { clock: opts.clock, leaseMs: opts.leaseMs, reclaimDeadLocalOwners: true });
+  const ledger = new KyselyUsageLedger(db, {
+    clock: opts.clock,
+    leaseMs: opts.leaseMs,
+    reclaimDeadLocalOwners: true,
+    pairRunner: synchronousPairRunner(raw),
+  });
   try {
     // A process killed between reserve and commit held units; the cap is whole again before we serve.
     await ledger.reclaim();
