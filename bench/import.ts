@@ -8,7 +8,8 @@
 //   store;
 // - a running server's peak RSS above its idle RSS while the shuffled file is imported through it;
 // - with BENCH_IMPORT_10M=1, 10M ordered events standalone (completes? peak RSS, temp space).
-// N: BENCH_IMPORT_EVENTS (default 1,000,000). Run alone: `npx tsx bench/import.ts`.
+// N: BENCH_IMPORT_EVENTS (default 1,000,000); BENCH_IMPORT_CASES: a comma-separated subset of floor,
+// events, log, incremental, server (default all). Run alone: `npx tsx bench/import.ts`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -150,6 +151,7 @@ async function server(dir: string): Promise<{ pid: number; stop: () => Promise<v
 
 export async function run(): Promise<BenchRow[]> {
   const n = Number(process.env.BENCH_IMPORT_EVENTS ?? 1_000_000);
+  const cases = new Set((process.env.BENCH_IMPORT_CASES ?? 'floor,events,log,incremental,server').split(','));
   const s = await setup();
   const rows: BenchRow[] = [];
   const push = (r: BenchRow) => {
@@ -168,8 +170,8 @@ export async function run(): Promise<BenchRow[]> {
     log(`generated ${n} events: ordered (30 days) and shuffled (60 days)`);
 
     // the floor first, then the two imports of events
-    push(row('floor: DuckDB read_json of the ordered file into a table', n, await floor(ordered, s.root)));
-    for (const [kase, file] of [['import events, ordered (30 days)', ordered], ['import events, random order (60 days)', shuffled]] as const) {
+    if (cases.has('floor')) push(row('floor: DuckDB read_json of the ordered file into a table', n, await floor(ordered, s.root)));
+    for (const [kase, file] of cases.has('events') ? ([['import events, ordered (30 days)', ordered], ['import events, random order (60 days)', shuffled]] as const) : []) {
       const dir = dataDir(s, 'events');
       const m = await cli(['import', 'events', file, '--data-dir', dir, '--json']);
       const out = summary(m);
@@ -177,26 +179,28 @@ export async function run(): Promise<BenchRow[]> {
     }
 
     // the same traffic as an access log
-    const logFile = path.join(s.root, 'access.log');
-    const bigger = path.join(s.root, 'bigger.ndjson');
-    writeSiteEvents(bigger, { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 29 * DAY_MS, endMs: end, seed: 7 }, Math.ceil(n * 1.4));
-    const lines = accessLogOf(bigger, logFile, n);
-    fs.rmSync(bigger);
-    const goaccess = spawnSync('goaccess', ['--version'], { encoding: 'utf8' });
-    if (goaccess.status === 0) {
-      const out = path.join(s.root, 'goaccess.json');
-      push(row('peer: GoAccess on the access log', lines, await measure('goaccess', [logFile, '--log-format=COMBINED', '--no-global-config', '-o', out]), { note: goaccess.stdout.split('\n')[0] }));
-    } else {
-      log('goaccess is not installed (Debian: apt-get install goaccess): no peer figure');
-    }
-    {
-      const dir = dataDir(s, 'log');
-      const m = await cli(['import', 'access-log', logFile, '--site', s.siteId, '--data-dir', dir, '--json']);
-      push(row('import access-log', lines, m, { imported: summary(m).imported }));
+    if (cases.has('log')) {
+      const logFile = path.join(s.root, 'access.log');
+      const bigger = path.join(s.root, 'bigger.ndjson');
+      writeSiteEvents(bigger, { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 29 * DAY_MS, endMs: end, seed: 7 }, Math.ceil(n * 1.4));
+      const lines = accessLogOf(bigger, logFile, n);
+      fs.rmSync(bigger);
+      const goaccess = spawnSync('goaccess', ['--version'], { encoding: 'utf8' });
+      if (goaccess.status === 0) {
+        const out = path.join(s.root, 'goaccess.json');
+        push(row('peer: GoAccess on the access log', lines, await measure('goaccess', [logFile, '--log-format=COMBINED', '--no-global-config', '-o', out]), { note: goaccess.stdout.split('\n')[0] }));
+      } else {
+        log('goaccess is not installed (Debian: apt-get install goaccess): no peer figure');
+      }
+      {
+        const dir = dataDir(s, 'log');
+        const m = await cli(['import', 'access-log', logFile, '--site', s.siteId, '--data-dir', dir, '--json']);
+        push(row('import access-log', lines, m, { imported: summary(m).imported }));
+      }
     }
 
     // incremental: one day into 90 days, next to the same day into an empty store
-    {
+    if (cases.has('incremental')) {
       const base = path.join(s.root, 'base.ndjson');
       writeSiteEvents(base, { siteId: s.siteId, tenants: [], days: 90, startDayMs: today() - 90 * DAY_MS, endMs: today() - 1, seed: 9 }, n);
       const day = path.join(s.root, 'day.ndjson');
@@ -213,7 +217,7 @@ export async function run(): Promise<BenchRow[]> {
     }
 
     // a running server on default settings, the shuffled file imported through it
-    {
+    if (cases.has('server')) {
       const dir = dataDir(s, 'served');
       const srv = await server(dir);
       try {

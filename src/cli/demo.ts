@@ -10,6 +10,7 @@ import { openImportTarget } from '../ingest/pipeline/import-target.js';
 import { createProgressBar, noProgress } from '../ingest/pipeline/progress-bar.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
+import { usePrivateFiles } from './private-files.js';
 
 /** Written once the demo is loaded, so a second run cannot load it twice. */
 export const DEMO_MARKER_FILE = 'demo-loaded.json';
@@ -31,6 +32,7 @@ export function registerDemo(program: Command): void {
         if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
         throw err;
       }
+      usePrivateFiles(config.dataDir);
       const seed = intOption('--seed', opts.seed, 0, 2 ** 31 - 1);
       const days = intOption('--days', opts.days, 1, 3650);
       const result = await runDemo(config, { seed, days, progress: !json && process.stderr.isTTY ? process.stderr : null });

@@ -7,6 +7,7 @@ import { runImport, type RunImportResult } from '../ingest/pipeline/run-import.j
 import type { LineFormat } from '../ingest/pipeline/import-lines.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
+import { usePrivateFiles } from './private-files.js';
 
 type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string };
 
@@ -52,6 +53,7 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
       if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
       throw err;
     }
+    usePrivateFiles(config.dataDir);
     const result = await runImport({
       config,
       source: file,

@@ -4,6 +4,7 @@ import { ConfigError } from '../config/config.js';
 import { closeOnSignals, startServer } from '../main.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError } from './output.js';
+import { usePrivateFiles } from './private-files.js';
 
 export function registerServe(program: Command): void {
   withStoreOptions(
@@ -12,8 +13,9 @@ export function registerServe(program: Command): void {
       .description('serve the read API (never adds data)')
       .option('--host <host>', 'address to listen on (FOOTFALL_HOST, default 127.0.0.1)')
       .option('--port <port>', 'port to listen on (FOOTFALL_PORT, default 8080)')
-      .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (FOOTFALL_LOG_LEVEL, default info)'),
-  ).action(async (opts: StoreOptions & { host?: string; port?: string }) => {
+      .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (FOOTFALL_LOG_LEVEL, default info)')
+      .option('--query-timeout-ms <ms>', 'analytics query timeout (FOOTFALL_QUERY_TIMEOUT_MS, default 10000)'),
+  ).action(async (opts: StoreOptions & { host?: string; port?: string; queryTimeoutMs?: string }) => {
     let config;
     try {
       config = configFrom(opts);
@@ -22,6 +24,7 @@ export function registerServe(program: Command): void {
       if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
       throw err;
     }
+    usePrivateFiles(config.dataDir);
     // With --json, stdout carries only the one JSON object; logs go to stderr.
     const server = await startServer(config, {
       app: opts.json ? { logger: { level: config.logLevel, stream: process.stderr } } : undefined,

@@ -12,12 +12,14 @@ import { DemoLoad } from '../ingest/demo/load-demo.js';
 import type { EventStore } from '../ports/event-store.js';
 import { DEMO_MARKER_FILE, demoCatalogText } from './demo.js';
 import { fail } from './output.js';
+import { usePrivateFiles } from './private-files.js';
 
 /** Present while the demo traffic is not fully loaded: what the load needs to run (again). */
 const DEMO_LOADING_FILE = 'demo-loading.json';
 
 try {
   const config = loadConfig();
+  usePrivateFiles(config.dataDir);
   const loadingFile = path.join(config.dataDir, DEMO_LOADING_FILE);
   let pending: DemoTraffic | null = null;
   if (config.controlUrl === undefined && !fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE))) {

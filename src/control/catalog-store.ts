@@ -1,11 +1,10 @@
 // CatalogStore over Kysely. Dialect-independent: the same queries run on SQLite and PostgreSQL.
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   CatalogError,
   type CatalogStore,
   type Goal,
-  type GoalFilters,
   type Scope,
   type Site,
   type SiteStatus,
@@ -18,8 +17,11 @@ import { apiPolicyFor, hasApiAccess, validateApiPolicyOverrides, type ApiPolicy,
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
+import { refuseTakenHostnames } from './site-hostnames.js';
+import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
+import * as manage from './catalog-management.js';
 import { queryTemplate } from './query-template.js';
-import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable, WorkspacesTable } from './schema.js';
+import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable } from './schema.js';
 import {
   checkGoal,
   checkIdList,
@@ -53,6 +55,7 @@ export class KyselyCatalogStore implements CatalogStore {
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? randomBytes;
     this.onClose = opts.onClose ?? (async () => {});
+    this.manage = { db, now: () => this.clock.now(), getSite: (id) => this.getSite(id) };
   }
 
   // The lookups every authenticated request makes, compiled once (query-template.ts).
@@ -89,6 +92,19 @@ export class KyselyCatalogStore implements CatalogStore {
     return toWorkspace(row);
   }
 
+  private readonly manage: manage.ManageContext;
+
+  listWorkspaces = () => manage.listWorkspaces(this.manage);
+  updateWorkspace: CatalogStore['updateWorkspace'] = (id, patch) => manage.updateWorkspace(this.manage, id, patch);
+  updateSite: CatalogStore['updateSite'] = (id, patch) => manage.updateSite(this.manage, id, patch);
+  updateTenant: CatalogStore['updateTenant'] = (id, patch) => manage.updateTenant(this.manage, id, patch);
+  getGoal: CatalogStore['getGoal'] = (id) => manage.getGoal(this.manage, id);
+  updateGoal: CatalogStore['updateGoal'] = (id, patch) => manage.updateGoal(this.manage, id, patch);
+  deleteGoal: CatalogStore['deleteGoal'] = (id) => manage.deleteGoal(this.manage, id);
+  getToken: CatalogStore['getToken'] = (id) => manage.getToken(this.manage, id);
+  listTokens: CatalogStore['listTokens'] = (workspaceId) => manage.listTokens(this.manage, workspaceId);
+  rotateToken: CatalogStore['rotateToken'] = (id, secretHash) => manage.rotateToken(this.manage, id, secretHash);
+
   async getWorkspace(id: string): Promise<Workspace | null> {
     const row = (await this.db.executeQuery(this.q.workspace(id))).rows[0];
     return row ? toWorkspace(row) : null;
@@ -120,7 +136,7 @@ export class KyselyCatalogStore implements CatalogStore {
     const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
     const status = checkSiteStatus(input.status ?? 'ACTIVE');
     await this.requireWorkspace(input.workspaceId);
-    await this.refuseTakenHostnames(input.workspaceId, hostnames);
+    await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
 
     const row: SitesTable = {
       id: newId('site', this.random),
@@ -143,27 +159,10 @@ export class KyselyCatalogStore implements CatalogStore {
     } catch (err) {
       // Another writer registered one of the hostnames between the check and the insert.
       if (!isUniqueViolation(err)) throw err;
-      await this.refuseTakenHostnames(input.workspaceId, hostnames);
+      await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
       throw new CatalogError('CONFLICT', 'a hostname of this site was registered at the same time; try again');
     }
     return toSite(row, hostnames);
-  }
-
-  /** Never names the other workspace or its site: a claim by someone else reveals nothing about them. */
-  private async refuseTakenHostnames(workspaceId: string, hostnames: string[]): Promise<void> {
-    const taken = await this.db
-      .selectFrom('site_hostnames')
-      .innerJoin('sites', 'sites.id', 'site_hostnames.site_id')
-      .select(['site_hostnames.hostname', 'site_hostnames.site_id', 'sites.workspace_id'])
-      .where('site_hostnames.hostname', 'in', hostnames)
-      .orderBy('site_hostnames.hostname')
-      .execute();
-    const foreign = taken.find((t) => t.workspace_id !== workspaceId);
-    if (foreign)
-      throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `hostname "${foreign.hostname}" is already claimed by another workspace`);
-    const own = taken[0];
-    if (own)
-      throw new CatalogError('CONFLICT', `hostname "${own.hostname}" already belongs to site ${own.site_id} of this workspace`);
   }
 
   /** One round trip: every request of an analytics route reads its site. */
@@ -297,6 +296,7 @@ export class KyselyCatalogStore implements CatalogStore {
       site_ids: siteIds ? JSON.stringify(siteIds) : null,
       tenant_ids: tenantIds ? JSON.stringify(tenantIds) : null,
       revoked_at: null,
+      rotated_at: null,
       created_at: this.now(),
     };
     try {
@@ -340,52 +340,4 @@ export class KyselyCatalogStore implements CatalogStore {
   async close(): Promise<void> {
     await this.onClose();
   }
-}
-
-function toWorkspace(r: Selectable<WorkspacesTable>): Workspace {
-  return { id: r.id, name: r.name, plan: r.plan as PlanId, apiPolicy: JSON.parse(r.api_policy), createdAt: r.created_at };
-}
-
-function toSite(r: Selectable<SitesTable>, hostnames: string[]): Site {
-  return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    name: r.name,
-    hostnames,
-    status: r.status as SiteStatus,
-    collectionProfile: r.collection_profile as Profile,
-    profileEffectiveAt: r.profile_effective_at,
-    createdAt: r.created_at,
-  };
-}
-
-function toTenant(r: Selectable<TenantsTable>): Tenant {
-  return { id: r.id, siteId: r.site_id, slug: r.slug, name: r.name, status: r.status as TenantStatus, createdAt: r.created_at };
-}
-
-function toGoal(r: Selectable<GoalsTable>): Goal {
-  return {
-    id: r.id,
-    siteId: r.site_id,
-    workspaceId: r.workspace_id,
-    name: r.name,
-    type: r.type as Goal['type'],
-    intent: r.intent as Goal['intent'],
-    pattern: r.pattern,
-    filters: JSON.parse(r.filters) as GoalFilters,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-function toToken(r: Selectable<TokensTable>): Token {
-  return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    scopes: JSON.parse(r.scopes) as Scope[],
-    siteIds: r.site_ids === null ? null : (JSON.parse(r.site_ids) as string[]),
-    tenantIds: r.tenant_ids === null ? null : (JSON.parse(r.tenant_ids) as string[]),
-    revokedAt: r.revoked_at,
-    createdAt: r.created_at,
-  };
 }

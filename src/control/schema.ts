@@ -63,6 +63,8 @@ export interface TokensTable {
   /** JSON array of tenant ids; null = every tenant */
   tenant_ids: string | null;
   revoked_at: string | null;
+  /** last time the secret was replaced; null = never */
+  rotated_at: string | null;
   created_at: string;
 }
 
@@ -82,6 +84,19 @@ export interface UsageTable {
   hard_cap: number | string | bigint;
 }
 
+/** One request's reserved units, leased: see usage-ledger.ts. */
+export interface ReservationsTable {
+  id: string;
+  workspace_id: string;
+  period: string;
+  units: number | string | bigint;
+  owner: string;
+  owner_host: string;
+  owner_pid: number;
+  owner_started: string;
+  expires_at: number | string | bigint;
+}
+
 export interface ControlDB {
   workspaces: WorkspacesTable;
   sites: SitesTable;
@@ -91,4 +106,5 @@ export interface ControlDB {
   tokens: TokensTable;
   secrets: SecretsTable;
   usage: UsageTable;
+  reservations: ReservationsTable;
 }

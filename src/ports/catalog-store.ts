@@ -68,12 +68,24 @@ export interface Token {
   /** null = every tenant */
   tenantIds: string[] | null;
   revokedAt: string | null;
+  /** when the secret was last replaced (token rotate); null = never */
+  rotatedAt: string | null;
   createdAt: string;
 }
+
+/** Fields `goal update` may change; filters, when given, replace the goal's filters whole. */
+export type GoalPatch = Partial<Pick<Goal, 'name' | 'type' | 'intent' | 'pattern' | 'filters'>>;
 
 export interface CatalogStore {
   createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | null>;
+  /** Every workspace, oldest first. */
+  listWorkspaces(): Promise<Workspace[]>;
+  /**
+   * Changes name, plan or api policy. apiPolicy replaces the overrides whole and needs the
+   * enterprise plan; a move off enterprise drops them. NOT_FOUND / INVALID.
+   */
+  updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
 
   /** Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace). */
   createSite(input: {
@@ -86,13 +98,31 @@ export interface CatalogStore {
   }): Promise<Site>;
   getSite(id: string): Promise<Site | null>;
   listSites(workspaceId: string): Promise<Site[]>;
+  /**
+   * Changes name, status, hostnames (the new list replaces the old, under the same ownership rules
+   * as createSite) or the collection profile. A profile change is prospective: it applies from
+   * profileEffectiveAt (default now), which may not be in the past; an effective-at alone moves a
+   * switch that has not happened yet (docs/decisions.md). NOT_FOUND / INVALID / CONFLICT /
+   * INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED.
+   */
+  updateSite(
+    id: string,
+    patch: { name?: string; hostnames?: string[]; status?: SiteStatus; collectionProfile?: Profile; profileEffectiveAt?: string },
+  ): Promise<Site>;
 
   createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant>;
   getTenant(id: string): Promise<Tenant | null>;
   listTenants(siteId: string): Promise<Tenant[]>;
+  /** NOT_FOUND / INVALID / CONFLICT (slug taken in the site). */
+  updateTenant(id: string, patch: { slug?: string; name?: string; status?: TenantStatus }): Promise<Tenant>;
 
   createGoal(input: Omit<Goal, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>): Promise<Goal>;
   listGoals(siteId: string): Promise<Goal[]>;
+  getGoal(id: string): Promise<Goal | null>;
+  /** The result is checked like a new goal; updatedAt always moves forward. NOT_FOUND / INVALID. */
+  updateGoal(id: string, patch: GoalPatch): Promise<Goal>;
+  /** Returns false when no such goal exists. */
+  deleteGoal(id: string): Promise<boolean>;
 
   /** Stores only sha256(secret). */
   createToken(input: {
@@ -103,6 +133,14 @@ export interface CatalogStore {
     secretHash: string;
   }): Promise<Token>;
   findTokenByHash(secretHash: string): Promise<Token | null>;
+  getToken(id: string): Promise<Token | null>;
+  /** Tokens of a workspace, oldest first, revoked ones included. Never exposes a secret or its hash. */
+  listTokens(workspaceId: string): Promise<Token[]>;
+  /**
+   * Replaces the token's secret: same id, scopes and allowlists; the old secret stops working at
+   * once. NOT_FOUND / INVALID (revoked) / CONFLICT (hash taken).
+   */
+  rotateToken(id: string, secretHash: string): Promise<Token>;
   /** Returns false when no such token exists. */
   revokeToken(id: string, at: string): Promise<boolean>;
 

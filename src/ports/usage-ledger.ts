@@ -1,5 +1,6 @@
 // The usage ledger: metered units per workspace and UTC month, with a hard cap
-// that is never exceeded however many requests race.
+// that is never exceeded however many requests race, and reservations that cannot outlive their
+// request (leases).
 
 export interface UsageRecord {
   /** YYYY-MM */
@@ -9,10 +10,25 @@ export interface UsageRecord {
   hard_cap_units: number;
 }
 
+/**
+ * Reserved units, held under a lease: the reservation belongs to the live request that took it. A
+ * lease its owner did not settle (the process died) is reclaimed once it expires, or at once when
+ * the store can tell its owner is dead (same host, process gone).
+ */
 export interface Reservation {
+  /** the lease's id */
+  id: string;
   workspaceId: string;
   period: string;
   units: number;
+}
+
+/** commit() of a reservation the ledger no longer holds: already settled, reclaimed after its lease expired, or never taken. */
+export class ReservationLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReservationLostError';
+  }
 }
 
 export interface UsageLedger {
@@ -35,9 +51,12 @@ export interface UsageLedger {
    * passed (nothing recorded).
    */
   charge(input: { workspaceId: string; period: string; units: number; included: number; hardCap: number }): Promise<number | null>;
-  /** Turns a reservation into used units; returns the period's used units after it. */
+  /**
+   * Turns a reservation into used units; returns the period's used units after it. Throws
+   * ReservationLostError when the lease is no longer held.
+   */
   commit(r: Reservation): Promise<number>;
-  /** Gives a reservation back. */
+  /** Gives a reservation back (nothing happens when its lease is no longer held). */
   release(r: Reservation): Promise<void>;
   /** Periods in [fromPeriod, toPeriod] that have a row, oldest first. */
   history(workspaceId: string, fromPeriod: string, toPeriod: string): Promise<UsageRecord[]>;

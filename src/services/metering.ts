@@ -3,7 +3,7 @@
 import { ApiError } from '../domain/errors.js';
 import type { ApiPolicy } from '../domain/plans.js';
 import { periodOf } from '../domain/periods.js';
-import type { UsageLedger } from '../ports/usage-ledger.js';
+import { ReservationLostError, type UsageLedger } from '../ports/usage-ledger.js';
 
 export interface MeteringContext {
   ledger: UsageLedger;
@@ -63,7 +63,17 @@ export async function withMeteredUnits<T>(
     await ctx.ledger.release(reservation);
     throw err;
   }
-  const used = await ctx.ledger.commit(reservation);
+  let used: number;
+  try {
+    used = await ctx.ledger.commit(reservation);
+  } catch (err) {
+    if (!(err instanceof ReservationLostError)) throw err;
+    // The run outlived its lease and the units were given back: charge them now, under the cap
+    // like any other charge (402 when they no longer fit; the cap holds either way).
+    const charged = await ctx.ledger.charge(request);
+    if (charged === null) throw new ApiError('HARD_CAP_REACHED');
+    used = charged;
+  }
   return { value, meta: usageMeta(units, used, terms) };
 }
 

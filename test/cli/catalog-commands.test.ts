@@ -1,51 +1,15 @@
 // The catalog commands as a user runs them: real processes, a real data dir, JSON on stdout.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 import { hashSecret, looksLikeSecret } from '../../src/domain/tokens.js';
+import { cliRunner } from './fixtures/cli-run.js';
 
-const ENTRY = fileURLToPath(new URL('./fixtures/catalog-cli.ts', import.meta.url));
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOOTFALL_')));
 let dataDir: string;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', ENTRY, ...args, '--data-dir', dataDir], { env }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** Runs with --json and returns the one JSON object printed. */
-async function ok(...args: string[]): Promise<Record<string, unknown>> {
-  const r = await cli(...args, '--json');
-  assert.equal(r.code, 0, `${args.join(' ')} failed: ${r.stderr}`);
-  assert.equal(r.stderr, '');
-  const lines = r.stdout.trimEnd().split('\n');
-  assert.equal(lines.length, 1, 'exactly one line on stdout');
-  return JSON.parse(lines[0]);
-}
-
-async function refused(args: string[], code: string, message: RegExp): Promise<void> {
-  const r = await cli(...args, '--json');
-  const why = `${args.join(' ')} -> ${r.code} ${r.stdout} ${r.stderr}`;
-  assert.equal(r.code, 2, why);
-  const body = JSON.parse(r.stdout.trim());
-  assert.equal(body.error.code, code, why);
-  assert.match(body.error.message, message, why);
-  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-}
+const { cli, ok, refused } = cliRunner(() => dataDir);
 
 let ws: string;
 let site: string;
@@ -121,7 +85,7 @@ test('bad arguments get a clear message and exit code 2, with --json as one erro
     [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'not a host', '--profile', 'strict'], 'INVALID_SITE_HOSTNAME', /"not a host" is malformed/],
     [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'OTHER.example.org', '--profile', 'strict'], 'SITE_SCOPE_ALREADY_CLAIMED', /another workspace/],
     [['site', 'create', '--workspace', ws, '--name', 'S', '--profile', 'strict'], 'INVALID_ARGUMENTS', /missing --hostname/],
-    [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'c.example.com', '--profile', 'loose'], 'INVALID_ARGUMENTS', /--profile must be strict or extended/],
+    [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'c.example.com', '--profile', 'loose'], 'INVALID_ARGUMENTS', /--profile must be one of strict, extended, got "loose"/],
     [['site', 'create', '--workspace', ws, '--name', 'S', '--hostname', 'c.example.com', '--profile', 'strict', '--profile-effective-at', 'soon'], 'INVALID', /ISO 8601/],
     [['tenant', 'create', '--site', 'site_nope', '--slug', 's', '--name', 'N'], 'NOT_FOUND', /unknown site "site_nope"/],
     [['tenant', 'create', '--site', site, '--slug', 'north', '--name', 'N'], 'CONFLICT', /already has a tenant with slug "north"/],

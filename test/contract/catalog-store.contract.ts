@@ -13,16 +13,21 @@ export interface CatalogUnderTest {
 
 const T0 = '2025-03-01T10:00:00.000Z';
 
-function isCatalogError(code: CatalogError['code']) {
+/** An assert.rejects validator: a CatalogError with this code (and a message matching, when given). */
+export function isCatalogError(code: CatalogError['code'], message?: RegExp) {
   return (err: unknown) => {
     assert.ok(err instanceof CatalogError, `expected CatalogError ${code}, got ${String(err)}`);
     assert.equal(err.code, code, err.message);
+    if (message) assert.match(err.message, message);
     return true;
   };
 }
 
-export function runCatalogStoreContract(name: string, factory: (clock: FakeClock) => Promise<CatalogUnderTest>): void {
-  const withCatalog = (fn: (c: CatalogStore, clock: FakeClock) => Promise<void>) => async () => {
+export type CatalogFactory = (clock: FakeClock) => Promise<CatalogUnderTest>;
+
+/** Wraps a test body: a fresh catalog on a fake clock at T0, closed afterwards. */
+export function catalogTest(factory: CatalogFactory) {
+  return (fn: (c: CatalogStore, clock: FakeClock) => Promise<void>) => async () => {
     const clock = new FakeClock(Date.parse(T0));
     const sut = await factory(clock);
     try {
@@ -31,6 +36,10 @@ export function runCatalogStoreContract(name: string, factory: (clock: FakeClock
       await sut.close();
     }
   };
+}
+
+export function runCatalogStoreContract(name: string, factory: CatalogFactory): void {
+  const withCatalog = catalogTest(factory);
   const site = (c: CatalogStore, workspaceId: string, hostnames: string[], extra: Record<string, unknown> = {}) =>
     c.createSite({ workspaceId, name: 'Site', hostnames, collectionProfile: 'extended', ...extra });
 
@@ -225,10 +234,10 @@ export function runCatalogStoreContract(name: string, factory: (clock: FakeClock
     });
     assert.match(a.id, /^tok_[0-9A-Za-z]{22}$/);
     assert.deepEqual(await c.findTokenByHash(hashSecret(open)), {
-      id: a.id, workspaceId: ws.id, scopes: ['metrics:read'], siteIds: null, tenantIds: null, revokedAt: null, createdAt: T0,
+      id: a.id, workspaceId: ws.id, scopes: ['metrics:read'], siteIds: null, tenantIds: null, revokedAt: null, rotatedAt: null, createdAt: T0,
     });
     assert.deepEqual(await c.findTokenByHash(hashSecret(narrow)), {
-      id: b.id, workspaceId: ws.id, scopes: ['metrics:read', 'usage:read'], siteIds: [s1.id, s2.id], tenantIds: [t1.id], revokedAt: null, createdAt: T0,
+      id: b.id, workspaceId: ws.id, scopes: ['metrics:read', 'usage:read'], siteIds: [s1.id, s2.id], tenantIds: [t1.id], revokedAt: null, rotatedAt: null, createdAt: T0,
     });
     assert.equal(await c.findTokenByHash(hashSecret(generateSecret(randomBytes))), null);
     await assert.rejects(

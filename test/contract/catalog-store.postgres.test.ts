@@ -1,14 +1,17 @@
 // The CatalogStore suite against a live PostgreSQL (FOOTFALL_TEST_POSTGRES_URL), one scratch schema per test.
 import { test } from 'node:test';
+import type { FakeClock } from '../../src/domain/clock.js';
 import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
-import { runCatalogStoreContract } from './catalog-store.contract.js';
+import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
+import { runCatalogManagementContract } from './catalog-management.contract.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
 
 const url = POSTGRES_URL;
 if (url === undefined) {
   test('postgres catalog contract', { skip: POSTGRES_SKIP }, () => {});
+  test('postgres catalog management contract', { skip: POSTGRES_SKIP }, () => {});
 } else {
-  runCatalogStoreContract('postgres', async (clock) => {
+  const factory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
     const scratch = scratchSchema(url);
     const cp = await openPostgresControlPlane(url, { clock, schema: scratch.schema });
     return {
@@ -18,5 +21,7 @@ if (url === undefined) {
         await scratch.drop();
       },
     };
-  });
+  };
+  runCatalogStoreContract('postgres', factory);
+  runCatalogManagementContract('postgres', factory);
 }

@@ -2,15 +2,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { FakeClock } from '../../src/domain/clock.js';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
-import { runCatalogStoreContract } from './catalog-store.contract.js';
+import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
+import { runCatalogManagementContract } from './catalog-management.contract.js';
 
-runCatalogStoreContract('sqlite :memory:', async (clock) => {
+const memory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
   const cp = await openSqliteControlPlane(':memory:', { clock });
   return { catalog: cp.catalog, close: cp.close };
-});
+};
+runCatalogStoreContract('sqlite :memory:', memory);
+runCatalogManagementContract('sqlite :memory:', memory);
 
-runCatalogStoreContract('sqlite file', async (clock) => {
+const file = async (clock: FakeClock): Promise<CatalogUnderTest> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-catalog-'));
   const cp = await openSqliteControlPlane(path.join(dir, 'control.sqlite'), { clock });
   return {
@@ -20,4 +24,6 @@ runCatalogStoreContract('sqlite file', async (clock) => {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+};
+runCatalogStoreContract('sqlite file', file);
+runCatalogManagementContract('sqlite file', file);

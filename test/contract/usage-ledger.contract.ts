@@ -1,14 +1,18 @@
 // The UsageLedger conformance suite: every implementation must pass it unchanged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { UsageLedger } from '../../src/ports/usage-ledger.js';
+import { ReservationLostError, type UsageLedger } from '../../src/ports/usage-ledger.js';
+import { FakeClock, type Clock } from '../../src/domain/clock.js';
 
 export interface LedgerUnderTest {
   ledger: UsageLedger;
   close(): Promise<void>;
 }
 
-export function runUsageLedgerContract(name: string, factory: () => Promise<LedgerUnderTest>): void {
+/** Without options the ledger runs on the system clock with its default lease. */
+export type LedgerFactory = (opts?: { clock?: Clock; leaseMs?: number }) => Promise<LedgerUnderTest>;
+
+export function runUsageLedgerContract(name: string, factory: LedgerFactory): void {
   const withLedger = (fn: (ledger: UsageLedger) => Promise<void>) => async () => {
     const sut = await factory();
     try {
@@ -17,11 +21,22 @@ export function runUsageLedgerContract(name: string, factory: () => Promise<Ledg
       await sut.close();
     }
   };
+  const LEASE_MS = 5_000;
+  const withLeasedLedger = (fn: (ledger: UsageLedger, clock: FakeClock) => Promise<void>) => async () => {
+    const clock = new FakeClock(Date.parse('2025-03-10T00:00:00Z'));
+    const sut = await factory({ clock, leaseMs: LEASE_MS });
+    try {
+      await fn(sut.ledger, clock);
+    } finally {
+      await sut.close();
+    }
+  };
   const terms = { included: 10, hardCap: 20 };
 
   test(`${name}: a reservation within the cap is granted and counts only once committed`, withLedger(async (ledger) => {
     const r = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 7, ...terms });
-    assert.deepEqual(r, { workspaceId: 'ws_a', period: '2025-03', units: 7 });
+    assert.deepEqual({ ...r, id: undefined }, { id: undefined, workspaceId: 'ws_a', period: '2025-03', units: 7 });
+    assert.match(r!.id, /^rsv_[0-9A-Za-z]{22}$/);
     assert.equal(await ledger.used('ws_a', '2025-03'), 0);
     assert.equal(await ledger.commit(r!), 7);
     assert.equal(await ledger.used('ws_a', '2025-03'), 7);
@@ -153,10 +168,10 @@ export function runUsageLedgerContract(name: string, factory: () => Promise<Ledg
   test(`${name}: committing an unknown reservation throws; releasing one changes nothing`, withLedger(async (ledger) => {
     const r = await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 4, ...terms });
     await ledger.commit(r!);
-    await assert.rejects(ledger.commit(r!));
-    await assert.rejects(ledger.commit({ workspaceId: 'ws_none', period: '2025-03', units: 1 }));
+    await assert.rejects(ledger.commit(r!), ReservationLostError);
+    await assert.rejects(ledger.commit({ id: 'rsv_none', workspaceId: 'ws_none', period: '2025-03', units: 1 }), ReservationLostError);
     await ledger.release(r!);
-    await ledger.release({ workspaceId: 'ws_none', period: '2025-03', units: 1 });
+    await ledger.release({ id: 'rsv_none', workspaceId: 'ws_none', period: '2025-03', units: 1 });
     assert.equal(await ledger.used('ws_a', '2025-03'), 4);
     assert.ok(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 16, ...terms }));
     assert.equal(await ledger.reserve({ workspaceId: 'ws_a', period: '2025-03', units: 1, ...terms }), null);
@@ -171,5 +186,57 @@ export function runUsageLedgerContract(name: string, factory: () => Promise<Ledg
       await assert.rejects(ledger.reserve({ workspaceId: 'ws_a', period: '2025-01', units, ...terms }), RangeError);
     }
     assert.deepEqual(await ledger.history('ws_a', '2000-01', '2099-12'), []);
+  }));
+
+  test(`${name}: a reservation object settles only its own lease, once`, withLedger(async (ledger) => {
+    const r = await ledger.reserve({ workspaceId: 'ws_l', period: '2025-03', units: 5, ...terms });
+    const other = await ledger.reserve({ workspaceId: 'ws_l', period: '2025-03', units: 5, ...terms });
+    await assert.rejects(ledger.commit({ ...r!, units: 10 }), ReservationLostError, 'more units than the lease holds');
+    await assert.rejects(ledger.commit({ ...r!, period: '2025-04' }), ReservationLostError);
+    await ledger.release({ ...r!, units: 1 });
+    assert.equal(await ledger.commit(r!), 5);
+    await ledger.release(other!);
+    await ledger.release(other!);
+    assert.equal(await ledger.used('ws_l', '2025-03'), 5);
+    assert.ok(await ledger.reserve({ workspaceId: 'ws_l', period: '2025-03', units: 15, ...terms }), 'a double release gave nothing back twice');
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_l', period: '2025-03', units: 1, ...terms }), null);
+  }));
+
+  test(`${name}: a lease left unsettled past its expiry is reclaimed before a refusal`, withLeasedLedger(async (ledger, clock) => {
+    const stranded = await ledger.reserve({ workspaceId: 'ws_x', period: '2025-03', units: 20, ...terms });
+    assert.ok(stranded);
+    clock.advance(LEASE_MS - 1);
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_x', period: '2025-03', units: 1, ...terms }), null, 'a live lease holds its units');
+    assert.equal(await ledger.charge({ workspaceId: 'ws_x', period: '2025-03', units: 1, ...terms }), null);
+    clock.advance(1);
+    const fresh = await ledger.reserve({ workspaceId: 'ws_x', period: '2025-03', units: 12, ...terms });
+    assert.ok(fresh, 'the expired lease gave its units back');
+    assert.equal(await ledger.charge({ workspaceId: 'ws_x', period: '2025-03', units: 8, ...terms }), 8, 'exactly the whole cap');
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_x', period: '2025-03', units: 1, ...terms }), null);
+    await assert.rejects(ledger.commit(stranded), ReservationLostError, 'the reclaimed lease cannot be committed any more');
+    await ledger.release(stranded);
+    assert.equal(await ledger.commit(fresh), 20);
+    assert.equal(await ledger.used('ws_x', '2025-03'), 20);
+  }));
+
+  test(`${name}: an expired lease also gives way to a cache-hit charge`, withLeasedLedger(async (ledger, clock) => {
+    assert.ok(await ledger.reserve({ workspaceId: 'ws_y', period: '2025-03', units: 15, ...terms }));
+    clock.advance(LEASE_MS);
+    assert.equal(await ledger.charge({ workspaceId: 'ws_y', period: '2025-03', units: 20, ...terms }), 20);
+  }));
+
+  test(`${name}: 200 racing reservations with expired leases around them still grant exactly the room`, withLeasedLedger(async (ledger, clock) => {
+    // 30 units stranded by "dead" requests, then 200 racers on a cap of 50 once the leases expired:
+    // reclaiming (which several racers may attempt at once) gives each unit back exactly once.
+    for (let i = 0; i < 3; i++) assert.ok(await ledger.reserve({ workspaceId: 'ws_z', period: '2025-05', units: 10, included: 0, hardCap: 50 }));
+    clock.advance(LEASE_MS);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => ledger.reserve({ workspaceId: 'ws_z', period: '2025-05', units: 1, included: 0, hardCap: 50 })),
+    );
+    const granted = results.filter((r) => r !== null);
+    assert.equal(granted.length, 50);
+    await Promise.all(granted.map((r) => ledger.commit(r!)));
+    assert.equal(await ledger.used('ws_z', '2025-05'), 50);
+    assert.equal(await ledger.reserve({ workspaceId: 'ws_z', period: '2025-05', units: 1, included: 0, hardCap: 50 }), null);
   }));
 }

@@ -8,9 +8,9 @@ const url = POSTGRES_URL;
 if (url === undefined) {
   test('postgres usage-ledger contract', { skip: POSTGRES_SKIP }, () => {});
 } else {
-  runUsageLedgerContract('postgres', async () => {
+  runUsageLedgerContract('postgres', async (opts) => {
     const scratch = scratchSchema(url);
-    const cp = await openPostgresControlPlane(url, { schema: scratch.schema });
+    const cp = await openPostgresControlPlane(url, { ...opts, schema: scratch.schema });
     return {
       ledger: cp.ledger,
       close: async () => {

@@ -6,19 +6,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Kysely } from 'kysely';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
+import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner } from '../../src/control/sqlite/dialect.js';
 import { runUsageLedgerContract } from './usage-ledger.contract.js';
+import { strandReservations } from './fixtures/race-children.js';
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-ledger-'));
 
-runUsageLedgerContract('sqlite :memory:', async () => {
-  const cp = await openSqliteControlPlane(':memory:');
+runUsageLedgerContract('sqlite :memory:', async (opts) => {
+  const cp = await openSqliteControlPlane(':memory:', opts);
   return { ledger: cp.ledger, close: cp.close };
 });
 
-runUsageLedgerContract('sqlite file', async () => {
+runUsageLedgerContract('sqlite file', async (opts) => {
   const dir = tempDir();
-  const cp = await openSqliteControlPlane(path.join(dir, 'control.sqlite'));
+  const cp = await openSqliteControlPlane(path.join(dir, 'control.sqlite'), opts);
   return {
     ledger: cp.ledger,
     close: async () => {
@@ -29,6 +32,8 @@ runUsageLedgerContract('sqlite file', async () => {
 });
 
 const CHILD = fileURLToPath(new URL('./fixtures/ledger-race-child.ts', import.meta.url));
+const HOLD_CHILD = fileURLToPath(new URL('./fixtures/ledger-hold-child.ts', import.meta.url));
+const HOUR = String(3_600_000);
 
 interface Child {
   ready: Promise<void>;
@@ -57,10 +62,12 @@ function startChild(args: string[]): Child {
   return { ready, done, go: () => proc.stdin.write('go\n') };
 }
 
-test('sqlite file: 4 processes racing 200 reservations on room for 50 grant exactly 50', async () => {
+test('sqlite file: 4 processes racing 200 reservations on room for 50 grant exactly 50, after a killed one stranded 30', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'control.sqlite');
   try {
+    // A process killed with its leases held (an hour long, so only its death can free them).
+    assert.equal(await strandReservations(HOLD_CHILD, ['sqlite', file, '-', 'ws_mp', '2025-08', '30', '50', HOUR]), 30);
     // The children open a fresh file together, so they also race to apply the migrations.
     const seedCap = 50;
     const children = [0, 1, 2, 3].map(() => startChild([file, 'ws_mp', '2025-08', '50', String(seedCap)]));
@@ -98,5 +105,69 @@ test('sqlite file: reopening keeps the data and applies no migration twice', asy
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite file: a reopened control plane reclaims at once what a killed process held, never what a live one holds', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'control.sqlite');
+  const terms = { workspaceId: 'ws_k', period: '2025-09', included: 0, hardCap: 40 };
+  try {
+    const live = await openSqliteControlPlane(file, { leaseMs: 3_600_000 });
+    try {
+      const mine = await live.ledger.reserve({ ...terms, units: 10 });
+      assert.ok(mine);
+      assert.equal(await strandReservations(HOLD_CHILD, ['sqlite', file, '-', 'ws_k', '2025-09', '30', '40', HOUR]), 30);
+      const reopened = await openSqliteControlPlane(file);
+      try {
+        // The dead child's 30 are back; the live holder's 10 are not.
+        assert.ok(await reopened.ledger.reserve({ ...terms, units: 30 }));
+        assert.equal(await reopened.ledger.reserve({ ...terms, units: 1 }), null);
+      } finally {
+        await reopened.close();
+      }
+      assert.equal(await live.ledger.commit(mine), 10, 'the live lease is still held and commits');
+    } finally {
+      await live.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: the synchronous lease step never joins a Kysely transaction open on the same connection', async () => {
+  const raw = openSqliteDatabase(':memory:');
+  const db = new Kysely<{ t: { v: number } }>({ dialect: createSqliteDialect(raw) });
+  try {
+    await db.schema.createTable('t').addColumn('v', 'integer').execute();
+    const pair = synchronousPairRunner(raw)(async () => {
+      throw new Error('fallback called');
+    });
+    const insert = (v: number) => db.insertInto('t').values({ v }).compile();
+    let fellBack = false;
+    const viaFallback = synchronousPairRunner(raw)(async (first, second) => {
+      fellBack = true;
+      // waits for the connection like any Kysely query, so it runs after the transaction ended
+      await db.executeQuery(first);
+      return db.executeQuery(second);
+    });
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 1 }).execute();
+        const later = viaFallback(insert(2), insert(3));
+        await trx.insertInto('t').values({ v: 4 }).execute();
+        throw Object.assign(new Error('roll back'), { later });
+      })
+      .catch(async (err: Error & { later: Promise<unknown> }) => {
+        assert.equal(err.message, 'roll back');
+        await err.later;
+      });
+    assert.ok(fellBack);
+    assert.ok(await pair(insert(5), insert(6)), 'outside a transaction it runs by itself');
+    const rows = (await db.selectFrom('t').select('v').orderBy('v').execute()).map((r) => r.v);
+    assert.deepEqual(rows, [2, 3, 5, 6], 'the rolled-back transaction took nothing of the lease steps with it');
+  } finally {
+    await db.destroy();
   }
 });

@@ -114,7 +114,7 @@ test('withMeteredUnits with a fake ledger and run: order of calls and what it re
   const ledger = {
     reserve: async (i: { units: number; period: string; included: number; hardCap: number }) => {
       calls.push(`reserve ${i.period} ${i.units} ${i.included} ${i.hardCap}`);
-      return used + i.units > i.hardCap ? null : { workspaceId: 'w', period: i.period, units: i.units };
+      return used + i.units > i.hardCap ? null : { id: 'rsv_test', workspaceId: 'w', period: i.period, units: i.units };
     },
     commit: async (r: { units: number }) => (calls.push('commit'), (used += r.units)),
     charge: async (i: { units: number; period: string; hardCap: number }) => {

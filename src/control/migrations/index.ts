@@ -2,9 +2,11 @@
 // the same from tsx, a bundle or an installed package). Add new ones as NNN_name.ts here.
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001_initial.js';
+import * as m002 from './002_leases_and_rotation.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
+  '002_leases_and_rotation': m002,
 };
 
 export const migrationProvider: MigrationProvider = {

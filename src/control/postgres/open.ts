@@ -9,11 +9,13 @@ import type { ControlDB } from '../schema.js';
 import type { ControlPlane } from '../sqlite/open.js';
 import { createPostgresPool, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
 
-const TABLES = ['workspaces', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage'] as const satisfies readonly (keyof ControlDB)[];
+const TABLES = ['workspaces', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage', 'reservations'] as const satisfies readonly (keyof ControlDB)[];
 
 export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
   clock?: Clock;
   random?: RandomBytes;
+  /** how long an unsettled reservation is held (UsageLedgerOptions.leaseMs) */
+  leaseMs?: number;
 }
 
 export class ControlPlaneUnavailableError extends Error {
@@ -45,7 +47,14 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     throw err;
   }
   const catalog = new KyselyCatalogStore(db, { clock: opts.clock, random: opts.random, onClose: close });
-  const ledger = new KyselyUsageLedger(db);
+  // Processes of other machines share these rows: a lease of a dead one ends by expiry only.
+  const ledger = new KyselyUsageLedger(db, { clock: opts.clock, leaseMs: opts.leaseMs });
+  try {
+    await ledger.reclaim();
+  } catch (err) {
+    await close().catch(() => {});
+    throw err;
+  }
   return { catalog, ledger, close };
 }
 

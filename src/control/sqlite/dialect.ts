@@ -1,7 +1,7 @@
 // The SQLite side of the control plane: connection settings and transaction mode. This is the one
 // place with SQLite-only SQL.
 import Database from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
 
 /** How long a writer waits for another process's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -89,3 +89,37 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => Promise<
     throw err;
   }
 }
+
+type Pair = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult<any> | null>;
+
+/**
+ * The usage ledger's two-statement steps (a counter and its lease row) run as one synchronous
+ * better-sqlite3 transaction instead of an async Kysely one: a few statements and no awaits, several
+ * times cheaper on the request path. Safe because nothing else can run on this connection while it
+ * runs (better-sqlite3 is synchronous); when a Kysely transaction is open on the connection between
+ * its awaits, the step waits its turn through `fallback` instead of joining that transaction.
+ */
+export function synchronousPairRunner(db: Database.Database): (fallback: Pair) => Pair {
+  const statements = withStatementCache(db);
+  const run = (q: CompiledQuery): QueryResult<any> => {
+    const stmt = statements.prepare(q.sql) as unknown as Database.Statement;
+    const params = q.parameters as unknown[];
+    if (stmt.reader) return { rows: stmt.all(...params) };
+    const r = stmt.run(...params);
+    return { rows: [], numAffectedRows: BigInt(r.changes) };
+  };
+  return (fallback) => async (first, second) => {
+    if (db.inTransaction) return fallback(first, second);
+    db.exec('begin immediate');
+    try {
+      const a = run(first);
+      const out = Number(a.numAffectedRows ?? 0n) === 1 ? run(second) : null;
+      db.exec('commit');
+      return out;
+    } catch (err) {
+      if (db.inTransaction) db.exec('rollback');
+      throw err;
+    }
+  };
+}
+

@@ -8,7 +8,7 @@ import { KyselyCatalogStore } from '../catalog-store.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
-import { createSqliteDialect, openSqliteDatabase, withWriteLock } from './dialect.js';
+import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner, withWriteLock } from './dialect.js';
 
 export interface ControlPlane {
   catalog: CatalogStore;
@@ -17,10 +17,14 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-export async function openSqliteControlPlane(
-  file: string,
-  opts: { clock?: Clock; random?: RandomBytes } = {},
-): Promise<ControlPlane> {
+export interface ControlPlaneOptions {
+  clock?: Clock;
+  random?: RandomBytes;
+  /** how long an unsettled reservation is held (UsageLedgerOptions.leaseMs) */
+  leaseMs?: number;
+}
+
+export async function openSqliteControlPlane(file: string, opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const raw = openSqliteDatabase(file);
   const db = new Kysely<ControlDB>({ dialect: createSqliteDialect(raw) });
   let closing: Promise<void> | undefined;
@@ -32,6 +36,19 @@ export async function openSqliteControlPlane(
     throw err;
   }
   const catalog = new KyselyCatalogStore(db, { clock: opts.clock, random: opts.random, onClose: close });
-  const ledger = new KyselyUsageLedger(db);
+  // Every process sharing this file runs on this host, so a dead one's leases are known at once.
+  const ledger = new KyselyUsageLedger(db, {
+    clock: opts.clock,
+    leaseMs: opts.leaseMs,
+    reclaimDeadLocalOwners: true,
+    pairRunner: synchronousPairRunner(raw),
+  });
+  try {
+    // A process killed between reserve and commit held units; the cap is whole again before we serve.
+    await ledger.reclaim();
+  } catch (err) {
+    await close();
+    throw err;
+  }
   return { catalog, ledger, close };
 }

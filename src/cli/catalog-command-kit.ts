@@ -1,0 +1,155 @@
+// Shared plumbing of the catalog commands (workspace, site, tenant, goal, token): the command
+// family, opening the control plane around each command, and argument checks that name every
+// problem at once.
+import type { Command } from 'commander';
+import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
+import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
+import { ConfigError } from '../config/config.js';
+import { openControlPlane } from '../control/open-control-plane.js';
+import { configFrom, type StoreOptions } from './options.js';
+import { CliError, emit, fail } from './output.js';
+import { usePrivateFiles } from './private-files.js';
+
+export interface Result {
+  json: Record<string, unknown>;
+  text: string;
+}
+export type Opts = StoreOptions & Record<string, unknown>;
+
+/**
+ * A command family. Commander's own argument errors (unknown option, missing value) also honour
+ * --json: the same error object as every other failure goes to stdout.
+ */
+export function group(program: Command, name: string, description: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .configureOutput({
+      outputError: (str, write) => {
+        if (process.argv.includes('--json'))
+          process.stdout.write(JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: str.trim().replace(/^error: /, '') } }) + '\n');
+        write(str);
+      },
+    });
+}
+
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Opens the control plane, runs the command, always closes, and reports failures without a stack trace. */
+export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => Promise<Result>) {
+  return async (...params: unknown[]): Promise<void> => {
+    const cmd = params[params.length - 1] as Command;
+    const opts = cmd.opts() as Opts;
+    const args = params.slice(0, -2) as string[];
+    const json = opts.json === true;
+    try {
+      const config = configFrom(opts);
+      usePrivateFiles(config.dataDir);
+      const cp = await openControlPlane(config);
+      try {
+        const out = await fn(cp.catalog, opts, args);
+        emit(json, out.json, out.text);
+      } finally {
+        await cp.close();
+      }
+    } catch (err) {
+      fail(json, asCliError(err));
+    }
+  };
+}
+
+function asCliError(err: unknown): unknown {
+  if (err instanceof CatalogError) return new CliError(err.message, err.code);
+  if (err instanceof ConfigError) return new CliError(err.message, 'INVALID_CONFIG');
+  return err;
+}
+
+/**
+ * Collects every missing or malformed argument of a command, then fails once naming them all
+ * (a user fixes the whole command line in one go, not one flag per run).
+ */
+export class Args {
+  private readonly missing: string[] = [];
+  private readonly invalid: string[] = [];
+  constructor(private readonly opts: Opts) {}
+
+  /** A required string option; '' when missing (done() then fails). */
+  need(key: string, flag: string): string {
+    const v = this.opts[key];
+    if (typeof v !== 'string' || v === '') {
+      this.missing.push(flag);
+      return '';
+    }
+    return v;
+  }
+
+  /** A required repeatable option. */
+  needMany(key: string, flag: string): string[] {
+    const v = this.opts[key] as string[] | undefined;
+    if (!v || v.length === 0) this.missing.push(flag);
+    return v ?? [];
+  }
+
+  optional(key: string): string | undefined {
+    const v = this.opts[key];
+    return v === undefined ? undefined : String(v);
+  }
+
+  /** The value must be one of `allowed` (checked only when present). */
+  oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+    if (value === undefined || value === '') return undefined;
+    if (!(allowed as readonly string[]).includes(value)) this.invalid.push(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+    return value as T;
+  }
+
+  /** A comma-separated id list; null when absent. */
+  list(key: string, flag: string): string[] | null {
+    const raw = this.opts[key];
+    if (raw === undefined) return null;
+    const items = String(raw).split(',').map((s) => s.trim());
+    if (items.some((s) => s === '')) this.invalid.push(`${flag} must be a comma-separated list of ids without empty entries`);
+    return items;
+  }
+
+  /** --api-policy: a JSON object of product.api overrides; undefined when absent. */
+  apiPolicy(key = 'apiPolicy'): Partial<ApiPolicy> | undefined {
+    const raw = this.opts[key];
+    if (raw === undefined) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(raw));
+    } catch (err) {
+      this.invalid.push(`--api-policy is not valid JSON: ${(err as Error).message}`);
+      return undefined;
+    }
+    const problems = validateApiPolicyOverrides(parsed);
+    if (problems.length) this.invalid.push(`--api-policy: ${problems.join('; ')}`);
+    return parsed as Partial<ApiPolicy>;
+  }
+
+  problem(message: string): void {
+    this.invalid.push(message);
+  }
+
+  /** Throws one CliError naming every problem found so far. */
+  done(): void {
+    const all = [...(this.missing.length ? [`missing ${this.missing.join(', ')}`] : []), ...this.invalid];
+    if (all.length) throw new CliError(all.join('; '));
+  }
+}
+
+/**
+ * The parent a list command names (`--workspace` or `--site`), which must exist: an unknown id is
+ * NOT_FOUND rather than an empty list that would hide a typo.
+ */
+export async function listParent(catalog: CatalogStore, opts: Opts, parent: 'workspace' | 'site'): Promise<string> {
+  const a = new Args(opts);
+  const id = a.need(parent, `--${parent} <id>`);
+  a.done();
+  const found = parent === 'workspace' ? await catalog.getWorkspace(id) : await catalog.getSite(id);
+  if (!found) throw new CatalogError('NOT_FOUND', `unknown ${parent} "${id}"`);
+  return id;
+}
+

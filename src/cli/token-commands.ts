@@ -1,0 +1,77 @@
+// `footfall token create|list|revoke|rotate`. A secret is printed once, by create or rotate; the
+// store keeps only its sha256, and list never shows either.
+import { randomBytes } from 'node:crypto';
+import type { Command } from 'commander';
+import { CatalogError, SCOPES, type CatalogStore, type Scope } from '../ports/catalog-store.js';
+import { generateSecret, hashSecret } from '../domain/tokens.js';
+import { withStoreOptions } from './options.js';
+import { Args, group, listParent, run, type Opts, type Result } from './catalog-command-kit.js';
+import { lines, tokenJson } from './catalog-json.js';
+
+export function registerTokenCommands(program: Command): void {
+  const token = group(program, 'token', 'manage API tokens');
+  withStoreOptions(token.command('create').description('create an API token; its secret is shown once'))
+    .option('--workspace <id>', 'workspace id')
+    .option('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`)
+    .option('--sites <list>', 'comma-separated site allowlist (default: every site)')
+    .option('--tenants <list>', 'comma-separated tenant allowlist (default: every tenant)')
+    .action(run(createToken));
+  withStoreOptions(token.command('list').description('list the tokens of a workspace (never their secrets)'))
+    .option('--workspace <id>', 'workspace id')
+    .action(run(listTokens));
+  withStoreOptions(token.command('revoke').description('revoke a token; its next request is refused').argument('<token-id>')).action(
+    run(revokeToken),
+  );
+  withStoreOptions(
+    token.command('rotate').description('give a token a new secret, shown once; the old secret is refused from the next request').argument('<token-id>'),
+  ).action(run(rotateToken));
+}
+
+async function createToken(catalog: CatalogStore, opts: Opts): Promise<Result> {
+  const a = new Args(opts);
+  const workspaceId = a.need('workspace', '--workspace <id>');
+  const scopes = a.list('scopes', '--scopes') ?? [];
+  if (opts.scopes === undefined) a.need('scopes', `--scopes ${SCOPES.join(',')}`);
+  for (const s of scopes) if (s && !(SCOPES as readonly string[]).includes(s)) a.problem(`unknown scope "${s}" in --scopes; scopes are ${SCOPES.join(', ')}`);
+  const siteIds = a.list('sites', '--sites');
+  const tenantIds = a.list('tenants', '--tenants');
+  a.done();
+  const secret = generateSecret(randomBytes);
+  const t = await catalog.createToken({ workspaceId, scopes: scopes as Scope[], siteIds, tenantIds, secretHash: hashSecret(secret) });
+  return {
+    json: { token_id: t.id, secret },
+    text: `Created token ${t.id} (${t.scopes.join(', ')}).\nSecret, shown only now (only its hash is stored): ${secret}`,
+  };
+}
+
+async function listTokens(catalog: CatalogStore, opts: Opts): Promise<Result> {
+  const tokens = await catalog.listTokens(await listParent(catalog, opts, 'workspace'));
+  return {
+    json: { tokens: tokens.map(tokenJson) },
+    text: lines(tokens, 'No tokens.', (t) =>
+      [
+        t.id,
+        t.revokedAt ? `revoked ${t.revokedAt}` : 'active',
+        t.scopes.join(','),
+        `sites ${t.siteIds ? t.siteIds.join(',') : 'all'}`,
+        `tenants ${t.tenantIds ? t.tenantIds.join(',') : 'all'}`,
+        `created ${t.createdAt}`,
+        ...(t.rotatedAt ? [`rotated ${t.rotatedAt}`] : []),
+      ].join('  '),
+    ),
+  };
+}
+
+async function revokeToken(catalog: CatalogStore, _opts: Opts, [id]: string[]): Promise<Result> {
+  if (!(await catalog.revokeToken(id, new Date().toISOString()))) throw new CatalogError('NOT_FOUND', `unknown token "${id}"`);
+  return { json: { token_id: id, revoked: true }, text: `Revoked token ${id}; its next request is refused.` };
+}
+
+async function rotateToken(catalog: CatalogStore, _opts: Opts, [id]: string[]): Promise<Result> {
+  const secret = generateSecret(randomBytes);
+  const t = await catalog.rotateToken(id, hashSecret(secret));
+  return {
+    json: { token_id: t.id, secret },
+    text: `Rotated token ${t.id}: the old secret is refused from the next request.\nNew secret, shown only now (only its hash is stored): ${secret}`,
+  };
+}
