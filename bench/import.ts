@@ -159,11 +159,12 @@ export async function run(): Promise<BenchRow[]> {
     log(JSON.stringify(r));
   };
   try {
-    const end = Date.now() - 3_600_000;
+    // windows end with yesterday: today may be only minutes old, too young to hold a day's traffic
+    const end = today() - 1;
     const ordered = path.join(s.root, 'ordered.ndjson');
-    writeSiteEvents(ordered, { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 29 * DAY_MS, endMs: end, seed: 7 }, n);
+    writeSiteEvents(ordered, { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 30 * DAY_MS, endMs: end, seed: 7 }, n);
     const sixty = path.join(s.root, 'sixty.ndjson');
-    writeSiteEvents(sixty, { siteId: s.siteId, tenants: [], days: 60, startDayMs: today() - 59 * DAY_MS, endMs: end, seed: 8 }, n);
+    writeSiteEvents(sixty, { siteId: s.siteId, tenants: [], days: 60, startDayMs: today() - 60 * DAY_MS, endMs: end, seed: 8 }, n);
     const shuffled = path.join(s.root, 'shuffled.ndjson');
     shuffleFile(sixty, shuffled);
     fs.rmSync(sixty);
@@ -182,7 +183,7 @@ export async function run(): Promise<BenchRow[]> {
     if (cases.has('log')) {
       const logFile = path.join(s.root, 'access.log');
       const bigger = path.join(s.root, 'bigger.ndjson');
-      writeSiteEvents(bigger, { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 29 * DAY_MS, endMs: end, seed: 7 }, Math.ceil(n * 1.4));
+      writeSiteEvents(bigger, { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 30 * DAY_MS, endMs: end, seed: 7 }, Math.ceil(n * 1.4));
       const lines = accessLogOf(bigger, logFile, n);
       fs.rmSync(bigger);
       const goaccess = spawnSync('goaccess', ['--version'], { encoding: 'utf8' });
@@ -202,9 +203,9 @@ export async function run(): Promise<BenchRow[]> {
     // incremental: one day into 90 days, next to the same day into an empty store
     if (cases.has('incremental')) {
       const base = path.join(s.root, 'base.ndjson');
-      writeSiteEvents(base, { siteId: s.siteId, tenants: [], days: 90, startDayMs: today() - 90 * DAY_MS, endMs: today() - 1, seed: 9 }, n);
+      writeSiteEvents(base, { siteId: s.siteId, tenants: [], days: 90, startDayMs: today() - 91 * DAY_MS, endMs: today() - DAY_MS - 1, seed: 9 }, n);
       const day = path.join(s.root, 'day.ndjson');
-      writeSiteEvents(day, { siteId: s.siteId, tenants: [], days: 1, startDayMs: today(), endMs: end, seed: 10 }, Math.round(n / 90));
+      writeSiteEvents(day, { siteId: s.siteId, tenants: [], days: 1, startDayMs: today() - DAY_MS, endMs: end, seed: 10 }, Math.round(n / 90));
       const full = dataDir(s, 'full');
       summary(await cli(['import', 'events', base, '--data-dir', full, '--json']));
       const into90 = await cli(['import', 'events', day, '--data-dir', full, '--json']);
@@ -238,7 +239,7 @@ export async function run(): Promise<BenchRow[]> {
 
     if (process.env.BENCH_IMPORT_10M === '1') {
       const big = path.join(s.root, 'ten.ndjson');
-      writeSiteEvents(big, { siteId: s.siteId, tenants: [], days: 90, startDayMs: today() - 89 * DAY_MS, endMs: end, seed: 12 }, 10 * n);
+      writeSiteEvents(big, { siteId: s.siteId, tenants: [], days: 90, startDayMs: today() - 90 * DAY_MS, endMs: end, seed: 12 }, 10 * n);
       const dir = dataDir(s, 'ten');
       let tempPeak = 0;
       const poll = setInterval(() => (tempPeak = Math.max(tempPeak, folderBytes(path.join(dir, 'events.duckdb.tmp')))), 500);
