@@ -58,6 +58,8 @@ export class Spool {
   private closed = false;
   private readonly segmentBytes: number;
   private readonly readBytes: number;
+  /** writes (each one fdatasync) and the records they carried: records / writes is the group-commit factor */
+  readonly stats = { writes: 0, records: 0 };
 
   private constructor(
     readonly dir: string,
@@ -156,10 +158,14 @@ export class Spool {
       done += bytesWritten;
     }
     await this.fh.datasync();
+    this.stats.writes++;
     const ends: number[] = [];
     let at = this.size;
     for (const p of batch) {
-      if (p.line !== null) at += Buffer.byteLength(p.line, 'utf8');
+      if (p.line !== null) {
+        at += Buffer.byteLength(p.line, 'utf8');
+        this.stats.records++;
+      }
       ends.push(position(this.segment, p.line !== null ? at : this.size + buf.length));
     }
     this.size += buf.length;
@@ -199,8 +205,11 @@ export class Spool {
       const toEnd = want === end - offset;
       const torn = toEnd && !clean && records.length < max;
       if (records.length) {
-        if (torn && !active) return { records, next: position(await this.segmentAfter(seg), 0) };
-        return { records, next: records[records.length - 1].end };
+        const last = records[records.length - 1].end;
+        // Past the end of a closed segment (whole, or torn after these records): on at the next one,
+        // so that a loader standing there may delete this one.
+        if (!active && (torn || last === position(seg, end))) return { records, next: position(await this.segmentAfter(seg), 0) };
+        return { records, next: last };
       }
       if (!toEnd) throw new Error(`collection spool segment ${seg}: a record longer than ${this.readBytes} bytes at offset ${offset}`);
       if (active) throw new Error(`collection spool segment ${seg}: unreadable record at offset ${offset}`);
