@@ -179,7 +179,7 @@ test('a strict site keeps no utm, region or city, and none of the actions strict
     assert.equal((await h.read('/v1/metrics/timeseries', { metric: 'events' })).current.total, 2, 'the pageview and the outbound click');
     // The channel is still known (it is computed before strict drops the utm values).
     assert.deepEqual(await h.breakdown('channel', { metric: 'sessions' }), { Paid: 1 });
-    const res = await h.get(`/v1/metrics/breakdown?site_id=${h.siteId}&dimension=source`, { token: h.token });
+    const res = await h.get(`/v1/metrics/breakdown?site_id=${h.siteId}&dimension=source`, { token: h.secret });
     assert.equal(res.statusCode, 409);
   } finally {
     await h.close();

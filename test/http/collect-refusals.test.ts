@@ -73,7 +73,7 @@ test('an event of an unknown or suspended domain is answered 202 like any other,
     assert.equal((await h.post({ n: 'pageview', u: 'ftp://x/', d: 'nowhere.example' })).statusCode, 422);
     await h.flush();
     assert.equal((await h.read('/v1/metrics/timeseries')).current.total, 1);
-    const other = await h.get(`/v1/metrics/timeseries?site_id=${suspended.id}`, { token: h.token });
+    const other = await h.get(`/v1/metrics/timeseries?site_id=${suspended.id}`, { token: h.secret });
     assert.equal(other.statusCode, 409, 'the suspended site is not served either');
   } finally {
     await h.close();

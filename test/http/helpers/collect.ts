@@ -11,7 +11,7 @@ export const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML
 
 export interface CollectHarness extends Harness {
   siteId: string;
-  token: string;
+  secret: string;
   /** POST /api/event; objects are JSON-encoded and sent as text/plain unless `contentType` says otherwise */
   post(body: unknown, opts?: { ua?: string | null; ip?: string; headers?: Record<string, string>; contentType?: string | null }): Promise<LightMyRequestResponse>;
   /** loads what the spool holds now */
@@ -40,7 +40,7 @@ export async function collectHarness(
   };
   return Object.assign(h, {
     siteId,
-    token: secret,
+    secret,
     addSite,
     flush: () => h.collection!.flush(),
     read,
