@@ -68,15 +68,18 @@ export class Collector implements EventCollector {
     const userAgent = (req.userAgent ?? '').slice(0, FIELD_LIMITS.user_agent);
 
     // Every check of the line comes before the site is looked up: a bad event of an unknown domain
-    // is refused exactly as one of a known domain, so answers reveal no domain.
-    const probe = validateEventLine(toImportLine(ev, { siteId: '-', tenantId: null, tsMs, ip, userAgent }), { nowMs: tsMs });
-    if (!probe.ok) return { kind: 'invalid', status: 422, message: `Invalid event: ${probe.reason}.` };
+    // is refused exactly as one of a known domain, so answers reveal no domain. The site (and the
+    // tenant) are all the lookup adds to the validated line.
+    const checked = validateEventLine(toImportLine(ev, { siteId: '-', tenantId: null, tsMs, ip, userAgent }), { nowMs: tsMs });
+    if (!checked.ok) return { kind: 'invalid', status: 422, message: `Invalid event: ${checked.reason}.` };
 
     const site = await this.siteOf(ev.domain, tsMs);
     if (site === null || site.status !== 'ACTIVE') return this.ignored();
-    const tenantId = await this.activeTenant(site, ev.props.tenant_id, tsMs);
+    const raw = checked.event;
+    raw.site_id = site.id;
+    raw.tenant_id = await this.activeTenant(site, ev.props.tenant_id, tsMs);
     const processor = await this.currentProcessor(tsMs);
-    const out = await processor.processEvent(toImportLine(ev, { siteId: site.id, tenantId, tsMs, ip, userAgent }));
+    const out = await processor.processValidated(raw);
     if (out.kind === 'rejected') return { kind: 'invalid', status: 422, message: `Invalid event: ${out.reason}.` };
     if (out.kind === 'skipped') return this.ignored();
 

@@ -66,26 +66,32 @@ export interface SpoolRecord {
 }
 
 /**
- * The whole records of `text` (which starts at `startPos`, a record boundary). Stops at the first
- * line that is incomplete or fails its checksum: what follows was never acknowledged (a write torn
- * by a crash), so `clean` is false when anything was left unread.
+ * The whole records of `text` (which starts at `startPos`, a record boundary). `stop` says why it
+ * ended: `end` (all of `text` read, or `max` records), `incomplete` (a last line without its newline:
+ * the rest may follow, or a write was cut short), `invalid` (a line that fails its checksum, or the
+ * zeros of a segment's unused tail: nothing after it was ever acknowledged).
  */
-export function decodeRecords(text: string, startPos: number, max = Infinity): { records: SpoolRecord[]; clean: boolean } {
+export function decodeRecords(text: string, startPos: number, max = Infinity): { records: SpoolRecord[]; stop: 'end' | 'incomplete' | 'invalid' } {
   const records: SpoolRecord[] = [];
   let at = 0;
   // byte offsets, not string indexes: payloads may hold any UTF-8
   let pos = startPos;
   while (at < text.length && records.length < max) {
+    if (!isHexDigit(text.charCodeAt(at))) return { records, stop: 'invalid' };
     const nl = text.indexOf('\n', at);
-    if (nl === -1) return { records, clean: false };
+    if (nl === -1) return { records, stop: 'incomplete' };
     const line = text.slice(at, nl);
     const body = line.slice(8);
     const kind = body[0];
-    if (line.length < 10 || (kind !== 'E' && kind !== 'G') || parseInt(line.slice(0, 8), 16) !== crc32(body) || !/^[0-9a-f]{8}$/.test(line.slice(0, 8)))
-      return { records, clean: false };
+    if (line.length < 10 || (kind !== 'E' && kind !== 'G') || !/^[0-9a-f]{8}$/.test(line.slice(0, 8)) || parseInt(line.slice(0, 8), 16) !== crc32(body))
+      return { records, stop: 'invalid' };
     pos += Buffer.byteLength(line, 'utf8') + 1;
     records.push({ kind, payload: body.slice(1), end: pos });
     at = nl + 1;
   }
-  return { records, clean: true };
+  return { records, stop: 'end' };
+}
+
+function isHexDigit(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
 }

@@ -1,8 +1,11 @@
 // The collection spool: an append-only log in the data dir. append() resolves once its record is on
 // disk: records that arrive while one write + fdatasync is under way wait and go together in the
-// next one (group commit), so a 202 costs a share of one fsync, not one each. One process owns a
-// spool (a LOCK file); each start writes a new segment, and the loader reads every segment from its
-// checkpoint on (spool-format.ts positions), then deletes those it has passed.
+// next one (group commit), so a 202 costs a share of one fsync, not one each. Segments are written
+// full of zeros and synced before their first record (the next one while the current fills up), so
+// an fdatasync only has data to flush, never a new file size. One process owns a spool (a LOCK
+// file); each start writes a new segment, and the loader reads every segment from its checkpoint on
+// (spool-format.ts positions), then deletes those it has passed. The zeros after a segment's last
+// record read as a torn record: reading goes on at the next segment.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,7 +30,7 @@ export class SpoolLockedError extends Error {
 }
 
 export interface SpoolOptions {
-  /** a segment is closed and a new one started past this size (default 64 MiB) */
+  /** the size of a segment (default 32 MiB): a new one is started when a write would not fit */
   segmentBytes?: number;
   /** bytes read from a segment at a time (default 8 MiB) */
   readBytes?: number;
@@ -40,7 +43,7 @@ interface Pending {
   reject(err: unknown): void;
 }
 
-const DEFAULT_SEGMENT_BYTES = 64 << 20;
+const DEFAULT_SEGMENT_BYTES = 32 << 20;
 const DEFAULT_READ_BYTES = 8 << 20;
 
 /** Spools opened by this process: a second open of the same directory would take over its lock. */
@@ -56,6 +59,8 @@ export class Spool {
   private size = 0;
   private failed: unknown = null;
   private closed = false;
+  /** the next segment, made ahead of time once the active one is half full */
+  private nextSegment: Promise<fs.promises.FileHandle> | null = null;
   private readonly segmentBytes: number;
   private readonly readBytes: number;
   /** writes (each one fdatasync) and the records they carried: records / writes is the group-commit factor */
@@ -84,7 +89,7 @@ export class Spool {
     try {
       const id = await spoolId(real);
       const last = (await listSegments(real)).at(-1) ?? 0;
-      const fh = await createSegment(real, last + 1);
+      const fh = await createSegment(real, last + 1, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
       return new Spool(real, id, last + 1, fh, opts);
     } catch (err) {
       openHere.delete(real);
@@ -152,6 +157,7 @@ export class Spool {
     const buf = Buffer.from(text, 'utf8');
     if (buf.length === 0) return batch.map(() => this.durableEnd);
     if (this.size > 0 && this.size + buf.length > this.segmentBytes) await this.rotate();
+    if (this.nextSegment === null && this.size + buf.length > this.segmentBytes / 2) this.prepareNext();
     let done = 0;
     while (done < buf.length) {
       const { bytesWritten } = await this.fh.write(buf, done, buf.length - done, this.size + done);
@@ -172,9 +178,18 @@ export class Spool {
     return ends;
   }
 
+  private prepareNext(): void {
+    if (this.segment >= MAX_SEGMENT) return;
+    this.nextSegment = createSegment(this.dir, this.segment + 1, this.segmentBytes);
+    this.nextSegment.catch(() => undefined); // rotate() reports it
+  }
+
   private async rotate(): Promise<void> {
     if (this.segment >= MAX_SEGMENT) throw new Error('the collection spool ran out of segment numbers');
-    const next = await createSegment(this.dir, this.segment + 1);
+    if (this.nextSegment === null) this.prepareNext();
+    const pending = this.nextSegment!;
+    this.nextSegment = null;
+    const next = await pending;
     await this.fh.close();
     this.fh = next;
     this.segment += 1;
@@ -201,19 +216,21 @@ export class Spool {
         continue;
       }
       const want = Math.min(end - offset, this.readBytes);
-      const { records, clean } = decodeRecords(await readText(file, offset, want), at, max);
+      const { records, stop } = decodeRecords(await readText(file, offset, want), at, max);
       const toEnd = want === end - offset;
-      const torn = toEnd && !clean && records.length < max;
-      if (records.length) {
-        const last = records[records.length - 1].end;
-        // Past the end of a closed segment (whole, or torn after these records): on at the next one,
-        // so that a loader standing there may delete this one.
-        if (!active && (torn || last === position(seg, end))) return { records, next: position(await this.segmentAfter(seg), 0) };
-        return { records, next: last };
+      // The segment's records end here: a record torn by a crash or the zeros of its unused tail
+      // (invalid), a last line cut short, or the file's last byte.
+      const ended = stop === 'invalid' || (toEnd && (stop === 'incomplete' || records.length < max));
+      if (active && stop === 'invalid') throw new Error(`collection spool segment ${seg}: unreadable record at offset ${offsetOf(records.at(-1)?.end ?? at)}`);
+      if (records.length === 0 && stop === 'incomplete' && want < end - offset)
+        throw new Error(`collection spool segment ${seg}: a record longer than ${this.readBytes} bytes at offset ${offset}`);
+      if (!active && ended) {
+        const next = position(await this.segmentAfter(seg), 0);
+        if (records.length) return { records, next };
+        at = next;
+        continue;
       }
-      if (!toEnd) throw new Error(`collection spool segment ${seg}: a record longer than ${this.readBytes} bytes at offset ${offset}`);
-      if (active) throw new Error(`collection spool segment ${seg}: unreadable record at offset ${offset}`);
-      at = position(await this.segmentAfter(seg), 0);
+      return { records, next: records.length ? records[records.length - 1].end : at };
     }
   }
 
@@ -234,6 +251,11 @@ export class Spool {
     this.closed = true;
     while (this.flushing) await this.flushing;
     await this.fh.close().catch(() => undefined);
+    if (this.nextSegment) {
+      // made ahead and never used: all zeros
+      await (await this.nextSegment.catch(() => null))?.close();
+      await fs.promises.rm(path.join(this.dir, segmentFile(this.segment + 1)), { force: true });
+    }
     await fs.promises.rm(path.join(this.dir, 'LOCK'), { force: true });
     openHere.delete(this.dir);
   }
@@ -248,12 +270,21 @@ async function listSegments(dir: string): Promise<number[]> {
   return out.sort((a, b) => a - b);
 }
 
-/** A new, empty segment whose directory entry is durable before any record in it is acknowledged. */
-async function createSegment(dir: string, segment: number): Promise<fs.promises.FileHandle> {
-  const fh = await fs.promises.open(path.join(dir, segmentFile(segment)), 'wx');
-  await fh.sync();
-  await syncDir(dir);
-  return fh;
+/** A segment of `bytes` zeros, and its directory entry, durable before any record in it is acknowledged. */
+async function createSegment(dir: string, segment: number, bytes: number): Promise<fs.promises.FileHandle> {
+  const file = path.join(dir, segmentFile(segment));
+  const fh = await fs.promises.open(file, 'wx');
+  try {
+    const zeros = Buffer.alloc(Math.min(bytes, 1 << 20));
+    for (let at = 0; at < bytes; at += zeros.length) await fh.write(zeros, 0, Math.min(zeros.length, bytes - at), at);
+    await fh.sync();
+    await syncDir(dir);
+    return fh;
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await fs.promises.rm(file, { force: true });
+    throw err;
+  }
 }
 
 async function syncDir(dir: string): Promise<void> {

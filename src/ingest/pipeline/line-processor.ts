@@ -130,8 +130,13 @@ export class LineProcessor {
    */
   async processEvent(obj: unknown): Promise<ProcessedEvent> {
     const v = validateEventLine(obj, { defaultSiteId: this.cfg.defaultSiteId, nowMs: this.cfg.nowMs });
-    if (!v.ok) return { kind: 'rejected', reason: v.reason };
-    const out = await this.enrich(v.event);
+    return v.ok ? this.processValidated(v.event) : { kind: 'rejected', reason: v.reason };
+  }
+
+  /** processEvent for an event validateEventLine has already accepted (and whose site may since be set). */
+  async processValidated(raw: RawEvent): Promise<ProcessedEvent> {
+    let out = this.enrich(raw);
+    if (out instanceof Promise) out = await out;
     if (typeof out === 'string') return { kind: 'rejected', reason: out };
     if (out instanceof Skip) return { kind: 'skipped', reason: out.reason };
     return { kind: 'stored', ...out };

@@ -42,6 +42,25 @@ test('appends that arrive together share one write and one fdatasync (group comm
   }
 });
 
+test('segments are written full of zeros before use (an fdatasync then flushes data only)', async () => {
+  const dir = tmp();
+  const spool = await Spool.open(dir, { segmentBytes: 4096 });
+  try {
+    const active = path.join(dir, segmentFile(1));
+    assert.equal(fs.statSync(active).size, 4096);
+    await spool.append('E', '"x"'.repeat(700)); // past half: the next segment is made ahead
+    assert.equal(fs.statSync(active).size, 4096, 'writes do not grow the file');
+    for (let i = 0; i < 50 && !fs.existsSync(path.join(dir, segmentFile(2))); i++) await new Promise((r) => setTimeout(r, 10));
+    await spool.append('E', '"y"'.repeat(700));
+    assert.equal(fs.statSync(path.join(dir, segmentFile(2))).size, 4096);
+    assert.deepEqual((await readAll(spool, await spool.firstPosition())).payloads.length, 2);
+  } finally {
+    await spool.close();
+  }
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.log')), [segmentFile(1), segmentFile(2)], 'an unused segment made ahead is removed at close');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('records cross segments in order; each start writes a new segment; release deletes what was loaded', async () => {
   const dir = tmp();
   let spool = await Spool.open(dir, { segmentBytes: 200 });
@@ -62,9 +81,10 @@ test('records cross segments in order; each start writes a new segment; release 
     // A read stops at the end of a segment, and then stands at the start of the next one.
     const head = await spool.read(first, 10);
     const middle = head.next;
+    const before = fs.readdirSync(dir).filter((f) => f.endsWith('.log'));
     await spool.release(middle);
     const left = fs.readdirSync(dir).filter((f) => f.endsWith('.log'));
-    assert.equal(left.length, segments.length, 'the segment before the position is gone');
+    assert.deepEqual(left, before.slice(1), `the segment before the position is gone (${before} -> ${left})`);
     assert.equal((await readAll(spool, middle)).payloads.length, 21 - head.records.length, 'what follows the position is all still there');
     await spool.release(spool.durableEnd);
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.log')).length, 1, 'only the active segment stays');
@@ -104,8 +124,10 @@ test('a checksum tells a damaged record from a whole one', () => {
   assert.equal(decodeRecords(good + good, position(1, 0)).records.length, 2);
   const bad = good.replace('"a"', '"b"');
   const r = decodeRecords(good + bad + good, position(1, 0));
-  assert.deepEqual([r.records.length, r.clean], [1, false]);
+  assert.deepEqual([r.records.length, r.stop], [1, 'invalid']);
   assert.equal(r.records[0].end, position(1, Buffer.byteLength(good)));
+  assert.equal(decodeRecords(good + good.slice(0, 12), position(1, 0)).stop, 'incomplete');
+  assert.equal(decodeRecords(good + '\0'.repeat(64), position(1, 0)).stop, 'invalid', 'the zeros of an unused tail');
 });
 
 test('one process per spool: a live owner refuses a second open; a dead one (kill -9) is taken over', async () => {
