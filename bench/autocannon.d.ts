@@ -14,11 +14,21 @@ declare module 'autocannon' {
       errors: number;
       non2xx: number;
     }
+    interface Request {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+    }
     interface Options {
       url: string;
       connections?: number;
       duration?: number;
       headers?: Record<string, string>;
+      method?: string;
+      body?: string;
+      /** each request in turn; setupRequest may change it (a fresh copy each time) */
+      requests?: (Request & { setupRequest?(req: Request): Request })[];
     }
   }
   function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;

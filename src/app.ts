@@ -5,6 +5,8 @@ import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerRoute, type RouteDefinition } from './http/define-route.js';
 import { registerHealthz } from './http/routes/healthz.js';
+import { registerCollectEvent } from './http/routes/collect-event.js';
+import { registerTrackerScript } from './http/routes/tracker-script.js';
 import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
 import type { AppDeps } from './services/deps.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
@@ -25,6 +27,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     requestIdHeader: false,
     genReqId: requestIdFor,
     return503OnClosing: false,
+    // the client address of collected events (request.ip); nothing else reads it. A hop count is
+    // what Fastify does with a number (its types only list the function form).
+    trustProxy: typeof deps.config.trustProxy === 'number' ? hopsOf(deps.config.trustProxy) : deps.config.trustProxy,
   });
 
   const knownPaths = new Set<string>();
@@ -40,7 +45,16 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerOpenApi(app);
   for (const def of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
   registerHealthz(app, deps);
+  if (deps.collector) {
+    await registerCollectEvent(app, { ...deps, collector: deps.collector });
+    registerTrackerScript(app);
+  }
   registerOpenApiRoute(app);
   await app.ready();
   return app;
+}
+
+/** Trust the `hops` proxies nearest to the server (proxy-addr's numeric form). */
+function hopsOf(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }

@@ -15,6 +15,11 @@ import { openEventStore } from './engines/duckdb/open-event-store.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import { openRedisRateLimiter } from './limits/redis.js';
 import type { AnalyticsDeps, AppDeps, EventsSlot } from './services/deps.js';
+import path from 'node:path';
+import type { EventStore } from './ports/event-store.js';
+import { openGeoLookup } from './ingest/parse/mmdb-geo-lookup.js';
+import { openCollection, type LiveCollection } from './ingest/collect/open-collection.js';
+import type { LoaderOptions } from './ingest/collect/loader.js';
 
 export interface Container<Events extends EventsSlot = EventsSlot> extends AppDeps<Events> {
   /** Closes every store the container opened (not those passed in as overrides). Idempotent. */
@@ -128,4 +133,28 @@ function assemble<Events extends EventsSlot>(
         if (errors.length) throw errors[0];
       })()),
   };
+}
+
+/**
+ * Live collection of a serving process (POST /api/event): its spool in the data dir, loading into the
+ * container's event store. Null without an event store that takes imports.
+ */
+export async function openLiveCollection(
+  config: Readonly<Config>,
+  container: Pick<AppDeps, 'catalog' | 'clock' | 'events'>,
+  options: Pick<LoaderOptions, 'log' | 'intervalMs'> = {},
+): Promise<LiveCollection | null> {
+  const events = container.events as Partial<EventStore> | undefined;
+  if (typeof events?.beginImport !== 'function' || typeof events.checkpoint !== 'function') return null;
+  // A database named explicitly is opened now, so a bad file stops the start; the bundled one (large)
+  // only when the first event arrives.
+  const explicit = config.geoipDb !== undefined && config.geoipDb !== 'off' ? openGeoLookup(config.geoipDb) : undefined;
+  return openCollection({
+    dir: path.join(config.dataDir, 'spool'),
+    catalog: container.catalog,
+    store: events as EventStore,
+    clock: container.clock,
+    geo: () => (explicit !== undefined ? explicit : openGeoLookup(config.geoipDb)),
+    loader: options,
+  });
 }

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import { buildApp, type BuildAppOptions } from './app.js';
-import { buildContainer, type Container, type ContainerOverrides } from './container.js';
+import { buildContainer, openLiveCollection, type Container, type ContainerOverrides } from './container.js';
+import type { LiveCollection } from './ingest/collect/open-collection.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
 import type { EventStore } from './ports/event-store.js';
 
@@ -11,19 +12,26 @@ export interface RunningServer {
   container: Container;
   /** e.g. http://127.0.0.1:8080 */
   address: string;
+  /** live collection (POST /api/event); null when switched off */
+  collection: LiveCollection | null;
   /** stops accepting, lets in-flight requests finish, closes the stores; idempotent */
   close(): Promise<void>;
 }
 
 export async function startServer(
   config: Readonly<Config>,
-  options: { overrides?: ContainerOverrides; app?: BuildAppOptions } = {},
+  options: { overrides?: ContainerOverrides; app?: BuildAppOptions; collect?: boolean | { intervalMs?: number } } = {},
 ): Promise<RunningServer> {
   const container = await buildContainer(config, options.overrides);
   let app: FastifyInstance | undefined;
   let admin: AdminSocket | undefined;
+  let collection: LiveCollection | null = null;
   try {
-    app = await buildApp(container, options.app);
+    // The loader logs through the app's logger, which exists only once the app is built.
+    const log = { warn: (details: Record<string, unknown>, message: string) => app?.log.warn(details, message) };
+    if (options.collect !== false)
+      collection = await openLiveCollection(config, container, { log, ...(typeof options.collect === 'object' ? options.collect : {}) });
+    app = await buildApp(collection ? { ...container, collector: collection.collector } : container, options.app);
     await app.listen({ host: config.host, port: config.port });
     // DuckDB lets one process write its file: imports reach this server through a local socket.
     const events = container.events as Partial<EventStore> | undefined;
@@ -31,6 +39,7 @@ export async function startServer(
       admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log });
   } catch (err) {
     if (app) await app.close().catch(() => undefined);
+    await collection?.close().catch(() => undefined);
     await container.close();
     throw err;
   }
@@ -45,11 +54,14 @@ export async function startServer(
     app,
     container,
     address,
+    collection,
     close: () =>
       (closing ??= (async () => {
         try {
           await admin?.close();
           await app.close();
+          // after the listener: nothing is accepted any more; what waits is loaded now, not at the next start
+          await collection?.close();
         } finally {
           await container.close();
         }

@@ -44,5 +44,7 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     duckdbTempLimit: opts.duckdbTempLimit,
     duckdbThreads: opts.duckdbThreads,
     geoipDb: opts.geoipDb,
+    trustProxy: opts.trustProxy,
+    collectRateLimit: opts.collectRateLimit,
   });
 }

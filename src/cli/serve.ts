@@ -14,7 +14,10 @@ export function registerServe(program: Command): void {
       .option('--host <host>', 'address to listen on (FOOTFALL_HOST, default 127.0.0.1)')
       .option('--port <port>', 'port to listen on (FOOTFALL_PORT, default 8080)')
       .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (FOOTFALL_LOG_LEVEL, default info)')
-      .option('--query-timeout-ms <ms>', 'analytics query timeout (FOOTFALL_QUERY_TIMEOUT_MS, default 10000)'),
+      .option('--query-timeout-ms <ms>', 'analytics query timeout (FOOTFALL_QUERY_TIMEOUT_MS, default 10000)')
+      .option('--trust-proxy <trust>', "whose X-Forwarded-For gives the client address of POST /api/event: true, a hop count, or addresses/CIDRs (FOOTFALL_TRUST_PROXY, default false)")
+      .option('--collect-rate-limit <n>', 'events per minute one client address may send to POST /api/event, 0 = no limit (FOOTFALL_COLLECT_RATE_LIMIT, default 600)')
+      .option('--geoip-db <files>', 'MMDB files that locate collected events, comma-separated, or off (FOOTFALL_GEOIP_DB, default the bundled DB-IP Lite)'),
   ).action(async (opts: StoreOptions & { host?: string; port?: string; queryTimeoutMs?: string }) => {
     let config;
     try {

@@ -1,5 +1,6 @@
 // Configuration: parsed once at boot from the environment and CLI flags, then frozen.
 // Nothing else in the code reads process.env.
+import net from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -25,6 +26,14 @@ export interface Config {
   duckdbThreads?: number;
   /** geolocation database: MMDB file paths joined by commas, absolute; 'off'; undefined = the bundled DB-IP Lite */
   geoipDb?: string;
+  /**
+   * Whose X-Forwarded-For to believe for the client address of POST /api/event (Fastify's trustProxy):
+   * false = the socket's address; true = the left-most address; n = the address n hops back;
+   * a list of addresses and CIDR ranges = every proxy in it is trusted.
+   */
+  trustProxy: boolean | number | string[];
+  /** events one client address may send to POST /api/event per minute, per process; 0 = no limit */
+  collectRateLimit: number;
 }
 
 /** Flag name (camelCase, as commander gives it) -> env variable. */
@@ -42,6 +51,8 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   duckdbTempLimit: 'FOOTFALL_DUCKDB_TEMP_LIMIT',
   duckdbThreads: 'FOOTFALL_DUCKDB_THREADS',
   geoipDb: 'FOOTFALL_GEOIP_DB',
+  trustProxy: 'FOOTFALL_TRUST_PROXY',
+  collectRateLimit: 'FOOTFALL_COLLECT_RATE_LIMIT',
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -116,11 +127,46 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   if (geoRaw !== undefined && geoRaw !== 'off' && geoFiles.length === 0) problems.push(`${name('geoipDb')}: "${geoRaw}" must name MMDB files (comma-separated) or be off`);
   const geoipDb = geoRaw === 'off' ? 'off' : geoFiles.length ? geoFiles.map((f) => path.resolve(f)).join(',') : undefined;
 
+  const trustRaw = pick('trustProxy');
+  const trustProxy = trustRaw === undefined ? false : parseTrustProxy(trustRaw);
+  if (typeof trustProxy === 'string')
+    problems.push(`${name('trustProxy')}: "${trustRaw}" ${trustProxy} (true, false, a hop count, or addresses and CIDR ranges, comma-separated)`);
+
+  const rateRaw = pick('collectRateLimit') ?? String(DEFAULT_COLLECT_RATE_LIMIT);
+  const collectRateLimit = Number(rateRaw);
+  if (!/^\d+$/.test(rateRaw) || collectRateLimit > 1e9)
+    problems.push(`${name('collectRateLimit')}: "${rateRaw}" must be a whole number of events per minute per address (0 = no limit)`);
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs,
     duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads, geoipDb,
+    trustProxy: trustProxy as Config['trustProxy'], collectRateLimit,
   });
+}
+
+export const DEFAULT_COLLECT_RATE_LIMIT = 600;
+
+/** Names proxy-addr (Fastify's trustProxy) gives to ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** FOOTFALL_TRUST_PROXY as Fastify's trustProxy takes it, or a string saying what is wrong. */
+function parseTrustProxy(raw: string): boolean | number | string[] | string {
+  const v = raw.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (/^\d+$/.test(v)) return Number(v) <= 100 ? Number(v) : 'is too many hops';
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.length === 0) return 'names nothing';
+  for (const e of entries) {
+    if (PROXY_RANGE_NAMES.includes(e)) continue;
+    const [addr, bits, extra] = e.split('/');
+    const family = net.isIP(addr);
+    const max = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max)))
+      return `has "${e}", which is not an address, a CIDR range or one of ${PROXY_RANGE_NAMES.join(', ')}`;
+  }
+  return entries;
 }
 
 /** A DuckDB size setting: a number and a unit (DuckDB reads both decimal and binary units). */

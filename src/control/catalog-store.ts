@@ -174,6 +174,20 @@ export class KyselyCatalogStore implements CatalogStore {
     return toSite(rows[0], hostnames);
   }
 
+  async findSiteByHostname(hostname: string): Promise<Site | null> {
+    const host = hostname.trim().toLowerCase();
+    if (host === '' || host.length > 257) return null;
+    const bare = host.startsWith('www.') ? host.slice(4) : host;
+    const rows = await this.db
+      .selectFrom('site_hostnames')
+      .select(['hostname', 'site_id'])
+      .where('hostname', 'in', [bare, `www.${bare}`])
+      .execute();
+    // Two sites may hold example.com and www.example.com: the one named exactly wins.
+    const hit = rows.find((r) => r.hostname === host) ?? rows[0];
+    return hit ? this.getSite(hit.site_id) : null;
+  }
+
   async listSites(workspaceId: string): Promise<Site[]> {
     const rows = await this.db
       .selectFrom('sites')

@@ -97,6 +97,11 @@ export interface CatalogStore {
     status?: SiteStatus;
   }): Promise<Site>;
   getSite(id: string): Promise<Site | null>;
+  /**
+   * The site one of whose hostnames is `hostname`, case-insensitive, a leading `www.` ignored on
+   * either side; when two sites hold `x` and `www.x`, the one named exactly. Null when none does.
+   */
+  findSiteByHostname(hostname: string): Promise<Site | null>;
   listSites(workspaceId: string): Promise<Site[]>;
   /**
    * Changes name, status, hostnames (the new list replaces the old, under the same ownership rules

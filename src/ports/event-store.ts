@@ -70,10 +70,37 @@ export interface SiteCoverage {
   events: number;
 }
 
+/**
+ * Where a loader that reads a log of its own (live collection's spool) stands: committed in the same
+ * commit as the rows it loaded, so after a crash the loader resumes exactly where the store is, and a
+ * replayed batch (engagement included, which is not idempotent) is never applied twice.
+ */
+export interface Checkpoint {
+  /** the log's identity, e.g. one spool; positions of different sources are independent */
+  source: string;
+  /** the position after the last record this import holds; a non-negative safe integer */
+  position: number;
+}
+
+/** The checkpoint of an import (null without one); throws when its position is not a non-negative safe integer. */
+export function checkedCheckpoint(cp: Checkpoint | undefined): Checkpoint | null {
+  if (!cp) return null;
+  if (!Number.isSafeInteger(cp.position) || cp.position < 0) throw new Error(`checkpoint position must be a non-negative safe integer, got ${cp.position}`);
+  return cp;
+}
+
+export interface ImportOptions {
+  reidentify?: Reidentify;
+  /** stored by commit() with the rows, even when they change nothing (all duplicates) */
+  checkpoint?: Checkpoint;
+}
+
 export interface EventStore {
-  beginImport(options?: { reidentify?: Reidentify }): Promise<ImportSession>;
+  beginImport(options?: ImportOptions): Promise<ImportSession>;
   /** begin + append + commit: all or nothing. */
-  importBatch(rows: readonly EventRow[], options?: { reidentify?: Reidentify }): Promise<ImportResult>;
+  importBatch(rows: readonly EventRow[], options?: ImportOptions): Promise<ImportResult>;
+  /** The position of the newest committed import that carried a checkpoint of `source`, null if none did. */
+  checkpoint(source: string): Promise<number | null>;
   /** ISO instant of the site's newest event (freshness), null without data. */
   newestEventAt(siteId: string): Promise<string | null>;
   siteCoverage(siteId: string): Promise<SiteCoverage>;

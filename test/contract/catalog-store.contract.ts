@@ -97,6 +97,24 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory): 
     assert.equal(await c.getSite('site_missing'), null);
   }));
 
+  test(`${name}: a site is found by any of its hostnames, case-insensitive, www. ignored, the exact one first`, withCatalog(async (c) => {
+    const ws = await c.createWorkspace({ name: 'A', plan: 'pro' });
+    const other = await c.createWorkspace({ name: 'B', plan: 'pro' });
+    const a = await site(c, ws.id, ['shop.example.com', 'www.example.org']);
+    const apex = await site(c, other.id, ['example.net']);
+    const www = await site(c, ws.id, ['www.example.net']);
+    const found = async (h: string) => (await c.findSiteByHostname(h))?.id ?? null;
+    assert.equal(await found('shop.example.com'), a.id);
+    assert.equal(await found('SHOP.Example.COM'), a.id);
+    assert.equal(await found('www.shop.example.com'), a.id);
+    assert.equal(await found('example.org'), a.id);
+    assert.equal(await found('www.example.org'), a.id);
+    assert.deepEqual(await c.findSiteByHostname('example.org'), await c.getSite(a.id));
+    assert.equal(await found('example.net'), apex.id);
+    assert.equal(await found('www.example.net'), www.id);
+    for (const h of ['example.com', 'other.example.com', 'shop.example.com.evil', '', 'www.', "x' OR '1'='1"]) assert.equal(await found(h), null, h);
+  }));
+
   test(`${name}: malformed hostnames are INVALID_SITE_HOSTNAME and nothing is stored`, withCatalog(async (c) => {
     const ws = await c.createWorkspace({ name: 'A', plan: 'pro' });
     const bad = [

@@ -202,4 +202,37 @@ export function runEventStoreContract(name: string, factory: () => Promise<Event
     assert.ok([...(await sut.engagementOf('site_a')).values()].every((ms) => ms === 0));
     assert.equal(await s.dataVersion('site_a'), v1);
   }));
+
+  test(`${name}: a checkpoint is committed with its rows, per source, and only with them`, withStore(async (s, sut) => {
+    assert.equal(await s.checkpoint('spool-1'), null, 'none before any import carried one');
+    const pv = makeRow({ ts_ms: at('12:00'), path_canon: '/k' });
+    await s.importBatch([pv], { checkpoint: { source: 'spool-1', position: 100 } });
+    assert.equal(await s.checkpoint('spool-1'), 100);
+    assert.equal(await s.checkpoint('spool-2'), null, 'sources are independent');
+
+    const aborted = await s.beginImport({ checkpoint: { source: 'spool-1', position: 200 } });
+    await aborted.append([makeRow()]);
+    await aborted.abort();
+    assert.equal(await s.checkpoint('spool-1'), 100, 'an aborted import moves nothing');
+
+    const bad = makeRow({ visitor_key: null as unknown as string });
+    await assert.rejects(s.importBatch([makeRow(), bad], { checkpoint: { source: 'spool-1', position: 300 } }));
+    assert.equal(await s.checkpoint('spool-1'), 100, 'a failed commit moves nothing');
+
+    // Replaying a loaded batch with its old checkpoint is what the loader avoids: a batch that only
+    // repeats stored events (or carries engagement that finds nothing) still moves the position.
+    const again = await s.importBatch([pv], { checkpoint: { source: 'spool-1', position: 400 } });
+    assert.equal(again.imported, 0);
+    assert.equal(await s.checkpoint('spool-1'), 400);
+    const engagementOnly = await s.beginImport({ checkpoint: { source: 'spool-1', position: 500 } });
+    await engagementOnly.appendEngagement([{ site_id: 'site_a', visitor_key: 'vk1', ts_ms: at('12:01'), path_canon: '/k', engagement_ms: 700 }]);
+    assert.deepEqual((await engagementOnly.commit()).engagement, { applied: 1, dropped: 0 });
+    assert.equal(await s.checkpoint('spool-1'), 500);
+    assert.equal((await sut.engagementOf('site_a')).get(pv.event_id), 700);
+    const empty = await s.beginImport({ checkpoint: { source: 'spool-2', position: 7 } });
+    await empty.commit();
+    assert.equal(await s.checkpoint('spool-2'), 7, 'an import of nothing still stores its checkpoint');
+    assert.equal(await s.checkpoint('spool-1'), 500);
+    await assert.rejects(s.beginImport({ checkpoint: { source: 'spool-1', position: -1 } }), /non-negative safe integer/);
+  }));
 }

@@ -2,51 +2,15 @@
 // requests spread over both meet ONE rate limit and ONE hard cap, exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { openClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
 import { missingScaleEnv, scratchDatabase } from '../http/helpers/stack.js';
 import { scratchUrl } from '../engines/clickhouse-scratch.js';
 import { get, seed, timeseriesPath } from './fixtures/seed.js';
+import { serve, stopAll } from './fixtures/serve.js';
 
 const missing = missingScaleEnv();
 const skip = missing.length ? `${missing.join(', ')} not set (scripts/services.sh start prints them)` : false;
-const BIN = fileURLToPath(new URL('../../bin/footfall.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** `footfall serve` in a child process; resolves once /healthz answers 200. */
-async function serve(env: Record<string, string>): Promise<{ base: string; child: ChildProcess; stderr: () => string }> {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-2p-'));
-  let err = '';
-  const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'], {
-    env: { ...process.env, ...env, FOOTFALL_DATA_DIR: dataDir },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr!.on('data', (d) => (err += d));
-  child.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`footfall serve exited ${child.exitCode}: ${err}`);
-    if (await fetch(base + '/healthz').then((r) => r.ok, () => false)) return { base, child, stderr: () => err };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`footfall serve did not answer: ${err}`);
-}
 
 test('two API processes on one PostgreSQL, Redis and ClickHouse enforce one rate limit and one hard cap', { skip }, async () => {
   const db = await scratchDatabase(process.env.FOOTFALL_TEST_POSTGRES_URL!);
@@ -87,8 +51,7 @@ test('two API processes on one PostgreSQL, Redis and ClickHouse enforce one rate
     assert.deepEqual(ra.body.current, rb.body.current);
     assert.equal(ra.body.current.total, 36);
   } finally {
-    for (const p of procs) p.child.kill('SIGTERM');
-    await Promise.all(procs.map((p) => (p.child.exitCode !== null ? null : new Promise((r) => p.child.once('exit', r)))));
+    await stopAll(procs);
     await events.close();
     await cp.close();
     await Promise.all([db.drop(), ch.drop()]);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_ENGAGEMENT_MS, type StoredSession } from '../../domain/events.js';
 import {
+  checkedCheckpoint,
   decodeEventRow,
   encodeEventRows,
   EVENT_ROW_FIELDS,
@@ -13,6 +14,8 @@ import {
   type EngagementRow,
   type EventRow,
   type EventStore,
+  type Checkpoint,
+  type ImportOptions,
   type ImportResult,
   type ImportSession,
   type Reidentify,
@@ -43,15 +46,16 @@ export class ClickHouseEventStore implements EventStore {
 
   constructor(private readonly p: ClickHouseStoreParts) {}
 
-  async beginImport(options: { reidentify?: Reidentify } = {}): Promise<ImportSession> {
+  async beginImport(options: ImportOptions = {}): Promise<ImportSession> {
     this.assertOpen();
+    const checkpoint = checkedCheckpoint(options.checkpoint);
     // the time in the name lets a later open drop stages a dead process left behind
     const stage = `ff_stage_${Date.now()}_${randomBytes(6).toString('hex')}`;
     await this.p.coordinator.command(stageDdl(this.p.coordinator.opts.database, stage));
-    return new ClickHouseImportSession(this.p, stage, options.reidentify ?? defaultReidentify, (fn) => this.serialized(fn));
+    return new ClickHouseImportSession(this.p, stage, options.reidentify ?? defaultReidentify, (fn) => this.serialized(fn), checkpoint);
   }
 
-  async importBatch(rows: readonly EventRow[], options: { reidentify?: Reidentify } = {}): Promise<ImportResult> {
+  async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
     const session = await this.beginImport(options);
     try {
       await session.append(rows);
@@ -64,6 +68,15 @@ export class ClickHouseEventStore implements EventStore {
 
   async newestEventAt(siteId: string): Promise<string | null> {
     return (await this.siteCoverage(siteId)).lastEventAt;
+  }
+
+  /** Positions only grow, so the newest is the largest (whatever the gens' clocks said). */
+  async checkpoint(source: string): Promise<number | null> {
+    this.assertOpen();
+    const [r] = await this.p.coordinator.query<{ p: number | string; n: number | string }>(
+      `SELECT max(events) AS p, count() AS n FROM ${ident(this.p.layout.days)} WHERE site_id = ${lit(checkpointSite(source))}`,
+    );
+    return r && Number(r.n) > 0 ? Number(r.p) : null;
   }
 
   async siteCoverage(siteId: string): Promise<SiteCoverage> {
@@ -105,6 +118,17 @@ export class ClickHouseEventStore implements EventStore {
 }
 
 const defaultReidentify: Reidentify = (row, occurrence) => `${row.event_id}#${occurrence}`;
+
+/**
+ * A loader's checkpoint is a row of the commit log itself (no site id starts with `#`): written by
+ * the same insert that commits the import's days, so it is seen exactly when they are. Its `events`
+ * column holds the position.
+ */
+const checkpointSite = (source: string) => `#checkpoint/${source}`;
+
+function checkpointRow(cp: Checkpoint, gen: number, committedMs: number): string {
+  return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
+}
 
 type DbRow = Record<string, unknown>;
 
@@ -153,7 +177,14 @@ class ClickHouseImportSession implements ImportSession {
     private readonly stage: string,
     private readonly reidentify: Reidentify,
     private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly checkpoint: Checkpoint | null,
   ) {}
+
+  /** Commits the checkpoint alone (an import that changed nothing still moves its loader on). */
+  private async commitCheckpointOnly(): Promise<void> {
+    if (!this.checkpoint) return;
+    await this.c.insertNdjson(ident(this.p.layout.days), checkpointRow(this.checkpoint, Date.now() * 1000, Date.now()) + '\n');
+  }
 
   private get c(): ClickHouseNode {
     return this.p.coordinator;
@@ -208,7 +239,10 @@ class ClickHouseImportSession implements ImportSession {
     const [{ n }] = await this.c.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`);
     if (Number(n) !== this.staged) throw new Error(`staged ${n} rows, expected ${this.staged}`);
     const engaged = this.engagement.length ? { engagement: { applied: 0, dropped: this.engagement.length } } : {};
-    if (this.staged === 0 && this.engagement.length === 0) return { imported: 0, duplicates: 0, days: [] };
+    if (this.staged === 0 && this.engagement.length === 0) {
+      await this.commitCheckpointOnly();
+      return { imported: 0, duplicates: 0, days: [] };
+    }
     await this.numberRepeats();
 
     const staged = await this.c.query<{ site_id: string; day: string; n: number }>(
@@ -229,7 +263,10 @@ class ClickHouseImportSession implements ImportSession {
         fresh += r.fresh;
         committed.push(...r.days);
       }
-      if (committed.length === 0) return { imported: 0, duplicates: this.staged, days: [], ...engaged };
+      if (committed.length === 0) {
+        await this.commitCheckpointOnly();
+        return { imported: 0, duplicates: this.staged, days: [], ...engaged };
+      }
       // Another process may have committed some of these days since we read them: our rewrite would drop its events.
       const now = await currentGens(this.c, L.days, committed.map((d) => d.plan));
       const changed = now.filter((g) => g.gen !== olds.get(`${g.site_id}|${g.day}`)?.gen);
@@ -240,9 +277,12 @@ class ClickHouseImportSession implements ImportSession {
       // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
       await this.c.insertNdjson(
         ident(L.days),
-        committed
-          .map((d) => JSON.stringify({ site_id: d.plan.site_id, day: d.plan.day, gen, events: d.events, first_ms: d.first, last_ms: d.last, committed_ms: committedMs }))
-          .join('\n') + '\n',
+        [
+          ...committed.map((d) =>
+            JSON.stringify({ site_id: d.plan.site_id, day: d.plan.day, gen, events: d.events, first_ms: d.first, last_ms: d.last, committed_ms: committedMs }),
+          ),
+          ...(this.checkpoint ? [checkpointRow(this.checkpoint, gen, committedMs)] : []),
+        ].join('\n') + '\n',
       );
     } catch (err) {
       await this.dropGeneration(gen, plans).catch(() => undefined);

@@ -5,10 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
+  checkedCheckpoint,
   encodeEventRows,
+  type Checkpoint,
   type EngagementRow,
   type EventRow,
   type EventStore,
+  type ImportOptions,
   type ImportResult,
   type ImportSession,
   type Reidentify,
@@ -82,14 +85,20 @@ export class DuckDbEventStore implements EventStore {
     this.tempDir = opened.tempDir;
   }
 
-  async beginImport(options: { reidentify?: Reidentify } = {}): Promise<ImportSession> {
+  async beginImport(options: ImportOptions = {}): Promise<ImportSession> {
     this.assertOpen();
     const conn = await this.instance.connect();
     const id = ++this.sessionSeq;
     const stage = `ff_stage_${process.pid}_${id}`;
     await conn.run(STAGE_DDL(stage));
-    const session = new DuckDbImportSession(conn, stage, this.opened, options.reidentify ?? defaultReidentify, this.commitGroupRows, (fn) =>
-      this.serialized(fn),
+    const session = new DuckDbImportSession(
+      conn,
+      stage,
+      this.opened,
+      options.reidentify ?? defaultReidentify,
+      this.commitGroupRows,
+      (fn) => this.serialized(fn),
+      checkedCheckpoint(options.checkpoint),
     );
     const commit = session.commit.bind(session);
     session.commit = async () => {
@@ -109,7 +118,7 @@ export class DuckDbEventStore implements EventStore {
     return `${this.epoch}:${this.versions.get(siteId) ?? 0}`;
   }
 
-  async importBatch(rows: readonly EventRow[], options: { reidentify?: Reidentify } = {}): Promise<ImportResult> {
+  async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
     const session = await this.beginImport(options);
     try {
       await session.append(rows);
@@ -118,6 +127,13 @@ export class DuckDbEventStore implements EventStore {
       throw err;
     }
     return session.commit();
+  }
+
+  async checkpoint(source: string): Promise<number | null> {
+    this.assertOpen();
+    const r = await this.conn.runAndReadAll('SELECT value FROM footfall_meta WHERE key = ?', [checkpointKey(source)]);
+    const v = r.getRowsJS()[0]?.[0];
+    return v == null ? null : Number(v);
   }
 
   async newestEventAt(siteId: string): Promise<string | null> {
@@ -163,6 +179,9 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
+/** The footfall_meta key of a loader's checkpoint. */
+const checkpointKey = (source: string) => `checkpoint:${source}`;
+
 /** Only used when a caller supplies no identity function (tests of the store alone). */
 const defaultReidentify: Reidentify = (row, occurrence) => `${row.event_id}#${occurrence}`;
 
@@ -181,6 +200,7 @@ class DuckDbImportSession implements ImportSession {
     private readonly reidentify: Reidentify,
     private readonly groupRows: number,
     private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly checkpoint: Checkpoint | null,
   ) {}
 
   async append(rows: readonly EventRow[]): Promise<void> {
@@ -255,7 +275,8 @@ class DuckDbImportSession implements ImportSession {
   private async commitNow(): Promise<ImportResult> {
     const c = this.conn;
     const engaged = this.engaged > 0 ? { engagement: { applied: 0, dropped: this.engaged } } : {};
-    if (this.staged === 0 && this.engaged === 0) return { imported: 0, duplicates: 0, days: [] };
+    const cp = this.checkpoint;
+    if (this.staged === 0 && this.engaged === 0 && !cp) return { imported: 0, duplicates: 0, days: [] };
     await c.run('BEGIN TRANSACTION');
     try {
       await this.numberRepeats();
@@ -263,8 +284,15 @@ class DuckDbImportSession implements ImportSession {
         groupRows: this.groupRows,
         sortByDay: this.dayDescents * 1000 > this.staged,
       });
+      // In the same transaction as the rows: the loader's position moves exactly when they land.
+      if (cp) {
+        await c.run(`INSERT INTO footfall_meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+          checkpointKey(cp.source),
+          String(cp.position),
+        ]);
+      }
       if (r.imported === 0 && r.engagement.applied === 0) {
-        await c.run('ROLLBACK');
+        await c.run(cp ? 'COMMIT' : 'ROLLBACK');
         return { imported: 0, duplicates: this.staged, days: [], ...engaged };
       }
       await c.run('COMMIT');

@@ -56,8 +56,17 @@ class Skip {
 /** The skip reason of an action the strict profile does not store. */
 export const STRICT_PROFILE = 'strict profile';
 
+/** What became of one event: its row (event_id = occurrence 1) and wire encoding, or why it was not stored. */
+export type ProcessedEvent =
+  | { kind: 'stored'; row: EventRow; encoded: string }
+  | { kind: 'rejected'; reason: string }
+  | { kind: 'skipped'; reason: string };
+
 /** A line's raw event, the reason it is rejected (a string), or why it is skipped. */
 type Parsed = RawEvent | string | Skip;
+
+/** An enriched line: its row and wire encoding, the reason it is rejected, or why it is skipped. */
+type Outcome = { row: EventRow; encoded: string } | string | Skip;
 
 const CACHE_LIMIT = 50_000;
 
@@ -95,51 +104,91 @@ export class LineProcessor {
    */
   async process(lines: readonly string[], emit: (row: EventRow, encoded: string) => void, maxErrors: number): Promise<LineTally> {
     const tally: LineTally = { rejected: 0, skipped: 0, skipped_by_reason: {}, errors: [] };
-    const reject = (line: number, reason: string) => {
-      tally.rejected++;
-      if (tally.errors.length < maxErrors) tally.errors.push({ line, reason });
-    };
-    const skip = (reason: string) => {
-      tally.skipped++;
-      tally.skipped_by_reason[reason] = (tally.skipped_by_reason[reason] ?? 0) + 1;
-    };
     for (let i = 0; i < lines.length; i++) {
       const text = lines[i];
       // Most lines start with `{`; only the others pay for trim().
       if (text.charCodeAt(0) !== 123 && text.trim() === '') continue;
       const raw = this.toRaw(text);
-      if (typeof raw === 'string') { reject(i + 1, raw); continue; }
-      if (raw instanceof Skip) { skip(raw.reason); continue; }
-      let site = this.sites.get(raw.site_id);
-      if (site === undefined) {
-        site = await this.catalog.site(raw.site_id);
-        this.sites.set(raw.site_id, site);
+      let out = typeof raw === 'string' || raw instanceof Skip ? raw : this.enrich(raw);
+      if (out instanceof Promise) out = await out;
+      if (typeof out === 'string') {
+        tally.rejected++;
+        if (tally.errors.length < maxErrors) tally.errors.push({ line: i + 1, reason: out });
+      } else if (out instanceof Skip) {
+        tally.skipped++;
+        tally.skipped_by_reason[out.reason] = (tally.skipped_by_reason[out.reason] ?? 0) + 1;
+      } else {
+        emit(out.row, out.encoded);
       }
-      if (site === null) { reject(i + 1, `unknown site_id "${raw.site_id}"`); continue; }
-      if (raw.tenant_id !== null) {
-        let owner = this.tenants.get(raw.tenant_id);
-        if (owner === undefined) {
-          owner = await this.catalog.tenantSite(raw.tenant_id);
-          this.tenants.set(raw.tenant_id, owner);
-        }
-        if (owner !== raw.site_id) { reject(i + 1, `tenant_id "${raw.tenant_id}" is not a tenant of site ${raw.site_id}`); continue; }
-      }
-      let ev;
-      try {
-        // Before deriveFromAgent, which drops the address.
-        if (this.geo !== null && raw.ip !== null) applyLocation(raw, this.geo.lookup(raw.ip));
-        this.deriveFromAgent(raw);
-        ev = normalizeEvent(raw, site, this.cfg.secret);
-      } catch (err) {
-        reject(i + 1, (err as Error).message);
-        continue;
-      }
-      if (ev === null) { skip(STRICT_PROFILE); continue; }
-      const { id, encoded } = identifyFirst(ev);
-      (ev as EventRow).event_id = id;
-      emit(ev as EventRow, encoded);
     }
     return tally;
+  }
+
+  /**
+   * One event given as the object an NDJSON line holds (DESIGN 3), through the same validation and
+   * enrichment as a line: live collection maps a tracker's payload to this shape and enters here.
+   */
+  async processEvent(obj: unknown): Promise<ProcessedEvent> {
+    const v = validateEventLine(obj, { defaultSiteId: this.cfg.defaultSiteId, nowMs: this.cfg.nowMs });
+    return v.ok ? this.processValidated(v.event) : { kind: 'rejected', reason: v.reason };
+  }
+
+  /** processEvent for an event validateEventLine has already accepted (and whose site may since be set). */
+  async processValidated(raw: RawEvent): Promise<ProcessedEvent> {
+    let out = this.enrich(raw);
+    if (out instanceof Promise) out = await out;
+    if (typeof out === 'string') return { kind: 'rejected', reason: out };
+    if (out instanceof Skip) return { kind: 'skipped', reason: out.reason };
+    return { kind: 'stored', ...out };
+  }
+
+  /**
+   * Site and tenant check, geolocation, user agent, normalization, identity: a row, a rejection
+   * reason, or a skip. Synchronous once the catalog answers are cached (nearly every line), so a
+   * large import does not pay a promise per line.
+   */
+  private enrich(raw: RawEvent): Outcome | Promise<Outcome> {
+    const site = this.sites.get(raw.site_id);
+    const owner = raw.tenant_id === null ? null : this.tenants.get(raw.tenant_id);
+    if (site === undefined || owner === undefined) return this.lookUpThenEnrich(raw);
+    return this.enrichFor(raw, site, owner);
+  }
+
+  private async lookUpThenEnrich(raw: RawEvent): Promise<Outcome> {
+    let site = this.sites.get(raw.site_id);
+    if (site === undefined) {
+      site = await this.catalog.site(raw.site_id);
+      this.sites.set(raw.site_id, site);
+    }
+    let owner: string | null = null;
+    if (raw.tenant_id !== null) {
+      let o = this.tenants.get(raw.tenant_id);
+      if (o === undefined) {
+        o = await this.catalog.tenantSite(raw.tenant_id);
+        this.tenants.set(raw.tenant_id, o);
+      }
+      owner = o;
+    }
+    return this.enrichFor(raw, site, owner);
+  }
+
+  /** `owner`: the site the line's tenant belongs to (null without a tenant, or for an unknown one). */
+  private enrichFor(raw: RawEvent, site: NormalizeSite | null, owner: string | null): Outcome {
+    if (site === null) return `unknown site_id "${raw.site_id}"`;
+    if (raw.tenant_id !== null && owner !== raw.site_id) return `tenant_id "${raw.tenant_id}" is not a tenant of site ${raw.site_id}`;
+    let ev;
+    try {
+      // Before deriveFromAgent, which drops the address.
+      if (this.geo !== null && raw.ip !== null) applyLocation(raw, this.geo.lookup(raw.ip));
+      this.deriveFromAgent(raw);
+      ev = normalizeEvent(raw, site, this.cfg.secret);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    if (ev === null) return Skip.of(STRICT_PROFILE);
+    const { id, encoded } = identifyFirst(ev);
+    (ev as EventRow).event_id = id;
+    return { row: ev as EventRow, encoded };
   }
 
   /**

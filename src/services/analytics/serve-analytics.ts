@@ -174,7 +174,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
     site,
     workspace: caller.workspace,
     range,
-    freshness: dataFreshness(facts.newestEventMs, ctx.arrivedAt.getTime(), hit !== undefined, notes),
+    freshness: dataFreshness(facts.newestEventMs, ctx.arrivedAt.getTime(), hit !== undefined, notes, deps.collector?.progress(site.id) ?? null),
   });
   const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const surfaceJson = JSON.stringify(surface);

@@ -8,7 +8,8 @@ import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config/config.js';
-import { buildContainer, type Container } from '../../../src/container.js';
+import { buildContainer, openLiveCollection, type Container } from '../../../src/container.js';
+import type { LiveCollection } from '../../../src/ingest/collect/open-collection.js';
 import { FakeClock } from '../../../src/domain/clock.js';
 import type { ApiPolicy, PlanId } from '../../../src/domain/plans.js';
 import { generateSecret, hashSecret } from '../../../src/domain/tokens.js';
@@ -33,6 +34,8 @@ export interface Harness {
   clock: FakeClock;
   catalog: CatalogStore;
   checker: OpenApiChecker;
+  /** live collection (POST /api/event), when asked for with `collect` */
+  collection: LiveCollection | null;
   /** inject + validate the response against the OpenAPI document */
   get(url: string, opts?: { token?: string; headers?: Record<string, string>; method?: InjectOptions['method'] }): Promise<LightMyRequestResponse>;
   workspace(plan: PlanId, apiPolicy?: Partial<ApiPolicy>): Promise<Workspace>;
@@ -42,7 +45,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(options: { now?: string; limiter?: RateLimiter; catalog?: (c: CatalogStore) => CatalogStore } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  now?: string;
+  limiter?: RateLimiter;
+  catalog?: (c: CatalogStore) => CatalogStore;
+  /** settings as flags of `serve` would give them (camelCase keys of Config) */
+  config?: Record<string, string | number>;
+  /** open live collection; its loader runs every `intervalMs` (default: only when flushed) */
+  collect?: boolean | { intervalMs?: number };
+}
+
+export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = new FakeClock(Date.parse(options.now ?? NOW));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-http-'));
   const stores = await openStack(clock);
@@ -58,15 +71,23 @@ export async function harness(options: { now?: string; limiter?: RateLimiter; ca
     },
   });
   const catalog = options.catalog ? options.catalog(withPlans) : withPlans;
-  const config = loadConfig({ dataDir, logLevel: 'silent', ...stores.config }, {});
+  const config = loadConfig({ dataDir, logLevel: 'silent', geoipDb: 'off', ...stores.config, ...options.config }, {});
   let container: Container;
+  let collection: LiveCollection | null = null;
   try {
     container = await buildContainer(config, { clock, control: { catalog, ledger: cp.ledger }, limiter: options.limiter });
+    if (options.collect) {
+      const intervalMs = typeof options.collect === 'object' ? options.collect.intervalMs : undefined;
+      collection = await openLiveCollection(config, container, { intervalMs: intervalMs ?? 3_600_000 }).catch(async (err) => {
+        await container.close();
+        throw err;
+      });
+    }
   } catch (err) {
     await stores.release();
     throw err;
   }
-  const app = await buildApp(container, { logger: false });
+  const app = await buildApp(collection ? { ...container, collector: collection.collector } : container, { logger: false });
   const checker = await openApiChecker(app);
 
   let closing: Promise<void> | undefined;
@@ -77,6 +98,7 @@ export async function harness(options: { now?: string; limiter?: RateLimiter; ca
     clock,
     catalog: base,
     checker,
+    collection,
     async get(url, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -102,6 +124,7 @@ export async function harness(options: { now?: string; limiter?: RateLimiter; ca
         open.delete(h);
         try {
           await app.close();
+          await collection?.close();
           await container.close();
         } finally {
           await stores.release();

@@ -1,0 +1,156 @@
+// POST /api/event at 50 connections: events/s accepted (each answered 202 only once it is on disk)
+// with p50/p99 latency, next to a bare node:http server answering 202 to the same requests in the
+// same run (the floor: the aim is half of it or better); and, during that load, the time from a
+// probe event's 202 to the moment /v1 counts it (p50/p99; the aim is 5 s). The load is the tracker's
+// mix (pageviews, engagement, custom events) from 20,000 visitors over 200 pages.
+// BENCH_DURATION_S (default 10) sets each load run's length.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { BenchRow } from './run.js';
+
+export const name = 'collect';
+const CONNECTIONS = 50;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const PROBE_EVERY_MS = 200;
+const POLL_EVERY_MS = 100;
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+
+/** The n-th request of the load: a visitor (address), a page, and the tracker's kind of event. */
+function event(n: number): { body: string; ip: string } {
+  const visitor = (n * 7919) % 20_000;
+  const page = `https://bench.example/docs/page-${(n * 31) % 200}?utm_source=${n % 5 === 0 ? 'newsletter' : ''}`;
+  const kind = n % 10;
+  const body =
+    kind < 7
+      ? { n: 'pageview', v: 36, u: page, d: 'bench.example', r: kind === 0 ? 'https://www.google.com/' : null }
+      : kind < 9
+        ? { n: 'engagement', v: 36, u: page, d: 'bench.example', e: 1000 + (n % 30_000), sd: 80 }
+        : { n: 'Signup', v: 36, u: page, d: 'bench.example', p: { action_id: 'hero' } };
+  return { body: JSON.stringify(body), ip: `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}` };
+}
+
+function load(url: string, duration: number): Promise<autocannon.Result> {
+  let n = 0;
+  return autocannon({
+    url: `${url}/api/event`,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => {
+          const e = event(n++);
+          return { ...req, method: 'POST', body: e.body, headers: { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': e.ip } };
+        },
+      },
+    ],
+  });
+}
+
+/** Sends a probe event every PROBE_EVERY_MS and watches /v1 for it: 202-to-readable times, ms. */
+function probe(info: { footfall: string; token: string; probeSite: string }) {
+  const acked = new Map<string, number>();
+  const readable = new Map<string, number>();
+  let stop = false;
+  let sent = 0;
+  const sender = (async () => {
+    while (!stop) {
+      const page = `/probe/${sent++}`;
+      const r = await fetch(`${info.footfall}/api/event`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': '192.0.2.1' },
+        body: JSON.stringify({ n: 'pageview', u: `https://probe.example${page}`, d: 'probe.example', r: null }),
+      });
+      if (r.status === 202) acked.set(page, performance.now());
+      await new Promise((res) => setTimeout(res, PROBE_EVERY_MS));
+    }
+  })();
+  const lastAck = () => Math.max(0, ...acked.values());
+  const poll = async () => {
+    const r = await fetch(`${info.footfall}/v1/metrics/breakdown?site_id=${info.probeSite}&dimension=page&limit=2000`, {
+      headers: { authorization: `Bearer ${info.token}` },
+    });
+    if (r.status !== 200) return;
+    const now = performance.now();
+    for (const row of ((await r.json()) as { current: { rows: { key: string }[] } }).current.rows) if (!readable.has(row.key)) readable.set(row.key, now);
+  };
+  const poller = (async () => {
+    while (!stop || readable.size < acked.size) {
+      await poll();
+      await new Promise((res) => setTimeout(res, POLL_EVERY_MS));
+      if (stop && performance.now() - lastAck() > 15_000) break;
+    }
+  })();
+  return {
+    async finish() {
+      stop = true;
+      await sender;
+      await poller;
+      const lags = [...acked].filter(([p]) => readable.has(p)).map(([p, t]) => readable.get(p)! - t).sort((a, b) => a - b);
+      return { lags, acked: acked.size, neverReadable: acked.size - lags.length };
+    },
+  };
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/collect-server.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const first = createInterface({ input: child.stdout! });
+    const line = await new Promise<string>((resolve, reject) => {
+      first.once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
+    });
+    const info = JSON.parse(line) as { footfall: string; bare: string; token: string; probeSite: string };
+    const lines = first;
+    const serverCpu = async () => {
+      const next = new Promise<string>((resolve) => lines.once('line', resolve));
+      child.stdin!.write('cpu\n');
+      return (JSON.parse(await next) as { cpuMicros: number }).cpuMicros;
+    };
+    const rows: BenchRow[] = [];
+    const measured = async (url: string) => {
+      const cpu0 = await serverCpu();
+      const r = await load(url, DURATION_S);
+      return { r, cpuMicros: (await serverCpu()) - cpu0 };
+    };
+    const row = (label: string, { r, cpuMicros }: { r: autocannon.Result; cpuMicros: number }, floor?: number) => {
+      const perS = Math.round((r.requests.total - r.non2xx) / DURATION_S);
+      rows.push({
+        bench: name,
+        case: label,
+        'events/s': perS,
+        'p50 ms': r.latency.p50,
+        'p99 ms': r.latency.p99,
+        non2xx: r.non2xx + r.errors,
+        'server CPU µs/event': Math.round(cpuMicros / Math.max(1, r.requests.total)),
+        ...(floor ? { 'of floor': `${Math.round((100 * perS) / floor)}%` } : {}),
+      });
+      return perS;
+    };
+    await load(info.bare, 2); // warm-up
+    const floor = row('bare node:http answering 202 (floor)', await measured(info.bare));
+    await load(info.footfall, 2); // warm-up: JIT, the geolocation database, the first loads
+    const p = probe(info);
+    row(`footfall POST /api/event (${CONNECTIONS} connections)`, await measured(info.footfall), floor);
+    const { lags, acked, neverReadable } = await p.finish();
+    rows.push({
+      bench: name,
+      case: '202 -> readable through /v1, under that load',
+      'p50 ms': Math.round(pct(lags, 50)),
+      'p99 ms': Math.round(pct(lags, 99)),
+      probes: acked,
+      'never readable': neverReadable,
+    });
+    return rows;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}

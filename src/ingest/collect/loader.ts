@@ -1,0 +1,172 @@
+// Moves spooled events into the event store: every 2 s, or at once when 10,000 are waiting, one
+// import of what the spool holds past the loader's checkpoint, committed WITH the checkpoint
+// (EventStore Checkpoint). So each record lands exactly once: a crash before the commit replays the
+// batch at the next start, a crash after it finds the checkpoint past the batch. Event ids are the
+// spool's (given at acceptance), so the store's deduplication would also hold on its own; engagement
+// is not idempotent, and the checkpoint is what keeps it from being added twice.
+import type { EngagementRow, EventStore, ImportResult } from '../../ports/event-store.js';
+import { eventIdentity } from '../parse/identity.js';
+import type { Spool } from './spool.js';
+import type { SpoolRecord } from './spool-format.js';
+
+export interface LoaderOptions {
+  /** how often the loader looks at the spool (default 2000 ms) */
+  intervalMs?: number;
+  /** load at once when this many records are waiting (default 10,000) */
+  triggerRecords?: number;
+  /** records one import takes at most (default 100,000: a backlog is loaded in steps) */
+  maxBatch?: number;
+  /** where failed loads are reported (they are retried; the spool keeps the events) */
+  log?: { warn(details: Record<string, unknown>, message: string): void };
+}
+
+/** What the loader tells the collector after each commit (and about each record it replays at start). */
+export interface LoaderEvents {
+  /** a record of an earlier run, found past the checkpoint at start */
+  replayed?(record: SpoolRecord): void;
+  /** everything before `position` is readable now */
+  loaded?(position: number, result: ImportResult): void;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+export class Loader {
+  private position = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private failures = 0;
+  /** records accepted (or replayed) and not yet loaded */
+  private waiting = 0;
+  private retryAt = 0;
+  private stopped = false;
+  /** on the way out: load until nothing waits */
+  private draining = false;
+  private readonly intervalMs: number;
+  private readonly triggerRecords: number;
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly spool: Spool,
+    private readonly store: Pick<EventStore, 'beginImport' | 'checkpoint'>,
+    private readonly events: LoaderEvents = {},
+    private readonly opts: LoaderOptions = {},
+  ) {
+    this.intervalMs = opts.intervalMs ?? 2000;
+    this.triggerRecords = opts.triggerRecords ?? 10_000;
+    this.maxBatch = opts.maxBatch ?? 100_000;
+  }
+
+  /** Finds the checkpoint, reports the records of earlier runs still to load, and starts the timer. */
+  async start(): Promise<void> {
+    this.position = (await this.store.checkpoint(this.spool.id)) ?? (await this.spool.firstPosition());
+    if (this.events.replayed) {
+      for (let at = this.position; ; ) {
+        const { records, next } = await this.spool.read(at, 50_000);
+        for (const r of records) this.events.replayed(r);
+        this.waiting += records.length;
+        if (records.length === 0 || next === at) break;
+        at = next;
+      }
+    }
+    this.timer = setInterval(() => this.kick(), this.intervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** The collector calls this for each record it spooled. */
+  accepted(): void {
+    if (++this.waiting >= this.triggerRecords && !this.running) void this.kick();
+  }
+
+  /** Everything before this position is in the store. */
+  get loadedUpTo(): number {
+    return this.position;
+  }
+
+  /** Loads now (or right after the load under way); resolves when that load is done. */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      if (Date.now() < this.retryAt) return;
+      if (this.stopped) return;
+      try {
+        const more = await this.loadOnce();
+        this.failures = 0;
+        this.retryAt = 0;
+        if (more) this.again = true;
+      } catch (err) {
+        this.failures++;
+        // A store that is down is retried with backoff; the spool keeps everything meanwhile.
+        const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 8)) * (0.5 + Math.random() / 2);
+        this.retryAt = Date.now() + wait;
+        this.opts.log?.warn({ err, failures: this.failures, retry_in_ms: Math.round(wait) }, 'collection loader: import failed; the events stay in the spool');
+        return;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** One import of the waiting records; true when more were left for another. */
+  private async loadOnce(): Promise<boolean> {
+    const { records, next } = await this.spool.read(this.position, this.maxBatch);
+    if (next === this.position) return false;
+    const end = next;
+    let ndjson = '';
+    let events = 0;
+    const engagement: EngagementRow[] = [];
+    for (const r of records) {
+      if (r.kind === 'E') {
+        ndjson += r.payload + '\n';
+        events++;
+      } else engagement.push(JSON.parse(r.payload) as EngagementRow);
+    }
+    let result: ImportResult;
+    try {
+      const session = await this.store.beginImport({ reidentify: eventIdentity, checkpoint: { source: this.spool.id, position: end } });
+      try {
+        if (events) await session.appendEncoded(ndjson, events);
+        if (engagement.length) await session.appendEngagement(engagement);
+      } catch (err) {
+        await session.abort().catch(() => undefined);
+        throw err;
+      }
+      result = await session.commit();
+    } catch (err) {
+      // A commit whose answer was lost may have happened: the checkpoint says.
+      const stored = await this.store.checkpoint(this.spool.id).catch(() => null);
+      if (stored === null || stored < end) throw err;
+      result = { imported: 0, duplicates: 0, days: [] };
+    }
+    this.position = end;
+    this.waiting = Math.max(0, this.waiting - records.length);
+    this.events.loaded?.(end, result);
+    await this.spool.release(end).catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
+    // A backlog goes on at once; otherwise the next load waits for the timer or the trigger.
+    return records.length >= this.maxBatch || this.waiting >= this.triggerRecords || (this.draining && records.length > 0);
+  }
+
+  /** Stops the timer and waits for the load under way; with `flush`, first loads what is waiting (once). */
+  async stop(opts: { flush?: boolean } = {}): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (opts.flush && !this.stopped) {
+      this.retryAt = 0;
+      this.draining = true;
+      await this.kick();
+    }
+    this.stopped = true;
+    while (this.running) await this.running.catch(() => undefined);
+  }
+}

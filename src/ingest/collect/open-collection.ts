@@ -1,0 +1,84 @@
+// Live collection of one serving process: its spool (in the data dir), the loader into the event
+// store (replaying what an earlier run left), and the collector POST /api/event hands requests to.
+import type { Clock } from '../../domain/clock.js';
+import type { CatalogStore } from '../../ports/catalog-store.js';
+import type { EventCollector } from '../../ports/event-collector.js';
+import { decodeEventRow, type EventStore } from '../../ports/event-store.js';
+import type { GeoLookup } from '../../ports/geo-lookup.js';
+import { Collector } from './collector.js';
+import { Loader, type LoaderOptions } from './loader.js';
+import { SitesProgress } from './sites-progress.js';
+import { Spool, type SpoolOptions } from './spool.js';
+import type { SpoolRecord } from './spool-format.js';
+
+export interface LiveCollection {
+  collector: EventCollector;
+  /** loads what waits now (tests, shutdown); resolves when that load is done */
+  flush(): Promise<void>;
+  /** the server has stopped accepting: loads what waits (once), then closes the spool */
+  close(): Promise<void>;
+}
+
+export interface OpenCollectionOptions {
+  /** the spool directory */
+  dir: string;
+  catalog: Pick<CatalogStore, 'findSiteByHostname' | 'listTenants' | 'getOrCreateSecret'>;
+  store: Pick<EventStore, 'beginImport' | 'checkpoint'>;
+  clock: Clock;
+  /** opened on the first event (a geolocation database is large; a server that collects nothing never loads it) */
+  geo: () => GeoLookup | null;
+  loader?: LoaderOptions;
+  spool?: SpoolOptions;
+}
+
+export async function openCollection(opts: OpenCollectionOptions): Promise<LiveCollection> {
+  const spool = await Spool.open(opts.dir, opts.spool);
+  try {
+    const progress = await SitesProgress.open(spool.dir);
+    const loader: Loader = new Loader(
+      spool,
+      opts.store,
+      {
+        replayed: (r) => {
+          const at = siteAndTime(r);
+          if (at) progress.accepted(at.site, at.ts, r.end, loader.loadedUpTo);
+        },
+        loaded: () => void progress.save(),
+      },
+      opts.loader,
+    );
+    await loader.start();
+    const collector = new Collector({ catalog: opts.catalog, clock: opts.clock, spool, loader, geo: opts.geo, progress });
+    let closing: Promise<void> | undefined;
+    return {
+      collector,
+      flush: () => loader.kick(),
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await loader.stop({ flush: true });
+            await progress.save();
+          } finally {
+            await spool.close();
+          }
+        })()),
+    };
+  } catch (err) {
+    await spool.close();
+    throw err;
+  }
+}
+
+/** The site and time of a spooled record (an encoded event row, or an engagement row's JSON). */
+function siteAndTime(r: SpoolRecord): { site: string; ts: number } | null {
+  try {
+    if (r.kind === 'E') {
+      const row = decodeEventRow(r.payload);
+      return { site: row.site_id, ts: row.ts_ms };
+    }
+    const g = JSON.parse(r.payload) as { site_id: string; ts_ms: number };
+    return { site: g.site_id, ts: g.ts_ms };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,373 @@
+// The collection spool: an append-only log in the data dir. append() resolves once its record is on
+// disk: records that arrive while one write + fdatasync is under way wait and go together in the
+// next one (group commit), so a 202 costs a share of one fsync, not one each. Segments are written
+// full of zeros and synced before their first record (the next one while the current fills up), so
+// an fdatasync only has data to flush, never a new file size. One process owns a spool (a LOCK
+// file); each start writes a new segment, and the loader reads every segment from its checkpoint on
+// (spool-format.ts positions), then deletes those it has passed. The zeros after a segment's last
+// record read as a torn record: reading goes on at the next segment.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  decodeRecords,
+  encodeRecord,
+  MAX_SEGMENT,
+  offsetOf,
+  position,
+  segmentFile,
+  segmentNumber,
+  segmentOf,
+  type RecordKind,
+  type SpoolRecord,
+} from './spool-format.js';
+
+export class SpoolLockedError extends Error {
+  constructor(dir: string, pid: number) {
+    super(`the collection spool ${dir} is in use by process ${pid} (another footfall serve on this data dir); stop it, or give each server its own data dir`);
+    this.name = 'SpoolLockedError';
+  }
+}
+
+export interface SpoolOptions {
+  /** the size of a segment (default 32 MiB): a new one is started when a write would not fit */
+  segmentBytes?: number;
+  /** bytes read from a segment at a time (default 8 MiB) */
+  readBytes?: number;
+}
+
+/** A record waiting to be written (null line: a barrier), and who waits for it. */
+interface Pending {
+  line: string | null;
+  resolve(end: number): void;
+  reject(err: unknown): void;
+}
+
+const DEFAULT_SEGMENT_BYTES = 32 << 20;
+const DEFAULT_READ_BYTES = 8 << 20;
+
+/** Spools opened by this process: a second open of the same directory would take over its lock. */
+const openHere = new Set<string>();
+
+export class Spool {
+  /** the records waiting for the next write */
+  private queue: Pending[] = [];
+  private flushing: Promise<void> | null = null;
+  private segment: number;
+  private fh: fs.promises.FileHandle;
+  /** bytes of the active segment on disk (written and synced) */
+  private size = 0;
+  private failed: unknown = null;
+  private closed = false;
+  /** the next segment, made ahead of time once the active one is half full */
+  private nextSegment: Promise<fs.promises.FileHandle> | null = null;
+  private readonly segmentBytes: number;
+  private readonly readBytes: number;
+  /** writes (each one fdatasync) and the records they carried: records / writes is the group-commit factor */
+  readonly stats = { writes: 0, records: 0 };
+
+  private constructor(
+    readonly dir: string,
+    /** this spool's identity (the store keeps the loader's checkpoint under it) */
+    readonly id: string,
+    segment: number,
+    fh: fs.promises.FileHandle,
+    opts: SpoolOptions,
+  ) {
+    this.segment = segment;
+    this.fh = fh;
+    this.segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.readBytes = opts.readBytes ?? DEFAULT_READ_BYTES;
+  }
+
+  static async open(dir: string, opts: SpoolOptions = {}): Promise<Spool> {
+    const real = path.resolve(dir);
+    if (openHere.has(real)) throw new SpoolLockedError(real, process.pid);
+    await fs.promises.mkdir(real, { recursive: true });
+    await takeLock(real);
+    openHere.add(real);
+    try {
+      const id = await spoolId(real);
+      const last = (await listSegments(real)).at(-1) ?? 0;
+      const fh = await createSegment(real, last + 1, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
+      return new Spool(real, id, last + 1, fh, opts);
+    } catch (err) {
+      openHere.delete(real);
+      await fs.promises.rm(path.join(real, 'LOCK'), { force: true });
+      throw err;
+    }
+  }
+
+  /** The position past every record acknowledged so far. */
+  get durableEnd(): number {
+    return position(this.segment, this.size);
+  }
+
+  /** Where the oldest segment on disk starts (the loader's start without a checkpoint). */
+  async firstPosition(): Promise<number> {
+    const segs = await listSegments(this.dir);
+    return position(segs[0] ?? this.segment, 0);
+  }
+
+  /** Appends a record; resolves with the position just past it once it is durable. */
+  append(kind: RecordKind, payload: string): Promise<number> {
+    const line = encodeRecord(kind, payload);
+    return new Promise<number>((resolve, reject) => this.enqueue({ line, resolve, reject }));
+  }
+
+  /** Resolves after the next write + sync, with nothing of its own: an answer that takes as long as an append. */
+  barrier(): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.enqueue({ line: null, resolve: () => resolve(), reject }));
+  }
+
+  private enqueue(p: Pending): void {
+    if (this.closed) return p.reject(new Error('the collection spool is closed'));
+    if (this.failed) return p.reject(this.failed);
+    this.queue.push(p);
+    this.flushing ??= this.flushLoop();
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.queue.length) {
+        const batch = this.queue;
+        this.queue = [];
+        let ends: number[];
+        try {
+          ends = await this.write(batch);
+        } catch (err) {
+          // A failed write may have left part of the batch in the file: nothing is appended after it
+          // (the loader would stop at the torn record), and every later append fails fast.
+          this.failed = err;
+          for (const p of [...batch, ...this.queue]) p.reject(err);
+          this.queue = [];
+          return;
+        }
+        for (let i = 0; i < batch.length; i++) batch[i].resolve(ends[i]);
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** Writes and syncs the batch's records; the position past each (a barrier: past the batch). */
+  private async write(batch: Pending[]): Promise<number[]> {
+    let text = '';
+    for (const p of batch) if (p.line !== null) text += p.line;
+    const buf = Buffer.from(text, 'utf8');
+    if (buf.length === 0) return batch.map(() => this.durableEnd);
+    if (this.size > 0 && this.size + buf.length > this.segmentBytes) await this.rotate();
+    if (this.nextSegment === null && this.size + buf.length > this.segmentBytes / 2) this.prepareNext();
+    let done = 0;
+    while (done < buf.length) {
+      const { bytesWritten } = await this.fh.write(buf, done, buf.length - done, this.size + done);
+      done += bytesWritten;
+    }
+    await this.fh.datasync();
+    this.stats.writes++;
+    const ends: number[] = [];
+    let at = this.size;
+    for (const p of batch) {
+      if (p.line !== null) {
+        at += Buffer.byteLength(p.line, 'utf8');
+        this.stats.records++;
+      }
+      ends.push(position(this.segment, p.line !== null ? at : this.size + buf.length));
+    }
+    this.size += buf.length;
+    return ends;
+  }
+
+  private prepareNext(): void {
+    if (this.segment >= MAX_SEGMENT) return;
+    this.nextSegment = createSegment(this.dir, this.segment + 1, this.segmentBytes);
+    this.nextSegment.catch(() => undefined); // rotate() reports it
+  }
+
+  private async rotate(): Promise<void> {
+    if (this.segment >= MAX_SEGMENT) throw new Error('the collection spool ran out of segment numbers');
+    if (this.nextSegment === null) this.prepareNext();
+    const pending = this.nextSegment!;
+    this.nextSegment = null;
+    const next = await pending;
+    await this.fh.close();
+    this.fh = next;
+    this.segment += 1;
+    this.size = 0;
+  }
+
+  /**
+   * Up to `max` records from `from` (a record boundary), never past what is durable; `next` is where
+   * to read on. A closed segment (of this run or an earlier one) may end in a record torn by a crash,
+   * never acknowledged: reading skips it and goes on at the next segment.
+   */
+  async read(from: number, max: number): Promise<{ records: SpoolRecord[]; next: number }> {
+    let at = from;
+    for (;;) {
+      const seg = segmentOf(at);
+      if (seg > this.segment) return { records: [], next: at };
+      const active = seg === this.segment;
+      const file = path.join(this.dir, segmentFile(seg));
+      const end = active ? this.size : await fileSize(file);
+      const offset = offsetOf(at);
+      if (end === null || offset >= end) {
+        if (active) return { records: [], next: at };
+        at = position(await this.segmentAfter(seg), 0);
+        continue;
+      }
+      const want = Math.min(end - offset, this.readBytes);
+      const { records, stop } = decodeRecords(await readText(file, offset, want), at, max);
+      const toEnd = want === end - offset;
+      // The segment's records end here: a record torn by a crash or the zeros of its unused tail
+      // (invalid), a last line cut short, or the file's last byte.
+      const ended = stop === 'invalid' || (toEnd && (stop === 'incomplete' || records.length < max));
+      if (active && stop === 'invalid') throw new Error(`collection spool segment ${seg}: unreadable record at offset ${offsetOf(records.at(-1)?.end ?? at)}`);
+      if (records.length === 0 && stop === 'incomplete' && want < end - offset)
+        throw new Error(`collection spool segment ${seg}: a record longer than ${this.readBytes} bytes at offset ${offset}`);
+      if (!active && ended) {
+        const next = position(await this.segmentAfter(seg), 0);
+        if (records.length) return { records, next };
+        at = next;
+        continue;
+      }
+      return { records, next: records.length ? records[records.length - 1].end : at };
+    }
+  }
+
+  /** The first segment after `seg` on disk (the active one at most). */
+  private async segmentAfter(seg: number): Promise<number> {
+    return (await listSegments(this.dir)).find((s) => s > seg) ?? this.segment;
+  }
+
+  /** Deletes the closed segments wholly before `pos` (the loader has committed them). */
+  async release(pos: number): Promise<void> {
+    const upTo = Math.min(segmentOf(pos), this.segment);
+    for (const s of await listSegments(this.dir)) if (s < upTo) await fs.promises.rm(path.join(this.dir, segmentFile(s)), { force: true });
+  }
+
+  /** Waits for the write under way, then closes; later appends fail. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.flushing) await this.flushing;
+    await this.fh.close().catch(() => undefined);
+    if (this.nextSegment) {
+      // made ahead and never used: all zeros
+      await (await this.nextSegment.catch(() => null))?.close();
+      await fs.promises.rm(path.join(this.dir, segmentFile(this.segment + 1)), { force: true });
+    }
+    await fs.promises.rm(path.join(this.dir, 'LOCK'), { force: true });
+    openHere.delete(this.dir);
+  }
+}
+
+async function listSegments(dir: string): Promise<number[]> {
+  const out: number[] = [];
+  for (const f of await fs.promises.readdir(dir)) {
+    const n = segmentNumber(f);
+    if (n !== null) out.push(n);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** A segment of `bytes` zeros, and its directory entry, durable before any record in it is acknowledged. */
+async function createSegment(dir: string, segment: number, bytes: number): Promise<fs.promises.FileHandle> {
+  const file = path.join(dir, segmentFile(segment));
+  const fh = await fs.promises.open(file, 'wx');
+  try {
+    const zeros = Buffer.alloc(Math.min(bytes, 1 << 20));
+    for (let at = 0; at < bytes; at += zeros.length) await fh.write(zeros, 0, Math.min(zeros.length, bytes - at), at);
+    await fh.sync();
+    await syncDir(dir);
+    return fh;
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await fs.promises.rm(file, { force: true });
+    throw err;
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const d = await fs.promises.open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
+async function fileSize(file: string): Promise<number | null> {
+  try {
+    return (await fs.promises.stat(file)).size;
+  } catch {
+    return null;
+  }
+}
+
+async function readText(file: string, offset: number, length: number): Promise<string> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(length);
+    let done = 0;
+    while (done < length) {
+      const { bytesRead } = await fh.read(buf, done, length - done, offset + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return buf.subarray(0, done).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The spool's identity, made once and kept in the spool dir. */
+async function spoolId(dir: string): Promise<string> {
+  const file = path.join(dir, 'ID');
+  try {
+    const id = (await fs.promises.readFile(file, 'utf8')).trim();
+    if (/^[a-z0-9]{8,64}$/.test(id)) return id;
+  } catch {
+    // first start
+  }
+  const id = randomBytes(12).toString('hex');
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fh = await fs.promises.open(tmp, 'w');
+  try {
+    await fh.writeFile(id + '\n');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.promises.rename(tmp, file);
+  await syncDir(dir);
+  return id;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * One process per spool. A LOCK left by a process that is gone (kill -9) is taken over; so is one
+ * holding our own pid (a container restarts its server under the same pid).
+ */
+async function takeLock(dir: string): Promise<void> {
+  const file = path.join(dir, 'LOCK');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await fs.promises.writeFile(file, String(process.pid), { flag: 'wx' });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const pid = Number((await fs.promises.readFile(file, 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new SpoolLockedError(dir, pid);
+    await fs.promises.rm(file, { force: true });
+  }
+  throw new Error(`cannot take the lock of the collection spool ${dir}`);
+}

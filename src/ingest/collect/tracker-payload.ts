@@ -1,0 +1,209 @@
+// The body of POST /api/event (DESIGN 9): Plausible's Events API (`name`, `url`, `domain`,
+// `referrer`, `props`, `revenue`) or its tracker's short keys (`n`, `u`, `d`, `r`, `p`, `$`, `h`,
+// `i`, `e`, `sd`, `v`), read into one shape, then mapped onto an import line (DESIGN 3) so that it
+// goes through the importer's own validation and enrichment. Pure.
+import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
+import { rawPathOf } from '../parse/url.js';
+
+/** Plausible's own bounds on custom properties. */
+export const MAX_PROPS = 30;
+export const MAX_PROP_KEY = 300;
+export const MAX_PROP_VALUE = 2000;
+export const MAX_NAME = 120;
+export const MAX_URL = 2048;
+export const MAX_DOMAIN = 253;
+
+export interface TrackerEvent {
+  name: string;
+  /** absolute http(s) URL of the page */
+  url: string;
+  /** the site's domain as the page configured it */
+  domain: string;
+  referrer: string | null;
+  /** scalar props as strings; nulls dropped */
+  props: Record<string, string>;
+  /** `h`: hash-based routing, the fragment is part of the page */
+  hashRouting: boolean;
+  /** `i: false`: an event that should not count as an interaction */
+  interactive: boolean;
+  /** `e` of an engagement event, ms; null for every other event */
+  engagementMs: number | null;
+}
+
+export type TrackerParse = { ok: true; event: TrackerEvent } | { ok: false; status: 400 | 422; message: string; field?: string };
+
+class Invalid extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function invalid(field: string, message: string): never {
+  throw new Invalid(field, message);
+}
+
+/** The value under the tracker's short key, else the Events API's long one. */
+function pick(o: Record<string, unknown>, short: string, long: string): unknown {
+  return o[short] !== undefined ? o[short] : o[long];
+}
+
+function requiredString(v: unknown, field: string, max: number): string {
+  if (v === undefined || v === null || v === '') invalid(field, `${field} is required`);
+  if (typeof v !== 'string') invalid(field, `${field} must be a string`);
+  if (v.trim() === '') invalid(field, `${field} is required`);
+  if (v.length > max) invalid(field, `${field} is longer than ${max} characters`);
+  return v;
+}
+
+function readUrl(v: unknown): string {
+  const url = requiredString(v, 'url', MAX_URL);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    invalid('url', 'url must be an absolute http(s) URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') invalid('url', 'url must be an absolute http(s) URL');
+  return url;
+}
+
+function readProps(v: unknown): Record<string, string> {
+  if (v === undefined || v === null) return {};
+  // The tracker sends an object; server-side senders sometimes send it as a JSON string.
+  let obj = v;
+  if (typeof v === 'string') {
+    try {
+      obj = JSON.parse(v);
+    } catch {
+      invalid('props', 'props must be an object (or a JSON string of one)');
+    }
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) invalid('props', 'props must be an object');
+  const entries = Object.entries(obj as Record<string, unknown>);
+  if (entries.length > MAX_PROPS) invalid('props', `props has more than ${MAX_PROPS} keys`);
+  const out: Record<string, string> = {};
+  for (const [key, value] of entries) {
+    if (key.length === 0 || key.length > MAX_PROP_KEY) invalid('props', `a props key must be 1 to ${MAX_PROP_KEY} characters`);
+    if (value === null || value === undefined) continue;
+    if (typeof value === 'object') invalid('props', `props.${key} must be a string, a number or a boolean`);
+    const text = String(value);
+    if (text.length > MAX_PROP_VALUE) invalid('props', `props.${key} is longer than ${MAX_PROP_VALUE} characters`);
+    out[key] = text;
+  }
+  return out;
+}
+
+function readEngagement(v: unknown): number {
+  if (v === undefined || v === null) invalid('e', 'e (engaged time in ms) is required for an engagement event');
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) invalid('e', 'e must be a non-negative number of milliseconds');
+  if (v > MAX_ENGAGEMENT_MS) invalid('e', `e is over ${MAX_ENGAGEMENT_MS} (one day)`);
+  return Math.round(v);
+}
+
+/** Reads a request body; 400 when it is not a JSON object, 422 naming the first bad field. */
+export function parseTrackerBody(body: string): TrackerParse {
+  let o: unknown;
+  try {
+    o = JSON.parse(body);
+  } catch {
+    return { ok: false, status: 400, message: 'The body must be a JSON object (the event).' };
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return { ok: false, status: 400, message: 'The body must be a JSON object (the event).' };
+  try {
+    return { ok: true, event: readEvent(o as Record<string, unknown>) };
+  } catch (err) {
+    if (err instanceof Invalid) return { ok: false, status: 422, message: `Invalid event: ${err.message}.`, field: err.field };
+    throw err;
+  }
+}
+
+function readEvent(o: Record<string, unknown>): TrackerEvent {
+  const name = requiredString(pick(o, 'n', 'name'), 'name', MAX_NAME);
+  const url = readUrl(pick(o, 'u', 'url'));
+  const domain = requiredString(pick(o, 'd', 'domain'), 'domain', MAX_DOMAIN).trim();
+  const r = pick(o, 'r', 'referrer');
+  if (r !== undefined && r !== null && typeof r !== 'string') invalid('referrer', 'referrer must be a string or null');
+  const h = pick(o, 'h', 'hashMode');
+  const i = pick(o, 'i', 'interactive');
+  return {
+    name,
+    url,
+    domain,
+    referrer: typeof r === 'string' && r.trim() !== '' ? r : null,
+    props: readProps(pick(o, 'p', 'props')),
+    hashRouting: h === 1 || h === true || h === '1',
+    interactive: i !== false,
+    engagementMs: name === 'engagement' ? readEngagement(pick(o, 'e', 'engagement_time')) : null,
+  };
+}
+
+/** The tracker's built-in names and the actions they are (DESIGN 9). */
+const BUILT_IN_ACTIONS: Record<string, string> = {
+  'Outbound Link: Click': 'outbound.click',
+  'File Download': 'file.download',
+  'Form: Submission': 'form.submit',
+  '404': 'error.404',
+};
+
+/** String props that fill the action's fields of the same name; every other prop is not stored. */
+const ACTION_PROPS = ['action_id', 'form_id', 'form_action_path', 'family'] as const;
+
+export interface LineContext {
+  siteId: string;
+  /** an ACTIVE tenant of the site named by props.tenant_id, else null */
+  tenantId: string | null;
+  tsMs: number;
+  ip: string;
+  userAgent: string;
+}
+
+/**
+ * The page as an import line names it. With hash routing the fragment is part of the page: it is
+ * passed percent-encoded behind the path, so the path rules (which end a page at `#`) keep it.
+ */
+function pageOf(ev: TrackerEvent): { url: string; path?: string } {
+  if (!ev.hashRouting) return { url: ev.url };
+  const at = ev.url.indexOf('#');
+  if (at === -1) return { url: ev.url };
+  // `#/search?q=x` is the page `#/search`: the fragment's own query is not part of the page.
+  const fragment = ev.url.slice(at + 1).split('?')[0];
+  return { url: ev.url.slice(0, at), path: `${rawPathOf(ev.url)}%23${fragment.replace(/#/g, '%23')}` };
+}
+
+/**
+ * The import line (DESIGN 3) a tracker event is. Engagement is read as a pageview of its page: the
+ * line is only used to derive the visitor key and the page it belongs to (see collector.ts).
+ */
+export function toImportLine(ev: TrackerEvent, ctx: LineContext): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    ts: new Date(ctx.tsMs).toISOString(),
+    site_id: ctx.siteId,
+    tenant_id: ctx.tenantId,
+    ...pageOf(ev),
+    referrer: ev.referrer,
+    ip: ctx.ip,
+    user_agent: ctx.userAgent,
+  };
+  if (ev.name === 'pageview' || ev.name === 'engagement') {
+    return { ...base, type: 'pageview', title: ev.name === 'pageview' ? (ev.props.title ?? null) : null };
+  }
+  const builtIn = BUILT_IN_ACTIONS[ev.name];
+  const line: Record<string, unknown> = { ...base, type: 'action', action_name: builtIn ?? ev.name, event_name: builtIn ? null : ev.name };
+  for (const key of ACTION_PROPS) if (ev.props[key] !== undefined) line[key] = ev.props[key];
+  if (builtIn === 'outbound.click' && ev.props.url !== undefined) line.action_target_host = hostOf(ev.props.url);
+  // A custom event marked non-interactive is instrumentation: it makes no session engaged.
+  if (!builtIn && !ev.interactive && line.family === undefined) line.family = 'instrumentation';
+  return line;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host === '' ? null : host;
+  } catch {
+    return null;
+  }
+}
