@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { buildContainer, type Container, type ContainerOverrides } from './container.js';
+import { startMetricsServer, type MetricsServer } from './http/metrics/metrics-server.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
 import type { EventStore } from './ports/event-store.js';
 
@@ -11,6 +12,8 @@ export interface RunningServer {
   container: Container;
   /** e.g. http://127.0.0.1:8080 */
   address: string;
+  /** the Prometheus listener, e.g. http://127.0.0.1:9464 (GET /metrics); undefined when off */
+  metricsAddress?: string;
   /** stops accepting, lets in-flight requests finish, closes the stores; idempotent */
   close(): Promise<void>;
 }
@@ -22,14 +25,18 @@ export async function startServer(
   const container = await buildContainer(config, options.overrides);
   let app: FastifyInstance | undefined;
   let admin: AdminSocket | undefined;
+  let metrics: MetricsServer | undefined;
   try {
     app = await buildApp(container, options.app);
     await app.listen({ host: config.host, port: config.port });
+    if (config.metricsPort !== undefined && container.exposition)
+      metrics = await startMetricsServer(container.exposition, config.metricsHost, config.metricsPort);
     // DuckDB lets one process write its file: imports reach this server through a local socket.
     const events = container.events as Partial<EventStore> | undefined;
     if (config.eventsUrl === undefined && typeof events?.beginImport === 'function')
-      admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log });
+      admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log, metrics: container.metrics });
   } catch (err) {
+    await metrics?.close();
     if (app) await app.close().catch(() => undefined);
     await container.close();
     throw err;
@@ -39,16 +46,18 @@ export async function startServer(
     typeof addr === 'object' && addr
       ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
       : String(addr);
-  app.log.info({ address }, `footfall listening on ${address}`);
+  app.log.info({ address, metrics: metrics?.address }, `footfall listening on ${address}`);
   let closing: Promise<void> | undefined;
   return {
     app,
     container,
     address,
+    metricsAddress: metrics?.address,
     close: () =>
       (closing ??= (async () => {
         try {
           await admin?.close();
+          await metrics?.close();
           await app.close();
         } finally {
           await container.close();

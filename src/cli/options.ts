@@ -43,5 +43,7 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     duckdbTempLimit: opts.duckdbTempLimit,
     duckdbThreads: opts.duckdbThreads,
     geoipDb: opts.geoipDb,
+    metricsPort: opts.metricsPort,
+    metricsHost: opts.metricsHost,
   });
 }

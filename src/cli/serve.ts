@@ -12,7 +12,9 @@ export function registerServe(program: Command): void {
       .description('serve the read API (never adds data)')
       .option('--host <host>', 'address to listen on (FOOTFALL_HOST, default 127.0.0.1)')
       .option('--port <port>', 'port to listen on (FOOTFALL_PORT, default 8080)')
-      .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (FOOTFALL_LOG_LEVEL, default info)'),
+      .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (FOOTFALL_LOG_LEVEL, default info)')
+      .option('--metrics-port <port>', 'Prometheus metrics listener, GET /metrics (FOOTFALL_METRICS_PORT, default off)')
+      .option('--metrics-host <host>', 'address of the metrics listener (FOOTFALL_METRICS_HOST, default 127.0.0.1)'),
   ).action(async (opts: StoreOptions & { host?: string; port?: string }) => {
     let config;
     try {
@@ -26,7 +28,8 @@ export function registerServe(program: Command): void {
     const server = await startServer(config, {
       app: opts.json ? { logger: { level: config.logLevel, stream: process.stderr } } : undefined,
     });
-    if (opts.json) process.stdout.write(JSON.stringify({ address: server.address }) + '\n');
+    if (opts.json)
+      process.stdout.write(JSON.stringify({ address: server.address, ...(server.metricsAddress ? { metrics: server.metricsAddress } : {}) }) + '\n');
     closeOnSignals(server);
   });
 }

@@ -46,6 +46,8 @@ export interface SiteRule<Q> {
 
 export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema = TSchema> {
   url: string;
+  /** unique, stable: the method name a generated client gives the operation */
+  operationId: string;
   family: RouteFamily;
   /** any one of them grants the route */
   scopes: readonly TokenScope[];
@@ -79,12 +81,14 @@ const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
 
 export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDefinition<TObject, TSchema>): void {
   const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
+  const metrics = deps.metrics;
   const statuses = [...new Set([...BASE_ERRORS, ...(def.errors ?? [])])].sort();
 
   app.route({
     method: 'GET',
     url: def.url,
     schema: {
+      operationId: def.operationId,
       summary: def.summary,
       description: def.description,
       tags: def.tags,
@@ -125,8 +129,20 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
         site,
         tenant,
         log: request.log,
-        meter: (units, run) => withMeteredUnits(metering, units, run),
-        charge: (units) => chargeUnits(metering, units),
+        meter: metrics
+          ? async (units, run) => {
+              const out = await withMeteredUnits(metering, units, run);
+              metrics.unitsCharged(units);
+              return out;
+            }
+          : (units, run) => withMeteredUnits(metering, units, run),
+        charge: metrics
+          ? async (units) => {
+              const meta = await chargeUnits(metering, units);
+              metrics.unitsCharged(units);
+              return meta;
+            }
+          : (units) => chargeUnits(metering, units),
       };
       const result = await def.handler(ctx);
       if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import type { AnalyticsEngine } from '../ports/analytics-engine.js';
 import type { ReportQueryRunner } from './reports/queries/report-query-runner.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
@@ -44,4 +45,6 @@ export interface AppDeps<Events extends EventsSlot = EventsSlot> {
   events?: Events;
   /** absent: analytics routes answer 503 ANALYTICS_DB_UNAVAILABLE */
   analytics?: AnalyticsDeps;
+  /** absent: nothing is counted (no metrics listener) */
+  metrics?: Metrics;
 }
