@@ -25,7 +25,7 @@ function writeEnvelope(socket: Socket, status: number, reason: string, code: 'IN
 function requestPath(err: { rawPacket?: unknown }): string | undefined {
   if (!Buffer.isBuffer(err.rawPacket)) return undefined;
   const line = err.rawPacket.subarray(0, 2048).toString('latin1').split('\r\n', 1)[0];
-  return line ? /^[^ ]+ (\/[^ ?]*)/.exec(line)?.[1] : undefined;
+  return line ? /^[A-Za-z]+ (\/[^ ?]*)(\?[^ ]*)? HTTP\/1\.[01]$/.exec(line)?.[1] : undefined;
 }
 
 /** Fastify's clientErrorHandler (Node's 'clientError' event). */
@@ -40,14 +40,15 @@ export function clientErrorHandler(knownPaths: KnownPaths) {
       return;
     }
     let id: string;
+    let path: string | undefined;
     if (err.code === 'HPE_HEADER_OVERFLOW') {
       id = writeEnvelope(socket, 431, 'Request Header Fields Too Large', 'INVALID_PARAMS', 'The request headers are too large.');
     } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       id = writeEnvelope(socket, 408, 'Request Timeout', 'INVALID_PARAMS', 'The request did not arrive in time.');
-    } else if (err.code === 'HPE_INVALID_METHOD') {
-      // A method Node does not know: like any other method, 405 on a known path and 404 elsewhere.
-      const path = requestPath(err);
-      const allow = path === undefined ? undefined : knownPaths.get(path);
+    } else if (err.code === 'HPE_INVALID_METHOD' && (path = requestPath(err)) !== undefined) {
+      // A method Node does not know, on a request line that is otherwise whole: like any other
+      // method, 405 on a known path and 404 elsewhere.
+      const allow = knownPaths.get(path);
       id =
         allow === undefined
           ? writeEnvelope(socket, 404, 'Not Found', 'NOT_FOUND', 'Unknown endpoint.')
