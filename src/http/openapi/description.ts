@@ -110,7 +110,7 @@ export function apiDescription(): string {
     '## Transport',
     '',
     `Responses over ${COMPRESSION_THRESHOLD_BYTES} bytes are compressed with br or gzip when \`Accept-Encoding\` allows. ` +
-      'Integer parameters are plain decimal digits (`1e3`, `0x10`, ` 10` and `10.0` are 422). `HEAD /healthz` answers like ' +
+      'Integer parameters are plain decimal digits (`1e3`, `0x10`, `10.0` and digits with spaces around them are 422). `HEAD /healthz` answers like ' +
       '`GET /healthz` without a body; every other operation is GET only (405 INVALID_METHOD with `Allow: GET`).',
   ].join('\n');
 }
