@@ -21,10 +21,25 @@ type Json = Record<string, any>;
 const NOW = Date.parse('2025-06-15T12:00:00.000Z');
 const MAX_ITEMS = 3;
 
-/** Arrays cut to a few items: an example shows the shape, not the data set. */
-function trim(v: unknown): unknown {
-  if (Array.isArray(v)) return v.slice(0, MAX_ITEMS).map(trim);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, trim(x)]));
+/**
+ * Arrays cut to a few items (an example shows the shape, not the data set). Catalog listings are
+ * sorted by name first and their creation times set to the demo's instant, goal conversions by
+ * conversions: the demo creates them within the same milliseconds under random ids, so their order
+ * and times would change every run.
+ */
+function trim(v: unknown, key = ''): unknown {
+  if (Array.isArray(v)) {
+    const label = (x: any) => String(x?.name ?? x?.tenant_slug ?? '');
+    let list = v;
+    if (key === 'items' && v.some((x) => label(x))) list = [...v].sort((a, b) => label(a).localeCompare(label(b)));
+    // goal conversions come in goal-definition order, i.e. by random id: most conversions first instead
+    if (key === 'goals') list = [...v].sort((a, b) => b.conversions - a.conversions || String(a.last_seen_at).localeCompare(String(b.last_seen_at)));
+    return list.slice(0, MAX_ITEMS).map((x) => trim(x));
+  }
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, k === 'createdAt' || k === 'updatedAt' ? new Date(NOW).toISOString() : trim(x, k)]),
+    );
   return v;
 }
 
