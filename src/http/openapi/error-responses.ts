@@ -44,14 +44,14 @@ export function rateLimitHeaders(required: boolean): Json {
   };
 }
 
-const RETRY_AFTER = (text: string) => header(text, { type: 'integer', minimum: 1 }, true);
+export const retryAfterHeader = (text: string) => header(text, { type: 'integer', minimum: 1 }, true);
 
 function headersFor(status: number): Json {
   const h: Json = { 'X-Request-Id': REQUEST_ID_HEADER };
   // 401, 404 and 405 are answered before the rate limit; the others after it.
   if (![401, 404, 405].includes(status)) Object.assign(h, rateLimitHeaders(status === 429));
-  if (status === 429) h['Retry-After'] = RETRY_AFTER('Seconds until X-RateLimit-Reset (at least 1)');
-  if (status === 503) h['Retry-After'] = RETRY_AFTER('Seconds to wait before asking again');
+  if (status === 429) h['Retry-After'] = retryAfterHeader('Seconds until X-RateLimit-Reset (at least 1)');
+  if (status === 503) h['Retry-After'] = retryAfterHeader('Seconds to wait before asking again');
   if (status === 405) h['Allow'] = header('The methods the path answers', { type: 'string', enum: ['GET', 'GET, HEAD'] }, true);
   return h;
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ErrorEnvelope } from '../schemas/common.js';
 import { apiDescription } from './description.js';
-import { errorResponseComponents, errorResponseRef, rateLimitHeaders, REQUEST_ID_HEADER } from './error-responses.js';
+import { errorResponseComponents, errorResponseRef, rateLimitHeaders, REQUEST_ID_HEADER, retryAfterHeader } from './error-responses.js';
 import { hoistTitledSchemas } from './hoist-components.js';
 
 type Json = Record<string, any>;
@@ -61,7 +61,7 @@ function finishOperation(path: string, method: string, op: Json, examples: Json)
       // The health report itself, not an error envelope: monitors read `checks`.
       responses[status] = {
         description: 'A store does not answer: the same health object, status unavailable',
-        headers: { 'X-Request-Id': REQUEST_ID_HEADER, 'Retry-After': { description: 'Seconds to wait before asking again', required: true, schema: { type: 'integer', minimum: 1 } } },
+        headers: { 'X-Request-Id': REQUEST_ID_HEADER, 'Retry-After': retryAfterHeader('Seconds to wait before asking again') },
         ...(method !== 'head' ? { content: response.content } : {}),
       };
     } else {
