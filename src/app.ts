@@ -1,9 +1,13 @@
 // buildApp(deps): the Fastify app with every route and hook. Never listens: tests use inject().
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { registerErrorEnvelope } from './http/error-envelope.js';
+import { clientErrorHandler, refuseConnect } from './http/client-errors.js';
+import { registerCompression } from './http/compression.js';
+import { registerDocsPage } from './http/docs-page.js';
+import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerRoute, type RouteDefinition } from './http/define-route.js';
+import { registerRequestMetrics } from './http/metrics/request-metrics.js';
 import { registerHealthz } from './http/routes/healthz.js';
 import { registerCollectEvent } from './http/routes/collect-event.js';
 import { registerTrackerScript } from './http/routes/tracker-script.js';
@@ -19,10 +23,12 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  // path -> the methods its routes answer, for 405 and Allow (filled as routes are added)
+  const knownPaths = new Map<string, string>();
   const app = Fastify({
     // silent: no logger at all, rather than a pino child per request that writes nothing
     logger: options.logger ?? (deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel }),
-    // HEAD is answered 405 like any method other than GET.
+    // HEAD is answered 405 like any method other than GET, except where a route declares it (/healthz).
     exposeHeadRoutes: false,
     requestIdHeader: false,
     genReqId: requestIdFor,
@@ -30,17 +36,34 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     // the client address of collected events (request.ip); nothing else reads it. A hop count is
     // what Fastify does with a number (its types only list the function form).
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopsOf(deps.config.trustProxy) : deps.config.trustProxy,
+    // Node would answer a missing Host with a bare 400; the hook below answers it in the envelope.
+    http: { requireHostHeader: false },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientErrorHandler(knownPaths),
   });
+  app.server.on('connect', refuseConnect);
 
-  const knownPaths = new Set<string>();
+  if (deps.metrics) registerRequestMetrics(app, deps.metrics);
+  const methods = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
-    if (typeof route.url === 'string') knownPaths.add(route.url);
+    if (typeof route.url !== 'string') return;
+    const set = methods.get(route.url) ?? new Set<string>();
+    for (const m of [route.method].flat()) set.add(m);
+    methods.set(route.url, set);
+    knownPaths.set(route.url, ['GET', 'HEAD'].filter((m) => set.has(m)).join(', ') || [...set].join(', '));
+  });
+  app.addHook('onRequest', (request, _reply, done) => {
+    const raw = request.raw;
+    if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1)
+      return done(new ProtocolError(400, 'An HTTP/1.1 request needs a Host header.'));
+    done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
     done(null, payload);
   });
-  registerErrorEnvelope(app, () => knownPaths);
+  registerErrorEnvelope(app, knownPaths);
+  await registerCompression(app);
 
   await registerOpenApi(app);
   for (const def of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
@@ -50,6 +73,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     registerTrackerScript(app);
   }
   registerOpenApiRoute(app);
+  await registerDocsPage(app);
   await app.ready();
   return app;
 }

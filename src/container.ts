@@ -2,10 +2,12 @@
 import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { CatalogStore } from './ports/catalog-store.js';
+import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { UsageLedger } from './ports/usage-ledger.js';
 import { openControlPlane } from './control/open-control-plane.js';
 import { MemoryResponseCache } from './cache/memory-response-cache.js';
+import { PrometheusMetrics } from './http/metrics/prometheus-metrics.js';
 import { DuckDbAnalyticsEngine } from './engines/duckdb/analytics-engine.js';
 import { duckdbReportRunner } from './engines/duckdb/report-runner.js';
 import { openClickHouse } from './engines/clickhouse/open-clickhouse.js';
@@ -22,6 +24,8 @@ import { openCollection, type LiveCollection } from './ingest/collect/open-colle
 import type { LoaderOptions } from './ingest/collect/loader.js';
 
 export interface Container<Events extends EventsSlot = EventsSlot> extends AppDeps<Events> {
+  /** what the metrics listener serves; set when config.metricsPort is */
+  exposition?: MetricsExposition;
   /** Closes every store the container opened (not those passed in as overrides). Idempotent. */
   close(): Promise<void>;
 }
@@ -36,6 +40,8 @@ export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
   analytics?: AnalyticsDeps;
   /** AnalyticsDeps.notes of the analytics the container opens (e.g. `npm start` loading the demo) */
   analyticsNotes?: (siteId: string) => string[];
+  /** counts kept (and served) even without a metrics port, e.g. by tests */
+  metrics?: Metrics & MetricsExposition;
 }
 
 export async function buildContainer<Events extends EventsSlot = EventsSlot>(
@@ -43,6 +49,10 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   overrides: ContainerOverrides<Events> = {},
 ): Promise<Container<Events>> {
   const clock = overrides.clock ?? systemClock;
+  const metrics = overrides.metrics ?? (config.metricsPort !== undefined ? new PrometheusMetrics() : undefined);
+  /** engine calls timed by engine name when metrics are kept */
+  const timed = <T extends object>(port: T, engine: string): T =>
+    metrics ? timedCalls(port, (seconds, ok) => metrics.engineQuery(engine, seconds, ok)) : port;
   const closers: Array<() => Promise<void>> = [];
   const closeOpened = async () => {
     for (const c of closers.reverse()) await c().catch(() => undefined);
@@ -57,8 +67,8 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
       closers.push(() => ch.close());
       events = ch.store as unknown as Events;
       analytics ??= {
-        engine: ch.engine,
-        reports: clickhouseReportRunner({ coordinator: ch.nodes[0], shards: ch.nodes, layout: ch.layout }),
+        engine: timed(ch.engine, 'clickhouse'),
+        reports: timed(clickhouseReportRunner({ coordinator: ch.nodes[0], shards: ch.nodes, layout: ch.layout }), 'clickhouse'),
         // per process; keys carry the data version read from the shared commit log, so an import by any
         // process is seen by every process's cache
         cache: new MemoryResponseCache(),
@@ -93,14 +103,14 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
       events = store as unknown as Events;
       const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
       analytics ??= {
-        engine: new DuckDbAnalyticsEngine(conn),
-        reports: duckdbReportRunner({ ...conn, pageTitlesRollup: true }),
+        engine: timed(new DuckDbAnalyticsEngine(conn), 'duckdb'),
+        reports: timed(duckdbReportRunner({ ...conn, pageTitlesRollup: true }), 'duckdb'),
         cache: new MemoryResponseCache(),
         dataVersion: (siteId) => store.dataVersion(siteId),
         notes: overrides.analyticsNotes,
       };
     }
-    return assemble(config, clock, control, limiter, events, analytics, closers);
+    return { ...assemble(config, clock, control, limiter, events, analytics, closers), metrics, exposition: metrics };
   } catch (err) {
     await closeOpened();
     throw err;

@@ -4,6 +4,7 @@ import type { Config } from './config/config.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { buildContainer, openLiveCollection, type Container, type ContainerOverrides } from './container.js';
 import type { LiveCollection } from './ingest/collect/open-collection.js';
+import { startMetricsServer, type MetricsServer } from './http/metrics/metrics-server.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
 import type { EventStore } from './ports/event-store.js';
 
@@ -14,6 +15,8 @@ export interface RunningServer {
   address: string;
   /** live collection (POST /api/event); null when switched off */
   collection: LiveCollection | null;
+  /** the Prometheus listener, e.g. http://127.0.0.1:9464 (GET /metrics); undefined when off */
+  metricsAddress?: string;
   /** stops accepting, lets in-flight requests finish, closes the stores; idempotent */
   close(): Promise<void>;
 }
@@ -26,6 +29,7 @@ export async function startServer(
   let app: FastifyInstance | undefined;
   let admin: AdminSocket | undefined;
   let collection: LiveCollection | null = null;
+  let metrics: MetricsServer | undefined;
   try {
     // The loader logs through the app's logger, which exists only once the app is built.
     const log = { warn: (details: Record<string, unknown>, message: string) => app?.log.warn(details, message) };
@@ -33,11 +37,14 @@ export async function startServer(
       collection = await openLiveCollection(config, container, { log, ...(typeof options.collect === 'object' ? options.collect : {}) });
     app = await buildApp(collection ? { ...container, collector: collection.collector } : container, options.app);
     await app.listen({ host: config.host, port: config.port });
+    if (config.metricsPort !== undefined && container.exposition)
+      metrics = await startMetricsServer(container.exposition, config.metricsHost, config.metricsPort);
     // DuckDB lets one process write its file: imports reach this server through a local socket.
     const events = container.events as Partial<EventStore> | undefined;
     if (config.eventsUrl === undefined && typeof events?.beginImport === 'function')
-      admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log });
+      admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log, metrics: container.metrics });
   } catch (err) {
+    await metrics?.close();
     if (app) await app.close().catch(() => undefined);
     await collection?.close().catch(() => undefined);
     await container.close();
@@ -48,17 +55,19 @@ export async function startServer(
     typeof addr === 'object' && addr
       ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
       : String(addr);
-  app.log.info({ address }, `footfall listening on ${address}`);
+  app.log.info({ address, metrics: metrics?.address }, `footfall listening on ${address}`);
   let closing: Promise<void> | undefined;
   return {
     app,
     container,
     address,
     collection,
+    metricsAddress: metrics?.address,
     close: () =>
       (closing ??= (async () => {
         try {
           await admin?.close();
+          await metrics?.close();
           await app.close();
           // after the listener: nothing is accepted any more; what waits is loaded now, not at the next start
           await collection?.close();

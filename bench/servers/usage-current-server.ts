@@ -10,7 +10,9 @@ import { startServer } from '../../src/main.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-'));
-const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent' }, {}));
+// BENCH_METRICS=1: keep Prometheus metrics too (a metrics listener on a free port), to price them.
+const metricsPort = process.env.BENCH_METRICS === '1' ? 0 : undefined;
+const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', metricsPort }, {}));
 // A rate high enough that the limiter runs on every request but never refuses during the bench.
 const ws = await server.container.catalog.createWorkspace({ name: 'bench', plan: 'enterprise', apiPolicy: { rate_limit_rps: 1_000_000 } });
 const secret = generateSecret(randomBytes);

@@ -46,5 +46,7 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     geoipDb: opts.geoipDb,
     trustProxy: opts.trustProxy,
     collectRateLimit: opts.collectRateLimit,
+    metricsPort: opts.metricsPort,
+    metricsHost: opts.metricsHost,
   });
 }

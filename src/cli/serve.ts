@@ -17,7 +17,9 @@ export function registerServe(program: Command): void {
       .option('--query-timeout-ms <ms>', 'analytics query timeout (FOOTFALL_QUERY_TIMEOUT_MS, default 10000)')
       .option('--trust-proxy <trust>', "whose X-Forwarded-For gives the client address of POST /api/event: true, a hop count, or addresses/CIDRs (FOOTFALL_TRUST_PROXY, default false)")
       .option('--collect-rate-limit <n>', 'events per minute one client address may send to POST /api/event, 0 = no limit (FOOTFALL_COLLECT_RATE_LIMIT, default 600)')
-      .option('--geoip-db <files>', 'MMDB files that locate collected events, comma-separated, or off (FOOTFALL_GEOIP_DB, default the bundled DB-IP Lite)'),
+      .option('--geoip-db <files>', 'MMDB files that locate collected events, comma-separated, or off (FOOTFALL_GEOIP_DB, default the bundled DB-IP Lite)')
+      .option('--metrics-port <port>', 'Prometheus metrics listener, GET /metrics (FOOTFALL_METRICS_PORT, default off)')
+      .option('--metrics-host <host>', 'address of the metrics listener (FOOTFALL_METRICS_HOST, default 127.0.0.1)'),
   ).action(async (opts: StoreOptions & { host?: string; port?: string; queryTimeoutMs?: string }) => {
     let config;
     try {
@@ -32,7 +34,8 @@ export function registerServe(program: Command): void {
     const server = await startServer(config, {
       app: opts.json ? { logger: { level: config.logLevel, stream: process.stderr } } : undefined,
     });
-    if (opts.json) process.stdout.write(JSON.stringify({ address: server.address }) + '\n');
+    if (opts.json)
+      process.stdout.write(JSON.stringify({ address: server.address, ...(server.metricsAddress ? { metrics: server.metricsAddress } : {}) }) + '\n');
     closeOnSignals(server);
   });
 }

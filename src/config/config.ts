@@ -34,6 +34,10 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** events one client address may send to POST /api/event per minute, per process; 0 = no limit */
   collectRateLimit: number;
+  /** Prometheus metrics listener; undefined = no listener and no metrics kept */
+  metricsPort?: number;
+  /** address of the metrics listener (default 127.0.0.1, whatever the API host is) */
+  metricsHost: string;
 }
 
 /** Flag name (camelCase, as commander gives it) -> env variable. */
@@ -53,6 +57,8 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   geoipDb: 'FOOTFALL_GEOIP_DB',
   trustProxy: 'FOOTFALL_TRUST_PROXY',
   collectRateLimit: 'FOOTFALL_COLLECT_RATE_LIMIT',
+  metricsPort: 'FOOTFALL_METRICS_PORT',
+  metricsHost: 'FOOTFALL_METRICS_HOST',
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -78,12 +84,20 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   };
   const name = (k: keyof Config) => `${CONFIG_ENV[k]} (--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())})`;
 
-  const host = pick('host') ?? '127.0.0.1';
-  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(host)) problems.push(`${name('host')}: "${host}" is not a host name or address`);
-
-  const portRaw = pick('port') ?? '8080';
-  const port = Number(portRaw);
-  if (!/^\d+$/.test(portRaw) || port > 65535) problems.push(`${name('port')}: "${portRaw}" is not a port (0-65535)`);
+  const hostOf = (k: 'host' | 'metricsHost') => {
+    const h = pick(k) ?? '127.0.0.1';
+    if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(h)) problems.push(`${name(k)}: "${h}" is not a host name or address`);
+    return h;
+  };
+  const portOf = (raw: string, k: 'port' | 'metricsPort') => {
+    if (!/^\d+$/.test(raw) || Number(raw) > 65535) problems.push(`${name(k)}: "${raw}" is not a port (0-65535)`);
+    return Number(raw);
+  };
+  const host = hostOf('host');
+  const port = portOf(pick('port') ?? '8080', 'port');
+  const metricsRaw = pick('metricsPort');
+  const metricsPort = metricsRaw === undefined ? undefined : portOf(metricsRaw, 'metricsPort');
+  const metricsHost = hostOf('metricsHost');
 
   const dataDir = path.resolve(pick('dataDir') ?? './data');
 
@@ -140,7 +154,7 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs,
-    duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads, geoipDb,
+    duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads, geoipDb, metricsPort, metricsHost,
     trustProxy: trustProxy as Config['trustProxy'], collectRateLimit,
   });
 }

@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily, TokenScope } from '../domain/access.js';
-import { invalidParams } from '../domain/errors.js';
+import { ApiError, invalidParams } from '../domain/errors.js';
 import type { Site, Tenant } from '../ports/catalog-store.js';
 import { authenticate } from '../services/authenticate.js';
 import { authorizeRoute, resolveSiteAccess } from '../services/authorize.js';
@@ -46,6 +46,8 @@ export interface SiteRule<Q> {
 
 export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema = TSchema> {
   url: string;
+  /** unique, stable: the method name a generated client gives the operation */
+  operationId: string;
   family: RouteFamily;
   /** any one of them grants the route */
   scopes: readonly TokenScope[];
@@ -79,12 +81,19 @@ const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
 
 export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDefinition<TObject, TSchema>): void {
   const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
+  const integers = new Set(
+    (Object.entries(def.querystring?.properties ?? {}) as [string, { type?: unknown }][])
+      .filter(([, s]) => s.type === 'integer')
+      .map(([name]) => name),
+  );
+  const metrics = deps.metrics;
   const statuses = [...new Set([...BASE_ERRORS, ...(def.errors ?? [])])].sort();
 
   app.route({
     method: 'GET',
     url: def.url,
     schema: {
+      operationId: def.operationId,
       summary: def.summary,
       description: def.description,
       tags: def.tags,
@@ -94,11 +103,13 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
     },
     onRequest: async (request: WithState, reply: FastifyReply) => {
       const arrivedAt = deps.clock.now();
+      // Node keeps the first of two Authorization headers: which one the client meant is unknown.
+      if (authorizationCount(request.raw.rawHeaders) > 1) throw new ApiError('UNAUTHORIZED', 'Send exactly one Authorization header.');
       const caller = await authenticate(deps.catalog, request.headers.authorization);
       const rate = await applyRateLimit(deps.limiter, caller, arrivedAt.getTime());
       if (rate) reply.headers(rate.headers);
       authorizeRoute(caller, def);
-      checkParameterNames(request.query as Record<string, unknown>, allowed);
+      checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
       request[STATE] = { caller, arrivedAt };
     },
     handler: async (request: WithState, reply: FastifyReply) => {
@@ -125,8 +136,20 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
         site,
         tenant,
         log: request.log,
-        meter: (units, run) => withMeteredUnits(metering, units, run),
-        charge: (units) => chargeUnits(metering, units),
+        meter: metrics
+          ? async (units, run) => {
+              const out = await withMeteredUnits(metering, units, run);
+              metrics.unitsCharged(units);
+              return out;
+            }
+          : (units, run) => withMeteredUnits(metering, units, run),
+        charge: metrics
+          ? async (units) => {
+              const meta = await chargeUnits(metering, units);
+              metrics.unitsCharged(units);
+              return meta;
+            }
+          : (units) => chargeUnits(metering, units),
       };
       const result = await def.handler(ctx);
       if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);
@@ -135,10 +158,24 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
   });
 }
 
-/** Unknown and repeated parameters are refused by name before the schema sees them (DESIGN 8). */
-function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySet<string>): void {
+/** Plain decimal digits: what the schema's integer coercion would otherwise read from 1e3, 0x10, " 10" or 10.0. */
+const DECIMAL = /^[0-9]{1,15}$/;
+
+/**
+ * Unknown and repeated parameters are refused by name before the schema sees them (DESIGN 8), and
+ * integer parameters unless written as plain decimal digits.
+ */
+function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySet<string>, integers: ReadonlySet<string>): void {
   for (const [name, value] of Object.entries(query ?? {})) {
     if (!allowed.has(name)) throw invalidParams(`Unknown query parameter ${name}.`, { parameter: name });
     if (Array.isArray(value)) throw invalidParams(`Query parameter ${name} is repeated.`, { parameter: name });
+    if (integers.has(name) && !DECIMAL.test(value as string))
+      throw invalidParams(`Invalid query parameter ${name}: must be an integer written in decimal digits.`, { parameter: name });
   }
+}
+
+function authorizationCount(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
+  return n;
 }

@@ -1,26 +1,19 @@
-// The OpenAPI 3.1 document, generated from the same TypeBox schemas that validate and serialize.
+// The OpenAPI 3.1 document, generated from the same TypeBox schemas that validate and serialize, then
+// finished for clients and the docs page (openapi/finish-document.ts).
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { ErrorEnvelope } from './schemas/common.js';
+import { finishDocument } from './openapi/finish-document.js';
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'footfall read API',
-        version: '1.0.0',
-        description:
-          'Read-only HTTP and JSON interface to privacy-first web analytics. Every /v1 operation is a GET that needs ' +
-          '`Authorization: Bearer <token>`. Every response carries X-Request-Id; authenticated responses carry ' +
-          'X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Errors use the envelope ' +
-          '`{error: {code, message, request_id, details?}}`.',
-      },
+      info: { title: 'footfall read API', version: '0' },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'ff_live_ token secret' } },
-        schemas: { ErrorEnvelope: ErrorEnvelope as unknown as Record<string, unknown> },
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An ff_live_ token secret' } },
       },
     },
+    transformObject: (doc) => finishDocument((doc as { openapiObject: Record<string, any> }).openapiObject),
   });
 }
 

@@ -8,7 +8,11 @@ export function isValidRequestId(value: unknown): value is string {
   return typeof value === 'string' && VALID.test(value);
 }
 
+export function newRequestId(): string {
+  return `req_${randomUUID()}`;
+}
+
 export function requestIdFor(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  return isValidRequestId(given) ? given : `req_${randomUUID()}`;
+  return isValidRequestId(given) ? given : newRequestId();
 }

@@ -38,7 +38,10 @@ export async function resolveSiteAccess(
     tenant = await catalog.getTenant(tenantId);
     if (!canReadTenant(caller.token, site.id, tenant)) throw forbidden();
   } else if (options.tenantRequiredForRestrictedToken && caller.token.tenantIds !== null) {
-    throw forbidden();
+    // Says what is missing, not which tenants exist: GET /v1/tenants lists the token's own.
+    throw new ApiError('FORBIDDEN', 'This token is restricted to tenants: tenant_id is required (GET /v1/tenants lists them).', {
+      parameter: 'tenant_id',
+    });
   }
   if (options.inactive === 'reject' && site.status === 'SUSPENDED') throw new ApiError('SITE_INACTIVE');
   return { site, tenant };

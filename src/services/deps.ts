@@ -5,6 +5,7 @@ import type { AnalyticsEngine } from '../ports/analytics-engine.js';
 import type { ReportQueryRunner } from './reports/queries/report-query-runner.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventCollector } from '../ports/event-collector.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
@@ -47,4 +48,6 @@ export interface AppDeps<Events extends EventsSlot = EventsSlot> {
   analytics?: AnalyticsDeps;
   /** live collection (POST /api/event, /js/script.js); absent: those routes do not exist (a server started by startServer has it) */
   collector?: EventCollector;
+  /** absent: nothing is counted (no metrics listener) */
+  metrics?: Metrics;
 }

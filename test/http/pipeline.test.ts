@@ -20,6 +20,7 @@ const Meta = Type.Object({
 
 const analyticsLike = defineRoute({
   url: '/v1/test/metered',
+  operationId: 'testMetered',
   family: 'metrics',
   scopes: ['metrics:read'],
   tags: ['test'],

@@ -24,13 +24,25 @@ test('other methods on known paths answer 405 INVALID_METHOD with Allow: GET, HE
   const t = await h.token(ws.id);
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const) {
     for (const url of ['/v1/me', '/v1/usage/current', '/healthz']) {
+      if (method === 'HEAD' && url === '/healthz') continue; // answered: uptime monitors ask with HEAD
       const r = await h.get(url, { method, token: t.secret });
       assert.equal(r.statusCode, 405, `${method} ${url}`);
-      assert.equal(r.headers.allow, 'GET');
+      assert.equal(r.headers.allow, url === '/healthz' ? 'GET, HEAD' : 'GET');
       assert.equal(r.headers['x-ratelimit-limit'], undefined, 'a 405 is not counted');
       if (method !== 'HEAD') assert.equal(r.json().error.code, 'INVALID_METHOD');
     }
   }
+  await h.close();
+});
+
+test('HEAD /healthz answers like GET without a body, for uptime monitors', async () => {
+  const h = await harness();
+  const get = await h.get('/healthz');
+  const head = await h.get('/healthz', { method: 'HEAD' });
+  assert.equal(head.statusCode, 200);
+  assert.equal(head.body, '');
+  assert.equal(head.headers['content-type'], get.headers['content-type']);
+  assert.ok(head.headers['x-request-id']);
   await h.close();
 });
 
@@ -97,6 +109,7 @@ test('unexpected failures answer 500 INTERNAL_ERROR with the fixed message; engi
   const boom = (url: string, err: () => Error) =>
     defineRoute({
       url,
+      operationId: `test${url.split('/').pop()}`,
       family: 'metrics',
       scopes: ['metrics:read'],
       tags: ['test'],
@@ -126,10 +139,14 @@ test('unexpected failures answer 500 INTERNAL_ERROR with the fixed message; engi
   assert.equal(crash.statusCode, 500);
   assert.deepEqual(crash.json(), { error: { code: 'INTERNAL_ERROR', message: 'Unexpected backend failure.', request_id: 'trace-1' } });
   assert.ok(logs.some((l) => l.includes('secret db path') && l.includes('trace-1')), 'cause logged with the request id');
-  assert.equal((await call('/v1/test/timeout')).json().error.code, 'ANALYTICS_DB_TIMEOUT');
+  const timeout = await call('/v1/test/timeout');
+  assert.equal(timeout.json().error.code, 'ANALYTICS_DB_TIMEOUT');
+  assert.equal(timeout.headers['retry-after'], '30', '503 carries Retry-After');
+  assert.equal(crash.headers['retry-after'], undefined, 'a 500 does not');
   const down = await call('/v1/test/down');
   assert.equal(down.statusCode, 503);
   assert.equal(down.json().error.code, 'ANALYTICS_DB_UNAVAILABLE');
+  assert.equal(down.headers['retry-after'], '5');
   await app.close();
   await h.close();
 });

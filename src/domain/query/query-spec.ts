@@ -103,9 +103,10 @@ export const MAX_FILTER_VALUE_LENGTH = 2048;
 
 /**
  * Parse stage of the filter query parameter (DESIGN 5: a JSON object string, dimension name to string
- * value). Throws 422 INVALID_PARAMS naming `param` on anything else.
+ * value). Throws 422 INVALID_PARAMS naming `param` on anything else. `refused` dimensions are not
+ * filters on this route: each is refused with its own message and left out of the allowed list.
  */
-export function parseFilterParam(raw: string, param = 'filters'): Filters {
+export function parseFilterParam(raw: string, param = 'filters', refused: Partial<Record<Dimension, string>> = {}): Filters {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -117,8 +118,11 @@ export function parseFilterParam(raw: string, param = 'filters'): Filters {
   }
   const out: Filters = {};
   for (const [key, value] of Object.entries(parsed)) {
+    const refusal = Object.prototype.hasOwnProperty.call(refused, key) ? refused[key as Dimension] : undefined;
+    if (refusal !== undefined) throw invalidParams(`${param}: ${refusal}`, { parameter: param, dimension: key });
     if (!isDimension(key)) {
-      throw invalidParams(`${param}: unknown dimension "${key}"`, { parameter: param, dimension: key, allowed: Object.keys(DIMENSION_DEFS) });
+      const allowed = Object.keys(DIMENSION_DEFS).filter((d) => !Object.prototype.hasOwnProperty.call(refused, d));
+      throw invalidParams(`${param}: unknown dimension "${key}"; allowed: ${allowed.join(', ')}`, { parameter: param, dimension: key, allowed });
     }
     if (typeof value !== 'string') throw invalidParams(`${param}: value of "${key}" must be a string`, { parameter: param, dimension: key });
     if (value.length > MAX_FILTER_VALUE_LENGTH) {

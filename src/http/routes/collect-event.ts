@@ -72,10 +72,13 @@ export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps &
       },
       async (request, reply) => {
         const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-        if (type !== '' && !ACCEPTED_TYPES.has(type))
+        if (type !== '' && !ACCEPTED_TYPES.has(type)) {
+          deps.metrics?.collected('rejected');
           return sendError(request, reply, 415, `Content-Type ${type} is not accepted; send the event as application/json or text/plain.`);
+        }
         const body = typeof request.body === 'string' ? request.body : '';
         const out = await collector.collect({ body, clientIp: request.ip, userAgent: request.headers['user-agent'] ?? null });
+        deps.metrics?.collected(out.kind === 'invalid' ? 'rejected' : out.kind === 'accepted' ? (out.engagement ? 'engagement' : 'accepted') : 'ignored');
         if (out.kind === 'invalid') return sendError(request, reply, out.status, out.message, out.field ? { field: out.field } : undefined);
         // What the tracker reads is the status; an unknown domain gets the very same answer.
         return reply.code(202).type('text/plain; charset=utf-8').send('ok');

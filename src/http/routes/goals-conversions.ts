@@ -6,6 +6,7 @@ import { GoalConversionsPayload, ReportQuery } from '../schemas/reports.js';
 
 export const goalsConversionsRoute = defineRoute({
   url: '/v1/goals/conversions',
+  operationId: 'getGoalConversions',
   family: 'goals',
   scopes: ['metrics:read'],
   tags: ['Goals'],

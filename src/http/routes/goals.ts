@@ -3,6 +3,7 @@ import { GoalSchema, listOf, SiteQuery } from '../schemas/resources.js';
 
 export const goalsRoute = defineRoute({
   url: '/v1/goals',
+  operationId: 'listGoals',
   family: 'goals',
   scopes: ['metrics:read'],
   tags: ['Goals'],

@@ -6,6 +6,7 @@ import { WorkspaceProductSchema } from '../schemas/product.js';
 
 export const meRoute = defineRoute({
   url: '/v1/me',
+  operationId: 'getMe',
   family: 'me',
   scopes: ['metrics:read'],
   tags: ['Caller and plan'],

@@ -34,11 +34,12 @@ const BreakdownPayload = Type.Object(
       { description: 'Sorted by value descending, then key; null key ("none", e.g. no referrer) last among equals' },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Breakdown' },
 );
 
 export const metricsBreakdownRoute = defineRoute({
   url: '/v1/metrics/breakdown',
+  operationId: 'getBreakdown',
   family: 'metrics',
   scopes: ['metrics:read'],
   tags: ['Metrics'],

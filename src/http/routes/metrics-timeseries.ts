@@ -17,11 +17,12 @@ const TimeseriesPayload = Type.Object(
       description: 'One point per UTC day or hour of the range, zero-filled',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Timeseries' },
 );
 
 export const metricsTimeseriesRoute = defineRoute({
   url: '/v1/metrics/timeseries',
+  operationId: 'getTimeseries',
   family: 'metrics',
   scopes: ['metrics:read'],
   tags: ['Metrics'],

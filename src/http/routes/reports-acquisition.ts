@@ -6,6 +6,7 @@ import { AcquisitionPayload, ReportQuery } from '../schemas/reports.js';
 
 export const reportsAcquisitionRoute = defineRoute({
   url: '/v1/reports/acquisition',
+  operationId: 'getAcquisitionReport',
   family: 'reports',
   scopes: ['metrics:read'],
   tags: ['Reports'],

@@ -6,6 +6,7 @@ import { ActionsPayload, ActionsQuery } from '../schemas/reports.js';
 
 export const reportsActionsRoute = defineRoute({
   url: '/v1/reports/actions',
+  operationId: 'getActionsReport',
   family: 'reports',
   scopes: ['metrics:read'],
   tags: ['Reports'],

@@ -6,6 +6,7 @@ import { ContentPayload, ContentQuery } from '../schemas/reports.js';
 
 export const reportsContentRoute = defineRoute({
   url: '/v1/reports/content',
+  operationId: 'getContentReport',
   family: 'reports',
   scopes: ['metrics:read'],
   tags: ['Reports'],

@@ -6,6 +6,7 @@ import { OverviewPayload, ReportQuery } from '../schemas/reports.js';
 
 export const reportsOverviewRoute = defineRoute({
   url: '/v1/reports/overview',
+  operationId: 'getOverviewReport',
   family: 'reports',
   scopes: ['metrics:read'],
   tags: ['Reports'],

@@ -6,6 +6,7 @@ import { listOf, SiteSchema } from '../schemas/resources.js';
 
 export const sitesRoute = defineRoute({
   url: '/v1/sites',
+  operationId: 'listSites',
   family: 'sites',
   scopes: ['metrics:read'],
   tags: ['Sites and tenants'],

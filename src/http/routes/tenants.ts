@@ -3,6 +3,7 @@ import { listOf, SiteQuery, TenantSchema } from '../schemas/resources.js';
 
 export const tenantsRoute = defineRoute({
   url: '/v1/tenants',
+  operationId: 'listTenants',
   family: 'tenants',
   scopes: ['metrics:read'],
   tags: ['Sites and tenants'],

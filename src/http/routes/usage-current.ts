@@ -5,6 +5,7 @@ import { UsageCurrentSchema } from '../schemas/resources.js';
 
 export const usageCurrentRoute = defineRoute({
   url: '/v1/usage/current',
+  operationId: 'getCurrentUsage',
   family: 'usage',
   scopes: ['usage:read', 'metrics:read'],
   tags: ['Usage'],

@@ -6,6 +6,7 @@ import { listOf, UsageHistoryRecordSchema } from '../schemas/resources.js';
 
 export const usageHistoryRoute = defineRoute({
   url: '/v1/usage/history',
+  operationId: 'getUsageHistory',
   family: 'usage',
   scopes: ['usage:read', 'metrics:read'],
   tags: ['Usage'],

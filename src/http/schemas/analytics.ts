@@ -3,7 +3,7 @@
 // Responses are serialized by serveAnalytics (JSON.stringify); these schemas document and test them.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TRAFFIC_FILTERS } from '../../domain/events.js';
-import { DataEnvelopeSchema, DateParam, DateTime, Level, Nullable, ProfileSchema, StringEnum } from './common.js';
+import { DataEnvelopeSchema, DateParam, DateTime, Level, Named, Nullable, ProfileSchema, StringEnum } from './common.js';
 
 const NullableDateTime = Nullable(DateTime);
 
@@ -13,7 +13,7 @@ export const WindowStatusSchema = StringEnum([
   'partially_available_after_effective_at',
   'partially_available_outside_source_coverage',
   'not_available_for_requested_period',
-] as const);
+] as const, { title: 'WindowStatus' });
 
 const WINDOW_REASONS = [
   'strict_safe_route',
@@ -26,15 +26,16 @@ const WINDOW_REASONS = [
 export const WindowReasonSchema = Type.Unsafe<(typeof WINDOW_REASONS)[number] | null>({
   type: ['string', 'null'],
   enum: [...WINDOW_REASONS, null],
+  title: 'WindowReason',
 });
 
-export const ClassificationSchema = StringEnum(['strict_safe', 'extended_only', 'mixed'] as const);
+export const ClassificationSchema = StringEnum(['strict_safe', 'extended_only', 'mixed'] as const, { title: 'Classification' });
 
 export const RouteIdSchema = StringEnum([
   'overview', 'content', 'acquisition', 'acquisition_summary', 'acquisition_details', 'audience_summary',
   'audience_dimensions', 'audience_profiles', 'technology', 'performance', 'actions', 'goals', 'robots',
   'timeseries', 'timeseries_tenant', 'breakdown', 'breakdown_tenant',
-] as const);
+] as const, { title: 'AvailabilityRoute' });
 
 export const AvailabilityWindowSchema = Type.Object(
   {
@@ -45,18 +46,18 @@ export const AvailabilityWindowSchema = Type.Object(
     compatibleStart: NullableDateTime,
     compatibleEnd: NullableDateTime,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AvailabilityWindow' },
 );
 
 const SectionIdSchema = StringEnum([
   'overview_regions', 'overview_cities', 'acquisition_attribution', 'actions_advanced', 'audience_top_campaigns',
   'technology_regions', 'technology_cities', 'overview_acquisition',
-] as const);
+] as const, { title: 'SectionId' });
 
 const ReadModelSliceSchema = StringEnum([
   'overview_core', 'overview_geography', 'acquisition_lite', 'acquisition_attribution', 'actions_simple',
   'actions_advanced', 'audience_core', 'audience_campaigns', 'technology_core', 'technology_geography',
-] as const);
+] as const, { title: 'ReadModelSlice' });
 
 export const AvailabilitySectionSchema = Type.Object(
   {
@@ -65,7 +66,7 @@ export const AvailabilitySectionSchema = Type.Object(
     current: AvailabilityWindowSchema,
     compare: Type.Union([AvailabilityWindowSchema, Type.Null()]),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AvailabilitySection' },
 );
 
 export const AvailabilitySchema = Type.Object(
@@ -81,12 +82,12 @@ export const AvailabilitySchema = Type.Object(
       Type.Object({ strictSafe: Type.Array(ReadModelSliceSchema), extended: Type.Array(ReadModelSliceSchema) }, { additionalProperties: false }),
     ),
   },
-  { additionalProperties: false, description: 'Profile-aware availability of the route for the requested windows' },
+  { additionalProperties: false, title: 'Availability', description: 'Profile-aware availability of the route for the requested windows' },
 );
 
 export const RangeSchema = Type.Object(
   { start: DateTime, end: DateTime, compare_start: NullableDateTime, compare_end: NullableDateTime },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ReportRange' },
 );
 
 const Integer = Type.Integer({ minimum: 0 });
@@ -119,7 +120,7 @@ export const SurfaceSchema = Type.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Surface' },
 );
 
 export const ReportMetaSchema = Type.Object(
@@ -129,11 +130,11 @@ export const ReportMetaSchema = Type.Object(
     billable_overage: Type.Boolean(),
     usage: Type.Object(
       { used_units: Integer, overage_units: Integer, included_units: Integer, hard_cap_units: Integer },
-      { additionalProperties: false },
+      { additionalProperties: false, title: 'MeteredUsage', description: "The month's usage, this request included" },
     ),
     surface: Type.Optional(SurfaceSchema),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ReportMeta' },
 );
 
 /** The common report envelope around one payload schema (current; compare has the same shape or null). */

@@ -7,6 +7,14 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
+/**
+ * A schema with a name: the OpenAPI document states it once, as #/components/schemas/<title>, and
+ * a generated client gets a type of that name (http/openapi/hoist-components.ts).
+ */
+export function Named<T extends TSchema>(title: string, schema: T): T {
+  return { ...schema, title };
+}
+
 /** JSON Schema 2020-12 / OpenAPI 3.1 nullable: a type list with 'null'. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const s = schema as unknown as { type?: string | string[] };
@@ -16,9 +24,9 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 }
 
 export const LEVELS = ['none', 'limited', 'standard', 'guardrailed', 'advanced', 'custom'] as const;
-export const Level = StringEnum(LEVELS);
-export const ProfileSchema = StringEnum(['strict', 'extended'] as const);
-export const DataEnvelopeSchema = StringEnum(['strict', 'extended', 'mixed'] as const);
+export const Level = StringEnum(LEVELS, { title: 'Level' });
+export const ProfileSchema = StringEnum(['strict', 'extended'] as const, { title: 'CollectionProfile' });
+export const DataEnvelopeSchema = StringEnum(['strict', 'extended', 'mixed'] as const, { title: 'DataEnvelope' });
 export const DateTime = Type.String({ format: 'date-time' });
 /** YYYY-MM-DD; calendar validity (no 2025-02-30) is checked where the date is used. */
 export const DateParam = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC date, YYYY-MM-DD' });
@@ -27,13 +35,13 @@ export const Period = Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'UT
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object({
-      code: StringEnum(Object.keys(ERROR_CATALOG) as ErrorCode[]),
-      message: Type.String(),
-      request_id: Type.String(),
-      details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+      code: StringEnum(Object.keys(ERROR_CATALOG) as ErrorCode[], { title: 'ErrorCode', description: 'A code of the closed error catalog' }),
+      message: Type.String({ description: 'Human-readable; may name the parameter or the rule' }),
+      request_id: Type.String({ description: 'Equals the X-Request-Id response header' }),
+      details: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Per code: see the error table' })),
     }),
   },
-  { description: 'Error envelope' },
+  { title: 'ErrorEnvelope', description: 'Every error response: one error object' },
 );
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 

@@ -8,7 +8,7 @@ const Capability = {
   maturity: StringEnum(['implemented', 'partially_implemented', 'not_explicitly_split', 'not_applicable'] as const),
   notes: Type.Array(Type.String()),
 };
-const CapabilitySchema = Type.Object(Capability);
+const CapabilitySchema = Type.Object(Capability, { title: 'Capability' });
 
 export const ApiPolicySchema = Type.Object({
   availability: StringEnum(['none', 'limited', 'standard', 'custom'] as const),
@@ -25,7 +25,7 @@ export const ApiPolicySchema = Type.Object({
   max_breakdown_limit: Type.Integer(),
   max_report_limit: Type.Integer(),
   usage_history_months: Type.Integer(),
-});
+}, { title: 'ApiPolicy' });
 
 const ProductCore = {
   runtime_plan_id: StringEnum(['free', 'starter', 'pro'] as const),
@@ -37,7 +37,7 @@ const ProductCore = {
     }),
     api_retention_days: Nullable(Type.Integer()),
     technical_retention: Type.Object({ site_data_retention_months: Type.Integer() }),
-  }),
+  }, { title: 'ProductRetention' }),
   api: ApiPolicySchema,
   exports: Type.Object({ csv: Type.Boolean(), level: Level }),
   dashboard: Type.Object({
@@ -49,7 +49,7 @@ const ProductCore = {
     breakdowns_high_cardinality_level: Level,
     team_management_level: Level,
     enabled_surfaces: Type.Array(Type.String()),
-  }),
+  }, { title: 'Dashboard' }),
   capabilities: Type.Object({
     collection: CapabilitySchema,
     reports: Type.Object({ ...Capability, dashboard_surfaces: Type.Array(Type.String()) }),
@@ -58,7 +58,7 @@ const ProductCore = {
     multi_tenant: CapabilitySchema,
     exports: CapabilitySchema,
     api: CapabilitySchema,
-  }),
+  }, { title: 'Capabilities' }),
 };
 
 export const WorkspaceProductSchema = Type.Object({
@@ -69,7 +69,7 @@ export const WorkspaceProductSchema = Type.Object({
   exports: ProductCore.exports,
   dashboard: ProductCore.dashboard,
   capabilities: ProductCore.capabilities,
-});
+}, { title: 'WorkspaceProduct' });
 
 export const SiteProductConfigurationSchema = Type.Object({
   runtime_plan_id: ProductCore.runtime_plan_id,
@@ -80,4 +80,4 @@ export const SiteProductConfigurationSchema = Type.Object({
   exports: ProductCore.exports,
   dashboard: ProductCore.dashboard,
   capabilities: ProductCore.capabilities,
-});
+}, { title: 'ProductConfiguration' });

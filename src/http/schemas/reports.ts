@@ -2,7 +2,7 @@
 // payloads; names the spec leaves open: docs/decisions.md (reports)). Each is wrapped by reportEnvelope.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ACTION_FAMILIES, CHANNELS } from '../../domain/events.js';
-import { DateTime, Nullable, StringEnum } from './common.js';
+import { DateTime, Named, Nullable, StringEnum } from './common.js';
 import { CommonAnalyticsParams } from './analytics.js';
 
 const Num = Type.Number();
@@ -10,8 +10,8 @@ const Count = Type.Integer({ minimum: 0 });
 const Fraction = Type.Number({ minimum: 0, maximum: 1 });
 const Day = Type.String({ format: 'date' });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-const Channel = StringEnum(CHANNELS);
-const Family = StringEnum(ACTION_FAMILIES);
+const Channel = StringEnum(CHANNELS, { title: 'Channel' });
+const Family = StringEnum(ACTION_FAMILIES, { title: 'ActionFamily' });
 const obj = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
 
@@ -50,7 +50,7 @@ const mover = obj({
   delta_pct: Type.Number({ description: 'Percent of previous_pageviews; 100 when previous_pageviews is 0' }),
 });
 
-export const OverviewPayload = obj({
+export const OverviewPayload = Named('OverviewReport', obj({
   overview: obj({
     totals: obj({
       pageviews: Count,
@@ -94,11 +94,11 @@ export const OverviewPayload = obj({
     os: Type.Array(obj({ os_family: Type.String(), sessions: Count })),
   }),
   data_health: obj({ last_event_at: Nullable(DateTime) }),
-});
+}));
 
 const attributionRow = (name: string) => obj({ [name]: Type.String(), sessions: Count, engagement_rate: Fraction });
 
-export const AcquisitionPayload = obj({
+export const AcquisitionPayload = Named('AcquisitionReport', obj({
   totals: obj({ sessions: Count, pageviews: Count, engagement_rate: Fraction, avg_session_eng_time_ms: Num }),
   by_day: Type.Array(obj({ date: Day, sessions: Count, pageviews: Count, engagement_rate: Fraction, avg_session_eng_time_ms: Num })),
   by_channel: Type.Array(obj({ channel: Channel, sessions: Count })),
@@ -117,7 +117,7 @@ export const AcquisitionPayload = obj({
   }),
   mix_timeseries: Type.Array(obj({ date: Day, channel: Channel, sessions: Count })),
   goals_configured: Type.Boolean(),
-});
+}));
 
 const actionTotals = {
   total_sessions: Count,
@@ -128,7 +128,7 @@ const actionTotals = {
 };
 const Scope = StringEnum(['family', 'action'] as const);
 
-export const ActionsPayload = obj({
+export const ActionsPayload = Named('ActionsReport', obj({
   goals_configured: Type.Boolean(),
   active_family: Type.Union([Family, Type.Null()]),
   totals: obj(actionTotals),
@@ -156,20 +156,20 @@ export const ActionsPayload = obj({
     sources: Type.Array(obj({ scope: Scope, channel: Channel, sessions: Count })),
     segments: Type.Array(obj({ scope: Scope, kind: StringEnum(['device', 'country', 'browser'] as const), label: Type.String(), sessions: Count })),
   }),
-});
+}));
 
 const contentTotals = obj({ pageviews: Count, visitors: Count, sessions: Count });
 
-export const ContentSummaryPayload = obj(
+export const ContentSummaryPayload = Named('ContentSummary', obj(
   {
     include: Type.Literal('summary'),
     totals: contentTotals,
     timeseries: Type.Array(obj({ date: Day, pageviews: Count, visitors: Count, sessions: Count })),
   },
   'include=summary',
-);
+));
 
-export const ContentFullPayload = obj(
+export const ContentFullPayload = Named('ContentFull', obj(
   {
     include: Type.Literal('full'),
     totals: contentTotals,
@@ -189,11 +189,11 @@ export const ContentFullPayload = obj(
     exit_pages: Type.Array(obj({ path_canon: NullableString, page_title: PageTitle, exits: Count })),
   },
   'include=full (details is normalized to full)',
-);
+));
 
 export const ContentPayload = Type.Union([ContentSummaryPayload, ContentFullPayload]);
 
-export const GoalConversionsPayload = obj({
+export const GoalConversionsPayload = Named('GoalConversions', obj({
   goals: Type.Array(
     obj({
       goal_id: Type.String(),
@@ -203,5 +203,4 @@ export const GoalConversionsPayload = obj({
       last_seen_at: Nullable(DateTime),
     }),
   ),
-});
-
+}));

@@ -9,14 +9,14 @@ export const SiteSchema = Type.Object({
   hostnames: Type.Array(Type.String()),
   status: StringEnum(['ACTIVE', 'SUSPENDED'] as const),
   product_configuration: SiteProductConfigurationSchema,
-});
+}, { title: 'Site' });
 
 export const TenantSchema = Type.Object({
   tenant_id: Type.String({ description: 'Stable identifier' }),
   tenant_slug: Type.String({ description: 'Current routing slug' }),
   tenant_name: Type.String({ description: 'Current display name' }),
   status: StringEnum(['ACTIVE', 'INACTIVE'] as const),
-});
+}, { title: 'Tenant' });
 
 export const GoalSchema = Type.Object({
   goalId: Type.String(),
@@ -36,7 +36,7 @@ export const GoalSchema = Type.Object({
   ),
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+}, { title: 'Goal' });
 
 const usageFields = {
   period: Period,
@@ -46,8 +46,8 @@ const usageFields = {
   hard_cap_units: Type.Integer(),
 };
 
-export const UsageCurrentSchema = Type.Object({ ...usageFields, reset_at: DateTime });
-export const UsageHistoryRecordSchema = Type.Object(usageFields);
+export const UsageCurrentSchema = Type.Object({ ...usageFields, reset_at: DateTime }, { title: 'CurrentUsage' });
+export const UsageHistoryRecordSchema = Type.Object(usageFields, { title: 'UsageMonth' });
 
 export function listOf<T extends Parameters<typeof Type.Array>[0]>(item: T) {
   return Type.Object({ items: Type.Array(item) });

@@ -5,12 +5,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { EventStore, ImportSession } from '../../ports/event-store.js';
+import type { Metrics } from '../../ports/metrics.js';
 import { reidentify } from '../pipeline/import-lines.js';
 import { ADMIN_SOCKET_FILE, FrameReader, writeJson, type AdminRequest } from './framing.js';
 
 export interface AdminSocketDeps {
   events: EventStore;
   log?: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  metrics?: Pick<Metrics, 'importCommitted'>;
 }
 
 export interface AdminSocket {
@@ -95,6 +97,7 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
             session = null;
             const result = await s.commit();
             deps.log?.info({ imported: result.imported, duplicates: result.duplicates, days: result.days.length }, 'import committed');
+            deps.metrics?.importCommitted(result.imported, result.duplicates);
             writeJson(socket, { ok: true, result });
             break;
           }

@@ -84,6 +84,7 @@ export class Collector implements EventCollector {
     if (out.kind === 'skipped') return this.ignored();
 
     let end: number;
+    const engagement = ev.engagementMs !== null;
     if (ev.engagementMs !== null) {
       if (ev.engagementMs === 0 || out.row.path_canon === null) return this.ignored();
       const row: EngagementRow = { site_id: site.id, visitor_key: out.row.visitor_key, ts_ms: tsMs, path_canon: out.row.path_canon, engagement_ms: ev.engagementMs };
@@ -93,7 +94,7 @@ export class Collector implements EventCollector {
     }
     this.deps.progress.accepted(site.id, tsMs, end, this.deps.loader.loadedUpTo);
     this.deps.loader.accepted();
-    return { kind: 'accepted' };
+    return { kind: 'accepted', engagement };
   }
 
   progress(siteId: string): CollectionProgress | null {

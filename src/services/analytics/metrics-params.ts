@@ -7,14 +7,7 @@ import { parseFilterParam, type Filters } from '../../domain/query/query-spec.js
 /** The `filters` parameter. tenant is not a filter: tenant_id scopes a request, with its access check. */
 export function parseMetricsFilters(raw: string | undefined): Filters {
   if (raw === undefined) return {};
-  const filters = parseFilterParam(raw, 'filters');
-  if (Object.prototype.hasOwnProperty.call(filters, 'tenant')) {
-    throw invalidParams('filters: tenant is not a filter dimension; pass tenant_id to scope the request to a tenant', {
-      parameter: 'filters',
-      dimension: 'tenant',
-    });
-  }
-  return filters;
+  return parseFilterParam(raw, 'filters', { tenant: 'tenant is not a filter dimension; pass tenant_id to scope the request to a tenant' });
 }
 
 export function checkInterval(interval: string | undefined, plan: PlanId): void {

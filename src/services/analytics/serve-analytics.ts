@@ -168,6 +168,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
       ? cacheKey({ endpoint: req.endpoint, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
       : null;
   const hit = key ? await cache!.get(key) : undefined;
+  if (key) deps.metrics?.responseCache(hit ? 'hit' : 'miss');
 
   const terms = termsOf(caller.policy);
   const surface = buildSurface({

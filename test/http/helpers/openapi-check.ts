@@ -1,4 +1,5 @@
-// Checks every response a test sees against the app's own OpenAPI document.
+// Checks every response a test sees against the app's own OpenAPI document: the status is documented
+// for the operation, the body matches its schema, the headers it declares required are there.
 import assert from 'node:assert/strict';
 import AjvModule from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
@@ -14,36 +15,77 @@ export interface OpenApiChecker {
   check(method: string, url: string, res: LightMyRequestResponse): void;
 }
 
+const DOC_ID = 'openapi.json';
+
+/** `#/a/b~1c` -> the node it points at in the document. */
+export function resolvePointer(doc: Json, ref: string): Json {
+  assert.ok(ref.startsWith('#/'), `only local refs: ${ref}`);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<Json>((node, part) => {
+      const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+      assert.ok(node && key in node, `dangling $ref ${ref}`);
+      return node[key];
+    }, doc);
+}
+
+/** A response object, following a $ref to #/components/responses. */
+export function resolveResponse(doc: Json, response: Json): Json {
+  return typeof response?.$ref === 'string' ? resolvePointer(doc, response.$ref) : response;
+}
+
+export function openApiValidator(doc: Json) {
+  const ajv = new (Ajv2020 as any)({ strict: false, allErrors: true });
+  (addFormats as any)(ajv);
+  // The whole document is one schema resource: a $ref such as #/components/schemas/X inside any
+  // schema resolves against it.
+  ajv.addSchema(doc, DOC_ID);
+  const cache = new Map<string, (v: unknown) => boolean>();
+  /** validator of the schema at a JSON pointer of the document */
+  return (pointer: string) => {
+    let fn = cache.get(pointer);
+    if (!fn) cache.set(pointer, (fn = ajv.compile({ $ref: `${DOC_ID}${pointer}` })));
+    return fn as ((v: unknown) => boolean) & { errors?: unknown };
+  };
+}
+
+const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
 export async function openApiChecker(app: FastifyInstance): Promise<OpenApiChecker> {
   const res = await app.inject({ method: 'GET', url: '/openapi.json' });
   assert.equal(res.statusCode, 200, 'the OpenAPI document is served');
   const doc = res.json() as Json;
-  const ajv = new (Ajv2020 as any)({ strict: false, allErrors: true });
-  (addFormats as any)(ajv);
-  const cache = new Map<object, (v: unknown) => boolean>();
-  const compile = (schema: object) => {
-    let fn = cache.get(schema);
-    if (!fn) cache.set(schema, (fn = ajv.compile(schema)));
-    return fn!;
-  };
+  const validator = openApiValidator(doc);
   return {
     doc,
     check(method, url, r) {
       const path = url.split('?')[0];
       assert.ok(r.headers['x-request-id'], `${method} ${url}: X-Request-Id header`);
       const op = doc.paths?.[path]?.[method.toLowerCase()];
-      let schema: object | undefined;
+      let pointer: string;
+      let response: Json;
       if (op) {
-        const response = op.responses?.[String(r.statusCode)];
-        assert.ok(response, `${method} ${path}: status ${r.statusCode} is not documented`);
-        schema = response.content?.['application/json']?.schema;
+        const declared = op.responses?.[String(r.statusCode)];
+        assert.ok(declared, `${method} ${path}: status ${r.statusCode} is not documented`);
+        pointer =
+          typeof declared.$ref === 'string'
+            ? declared.$ref.slice(1)
+            : `/paths/${escape(path)}/${method.toLowerCase()}/responses/${r.statusCode}`;
+        response = resolveResponse(doc, declared);
       } else {
         assert.ok([404, 405].includes(r.statusCode), `${method} ${path}: undocumented operation answered ${r.statusCode}`);
-        schema = doc.components.schemas.ErrorEnvelope;
+        pointer = `/components/responses/${r.statusCode === 404 ? 'NotFound' : 'MethodNotAllowed'}`;
+        response = resolvePointer(doc, `#${pointer}`);
       }
-      if (method === 'HEAD') return; // no body to check
-      assert.ok(schema, `${method} ${path} ${r.statusCode}: no JSON schema`);
-      const validate = compile(schema!) as ((v: unknown) => boolean) & { errors?: unknown };
+      for (const [name, h] of Object.entries<Json>(response.headers ?? {}))
+        if (h.required) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${method} ${url} ${r.statusCode}: header ${name} is documented as required`);
+      if (method === 'HEAD') {
+        assert.equal(r.body, '', `${method} ${url}: no body`);
+        return;
+      }
+      assert.ok(response.content?.['application/json']?.schema, `${method} ${path} ${r.statusCode}: no JSON schema`);
+      const validate = validator(`#${pointer}/content/application~1json/schema`);
       const body = r.json();
       assert.ok(validate(body), `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`);
       // /healthz reports 503 in its own documented shape; every other error is the envelope.

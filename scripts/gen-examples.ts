@@ -1,0 +1,117 @@
+// `npm run docs` (first step): one real 200 body per operation, for the OpenAPI document's examples
+// (src/http/openapi/examples.json). The demo is loaded into a scratch data dir at a fixed instant,
+// every operation is asked once through the app, long lists are cut to a few items and the ids are
+// replaced by stable ones, so the file changes only when the answers do.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../src/app.js';
+import { runDemo } from '../src/cli/demo.js';
+import { loadConfig } from '../src/config/config.js';
+import { buildContainer } from '../src/container.js';
+import { FakeClock } from '../src/domain/clock.js';
+import { newId } from '../src/domain/tokens.js';
+import { EXAMPLES_FILE } from '../src/http/openapi/finish-document.js';
+
+type Json = Record<string, any>;
+
+/** The instant the examples are taken at (the demo's "today"). */
+const NOW = Date.parse('2025-06-15T12:00:00.000Z');
+const MAX_ITEMS = 3;
+
+/**
+ * Arrays cut to a few items (an example shows the shape, not the data set). Catalog listings are
+ * sorted by name first and their creation times set to the demo's instant, goal conversions by
+ * conversions: the demo creates them within the same milliseconds under random ids, so their order
+ * and times would change every run.
+ */
+function trim(v: unknown, key = ''): unknown {
+  if (Array.isArray(v)) {
+    const label = (x: any) => String(x?.name ?? x?.tenant_slug ?? '');
+    let list = v;
+    if (key === 'items' && v.some((x) => label(x))) list = [...v].sort((a, b) => label(a).localeCompare(label(b)));
+    // goal conversions come in goal-definition order, i.e. by random id: most conversions first instead
+    if (key === 'goals') list = [...v].sort((a, b) => b.conversions - a.conversions || String(a.last_seen_at).localeCompare(String(b.last_seen_at)));
+    return list.slice(0, MAX_ITEMS).map((x) => trim(x));
+  }
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, k === 'createdAt' || k === 'updatedAt' ? new Date(NOW).toISOString() : trim(x, k)]),
+    );
+  return v;
+}
+
+/** Random-looking ids that are the same on every run: ids in order of first appearance. */
+function stableIds(text: string): string {
+  const seen = new Map<string, string>();
+  let n = 0;
+  return text.replace(/\b(ws|site|ten|goal|tok)_[A-Za-z0-9]{8,}\b/g, (id, prefix: 'ws' | 'site' | 'ten' | 'goal' | 'tok') => {
+    let out = seen.get(id);
+    if (!out) {
+      const seed = n++;
+      let counter = 0;
+      out = newId(prefix, (size) => {
+        const bytes = Buffer.alloc(size);
+        for (let i = 0; i < size; i += 32) createHash('sha256').update(`${prefix}:${seed}:${counter++}`).digest().copy(bytes, i);
+        return bytes;
+      });
+      seen.set(id, out);
+    }
+    return out;
+  });
+}
+
+export async function captureExamples(): Promise<Json> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-examples-'));
+  try {
+    const config = loadConfig({ dataDir, logLevel: 'silent' }, {});
+    const demo = await runDemo(config, { seed: 1, days: 35, nowMs: NOW });
+    const container = await buildContainer(config, { clock: new FakeClock(NOW) });
+    try {
+      const app = await buildApp(container, { logger: false });
+      const pro = demo.workspaces[0];
+      const site = (key: string) => pro.sites.find((s) => s.hostname.startsWith(key))!.site_id;
+      const acme = site('acme.example');
+      const token = demo.tokens.find((t) => t.workspace_id === pro.workspace_id)!.secret;
+      const range = 'from=2025-06-13&to=2025-06-15';
+      const urls: Record<string, string> = {
+        getMe: '/v1/me',
+        listSites: '/v1/sites',
+        listTenants: `/v1/tenants?site_id=${site('app.acme.example')}`,
+        listGoals: `/v1/goals?site_id=${acme}`,
+        getCurrentUsage: '/v1/usage/current',
+        getUsageHistory: '/v1/usage/history?from=2025-04-01',
+        getTimeseries: `/v1/metrics/timeseries?site_id=${acme}&${range}&metric=visitors`,
+        getBreakdown: `/v1/metrics/breakdown?site_id=${acme}&${range}&dimension=referrer&limit=3`,
+        getOverviewReport: `/v1/reports/overview?site_id=${acme}&${range}&limit=3&compare=prev_period`,
+        getAcquisitionReport: `/v1/reports/acquisition?site_id=${acme}&${range}&limit=3`,
+        getActionsReport: `/v1/reports/actions?site_id=${acme}&${range}&limit=3`,
+        getContentReport: `/v1/reports/content?site_id=${acme}&${range}&limit=3&include=full`,
+        getGoalConversions: `/v1/goals/conversions?site_id=${acme}&${range}`,
+        getHealth: '/healthz',
+      };
+      const out: Json = {};
+      for (const [operationId, url] of Object.entries(urls)) {
+        const res = await app.inject({ url, headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req_7d1e4b9a-53c2-4f0e-8a61-2b9c0f5e3d17' } });
+        if (res.statusCode !== 200) throw new Error(`${operationId}: ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+        out[operationId] = trim(res.json());
+      }
+      await app.close();
+      return JSON.parse(stableIds(JSON.stringify(out)));
+    } finally {
+      await container.close();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const text = JSON.stringify(await captureExamples(), null, 2) + '\n';
+  fs.writeFileSync(EXAMPLES_FILE + '.tmp', text);
+  fs.renameSync(EXAMPLES_FILE + '.tmp', EXAMPLES_FILE);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), EXAMPLES_FILE)} (${text.length} bytes)\n`);
+}
