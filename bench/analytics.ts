@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import { openControlPlane } from '../src/control/open-control-plane.js';
 import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
+import { openImportStores } from '../src/container.js';
 import { DEMO_WORKSPACES } from '../src/ingest/demo/seed-demo.js';
 
 const DAY_MS = 86_400_000;
@@ -63,7 +64,7 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
     log(`generated ${events} events over ${DAYS} days in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     t = performance.now();
-    const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });
+    const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     const importSeconds = (performance.now() - t) / 1000;
     log(`imported ${summary.imported} (rejected ${summary.rejected}, skipped ${summary.skipped}) in ${importSeconds.toFixed(1)} s`);
     fs.rmSync(file);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openControlPlane } from '../src/control/open-control-plane.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
+import { openImportStores } from '../src/container.js';
 import { validateEventLine } from '../src/ingest/parse/validate.js';
 import { normalizeEvent } from '../src/ingest/parse/normalize.js';
 import { eventIdentity } from '../src/ingest/parse/identity.js';
@@ -50,7 +51,7 @@ export async function benchImport(opts: { events?: number; log?: (s: string) => 
     log(`generated ${n} events (${mb.toFixed(0)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     t = performance.now();
-    const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });
+    const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     const seconds = (performance.now() - t) / 1000;
     const peakRssMb = process.resourceUsage().maxRSS / 1024;
     const eventsPerSecond = n / seconds;

@@ -4,7 +4,6 @@ import type { Config } from './config/config.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { buildContainer, type Container, type ContainerOverrides } from './container.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
-import type { EventStore } from './ports/event-store.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -25,10 +24,8 @@ export async function startServer(
   try {
     app = await buildApp(container, options.app);
     await app.listen({ host: config.host, port: config.port });
-    // DuckDB lets one process write its file: imports reach this server through a local socket.
-    const events = container.events as Partial<EventStore> | undefined;
-    if (config.eventsUrl === undefined && typeof events?.beginImport === 'function')
-      admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log });
+    // A store one process owns (DuckDB's file): imports reach it through this server's local socket.
+    if (container.backend?.adminImports) admin = await startAdminSocket(config.dataDir, { events: container.backend.store, log: app.log });
   } catch (err) {
     if (app) await app.close().catch(() => undefined);
     await container.close();

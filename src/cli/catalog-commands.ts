@@ -6,7 +6,7 @@ import { CatalogError, SCOPES, type CatalogStore, type GoalFilters, type Scope }
 import { PLAN_IDS, validateApiPolicyOverrides, type ApiPolicy, type PlanId } from '../domain/plans.js';
 import { generateSecret, hashSecret } from '../domain/tokens.js';
 import { ConfigError } from '../config/config.js';
-import { openControlPlane } from '../control/open-control-plane.js';
+import { openControlStores } from '../container.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
 
@@ -96,7 +96,7 @@ function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => Promise<
     const json = opts.json === true;
     try {
       const config = configFrom(opts);
-      const cp = await openControlPlane(config);
+      const cp = await openControlStores(config);
       try {
         const out = await fn(cp.catalog, opts, args);
         emit(json, out.json, out.text);

@@ -1,15 +1,13 @@
 // `npm start`: on an empty data dir, load the demo first and print its tokens; then serve
 // (DESIGN 1). `footfall serve` itself never adds data.
-import fs from 'node:fs';
-import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { CONTROL_SQLITE_FILE } from '../control/open-control-plane.js';
+import { hasControlPlane } from '../container.js';
 import { demoText, runDemo } from './demo.js';
 import { fail } from './output.js';
 
 try {
   const config = loadConfig();
-  const fresh = config.controlUrl === undefined && !fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE));
+  const fresh = !hasControlPlane(config);
   if (fresh) {
     process.stderr.write(`footfall: ${config.dataDir} is empty; loading the demo first…\n`);
     const result = await runDemo(config, { seed: 1, days: 90, progress: process.stderr.isTTY ? process.stderr : null });

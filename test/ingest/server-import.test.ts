@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { openControlPlane } from '../../src/control/open-control-plane.js';
 import { startServer } from '../../src/main.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
+import { openImportStores } from '../../src/container.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { Prng } from '../../src/ingest/demo/prng.js';
 
@@ -53,7 +54,7 @@ test('200,000 events in random time order over 28 days import into a running ser
 
   const server = await startServer(config);
   try {
-    const summary = await runImport({ config, source: file, format: { kind: 'events' } });
+    const summary = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: file, format: { kind: 'events' } });
     assert.equal(summary.via, 'server');
     assert.equal(summary.rejected, 0);
     assert.equal(summary.imported + summary.duplicates, EVENTS);

@@ -1,15 +1,30 @@
-// AnalyticsEngine over ClickHouse: the shared compiler's SQL (clickhouseDialect: literals, exact
+// AnalyticsEngine over ClickHouse: the shared compilers' SQL (clickhouseDialect: literals, exact
 // uniqExact), restricted to the committed generation of each day (commit-log.ts).
-// One server runs the whole statement. On a cluster every shard runs the statement on its own
-// tables and the engine adds the partial sums up: a visitor's events and sessions all live on one
-// shard, so every atom (visitor counts included) is a plain sum over shards. (18.16 loses table
-// aliases when it rewrites joins over Distributed tables, which rules out pushing the joins through them.)
+// One server runs each statement. On a cluster every shard runs it on its own tables and the engine
+// combines the partial results: a visitor's events and sessions all live on one shard, so every
+// count (visitors and sessions included) is a plain sum over shards (read-rows.ts mergePartials).
+// (18.16 loses table aliases when it rewrites joins over Distributed tables, which rules out pushing
+// the joins through them.)
 import { assembleRows, zeroAtoms, type AtomRow, type MetricRow } from '../../domain/query/assemble.js';
 import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js';
-import type { AnalyticsEngine, RunOptions } from '../../ports/analytics-engine.js';
+import type {
+  ActionRow,
+  ActionRowsRequest,
+  ActionTotals,
+  ActionTotalsRequest,
+  AnalyticsEngine,
+  GoalMatch,
+  GoalMatchRequest,
+  PageTitlesRequest,
+  RunOptions,
+} from '../../ports/analytics-engine.js';
+import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/compile-actions.js';
+import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
+import { compilePageTitles, decodePageTitles } from '../sql/compile-page-titles.js';
 import { compileQuery, BUCKET_COL, KEY_COL } from '../sql/compile-query.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { siteCoverage, siteGens, visibleRows } from './commit-log.js';
+import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
+import { siteCoverage, siteGens, siteVersion, visibleRows } from './commit-log.js';
 import { engineError, type ClickHouseNode } from './node.js';
 import { DAY_MS } from './sessionize.js';
 import type { TableLayout } from './schema.js';
@@ -20,47 +35,31 @@ export interface ClickHouseEngineParts {
   layout: TableLayout;
 }
 
-function toNumber(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (v === null || v === undefined) return 0;
-  // 64-bit integers come as strings if a server ignores output_format_json_quote_64bit_integers
-  if (typeof v === 'string' && /^-?\d+$/.test(v)) {
-    const n = Number(v);
-    if (!Number.isSafeInteger(n)) throw new Error(`integer out of exact range: ${v}`);
-    return n;
-  }
-  throw new Error(`unexpected numeric value ${String(v)}`);
-}
+type Row = Record<string, unknown>;
+type Settings = Record<string, number>;
 
 export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   constructor(private readonly p: ClickHouseEngineParts) {}
 
+  private get nodes(): ClickHouseNode[] {
+    return this.p.layout.cluster !== null ? this.p.shards : [this.p.coordinator];
+  }
+
   async run(spec: QuerySpec, options: RunOptions): Promise<MetricRow[]> {
     const normalized = normalizeSpec(spec);
-    const deadline = Date.now() + options.timeoutMs;
-    const L = this.p.layout;
-    // sessions by page read the pageviews up to a day after the window (compile-query viewedPages)
-    const gens = await this.guard(options.timeoutMs, (settings, signal) =>
-      siteGens(this.p.coordinator, L.days, normalized.siteId, normalized.startMs, normalized.endMs + DAY_MS, { settings, signal }),
-    );
-    const rowFilter = visibleRows(gens);
-    const sharded = L.cluster !== null;
-    const compiled = compileQuery(
-      normalized,
-      clickhouseDialect,
-      { events: L.eventsLocal, sessions: L.sessionsLocal },
-      { rowFilter, partial: sharded },
-    );
-    const remaining = Math.max(1, deadline - Date.now());
-    const nodes = sharded ? this.p.shards : [this.p.coordinator];
-    const results = await this.guard(remaining, (settings, signal) =>
-      Promise.all(nodes.map((n) => n.query<Record<string, unknown>>(compiled.sql, { settings, signal }))),
-    );
+    const sharded = this.p.layout.cluster !== null;
+    const results = await this.guard(options.timeoutMs, async (settings, signal) => {
+      const read = await this.readOptions(normalized.siteId, normalized, settings, signal);
+      const compiled = compileQuery(normalized, clickhouseDialect, read.tables!, { rowFilter: read.rowFilter, partial: sharded });
+      const partials = await Promise.all(this.nodes.map((n) => n.query<Row>(compiled.sql, { settings, signal })));
+      return { compiled, partials };
+    });
+    const { compiled, partials } = results;
     const byGroup = new Map<string, AtomRow>();
     const atomRows: AtomRow[] = [];
-    for (const rows of results) {
+    for (const rows of partials) {
       for (const r of rows) {
-        const bucketMs = compiled.hasBucket ? toNumber(r[BUCKET_COL]) : null;
+        const bucketMs = compiled.hasBucket ? toInt(r[BUCKET_COL]) : null;
         const key = compiled.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
         const id = JSON.stringify([bucketMs, key]);
         let row = byGroup.get(id);
@@ -69,10 +68,35 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
           byGroup.set(id, row);
           atomRows.push(row);
         }
-        for (const a of compiled.atoms) row.atoms[a] += toNumber(r[a]);
+        for (const a of compiled.atoms) row.atoms[a] += toInt(r[a]);
       }
     }
     return assembleRows(normalized, atomRows);
+  }
+
+  async actionRows(request: ActionRowsRequest, options: RunOptions): Promise<ActionRow[]> {
+    const { window, scope } = request.selection;
+    return decodeActionRows(request, await this.read(scope.siteId, window, options, (o) => compileActionRows(clickhouseDialect, request, o)));
+  }
+
+  async actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]> {
+    const { window, scope } = request.selection;
+    return decodeActionTotals(request, await this.read(scope.siteId, window, options, (o) => compileActionTotals(clickhouseDialect, request, o)));
+  }
+
+  async goalMatches(request: GoalMatchRequest, options: RunOptions): Promise<GoalMatch[]> {
+    if (request.goals.length === 0) return [];
+    return decodeGoalMatches(request, await this.read(request.scope.siteId, request.window, options, (o) => compileGoalMatches(clickhouseDialect, request, o)!));
+  }
+
+  async pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>> {
+    if (request.paths.length === 0) return new Map();
+    return decodePageTitles(await this.read(request.scope.siteId, request.window, options, (o) => compilePageTitles(clickhouseDialect, request, o)));
+  }
+
+  /** Read from the commit log, so every process sharing the store sees the same versions. */
+  dataVersion(siteId: string): Promise<string> {
+    return this.guard(30_000, (settings, signal) => siteVersion(this.p.coordinator, this.p.layout.days, siteId, { settings, signal }));
   }
 
   async newestEventAt(siteId: string): Promise<Date | null> {
@@ -86,10 +110,29 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   }
 
   /**
+   * The tables each server reads and which of their rows are visible: the committed generation of
+   * each day of the window (and the day after it: sessions by page read its pageviews).
+   */
+  private async readOptions(siteId: string, window: { startMs: number; endMs: number }, settings: Settings, signal: AbortSignal): Promise<ReadOptions> {
+    const L = this.p.layout;
+    const gens = await siteGens(this.p.coordinator, L.days, siteId, window.startMs, window.endMs + DAY_MS, { settings, signal });
+    return { tables: { events: L.eventsLocal, sessions: L.sessionsLocal }, rowFilter: visibleRows(gens) };
+  }
+
+  /** A compiled read on every server, partial results combined. */
+  private read(siteId: string, window: { startMs: number; endMs: number }, options: RunOptions, compile: (o: ReadOptions) => CompiledRead): Promise<Row[]> {
+    return this.guard(options.timeoutMs, async (settings, signal) => {
+      const q = compile(await this.readOptions(siteId, window, settings, signal));
+      const partials = await Promise.all(this.nodes.map((n) => n.query<Row>(q.sql, { settings, signal })));
+      return mergePartials(q, partials);
+    });
+  }
+
+  /**
    * Runs reads under a deadline: the server stops them at max_execution_time (whole seconds on
    * 18.16) and the request is abandoned at the exact timeout; either way EngineError('timeout').
    */
-  private async guard<T>(timeoutMs: number, fn: (settings: Record<string, number>, signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async guard<T>(timeoutMs: number, fn: (settings: Settings, signal: AbortSignal) => Promise<T>): Promise<T> {
     const ac = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

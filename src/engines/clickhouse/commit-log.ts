@@ -70,9 +70,10 @@ export async function siteCoverage(node: ClickHouseNode, table: string, siteId: 
 }
 
 /** Changes with every commit that adds events to the site (each adds ff_days rows with a new gen). */
-export async function siteVersion(node: ClickHouseNode, table: string, siteId: string): Promise<string> {
+export async function siteVersion(node: ClickHouseNode, table: string, siteId: string, opts: QueryOptions = {}): Promise<string> {
   const rows = await node.query<{ n: number; g: number }>(
     `SELECT count() AS n, max(gen) AS g FROM ${ident(table)} WHERE site_id = ${lit(siteId)}`,
+    opts,
   );
   return `${rows[0]?.n ?? 0}:${rows[0]?.g ?? 0}`;
 }

@@ -4,7 +4,8 @@ import { DIMENSION_DEFS, type Dimension } from '../../domain/query/dimensions.js
 import { atomsFor, presenceAtom, METRIC_DEFS, type Atom } from '../../domain/query/metrics.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
 import { DAY_MS } from '../../domain/report-range.js';
-import type { Dialect, SqlParam, SqlValue } from './dialect.js';
+import type { Dialect, SqlParam } from './dialect.js';
+import { SqlWriter, type LogicalTable, type RowFilter } from './sql-writer.js';
 
 export interface TableNames {
   events: string;
@@ -14,11 +15,8 @@ export const DEFAULT_TABLES: TableNames = { events: 'events', sessions: 'session
 
 /** Engine-specific additions; DuckDB uses none. */
 export interface CompileOptions {
-  /**
-   * A condition every row read from `table` under `alias` must meet (e.g. a store's rule for which
-   * rows are committed), or null for none.
-   */
-  rowFilter?: (table: keyof TableNames, alias: string) => string | null;
+  /** rows a store may read (e.g. its committed ones); see RowFilter */
+  rowFilter?: RowFilter;
   /**
    * Only the grouped atom sums, without HAVING, ORDER BY or LIMIT: for partial results the caller adds
    * up by (bucket, key) and assembles (e.g. one query per shard).
@@ -51,60 +49,24 @@ interface Part {
   where: string[];
 }
 
-function int(n: number): string {
-  // compiler constants only (bucket sizes); values from requests go through dialect.value
-  if (!Number.isSafeInteger(n)) throw new RangeError(`not an integer constant: ${n}`);
-  return String(n);
-}
-
-class Compiler {
-  readonly params: SqlParam[] = [];
+class Compiler extends SqlWriter {
   constructor(
     readonly spec: NormalizedSpec,
-    readonly d: Dialect,
+    d: Dialect,
     readonly t: TableNames,
     readonly o: CompileOptions = {},
-  ) {}
-
-  /** The rowFilter conditions of the given table aliases. */
-  visible(...reads: [keyof TableNames, string][]): string[] {
-    if (!this.o.rowFilter) return [];
-    return reads.map(([table, alias]) => this.o.rowFilter!(table, alias)).filter((c): c is string => c !== null);
+  ) {
+    super(d, o.rowFilter);
   }
+
   /** Visibility of events `e` and, when joined, their sessions `s`. */
   eventsVisible(): string[] {
-    return this.visible(['events', 'e'], ...(this.needsSessionJoin() ? ([['sessions', 's']] as [keyof TableNames, string][]) : []));
+    return this.visible(['events', 'e'], ...(this.needsSessionJoin() ? ([['sessions', 's']] as [LogicalTable, string][]) : []));
   }
 
-  v(x: SqlValue): string {
-    return this.d.value(x, this.params);
-  }
-  col(alias: string, name: string): string {
-    return `${alias}.${this.d.quoteIdent(name)}`;
-  }
-  table(name: string, alias: string): string {
-    return `${this.d.quoteIdent(name)} AS ${alias}`;
-  }
-  eq(expr: string, value: string | null): string {
-    return value === null ? `${expr} IS NULL` : `${expr} = ${this.v(value)}`;
-  }
-  inList(expr: string, values: readonly (string | null)[]): string {
-    const strings = values.filter((x): x is string => x !== null);
-    const ors: string[] = [];
-    if (strings.length) ors.push(`${expr} IN (${strings.map((x) => this.v(x)).join(', ')})`);
-    if (strings.length !== values.length) ors.push(`${expr} IS NULL`);
-    return ors.length ? `(${ors.join(' OR ')})` : '1 = 0';
-  }
-  bucket(tsExpr: string, size: number): string {
-    return `${this.d.intDiv(tsExpr, int(size))} * ${int(size)}`;
-  }
   isPageview(alias: string): string {
     return `${this.col(alias, 'type')} = ${this.v('pageview')}`;
   }
-  sumIf(cond: string, expr = '1'): string {
-    return `sum(CASE WHEN ${cond} THEN ${expr} ELSE 0 END)`;
-  }
-
   get intervalSize(): number | undefined {
     return this.spec.interval === 'day' ? DAY_MS : this.spec.interval === 'hour' ? HOUR_MS : undefined;
   }
@@ -117,15 +79,7 @@ class Compiler {
 
   /** Site, window, traffic and tenant scope of either table. */
   scope(alias: string, tsCol: string): string[] {
-    const s = this.spec;
-    const out = [
-      `${this.col(alias, 'site_id')} = ${this.v(s.siteId)}`,
-      `${this.col(alias, tsCol)} >= ${this.v(s.startMs)}`,
-      `${this.col(alias, tsCol)} <= ${this.v(s.endMs)}`,
-      this.inList(this.col(alias, 'traffic_class'), s.trafficClasses),
-    ];
-    if (s.tenantIds !== null) out.push(this.inList(this.col(alias, 'tenant_id'), s.tenantIds));
-    return out;
+    return this.inScope(alias, tsCol, this.spec, this.spec.startMs, this.spec.endMs);
   }
 
   /** Filters on session attributes and tenant, from the alias that holds them. */

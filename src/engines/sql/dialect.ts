@@ -28,6 +28,8 @@ export interface Dialect {
   isTrue(expr: string): string;
   /** the value of `value` at the greatest `order` tuple of the group (latest title, latest generation) */
   argMax(value: string, order: readonly string[]): string;
+  /** `expr LIKE pattern`, where backslash escapes %, _ and itself in the pattern */
+  likeEscaped(expr: string, pattern: string): string;
   /**
    * How the outer query's HAVING and ORDER BY name an atom's total. Unset: aggregate again
    * (sum(t.atom)). ClickHouse resolves `t.atom` there to the SELECT alias of the same name and
@@ -72,6 +74,7 @@ export const duckdbDialect: Dialect = {
   nullString: () => 'CAST(NULL AS VARCHAR)',
   bitOr: (expr) => `bit_or(${expr})`,
   bitAnd: (a, b) => `(${a} & ${b})`,
+  likeEscaped: (expr, pattern) => `(${expr} LIKE ${pattern} ESCAPE '\\')`,
 };
 
 /**
@@ -88,6 +91,8 @@ export const clickhouseDialect: Dialect = {
   toFloat64: (expr) => `toFloat64(${expr})`,
   isTrue: (expr) => `(${expr} = 1)`,
   argMax: (value, order) => `argMax(${value}, tuple(${order.join(', ')}))`,
+  // ClickHouse's LIKE escapes with backslash natively
+  likeEscaped: (expr, pattern) => `like(${expr}, ${pattern})`,
   atomTotal: (atom) => checkIdent(atom),
   nullString: () => 'CAST(NULL AS Nullable(String))',
   bitOr: (expr) => `groupBitOr(${expr})`,

@@ -1,5 +1,6 @@
-// What every report builder shares: the engines, the scope, how to run a QuerySpec or a report
-// query, and the small row helpers (days, titles, per-channel pairs).
+// What every report builder shares: the engine's reads (under the request's deadline), the scope,
+// and the small row helpers (days, titles, per-channel pairs). Builders assemble payloads only: every
+// number comes from a typed read of the AnalyticsEngine port.
 import type { MsWindow, SectionId } from '../../domain/availability.js';
 import { compareKeys, denseSeries, type MetricRow } from '../../domain/query/assemble.js';
 import type { Metric } from '../../domain/query/metrics.js';
@@ -7,21 +8,30 @@ import type { Dimension } from '../../domain/query/dimensions.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
 import { formatDay, type DayWindow } from '../../domain/report-range.js';
 import type { Channel } from '../../domain/events.js';
-import type { AnalyticsEngine, RunOptions } from '../../ports/analytics-engine.js';
-import { compilePageTitles } from './queries/page-titles.js';
-import type { CompiledReportQuery, ReportQueryRunner } from './queries/report-query-runner.js';
-import { toStr } from './queries/report-query-runner.js';
-import { specFor, type ReportScope } from './report-scope.js';
+import type { AnalyticsEngine, AnalyticsReads, ReadScope, RunOptions } from '../../ports/analytics-engine.js';
 
-export interface ReportEngines {
-  /** runs a QuerySpec (serveAnalytics' window.run: the engine under the request's deadline) */
-  run(spec: QuerySpec): Promise<MetricRow[]>;
-  sql: ReportQueryRunner;
+/** An engine's reads with fixed options (tests, tools); serveAnalytics binds its own under the request's deadline. */
+export function readsOf(engine: AnalyticsEngine, options: RunOptions): AnalyticsReads {
+  return {
+    run: (spec) => engine.run(spec, options),
+    actionRows: (r) => engine.actionRows(r, options),
+    actionTotals: (r) => engine.actionTotals(r, options),
+    goalMatches: (r) => engine.goalMatches(r, options),
+    pageTitles: (r) => engine.pageTitles(r, options),
+  };
 }
 
-/** Engines straight from an AnalyticsEngine (tests, tools). */
-export function engines(engine: AnalyticsEngine, sql: ReportQueryRunner, options: RunOptions): ReportEngines {
-  return { run: (spec) => engine.run(spec, options), sql };
+/** A QuerySpec over the scope and a counting window; the rest (metrics, grouping) from `rest`. */
+export function specFor(scope: ReadScope, window: MsWindow, rest: Omit<QuerySpec, 'siteId' | 'tenantIds' | 'trafficClasses' | 'startMs' | 'endMs' | 'filters'> & { filters?: QuerySpec['filters'] }): QuerySpec {
+  return {
+    siteId: scope.siteId,
+    tenantIds: scope.tenantIds,
+    trafficClasses: scope.trafficClasses,
+    startMs: window.startMs,
+    endMs: window.endMs,
+    filters: rest.filters ?? {},
+    ...rest,
+  };
 }
 
 /** One payload's windows (current or compare), as availability decided them. */
@@ -36,13 +46,12 @@ export interface PayloadWindow {
 
 export class ReportKit {
   constructor(
-    readonly engines: ReportEngines,
-    readonly scope: ReportScope,
-    readonly options: RunOptions,
+    readonly reads: AnalyticsReads,
+    readonly scope: ReadScope,
   ) {}
 
   run(window: MsWindow, rest: Parameters<typeof specFor>[2]): Promise<MetricRow[]> {
-    return this.engines.run(specFor(this.scope, window, rest));
+    return this.reads.run(specFor(this.scope, window, rest));
   }
 
   /** The window's single total row. */
@@ -57,23 +66,11 @@ export class ReportKit {
     return denseSeries(rows, { startMs: days.startMs, endMs: days.endMs, interval: 'day', metrics });
   }
 
-  rows(q: (d: ReportQueryRunner['dialect']) => CompiledReportQuery): Promise<Record<string, unknown>[]> {
-    return this.engines.sql.rows(q(this.engines.sql.dialect), this.options);
-  }
-
   /** Latest page title of each path in the window (missing = never titled). */
   async titles(window: MsWindow, paths: readonly (string | null)[]): Promise<Map<string, string>> {
     const list = [...new Set(paths.filter((p): p is string => p !== null))];
-    const out = new Map<string, string>();
-    if (!list.length) return out;
-    const sql = this.engines.sql;
-    const query = sql.pageTitles?.(this.scope, window, list) ?? compilePageTitles(sql.dialect, this.scope, window, list);
-    for (const r of await sql.rows(query, this.options)) {
-      const p = toStr(r.path_canon);
-      const t = toStr(r.page_title);
-      if (p !== null && t !== null) out.set(p, t);
-    }
-    return out;
+    if (!list.length) return new Map();
+    return this.reads.pageTitles({ scope: this.scope, window, paths: list });
   }
 
   /**
