@@ -41,6 +41,11 @@ type Settings = Record<string, number>;
 export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   constructor(private readonly p: ClickHouseEngineParts) {}
 
+  /** SELECT statements sent to the servers so far, by every user of these connections (benches) */
+  get statements(): number {
+    return this.p.shards.reduce((n, s) => n + s.queries, this.p.shards.includes(this.p.coordinator) ? 0 : this.p.coordinator.queries);
+  }
+
   private get nodes(): ClickHouseNode[] {
     return this.p.layout.cluster !== null ? this.p.shards : [this.p.coordinator];
   }

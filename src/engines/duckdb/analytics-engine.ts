@@ -50,6 +50,8 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
   private readonly tables: TableNames;
   private readonly rollups: RollupGate;
   private unversioned = 0;
+  /** statements run so far (benches count the statements a request costs) */
+  statements = 0;
   constructor(private readonly opts: DuckDbAnalyticsEngineOptions<C>) {
     this.tables = opts.tables ?? DEFAULT_TABLES;
     this.rollups = rollupGate(opts);
@@ -113,6 +115,7 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
   }
 
   private query(sql: string, params: SqlParam[], timeoutMs: number): Promise<Record<string, unknown>[]> {
+    this.statements++;
     return runDuckQuery(this.opts, sql, params, timeoutMs);
   }
 
