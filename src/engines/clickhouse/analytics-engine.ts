@@ -1,10 +1,10 @@
 // AnalyticsEngine over ClickHouse: the shared compilers' SQL (clickhouseDialect: literals, exact
-// uniqExact), restricted to the committed generation of each day (commit-log.ts).
-// One server runs each statement. On a cluster every shard runs it on its own tables and the engine
-// combines the partial results: a visitor's events and sessions all live on one shard, so every
-// count (visitors and sessions included) is a plain sum over shards (read-rows.ts mergePartials).
-// (18.16 loses table aliases when it rewrites joins over Distributed tables, which rules out pushing
-// the joins through them.)
+// uniqExact), the daily rollups wherever the planner finds an exact plan (as on DuckDB), restricted
+// to the committed generation of each day (commit-log.ts visibleRows: a subquery of the server's
+// commit log, pinned to the request's data version).
+// Every server runs each statement on its own tables and the engine combines the partial results:
+// a visitor's events, sessions and rollup rows all live on one server, so every count (visitors and
+// sessions included) is a plain sum over servers (read-rows.ts mergePartials).
 import { assembleRows, zeroAtoms, type AtomRow, type MetricRow } from '../../domain/query/assemble.js';
 import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js';
 import type {
@@ -20,18 +20,20 @@ import type {
 } from '../../ports/analytics-engine.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/compile-actions.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
-import { compilePageTitles, decodePageTitles } from '../sql/compile-page-titles.js';
-import { compileQuery, BUCKET_COL, KEY_COL } from '../sql/compile-query.js';
+import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
+import { BUCKET_COL, KEY_COL } from '../sql/compile-query.js';
+import { compileSpec } from '../sql/compile-rollup.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
-import { siteCoverage, siteGens, siteVersion, visibleRows } from './commit-log.js';
-import { engineError, type ClickHouseNode } from './node.js';
-import { DAY_MS } from './sessionize.js';
+import { DAY_MS, genOfVersion, siteCoverage, syncedVersion, visibleRows, type Shard } from './commit-log.js';
+import { engineError } from './node.js';
 import type { TableLayout } from './schema.js';
 
 export interface ClickHouseEngineParts {
-  coordinator: ClickHouseNode;
-  shards: ClickHouseNode[];
+  /** the first server: the commit log's authority */
+  coordinator: Shard;
+  /** every server holding rows, the coordinator among them */
+  shards: Shard[];
   layout: TableLayout;
 }
 
@@ -43,23 +45,26 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
 
   /** SELECT statements sent to the servers so far, by every user of these connections (benches) */
   get statements(): number {
-    return this.p.shards.reduce((n, s) => n + s.queries, this.p.shards.includes(this.p.coordinator) ? 0 : this.p.coordinator.queries);
+    return this.p.shards.reduce((n, s) => n + s.node.queries, 0);
   }
 
-  private get nodes(): ClickHouseNode[] {
-    return this.p.layout.cluster !== null ? this.p.shards : [this.p.coordinator];
+  private get sharded(): boolean {
+    return this.p.shards.length > 1;
   }
 
   async run(spec: QuerySpec, options: RunOptions): Promise<MetricRow[]> {
     const normalized = normalizeSpec(spec);
-    const sharded = this.p.layout.cluster !== null;
-    const results = await this.guard(options.timeoutMs, async (settings, signal) => {
-      const read = await this.readOptions(normalized.siteId, normalized, settings, signal);
-      const compiled = compileQuery(normalized, clickhouseDialect, read.tables!, { rowFilter: read.rowFilter, partial: sharded });
-      const partials = await Promise.all(this.nodes.map((n) => n.query<Row>(compiled.sql, { settings, signal })));
-      return { compiled, partials };
+    const L = this.p.layout;
+    const { compiled, partials } = await this.guard(options.timeoutMs, async (settings, signal) => {
+      const gen = await this.pinned(normalized.siteId, options.asOf, settings, signal);
+      const runs = this.p.shards.map(async (s) => {
+        const rowFilter = this.visibility(s, normalized.siteId, normalized, gen);
+        const q = compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: this.sharded });
+        return { q, rows: await s.node.query<Row>(q.sql, { settings, signal }) };
+      });
+      const done = await Promise.all(runs);
+      return { compiled: done[0].q, partials: done.map((d) => d.rows) };
     });
-    const { compiled, partials } = results;
     const byGroup = new Map<string, AtomRow>();
     const atomRows: AtomRow[] = [];
     for (const rows of partials) {
@@ -94,42 +99,62 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return decodeGoalMatches(request, await this.read(request.scope.siteId, request.window, options, (o) => compileGoalMatches(clickhouseDialect, request, o)!));
   }
 
+  /** From the page-title rollup for whole UTC days, else from the events. */
   async pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>> {
     if (request.paths.length === 0) return new Map();
-    return decodePageTitles(await this.read(request.scope.siteId, request.window, options, (o) => compilePageTitles(clickhouseDialect, request, o)));
+    const L = this.p.layout;
+    return decodePageTitles(
+      await this.read(request.scope.siteId, request.window, options, (o) =>
+        compilePageTitlesFromRollup(clickhouseDialect, request, { table: L.titles, rowFilter: o.rowFilter }) ?? compilePageTitles(clickhouseDialect, request, o),
+      ),
+    );
   }
 
-  /** Read from the commit log, so every process sharing the store sees the same versions. */
+  /** From the commit log, so every process sharing the store sees the same versions. */
   dataVersion(siteId: string): Promise<string> {
-    return this.guard(30_000, (settings, signal) => siteVersion(this.p.coordinator, this.p.layout.days, siteId, { settings, signal }));
+    return this.guard(30_000, (settings, signal) => this.version(siteId, settings, signal));
   }
 
   async newestEventAt(siteId: string): Promise<Date | null> {
-    const c = await this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator, this.p.layout.days, siteId, { settings, signal }));
+    const c = await this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator.node, this.p.layout.days, siteId, { settings, signal }));
     return c.lastMs === null ? null : new Date(c.lastMs);
   }
 
   async firstEventAt(siteId: string): Promise<Date | null> {
-    const c = await this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator, this.p.layout.days, siteId, { settings, signal }));
+    const c = await this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator.node, this.p.layout.days, siteId, { settings, signal }));
     return c.firstMs === null ? null : new Date(c.firstMs);
   }
 
+  private version(siteId: string, settings: Settings, signal: AbortSignal): Promise<string> {
+    const others = this.p.shards.filter((s) => s !== this.p.coordinator);
+    return syncedVersion(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal });
+  }
+
+  /** The newest generation a read may see: the request's pinned version, or the current one. */
+  private async pinned(siteId: string, asOf: string | undefined, settings: Settings, signal: AbortSignal): Promise<number> {
+    return genOfVersion(asOf ?? (await this.version(siteId, settings, signal)));
+  }
+
   /**
-   * The tables each server reads and which of their rows are visible: the committed generation of
-   * each day of the window (and the day after it: sessions by page read its pageviews).
+   * Which rows of a server a read may see: the generation of each day its log shows as current at
+   * `gen`, over the window's days and the day after them (sessions by page read its pageviews).
    */
-  private async readOptions(siteId: string, window: { startMs: number; endMs: number }, settings: Settings, signal: AbortSignal): Promise<ReadOptions> {
-    const L = this.p.layout;
-    const gens = await siteGens(this.p.coordinator, L.days, siteId, window.startMs, window.endMs + DAY_MS, { settings, signal });
-    return { tables: { events: L.eventsLocal, sessions: L.sessionsLocal }, rowFilter: visibleRows(gens) };
+  private visibility(s: Shard, siteId: string, window: { startMs: number; endMs: number }, gen: number) {
+    return visibleRows(s.num, this.p.layout.days, siteId, window.startMs, window.endMs + DAY_MS, gen);
   }
 
   /** A compiled read on every server, partial results combined. */
   private read(siteId: string, window: { startMs: number; endMs: number }, options: RunOptions, compile: (o: ReadOptions) => CompiledRead): Promise<Row[]> {
+    const L = this.p.layout;
     return this.guard(options.timeoutMs, async (settings, signal) => {
-      const q = compile(await this.readOptions(siteId, window, settings, signal));
-      const partials = await Promise.all(this.nodes.map((n) => n.query<Row>(q.sql, { settings, signal })));
-      return mergePartials(q, partials);
+      const gen = await this.pinned(siteId, options.asOf, settings, signal);
+      const partials = await Promise.all(
+        this.p.shards.map((s) => {
+          const q = compile({ tables: { events: L.events, sessions: L.sessions }, rowFilter: this.visibility(s, siteId, window, gen) });
+          return s.node.query<Row>(q.sql, { settings, signal }).then((rows) => ({ q, rows }));
+        }),
+      );
+      return mergePartials(partials[0].q, partials.map((p) => p.rows));
     });
   }
 

@@ -20,7 +20,7 @@ export interface Dialect {
   value(v: SqlValue, params: SqlParam[]): string;
   /** floor(expr / divisor) on non-negative integers, as a signed 64-bit integer */
   intDiv(expr: string, divisor: string): string;
-  /** exact distinct count (never an estimate) */
+  /** exact distinct count (never an estimate) of the non-NULL values; 0 when there are none */
   countDistinct(expr: string): string;
   toInt64(expr: string): string;
   toFloat64(expr: string): string;
@@ -86,7 +86,8 @@ export const clickhouseDialect: Dialect = {
   quoteIdent: (name) => `\`${checkIdent(name)}\``,
   value: (v) => encodeClickHouseLiteral(v),
   intDiv: (expr, divisor) => `intDiv(${expr}, ${divisor})`,
-  countDistinct: (expr) => `uniqExact(${expr})`,
+  // uniqExact of a Nullable argument is NULL when every value is NULL
+  countDistinct: (expr) => `ifNull(uniqExact(${expr}), 0)`,
   toInt64: (expr) => `toInt64(${expr})`,
   toFloat64: (expr) => `toFloat64(${expr})`,
   isTrue: (expr) => `(${expr} = 1)`,

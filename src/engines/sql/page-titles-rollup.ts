@@ -16,9 +16,12 @@ export function compilePageTitlesBuild(d: Dialect, tables: { events: string }): 
   const order = [col('e', 'ts_ms'), col('e', 'event_id')];
   const keys = [col('e', 'site_id'), `${d.intDiv(col('e', 'ts_ms'), String(DAY_MS))} * ${DAY_MS}`, col('e', 'tenant_id'), col('e', 'traffic_class'), col('e', 'path_canon')];
   const cols = [...keys, `max(${col('e', 'ts_ms')})`, d.argMax(col('e', 'event_id'), order), d.argMax(col('e', 'page_title'), order)];
+  // computed under other names, renamed outside: ClickHouse would read `e.ts_ms` inside max() as the
+  // SELECT alias `ts_ms` (an aggregate) if the result columns were named like the event columns
+  const inner = cols.map((c, i) => `${c} AS o${i}`);
   const sql =
-    `SELECT ${cols.map((c, i) => `${c} AS ${q(PAGE_TITLES_COLUMNS[i])}`).join(', ')} FROM ${q(tables.events)} AS e ` +
+    `SELECT ${PAGE_TITLES_COLUMNS.map((name, i) => `o${i} AS ${q(name)}`).join(', ')} FROM (SELECT ${inner.join(', ')} FROM ${q(tables.events)} AS e ` +
     `WHERE ${col('e', 'type')} = ${d.value('pageview', params)} AND ${col('e', 'page_title')} IS NOT NULL AND ${col('e', 'path_canon')} IS NOT NULL ` +
-    `GROUP BY ${keys.join(', ')}`;
+    `GROUP BY ${keys.join(', ')}) AS t`;
   return { sql, params };
 }

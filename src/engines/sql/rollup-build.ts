@@ -138,6 +138,12 @@ export function compileRollupExpansions(d: Dialect): { trafficMap: CompiledBuild
   return { trafficMap: { sql: rows.join(' UNION ALL '), params: tp }, trafficMasks: { sql: masks.join(' UNION ALL '), params: mp } };
 }
 
+/**
+ * The name of an atom's partial sum inside a part: never a column name of the part's input, which
+ * ClickHouse would resolve to the alias (an aggregate) wherever the part reads that column again.
+ */
+const sumOf = (atom: Atom) => `s_${atom}`;
+
 /** Columns of the rows every part yields before the final grouping. */
 const HEADS = ['g_site', 'g_day', 'g_all', 'g_tenant', 'g_traffic', 'g_dk', 'g_fk'] as const;
 
@@ -184,7 +190,7 @@ class BuildCompiler {
    * traffic filters holding the class, in both tenant scopes.
    */
   spreadSums(inner: string, atoms: readonly Atom[]): string {
-    const sums = Object.fromEntries(atoms.map((atom) => [atom, `sum(a.${atom})`]));
+    const sums = Object.fromEntries(atoms.map((atom) => [atom, `sum(a.${sumOf(atom)})`]));
     const join = `INNER JOIN ${this.table(this.t.trafficMap, 'x')} ON x.class = a.g_class`;
     return `${this.scoped(inner, join, false, sums)} UNION ALL ${this.scoped(inner, join, true, sums)}`;
   }
@@ -212,9 +218,9 @@ class BuildCompiler {
     const summed: Atom[] = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms'];
     const sums =
       `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${dk} AS g_dk, ${fk} AS g_fk, ` +
-      `${summed.map((a) => `sum(${x(a)}) AS ${a}`).join(', ')}, sum(${x('simple')}) AS visitors, ` +
-      `sum(CASE WHEN ${x('entry_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS entries, ` +
-      `sum(CASE WHEN ${x('exit_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS exits ` +
+      `${summed.map((a) => `sum(${x(a)}) AS ${sumOf(a)}`).join(', ')}, sum(${x('simple')}) AS ${sumOf('visitors')}, ` +
+      `sum(CASE WHEN ${x('entry_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS ${sumOf('entries')}, ` +
+      `sum(CASE WHEN ${x('exit_page')} IS NOT NULL THEN ${x('sessions')} ELSE 0 END) AS ${sumOf('exits')} ` +
       `FROM ${se} GROUP BY ${[...keys, x('traffic_class'), dk, fk].join(', ')}`;
     const visitors =
       `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${dk} AS g_dk, ${fk} AS g_fk, ${x('visitor_key')} AS g_visitor, ` +
@@ -231,7 +237,7 @@ class BuildCompiler {
     const pe = this.table(this.t.pageEvents, 'p');
     const eventSums =
       `SELECT ${p('site_id')} AS g_site, ${p('day_ms')} AS g_day, ${p('tenant_id')} AS g_tenant, ${p('traffic_class')} AS g_class, ${p('path_canon')} AS g_dk, ${none} AS g_fk, ` +
-      `sum(${p('pageviews')}) AS pageviews, sum(${p('events')}) AS events, sum(${p('pv_eng_ms')}) AS pv_eng_ms ` +
+      `sum(${p('pageviews')}) AS ${sumOf('pageviews')}, sum(${p('events')}) AS ${sumOf('events')}, sum(${p('pv_eng_ms')}) AS ${sumOf('pv_eng_ms')} ` +
       `FROM ${pe} GROUP BY ${[p('site_id'), p('day_ms'), p('tenant_id'), p('traffic_class'), p('path_canon')].join(', ')}`;
     const visitors =
       `SELECT ${p('site_id')} AS g_site, ${p('day_ms')} AS g_day, ${p('tenant_id')} AS g_tenant, ${p('path_canon')} AS g_dk, ${none} AS g_fk, ${p('visitor_key')} AS g_visitor, ` +
@@ -241,11 +247,11 @@ class BuildCompiler {
     const viewed = `(SELECT DISTINCT ${p('site_id')} AS site_id, ${p('day')} AS day, ${p('session_id')} AS session_id, ${p('path_canon')} AS path_canon FROM ${pe} WHERE ${p('pageviews')} > 0)`;
     const sessionSums =
       `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, vw.path_canon AS g_dk, ${none} AS g_fk, ` +
-      `sum(${x('sessions')}) AS sessions, sum(${x('bounces')}) AS bounces, sum(${x('engaged')}) AS engaged, sum(${x('session_eng_ms')}) AS session_eng_ms ` +
+      `sum(${x('sessions')}) AS ${sumOf('sessions')}, sum(${x('bounces')}) AS ${sumOf('bounces')}, sum(${x('engaged')}) AS ${sumOf('engaged')}, sum(${x('session_eng_ms')}) AS ${sumOf('session_eng_ms')} ` +
       `FROM ${this.table(this.t.sessionEvents, 'x')} INNER JOIN ${viewed} AS vw ON vw.site_id = ${x('site_id')} AND vw.day = ${x('day')} AND vw.session_id = ${x('session_id')} ` +
       `WHERE ${x('sessions')} = 1 GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), 'vw.path_canon'].join(', ')}`;
     const landing = (atom: 'entries' | 'exits', column: string) =>
-      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${x(column)} AS g_dk, ${none} AS g_fk, count(*) AS ${atom} ` +
+      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${x(column)} AS g_dk, ${none} AS g_fk, count(*) AS ${sumOf(atom)} ` +
       `FROM ${this.table(this.t.sessionEvents, 'x')} WHERE ${x('sessions')} = 1 AND ${x(column)} IS NOT NULL ` +
       `GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), x(column)].join(', ')}`;
     return [
