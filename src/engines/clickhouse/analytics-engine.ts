@@ -21,7 +21,7 @@ import type {
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/compile-actions.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
-import { BUCKET_COL, KEY_COL } from '../sql/compile-query.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL } from '../sql/compile-query.js';
 import { compileSpec } from '../sql/compile-rollup.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
@@ -71,10 +71,11 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
       for (const r of rows) {
         const bucketMs = compiled.hasBucket ? toInt(r[BUCKET_COL]) : null;
         const key = compiled.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
-        const id = JSON.stringify([bucketMs, key]);
+        const split = compiled.hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
+        const id = JSON.stringify([bucketMs, key, split]);
         let row = byGroup.get(id);
         if (!row) {
-          row = { bucketMs, key, atoms: zeroAtoms() };
+          row = { bucketMs, key, ...(split !== undefined ? { split } : {}), atoms: zeroAtoms() };
           byGroup.set(id, row);
           atomRows.push(row);
         }

@@ -16,7 +16,7 @@ import type {
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/compile-actions.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
-import { BUCKET_COL, KEY_COL, DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import { compileSpec } from '../sql/compile-rollup.js';
 import { toInt } from '../sql/read-rows.js';
@@ -67,6 +67,7 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
       return {
         bucketMs: compiled.hasBucket ? toInt(r[BUCKET_COL]) : null,
         key: compiled.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null,
+        ...(compiled.hasSplit ? { split: (r[SPLIT_COL] as string | null) ?? null } : {}),
         atoms,
       };
     });

@@ -28,14 +28,16 @@ export interface CompiledQuery {
   sql: string;
   /** bound values in placeholder order (empty for literal-encoding dialects) */
   params: SqlParam[];
-  /** result columns: bucket_ms when hasBucket, dim_key when hasKey, then one per atom */
+  /** result columns: bucket_ms when hasBucket, dim_key when hasKey, split_key when hasSplit, then one per atom */
   hasBucket: boolean;
   hasKey: boolean;
+  hasSplit: boolean;
   atoms: Atom[];
 }
 
 export const BUCKET_COL = 'bucket_ms';
 export const KEY_COL = 'dim_key';
+export const SPLIT_COL = 'split_key';
 const HOUR_MS = 3_600_000;
 
 const EVENT_ATOMS: readonly Atom[] = ['pageviews', 'events', 'pv_eng_ms'];
@@ -45,6 +47,7 @@ interface Part {
   select: Partial<Record<Atom, string>>;
   bucket?: string;
   key?: string;
+  split?: string;
   from: string;
   where: string[];
 }
@@ -95,7 +98,11 @@ class Compiler extends SqlWriter {
 
   needsSessionJoin(): boolean {
     const usesSession = (d: Dimension) => DIMENSION_DEFS[d].scope === 'session';
-    return (this.dim !== undefined && usesSession(this.dim)) || (Object.keys(this.spec.filters) as Dimension[]).some(usesSession);
+    return (
+      (this.dim !== undefined && usesSession(this.dim)) ||
+      this.spec.splitBy !== undefined ||
+      (Object.keys(this.spec.filters) as Dimension[]).some(usesSession)
+    );
   }
 
   /** events e, joined to their session when a session attribute is read. */
@@ -103,6 +110,11 @@ class Compiler extends SqlWriter {
     const from = this.table(this.t.events, 'e');
     if (!this.needsSessionJoin()) return from;
     return `${from} LEFT JOIN ${this.table(this.t.sessions, 's')} ON ${this.col('s', 'session_id')} = ${this.col('e', 'session_id')}`;
+  }
+
+  /** The split key (always a session attribute) read from the sessions `s` of any part. */
+  splitKey(): string | undefined {
+    return this.spec.splitBy ? this.col('s', DIMENSION_DEFS[this.spec.splitBy].column) : undefined;
   }
 
   eventKey(): string | undefined {
@@ -126,6 +138,7 @@ class Compiler extends SqlWriter {
       select: Object.fromEntries(atoms.map((a) => [a, all[a]()])),
       bucket: this.intervalSize ? this.bucket(this.col('e', 'ts_ms'), this.intervalSize) : undefined,
       key: this.eventKey(),
+      split: this.splitKey(),
       from: this.eventsFrom(),
       where,
     };
@@ -143,18 +156,21 @@ class Compiler extends SqlWriter {
     if (this.dim && this.spec.keyIn) where.push(this.inList(this.eventKey()!, this.spec.keyIn));
     const unit = this.spec.interval === 'hour' ? HOUR_MS : DAY_MS;
     const key = this.eventKey();
+    const split = this.splitKey();
     const inner = [
       `${this.bucket(this.col('e', 'ts_ms'), unit)} AS vb`,
       ...(key ? [`${key} AS ${KEY_COL}`] : []),
+      ...(split ? [`${split} AS ${SPLIT_COL}`] : []),
       `${this.d.toInt64(this.d.countDistinct(this.col('e', 'visitor_key')))} AS visitors`,
     ];
-    const groupBy = ['vb', ...(key ? [KEY_COL] : [])];
+    const groupBy = ['vb', ...(key ? [KEY_COL] : []), ...(split ? [SPLIT_COL] : [])];
     const sub = `(SELECT ${inner.join(', ')} FROM ${this.eventsFrom()} WHERE ${where.join(' AND ')} GROUP BY ${groupBy.join(', ')}) AS v`;
     return {
       select: { visitors: 'sum(v.visitors)' },
       // the hour or day bucket of a series is the visitor unit itself
       bucket: this.intervalSize ? 'v.vb' : undefined,
       key: key ? `v.${KEY_COL}` : undefined,
+      split: split ? `v.${SPLIT_COL}` : undefined,
       from: sub,
       where: [],
     };
@@ -208,6 +224,7 @@ class Compiler extends SqlWriter {
       select: Object.fromEntries(atoms.map((a) => [a, all[a]()])),
       bucket: this.intervalSize ? this.bucket(this.col('s', 'start_ms'), this.intervalSize) : undefined,
       key,
+      split: this.splitKey(),
       from,
       where,
     };
@@ -224,6 +241,7 @@ class Compiler extends SqlWriter {
       select: { [atom]: 'count(*)' },
       bucket: this.intervalSize ? this.bucket(this.col('s', 'start_ms'), this.intervalSize) : undefined,
       key,
+      split: this.splitKey(),
       from: this.table(this.t.sessions, 's'),
       where,
     };
@@ -252,6 +270,10 @@ class Compiler extends SqlWriter {
       cols.push(`${p.key!} AS ${KEY_COL}`);
       group.push(KEY_COL);
     }
+    if (this.spec.splitBy) {
+      cols.push(`${p.split!} AS ${SPLIT_COL}`);
+      group.push(SPLIT_COL);
+    }
     for (const a of atoms) cols.push(`${this.d.toInt64(p.select[a] ?? '0')} AS ${a}`);
     const where = p.where.length ? ` WHERE ${p.where.join(' AND ')}` : '';
     const groupBy = group.length ? ` GROUP BY ${group.join(', ')}` : '';
@@ -273,17 +295,23 @@ class Compiler extends SqlWriter {
       outer.push(`t.${KEY_COL} AS ${KEY_COL}`);
       group.push(`t.${KEY_COL}`);
     }
+    if (this.spec.splitBy) {
+      outer.push(`t.${SPLIT_COL} AS ${SPLIT_COL}`);
+      group.push(`t.${SPLIT_COL}`);
+    }
     for (const a of atoms) outer.push(`${this.d.toInt64(`sum(t.${a})`)} AS ${a}`);
     let sql = `SELECT ${outer.join(', ')} FROM (${body}) AS t`;
     if (group.length) sql += ` GROUP BY ${group.join(', ')}`;
-    if (this.o.partial) return { sql, params: this.params, hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, atoms };
+    const shape = { hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, hasSplit: this.spec.splitBy !== undefined, atoms };
+    if (this.o.partial) return { sql, params: this.params, ...shape };
     if (this.dim) sql += ` HAVING ${this.total(presenceAtom(this.spec.orderBy))} <> 0`;
     const order: string[] = [];
     if (this.intervalSize) order.push(`t.${BUCKET_COL} ASC`);
     if (this.dim) order.push(`${this.orderValue()} DESC`, `t.${KEY_COL} ASC NULLS LAST`);
+    if (this.spec.splitBy) order.push(`t.${SPLIT_COL} ASC NULLS LAST`);
     if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
     if (this.spec.limit !== undefined) sql += ` LIMIT ${this.v(this.spec.limit)}`;
-    return { sql, params: this.params, hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, atoms };
+    return { sql, params: this.params, ...shape };
   }
 
   /** The sort value, computed as the assemble stage does: integer sums, or a double quotient. */

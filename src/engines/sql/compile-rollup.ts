@@ -3,7 +3,7 @@
 // the Dialect's value hook like every other query.
 import { atomsFor, METRIC_DEFS, presenceAtom, type Atom } from '../../domain/query/metrics.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
-import { BUCKET_COL, KEY_COL, compileQuery, type CompiledQuery, type CompileOptions, type TableNames } from './compile-query.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, compileQuery, type CompiledQuery, type CompileOptions, type TableNames } from './compile-query.js';
 import type { Dialect } from './dialect.js';
 import { planRollup, type RollupPlan } from './rollup-plan.js';
 import { SqlWriter, type RowFilter } from './sql-writer.js';
@@ -55,10 +55,14 @@ export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Di
     cols.push(`${col(plan.keyFrom)} AS ${KEY_COL}`);
     group.push(col(plan.keyFrom));
   }
+  if (plan.splitFrom) {
+    cols.push(`${col(plan.splitFrom)} AS ${SPLIT_COL}`);
+    group.push(col(plan.splitFrom));
+  }
   for (const a of atoms) cols.push(`${d.toInt64(`sum(${col(a)})`)} AS ${a}`);
   let sql = `SELECT ${cols.join(', ')} FROM ${d.quoteIdent(options.table ?? ROLLUP_TABLE)} AS r WHERE ${where.join(' AND ')}`;
   if (group.length) sql += ` GROUP BY ${group.join(', ')}`;
-  const out = { params: w.params, hasBucket: plan.byDay, hasKey: plan.keyFrom !== null, atoms };
+  const out = { params: w.params, hasBucket: plan.byDay, hasKey: plan.keyFrom !== null, hasSplit: plan.splitFrom !== undefined, atoms };
   if (options.partial) return { sql, ...out };
   if (plan.keyFrom) sql += ` HAVING ${total(presenceAtom(spec.orderBy))} <> 0`;
   const order: string[] = [];
@@ -71,6 +75,7 @@ export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Di
         : `(CASE WHEN ${total(def.denominator)} = 0 THEN 0 ELSE ${d.toFloat64(total(def.numerator))} / ${d.toFloat64(total(def.denominator))} END)`;
     order.push(`${value} DESC`, `${KEY_COL} ASC NULLS LAST`);
   }
+  if (plan.splitFrom) order.push(`${SPLIT_COL} ASC NULLS LAST`);
   if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
   if (spec.limit !== undefined) sql += ` LIMIT ${v(spec.limit)}`;
   return { sql, ...out };

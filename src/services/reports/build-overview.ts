@@ -2,7 +2,6 @@
 // pages, movers, acquisition-lite, countries, devices, browsers, os) over the whole range, and the
 // geography sections (regions, cities) over their own counting windows (empty when locked).
 import type { MsWindow } from '../../domain/availability.js';
-import { compareKeys } from '../../domain/query/assemble.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { Metric } from '../../domain/query/metrics.js';
 import { previousPeriod } from '../../domain/report-range.js';
@@ -33,7 +32,7 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
   const range: MsWindow = { startMs: w.days.startMs, endMs: w.days.endMs };
   const sessionsBy = (dimension: Dimension) => kit.run(range, { metrics: ['sessions'], dimension, limit: p.limit + 1 });
 
-  const [total, series, topPages, byChannel, referrers, countries, devices, browsers, os, movers, regions, cities] = await Promise.all([
+  const [total, series, topPages, byChannel, referrers, countries, devices, browsers, os, movers, regions, cities, landing] = await Promise.all([
     kit.total(range, TOTAL_METRICS),
     kit.daily(w.days, range, SERIES_METRICS),
     kit.run(range, { metrics: ['pageviews'], dimension: 'page', limit: p.limit }),
@@ -46,21 +45,17 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
     moversOf(kit, w, p),
     geography(kit, w.sections.overview_regions ?? null, 'region', p.limit),
     geography(kit, w.sections.overview_cities ?? null, 'city', p.limit),
+    kit.channelPairs(range, 'entry_page', p.limit),
   ]);
 
-  const channels = byChannel.map((r) => r.key!).filter((c) => c !== null);
   const topReferrers = known(referrers, p.limit);
-  const [referrerChannel, landing] = await Promise.all([
+  const moverPaths = [...movers.gainers, ...movers.losers].map((m) => m.path_canon);
+  const [referrerChannel, titles, moverTitles] = await Promise.all([
     kit.dominantChannel(
       range,
       'referrer',
       topReferrers.map((r) => r.key!),
-      channels,
     ),
-    kit.channelPairs(range, 'entry_page', channels, p.limit),
-  ]);
-  const moverPaths = [...movers.gainers, ...movers.losers].map((m) => m.path_canon);
-  const [titles, moverTitles] = await Promise.all([
     kit.titles(range, [...topPages.map((r) => r.key), ...landing.map((l) => l.key)]),
     // a loser may have no pageview in the window: its title comes from the period before it too
     kit.titles({ startMs: movers.previousStartMs, endMs: range.endMs }, moverPaths),
@@ -131,21 +126,14 @@ async function moversOf(kit: ReportKit, w: PayloadWindow, p: OverviewParams) {
 }
 
 /**
- * Regions (cities) with their country: the region breakdown of each country with sessions in the
- * section window, merged by sessions desc, then name, then country. None when the section is locked.
+ * Regions (cities) with their country, both known, in the section window: one grouped query, sorted
+ * by sessions desc, then name, then country. None when the section is locked.
  */
 async function geography(kit: ReportKit, window: MsWindow | null, dimension: 'region' | 'city', limit: number) {
   if (!window) return [];
-  const countries = (await kit.run(window, { metrics: ['sessions'], dimension: 'country' })).map((r) => r.key).filter((c): c is string => c !== null);
-  const per = await Promise.all(
-    countries.map(async (country) =>
-      (await kit.run(window, { metrics: ['sessions'], dimension, filters: { country }, limit: limit + 1 }))
-        .filter((r) => r.key !== null)
-        .map((r) => ({ key: r.key!, country, sessions: r.values.sessions })),
-    ),
-  );
-  return per
-    .flat()
-    .sort((a, b) => b.sessions - a.sessions || compareKeys(a.key, b.key) || compareKeys(a.country, b.country))
-    .slice(0, limit);
+  // every pair (a country has at most one row without a region, but countries are many): filtered, then cut
+  return (await kit.run(window, { metrics: ['sessions'], dimension, splitBy: 'country' }))
+    .filter((r) => r.key !== null && r.split != null)
+    .slice(0, limit)
+    .map((r) => ({ key: r.key!, country: r.split!, sessions: r.values.sessions }));
 }

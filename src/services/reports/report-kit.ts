@@ -7,7 +7,7 @@ import type { Metric } from '../../domain/query/metrics.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
 import { formatDay, type DayWindow } from '../../domain/report-range.js';
-import type { Channel } from '../../domain/events.js';
+import { CHANNELS, type Channel } from '../../domain/events.js';
 import type { AnalyticsEngine, AnalyticsReads, ReadScope, RunOptions } from '../../ports/analytics-engine.js';
 
 /** An engine's reads with fixed options (tests, tools); serveAnalytics binds its own under the request's deadline. */
@@ -74,46 +74,33 @@ export class ReportKit {
   }
 
   /**
-   * Rows of (key, channel) pairs by sessions: one breakdown of `dimension` per channel present,
-   * merged, sorted by sessions desc then key then channel (code points), cut to `limit`. Exact:
-   * the top `limit` pairs are within the per-channel top `limit` lists.
+   * Rows of (key, channel) pairs by sessions, one grouped query: sorted by sessions desc, then key,
+   * then channel (code points), without the "none" key, cut to `limit`. Exact: a channel has at most
+   * one "none" row, so the top `limit` pairs with a key are within the first `limit` + 7.
    */
   async channelPairs(
     window: MsWindow,
     dimension: Dimension,
-    channels: readonly string[],
     limit: number,
     metrics: readonly Metric[] = ['sessions'],
   ): Promise<{ key: string; channel: Channel; row: MetricRow }[]> {
-    const per = await Promise.all(
-      channels.map(async (channel) => {
-        const rows = await this.run(window, { metrics, dimension, filters: { channel }, limit: limit + 1 });
-        return rows.filter((r) => r.key !== null).map((row) => ({ key: row.key!, channel: channel as Channel, row }));
-      }),
-    );
-    return per
-      .flat()
-      .sort((a, b) => b.row.values.sessions - a.row.values.sessions || compareKeys(a.key, b.key) || compareKeys(a.channel, b.channel))
-      .slice(0, limit);
+    const rows = await this.run(window, { metrics, dimension, splitBy: 'channel', limit: limit + CHANNELS.length });
+    return rows
+      .filter((r) => r.key !== null && r.split != null)
+      .slice(0, limit)
+      .map((row) => ({ key: row.key!, channel: row.split as Channel, row }));
   }
 
-  /** The channel with the most sessions for each key (ties: the smaller channel name). */
-  async dominantChannel(window: MsWindow, dimension: Dimension, keys: readonly string[], channels: readonly string[]): Promise<Map<string, Channel>> {
+  /** The channel with the most sessions for each key (ties: the smaller channel name), one grouped query. */
+  async dominantChannel(window: MsWindow, dimension: Dimension, keys: readonly string[]): Promise<Map<string, Channel>> {
     const best = new Map<string, { channel: Channel; sessions: number }>();
     if (!keys.length) return new Map();
-    const per = await Promise.all(
-      channels.map(async (channel) => ({
-        channel: channel as Channel,
-        rows: await this.run(window, { metrics: ['sessions'], dimension, filters: { channel }, keyIn: keys }),
-      })),
-    );
-    for (const { channel, rows } of per) {
-      for (const r of rows) {
-        if (r.key === null) continue;
-        const cur = best.get(r.key);
-        const s = r.values.sessions;
-        if (!cur || s > cur.sessions || (s === cur.sessions && compareKeys(channel, cur.channel) < 0)) best.set(r.key, { channel, sessions: s });
-      }
+    for (const r of await this.run(window, { metrics: ['sessions'], dimension, splitBy: 'channel', keyIn: keys })) {
+      if (r.key === null || r.split == null) continue;
+      const channel = r.split as Channel;
+      const cur = best.get(r.key);
+      const s = r.values.sessions;
+      if (!cur || s > cur.sessions || (s === cur.sessions && compareKeys(channel, cur.channel) < 0)) best.set(r.key, { channel, sessions: s });
     }
     return new Map([...best].map(([k, v]) => [k, v.channel]));
   }
