@@ -94,8 +94,10 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
     const secret = generateSecret(randomBytes);
     await control.catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
 
-    const nowMs = Date.now();
-    const endMs = nowMs - 3_600_000;
+    // the 90 days before today, the last event an hour before midnight: every day of the window is
+    // whole whenever the bench runs (an hour after midnight, today would be nearly empty)
+    const endMs = Math.floor(Date.now() / DAY_MS) * DAY_MS - 3_600_000;
+    const nowMs = endMs;
     const file = path.join(root, 'events.ndjson');
     let t = performance.now();
     writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);

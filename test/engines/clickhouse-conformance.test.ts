@@ -125,11 +125,21 @@ test('DuckDB, one ClickHouse server and two ClickHouse shards give identical ans
     assert.ok(found > 50, `only ${found} rows found`);
 
     let nonEmpty = 0;
+    const answers = [];
     for (const spec of specs) {
       const [d, s, c] = await Promise.all(engines.map(([, , e]) => e.run(spec, { timeoutMs: 20_000 })));
       assert.deepEqual(s, d, `one server: ${JSON.stringify(spec)}`);
       assert.deepEqual(c, d, `two shards: ${JSON.stringify(spec)}`);
       if (d.some((r) => Object.values(r.values).some((v) => v !== 0))) nonEmpty++;
+      answers.push(d);
+    }
+    // reads started together share statements on ClickHouse (one per server): the same answers
+    for (const [name, , e] of engines.slice(1)) {
+      const before = (e as unknown as { statements: number }).statements;
+      const together = await Promise.all([...specs.map((spec) => e.run(spec, { timeoutMs: 20_000 })), e.pageTitles({ scope: scopes[0], window: whole, paths: ['/', '/a'] }, options)]);
+      assert.deepEqual(together.slice(0, specs.length), answers, `${name}, batched`);
+      const sent = (e as unknown as { statements: number }).statements - before;
+      assert.ok(sent * 10 < specs.length, `${name}: ${specs.length + 1} reads took ${sent} statements`);
     }
     assert.ok(nonEmpty >= plain.length, `only ${nonEmpty} of ${specs.length} queries found data`);
   } finally {

@@ -45,7 +45,8 @@ export function compileActionRows(d: Dialect, req: ActionRowsRequest, options: R
   const q = new SqlWriter(d, options.rowFilter);
   const cols: string[] = [];
   const keys: string[] = [];
-  let join = false;
+  const text: string[] = [];
+  const joined: string[] = [];
   for (const g of req.groupBy) {
     if (g === 'day') {
       cols.push(`${q.dayBucket(q.col('e', 'ts_ms'))} AS o_day`);
@@ -54,26 +55,29 @@ export function compileActionRows(d: Dialect, req: ActionRowsRequest, options: R
       for (const c of IDENTITY_COLUMNS) {
         cols.push(`${q.col('e', c)} AS a_${c}`);
         keys.push(`a_${c}`);
+        text.push(`a_${c}`);
       }
     } else if (g === 'family' || g === 'page') {
       cols.push(`${q.col('e', g === 'family' ? 'family' : 'path_canon')} AS o_${g}`);
       keys.push(`o_${g}`);
+      text.push(`o_${g}`);
     } else {
-      join = true;
+      joined.push(SESSION_COLUMN[g]!);
       cols.push(`${q.col('s', SESSION_COLUMN[g]!)} AS o_${g}`);
       keys.push(`o_${g}`);
+      text.push(`o_${g}`);
     }
   }
   const w = where(q, req.selection);
   cols.push(`${q.int64(d.countDistinct(q.col('e', 'session_id')))} AS o_sessions`, `${q.int64('count(*)')} AS o_occurrences`);
   let from = q.table(t.events, 'e');
-  if (join) {
-    from += ` LEFT JOIN ${q.table(t.sessions, 's')} ON ${q.col('s', 'session_id')} = ${q.col('e', 'session_id')}`;
-    w.push(...q.visible(['sessions', 's']));
+  if (joined.length) {
+    const { scope, window } = req.selection;
+    from += ` LEFT JOIN ${q.sessionsOf(t.sessions, scope, window.startMs, window.endMs, joined)} AS s ON ${q.col('s', 'session_id')} = ${q.col('e', 'session_id')}`;
   }
   let sql = `SELECT ${cols.join(', ')} FROM ${from} WHERE ${w.join(' AND ')}`;
   if (keys.length) sql += ` GROUP BY ${keys.join(', ')}`;
-  return { ...q.done(sql), keys, merge: { o_sessions: 'sum', o_occurrences: 'sum' } };
+  return { ...q.done(sql), columns: [...keys, 'o_sessions', 'o_occurrences'], text, keys, merge: { o_sessions: 'sum', o_occurrences: 'sum' } };
 }
 
 export function decodeActionRows(req: ActionRowsRequest, rows: readonly Record<string, unknown>[]): ActionRow[] {
@@ -114,7 +118,8 @@ export function compileActionTotals(d: Dialect, req: ActionTotalsRequest, option
   let sql = `SELECT ${cols.join(', ')} FROM ${q.table(t.events, 'e')} WHERE ${w.join(' AND ')}`;
   if (req.byDay) sql += ' GROUP BY o_day';
   const sums = ['o_meaningful_sessions', 'o_meaningful_occurrences', 'o_error_sessions', 'o_instrumentation_sessions'];
-  return { ...q.done(sql), keys: req.byDay ? ['o_day'] : [], merge: Object.fromEntries(sums.map((c) => [c, 'sum'])) };
+  const keys = req.byDay ? ['o_day'] : [];
+  return { ...q.done(sql), columns: [...keys, ...sums], text: [], keys, merge: Object.fromEntries(sums.map((c) => [c, 'sum'])) };
 }
 
 export function decodeActionTotals(req: ActionTotalsRequest, rows: readonly Record<string, unknown>[]): ActionTotals[] {

@@ -54,7 +54,8 @@ export function compileGoalMatches(d: Dialect, req: GoalMatchRequest, options: R
     Object.assign(merge, { [`c${i}`]: 'sum', [`s${i}`]: 'sum', [`l${i}`]: 'max' });
   });
   const where = [...q.inScope('e', 'ts_ms', req.scope, req.window.startMs, req.window.endMs), ...q.visible(['events', 'e'])];
-  return { ...q.done(`SELECT ${cols.join(', ')} FROM ${q.table(t.events, 'e')} WHERE ${where.join(' AND ')}`), keys: [], merge };
+  const sql = `SELECT ${cols.join(', ')} FROM ${q.table(t.events, 'e')} WHERE ${where.join(' AND ')}`;
+  return { ...q.done(sql), columns: Object.keys(merge), text: [], keys: [], merge };
 }
 
 export function decodeGoalMatches(req: GoalMatchRequest, rows: readonly Record<string, unknown>[]): GoalMatch[] {

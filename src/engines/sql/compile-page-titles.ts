@@ -21,7 +21,8 @@ function titlesRead(q: SqlWriter, alias: string, from: string, where: string[]):
     `max(${q.col(alias, 'ts_ms')}) AS o_ts`,
     `${q.d.argMax(q.col(alias, 'event_id'), order)} AS o_id`,
   ];
-  return { ...q.done(`SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.join(' AND ')} GROUP BY ${path}`), keys: ['o_path'], merge: {}, latestBy: ['o_ts', 'o_id'] };
+  const sql = `SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.join(' AND ')} GROUP BY ${path}`;
+  return { ...q.done(sql), columns: ['o_path', 'o_title', 'o_ts', 'o_id'], text: ['o_path', 'o_title', 'o_id'], keys: ['o_path'], merge: {}, latestBy: ['o_ts', 'o_id'] };
 }
 
 /** From the events: any window. */

@@ -5,7 +5,7 @@ import { atomsFor, presenceAtom, METRIC_DEFS, type Atom } from '../../domain/que
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
 import { DAY_MS } from '../../domain/report-range.js';
 import type { Dialect, SqlParam } from './dialect.js';
-import { SqlWriter, type LogicalTable, type RowFilter } from './sql-writer.js';
+import { SqlWriter, type RowFilter } from './sql-writer.js';
 
 export interface TableNames {
   events: string;
@@ -62,9 +62,9 @@ class Compiler extends SqlWriter {
     super(d, o.rowFilter);
   }
 
-  /** Visibility of events `e` and, when joined, their sessions `s`. */
+  /** Visibility of events `e` (their joined sessions are visible by construction: eventsFrom). */
   eventsVisible(): string[] {
-    return this.visible(['events', 'e'], ...(this.needsSessionJoin() ? ([['sessions', 's']] as [LogicalTable, string][]) : []));
+    return this.visible(['events', 'e']);
   }
 
   isPageview(alias: string): string {
@@ -109,7 +109,11 @@ class Compiler extends SqlWriter {
   eventsFrom(): string {
     const from = this.table(this.t.events, 'e');
     if (!this.needsSessionJoin()) return from;
-    return `${from} LEFT JOIN ${this.table(this.t.sessions, 's')} ON ${this.col('s', 'session_id')} = ${this.col('e', 'session_id')}`;
+    const used = [this.dim, this.spec.splitBy, ...(Object.keys(this.spec.filters) as Dimension[])]
+      .filter((d): d is Dimension => d !== undefined && DIMENSION_DEFS[d].scope === 'session')
+      .map((d) => DIMENSION_DEFS[d].column);
+    const sessions = this.sessionsOf(this.t.sessions, this.spec, this.spec.startMs, this.spec.endMs, used);
+    return `${from} LEFT JOIN ${sessions} AS s ON ${this.col('s', 'session_id')} = ${this.col('e', 'session_id')}`;
   }
 
   /** The split key (always a session attribute) read from the sessions `s` of any part. */

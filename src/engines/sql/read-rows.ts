@@ -5,6 +5,10 @@
 import type { CompiledSql } from './sql-writer.js';
 
 export interface CompiledRead extends CompiledSql {
+  /** every result column, in order */
+  columns: readonly string[];
+  /** the result columns holding text (the others hold integers or NULL) */
+  text: readonly string[];
   /** result columns that identify a group */
   keys: readonly string[];
   /** how each other result column combines across partial results */

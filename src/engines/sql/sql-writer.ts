@@ -79,6 +79,22 @@ export class SqlWriter {
     if (scope.tenantIds !== null) out.push(this.inList(this.col(alias, 'tenant_id'), scope.tenantIds));
     return out;
   }
+  /**
+   * The sessions events of the scope's site and window may belong to, with only `columns`, as a
+   * relation to join as `s` (sessions never cross midnight UTC, so they lie in the window's days).
+   * A derived table, not the table itself: engines that build the joined side in full (ClickHouse)
+   * then hold only these rows.
+   */
+  sessionsOf(table: string, scope: ReadScope, startMs: number, endMs: number, columns: readonly string[]): string {
+    const where = [
+      `${this.col('s0', 'site_id')} = ${this.v(scope.siteId)}`,
+      `${this.col('s0', 'start_ms')} >= ${this.v(Math.floor(startMs / DAY_MS) * DAY_MS)}`,
+      `${this.col('s0', 'start_ms')} < ${this.v((Math.floor(endMs / DAY_MS) + 1) * DAY_MS)}`,
+      ...this.visible(['sessions', 's0']),
+    ];
+    const cols = [...new Set(['session_id', ...columns])].map((c) => `${this.col('s0', c)} AS ${this.d.quoteIdent(c)}`);
+    return `(SELECT ${cols.join(', ')} FROM ${this.table(table, 's0')} WHERE ${where.join(' AND ')})`;
+  }
   /** The row filter's conditions for the given (table, alias) reads. */
   visible(...reads: [LogicalTable, string][]): string[] {
     if (!this.rowFilter) return [];
