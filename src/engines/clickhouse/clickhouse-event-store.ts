@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   decodeEventRow,
-  encodeEventRows,
   EVENT_ROW_FIELDS,
   type DayRef,
   type EngagementRow,
@@ -142,7 +141,7 @@ function objectRows(rows: readonly EventRow[]): string {
   return out;
 }
 
-/** The port's wire rows (JSON arrays, encodeEventRows) as JSONEachRow objects. */
+/** The port's wire rows (JSON arrays: encodeEventRows) as JSONEachRow objects. */
 function asObjects(ndjson: string): string {
   let out = '';
   for (const line of ndjson.split('\n')) if (line) out += JSON.stringify(decodeEventRow(line)) + '\n';

@@ -37,7 +37,7 @@
 import type { Availability, MsWindow, SectionId, ServedRoute } from '../../domain/availability.js';
 import { buildAvailability } from '../../domain/availability.js';
 import { ApiError, EngineError } from '../../domain/errors.js';
-import { TRAFFIC_FILTERS, type TrafficClass, type TrafficFilter } from '../../domain/events.js';
+import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
 import type { MetricRow } from '../../domain/query/assemble.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
 import { resolveReportRange, type DayWindow, type ResolvedRange } from '../../domain/report-range.js';

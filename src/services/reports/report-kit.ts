@@ -2,7 +2,7 @@
 // and the small row helpers (days, titles, per-channel pairs). Builders assemble payloads only: every
 // number comes from a typed read of the AnalyticsEngine port.
 import type { MsWindow, SectionId } from '../../domain/availability.js';
-import { compareKeys, denseSeries, type MetricRow } from '../../domain/query/assemble.js';
+import { denseSeries, type MetricRow } from '../../domain/query/assemble.js';
 import type { Metric } from '../../domain/query/metrics.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
@@ -89,20 +89,6 @@ export class ReportKit {
       .filter((r) => r.key !== null && r.split != null)
       .slice(0, limit)
       .map((row) => ({ key: row.key!, channel: row.split as Channel, row }));
-  }
-
-  /** The channel with the most sessions for each key (ties: the smaller channel name), one grouped query. */
-  async dominantChannel(window: MsWindow, dimension: Dimension, keys: readonly string[]): Promise<Map<string, Channel>> {
-    const best = new Map<string, { channel: Channel; sessions: number }>();
-    if (!keys.length) return new Map();
-    for (const r of await this.run(window, { metrics: ['sessions'], dimension, splitBy: 'channel', keyIn: keys })) {
-      if (r.key === null || r.split == null) continue;
-      const channel = r.split as Channel;
-      const cur = best.get(r.key);
-      const s = r.values.sessions;
-      if (!cur || s > cur.sessions || (s === cur.sessions && compareKeys(channel, cur.channel) < 0)) best.set(r.key, { channel, sessions: s });
-    }
-    return new Map([...best].map(([k, v]) => [k, v.channel]));
   }
 }
 
