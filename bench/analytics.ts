@@ -17,7 +17,7 @@ import { openControlPlane } from '../src/control/open-control-plane.js';
 import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
 import { openImportStores } from '../src/container.js';
-import { DEMO_WORKSPACES } from '../src/ingest/demo/seed-demo.js';
+import { createBenchSite } from './bench-site.js';
 
 const DAY_MS = 86_400_000;
 const DAYS = 90;
@@ -42,18 +42,9 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
   let child: ReturnType<typeof spawn> | undefined;
   try {
     const control = await openControlPlane({ dataDir: dir });
-    const ws = await control.catalog.createWorkspace({
-      name: 'bench',
-      plan: 'enterprise',
-      apiPolicy: { rate_limit_rps: 1_000_000, hard_cap_units: null, monthly_included_units: 1_000_000_000 },
-    });
-    const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
-    const tenants = [];
-    for (const slug of ['north', 'south', 'east']) tenants.push((await control.catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
-    // the demo's goals (pageview and event matches), so goal conversions have work to do
-    for (const g of DEMO_WORKSPACES[0].sites[0].goals) {
-      await control.catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
-    }
+    const { workspaceId, siteId, tenants } = await createBenchSite(control.catalog);
+    const ws = { id: workspaceId };
+    const site = { id: siteId };
     await control.close();
 
     const file = path.join(dir, 'events.ndjson');

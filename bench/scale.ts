@@ -20,10 +20,10 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { buildContainer, openControlStores, openImportStores, type Container } from '../src/container.js';
 import { generateSecret, hashSecret } from '../src/domain/tokens.js';
-import { DEMO_WORKSPACES } from '../src/ingest/demo/seed-demo.js';
 import type { ImportSink } from '../src/ingest/pipeline/import-lines.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
 import { scratchUrl, skipReason, type Scratch } from '../test/engines/clickhouse-scratch.js';
+import { createBenchSite } from './bench-site.js';
 import { writeSiteEvents } from './generate.js';
 import type { BenchRow } from './run.js';
 
@@ -80,19 +80,10 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
   }
   try {
     const control = await openControlStores({ dataDir });
-    const ws = await control.catalog.createWorkspace({
-      name: 'bench',
-      plan: 'enterprise',
-      apiPolicy: { rate_limit_rps: 1_000_000, hard_cap_units: null, monthly_included_units: 1_000_000_000 },
-    });
-    const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
-    const tenants = [];
-    for (const slug of ['north', 'south', 'east']) tenants.push((await control.catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
-    for (const g of DEMO_WORKSPACES[0].sites[0].goals) {
-      await control.catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
-    }
+    const { workspaceId, siteId, tenants } = await createBenchSite(control.catalog);
+    const site = { id: siteId };
     const secret = generateSecret(randomBytes);
-    await control.catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+    await control.catalog.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
 
     // the 90 days before today, the last event an hour before midnight: every day of the window is
     // whole whenever the bench runs (an hour after midnight, today would be nearly empty)
