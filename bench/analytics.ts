@@ -16,7 +16,8 @@ import autocannon from 'autocannon';
 import { openControlPlane } from '../src/control/open-control-plane.js';
 import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
-import { DEMO_WORKSPACES } from '../src/ingest/demo/seed-demo.js';
+import { openImportStores } from '../src/container.js';
+import { createBenchSite } from './bench-site.js';
 
 const DAY_MS = 86_400_000;
 const DAYS = 90;
@@ -41,18 +42,9 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
   let child: ReturnType<typeof spawn> | undefined;
   try {
     const control = await openControlPlane({ dataDir: dir });
-    const ws = await control.catalog.createWorkspace({
-      name: 'bench',
-      plan: 'enterprise',
-      apiPolicy: { rate_limit_rps: 1_000_000, hard_cap_units: null, monthly_included_units: 1_000_000_000 },
-    });
-    const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
-    const tenants = [];
-    for (const slug of ['north', 'south', 'east']) tenants.push((await control.catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
-    // the demo's goals (pageview and event matches), so goal conversions have work to do
-    for (const g of DEMO_WORKSPACES[0].sites[0].goals) {
-      await control.catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
-    }
+    const { workspaceId, siteId, tenants } = await createBenchSite(control.catalog);
+    const ws = { id: workspaceId };
+    const site = { id: siteId };
     await control.close();
 
     const file = path.join(dir, 'events.ndjson');
@@ -63,7 +55,7 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
     log(`generated ${events} events over ${DAYS} days in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     t = performance.now();
-    const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });
+    const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     const importSeconds = (performance.now() - t) / 1000;
     log(`imported ${summary.imported} (rejected ${summary.rejected}, skipped ${summary.skipped}) in ${importSeconds.toFixed(1)} s`);
     fs.rmSync(file);

@@ -9,16 +9,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openControlPlane } from '../src/control/open-control-plane.js';
+import { openControlStores, openImportStores } from '../src/container.js';
 import { dayWindow, formatDay } from '../src/domain/report-range.js';
 import { TRAFFIC_FILTERS } from '../src/domain/events.js';
 import { DuckDbAnalyticsEngine, type DuckConnection } from '../src/engines/duckdb/analytics-engine.js';
 import { openDuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
-import { duckdbReportRunner } from '../src/engines/duckdb/report-runner.js';
 import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
 import { buildOverview } from '../src/services/reports/build-overview.js';
-import { engines, ReportKit } from '../src/services/reports/report-kit.js';
+import { readsOf, ReportKit } from '../src/services/reports/report-kit.js';
 import type { BenchRow } from './run.js';
 
 export const name = 'rollups';
@@ -33,7 +32,7 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 async function benchSize(events: number, log: (s: string) => void): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-rollups-'));
   try {
-    const control = await openControlPlane({ dataDir: dir });
+    const control = await openControlStores({ dataDir: dir });
     const ws = await control.catalog.createWorkspace({ name: 'bench', plan: 'pro' });
     const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
     const tenants = [];
@@ -46,7 +45,7 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
     const endMs = nowMs - 3_600_000;
     writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
     let t = performance.now();
-    const summary = await runImport({ config: { dataDir: dir }, source: file, format: { kind: 'events' } });
+    const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     const importSeconds = (performance.now() - t) / 1000;
     fs.rmSync(file);
     log(`${events} events: imported ${summary.imported} in ${importSeconds.toFixed(1)} s (rollups built in the commit)`);
@@ -64,19 +63,21 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       };
       const rollupRows = await rowsOf('SELECT count(*) FROM daily_rollups');
       const sessions = await rowsOf('SELECT count(*) FROM sessions');
-      const paths = { raw: new DuckDbAnalyticsEngine<DuckConnection>({ ...conn, rollups: false }), rollup: new DuckDbAnalyticsEngine<DuckConnection>(conn) };
+      const engines = {
+        raw: new DuckDbAnalyticsEngine<DuckConnection>({ ...conn, rollups: false }),
+        'rollup, raw titles': new DuckDbAnalyticsEngine<DuckConnection>({ ...conn, titleRollup: false }),
+        served: new DuckDbAnalyticsEngine<DuckConnection>(conn),
+      };
       const scope = { siteId: site.id, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.humans };
       const today = formatDay(nowMs);
       type Path = 'raw' | 'rollup, raw titles' | 'served';
       const PATHS: Path[] = ['raw', 'rollup, raw titles', 'served'];
       const overview = async (p: Path, i: number) => {
-        const engine = p === 'raw' ? paths.raw : paths.rollup;
-        const runner = duckdbReportRunner({ ...conn, pageTitlesRollup: p === 'served' });
         // a different 90-day window each time (ending today or up to 2 days before): always a miss
         const to = formatDay(Date.parse(`${today}T00:00:00Z`) - (i % 3) * DAY_MS);
         const days = dayWindow(formatDay(Date.parse(`${to}T00:00:00Z`) - (DAYS - 1) * DAY_MS), to);
         const window = { startMs: days.startMs, endMs: days.endMs };
-        const kit = new ReportKit(engines(engine, runner, { timeoutMs: 120_000 }), scope, { timeoutMs: 120_000 });
+        const kit = new ReportKit(readsOf(engines[p], { timeoutMs: 120_000 }), scope);
         const t0 = performance.now();
         const body = await buildOverview(kit, { days, count: window, sections: { overview_regions: window, overview_cities: window } }, { limit: 10, minAllowedFrom: null, lastEventAt: null });
         const ms = performance.now() - t0;

@@ -1,159 +1,219 @@
-// The same 1M events in DuckDB and in ClickHouse (two shards when the cluster variables are set, else
-// one server), then the 90-day overview report and a 90-day page breakdown through the real app
-// (HTTP inject, response cache off), in one run. Imports arrive in ten imports of 100k. Prints import time, first (cold) and median warm times.
-// Run: eval "$(bash scripts/services.sh start)"; npx tsx bench/scale.ts [N=1000000]
+// The scale stack next to the embedded one, in one run on the same events: DuckDB, one ClickHouse
+// server and two ClickHouse shards (the FOOTFALL_TEST_CLICKHOUSE_* servers of scripts/services.sh).
+// Per size: N events of one site over 90 days (bench/generate.ts) go in through `footfall import`'s
+// own pipeline (runImport), then every case runs REQUESTS distinct requests (each a response-cache
+// miss: the cache is off) through the real app on each stack in turn, checking that the three
+// answer the same payload. Printed per case and stack: p50/p99 ms, the ratio to DuckDB's p50, and
+// the engine statements per request; per stack: import events/s end to end and the store's share
+// (the time the pipeline waited on the store's append and commit); across sizes: the 90-day
+// overview's p50 growth.
+// Run: eval "$(bash scripts/services.sh start)"; npm run bench -- scale   (sizes: BENCH_SCALE_EVENTS,
+// default 1000000,10000000), or `npx tsx bench/scale.ts 200000 1000000`. BENCH_SCALE_REQUESTS
+// (default 20) sets the requests per case.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
-import { buildContainer, type Container } from '../src/container.js';
-import { openSqliteControlPlane } from '../src/control/sqlite/open.js';
+import { buildContainer, openControlStores, openImportStores, type Container } from '../src/container.js';
 import { generateSecret, hashSecret } from '../src/domain/tokens.js';
-import type { EventRow, EventStore } from '../src/ports/event-store.js';
-import { makeRow } from '../test/contract/event-store.contract.js';
-import { scratchUrl, skipReason } from '../test/engines/clickhouse-scratch.js';
+import type { ImportSink } from '../src/ingest/pipeline/import-lines.js';
+import { runImport } from '../src/ingest/pipeline/run-import.js';
+import { scratchUrl, skipReason, type Scratch } from '../test/engines/clickhouse-scratch.js';
+import { createBenchSite } from './bench-site.js';
+import { writeSiteEvents } from './generate.js';
+import type { BenchRow } from './run.js';
 
-const DAY = 86_400_000;
-const N = Number(process.argv[2] ?? 1_000_000);
-const CHUNK = 50_000;
-const today = Math.floor(Date.now() / DAY) * DAY;
-const START = today - 90 * DAY;
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export const name = 'scale';
+const DAY_MS = 86_400_000;
+const DAYS = 90;
+const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 20);
 
-/** Deterministic synthetic traffic over the 90 days before today, generated chunk by chunk. */
-function* chunks(siteId: string): Generator<EventRow[]> {
-  let seed = 7;
-  const rnd = (k: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % k;
-  };
-  const refs = [null, null, 'news.example.org', 'search.example.com', 'blog.example.net'];
-  for (let at = 0; at < N; at += CHUNK) {
-    const rows: EventRow[] = [];
-    for (let i = at; i < Math.min(N, at + CHUNK); i++) {
-      const action = rnd(5) === 0;
-      const page = `/p${rnd(rnd(10) === 0 ? 2000 : 50)}`;
-      rows.push(makeRow({
-        event_id: `b${i}`,
-        site_id: siteId,
-        visitor_key: `v${rnd(60_000)}`,
-        ts_ms: START + Math.floor((i / N) * 90 * DAY) + rnd(60_000),
-        type: action ? 'action' : 'pageview',
-        path_canon: page,
-        page_title: `Title ${page}`,
-        referrer_host: refs[rnd(refs.length)],
-        country: ['DE', 'FR', 'US', 'GB', null][rnd(5)],
-        device_type: (['desktop', 'mobile', 'tablet'] as const)[rnd(3)],
-        channel: (['Direct', 'Search', 'Social', 'Referral'] as const)[rnd(4)],
-        engagement_time_ms: rnd(30_000),
-        action_name: action ? 'outbound.click' : null,
-        family: action ? 'outbound' : null,
-      }));
-    }
-    yield rows;
-  }
-}
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 interface Stack {
   name: string;
-  container: Container;
-  release(): Promise<void>;
+  eventsUrl?: string;
+  scratch?: Scratch;
+  container?: Container;
+  app?: FastifyInstance;
+  importS?: number;
+  storeS?: number;
+  imported?: number;
 }
 
-async function openStack(name: string, eventsUrl?: string): Promise<Stack> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-scale-'));
-  const cp = await openSqliteControlPlane(':memory:');
-  const container = await buildContainer(loadConfig({ dataDir, logLevel: 'silent', eventsUrl }, {}), { control: cp });
+/** Statements the stack's engine has sent so far (both engines count them). */
+const statements = (s: Stack) => (s.container!.analytics!.engine as unknown as { statements: number }).statements;
+
+/** Times what the pipeline waits on the store: append, appendEncoded and commit. */
+function timedSink(sink: ImportSink, spent: { ms: number }): ImportSink {
+  const time = async <T>(p: Promise<T>) => {
+    const t = performance.now();
+    try {
+      return await p;
+    } finally {
+      spent.ms += performance.now() - t;
+    }
+  };
   return {
-    name,
-    container,
-    release: async () => {
-      await container.close();
-      await cp.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
+    append: (rows) => time(sink.append(rows)),
+    ...(sink.appendEncoded ? { appendEncoded: (ndjson: string, n: number) => time(sink.appendEncoded!(ndjson, n)) } : {}),
+    commit: () => time(sink.commit()),
+    abort: () => sink.abort(),
   };
 }
 
-async function measure(stack: Stack) {
-  const { container } = stack;
-  const ws = await container.catalog.createWorkspace({ name: 'bench', plan: 'pro' });
-  const site = await container.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended', profileEffectiveAt: null });
-  const secret = generateSecret(randomBytes);
-  await container.catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], siteIds: null, tenantIds: null, secretHash: hashSecret(secret) });
-
-  // one import per 100k events (about nine days each), the way daily or weekly imports arrive
-  let t = performance.now();
-  const store = container.events as unknown as EventStore;
-  let imported = 0;
-  let session = await store.beginImport();
-  let inSession = 0;
-  for (const rows of chunks(site.id)) {
-    await session.append(rows);
-    inSession += rows.length;
-    if (inSession >= 100_000) {
-      imported += (await session.commit()).imported;
-      session = await store.beginImport();
-      inSession = 0;
+async function benchSize(events: number, log: (s: string) => void): Promise<BenchRow[]> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-scale-'));
+  const dataDir = path.join(root, 'data');
+  const stacks: Stack[] = [{ name: 'DuckDB' }];
+  for (const t of ['single', 'cluster'] as const) {
+    const skip = skipReason(t);
+    if (skip) log(`ClickHouse ${t}: skipped (${skip})`);
+    else {
+      const scratch = scratchUrl(t);
+      stacks.push({ name: t === 'single' ? 'ClickHouse' : 'ClickHouse x2', eventsUrl: scratch.url, scratch });
     }
   }
-  imported += (await session.commit()).imported;
-  const importS = (performance.now() - t) / 1000;
-  const result = { imported };
-
-  // every request runs its queries: the figures are the engine's, not the cache's
-  container.analytics!.cache = null;
-  const app = await buildApp(container, { logger: false });
-  const from = day(START);
-  const to = day(today - DAY);
-  const requests: [string, string][] = [
-    ['overview 90 days', `/v1/reports/overview?site_id=${site.id}&from=${from}&to=${to}`],
-    ['page breakdown 90 days', `/v1/metrics/breakdown?site_id=${site.id}&dimension=page&metric=pageviews&from=${from}&to=${to}&limit=100`],
-  ];
-  const out: Record<string, { first: number; median: number; body: string }> = {};
-  for (const [label, url] of requests) {
-    const times: number[] = [];
-    let body = '';
-    for (let i = 0; i < 6; i++) {
-      t = performance.now();
-      const r = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${secret}` } });
-      times.push(performance.now() - t);
-      if (r.statusCode !== 200) throw new Error(`${stack.name} ${label}: ${r.statusCode} ${r.body.slice(0, 300)}`);
-      body = JSON.stringify(r.json().current);
-    }
-    const warm = times.slice(1).sort((a, b) => a - b);
-    out[label] = { first: times[0], median: warm[Math.floor(warm.length / 2)], body };
-  }
-  await app.close();
-  return { imported: result.imported, importS, out };
-}
-
-// DuckDB's default 1GB spills a 1M-event import to temp files; give it room unless told otherwise
-process.env.FOOTFALL_DUCKDB_MEMORY_LIMIT ??= '4GB';
-const topology = skipReason('cluster') ? 'single' : 'cluster';
-const chSkip = skipReason('single');
-const stacks: [string, string | undefined][] = [['DuckDB', undefined]];
-if (chSkip) console.log(`ClickHouse: skipped (${chSkip})`);
-const scratch = chSkip ? null : scratchUrl(topology);
-if (scratch) stacks.push([`ClickHouse (${topology === 'cluster' ? '2 shards' : '1 server'})`, scratch.url]);
-
-console.log(`${N} events, 90 days, one site; ${os.cpus().length} cores; times in ms (first request, then median of 5)`);
-const results: { name: string; body: Record<string, string> }[] = [];
-for (const [name, url] of stacks) {
-  const stack = await openStack(name, url);
   try {
-    const r = await measure(stack);
-    console.log(`${name}: import ${r.imported} events in ${r.importS.toFixed(1)} s (${Math.round(r.imported / r.importS)} ev/s)`);
-    for (const [label, m] of Object.entries(r.out))
-      console.log(`${name}:   ${label.padEnd(24)} first ${m.first.toFixed(0).padStart(6)}   median ${m.median.toFixed(0).padStart(6)}`);
-    results.push({ name, body: Object.fromEntries(Object.entries(r.out).map(([k, v]) => [k, v.body])) });
+    const control = await openControlStores({ dataDir });
+    const { workspaceId, siteId, tenants } = await createBenchSite(control.catalog);
+    const site = { id: siteId };
+    const secret = generateSecret(randomBytes);
+    await control.catalog.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+
+    // the 90 days before today, the last event an hour before midnight: every day of the window is
+    // whole whenever the bench runs (an hour after midnight, today would be nearly empty)
+    const endMs = Math.floor(Date.now() / DAY_MS) * DAY_MS - 3_600_000;
+    const nowMs = endMs;
+    const file = path.join(root, 'events.ndjson');
+    let t = performance.now();
+    writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    log(`${events} events: generated in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    for (const s of stacks) {
+      const config = { dataDir, eventsUrl: s.eventsUrl };
+      const spent = { ms: 0 };
+      t = performance.now();
+      const summary = await runImport({
+        open: async () => {
+          const stores = await openImportStores(config);
+          return { ...stores, target: { ...stores.target, begin: async () => timedSink(await stores.target.begin(), spent) } };
+        },
+        source: file,
+        format: { kind: 'events' },
+      });
+      s.importS = (performance.now() - t) / 1000;
+      s.storeS = spent.ms / 1000;
+      s.imported = summary.imported;
+      log(`${events} events, ${s.name}: imported ${summary.imported} in ${s.importS.toFixed(1)} s (${Math.round(summary.imported / s.importS)} ev/s; store ${s.storeS.toFixed(1)} s)`);
+      s.container = await buildContainer(loadConfig({ dataDir, logLevel: 'silent', eventsUrl: s.eventsUrl }, {}), { control });
+      s.container.analytics!.cache = null; // every request runs its queries: the engine's figures, not the cache's
+      s.app = await buildApp(s.container, { logger: false });
+    }
+    fs.rmSync(file);
+    if (new Set(stacks.map((s) => s.imported)).size !== 1) throw new Error(`stacks imported different counts: ${stacks.map((s) => s.imported).join(', ')}`);
+
+    const today = new Date(nowMs).toISOString().slice(0, 10);
+    const day = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
+    // 90-day windows (from day 89..85 to day 0..4): distinct per request, as a dashboard's misses are
+    const range = (i: number) => `from=${day(89 - (i % 5) - Math.floor(i / 5) % 4)}&to=${day(i % 5)}`;
+    const q = `site_id=${site.id}`;
+    const cases: Record<string, (i: number) => string> = {
+      overview: (i) => `/v1/reports/overview?${q}&${range(i)}`,
+      acquisition: (i) => `/v1/reports/acquisition?${q}&${range(i)}`,
+      actions: (i) => `/v1/reports/actions?${q}&${range(i)}`,
+      content: (i) => `/v1/reports/content?${q}&${range(i)}&include=full`,
+      timeseries: (i) => `/v1/metrics/timeseries?${q}&${range(i)}&metric=${['visitors', 'pageviews', 'sessions', 'events'][i % 4]}`,
+      breakdown: (i) => `/v1/metrics/breakdown?${q}&${range(i)}&dimension=${['page', 'referrer', 'country', 'browser', 'entry_page'][i % 5]}&metric=${['visitors', 'sessions', 'pageviews'][i % 3]}`,
+    };
+    const rows: BenchRow[] = [];
+    for (const [label, url] of Object.entries(cases)) {
+      const times = new Map(stacks.map((s) => [s.name, [] as number[]]));
+      const sent = new Map(stacks.map((s) => [s.name, 0]));
+      let differ = 0;
+      for (let i = 0; i < REQUESTS; i++) {
+        let first: string | undefined;
+        // one stack after the other on the same request, so drift on a shared machine hits all
+        for (const s of stacks) {
+          const before = statements(s);
+          const t0 = performance.now();
+          const res = await s.app!.inject({ method: 'GET', url: url(i), headers: { authorization: `Bearer ${secret}` } });
+          times.get(s.name)!.push(performance.now() - t0);
+          sent.set(s.name, sent.get(s.name)! + statements(s) - before);
+          if (res.statusCode !== 200) throw new Error(`${s.name} ${url(i)}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+          const { meta: _meta, ...data } = res.json() as Record<string, unknown>;
+          const body = JSON.stringify(data);
+          if (first === undefined) first = body;
+          else if (body !== first) differ++;
+        }
+      }
+      const duckP50 = pct([...times.get('DuckDB')!].sort((a, b) => a - b), 50);
+      for (const s of stacks) {
+        const sorted = times.get(s.name)!.sort((a, b) => a - b);
+        const row: BenchRow = {
+          bench: 'scale',
+          case: `${label}, ${s.name}`,
+          events,
+          requests: REQUESTS,
+          'p50 ms': +pct(sorted, 50).toFixed(1),
+          'p99 ms': +pct(sorted, 99).toFixed(1),
+          'x DuckDB p50': +(pct(sorted, 50) / duckP50).toFixed(2),
+          'queries/req': +(sent.get(s.name)! / REQUESTS).toFixed(1),
+          'same payload': differ === 0 ? 'yes' : `NO (${differ} differ)`,
+        };
+        rows.push(row);
+        log(`${events} events, ${label}, ${s.name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms (${row['x DuckDB p50']}x DuckDB), ${row['queries/req']} queries/request`);
+      }
+      if (differ) log(`${label}: ${differ} answers differ between stacks`);
+    }
+    for (const s of stacks) {
+      rows.push({
+        bench: 'scale',
+        case: `import, ${s.name}`,
+        events,
+        'import ev/s': Math.round(s.imported! / s.importS!),
+        'store ev/s': Math.round(s.imported! / s.storeS!),
+        'import s': +s.importS!.toFixed(1),
+      });
+    }
+    await control.close();
+    return rows;
   } finally {
-    await stack.release();
-    if (url && scratch) await scratch.drop();
+    for (const s of stacks) {
+      await s.app?.close().catch(() => undefined);
+      await s.container?.close().catch(() => undefined);
+      await s.scratch?.drop().catch(() => undefined);
+    }
+    fs.rmSync(root, { recursive: true, force: true });
   }
 }
-if (results.length === 2)
-  for (const label of Object.keys(results[0].body))
-    console.log(`same answer on both (${label}): ${results[0].body[label] === results[1].body[label] ? 'yes' : 'NO'}`);
+
+// DuckDB's default 1GB spills a large import to temp files; give it room unless told otherwise
+process.env.FOOTFALL_DUCKDB_MEMORY_LIMIT ??= '4GB';
+
+const envSizes = () => (process.env.BENCH_SCALE_EVENTS ?? '1000000,10000000').split(',').map(Number).filter((n) => n > 0);
+
+export async function run(sizes: number[] = envSizes(), log = (s: string) => process.stderr.write(s + '\n')): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const n of sizes) rows.push(...(await benchSize(n, log)));
+  // the 90-day overview's p50 from the smallest to the largest size, per stack
+  for (const stack of new Set(rows.filter((r) => r.case.startsWith('overview, ')).map((r) => r.case))) {
+    const mine = rows.filter((r) => r.case === stack);
+    if (mine.length < 2) continue;
+    const growth = (mine[mine.length - 1]['p50 ms'] as number) / (mine[0]['p50 ms'] as number);
+    log(`${stack}: p50 grows ${growth.toFixed(2)}x from ${mine[0].events} to ${mine[mine.length - 1].events} events`);
+    for (const r of mine) r['p50 growth'] = +growth.toFixed(2);
+  }
+  return rows;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const rows = await run(sizes.length ? sizes : undefined);
+  const { printTable } = await import(pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'run.ts')).href);
+  printTable(rows);
+}

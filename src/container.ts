@@ -1,31 +1,106 @@
-// The one place that picks implementations from the configuration.
+// The one place that picks implementations from the configuration: for the server (buildContainer),
+// and for the command line and imports (openControlStores, openImportStores), which get their stores
+// from here too.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import type { AnalyticsEngine } from './ports/analytics-engine.js';
 import type { CatalogStore } from './ports/catalog-store.js';
 import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
+import type { EventStore } from './ports/event-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { UsageLedger } from './ports/usage-ledger.js';
-import { openControlPlane } from './control/open-control-plane.js';
+import { CONTROL_SQLITE_FILE, openControlPlane } from './control/open-control-plane.js';
+import type { ControlPlane } from './control/sqlite/open.js';
 import { MemoryResponseCache } from './cache/memory-response-cache.js';
 import { PrometheusMetrics } from './http/metrics/prometheus-metrics.js';
 import { DuckDbAnalyticsEngine } from './engines/duckdb/analytics-engine.js';
-import { duckdbReportRunner } from './engines/duckdb/report-runner.js';
 import { openClickHouse } from './engines/clickhouse/open-clickhouse.js';
-import { clickhouseReportRunner } from './engines/clickhouse/report-runner.js';
-import { engineError } from './engines/clickhouse/node.js';
 import { openEventStore } from './engines/duckdb/open-event-store.js';
+import { openImportTarget as openTarget, type ImportTarget } from './ingest/pipeline/import-target.js';
+import type { ImportStores } from './ingest/pipeline/run-import.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import { openRedisRateLimiter } from './limits/redis.js';
 import type { AnalyticsDeps, AppDeps, EventsSlot } from './services/deps.js';
-import path from 'node:path';
-import type { EventStore } from './ports/event-store.js';
 import { openGeoLookup } from './ingest/parse/mmdb-geo-lookup.js';
 import { openCollection, type LiveCollection } from './ingest/collect/open-collection.js';
 import type { LoaderOptions } from './ingest/collect/loader.js';
 
+/** The analytics store the configuration names, opened: its write side, its read side, and how imports reach it. */
+export interface AnalyticsBackend {
+  store: EventStore;
+  /** every read, and the data version (cache keys, one snapshot per request) */
+  engine: AnalyticsEngine;
+  /** one process owns the store (DuckDB's file): other processes import through its admin socket */
+  adminImports: boolean;
+  close(): Promise<void>;
+}
+
+type StoreConfig = Pick<Config, 'dataDir' | 'eventsUrl'>;
+
+/** DuckDB in the data dir, whose file one process owns; else ClickHouse, which takes writers from any process. */
+const embedded = (config: StoreConfig) => config.eventsUrl === undefined;
+
+/** Opens the analytics backend: the server, the command line and imports all open it here. */
+export async function openAnalyticsBackend(config: StoreConfig): Promise<AnalyticsBackend> {
+  if (!embedded(config)) {
+    // Every process (API servers and importers) reads and writes the same tables.
+    const ch = await openClickHouse(config.eventsUrl!);
+    return { store: ch.store, engine: ch.engine, adminImports: false, close: () => ch.close() };
+  }
+  const store = await openEventStore(config);
+  const engine = new DuckDbAnalyticsEngine({
+    connect: () => store.instance.connect(),
+    release: (c) => c.closeSync(),
+    dataVersion: (siteId) => store.dataVersion(siteId),
+  });
+  return { store, engine, adminImports: true, close: () => store.close() };
+}
+
+/** Where an import writes: the running server's admin socket (embedded store), or the store itself. */
+export function openImportTarget(config: StoreConfig): Promise<ImportTarget> {
+  return openTarget({ dataDir: config.dataDir, adminImports: embedded(config), openStore: () => openAnalyticsBackend(config) });
+}
+
+/** The control plane (SQLite in the data dir or PostgreSQL) for a command. */
+export function openControlStores(config: Pick<Config, 'dataDir' | 'controlUrl'>, opts: { clock?: Clock } = {}): Promise<ControlPlane> {
+  return openControlPlane(config, opts);
+}
+
+/** Whether a control plane exists already (a shared one is configured, or the data dir holds one). */
+export function hasControlPlane(config: Pick<Config, 'dataDir' | 'controlUrl'>): boolean {
+  return config.controlUrl !== undefined || fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE));
+}
+
+/** What an import needs: the catalog (sites, salts) and where events go. The control plane first. */
+export async function openImportStores(config: Pick<Config, 'dataDir' | 'controlUrl' | 'eventsUrl'>): Promise<ImportStores> {
+  const control = await openControlPlane(config);
+  let target: ImportTarget;
+  try {
+    target = await openImportTarget(config);
+  } catch (err) {
+    await control.close();
+    throw err;
+  }
+  return {
+    catalog: control.catalog,
+    target,
+    close: async () => {
+      try {
+        await target.close();
+      } finally {
+        await control.close();
+      }
+    },
+  };
+}
+
 export interface Container<Events extends EventsSlot = EventsSlot> extends AppDeps<Events> {
   /** what the metrics listener serves; set when config.metricsPort is */
   exposition?: MetricsExposition;
+  /** the analytics backend the container opened (absent when events or analytics came as overrides) */
+  backend?: AnalyticsBackend;
   /** Closes every store the container opened (not those passed in as overrides). Idempotent. */
   close(): Promise<void>;
 }
@@ -59,27 +134,22 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   };
   let events = overrides.events;
   let analytics = overrides.analytics;
+  let backend: AnalyticsBackend | undefined;
   try {
-    if (!events && config.eventsUrl !== undefined) {
-      // ClickHouse first: a URL that cannot be served stops start-up before anything is created locally.
-      // Every process (API servers and importers) reads and writes the same tables.
-      const ch = await openClickHouse(config.eventsUrl);
-      closers.push(() => ch.close());
-      events = ch.store as unknown as Events;
+    const open = async () => {
+      backend = await openAnalyticsBackend(config);
+      closers.push(() => backend!.close());
+      events = backend.store as unknown as Events;
+      // per process; keys carry the data version (on ClickHouse read from the shared commit log, so an
+      // import by any process is seen by every process's cache)
       analytics ??= {
-        engine: timed(ch.engine, 'clickhouse'),
-        reports: timed(clickhouseReportRunner({ coordinator: ch.nodes[0], shards: ch.nodes, layout: ch.layout }), 'clickhouse'),
-        // per process; keys carry the data version read from the shared commit log, so an import by any
-        // process is seen by every process's cache
+        engine: timed(backend.engine, embedded(config) ? 'duckdb' : 'clickhouse'),
         cache: new MemoryResponseCache(),
-        // read before the query (cache key): a store that is down must answer 503 like the query would
-        dataVersion: (siteId) =>
-          ch.store.dataVersion(siteId).catch((e: unknown) => {
-            throw engineError(e, false);
-          }),
         notes: overrides.analyticsNotes,
       };
-    }
+    };
+    // ClickHouse first: a URL that cannot be served stops start-up before anything is created locally.
+    if (!events && !embedded(config)) await open();
 
     // The control plane (SQLite or PostgreSQL) is picked by openControlPlane.
     let control = overrides.control;
@@ -95,22 +165,9 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
       closers.push(() => own.close());
       limiter = own;
     }
-
-    if (!events) {
-      // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
-      const store = await openEventStore(config);
-      closers.push(() => store.close());
-      events = store as unknown as Events;
-      const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
-      analytics ??= {
-        engine: timed(new DuckDbAnalyticsEngine(conn), 'duckdb'),
-        reports: timed(duckdbReportRunner({ ...conn, pageTitlesRollup: true }), 'duckdb'),
-        cache: new MemoryResponseCache(),
-        dataVersion: (siteId) => store.dataVersion(siteId),
-        notes: overrides.analyticsNotes,
-      };
-    }
-    return { ...assemble(config, clock, control, limiter, events, analytics, closers), metrics, exposition: metrics };
+    // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
+    if (!events) await open();
+    return { ...assemble(config, clock, control, limiter, events, analytics, backend, closers), metrics, exposition: metrics };
   } catch (err) {
     await closeOpened();
     throw err;
@@ -124,6 +181,7 @@ function assemble<Events extends EventsSlot>(
   limiter: RateLimiter,
   events: Events | undefined,
   analytics: AnalyticsDeps | undefined,
+  backend: AnalyticsBackend | undefined,
   closers: Array<() => Promise<void>>,
 ): Container<Events> {
   let closing: Promise<void> | undefined;
@@ -135,6 +193,7 @@ function assemble<Events extends EventsSlot>(
     limiter,
     events,
     analytics,
+    backend,
     close: () =>
       (closing ??= (async () => {
         // Close in reverse order of opening; keep going past a failure so nothing stays open.

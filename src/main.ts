@@ -6,7 +6,6 @@ import { buildContainer, openLiveCollection, type Container, type ContainerOverr
 import type { LiveCollection } from './ingest/collect/open-collection.js';
 import { startMetricsServer, type MetricsServer } from './http/metrics/metrics-server.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
-import type { EventStore } from './ports/event-store.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -39,10 +38,9 @@ export async function startServer(
     await app.listen({ host: config.host, port: config.port });
     if (config.metricsPort !== undefined && container.exposition)
       metrics = await startMetricsServer(container.exposition, config.metricsHost, config.metricsPort);
-    // DuckDB lets one process write its file: imports reach this server through a local socket.
-    const events = container.events as Partial<EventStore> | undefined;
-    if (config.eventsUrl === undefined && typeof events?.beginImport === 'function')
-      admin = await startAdminSocket(config.dataDir, { events: events as EventStore, log: app.log, metrics: container.metrics });
+    // A store one process owns (DuckDB's file): imports reach it through this server's local socket.
+    if (container.backend?.adminImports)
+      admin = await startAdminSocket(config.dataDir, { events: container.backend.store, log: app.log, metrics: container.metrics });
   } catch (err) {
     await metrics?.close();
     if (app) await app.close().catch(() => undefined);

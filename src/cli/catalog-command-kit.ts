@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
 import { ConfigError } from '../config/config.js';
-import { openControlPlane } from '../control/open-control-plane.js';
+import { openControlStores } from '../container.js';
 import { configFrom, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
 import { usePrivateFiles } from './private-files.js';
@@ -47,7 +47,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => P
     try {
       const config = configFrom(opts);
       usePrivateFiles(config.dataDir);
-      const cp = await openControlPlane(config);
+      const cp = await openControlStores(config);
       try {
         const out = await fn(cp.catalog, opts, args);
         emit(json, out.json, out.text);

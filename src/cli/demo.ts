@@ -4,9 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, type Config } from '../config/config.js';
-import { openControlPlane } from '../control/open-control-plane.js';
 import { seedDemo, type DemoResult } from '../ingest/demo/seed-demo.js';
-import { openImportTarget } from '../ingest/pipeline/import-target.js';
+import { openImportStores } from '../container.js';
 import { createProgressBar, noProgress } from '../ingest/pipeline/progress-bar.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
@@ -49,27 +48,22 @@ export async function runDemo(
 ): Promise<DemoResult> {
   const marker = path.join(config.dataDir, DEMO_MARKER_FILE);
   if (fs.existsSync(marker)) throw new CliError(`the demo is already loaded in ${config.dataDir}`, 'CONFLICT', 1);
-  const control = await openControlPlane(config);
+  const stores = await openImportStores(config);
   try {
-    const target = await openImportTarget(config);
-    try {
-      const bar = opts.progress ? createProgressBar(opts.progress, null, 'demo traffic') : noProgress;
-      const result = await seedDemo({
-        catalog: control.catalog,
-        sink: await target.begin(),
-        seed: opts.seed,
-        days: opts.days,
-        nowMs: opts.nowMs ?? Date.now(),
-        onProgress: (p) => bar.update(p),
-      });
-      bar.done();
-      fs.writeFileSync(marker, JSON.stringify({ seed: opts.seed, days: opts.days, loaded_at: new Date().toISOString() }) + '\n');
-      return result;
-    } finally {
-      await target.close();
-    }
+    const bar = opts.progress ? createProgressBar(opts.progress, null, 'demo traffic') : noProgress;
+    const result = await seedDemo({
+      catalog: stores.catalog,
+      sink: await stores.target.begin(),
+      seed: opts.seed,
+      days: opts.days,
+      nowMs: opts.nowMs ?? Date.now(),
+      onProgress: (p) => bar.update(p),
+    });
+    bar.done();
+    fs.writeFileSync(marker, JSON.stringify({ seed: opts.seed, days: opts.days, loaded_at: new Date().toISOString() }) + '\n');
+    return result;
   } finally {
-    await control.close();
+    await stores.close();
   }
 }
 

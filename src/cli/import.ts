@@ -3,6 +3,7 @@
 // go through its admin socket; otherwise the store is opened here.
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
+import { openImportStores } from '../container.js';
 import { runImport, type RunImportResult } from '../ingest/pipeline/run-import.js';
 import type { LineFormat } from '../ingest/pipeline/import-lines.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
@@ -55,7 +56,8 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
     }
     usePrivateFiles(config.dataDir);
     const result = await runImport({
-      config,
+      open: () => openImportStores(config),
+      geoipDb: config.geoipDb,
       source: file,
       format,
       site: opts.site,

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { CONTROL_SQLITE_FILE, openControlPlane } from '../control/open-control-plane.js';
+import { hasControlPlane, openControlStores } from '../container.js';
 import { seedDemoCatalog, type DemoTraffic } from '../ingest/demo/seed-demo.js';
 import { DemoLoad } from '../ingest/demo/load-demo.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -22,9 +22,9 @@ try {
   usePrivateFiles(config.dataDir);
   const loadingFile = path.join(config.dataDir, DEMO_LOADING_FILE);
   let pending: DemoTraffic | null = null;
-  if (config.controlUrl === undefined && !fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE))) {
+  if (!hasControlPlane(config)) {
     process.stderr.write(`footfall: ${config.dataDir} is empty; seeding the demo and serving while its traffic loads…\n`);
-    const control = await openControlPlane(config);
+    const control = await openControlStores(config);
     try {
       const seeded = await seedDemoCatalog({ catalog: control.catalog, seed: 1, days: 90, nowMs: Date.now() });
       fs.writeFileSync(loadingFile, JSON.stringify(seeded.traffic) + '\n', { mode: 0o600 });

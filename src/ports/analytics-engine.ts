@@ -1,22 +1,137 @@
-// The analytics store as the read API sees it: run one QuerySpec, plus the data-coverage facts
-// that freshness and availability need. Implementations: engines/duckdb, later engines/clickhouse.
+// The analytics store as the read API sees it: every read a report or a metrics endpoint needs, as
+// a typed request whose scope (site, tenants, traffic, window) is data, plus the coverage facts that
+// freshness and availability need. Implementations compile the requests to SQL themselves
+// (engines/sql): nothing above this port writes or reads SQL.
+// Implementations: engines/duckdb, engines/clickhouse. Contract: test/engines (reference models).
+import type { ActionIdentity } from '../domain/action-key.js';
+import type { MsWindow } from '../domain/availability.js';
+import type { ActionFamily, TrafficClass } from '../domain/events.js';
 import type { MetricRow } from '../domain/query/assemble.js';
 import type { QuerySpec } from '../domain/query/query-spec.js';
+import type { GoalFilters, GoalType } from './catalog-store.js';
 
 export interface RunOptions {
   /** the query is interrupted after this long and fails with EngineError('timeout') */
   timeoutMs: number;
+  /**
+   * Read the site's data as of this data version (from dataVersion()): every read of one request
+   * then sees the same imports, whatever commits meanwhile. Absent: the newest committed data.
+   */
+  asOf?: string;
+}
+
+/** Who and what a read counts: the site, the tenants the caller may see, the traffic classes. */
+export interface ReadScope {
+  siteId: string;
+  /** null = every tenant (and events without tenant); a list = those only */
+  tenantIds: readonly string[] | null;
+  trafficClasses: readonly TrafficClass[];
+}
+
+/**
+ * The actions a read counts (DESIGN 4, spec "Actions"): the simple actions over the whole window;
+ * every other action only inside `advanced` (null: never, e.g. a strict site).
+ */
+export interface ActionSelection {
+  scope: ReadScope;
+  window: MsWindow;
+  advanced: MsWindow | null;
+  family?: ActionFamily;
+  action?: ActionIdentity;
+}
+
+/** Grouping keys of action rows. `action` = the ActionIdentity columns; the session keys are the session's. */
+export type ActionGroupKey = 'day' | 'family' | 'action' | 'page' | 'channel' | 'device' | 'country' | 'browser';
+
+export interface ActionRowsRequest {
+  selection: ActionSelection;
+  groupBy: readonly ActionGroupKey[];
+}
+
+/** One group of action rows: the keys grouped by (absent otherwise), distinct sessions and occurrences. */
+export interface ActionRow {
+  /** UTC day start, ms */
+  day?: number;
+  family?: ActionFamily | null;
+  action?: ActionIdentity;
+  page?: string | null;
+  channel?: string | null;
+  device?: string | null;
+  country?: string | null;
+  browser?: string | null;
+  sessions: number;
+  occurrences: number;
+}
+
+export interface ActionTotalsRequest {
+  selection: ActionSelection;
+  byDay: boolean;
+}
+
+/** Sessions with a meaningful action, meaningful occurrences, sessions with an error, with instrumentation. */
+export interface ActionTotals {
+  /** UTC day start (ms) when by day */
+  day?: number;
+  meaningfulSessions: number;
+  meaningfulOccurrences: number;
+  errorSessions: number;
+  instrumentationSessions: number;
+}
+
+/** A goal's matching rule (DESIGN 4 and 8 "Goals"). */
+export interface GoalMatcher {
+  type: GoalType;
+  pattern: string;
+  filters: GoalFilters | null;
+}
+
+export interface GoalMatchRequest {
+  scope: ReadScope;
+  window: MsWindow;
+  goals: readonly GoalMatcher[];
+}
+
+/** Per goal, in request order: matching events, distinct sessions with one, the newest match (ms). */
+export interface GoalMatch {
+  conversions: number;
+  sessions: number;
+  lastMs: number | null;
+}
+
+export interface PageTitlesRequest {
+  scope: ReadScope;
+  window: MsWindow;
+  paths: readonly string[];
 }
 
 export interface AnalyticsEngine {
   /**
    * Runs a spec and returns assembled rows (domain/query/assemble.ts): breakdowns sorted by value
    * then key and cut to `limit`, series sparse and by bucket (densify with denseSeries), a plain
-   * total exactly one row. Throws EngineError('timeout' | 'unavailable') on store faults.
+   * total exactly one row. Throws EngineError('timeout' | 'unavailable') on store faults, like
+   * every read below.
    */
   run(spec: QuerySpec, options: RunOptions): Promise<MetricRow[]>;
+  /** occurrences and distinct sessions of the selected actions, grouped (no order) */
+  actionRows(request: ActionRowsRequest, options: RunOptions): Promise<ActionRow[]>;
+  /** one row, or one per UTC day with actions when byDay */
+  actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]>;
+  /** one result per goal, in order (one scan for all of them) */
+  goalMatches(request: GoalMatchRequest, options: RunOptions): Promise<GoalMatch[]>;
+  /** the title of the latest titled pageview of each listed path in the window (missing: never titled) */
+  pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>>;
+  /**
+   * A token that changes whenever a committed import adds events to the site: response cache keys,
+   * and RunOptions.asOf. Opaque; compare for equality only.
+   */
+  dataVersion(siteId: string): Promise<string>;
   /** ts of the site's newest stored event (data_health.last_event_at, freshness), or null */
   newestEventAt(siteId: string): Promise<Date | null>;
   /** ts of the site's oldest stored event (availability source coverage), or null */
   firstEventAt(siteId: string): Promise<Date | null>;
 }
+
+/** The reads of an engine with the options applied (a request's deadline): what report builders call. */
+export type AnalyticsReads = {
+  [K in 'run' | 'actionRows' | 'actionTotals' | 'goalMatches' | 'pageTitles']: (request: Parameters<AnalyticsEngine[K]>[0]) => ReturnType<AnalyticsEngine[K]>;
+};

@@ -2,7 +2,6 @@
 import type { Config } from '../config/config.js';
 import type { Clock } from '../domain/clock.js';
 import type { AnalyticsEngine } from '../ports/analytics-engine.js';
-import type { ReportQueryRunner } from './reports/queries/report-query-runner.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventCollector } from '../ports/event-collector.js';
 import type { Metrics } from '../ports/metrics.js';
@@ -21,13 +20,10 @@ export interface EventsSlot {
 
 /** What analytics routes read through (services/analytics/serve-analytics.ts). */
 export interface AnalyticsDeps {
+  /** every read of the analytics routes, and the data version (cache keys, one snapshot per request) */
   engine: AnalyticsEngine;
-  /** report queries a QuerySpec cannot say (actions, goals, titles); absent: report routes answer 503 */
-  reports?: ReportQueryRunner;
   /** null/absent: every request runs its queries */
   cache?: ResponseCache | null;
-  /** a token that changes on every import touching the site (cache keys); absent: no caching */
-  dataVersion?(siteId: string): Promise<string>;
   /** the serialized response budget; 5 MiB (tests inject less) */
   maxResponseBytes?: number;
   /**

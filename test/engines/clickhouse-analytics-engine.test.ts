@@ -1,45 +1,27 @@
-// The ClickHouse engine against the independent reference (reference-metrics.ts) on random data, on
-// one server and on two shards: the same event sets and specs as the DuckDB engine test.
+// The ClickHouse store and engine against the independent reference (reference-metrics.ts) on random
+// data, on one server and on two shards: the same event sets and specs as the DuckDB engine test,
+// imported through the store (sessions, rollups), read from rollups or raw tables as the planner says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import type { MetricRow } from '../../src/domain/query/assemble.js';
-import type { StoredSession } from '../../src/domain/events.js';
 import type { OpenedClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
 import { ident } from '../../src/engines/clickhouse/schema.js';
 import { BASE_MS, DAY, SITE, dataset, eventDrawArb, type SiteProfile, type TestEvent } from './analytics-fixtures.js';
 import { referenceQuery, type RefRow } from './reference-metrics.js';
-import { openScratch, skipReason, type Topology } from './clickhouse-scratch.js';
+import { openScratch, skipReason, truncate, type Topology } from './clickhouse-scratch.js';
 import { specArb } from './clickhouse-specs.js';
 
 const HOUR = 3_600_000;
-const day = (ms: number) => new Date(Math.floor(ms / DAY) * DAY).toISOString().slice(0, 10);
-let genSeq = 1;
 
 /**
- * Writes a dataset straight into the tables (bypassing the importer, as the DuckDB test does) under
- * a new generation, committing every day the specs can read so earlier datasets disappear.
+ * Imports a dataset's events through the store itself (sessions and rollups built by ClickHouse),
+ * after emptying the tables: the reference then checks the importer and the engine together.
  */
-async function loadDataset(ch: OpenedClickHouse, data: { events: readonly TestEvent[]; sessions: readonly StoredSession[] }) {
-  const gen = genSeq++;
-  const c = ch.nodes[0];
-  const L = ch.layout;
-  const nd = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-  const sync = { insert_distributed_sync: 1 as const };
-  if (data.events.length) await c.insertNdjson(ident(L.events), nd(data.events.map((e) => ({ ...e, day: day(e.ts_ms), gen }))), sync);
-  if (data.sessions.length) await c.insertNdjson(ident(L.sessions), nd(data.sessions.map((s) => ({ ...s, gen }))), sync);
-  const days = [];
-  for (const site of [SITE, 'site_b', 'shop']) {
-    for (let d = -1; d <= 4; d++) {
-      const evs = data.events.filter((e) => e.site_id === site && day(e.ts_ms) === day(BASE_MS + d * DAY));
-      days.push({
-        site_id: site, day: day(BASE_MS + d * DAY), gen, events: evs.length, committed_ms: 0,
-        first_ms: evs.length ? Math.min(...evs.map((e) => e.ts_ms)) : 0, last_ms: evs.length ? Math.max(...evs.map((e) => e.ts_ms)) : 0,
-      });
-    }
-  }
-  await c.insertNdjson(ident(L.days), nd(days));
+async function loadDataset(ch: OpenedClickHouse, data: { events: readonly TestEvent[] }) {
+  await truncate(ch);
+  if (data.events.length) await ch.store.importBatch(data.events.map(({ session_id: _s, ...row }) => row));
 }
 
 /** Series are compared densely: a bucket absent on one side equals zeros. */
@@ -85,7 +67,7 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       );
       if (topology === 'cluster') {
         // the data really is spread: both shards hold rows
-        const perShard = await Promise.all(ch.nodes.map((n) => n.query<{ n: number }>(`SELECT count() AS n FROM ${ident(ch.layout.eventsLocal)}`)));
+        const perShard = await Promise.all(ch.nodes.map((n) => n.query<{ n: number }>(`SELECT count() AS n FROM ${ident(ch.layout.events)}`)));
         assert.ok(perShard.every((r) => Number(r[0].n) > 0), JSON.stringify(perShard));
       }
     } finally {

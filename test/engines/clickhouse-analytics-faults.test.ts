@@ -50,10 +50,11 @@ test('a server that refuses connections is unavailable, at open and per query', 
   await assert.rejects(openClickHouse('clickhouse+http://127.0.0.1:1/footfall'), (e: Error & { code?: string }) => e.code === 'EVENTS_UNAVAILABLE' && /127\.0\.0\.1:1/.test(e.message));
   const node = new ClickHouseNode({ url: 'http://127.0.0.1:1', database: 'footfall', username: 'default', password: '' });
   try {
-    const engine = new ClickHouseAnalyticsEngine({ coordinator: node, shards: [node], layout: tableLayout(null) });
+    const one = { node, num: 1 };
+    const engine = new ClickHouseAnalyticsEngine({ coordinator: one, shards: [one], layout: tableLayout(null) });
     assert.equal(await kind(engine.run(spec, { timeoutMs: 5_000 })), 'unavailable');
     assert.equal(await kind(engine.newestEventAt('s')), 'unavailable');
-    const sharded = new ClickHouseAnalyticsEngine({ coordinator: node, shards: [node, node], layout: tableLayout('c') });
+    const sharded = new ClickHouseAnalyticsEngine({ coordinator: one, shards: [one, { node, num: 2 }], layout: tableLayout('c') });
     assert.equal(await kind(sharded.firstEventAt('s')), 'unavailable');
   } finally {
     await node.close();
@@ -67,7 +68,8 @@ test('a query past its timeout fails as timeout; a database without tables is un
     assert.equal((await ch.engine.run(spec, { timeoutMs: 10_000 })).length, 0, 'the engine still works afterwards');
     const empty = new ClickHouseNode({ url: ch.nodes[0].opts.url, database: 'system', username: 'default', password: '' });
     try {
-      const engine = new ClickHouseAnalyticsEngine({ coordinator: empty, shards: [empty], layout: tableLayout(null) });
+      const one = { node: empty, num: 1 };
+      const engine = new ClickHouseAnalyticsEngine({ coordinator: one, shards: [one], layout: tableLayout(null) });
       assert.equal(await kind(engine.run(spec, { timeoutMs: 5_000 })), 'unavailable');
     } finally {
       await empty.close();

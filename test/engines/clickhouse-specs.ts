@@ -24,6 +24,8 @@ export const specArb: fc.Arbitrary<QuerySpec> = fc
     interval: fc.constantFrom('day', 'hour'),
     dimension: fc.constantFrom(...DIMENSIONS),
     limit: fc.option(fc.integer({ min: 1, max: 5 })),
+    // a second grouping: the stored pairs (entry_page or referrer by channel, region or city by country) and others
+    splitBy: fc.option(fc.constantFrom('channel', 'country', 'entry_page', 'device'), { freq: 3 }),
     keyIn: fc.option(fc.subarray(['/', '/a', '/café', 'DE', 'Direct', 't1', null] as (string | null)[])),
   })
   .map((r) => {
@@ -41,6 +43,7 @@ export const specArb: fc.Arbitrary<QuerySpec> = fc
       spec.dimension = r.dimension;
       if (r.keyIn !== null) spec.keyIn = r.keyIn;
     }
+    if (r.shape === 'breakdown' && r.splitBy !== null && r.splitBy !== r.dimension) spec.splitBy = r.splitBy as QuerySpec['splitBy'];
     if (r.shape === 'breakdown' && r.limit !== null) spec.limit = r.limit;
     return spec;
   });

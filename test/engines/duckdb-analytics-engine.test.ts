@@ -17,7 +17,12 @@ function engineFor(db: { conn: any }) {
 
 /** Series are compared densely: a bucket absent on one side equals zeros. */
 function normalizeRows(spec: QuerySpec, rows: readonly (MetricRow | RefRow)[]) {
-  const plain = rows.map((r) => ({ bucketMs: r.bucketMs, key: r.key, values: Object.fromEntries(spec.metrics.map((m) => [m, r.values[m]])) }));
+  const plain = rows.map((r) => ({
+    bucketMs: r.bucketMs,
+    key: r.key,
+    ...(spec.splitBy ? { split: r.split } : {}),
+    values: Object.fromEntries(spec.metrics.map((m) => [m, r.values[m]])),
+  }));
   if (!spec.interval || spec.dimension) return plain;
   const byBucket = new Map(plain.map((r) => [r.bucketMs, r]));
   const size = spec.interval === 'day' ? DAY : HOUR;
@@ -47,6 +52,8 @@ const specArb: fc.Arbitrary<QuerySpec> = fc
     interval: fc.constantFrom('day', 'hour'),
     dimension: fc.constantFrom(...DIMENSIONS),
     limit: fc.option(fc.integer({ min: 1, max: 5 })),
+    // a second grouping: the stored pairs (entry_page or referrer by channel, region or city by country) and others
+    splitBy: fc.option(fc.constantFrom('channel', 'country', 'entry_page', 'device'), { freq: 3 }),
     keyIn: fc.option(fc.subarray(['/', '/a', '/café', 'DE', 'Direct', 't1', null] as (string | null)[])),
   })
   .map((r) => {
@@ -65,6 +72,7 @@ const specArb: fc.Arbitrary<QuerySpec> = fc
       spec.dimension = r.dimension;
       if (r.keyIn !== null) spec.keyIn = r.keyIn;
     }
+    if (r.shape === 'breakdown' && r.splitBy !== null && r.splitBy !== r.dimension) spec.splitBy = r.splitBy as QuerySpec['splitBy'];
     if (r.shape === 'breakdown' && r.limit !== null) spec.limit = r.limit;
     return spec;
   });

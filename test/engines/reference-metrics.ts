@@ -13,6 +13,8 @@ export interface RefSpec {
   filters: Record<string, string | null>;
   metrics: readonly string[];
   dimension?: string;
+  /** a second grouping by a session attribute (rows per key and split key) */
+  splitBy?: string;
   interval?: 'day' | 'hour';
   keyIn?: readonly (string | null)[];
   limit?: number;
@@ -22,6 +24,8 @@ export interface RefSpec {
 export interface RefRow {
   bucketMs: number | null;
   key: string | null;
+  /** only with splitBy */
+  split?: string | null;
   values: Record<string, number>;
 }
 
@@ -73,16 +77,18 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
   };
 
   type Acc = Record<string, number>;
-  const groups = new Map<string, { bucketMs: number | null; key: string | null; acc: Acc; visitorSet: Set<string> }>();
-  const group = (bucketMs: number | null, key: string | null) => {
-    const id = JSON.stringify([bucketMs, key]);
+  const groups = new Map<string, { bucketMs: number | null; key: string | null; split: string | null; acc: Acc; visitorSet: Set<string> }>();
+  const group = (bucketMs: number | null, key: string | null, split: string | null) => {
+    const id = JSON.stringify([bucketMs, key, split]);
     let g = groups.get(id);
     if (!g) {
-      g = { bucketMs, key, acc: {}, visitorSet: new Set() };
+      g = { bucketMs, key, split, acc: {}, visitorSet: new Set() };
       groups.set(id, g);
     }
     return g;
   };
+  /** the split key of a session (null without one, or without a splitBy) */
+  const splitOf = (s: StoredSession | undefined) => (spec.splitBy && s ? (s[SESSION_COLUMN[spec.splitBy]] as string | null) : null);
   const add = (g: { acc: Acc }, name: string, n = 1) => {
     g.acc[name] = (g.acc[name] ?? 0) + n;
   };
@@ -98,7 +104,7 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
     else if (spec.dimension) key = s ? (s[SESSION_COLUMN[spec.dimension]] as string | null) : null;
     if (!keyAllowed(key)) continue;
     const onPage = pageFilter === undefined || e.path_canon === pageFilter;
-    const g = group(bucketOf(e.ts_ms), key);
+    const g = group(bucketOf(e.ts_ms), key, splitOf(s));
     if (onPage) {
       add(g, 'events');
       if (e.type === 'pageview') {
@@ -138,18 +144,18 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
     if (spec.dimension === 'page') {
       for (const p of pages) {
         if (pageFilter !== undefined && p !== pageFilter) continue;
-        if (keyAllowed(p)) count(group(b, p), false);
+        if (keyAllowed(p)) count(group(b, p, splitOf(s)), false);
       }
       for (const [atom, page] of [['entries', s.entry_page], ['exits', s.exit_page]] as const) {
         if (page === null || (pageFilter !== undefined && page !== pageFilter) || !keyAllowed(page)) continue;
-        add(group(b, page), atom);
+        add(group(b, page, splitOf(s)), atom);
       }
     } else {
       if (pageFilter !== undefined && !pages.includes(pageFilter)) continue;
       const key =
         spec.dimension === undefined ? null : spec.dimension === 'tenant' ? s.tenant_id : (s[SESSION_COLUMN[spec.dimension]] as string | null);
       if (!keyAllowed(key)) continue;
-      count(group(b, key), true);
+      count(group(b, key, splitOf(s)), true);
     }
   }
 
@@ -188,6 +194,7 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
   let rows = [...groups.values()].map((g) => ({
     bucketMs: g.bucketMs,
     key: g.key,
+    split: g.split,
     present: hasData(g.acc, g.visitorSet.size, spec.orderBy ?? spec.metrics[0]),
     values: Object.fromEntries(spec.metrics.map((m) => [m, valueOf(g.acc, g.visitorSet.size, m)])),
   }));
@@ -199,8 +206,8 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
   rows.sort((a, b) => {
     if (spec.interval && a.bucketMs !== b.bucketMs) return a.bucketMs! - b.bucketMs!;
     if (a.values[order] !== b.values[order]) return b.values[order] - a.values[order];
-    return utf8Compare(a.key, b.key);
+    return utf8Compare(a.key, b.key) || utf8Compare(a.split, b.split);
   });
   if (spec.limit !== undefined) rows = rows.slice(0, spec.limit);
-  return rows.map(({ bucketMs, key, values }) => ({ bucketMs, key, values }));
+  return rows.map(({ bucketMs, key, split, values }) => ({ bucketMs, key, ...(spec.splitBy ? { split } : {}), values }));
 }

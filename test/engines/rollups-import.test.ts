@@ -15,10 +15,8 @@ import type { EventRow } from '../../src/ports/event-store.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import { TRAFFIC_FILTERS } from '../../src/domain/events.js';
 import { duckdbDialect } from '../../src/engines/sql/dialect.js';
-import { compilePageTitlesFromRollup } from '../../src/engines/sql/page-titles-rollup.js';
-import { duckdbReportRunner } from '../../src/engines/duckdb/report-runner.js';
-import { compilePageTitles } from '../../src/services/reports/queries/page-titles.js';
-import type { ReportScope } from '../../src/services/reports/report-scope.js';
+import { compilePageTitlesFromRollup } from '../../src/engines/sql/compile-page-titles.js';
+import type { ReadScope } from '../../src/ports/analytics-engine.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
@@ -139,9 +137,8 @@ test('page titles from the rollup equal the raw page-title query on random scope
     await store.importBatch(rows.slice(0, 300), { reidentify });
     await store.importBatch(rows.slice(300), { reidentify });
     const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
-    const runner = duckdbReportRunner(conn);
-    const served = duckdbReportRunner({ ...conn, pageTitlesRollup: true }); // as container.ts builds it
-    assert.equal(runner.pageTitles, undefined);
+    const raw = new DuckDbAnalyticsEngine({ ...conn, titleRollup: false });
+    const served = new DuckDbAnalyticsEngine(conn); // as container.ts builds it
     const scopeArb = fc.record({
       siteId: fc.constantFrom(SITE, 'site_b'),
       tenantIds: fc.constantFrom(null, ['t1'], ['t1', 't2'], []),
@@ -152,19 +149,19 @@ test('page titles from the rollup equal the raw page-title query on random scope
     let titled = 0;
     await fc.assert(
       fc.asyncProperty(scopeArb, windowArb, pathsArb, async (scope, window, paths) => {
-        const raw = await runner.rows(compilePageTitles(duckdbDialect, scope as ReportScope, window, paths), { timeoutMs: 10_000 });
-        const q = served.pageTitles!(scope as ReportScope, window, paths);
-        assert.ok(q);
-        assert.match(q.sql, /daily_page_titles/);
-        const viaRollup = await runner.rows(q, { timeoutMs: 10_000 });
-        const sorted = (rs: Record<string, unknown>[]) => rs.map((r) => [r.path_canon, r.page_title]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-        assert.deepEqual(sorted(viaRollup), sorted(raw));
-        titled += raw.length;
+        const request = { scope: scope as ReadScope, window, paths };
+        assert.match(compilePageTitlesFromRollup(duckdbDialect, request)!.sql, /daily_page_titles/);
+        const fromEvents = await raw.pageTitles(request, { timeoutMs: 10_000 });
+        const viaRollup = await served.pageTitles(request, { timeoutMs: 10_000 });
+        const sorted = (m: Map<string, string>) => [...m].sort((a, b) => a[0].localeCompare(b[0]));
+        assert.deepEqual(sorted(viaRollup), sorted(fromEvents));
+        titled += fromEvents.size;
       }),
       { numRuns: 60, seed: 77 },
     );
     assert.ok(titled > 60, `only ${titled} titles found`);
-    assert.equal(compilePageTitlesFromRollup(duckdbDialect, { siteId: SITE, tenantIds: null, trafficClasses: ['human'] }, { startMs: BASE_MS + 1, endMs: BASE_MS + DAY - 1 }, ['/']), null);
+    const partDay = { scope: { siteId: SITE, tenantIds: null, trafficClasses: ['human' as const] }, window: { startMs: BASE_MS + 1, endMs: BASE_MS + DAY - 1 }, paths: ['/'] };
+    assert.equal(compilePageTitlesFromRollup(duckdbDialect, partDay), null);
   } finally {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });

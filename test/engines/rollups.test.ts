@@ -16,7 +16,7 @@ import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
 import { METRICS } from '../../src/domain/query/metrics.js';
 import type { MetricRow } from '../../src/domain/query/assemble.js';
 import type { EventRow } from '../../src/ports/event-store.js';
-import { planRollup } from '../../src/engines/sql/rollup-plan.js';
+import { planRollup, ROLLUP_PAIRS } from '../../src/engines/sql/rollup-plan.js';
 import { ROLLUP_TABLE } from '../../src/engines/sql/compile-rollup.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp, type EventDraw, type TestEvent } from './analytics-fixtures.js';
 import { referenceQuery, type RefRow } from './reference-metrics.js';
@@ -67,7 +67,12 @@ async function rollupSnapshot(store: DuckDbEventStore, table = ROLLUP_TABLE): Pr
 }
 
 function plain(spec: QuerySpec, rows: readonly (MetricRow | RefRow)[]) {
-  const out = rows.map((r) => ({ bucketMs: r.bucketMs, key: r.key, values: Object.fromEntries(spec.metrics.map((m) => [m, r.values[m]])) }));
+  const out = rows.map((r) => ({
+    bucketMs: r.bucketMs,
+    key: r.key,
+    ...(spec.splitBy ? { split: r.split } : {}),
+    values: Object.fromEntries(spec.metrics.map((m) => [m, r.values[m]])),
+  }));
   if (!spec.interval || spec.dimension) return out;
   // series: a bucket absent on one side equals zeros
   return out.filter((r) => Object.values(r.values).some((v) => v !== 0));
@@ -109,6 +114,8 @@ const specArb: fc.Arbitrary<QuerySpec> = fc
     interval: fc.constantFrom('day', 'day', 'day', 'hour'),
     dimension: fc.constantFrom(...DIMENSIONS, 'page', 'entry_page', 'city', 'referrer', 'tenant'),
     limit: fc.option(fc.integer({ min: 1, max: 4 })),
+    // a second grouping: the stored pairs (entry_page or referrer by channel, region or city by country) and others
+    splitBy: fc.option(fc.constantFrom('channel', 'country', 'entry_page', 'device'), { freq: 3 }),
     keyIn: fc.option(fc.subarray(KEYS)),
   })
   .map((r) => {
@@ -126,6 +133,7 @@ const specArb: fc.Arbitrary<QuerySpec> = fc
       spec.dimension = r.dimension as QuerySpec['dimension'];
       if (r.keyIn !== null) spec.keyIn = r.keyIn;
     }
+    if (r.shape === 'breakdown' && r.splitBy !== null && r.splitBy !== r.dimension) spec.splitBy = r.splitBy as QuerySpec['splitBy'];
     if (r.shape === 'breakdown' && r.limit !== null) spec.limit = r.limit;
     return spec;
   });
@@ -142,6 +150,8 @@ function everyDimension(): QuerySpec[] {
     const base = { siteId: SITE, tenantIds, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, trafficClasses, filters: {}, metrics: [...METRICS] };
     out.push(base, { ...base, interval: 'day' });
     for (const dimension of DIMENSIONS) out.push({ ...base, dimension }, { ...base, dimension, interval: 'day' });
+    // the stored pairs, either way round
+    for (const [dimension, splitBy] of ROLLUP_PAIRS) out.push({ ...base, dimension, splitBy }, { ...base, dimension: splitBy, splitBy: dimension });
   }
   return out;
 }

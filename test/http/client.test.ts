@@ -15,6 +15,7 @@ import { EngineError, ERROR_CATALOG, type ErrorCode } from '../../src/domain/err
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { ERROR_GUIDANCE } from '../../src/http/openapi/error-guidance.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
+import { openImportStores } from '../../src/container.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { MemoryRateLimiter } from '../../src/limits/memory.js';
 import type { AnalyticsEngine } from '../../src/ports/analytics-engine.js';
@@ -64,7 +65,7 @@ before(async () => {
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const file = path.join(dataDir, 'events.ndjson');
   fs.writeFileSync(file, [0, 1, 2].map((i) => JSON.stringify({ ts: `${day}T1${i}:00:00Z`, type: 'pageview', site_id: siteId, path: `/p${i}`, visitor_key: `v${i}` })).join('\n') + '\n');
-  await runImport({ config: { dataDir }, source: file, format: { kind: 'events' }, workers: 0 });
+  await runImport({ open: () => openImportStores({ dataDir }), source: file, format: { kind: 'events' }, workers: 0 });
 });
 
 after(async () => {
@@ -165,7 +166,7 @@ test('500: exponential backoff, then the answer', async () => {
 test('503: ANALYTICS_DB_UNAVAILABLE waits for Retry-After; ANALYTICS_DB_TIMEOUT is returned at once', async () => {
   let kind: 'unavailable' | 'timeout' = 'unavailable';
   const fail = () => Promise.reject(new EngineError(kind));
-  const engine: AnalyticsEngine = { run: fail, newestEventAt: fail, firstEventAt: fail };
+  const engine: AnalyticsEngine = { run: fail, actionRows: fail, actionTotals: fail, goalMatches: fail, pageTitles: fail, dataVersion: fail, newestEventAt: fail, firstEventAt: fail };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-client-503-'));
   const down = await startServer(loadConfig({ dataDir: dir, port: 0, logLevel: 'silent' }, {}), { overrides: { analytics: { engine } } });
   try {

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
+import { openImportStores } from '../../src/container.js';
 
 /** Prometheus text format -> `name{labels}` -> value (labels as written, sorted by prom-client). */
 function parseExposition(text: string): Map<string, number> {
@@ -38,7 +39,7 @@ test('the metrics listener counts requests by route and status, durations, units
     const file = path.join(dataDir, 'in.ndjson');
     const line = (p: string, t: string) => JSON.stringify({ ts: `${day}T${t}Z`, type: 'pageview', site_id: site.id, path: p, visitor_key: 'v1' });
     fs.writeFileSync(file, `${line('/a', '10:00:00')}\n${line('/b', '10:01:00')}\n`);
-    const imported = await runImport({ config: { dataDir }, source: file, format: { kind: 'events' }, workers: 0 });
+    const imported = await runImport({ open: () => openImportStores({ dataDir }), source: file, format: { kind: 'events' }, workers: 0 });
     assert.equal(imported.via, 'server');
 
     const auth = { authorization: `Bearer ${secret}` };

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { EngineError } from '../../src/domain/errors.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
+import { openImportStores } from '../../src/container.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { COMPRESSION_THRESHOLD_BYTES } from '../../src/http/compression.js';
 import type { AnalyticsEngine } from '../../src/ports/analytics-engine.js';
@@ -38,7 +39,7 @@ before(async () => {
   );
   const file = path.join(dataDir, 'events.ndjson');
   fs.writeFileSync(file, lines.join('\n') + '\n');
-  await runImport({ config: { dataDir }, source: file, format: { kind: 'events' }, workers: 0 });
+  await runImport({ open: () => openImportStores({ dataDir }), source: file, format: { kind: 'events' }, workers: 0 });
 });
 
 after(async () => {
@@ -179,7 +180,7 @@ test('HEAD /healthz answers 200 without a body', async () => {
 test('503 carries Retry-After: analytics store down, and /healthz while a store does not answer', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-edges-503-'));
   const down = () => Promise.reject(new EngineError('unavailable'));
-  const engine: AnalyticsEngine = { run: down, newestEventAt: down, firstEventAt: down };
+  const engine: AnalyticsEngine = { run: down, actionRows: down, actionTotals: down, goalMatches: down, pageTitles: down, dataVersion: down, newestEventAt: down, firstEventAt: down };
   let controlUp = true;
   const failing = await startServer(loadConfig({ dataDir: dir, port: 0, logLevel: 'silent' }, {}), {
     overrides: {

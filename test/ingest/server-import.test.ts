@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { openControlPlane } from '../../src/control/open-control-plane.js';
 import { startServer } from '../../src/main.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
+import { openImportStores } from '../../src/container.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { Prng } from '../../src/ingest/demo/prng.js';
 
@@ -53,7 +54,7 @@ test('200,000 events in random time order over 28 days import into a running ser
 
   const server = await startServer(config);
   try {
-    const summary = await runImport({ config, source: file, format: { kind: 'events' } });
+    const summary = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: file, format: { kind: 'events' } });
     assert.equal(summary.via, 'server');
     assert.equal(summary.rejected, 0);
     assert.equal(summary.imported + summary.duplicates, EVENTS);
@@ -88,7 +89,7 @@ test('an import that runs out of memory and temp space through a running server 
   const logged: string[] = [];
   const server = await startServer(config, { app: { logger: { level: 'error', stream: { write: (s: string) => void logged.push(s) } } } });
   try {
-    await assert.rejects(runImport({ config, source: big, format: { kind: 'events' } }), (err: Error & { code?: string }) => {
+    await assert.rejects(runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: big, format: { kind: 'events' } }), (err: Error & { code?: string }) => {
       // both limits are tight here: either may be the one that ran out
       assert.match(String(err.code), /^IMPORT_OUT_OF_(MEMORY|DISK)$/);
       assert.match(err.message, /FOOTFALL_DUCKDB_(MEMORY|TEMP)_LIMIT/);
@@ -99,7 +100,7 @@ test('an import that runs out of memory and temp space through a running server 
     assert.equal((await fetch(`${server.address}/healthz`)).status, 200);
     const events = server.container.events as unknown as { siteCoverage(s: string): Promise<{ events: number }> };
     assert.equal((await events.siteCoverage(site.id)).events, 0, 'nothing of the failed import is stored');
-    const ok = await runImport({ config, source: small, format: { kind: 'events' } });
+    const ok = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: small, format: { kind: 'events' } });
     assert.deepEqual([ok.via, ok.imported], ['server', 200]);
     assert.equal((await events.siteCoverage(site.id)).events, 200);
   } finally {

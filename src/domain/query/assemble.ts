@@ -12,12 +12,16 @@ export interface AtomRow {
   bucketMs: number | null;
   /** dimension value, present when the spec has a dimension; null = none */
   key: string | null;
+  /** splitBy value, present when the spec has one; null = none */
+  split?: string | null;
   atoms: AtomValues;
 }
 
 export interface MetricRow {
   bucketMs: number | null;
   key: string | null;
+  /** only when the spec has splitBy */
+  split?: string | null;
   values: Record<Metric, number>;
   atoms: AtomValues;
 }
@@ -59,6 +63,7 @@ export function assembleRows(spec: NormalizedSpec, rows: readonly AtomRow[]): Me
   let out: MetricRow[] = rows.map((r) => ({
     bucketMs: spec.interval ? r.bucketMs : null,
     key: spec.dimension ? r.key : null,
+    ...(spec.splitBy ? { split: r.split ?? null } : {}),
     atoms: r.atoms,
     values: valuesOf(spec.metrics, r.atoms),
   }));
@@ -71,7 +76,8 @@ export function assembleRows(spec: NormalizedSpec, rows: readonly AtomRow[]): Me
     const presence = presenceAtom(spec.orderBy);
     out = out.filter((r) => r.atoms[presence] !== 0);
   }
-  const byValue = (a: MetricRow, b: MetricRow) => b.values[spec.orderBy] - a.values[spec.orderBy] || compareKeys(a.key, b.key);
+  const byValue = (a: MetricRow, b: MetricRow) =>
+    b.values[spec.orderBy] - a.values[spec.orderBy] || compareKeys(a.key, b.key) || compareKeys(a.split ?? null, b.split ?? null);
   out.sort(spec.interval ? (a, b) => a.bucketMs! - b.bucketMs! || byValue(a, b) : byValue);
   if (spec.limit !== undefined) out = out.slice(0, spec.limit);
   return out;

@@ -21,6 +21,11 @@ export interface QuerySpec {
   metrics: readonly Metric[];
   /** breakdown grouping */
   dimension?: Dimension;
+  /**
+   * A second breakdown grouping, of session attributes: one row per (dimension key, split key), e.g.
+   * landing pages per channel in one query. Rows sort by value, then key, then split key.
+   */
+  splitBy?: Dimension;
   /** series grouping (may combine with dimension, e.g. per-page trends; then no limit) */
   interval?: Interval;
   /** restricts the dimension to these keys (null = the "none" key) */
@@ -60,6 +65,11 @@ export function normalizeSpec(spec: QuerySpec): NormalizedSpec {
     if (spec.dimension === undefined || spec.interval !== undefined) fail('limit needs a dimension and no interval');
   }
   if (spec.keyIn !== undefined && spec.dimension === undefined) fail('keyIn needs a dimension');
+  if (spec.splitBy !== undefined) {
+    if (spec.dimension === undefined) fail('splitBy needs a dimension');
+    if (!isDimension(spec.splitBy) || DIMENSION_DEFS[spec.splitBy].scope !== 'session') fail(`splitBy must be a session dimension, not ${spec.splitBy}`);
+    if (spec.splitBy === spec.dimension) fail('splitBy must differ from dimension');
+  }
   const filters: Filters = {};
   for (const key of Object.keys(spec.filters).sort()) {
     if (!isDimension(key)) fail(`unknown filter dimension ${key}`);
@@ -79,16 +89,18 @@ export function normalizeSpec(spec: QuerySpec): NormalizedSpec {
     orderBy,
   };
   if (spec.dimension !== undefined) out.dimension = spec.dimension;
+  if (spec.splitBy !== undefined) out.splitBy = spec.splitBy;
   if (spec.interval !== undefined) out.interval = spec.interval;
   if (spec.keyIn !== undefined) out.keyIn = [...new Set(spec.keyIn)];
   if (spec.limit !== undefined) out.limit = spec.limit;
   return out;
 }
 
-/** The dimensions a spec reads (its grouping and its filters): what availability classifies. */
-export function dimensionsUsed(spec: Pick<QuerySpec, 'dimension' | 'filters'>): Dimension[] {
+/** The dimensions a spec reads (its groupings and its filters): what availability classifies. */
+export function dimensionsUsed(spec: Pick<QuerySpec, 'dimension' | 'splitBy' | 'filters'>): Dimension[] {
   const used = new Set<Dimension>(Object.keys(spec.filters) as Dimension[]);
   if (spec.dimension) used.add(spec.dimension);
+  if (spec.splitBy) used.add(spec.splitBy);
   return [...used];
 }
 

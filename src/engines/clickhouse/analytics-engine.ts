@@ -1,95 +1,191 @@
-// AnalyticsEngine over ClickHouse: the shared compiler's SQL (clickhouseDialect: literals, exact
-// uniqExact), restricted to the committed generation of each day (commit-log.ts).
-// One server runs the whole statement. On a cluster every shard runs the statement on its own
-// tables and the engine adds the partial sums up: a visitor's events and sessions all live on one
-// shard, so every atom (visitor counts included) is a plain sum over shards. (18.16 loses table
-// aliases when it rewrites joins over Distributed tables, which rules out pushing the joins through them.)
+// AnalyticsEngine over ClickHouse: the shared compilers' SQL (clickhouseDialect: literals, exact
+// uniqExact), the daily rollups wherever the planner finds an exact plan (as on DuckDB), restricted
+// to the committed generation of each day (commit-log.ts visibleRows: a subquery of the server's
+// commit log, pinned to the request's data version).
+// Every server runs each statement on its own tables and the engine combines the partial results:
+// a visitor's events, sessions and rollup rows all live on one server, so every count (visitors and
+// sessions included) is a plain sum over servers (read-rows.ts mergePartials). Reads started
+// together share one statement per server (read-batch.ts).
 import { assembleRows, zeroAtoms, type AtomRow, type MetricRow } from '../../domain/query/assemble.js';
 import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js';
-import type { AnalyticsEngine, RunOptions } from '../../ports/analytics-engine.js';
-import { compileQuery, BUCKET_COL, KEY_COL } from '../sql/compile-query.js';
+import type {
+  ActionRow,
+  ActionRowsRequest,
+  ActionTotals,
+  ActionTotalsRequest,
+  AnalyticsEngine,
+  GoalMatch,
+  GoalMatchRequest,
+  PageTitlesRequest,
+  RunOptions,
+} from '../../ports/analytics-engine.js';
+import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/compile-actions.js';
+import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
+import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/compile-query.js';
+import { compileSpec } from '../sql/compile-rollup.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { siteCoverage, siteGens, visibleRows } from './commit-log.js';
-import { engineError, type ClickHouseNode } from './node.js';
-import { DAY_MS } from './sessionize.js';
+import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
+import { DAY_MS, genOfVersion, siteCoverage, syncedVersion, visibleRows, type Coverage, type Shard } from './commit-log.js';
+import { engineError } from './node.js';
+import { ReadBatcher, type ServerStatement } from './read-batch.js';
 import type { TableLayout } from './schema.js';
 
 export interface ClickHouseEngineParts {
-  coordinator: ClickHouseNode;
-  shards: ClickHouseNode[];
+  /** the first server: the commit log's authority */
+  coordinator: Shard;
+  /** every server holding rows, the coordinator among them */
+  shards: Shard[];
   layout: TableLayout;
 }
 
-function toNumber(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (v === null || v === undefined) return 0;
-  // 64-bit integers come as strings if a server ignores output_format_json_quote_64bit_integers
-  if (typeof v === 'string' && /^-?\d+$/.test(v)) {
-    const n = Number(v);
-    if (!Number.isSafeInteger(n)) throw new Error(`integer out of exact range: ${v}`);
-    return n;
-  }
-  throw new Error(`unexpected numeric value ${String(v)}`);
+type Row = Record<string, unknown>;
+type Settings = Record<string, number>;
+type Window = { startMs: number; endMs: number };
+
+/** A QuerySpec statement's result columns (compile-query.ts CompiledQuery). */
+function specStatement(q: CompiledQuery): ServerStatement {
+  const columns = [...(q.hasBucket ? [BUCKET_COL] : []), ...(q.hasKey ? [KEY_COL] : []), ...(q.hasSplit ? [SPLIT_COL] : []), ...q.atoms];
+  return { sql: q.sql, columns, text: [KEY_COL, SPLIT_COL] };
 }
 
 export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
-  constructor(private readonly p: ClickHouseEngineParts) {}
+  private readonly batcher: ReadBatcher;
+  /** coverage reads in flight, by site: first and newest event share one */
+  private readonly coverageReads = new Map<string, Promise<Coverage>>();
+
+  constructor(private readonly p: ClickHouseEngineParts) {
+    this.batcher = new ReadBatcher({
+      servers: p.shards,
+      currentGen: async (siteId, settings, signal) => genOfVersion(await this.version(siteId, settings, signal)),
+      genOf: genOfVersion,
+    });
+  }
+
+  /** SELECT statements sent to the servers so far, by every user of these connections (benches) */
+  get statements(): number {
+    return this.p.shards.reduce((n, s) => n + s.node.queries, 0);
+  }
 
   async run(spec: QuerySpec, options: RunOptions): Promise<MetricRow[]> {
     const normalized = normalizeSpec(spec);
-    const deadline = Date.now() + options.timeoutMs;
     const L = this.p.layout;
-    // sessions by page read the pageviews up to a day after the window (compile-query viewedPages)
-    const gens = await this.guard(options.timeoutMs, (settings, signal) =>
-      siteGens(this.p.coordinator, L.days, normalized.siteId, normalized.startMs, normalized.endMs + DAY_MS, { settings, signal }),
-    );
-    const rowFilter = visibleRows(gens);
-    const sharded = L.cluster !== null;
-    const compiled = compileQuery(
-      normalized,
-      clickhouseDialect,
-      { events: L.eventsLocal, sessions: L.sessionsLocal },
-      { rowFilter, partial: sharded },
-    );
-    const remaining = Math.max(1, deadline - Date.now());
-    const nodes = sharded ? this.p.shards : [this.p.coordinator];
-    const results = await this.guard(remaining, (settings, signal) =>
-      Promise.all(nodes.map((n) => n.query<Record<string, unknown>>(compiled.sql, { settings, signal }))),
-    );
-    const byGroup = new Map<string, AtomRow>();
-    const atomRows: AtomRow[] = [];
-    for (const rows of results) {
-      for (const r of rows) {
-        const bucketMs = compiled.hasBucket ? toNumber(r[BUCKET_COL]) : null;
-        const key = compiled.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
-        const id = JSON.stringify([bucketMs, key]);
-        let row = byGroup.get(id);
-        if (!row) {
-          row = { bucketMs, key, atoms: zeroAtoms() };
-          byGroup.set(id, row);
-          atomRows.push(row);
+    const sharded = this.p.shards.length > 1;
+    let compiled: CompiledQuery | undefined;
+    const atomRows = await this.batcher.read({
+      siteId: normalized.siteId,
+      asOf: options.asOf,
+      timeoutMs: options.timeoutMs,
+      statement: (s, gen) => {
+        const rowFilter = this.visibility(s, normalized.siteId, normalized, gen);
+        compiled = compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded });
+        return specStatement(compiled);
+      },
+      finish: (partials) => {
+        const q = compiled!;
+        const byGroup = new Map<string, AtomRow>();
+        for (const rows of partials) {
+          for (const r of rows) {
+            const bucketMs = q.hasBucket ? toInt(r[BUCKET_COL]) : null;
+            const key = q.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
+            const split = q.hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
+            const id = JSON.stringify([bucketMs, key, split]);
+            let row = byGroup.get(id);
+            if (!row) {
+              row = { bucketMs, key, ...(split !== undefined ? { split } : {}), atoms: zeroAtoms() };
+              byGroup.set(id, row);
+            }
+            for (const a of q.atoms) row.atoms[a] += toInt(r[a]);
+          }
         }
-        for (const a of compiled.atoms) row.atoms[a] += toNumber(r[a]);
-      }
-    }
+        return [...byGroup.values()];
+      },
+    });
     return assembleRows(normalized, atomRows);
   }
 
+  actionRows(request: ActionRowsRequest, options: RunOptions): Promise<ActionRow[]> {
+    const { window, scope } = request.selection;
+    return this.read(scope.siteId, window, options, (o) => compileActionRows(clickhouseDialect, request, o), (rows) => decodeActionRows(request, rows));
+  }
+
+  actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]> {
+    const { window, scope } = request.selection;
+    return this.read(scope.siteId, window, options, (o) => compileActionTotals(clickhouseDialect, request, o), (rows) => decodeActionTotals(request, rows));
+  }
+
+  async goalMatches(request: GoalMatchRequest, options: RunOptions): Promise<GoalMatch[]> {
+    if (request.goals.length === 0) return [];
+    return this.read(request.scope.siteId, request.window, options, (o) => compileGoalMatches(clickhouseDialect, request, o)!, (rows) => decodeGoalMatches(request, rows));
+  }
+
+  /** From the page-title rollup for whole UTC days, else from the events. */
+  async pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>> {
+    if (request.paths.length === 0) return new Map();
+    const L = this.p.layout;
+    const compile = (o: ReadOptions) => compilePageTitlesFromRollup(clickhouseDialect, request, { table: L.titles, rowFilter: o.rowFilter }) ?? compilePageTitles(clickhouseDialect, request, o);
+    return this.read(request.scope.siteId, request.window, options, compile, decodePageTitles);
+  }
+
+  /** From the commit log, so every process sharing the store sees the same versions. */
+  dataVersion(siteId: string): Promise<string> {
+    return this.guard(30_000, (settings, signal) => this.version(siteId, settings, signal));
+  }
+
   async newestEventAt(siteId: string): Promise<Date | null> {
-    const c = await this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator, this.p.layout.days, siteId, { settings, signal }));
+    const c = await this.coverage(siteId);
     return c.lastMs === null ? null : new Date(c.lastMs);
   }
 
   async firstEventAt(siteId: string): Promise<Date | null> {
-    const c = await this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator, this.p.layout.days, siteId, { settings, signal }));
+    const c = await this.coverage(siteId);
     return c.firstMs === null ? null : new Date(c.firstMs);
   }
 
+  /** The site's coverage from the commit log; concurrent callers share one read. */
+  private coverage(siteId: string): Promise<Coverage> {
+    let read = this.coverageReads.get(siteId);
+    if (!read) {
+      read = this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator.node, this.p.layout.days, siteId, { settings, signal })).finally(() =>
+        this.coverageReads.delete(siteId),
+      );
+      this.coverageReads.set(siteId, read);
+    }
+    return read;
+  }
+
+  private version(siteId: string, settings: Settings, signal: AbortSignal): Promise<string> {
+    const others = this.p.shards.filter((s) => s !== this.p.coordinator);
+    return syncedVersion(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal });
+  }
+
   /**
-   * Runs reads under a deadline: the server stops them at max_execution_time (whole seconds on
-   * 18.16) and the request is abandoned at the exact timeout; either way EngineError('timeout').
+   * Which rows of a server a read may see: the generation of each day its log shows as current at
+   * `gen`, over the window's days and the day after them (sessions by page read its pageviews).
    */
-  private async guard<T>(timeoutMs: number, fn: (settings: Record<string, number>, signal: AbortSignal) => Promise<T>): Promise<T> {
+  private visibility(s: Shard, siteId: string, window: Window, gen: number) {
+    return visibleRows(s.num, this.p.layout.days, siteId, window.startMs, window.endMs + DAY_MS, gen);
+  }
+
+  /** A compiled read on every server (batched with reads started together), partial results combined. */
+  private read<T>(siteId: string, window: Window, options: RunOptions, compile: (o: ReadOptions) => CompiledRead, decode: (rows: Row[]) => T): Promise<T> {
+    const L = this.p.layout;
+    let q: CompiledRead | undefined;
+    return this.batcher.read({
+      siteId,
+      asOf: options.asOf,
+      timeoutMs: options.timeoutMs,
+      statement: (s, gen) => (q = compile({ tables: { events: L.events, sessions: L.sessions }, rowFilter: this.visibility(s, siteId, window, gen) })),
+      finish: (partials) => decode(mergePartials(q!, partials)),
+    });
+  }
+
+  /**
+   * Runs reads of the commit log under a deadline: the server stops them at max_execution_time
+   * (whole seconds on 18.16) and the request is abandoned at the exact timeout; either way
+   * EngineError('timeout').
+   */
+  private async guard<T>(timeoutMs: number, fn: (settings: Settings, signal: AbortSignal) => Promise<T>): Promise<T> {
     const ac = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

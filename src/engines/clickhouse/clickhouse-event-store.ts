@@ -1,14 +1,13 @@
-// The event store on ClickHouse (one server, or a cluster through Distributed tables). ClickHouse has
-// no transactions, so an import is made all-or-nothing by generations (docs/decisions.md (clickhouse)):
-// rows go to a staging table; commit rewrites every (site, day) that gains events under a new gen
-// (old events + new ones, sessions rebuilt by sessionize.ts) while readers still see the old gen;
-// ONE insert into the commit log (ff_days) then switches all those days at once.
+// The event store on ClickHouse (one server, or a cluster's servers each holding its own visitors).
+// ClickHouse has no transactions, so an import is made all-or-nothing by generations
+// (docs/decisions.md (Scale stack)): rows are staged on the server of their visitor; commit rewrites,
+// on each server and in SQL there (day-rewrite.ts), every (site, day) that gains events under a new
+// gen while readers still see the old gen; ONE insert into the first server's commit log (ff_days)
+// then switches all those days at once. The other servers' logs get copies of their rows after it.
 import { randomBytes } from 'node:crypto';
-import { MAX_ENGAGEMENT_MS, type StoredSession } from '../../domain/events.js';
 import {
   checkedCheckpoint,
   decodeEventRow,
-  encodeEventRows,
   EVENT_ROW_FIELDS,
   type DayRef,
   type EngagementRow,
@@ -22,21 +21,23 @@ import {
   type SiteCoverage,
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
-import { currentGens, daysIn, siteCoverage, siteVersion, type DayGen } from './commit-log.js';
+import { currentGens, daysIn, siteCoverage, syncedVersion, utcDay, type Shard } from './commit-log.js';
+import { rewriteDays, type RewrittenDay, type ShardDay } from './day-rewrite.js';
 import type { ClickHouseNode } from './node.js';
-import { EVENT_COLUMNS, ident, SESSION_COLUMNS, stageDdl, type TableLayout } from './schema.js';
-import { sessionize, utcDay, type SessionizedEvent } from './sessionize.js';
+import { ident, stageDdl, stageRouterDdl, type TableLayout } from './schema.js';
 
-/** Rows one commit step holds in memory at most (old and new events of a group of days), roughly. */
-const GROUP_ROWS = 200_000;
-/** Inserts through a Distributed table reach the shards before the statement returns. */
+/** Rows (staged and stored) one rewrite step of a server reads at most, roughly; a day is never split. */
+const GROUP_ROWS = 1_000_000;
+/** Inserts through a Distributed table reach the servers before the statement returns. */
 const INSERT_SETTINGS = { insert_distributed_sync: 1 } as const;
+/** Names of an import's scratch tables start with this and the creation time (open drops stale ones). */
+export const SCRATCH_PREFIX = 'ff_tmp_';
 
 export interface ClickHouseStoreParts {
-  /** where imports, the commit log and Distributed tables live */
-  coordinator: ClickHouseNode;
-  /** every server holding rows (the coordinator alone without a cluster) */
-  shards: ClickHouseNode[];
+  /** the first server: the commit log's authority, where imports are routed from */
+  coordinator: Shard;
+  /** every server holding rows, the coordinator among them */
+  shards: Shard[];
   layout: TableLayout;
 }
 
@@ -49,10 +50,17 @@ export class ClickHouseEventStore implements EventStore {
   async beginImport(options: ImportOptions = {}): Promise<ImportSession> {
     this.assertOpen();
     const checkpoint = checkedCheckpoint(options.checkpoint);
-    // the time in the name lets a later open drop stages a dead process left behind
-    const stage = `ff_stage_${Date.now()}_${randomBytes(6).toString('hex')}`;
-    await this.p.coordinator.command(stageDdl(this.p.coordinator.opts.database, stage));
-    return new ClickHouseImportSession(this.p, stage, options.reidentify ?? defaultReidentify, (fn) => this.serialized(fn), checkpoint);
+    // the time in the name lets a later open drop the tables of a process that died
+    const tag = `${SCRATCH_PREFIX}${Date.now()}_${randomBytes(6).toString('hex')}`;
+    const db = this.p.coordinator.node.opts.database;
+    const stage = `${tag}_stage`;
+    await Promise.all(this.p.shards.map((s) => s.node.command(stageDdl(db, stage))));
+    let entry = stage;
+    if (this.p.layout.cluster) {
+      entry = `${tag}_route`;
+      await this.p.coordinator.node.command(stageRouterDdl(db, entry, this.p.layout.cluster, stage));
+    }
+    return new ClickHouseImportSession(this.p, tag, stage, entry, options.reidentify ?? defaultReidentify, (fn) => this.serialized(fn), checkpoint);
   }
 
   async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
@@ -73,7 +81,7 @@ export class ClickHouseEventStore implements EventStore {
   /** Positions only grow, so the newest is the largest (whatever the gens' clocks said). */
   async checkpoint(source: string): Promise<number | null> {
     this.assertOpen();
-    const [r] = await this.p.coordinator.query<{ p: number | string; n: number | string }>(
+    const [r] = await this.p.coordinator.node.query<{ p: number | string; n: number | string }>(
       `SELECT max(events) AS p, count() AS n FROM ${ident(this.p.layout.days)} WHERE site_id = ${lit(checkpointSite(source))}`,
     );
     return r && Number(r.n) > 0 ? Number(r.p) : null;
@@ -81,7 +89,7 @@ export class ClickHouseEventStore implements EventStore {
 
   async siteCoverage(siteId: string): Promise<SiteCoverage> {
     this.assertOpen();
-    const c = await siteCoverage(this.p.coordinator, this.p.layout.days, siteId);
+    const c = await siteCoverage(this.p.coordinator.node, this.p.layout.days, siteId);
     return {
       firstEventAt: c.firstMs === null ? null : new Date(c.firstMs).toISOString(),
       lastEventAt: c.lastMs === null ? null : new Date(c.lastMs).toISOString(),
@@ -89,15 +97,19 @@ export class ClickHouseEventStore implements EventStore {
     };
   }
 
-  /** Read from the commit log, so every process sharing the store sees the same versions. */
+  /** From the commit log, so every process sharing the store sees the same versions. */
   async dataVersion(siteId: string): Promise<string> {
     this.assertOpen();
-    return siteVersion(this.p.coordinator, this.p.layout.days, siteId);
+    return syncedVersion(this.p.coordinator, this.others, this.p.layout.days, siteId);
+  }
+
+  private get others(): Shard[] {
+    return this.p.shards.filter((s) => s !== this.p.coordinator);
   }
 
   async ping(): Promise<void> {
     this.assertOpen();
-    await Promise.all(this.p.shards.map((n) => n.query('SELECT 1 AS ok')));
+    await Promise.all(this.p.shards.map((s) => s.node.query('SELECT 1 AS ok')));
   }
 
   async close(): Promise<void> {
@@ -120,20 +132,18 @@ export class ClickHouseEventStore implements EventStore {
 const defaultReidentify: Reidentify = (row, occurrence) => `${row.event_id}#${occurrence}`;
 
 /**
- * A loader's checkpoint is a row of the commit log itself (no site id starts with `#`): written by
- * the same insert that commits the import's days, so it is seen exactly when they are. Its `events`
- * column holds the position.
+ * A loader's checkpoint is a row of the first server's commit log itself (no site id starts with `#`):
+ * written by the same insert that commits the import's days, so it is seen exactly when they are. Its
+ * `events` column holds the position.
  */
 const checkpointSite = (source: string) => `#checkpoint/${source}`;
 
-function checkpointRow(cp: Checkpoint, gen: number, committedMs: number): string {
-  return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
+function checkpointRow(cp: Checkpoint, gen: number, shard: number, committedMs: number): string {
+  return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, shard, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
 }
 
-type DbRow = Record<string, unknown>;
-
 /** A row as ClickHouse returns it -> EventRow (UInt8 booleans, no extra columns). */
-function toEventRow(r: DbRow): EventRow {
+function toEventRow(r: Record<string, unknown>): EventRow {
   const out: Record<string, unknown> = {};
   for (const f of EVENT_ROW_FIELDS) out[f] = r[f];
   out.has_click_id = r.has_click_id === 1 || r.has_click_id === true;
@@ -142,27 +152,24 @@ function toEventRow(r: DbRow): EventRow {
   return out as unknown as EventRow;
 }
 
-/** The port's wire rows (JSON arrays) as the JSONEachRow objects ClickHouse 18.16 reads. */
-function asObjects(ndjson: string): string {
-  let out = '';
-  for (const line of ndjson.split('\n')) if (line) out += JSON.stringify(decodeEventRow(line)) + '\n';
-  return out;
-}
+const dayKey = (d: DayRef) => `${d.site_id}|${d.day}`;
 
-function encodeWith(rows: readonly object[], columns: [string, string][], extra: Record<string, unknown>): string {
+/** Rows as the JSONEachRow objects ClickHouse 18.16 reads (it has no format for the port's arrays). */
+function objectRows(rows: readonly EventRow[]): string {
   let out = '';
   for (const r of rows) {
     const o: Record<string, unknown> = {};
-    for (const [c] of columns) o[c] = c in extra ? extra[c] : (r as Record<string, unknown>)[c];
+    for (const f of EVENT_ROW_FIELDS) o[f] = r[f];
     out += JSON.stringify(o) + '\n';
   }
   return out;
 }
 
-interface DayPlan extends DayRef {
-  staged: number;
-  /** current generation before this import, if the day has one */
-  old: DayGen | undefined;
+/** The port's wire rows (JSON arrays: encodeEventRows) as JSONEachRow objects. */
+function asObjects(ndjson: string): string {
+  let out = '';
+  for (const line of ndjson.split('\n')) if (line) out += JSON.stringify(decodeEventRow(line)) + '\n';
+  return out;
 }
 
 class ClickHouseImportSession implements ImportSession {
@@ -170,11 +177,14 @@ class ClickHouseImportSession implements ImportSession {
   private done = false;
   /** engagement rows of this import: few (live collection batches), kept in memory until commit */
   private readonly engagement: EngagementRow[] = [];
-  private engagementApplied = 0;
 
   constructor(
     private readonly p: ClickHouseStoreParts,
+    private readonly tag: string,
+    /** each server's staging table */
     private readonly stage: string,
+    /** where appends go: the stage (one server) or the router spreading rows over the servers */
+    private readonly entry: string,
     private readonly reidentify: Reidentify,
     private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T>,
     private readonly checkpoint: Checkpoint | null,
@@ -183,28 +193,27 @@ class ClickHouseImportSession implements ImportSession {
   /** Commits the checkpoint alone (an import that changed nothing still moves its loader on). */
   private async commitCheckpointOnly(): Promise<void> {
     if (!this.checkpoint) return;
-    await this.c.insertNdjson(ident(this.p.layout.days), checkpointRow(this.checkpoint, Date.now() * 1000, Date.now()) + '\n');
-  }
-
-  private get c(): ClickHouseNode {
-    return this.p.coordinator;
+    const now = Date.now();
+    await this.p.coordinator.node.insertNdjson(ident(this.p.layout.days), checkpointRow(this.checkpoint, now * 1000, this.p.coordinator.num, now) + '\n');
   }
 
   async append(rows: readonly EventRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.appendEncoded(encodeEventRows(rows), rows.length);
-  }
-
-  async appendEngagement(rows: readonly EngagementRow[]): Promise<void> {
     if (this.done) throw new Error('import session already finished');
-    this.engagement.push(...rows);
+    if (rows.length === 0) return;
+    await this.p.coordinator.node.insertNdjson(ident(this.entry), objectRows(rows), INSERT_SETTINGS);
+    this.staged += rows.length;
   }
 
   async appendEncoded(ndjson: string, count: number): Promise<void> {
     if (this.done) throw new Error('import session already finished');
     if (count === 0) return;
-    await this.c.insertNdjson(ident(this.stage), asObjects(ndjson));
+    await this.p.coordinator.node.insertNdjson(ident(this.entry), asObjects(ndjson), INSERT_SETTINGS);
     this.staged += count;
+  }
+
+  async appendEngagement(rows: readonly EngagementRow[]): Promise<void> {
+    if (this.done) throw new Error('import session already finished');
+    this.engagement.push(...rows);
   }
 
   commit(): Promise<ImportResult> {
@@ -214,7 +223,7 @@ class ClickHouseImportSession implements ImportSession {
       try {
         return await this.commitNow();
       } finally {
-        await this.dropStage();
+        await this.dropScratch();
       }
     });
   }
@@ -222,241 +231,168 @@ class ClickHouseImportSession implements ImportSession {
   async abort(): Promise<void> {
     if (this.done) return;
     this.done = true;
-    await this.dropStage();
+    await this.dropScratch();
   }
 
-  private async dropStage(): Promise<void> {
-    await this.c.command(`DROP TABLE IF EXISTS ${ident(this.stage)}`).catch(() => undefined);
-  }
-
-  /** The staged rows, one per event_id (repeats were given their own ids by numberRepeats). */
-  private uniqueStage(where = ''): string {
-    return `(SELECT * FROM ${ident(this.stage)}${where ? ` WHERE ${where}` : ''} LIMIT 1 BY event_id)`;
+  private async dropScratch(): Promise<void> {
+    const drop = (n: ClickHouseNode, t: string) => n.command(`DROP TABLE IF EXISTS ${ident(t)}`).catch(() => undefined);
+    if (this.entry !== this.stage) await drop(this.p.coordinator.node, this.entry);
+    await Promise.all(this.p.shards.map((s) => drop(s.node, this.stage)));
   }
 
   private async commitNow(): Promise<ImportResult> {
     const L = this.p.layout;
-    const [{ n }] = await this.c.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`);
-    if (Number(n) !== this.staged) throw new Error(`staged ${n} rows, expected ${this.staged}`);
-    const engaged = this.engagement.length ? { engagement: { applied: 0, dropped: this.engagement.length } } : {};
+    const counts = await Promise.all(this.p.shards.map((s) => s.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`)));
+    const total = counts.reduce((n, r) => n + Number(r[0].n), 0);
+    if (total !== this.staged) throw new Error(`staged ${total} rows, expected ${this.staged}`);
     if (this.staged === 0 && this.engagement.length === 0) {
       await this.commitCheckpointOnly();
       return { imported: 0, duplicates: 0, days: [] };
     }
-    await this.numberRepeats();
+    await Promise.all(this.p.shards.map((s) => this.numberRepeats(s)));
 
-    const staged = await this.c.query<{ site_id: string; day: string; n: number }>(
-      `SELECT site_id, toString(toDate(intDiv(ts_ms, 86400000))) AS day, count() AS n FROM ${this.uniqueStage()}
-       GROUP BY site_id, day ORDER BY site_id, day`,
+    // every (site, day) staged on each server, with the generation that server shows for it now
+    const staged = await Promise.all(
+      this.p.shards.map((s) =>
+        s.node.query<{ site_id: string; d: string; n: number }>(
+          `SELECT site_id, toString(toDate(intDiv(ts_ms, 86400000))) AS d, count() AS n FROM (SELECT site_id, ts_ms, event_id FROM ${ident(this.stage)} LIMIT 1 BY event_id) GROUP BY site_id, d`,
+        ),
+      ),
     );
-    const dayRows = withEngagementDays(staged, this.engagement);
-    const olds = new Map((await currentGens(this.c, L.days, dayRows)).map((g) => [`${g.site_id}|${g.day}`, g]));
-    const plans: DayPlan[] = dayRows.map((d) => ({ site_id: d.site_id, day: d.day, staged: Number(d.n), old: olds.get(`${d.site_id}|${d.day}`) }));
+    // engagement may fall on any server's visitors: its days are every server's to look at
+    const engagementDays = uniqueDays(this.engagement.map((e) => ({ site_id: e.site_id, day: utcDay(e.ts_ms) })));
+    const touched = uniqueDays([...staged.flat().map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]);
+    const olds = await currentGens(this.p.coordinator.node, L.days, touched);
+    const oldOf = new Map(olds.map((g) => [`${g.shard}|${dayKey(g)}`, g.gen]));
     // a new gen is above every gen these days had, so "newest" stays "current" whatever the clocks say
-    const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...[...olds.values()].map((g) => g.gen + 1));
+    const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...olds.map((g) => g.gen + 1));
 
-    const committed: { plan: DayPlan; events: number; first: number; last: number }[] = [];
+    const committedMs = Date.now();
+    const logRows = (of: Shard | null) =>
+      committed
+        .filter((c) => of === null || c.shard === of)
+        .map((c) => JSON.stringify({ site_id: c.site_id, day: c.day, gen, shard: c.shard.num, events: c.events, first_ms: c.firstMs, last_ms: c.lastMs, committed_ms: committedMs }))
+        .join('\n') + '\n';
+    const rewritten: { shard: Shard; days: RewrittenDay[] }[] = [];
+    const committed: (RewrittenDay & { shard: Shard })[] = [];
     let fresh = 0;
+    let applied = 0;
+    const engagementOf = (group: readonly DayRef[]) => {
+      const days = new Set(group.map(dayKey));
+      return this.engagement.filter((e) => days.has(`${e.site_id}|${utcDay(e.ts_ms)}`));
+    };
+    const engaged = () => (this.engagement.length ? { engagement: { applied, dropped: this.engagement.length - applied } } : {});
     try {
-      for (const group of groupDays(plans)) {
-        const r = await this.rewrite(group, gen);
-        fresh += r.fresh;
-        committed.push(...r.days);
-      }
+      await Promise.all(
+        this.p.shards.map(async (s, i) => {
+          const rows = new Map(staged[i].map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
+          const days = uniqueDays([...staged[i].map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]).map(
+            (d): ShardDay & { n: number } => ({ ...d, n: rows.get(dayKey(d)) ?? 0, oldGen: oldOf.get(`${s.num}|${dayKey(d)}`) ?? 0 }),
+          );
+          const stored = await storedRows(this.p.coordinator.node, s.num, L.days, days);
+          let step = 0;
+          for (const group of groupDays(days, stored)) {
+            const r = await rewriteDays(s, L, this.stage, group, engagementOf(group), gen, `${this.tag}_${s.num}_${step++}`);
+            fresh += r.fresh;
+            applied += r.applied;
+            if (r.days.length) rewritten.push({ shard: s, days: r.days });
+          }
+        }),
+      );
+      committed.push(...rewritten.flatMap((r) => r.days.map((d) => ({ shard: r.shard, ...d }))));
       if (committed.length === 0) {
         await this.commitCheckpointOnly();
-        return { imported: 0, duplicates: this.staged, days: [], ...engaged };
+        return { imported: 0, duplicates: this.staged, days: [], ...engaged() };
       }
       // Another process may have committed some of these days since we read them: our rewrite would drop its events.
-      const now = await currentGens(this.c, L.days, committed.map((d) => d.plan));
-      const changed = now.filter((g) => g.gen !== olds.get(`${g.site_id}|${g.day}`)?.gen);
+      const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
+      const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
       if (changed.length) {
         throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
       }
-      const committedMs = Date.now();
       // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
-      await this.c.insertNdjson(
-        ident(L.days),
-        [
-          ...committed.map((d) =>
-            JSON.stringify({ site_id: d.plan.site_id, day: d.plan.day, gen, events: d.events, first_ms: d.first, last_ms: d.last, committed_ms: committedMs }),
-          ),
-          ...(this.checkpoint ? [checkpointRow(this.checkpoint, gen, committedMs)] : []),
-        ].join('\n') + '\n',
-      );
+      const checkpoint = this.checkpoint ? checkpointRow(this.checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '';
+      await this.p.coordinator.node.insertNdjson(ident(L.days), logRows(null) + checkpoint);
     } catch (err) {
-      await this.dropGeneration(gen, plans).catch(() => undefined);
+      await this.dropGeneration(gen).catch(() => undefined);
       throw err;
     }
-    await this.dropSuperseded(gen, committed.map((d) => d.plan).filter((p) => p.old)).catch(() => undefined);
-    const days = committed.map((d) => ({ site_id: d.plan.site_id, day: d.plan.day }));
-    const engagement = this.engagement.length
-      ? { engagement: { applied: this.engagementApplied, dropped: this.engagement.length - this.engagementApplied } }
-      : {};
-    return { imported: fresh, duplicates: this.staged - fresh, days, ...engagement };
-  }
-
-  /** Writes the new generation of a group of days; days that gain no event are left as they are. */
-  private async rewrite(group: DayPlan[], gen: number) {
-    const L = this.p.layout;
-    const withOld = group.filter((p) => p.old);
-    const existing = withOld.length
-      ? (
-          await this.c.query<DbRow>(
-            `SELECT * FROM ${ident(L.events)} WHERE ${daysIn(withOld)} AND (site_id, day, gen) IN (${withOld
-              .map((p) => `(${lit(p.site_id)}, ${lit(p.day)}, ${lit(p.old!.gen)})`)
-              .join(', ')})`,
-          )
-        ).map(toEventRow)
-      : [];
-    const known = new Set(existing.map((e) => e.event_id));
-    const staged = (
-      await this.c.query<DbRow>(`SELECT * FROM ${this.uniqueStage(daysIn(group, 'site_id', 'toDate(intDiv(ts_ms, 86400000))'))}`)
-    ).map(toEventRow);
-    const fresh = staged.filter((r) => !known.has(r.event_id));
-    const gaining = new Set(fresh.map((r) => `${r.site_id}|${utcDay(r.ts_ms)}`));
-    const inGroup = new Set(group.map((p) => `${p.site_id}|${p.day}`));
-    const engaged = applyEngagement(
-      [...existing, ...fresh],
-      this.engagement.filter((e) => inGroup.has(`${e.site_id}|${utcDay(e.ts_ms)}`)),
+    // Committed. Each other server's log gets its rows (readers mend a copy a dead process left behind).
+    await Promise.all(
+      this.p.shards
+        .filter((s) => s !== this.p.coordinator && rewritten.some((r) => r.shard === s))
+        .map((s) => s.node.insertNdjson(ident(L.days), logRows(s)).catch(() => undefined)),
     );
-    this.engagementApplied += engaged.applied;
-    for (const k of engaged.days) gaining.add(k);
-    const { events, sessions } = sessionize([...existing, ...fresh]);
-    const keep = <T extends { site_id: string; day: string }>(x: T) => gaining.has(`${x.site_id}|${x.day}`);
-    const evs = events.filter(keep);
-    await this.insertEvents(evs, gen);
-    await this.insertSessions(sessions.filter(keep), gen);
-    const stats = new Map<string, { events: number; first: number; last: number }>();
-    for (const e of evs) {
-      const k = `${e.site_id}|${e.day}`;
-      const s = stats.get(k);
-      if (!s) stats.set(k, { events: 1, first: e.ts_ms, last: e.ts_ms });
-      else {
-        s.events++;
-        if (e.ts_ms < s.first) s.first = e.ts_ms;
-        if (e.ts_ms > s.last) s.last = e.ts_ms;
-      }
-    }
-    const days = group.filter((p) => stats.has(`${p.site_id}|${p.day}`)).map((plan) => ({ plan, ...stats.get(`${plan.site_id}|${plan.day}`)! }));
-    return { fresh: fresh.length, days };
-  }
-
-  private async insertEvents(rows: SessionizedEvent[], gen: number): Promise<void> {
-    rows.sort((a, b) => (a.site_id < b.site_id ? -1 : a.site_id > b.site_id ? 1 : a.ts_ms - b.ts_ms));
-    for (let i = 0; i < rows.length; i += 50_000) {
-      await this.c.insertNdjson(ident(this.p.layout.events), encodeWith(rows.slice(i, i + 50_000), EVENT_COLUMNS, { gen }), INSERT_SETTINGS);
-    }
-  }
-
-  private async insertSessions(rows: StoredSession[], gen: number): Promise<void> {
-    for (let i = 0; i < rows.length; i += 50_000) {
-      await this.c.insertNdjson(ident(this.p.layout.sessions), encodeWith(rows.slice(i, i + 50_000), SESSION_COLUMNS, { gen }), INSERT_SETTINGS);
-    }
+    await Promise.all(rewritten.map((r) => this.dropSuperseded(r.shard, gen, r.days).catch(() => undefined)));
+    const days = uniqueDays(rewritten.flatMap((r) => r.days)).sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
+    return { imported: fresh, duplicates: this.staged - fresh, days, ...engaged() };
   }
 
   /**
    * Rows arrive with their occurrence-0 identity, so identical events of this batch share an id;
-   * the 2nd, 3rd ... copy gets the identity of its occurrence number (DESIGN 8). The stage keeps the
-   * copies; uniqueStage() reads one row per id.
+   * the 2nd, 3rd ... copy gets the identity of its occurrence number (DESIGN 8). Copies are alike,
+   * so they are on one server; the stage keeps them and each rewrite reads one row per id.
    */
-  private async numberRepeats(): Promise<void> {
-    const counts = await this.c.query<{ event_id: string; n: number }>(
-      `SELECT event_id, count() AS n FROM ${ident(this.stage)} GROUP BY event_id HAVING n > 1`,
-    );
+  private async numberRepeats(s: Shard): Promise<void> {
+    const st = ident(this.stage);
+    const counts = await s.node.query<{ event_id: string; n: number }>(`SELECT event_id, count() AS n FROM ${st} GROUP BY event_id HAVING n > 1`);
     if (counts.length === 0) return;
     const n = new Map(counts.map((c) => [c.event_id, Number(c.n)]));
-    const reps = await this.c.query<DbRow>(
-      `SELECT * FROM ${ident(this.stage)} WHERE event_id IN (${counts.map((c) => lit(c.event_id)).join(', ')}) LIMIT 1 BY event_id`,
-    );
-    if (reps.length === 0) return;
+    const reps = await s.node.query<Record<string, unknown>>(`SELECT * FROM ${st} WHERE event_id IN (${counts.map((c) => lit(c.event_id)).join(', ')}) LIMIT 1 BY event_id`);
     const extra: EventRow[] = [];
     for (const rep of reps) {
       const row = toEventRow(rep);
       for (let occ = 2; occ <= n.get(row.event_id)!; occ++) extra.push({ ...row, event_id: this.reidentify(row, occ) });
     }
-    await this.c.insertNdjson(ident(this.stage), asObjects(encodeEventRows(extra)));
+    await s.node.insertNdjson(st, objectRows(extra));
   }
 
   /** An import that failed before its commit point: its rows were never visible; remove them. */
-  private async dropGeneration(gen: number, plans: DayPlan[]): Promise<void> {
-    if (plans.length === 0) return;
-    await this.mutateShards(`gen = ${lit(gen)}`);
+  private async dropGeneration(gen: number): Promise<void> {
+    await Promise.all(this.p.shards.map((s) => this.mutate(s, `gen = ${lit(gen)}`)));
   }
 
   /** Rows of generations the commit replaced (invisible already): reclaimed in the background. */
-  private async dropSuperseded(gen: number, replaced: DayPlan[]): Promise<void> {
-    if (replaced.length === 0) return;
-    await this.mutateShards(`${daysIn(replaced)} AND gen < ${lit(gen)}`);
+  private async dropSuperseded(s: Shard, gen: number, days: readonly DayRef[]): Promise<void> {
+    await this.mutate(s, `${daysIn(days)} AND gen < ${lit(gen)}`);
   }
 
-  private async mutateShards(where: string): Promise<void> {
+  private async mutate(s: Shard, where: string): Promise<void> {
     const L = this.p.layout;
-    await Promise.all(
-      this.p.shards.flatMap((n) => [L.eventsLocal, L.sessionsLocal].map((t) => n.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`))),
-    );
+    await Promise.all([L.events, L.sessions, L.rollups, L.titles].map((t) => s.node.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`)));
   }
 }
 
-/** The staged days plus the days engagement rows fall on (as days with no staged event). */
-function withEngagementDays(staged: { site_id: string; day: string; n: number }[], engagement: readonly EngagementRow[]) {
-  const known = new Set(staged.map((d) => `${d.site_id}|${d.day}`));
-  const out = [...staged];
-  for (const e of engagement) {
-    const day = utcDay(e.ts_ms);
-    if (!known.has(`${e.site_id}|${day}`)) {
-      known.add(`${e.site_id}|${day}`);
-      out.push({ site_id: e.site_id, day, n: 0 });
-    }
-  }
-  return out.sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : a.day > b.day ? 1 : 0) : a.site_id < b.site_id ? -1 : 1));
+function uniqueDays(days: readonly DayRef[]): DayRef[] {
+  const seen = new Map<string, DayRef>();
+  for (const d of days) if (!seen.has(dayKey(d))) seen.set(dayKey(d), { site_id: d.site_id, day: d.day });
+  return [...seen.values()];
 }
 
-/**
- * Adds each engagement row to its visitor's latest pageview of the path at or before its time that
- * day (EngagementRow), in place; returns the `site|day` keys of the days it changed and how many
- * rows found their pageview.
- */
-function applyEngagement(rows: EventRow[], engagement: readonly EngagementRow[]): { days: Set<string>; applied: number } {
-  const changed = new Set<string>();
-  if (engagement.length === 0) return { days: changed, applied: 0 };
-  const byKey = new Map<string, EventRow[]>();
-  for (const r of rows) {
-    if (r.type !== 'pageview' || r.path_canon === null) continue;
-    const k = `${r.site_id}|${utcDay(r.ts_ms)}|${r.visitor_key}|${r.path_canon}`;
-    const list = byKey.get(k);
-    if (list) list.push(r);
-    else byKey.set(k, [r]);
-  }
-  let applied = 0;
-  for (const e of engagement) {
-    const day = utcDay(e.ts_ms);
-    let target: EventRow | null = null;
-    for (const r of byKey.get(`${e.site_id}|${day}|${e.visitor_key}|${e.path_canon}`) ?? []) {
-      if (r.ts_ms > e.ts_ms) continue;
-      if (!target || r.ts_ms > target.ts_ms || (r.ts_ms === target.ts_ms && r.event_id > target.event_id)) target = r;
-    }
-    if (!target) continue;
-    target.engagement_time_ms = Math.min(target.engagement_time_ms + e.engagement_ms, MAX_ENGAGEMENT_MS);
-    changed.add(`${e.site_id}|${day}`);
-    applied++;
-  }
-  return { days: changed, applied };
+/** How many rows of each (site, day) a server stores at its current generation (the authority's facts). */
+async function storedRows(authority: ClickHouseNode, shard: number, log: string, days: readonly ShardDay[]): Promise<Map<string, number>> {
+  const withOld = days.filter((d) => d.oldGen > 0);
+  if (withOld.length === 0) return new Map();
+  const rows = await authority.query<{ site_id: string; d: string; n: number }>(
+    `SELECT site_id, toString(day) AS d, argMax(events, gen) AS n FROM ${ident(log)} WHERE shard = ${lit(shard)} AND ${daysIn(withOld)} GROUP BY site_id, d`,
+  );
+  return new Map(rows.map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
 }
 
-/** Days in groups of about GROUP_ROWS rows (old and new), a day never split. */
-function* groupDays(plans: DayPlan[]): Generator<DayPlan[]> {
-  let group: DayPlan[] = [];
+/** Days in groups of about GROUP_ROWS rows (staged and stored), a day never split. */
+function* groupDays(days: readonly (ShardDay & { n: number })[], stored: Map<string, number>): Generator<ShardDay[]> {
+  let group: ShardDay[] = [];
   let rows = 0;
-  for (const p of plans) {
-    const n = p.staged + (p.old?.events ?? 0);
+  for (const d of days) {
+    const n = d.n + (stored.get(dayKey(d)) ?? 0);
     if (group.length && rows + n > GROUP_ROWS) {
       yield group;
       group = [];
       rows = 0;
     }
-    group.push(p);
+    group.push({ site_id: d.site_id, day: d.day, oldGen: d.oldGen });
     rows += n;
   }
   if (group.length) yield group;
 }
+

@@ -1,53 +1,47 @@
-// Reads of ff_days, the commit log (schema.ts): which generation of each (site, day) is current,
-// and the per-day facts coverage and data versions are computed from.
+// The commit log ff_days (schema.ts): which generation of each (site, day) each server shows, the
+// facts coverage and data versions come from, and the row filter that makes reads see only the
+// committed generations. The first server's log is the authority (an import commits with one
+// insert there); each other server keeps a copy of its own rows, written right after the commit
+// and mended by syncLogs when a process died in between.
 import type { DayRef } from '../../ports/event-store.js';
+import type { RowFilter } from '../sql/sql-writer.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseNode, QueryOptions } from './node.js';
-import { utcDay } from './sessionize.js';
-
-const LAST_DATE_MS = Date.UTC(2105, 11, 31);
 import { ident } from './schema.js';
 
+export const DAY_MS = 86_400_000;
+const LAST_DATE_MS = Date.UTC(2105, 11, 31);
+
+/** YYYY-MM-DD (UTC) of a ms timestamp, clamped to ClickHouse's Date range. */
+export function utcDay(tsMs: number): string {
+  const ms = tsMs <= 0 ? 0 : Math.min(tsMs, LAST_DATE_MS);
+  return new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** One server of the store: its connection and its shard number (1 without a cluster). */
+export interface Shard {
+  node: ClickHouseNode;
+  num: number;
+}
+
 export interface DayGen extends DayRef {
+  shard: number;
   gen: number;
-  events: number;
 }
 
 /** `(site_id, day) IN (...)` over the given days (never empty: callers skip empty lists). */
 export function daysIn(days: readonly DayRef[], siteCol = 'site_id', dayCol = 'day'): string {
   if (days.length === 0) return '0 = 1';
-  return `(${siteCol}, ${dayCol}) IN (${days.map((d) => `(${lit(d.site_id)}, ${lit(d.day)})`).join(', ')})`;
+  return `(${siteCol}, ${dayCol}) IN (${days.map((d) => `(${lit(d.site_id)}, toDate(${lit(d.day)}))`).join(', ')})`;
 }
 
-/** The current generation of each listed (site, day) that has one. */
+/** The current generation of each listed (site, day) on each server that has one (from the authority). */
 export async function currentGens(node: ClickHouseNode, table: string, days: readonly DayRef[]): Promise<DayGen[]> {
   if (days.length === 0) return [];
-  const rows = await node.query<{ site_id: string; d: string; g: number; n: number }>(
-    `SELECT site_id, toString(day) AS d, max(gen) AS g, argMax(events, gen) AS n FROM ${ident(table)}
-     WHERE ${daysIn(days)} GROUP BY site_id, d ORDER BY site_id, d`,
+  const rows = await node.query<{ site_id: string; d: string; shard: number; g: number }>(
+    `SELECT site_id, toString(day) AS d, shard, max(gen) AS g FROM ${ident(table)} WHERE ${daysIn(days)} GROUP BY site_id, d, shard`,
   );
-  return rows.map((r) => ({ site_id: r.site_id, day: r.d, gen: Number(r.g), events: Number(r.n) }));
-}
-
-/** The current generation of each day of a site between two instants' days (inclusive). */
-export async function siteGens(
-  node: ClickHouseNode,
-  table: string,
-  siteId: string,
-  fromMs: number,
-  toMs: number,
-  opts: QueryOptions = {},
-): Promise<DayGen[]> {
-  // ClickHouse's Date ends in 2105; clamping keeps far-future windows from wrapping around
-  const clamp = (ms: number) => (ms <= 0 ? '1970-01-01' : ms >= LAST_DATE_MS ? utcDay(LAST_DATE_MS) : utcDay(ms));
-  const from = clamp(fromMs);
-  const to = clamp(toMs);
-  const rows = await node.query<{ d: string; g: number; n: number }>(
-    `SELECT toString(day) AS d, max(gen) AS g, argMax(events, gen) AS n FROM ${ident(table)}
-     WHERE site_id = ${lit(siteId)} AND day >= toDate(${lit(from)}) AND day <= toDate(${lit(to)}) GROUP BY d ORDER BY d`,
-    opts,
-  );
-  return rows.map((r) => ({ site_id: siteId, day: r.d, gen: Number(r.g), events: Number(r.n) }));
+  return rows.map((r) => ({ site_id: r.site_id, day: r.d, shard: Number(r.shard), gen: Number(r.g) }));
 }
 
 export interface Coverage {
@@ -56,11 +50,12 @@ export interface Coverage {
   events: number;
 }
 
+/** From the current generation of every (day, server) of the site. */
 export async function siteCoverage(node: ClickHouseNode, table: string, siteId: string, opts: QueryOptions = {}): Promise<Coverage> {
   const rows = await node.query<{ f: number; l: number; n: number }>(
     `SELECT min(f) AS f, max(l) AS l, sum(n) AS n FROM (
-       SELECT day, argMax(first_ms, gen) AS f, argMax(last_ms, gen) AS l, argMax(events, gen) AS n
-       FROM ${ident(table)} WHERE site_id = ${lit(siteId)} GROUP BY day)`,
+       SELECT day, shard, argMax(first_ms, gen) AS f, argMax(last_ms, gen) AS l, argMax(events, gen) AS n
+       FROM ${ident(table)} WHERE site_id = ${lit(siteId)} GROUP BY day, shard)`,
     opts,
   );
   const r = rows[0];
@@ -69,19 +64,67 @@ export async function siteCoverage(node: ClickHouseNode, table: string, siteId: 
   return { firstMs: Number(r.f), lastMs: Number(r.l), events: Number(r.n) };
 }
 
-/** Changes with every commit that adds events to the site (each adds ff_days rows with a new gen). */
-export async function siteVersion(node: ClickHouseNode, table: string, siteId: string): Promise<string> {
-  const rows = await node.query<{ n: number; g: number }>(
-    `SELECT count() AS n, max(gen) AS g FROM ${ident(table)} WHERE site_id = ${lit(siteId)}`,
-  );
-  return `${rows[0]?.n ?? 0}:${rows[0]?.g ?? 0}`;
+/**
+ * The site's data version: `<commit rows>:<newest generation>`. Changes with every commit that adds
+ * events to the site (each adds log rows under a new, greater gen). Reads pinned to it see exactly
+ * the generations committed up to it.
+ */
+export function versionOf(rows: number, gen: number): string {
+  return `${rows}:${gen}`;
+}
+
+/** The newest generation a version (versionOf) admits. */
+export function genOfVersion(version: string): number {
+  const m = /^\d+:(\d+)$/.exec(version);
+  if (!m) throw new Error(`not a ClickHouse data version: ${JSON.stringify(version)}`);
+  return Number(m[1]);
 }
 
 /**
- * A compiler row filter (sql/compile-query.ts rowFilter): rows of the site's current generation of
- * each day. The site itself is already in every read's scope.
+ * The site's data version from the authority, after making sure every other server's copy of the
+ * log holds its rows (a process that died between the commit and the copies leaves one behind).
  */
-export function visibleRows(gens: readonly DayGen[]): (table: string, alias: string) => string {
-  const set = gens.map((g) => `(${lit(g.day)}, ${lit(g.gen)})`).join(', ');
-  return (_table, alias) => (gens.length === 0 ? '0 = 1' : `(${alias}.\`day\`, ${alias}.\`gen\`) IN (${set})`);
+export async function syncedVersion(coordinator: Shard, others: readonly Shard[], table: string, siteId: string, opts: QueryOptions = {}): Promise<string> {
+  const t = ident(table);
+  const site = lit(siteId);
+  const count = (extra: string) => `SELECT shard, uniqExact(day, gen) AS n, max(gen) AS g FROM ${t} WHERE site_id = ${site}${extra} GROUP BY shard`;
+  type Row = { shard: number; n: number; g: number };
+  const [authority, ...copies] = await Promise.all([
+    coordinator.node.query<Row>(count(''), opts),
+    ...others.map((s) => s.node.query<Row>(count(` AND shard = ${lit(s.num)}`), opts)),
+  ]);
+  const want = new Map(authority.map((r) => [Number(r.shard), Number(r.n)]));
+  for (const [i, s] of others.entries()) {
+    const have = Number(copies[i][0]?.n ?? 0);
+    if (have < (want.get(s.num) ?? 0)) await copyLog(coordinator.node, s, table, siteId, opts);
+  }
+  const rows = authority.reduce((n, r) => n + Number(r.n), 0);
+  const gen = authority.reduce((g, r) => Math.max(g, Number(r.g)), 0);
+  return versionOf(rows, gen);
+}
+
+/** Copies the authority's rows of one server (and site) that its own log lacks. */
+async function copyLog(authority: ClickHouseNode, to: Shard, table: string, siteId: string, opts: QueryOptions): Promise<void> {
+  const where = `WHERE site_id = ${lit(siteId)} AND shard = ${lit(to.num)}`;
+  const [all, have] = await Promise.all([
+    authority.query<Record<string, unknown>>(`SELECT *, toString(day) AS d FROM ${ident(table)} ${where}`, opts),
+    to.node.query<{ d: string; gen: number }>(`SELECT toString(day) AS d, gen FROM ${ident(table)} ${where}`, opts),
+  ]);
+  const present = new Set(have.map((r) => `${r.d}|${r.gen}`));
+  const missing = all.filter((r) => !present.has(`${r.d}|${r.gen}`)).map(({ d, ...r }) => ({ ...r, day: d }));
+  if (missing.length) await to.node.insertNdjson(ident(table), missing.map((r) => JSON.stringify(r)).join('\n') + '\n');
+}
+
+/**
+ * A compiler row filter for one server: the rows of the generation of each day that its log shows
+ * as current at or before `gen`, on the days from `fromMs` to `toMs`. The site itself is in every
+ * read's scope already. The day bounds let the sort key skip other days.
+ */
+export function visibleRows(server: number, log: string, siteId: string, fromMs: number, toMs: number, gen: number): RowFilter {
+  const from = `toDate(${lit(utcDay(fromMs))})`;
+  const to = `toDate(${lit(utcDay(toMs))})`;
+  const current =
+    `SELECT day, max(gen) FROM ${ident(log)} WHERE site_id = ${lit(siteId)} AND shard = ${lit(server)} ` +
+    `AND day >= ${from} AND day <= ${to} AND gen <= ${lit(gen)} GROUP BY day`;
+  return (_table, alias) => `${alias}.\`day\` >= ${from} AND ${alias}.\`day\` <= ${to} AND (${alias}.\`day\`, ${alias}.\`gen\`) IN (${current})`;
 }

@@ -23,6 +23,8 @@ export interface QueryOptions {
 
 export class ClickHouseNode {
   private readonly client: ClickHouseClient;
+  /** SELECTs sent so far (benches count the statements a request costs) */
+  queries = 0;
   constructor(readonly opts: NodeOptions) {
     this.client = createClient({
       url: opts.url,
@@ -46,6 +48,7 @@ export class ClickHouseNode {
     sql: string,
     opts: QueryOptions = {},
   ): Promise<T[]> {
+    this.queries++;
     const rs = await this.client.query({
       query: sql,
       format: 'JSONEachRow',

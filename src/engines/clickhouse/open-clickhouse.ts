@@ -1,10 +1,11 @@
 // Opens the ClickHouse events store named by FOOTFALL_EVENTS_URL: checks the servers (and, for a
-// cluster, that the URL lists each shard once), creates the tables if missing (idempotent), and
-// hands back the EventStore and the AnalyticsEngine over the same tables.
+// cluster, that the URL lists each shard once), creates the tables on every server if missing
+// (idempotent), and hands back the EventStore and the AnalyticsEngine over the same tables.
 import { ClickHouseAnalyticsEngine } from './analytics-engine.js';
-import { ClickHouseEventStore } from './clickhouse-event-store.js';
+import { ClickHouseEventStore, SCRATCH_PREFIX } from './clickhouse-event-store.js';
+import type { Shard } from './commit-log.js';
 import { ClickHouseNode, errorCode } from './node.js';
-import { coordinatorDdl, ident, localDdl, tableLayout, type TableLayout } from './schema.js';
+import { ident, serverDdl, tableLayout, type TableLayout } from './schema.js';
 import { parseClickHouseUrl, redactClickHouseUrl } from './url.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 
@@ -30,11 +31,13 @@ export interface OpenedClickHouse {
   layout: TableLayout;
   /** every server, the coordinator first (tests and tools) */
   nodes: ClickHouseNode[];
+  /** the same servers with their shard numbers */
+  shards: Shard[];
   close(): Promise<void>;
 }
 
-/** Staging tables older than this belong to imports whose process died; open() drops them. */
-const STALE_STAGE_MS = 24 * 3_600_000;
+/** Scratch tables older than this belong to imports whose process died; open() drops them. */
+const STALE_SCRATCH_MS = 24 * 3_600_000;
 
 export async function openClickHouse(url: string): Promise<OpenedClickHouse> {
   const target = parseClickHouseUrl(url);
@@ -47,11 +50,12 @@ export async function openClickHouse(url: string): Promise<OpenedClickHouse> {
   const closeAll = async () => {
     await Promise.all([...admin, ...nodes].map((n) => n.close().catch(() => undefined)));
   };
+  let nums: number[];
   try {
-    if (target.cluster) await checkCluster(admin, target.cluster);
-    for (const n of admin) for (const sql of localDdl(target.database, layout)) await n.command(sql);
-    for (const sql of coordinatorDdl(target.database, layout)) await admin[0].command(sql);
-    await dropStaleStages(admin[0], target.database);
+    nums = target.cluster ? await checkCluster(admin, target.cluster) : [1];
+    for (const n of admin) await checkLayout(n, target.database, layout);
+    for (const n of admin) for (const sql of serverDdl(target.database, layout)) await n.command(sql);
+    for (const n of admin) await dropStaleScratch(n, target.database);
   } catch (err) {
     await closeAll();
     if (err instanceof ClickHouseSetupError) throw err;
@@ -62,7 +66,8 @@ export async function openClickHouse(url: string): Promise<OpenedClickHouse> {
     throw err;
   }
   await Promise.all(admin.map((n) => n.close().catch(() => undefined)));
-  const parts = { coordinator: nodes[0], shards: nodes, layout };
+  const shards = nodes.map((node, i) => ({ node, num: nums[i] }));
+  const parts = { coordinator: shards[0], shards, layout };
   const store = new ClickHouseEventStore(parts);
   let closing: Promise<void> | undefined;
   return {
@@ -70,6 +75,7 @@ export async function openClickHouse(url: string): Promise<OpenedClickHouse> {
     engine: new ClickHouseAnalyticsEngine(parts),
     layout,
     nodes,
+    shards,
     close: () =>
       (closing ??= (async () => {
         await store.close();
@@ -78,8 +84,11 @@ export async function openClickHouse(url: string): Promise<OpenedClickHouse> {
   };
 }
 
-/** Each listed host must be a different shard of the cluster, and every shard must be listed. */
-async function checkCluster(admin: ClickHouseNode[], cluster: string): Promise<void> {
+/**
+ * Each listed host must be a different shard of the cluster, and every shard must be listed.
+ * Returns each host's shard number.
+ */
+async function checkCluster(admin: ClickHouseNode[], cluster: string): Promise<number[]> {
   const shards = await admin[0].query<{ shard_num: number }>(
     `SELECT DISTINCT shard_num FROM system.clusters WHERE cluster = ${lit(cluster)}`,
   );
@@ -98,15 +107,26 @@ async function checkCluster(admin: ClickHouseNode[], cluster: string): Promise<v
     if (seen.has(shard)) throw new ClickHouseSetupError(`${n.opts.url} and ${seen.get(shard)} are the same shard ${shard} of "${cluster}"`);
     seen.set(shard, n.opts.url);
   }
+  return [...seen.keys()];
 }
 
-async function dropStaleStages(admin: ClickHouseNode, database: string): Promise<void> {
-  const stages = await admin.query<{ name: string }>(
-    `SELECT name FROM system.tables WHERE database = ${lit(database)} AND name LIKE 'ff\\\\_stage\\\\_%'`,
+/** A database an earlier footfall wrote (without rollups, one commit log) cannot be read as it is. */
+async function checkLayout(n: ClickHouseNode, database: string, layout: TableLayout): Promise<void> {
+  const found = await n.query<{ table: string; name: string }>(
+    `SELECT table, name FROM system.columns WHERE database = ${lit(database)} AND table IN (${lit(layout.days)}, 'events_local')`,
   );
-  for (const { name } of stages) {
-    const born = Number(/^ff_stage_(\d+)_/.exec(name)?.[1]);
-    if (Number.isFinite(born) && Date.now() - born > STALE_STAGE_MS) {
+  const old = found.some((c) => c.table === 'events_local') || (found.length > 0 && !found.some((c) => c.table === layout.days && c.name === 'shard'));
+  if (old)
+    throw new ClickHouseSetupError(
+      `database "${database}" on ${n.opts.url} holds events in the layout of an earlier footfall (no rollups, one commit log); point FOOTFALL_EVENTS_URL at a new database and import the events again`,
+    );
+}
+
+async function dropStaleScratch(admin: ClickHouseNode, database: string): Promise<void> {
+  const tables = await admin.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${lit(database)} AND startsWith(name, ${lit(SCRATCH_PREFIX)})`);
+  for (const { name } of tables) {
+    const born = Number(name.slice(SCRATCH_PREFIX.length).split('_')[0]);
+    if (Number.isFinite(born) && Date.now() - born > STALE_SCRATCH_MS) {
       await admin.command(`DROP TABLE IF EXISTS ${ident(database)}.${ident(name)}`);
     }
   }

@@ -1,10 +1,19 @@
-// ClickHouse tables of the event store (docs/decisions.md (clickhouse)). Kept to what 18.16 and
+// ClickHouse tables of the event store (docs/decisions.md (Scale stack)). Kept to what 18.16 and
 // current ClickHouse both accept: MergeTree, Nullable, Date, Int64 ms timestamps (no DateTime64).
 //
-// events and sessions carry `gen`: the import that wrote the row. A (site, day) shows only the rows
-// of its current generation, the newest one recorded in `ff_days` (the commit log); an import
-// rewrites every day it touches under a new gen and commits with ONE insert into ff_days.
+// Every server of a cluster (or the one server) holds the rows of its own visitors in the same
+// tables: events, sessions and the daily rollups. Each row carries `gen`, the import that wrote it:
+// a (site, day) of a server shows only the rows of its current generation, the newest one that
+// server's commit log `ff_days` records (at or before the generation a read is pinned to). An import
+// rewrites each day it adds events to under a new gen and commits with ONE insert into the first
+// server's ff_days, the authority; the other servers' logs are copies of their own rows.
+import { createHash } from 'node:crypto';
 import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
+import { clickhouseDialect } from '../sql/dialect.js';
+import { compileRollupExpansions } from '../sql/rollup-build.js';
+import { ATOMS } from '../../domain/query/metrics.js';
+import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
+import { PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
 
 export type RowField = (typeof EVENT_ROW_FIELDS)[number];
 
@@ -21,9 +30,10 @@ export const ROW_TYPES: Record<RowField, string> = {
   form_action_path: 'Nullable(String)', channel: 'String',
 };
 
-const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
+/** EventRow fields other than the leading site_id and ts_ms, in wire order. */
+export const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
 
-/** events columns in DDL order: the read order first (site, day, time). */
+/** events columns in DDL order. */
 export const EVENT_COLUMNS: [string, string][] = [
   ['site_id', 'String'],
   ['day', 'Date'],
@@ -32,6 +42,12 @@ export const EVENT_COLUMNS: [string, string][] = [
   ['session_id', 'String'],
   ...ROW_COLUMNS.map((c): [string, string] => [c, ROW_TYPES[c]]),
 ];
+
+/** The session attributes taken from a session's first event (StoredSession). */
+export const FIRST_EVENT_COLUMNS = [
+  'profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium', 'utm_campaign', 'country', 'region',
+  'city', 'device_type', 'browser_family', 'os_family',
+] as const;
 
 /** sessions = StoredSession (src/domain/events.ts) + gen; booleans as UInt8. */
 export const SESSION_COLUMNS: [string, string][] = [
@@ -43,13 +59,9 @@ export const SESSION_COLUMNS: [string, string][] = [
   ['session_id', 'String'],
   ['tenant_id', 'Nullable(String)'],
   ['visitor_key', 'String'],
-  ['profile', 'String'],
-  ['traffic_class', 'String'],
-  ['channel', 'String'],
-  ...[
-    'referrer_host', 'utm_source', 'utm_medium', 'utm_campaign', 'country', 'region', 'city', 'device_type',
-    'browser_family', 'os_family', 'entry_page', 'exit_page',
-  ].map((c): [string, string] => [c, 'Nullable(String)']),
+  ...FIRST_EVENT_COLUMNS.map((c): [string, string] => [c, ROW_TYPES[c]]),
+  ['entry_page', 'Nullable(String)'],
+  ['exit_page', 'Nullable(String)'],
   ['pageviews', 'Int64'],
   ['events', 'Int64'],
   ['engagement_ms', 'Int64'],
@@ -58,14 +70,46 @@ export const SESSION_COLUMNS: [string, string][] = [
   ['is_engaged', 'UInt8'],
 ];
 
+/** daily_rollups: ROLLUP_COLUMNS (sql/rollup-build.ts) + day and gen for visibility. */
+export const ROLLUP_TABLE_COLUMNS: [string, string][] = [
+  ['site_id', 'String'],
+  ['day_ms', 'Int64'],
+  ['all_tenants', 'UInt8'],
+  ['tenant_id', 'Nullable(String)'],
+  ['traffic', 'String'],
+  ['dim', 'String'],
+  ['dim_key', 'Nullable(String)'],
+  ['filter_dim', 'String'],
+  ['filter_key', 'Nullable(String)'],
+  ...ATOMS.map((a): [string, string] => [a, 'Int64']),
+  ['day', 'Date'],
+  ['gen', 'UInt64'],
+];
+
+/** daily_page_titles: PAGE_TITLES_COLUMNS (sql/page-titles-rollup.ts) + day and gen. */
+export const TITLE_TABLE_COLUMNS: [string, string][] = [
+  ['site_id', 'String'],
+  ['day_ms', 'Int64'],
+  ['tenant_id', 'Nullable(String)'],
+  ['traffic_class', 'String'],
+  ['path_canon', 'String'],
+  ['ts_ms', 'Int64'],
+  ['event_id', 'String'],
+  ['page_title', 'String'],
+  ['day', 'Date'],
+  ['gen', 'UInt64'],
+];
+
 /**
- * The commit log: one row per (site, day) an import committed, with that day's facts after it.
- * Not partitioned, so one INSERT of all an import's days is one part: visible all at once or not at all.
+ * The commit log: one row per (site, day, shard) an import rewrote, with that shard's facts of the
+ * day after it. Not partitioned, so one INSERT of all an import's rows is one part: visible all at
+ * once or not at all.
  */
 export const DAYS_COLUMNS: [string, string][] = [
   ['site_id', 'String'],
   ['day', 'Date'],
   ['gen', 'UInt64'],
+  ['shard', 'UInt32'],
   ['events', 'UInt64'],
   ['first_ms', 'Int64'],
   ['last_ms', 'Int64'],
@@ -73,21 +117,33 @@ export const DAYS_COLUMNS: [string, string][] = [
 ];
 
 export interface TableLayout {
-  /** tables queries and imports name (Distributed ones on a cluster) */
   events: string;
   sessions: string;
+  rollups: string;
+  titles: string;
+  /** the rollup build's two constant maps (views, named after their content) */
+  trafficMap: string;
+  trafficMasks: string;
+  /** the commit log (on every server) */
   days: string;
-  /** the MergeTree tables holding the rows (on every shard of a cluster) */
-  eventsLocal: string;
-  sessionsLocal: string;
   /** cluster name, when sharded */
   cluster: string | null;
 }
 
+const EXPANSIONS = compileRollupExpansions(clickhouseDialect);
+const named = (prefix: string, sql: string) => `${prefix}_${createHash('sha256').update(sql).digest('hex').slice(0, 12)}`;
+
 export function tableLayout(cluster: string | null): TableLayout {
-  return cluster
-    ? { events: 'events', sessions: 'sessions', days: 'ff_days', eventsLocal: 'events_local', sessionsLocal: 'sessions_local', cluster }
-    : { events: 'events', sessions: 'sessions', days: 'ff_days', eventsLocal: 'events', sessionsLocal: 'sessions', cluster: null };
+  return {
+    events: 'events',
+    sessions: 'sessions',
+    rollups: ROLLUP_TABLE,
+    titles: PAGE_TITLES_TABLE,
+    trafficMap: named('ff_traffic_map', EXPANSIONS.trafficMap.sql),
+    trafficMasks: named('ff_traffic_masks', EXPANSIONS.trafficMasks.sql),
+    days: 'ff_days',
+    cluster,
+  };
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -96,47 +152,45 @@ export function ident(name: string): string {
   return `\`${name}\``;
 }
 
-const cols = (c: [string, string][]) => c.map(([n, t]) => `${ident(n)} ${t}`).join(', ');
+export const cols = (c: readonly [string, string][]) => c.map(([n, t]) => `${ident(n)} ${t}`).join(', ');
 
 function mergeTree(db: string, table: string, columns: [string, string][], order: string): string {
   return `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(table)} (${cols(columns)})
 ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (${order})`;
 }
 
-/** DDL for one shard (or the only server): the MergeTree tables that hold rows. */
-export function localDdl(db: string, t: TableLayout): string[] {
+/**
+ * DDL for every server. Sort keys serve the reads: a site's days first, then the generation (the
+ * visibility filter), then what the reads filter on next (event type; a rollup's grouping and scope).
+ */
+export function serverDdl(db: string, t: TableLayout): string[] {
   return [
     `CREATE DATABASE IF NOT EXISTS ${ident(db)}`,
-    mergeTree(db, t.eventsLocal, EVENT_COLUMNS, 'site_id, day, ts_ms'),
-    mergeTree(db, t.sessionsLocal, SESSION_COLUMNS, 'site_id, day, start_ms'),
+    mergeTree(db, t.events, EVENT_COLUMNS, 'site_id, day, gen, type, ts_ms'),
+    mergeTree(db, t.sessions, SESSION_COLUMNS, 'site_id, day, gen, start_ms'),
+    mergeTree(db, t.rollups, ROLLUP_TABLE_COLUMNS, 'site_id, dim, filter_dim, traffic, all_tenants, day, gen'),
+    mergeTree(db, t.titles, TITLE_TABLE_COLUMNS, 'site_id, day, gen, traffic_class, path_canon'),
+    `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(t.days)} (${cols(DAYS_COLUMNS)}) ENGINE = MergeTree ORDER BY (site_id, day, gen)`,
+    // a name per content: another footfall version's maps get names of their own
+    `CREATE VIEW IF NOT EXISTS ${ident(db)}.${ident(t.trafficMap)} AS ${EXPANSIONS.trafficMap.sql}`,
+    `CREATE VIEW IF NOT EXISTS ${ident(db)}.${ident(t.trafficMasks)} AS ${EXPANSIONS.trafficMasks.sql}`,
   ];
 }
 
 /**
- * A visitor's day stays on one shard (hash of site and visitor key), so a session and its events
- * are always together: joins between them run shard-locally.
+ * A visitor's day stays on one server (hash of site and visitor key), so a session and its events
+ * are always together: sessions are built, joined and counted server-locally.
  */
 export const SHARDING_KEY = 'cityHash64(site_id, visitor_key)';
 
-/** DDL for the server queries and imports go to: Distributed tables (cluster) and the commit log. */
-export function coordinatorDdl(db: string, t: TableLayout): string[] {
-  const out = [`CREATE DATABASE IF NOT EXISTS ${ident(db)}`];
-  if (t.cluster) {
-    for (const [table, local, columns] of [
-      [t.events, t.eventsLocal, EVENT_COLUMNS],
-      [t.sessions, t.sessionsLocal, SESSION_COLUMNS],
-    ] as const) {
-      out.push(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(table)} (${cols(columns)})
-ENGINE = Distributed(${ident(t.cluster)}, ${ident(db)}, ${ident(local)}, ${SHARDING_KEY})`);
-    }
-  }
-  out.push(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(t.days)} (${cols(DAYS_COLUMNS)})
-ENGINE = MergeTree ORDER BY (site_id, day, gen)`);
-  return out;
-}
-
-/** Staging table of one import (plain rows as received; dropped at commit or abort). */
+/** Staging table of one import on each server (plain rows as received; dropped at commit or abort). */
 export function stageDdl(db: string, table: string): string {
   const columns = EVENT_ROW_FIELDS.map((f): [string, string] => [f, ROW_TYPES[f]]);
   return `CREATE TABLE ${ident(db)}.${ident(table)} (${cols(columns)}) ENGINE = MergeTree ORDER BY (site_id, ts_ms)`;
+}
+
+/** The first server's table that spreads an import's staged rows over the servers' stages, by visitor. */
+export function stageRouterDdl(db: string, table: string, cluster: string, stage: string): string {
+  const columns = EVENT_ROW_FIELDS.map((f): [string, string] => [f, ROW_TYPES[f]]);
+  return `CREATE TABLE ${ident(db)}.${ident(table)} (${cols(columns)}) ENGINE = Distributed(${ident(cluster)}, ${ident(db)}, ${ident(stage)}, ${SHARDING_KEY})`;
 }

@@ -4,7 +4,7 @@
 // days. Every atom, the distinct visitors included, is a sum over visitor-days (a visitor's count
 // depends only on its own events of that day), so the delta is exact and costs what the touched
 // visitor-days cost, not what their days or the store hold. At open, a store without current
-// rollups builds them whole, a group of days at a time.
+// rollups builds them whole, a group of days at a time. The engine detects them (rollup-gate.ts).
 import { BIGINT, BOOLEAN, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
 import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
@@ -18,12 +18,9 @@ import {
   type RollupSources,
 } from '../sql/rollup-build.js';
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
-import { planRollup, ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
-import { DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
-import type { NormalizedSpec } from '../../domain/query/query-spec.js';
+import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
 import { PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
-import type { DuckConnection } from './analytics-engine.js';
 
 const q = duckdbDialect.quoteIdent;
 const READ_ORDER = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'].map(q).join(', ');
@@ -206,42 +203,4 @@ async function scalar(c: DuckDBConnection, sql: string): Promise<number> {
 async function tableExists(c: { runAndReadAll: DuckDBConnection['runAndReadAll'] }, table: string): Promise<boolean> {
   const r = await c.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary`, [table]);
   return Number(r.getRowsJS()[0]?.[0] ?? 0) > 0;
-}
-
-/**
- * The engine's question per spec: read the rollups? Yes when not switched off (`rollups: false`),
- * the engine reads the store's own tables, the planner has an exact plan, and the database has
- * the rollups (stores opened by this code always do; tables loaded by hand, e.g. test fixtures, do
- * not). Only specs the rollups could answer pay for the check, and once seen the answer is kept:
- * the table is never dropped while a store is open, only rebuilt in one transaction.
- */
-export function rollupGate<C extends DuckConnection>(opts: {
-  connect: () => Promise<C>;
-  release?: (c: C) => void;
-  tables?: TableNames;
-  rollups?: boolean;
-}): (spec: NormalizedSpec) => Promise<boolean> {
-  let seen = false;
-  const own = !opts.tables || (opts.tables.events === DEFAULT_TABLES.events && opts.tables.sessions === DEFAULT_TABLES.sessions);
-  return async (spec) => {
-    if (opts.rollups === false || !own || planRollup(spec).use !== 'rollup') return false;
-    if (seen) return true;
-    let conn: C;
-    try {
-      conn = await opts.connect();
-    } catch {
-      return false; // the raw path reports the fault as the engine always has
-    }
-    try {
-      const stmt = await conn.prepare(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary`);
-      stmt.bind([ROLLUP_TABLE], [VARCHAR]);
-      const rows = (await stmt.runAndReadAll()).getRowObjectsJS();
-      seen = Number(rows[0]?.n ?? 0) > 0;
-      return seen;
-    } catch {
-      return false;
-    } finally {
-      opts.release?.(conn);
-    }
-  };
 }

@@ -1,12 +1,11 @@
 // The one audited way a value becomes ClickHouse SQL text (ARCHITECTURE principle 11).
-import type { SqlValue } from './dialect.js';
 
 /**
  * Encodes a value as a ClickHouse literal. Strings: backslash is escaped first, then the single
  * quote, so no input can end the literal (18.16 reads both \' and \\ inside '...').
  * Numbers must be finite; integers must be safe so the text is exact.
  */
-export function encodeClickHouseLiteral(v: SqlValue): string {
+export function encodeClickHouseLiteral(v: string | number | boolean | null): string {
   if (v === null) return 'NULL';
   if (typeof v === 'boolean') return v ? '1' : '0';
   if (typeof v === 'number') {

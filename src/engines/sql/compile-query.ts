@@ -4,7 +4,8 @@ import { DIMENSION_DEFS, type Dimension } from '../../domain/query/dimensions.js
 import { atomsFor, presenceAtom, METRIC_DEFS, type Atom } from '../../domain/query/metrics.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
 import { DAY_MS } from '../../domain/report-range.js';
-import type { Dialect, SqlParam, SqlValue } from './dialect.js';
+import type { Dialect, SqlParam } from './dialect.js';
+import { SqlWriter, type RowFilter } from './sql-writer.js';
 
 export interface TableNames {
   events: string;
@@ -14,11 +15,8 @@ export const DEFAULT_TABLES: TableNames = { events: 'events', sessions: 'session
 
 /** Engine-specific additions; DuckDB uses none. */
 export interface CompileOptions {
-  /**
-   * A condition every row read from `table` under `alias` must meet (e.g. a store's rule for which
-   * rows are committed), or null for none.
-   */
-  rowFilter?: (table: keyof TableNames, alias: string) => string | null;
+  /** rows a store may read (e.g. its committed ones); see RowFilter */
+  rowFilter?: RowFilter;
   /**
    * Only the grouped atom sums, without HAVING, ORDER BY or LIMIT: for partial results the caller adds
    * up by (bucket, key) and assembles (e.g. one query per shard).
@@ -30,14 +28,16 @@ export interface CompiledQuery {
   sql: string;
   /** bound values in placeholder order (empty for literal-encoding dialects) */
   params: SqlParam[];
-  /** result columns: bucket_ms when hasBucket, dim_key when hasKey, then one per atom */
+  /** result columns: bucket_ms when hasBucket, dim_key when hasKey, split_key when hasSplit, then one per atom */
   hasBucket: boolean;
   hasKey: boolean;
+  hasSplit: boolean;
   atoms: Atom[];
 }
 
 export const BUCKET_COL = 'bucket_ms';
 export const KEY_COL = 'dim_key';
+export const SPLIT_COL = 'split_key';
 const HOUR_MS = 3_600_000;
 
 const EVENT_ATOMS: readonly Atom[] = ['pageviews', 'events', 'pv_eng_ms'];
@@ -47,64 +47,29 @@ interface Part {
   select: Partial<Record<Atom, string>>;
   bucket?: string;
   key?: string;
+  split?: string;
   from: string;
   where: string[];
 }
 
-function int(n: number): string {
-  // compiler constants only (bucket sizes); values from requests go through dialect.value
-  if (!Number.isSafeInteger(n)) throw new RangeError(`not an integer constant: ${n}`);
-  return String(n);
-}
-
-class Compiler {
-  readonly params: SqlParam[] = [];
+class Compiler extends SqlWriter {
   constructor(
     readonly spec: NormalizedSpec,
-    readonly d: Dialect,
+    d: Dialect,
     readonly t: TableNames,
     readonly o: CompileOptions = {},
-  ) {}
-
-  /** The rowFilter conditions of the given table aliases. */
-  visible(...reads: [keyof TableNames, string][]): string[] {
-    if (!this.o.rowFilter) return [];
-    return reads.map(([table, alias]) => this.o.rowFilter!(table, alias)).filter((c): c is string => c !== null);
+  ) {
+    super(d, o.rowFilter);
   }
-  /** Visibility of events `e` and, when joined, their sessions `s`. */
+
+  /** Visibility of events `e` (their joined sessions are visible by construction: eventsFrom). */
   eventsVisible(): string[] {
-    return this.visible(['events', 'e'], ...(this.needsSessionJoin() ? ([['sessions', 's']] as [keyof TableNames, string][]) : []));
+    return this.visible(['events', 'e']);
   }
 
-  v(x: SqlValue): string {
-    return this.d.value(x, this.params);
-  }
-  col(alias: string, name: string): string {
-    return `${alias}.${this.d.quoteIdent(name)}`;
-  }
-  table(name: string, alias: string): string {
-    return `${this.d.quoteIdent(name)} AS ${alias}`;
-  }
-  eq(expr: string, value: string | null): string {
-    return value === null ? `${expr} IS NULL` : `${expr} = ${this.v(value)}`;
-  }
-  inList(expr: string, values: readonly (string | null)[]): string {
-    const strings = values.filter((x): x is string => x !== null);
-    const ors: string[] = [];
-    if (strings.length) ors.push(`${expr} IN (${strings.map((x) => this.v(x)).join(', ')})`);
-    if (strings.length !== values.length) ors.push(`${expr} IS NULL`);
-    return ors.length ? `(${ors.join(' OR ')})` : '1 = 0';
-  }
-  bucket(tsExpr: string, size: number): string {
-    return `${this.d.intDiv(tsExpr, int(size))} * ${int(size)}`;
-  }
   isPageview(alias: string): string {
     return `${this.col(alias, 'type')} = ${this.v('pageview')}`;
   }
-  sumIf(cond: string, expr = '1'): string {
-    return `sum(CASE WHEN ${cond} THEN ${expr} ELSE 0 END)`;
-  }
-
   get intervalSize(): number | undefined {
     return this.spec.interval === 'day' ? DAY_MS : this.spec.interval === 'hour' ? HOUR_MS : undefined;
   }
@@ -117,15 +82,7 @@ class Compiler {
 
   /** Site, window, traffic and tenant scope of either table. */
   scope(alias: string, tsCol: string): string[] {
-    const s = this.spec;
-    const out = [
-      `${this.col(alias, 'site_id')} = ${this.v(s.siteId)}`,
-      `${this.col(alias, tsCol)} >= ${this.v(s.startMs)}`,
-      `${this.col(alias, tsCol)} <= ${this.v(s.endMs)}`,
-      this.inList(this.col(alias, 'traffic_class'), s.trafficClasses),
-    ];
-    if (s.tenantIds !== null) out.push(this.inList(this.col(alias, 'tenant_id'), s.tenantIds));
-    return out;
+    return this.inScope(alias, tsCol, this.spec, this.spec.startMs, this.spec.endMs);
   }
 
   /** Filters on session attributes and tenant, from the alias that holds them. */
@@ -141,14 +98,27 @@ class Compiler {
 
   needsSessionJoin(): boolean {
     const usesSession = (d: Dimension) => DIMENSION_DEFS[d].scope === 'session';
-    return (this.dim !== undefined && usesSession(this.dim)) || (Object.keys(this.spec.filters) as Dimension[]).some(usesSession);
+    return (
+      (this.dim !== undefined && usesSession(this.dim)) ||
+      this.spec.splitBy !== undefined ||
+      (Object.keys(this.spec.filters) as Dimension[]).some(usesSession)
+    );
   }
 
   /** events e, joined to their session when a session attribute is read. */
   eventsFrom(): string {
     const from = this.table(this.t.events, 'e');
     if (!this.needsSessionJoin()) return from;
-    return `${from} LEFT JOIN ${this.table(this.t.sessions, 's')} ON ${this.col('s', 'session_id')} = ${this.col('e', 'session_id')}`;
+    const used = [this.dim, this.spec.splitBy, ...(Object.keys(this.spec.filters) as Dimension[])]
+      .filter((d): d is Dimension => d !== undefined && DIMENSION_DEFS[d].scope === 'session')
+      .map((d) => DIMENSION_DEFS[d].column);
+    const sessions = this.sessionsOf(this.t.sessions, this.spec, this.spec.startMs, this.spec.endMs, used);
+    return `${from} LEFT JOIN ${sessions} AS s ON ${this.col('s', 'session_id')} = ${this.col('e', 'session_id')}`;
+  }
+
+  /** The split key (always a session attribute) read from the sessions `s` of any part. */
+  splitKey(): string | undefined {
+    return this.spec.splitBy ? this.col('s', DIMENSION_DEFS[this.spec.splitBy].column) : undefined;
   }
 
   eventKey(): string | undefined {
@@ -172,6 +142,7 @@ class Compiler {
       select: Object.fromEntries(atoms.map((a) => [a, all[a]()])),
       bucket: this.intervalSize ? this.bucket(this.col('e', 'ts_ms'), this.intervalSize) : undefined,
       key: this.eventKey(),
+      split: this.splitKey(),
       from: this.eventsFrom(),
       where,
     };
@@ -189,18 +160,21 @@ class Compiler {
     if (this.dim && this.spec.keyIn) where.push(this.inList(this.eventKey()!, this.spec.keyIn));
     const unit = this.spec.interval === 'hour' ? HOUR_MS : DAY_MS;
     const key = this.eventKey();
+    const split = this.splitKey();
     const inner = [
       `${this.bucket(this.col('e', 'ts_ms'), unit)} AS vb`,
       ...(key ? [`${key} AS ${KEY_COL}`] : []),
+      ...(split ? [`${split} AS ${SPLIT_COL}`] : []),
       `${this.d.toInt64(this.d.countDistinct(this.col('e', 'visitor_key')))} AS visitors`,
     ];
-    const groupBy = ['vb', ...(key ? [KEY_COL] : [])];
+    const groupBy = ['vb', ...(key ? [KEY_COL] : []), ...(split ? [SPLIT_COL] : [])];
     const sub = `(SELECT ${inner.join(', ')} FROM ${this.eventsFrom()} WHERE ${where.join(' AND ')} GROUP BY ${groupBy.join(', ')}) AS v`;
     return {
       select: { visitors: 'sum(v.visitors)' },
       // the hour or day bucket of a series is the visitor unit itself
       bucket: this.intervalSize ? 'v.vb' : undefined,
       key: key ? `v.${KEY_COL}` : undefined,
+      split: split ? `v.${SPLIT_COL}` : undefined,
       from: sub,
       where: [],
     };
@@ -254,6 +228,7 @@ class Compiler {
       select: Object.fromEntries(atoms.map((a) => [a, all[a]()])),
       bucket: this.intervalSize ? this.bucket(this.col('s', 'start_ms'), this.intervalSize) : undefined,
       key,
+      split: this.splitKey(),
       from,
       where,
     };
@@ -270,6 +245,7 @@ class Compiler {
       select: { [atom]: 'count(*)' },
       bucket: this.intervalSize ? this.bucket(this.col('s', 'start_ms'), this.intervalSize) : undefined,
       key,
+      split: this.splitKey(),
       from: this.table(this.t.sessions, 's'),
       where,
     };
@@ -298,6 +274,10 @@ class Compiler {
       cols.push(`${p.key!} AS ${KEY_COL}`);
       group.push(KEY_COL);
     }
+    if (this.spec.splitBy) {
+      cols.push(`${p.split!} AS ${SPLIT_COL}`);
+      group.push(SPLIT_COL);
+    }
     for (const a of atoms) cols.push(`${this.d.toInt64(p.select[a] ?? '0')} AS ${a}`);
     const where = p.where.length ? ` WHERE ${p.where.join(' AND ')}` : '';
     const groupBy = group.length ? ` GROUP BY ${group.join(', ')}` : '';
@@ -319,17 +299,23 @@ class Compiler {
       outer.push(`t.${KEY_COL} AS ${KEY_COL}`);
       group.push(`t.${KEY_COL}`);
     }
+    if (this.spec.splitBy) {
+      outer.push(`t.${SPLIT_COL} AS ${SPLIT_COL}`);
+      group.push(`t.${SPLIT_COL}`);
+    }
     for (const a of atoms) outer.push(`${this.d.toInt64(`sum(t.${a})`)} AS ${a}`);
     let sql = `SELECT ${outer.join(', ')} FROM (${body}) AS t`;
     if (group.length) sql += ` GROUP BY ${group.join(', ')}`;
-    if (this.o.partial) return { sql, params: this.params, hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, atoms };
+    const shape = { hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, hasSplit: this.spec.splitBy !== undefined, atoms };
+    if (this.o.partial) return { sql, params: this.params, ...shape };
     if (this.dim) sql += ` HAVING ${this.total(presenceAtom(this.spec.orderBy))} <> 0`;
     const order: string[] = [];
     if (this.intervalSize) order.push(`t.${BUCKET_COL} ASC`);
     if (this.dim) order.push(`${this.orderValue()} DESC`, `t.${KEY_COL} ASC NULLS LAST`);
+    if (this.spec.splitBy) order.push(`t.${SPLIT_COL} ASC NULLS LAST`);
     if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
     if (this.spec.limit !== undefined) sql += ` LIMIT ${this.v(this.spec.limit)}`;
-    return { sql, params: this.params, hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, atoms };
+    return { sql, params: this.params, ...shape };
   }
 
   /** The sort value, computed as the assemble stage does: integer sums, or a double quotient. */

@@ -3,26 +3,30 @@
 // the Dialect's value hook like every other query.
 import { atomsFor, METRIC_DEFS, presenceAtom, type Atom } from '../../domain/query/metrics.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
-import { BUCKET_COL, KEY_COL, compileQuery, type CompiledQuery, type CompileOptions, type TableNames } from './compile-query.js';
-import type { Dialect, SqlParam, SqlValue } from './dialect.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, compileQuery, type CompiledQuery, type CompileOptions, type TableNames } from './compile-query.js';
+import type { Dialect } from './dialect.js';
 import { planRollup, type RollupPlan } from './rollup-plan.js';
+import { SqlWriter, type RowFilter } from './sql-writer.js';
 
 /** The rollup table: one row per (site, day, tenant scope, traffic filter, grouping, key(s)). */
 export const ROLLUP_TABLE = 'daily_rollups';
 
+export interface RollupReadOptions {
+  /** the rollup table (default ROLLUP_TABLE) */
+  table?: string;
+  /** rows a store may read (logical table 'rollups') */
+  rowFilter?: RowFilter;
+  /** grouped atom sums only, without HAVING, ORDER BY or LIMIT (CompileOptions.partial) */
+  partial?: boolean;
+}
+
 /** Compiles a plan the planner made for `spec`. */
-export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Dialect, table: string = ROLLUP_TABLE): CompiledQuery {
-  const params: SqlParam[] = [];
-  const v = (x: SqlValue) => d.value(x, params);
-  const col = (name: string) => `r.${d.quoteIdent(name)}`;
-  const eq = (expr: string, value: string | null) => (value === null ? `${expr} IS NULL` : `${expr} = ${v(value)}`);
-  const inList = (expr: string, values: readonly (string | null)[]) => {
-    const strings = values.filter((x): x is string => x !== null);
-    const ors: string[] = [];
-    if (strings.length) ors.push(`${expr} IN (${strings.map(v).join(', ')})`);
-    if (strings.length !== values.length) ors.push(`${expr} IS NULL`);
-    return ors.length ? `(${ors.join(' OR ')})` : '1 = 0';
-  };
+export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Dialect, options: RollupReadOptions = {}): CompiledQuery {
+  const w = new SqlWriter(d, options.rowFilter);
+  const v = w.v.bind(w);
+  const col = (name: string) => w.col('r', name);
+  const eq = w.eq.bind(w);
+  const inList = w.inList.bind(w);
 
   const where = [
     `${col('site_id')} = ${v(plan.siteId)}`,
@@ -37,6 +41,7 @@ export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Di
   if (plan.dimKeyEq !== undefined) where.push(eq(col('dim_key'), plan.dimKeyEq));
   if (plan.filterKeyEq !== undefined) where.push(eq(col('filter_key'), plan.filterKeyEq));
   if (plan.keyFrom && plan.keyIn) where.push(inList(col(plan.keyFrom), plan.keyIn));
+  where.push(...w.visible(['rollups', 'r']));
 
   const atoms = atomsFor(spec.metrics);
   const total = (a: Atom) => (d.atomTotal ? d.atomTotal(a) : `sum(${col(a)})`);
@@ -50,9 +55,15 @@ export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Di
     cols.push(`${col(plan.keyFrom)} AS ${KEY_COL}`);
     group.push(col(plan.keyFrom));
   }
+  if (plan.splitFrom) {
+    cols.push(`${col(plan.splitFrom)} AS ${SPLIT_COL}`);
+    group.push(col(plan.splitFrom));
+  }
   for (const a of atoms) cols.push(`${d.toInt64(`sum(${col(a)})`)} AS ${a}`);
-  let sql = `SELECT ${cols.join(', ')} FROM ${d.quoteIdent(table)} AS r WHERE ${where.join(' AND ')}`;
+  let sql = `SELECT ${cols.join(', ')} FROM ${d.quoteIdent(options.table ?? ROLLUP_TABLE)} AS r WHERE ${where.join(' AND ')}`;
   if (group.length) sql += ` GROUP BY ${group.join(', ')}`;
+  const out = { params: w.params, hasBucket: plan.byDay, hasKey: plan.keyFrom !== null, hasSplit: plan.splitFrom !== undefined, atoms };
+  if (options.partial) return { sql, ...out };
   if (plan.keyFrom) sql += ` HAVING ${total(presenceAtom(spec.orderBy))} <> 0`;
   const order: string[] = [];
   if (plan.byDay) order.push(`${BUCKET_COL} ASC`);
@@ -64,9 +75,10 @@ export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Di
         : `(CASE WHEN ${total(def.denominator)} = 0 THEN 0 ELSE ${d.toFloat64(total(def.numerator))} / ${d.toFloat64(total(def.denominator))} END)`;
     order.push(`${value} DESC`, `${KEY_COL} ASC NULLS LAST`);
   }
+  if (plan.splitFrom) order.push(`${SPLIT_COL} ASC NULLS LAST`);
   if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
   if (spec.limit !== undefined) sql += ` LIMIT ${v(spec.limit)}`;
-  return { sql, params, hasBucket: plan.byDay, hasKey: plan.keyFrom !== null, atoms };
+  return { sql, ...out };
 }
 
 /**
@@ -82,7 +94,8 @@ export function compileSpec(
   const { rollups, rollupTable, ...rawOptions } = options;
   if (rollups) {
     const decision = planRollup(spec);
-    if (decision.use === 'rollup') return compileRollupQuery(spec, decision.plan, dialect, rollupTable);
+    if (decision.use === 'rollup')
+      return compileRollupQuery(spec, decision.plan, dialect, { table: rollupTable, rowFilter: rawOptions.rowFilter, partial: rawOptions.partial });
   }
   return compileQuery(spec, dialect, tables, rawOptions);
 }

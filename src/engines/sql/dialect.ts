@@ -20,7 +20,7 @@ export interface Dialect {
   value(v: SqlValue, params: SqlParam[]): string;
   /** floor(expr / divisor) on non-negative integers, as a signed 64-bit integer */
   intDiv(expr: string, divisor: string): string;
-  /** exact distinct count (never an estimate) */
+  /** exact distinct count (never an estimate) of the non-NULL values; 0 when there are none */
   countDistinct(expr: string): string;
   toInt64(expr: string): string;
   toFloat64(expr: string): string;
@@ -28,6 +28,8 @@ export interface Dialect {
   isTrue(expr: string): string;
   /** the value of `value` at the greatest `order` tuple of the group (latest title, latest generation) */
   argMax(value: string, order: readonly string[]): string;
+  /** `expr LIKE pattern`, where backslash escapes %, _ and itself in the pattern */
+  likeEscaped(expr: string, pattern: string): string;
   /**
    * How the outer query's HAVING and ORDER BY name an atom's total. Unset: aggregate again
    * (sum(t.atom)). ClickHouse resolves `t.atom` there to the SELECT alias of the same name and
@@ -75,6 +77,7 @@ export const duckdbDialect: Dialect = {
   bitOr: (expr) => `bit_or(${expr})`,
   bitAnd: (a, b) => `(${a} & ${b})`,
   groupingSets: true,
+  likeEscaped: (expr, pattern) => `(${expr} LIKE ${pattern} ESCAPE '\\')`,
 };
 
 /**
@@ -86,11 +89,14 @@ export const clickhouseDialect: Dialect = {
   quoteIdent: (name) => `\`${checkIdent(name)}\``,
   value: (v) => encodeClickHouseLiteral(v),
   intDiv: (expr, divisor) => `intDiv(${expr}, ${divisor})`,
-  countDistinct: (expr) => `uniqExact(${expr})`,
+  // uniqExact of a Nullable argument is NULL when every value is NULL
+  countDistinct: (expr) => `ifNull(uniqExact(${expr}), 0)`,
   toInt64: (expr) => `toInt64(${expr})`,
   toFloat64: (expr) => `toFloat64(${expr})`,
   isTrue: (expr) => `(${expr} = 1)`,
   argMax: (value, order) => `argMax(${value}, tuple(${order.join(', ')}))`,
+  // ClickHouse's LIKE escapes with backslash natively
+  likeEscaped: (expr, pattern) => `like(${expr}, ${pattern})`,
   atomTotal: (atom) => checkIdent(atom),
   nullString: () => 'CAST(NULL AS Nullable(String))',
   bitOr: (expr) => `groupBitOr(${expr})`,

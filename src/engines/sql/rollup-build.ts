@@ -138,16 +138,22 @@ export function compileRollupExpansions(d: Dialect): { trafficMap: CompiledBuild
   return { trafficMap: { sql: rows.join(' UNION ALL '), params: tp }, trafficMasks: { sql: masks.join(' UNION ALL '), params: mp } };
 }
 
+/**
+ * The name of an atom's partial sum inside a part: never a column name of the part's input, which
+ * ClickHouse would resolve to the alias (an aggregate) wherever the part reads that column again.
+ */
+const sumOf = (atom: Atom) => `s_${atom}`;
+
 /** The atoms a session grouping sums (visitors: the visitor-days of one row, `simple`). */
 const SUMMED_SESSION_ATOMS: readonly Atom[] = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms', 'visitors', 'entries', 'exits'];
 
 /** The sums of SUMMED_SESSION_ATOMS over session-events rows `x` (`col` names a column of them). */
 function sessionSums(col: (c: string) => string): string {
-  const summed = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms'];
+  const summed: Atom[] = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms'];
   return (
-    `${summed.map((a) => `sum(${col(a)}) AS ${a}`).join(', ')}, sum(${col('simple')}) AS visitors, ` +
-    `sum(CASE WHEN ${col('entry_page')} IS NOT NULL THEN ${col('sessions')} ELSE 0 END) AS entries, ` +
-    `sum(CASE WHEN ${col('exit_page')} IS NOT NULL THEN ${col('sessions')} ELSE 0 END) AS exits`
+    `${summed.map((a) => `sum(${col(a)}) AS ${sumOf(a)}`).join(', ')}, sum(${col('simple')}) AS ${sumOf('visitors')}, ` +
+    `sum(CASE WHEN ${col('entry_page')} IS NOT NULL THEN ${col('sessions')} ELSE 0 END) AS ${sumOf('entries')}, ` +
+    `sum(CASE WHEN ${col('exit_page')} IS NOT NULL THEN ${col('sessions')} ELSE 0 END) AS ${sumOf('exits')}`
   );
 }
 
@@ -209,7 +215,7 @@ class BuildCompiler {
    * traffic filters holding the class, in both tenant scopes.
    */
   spreadSums(inner: string, atoms: readonly Atom[]): string {
-    const sums = Object.fromEntries(atoms.map((atom) => [atom, `sum(a.${atom})`]));
+    const sums = Object.fromEntries(atoms.map((atom) => [atom, `sum(a.${sumOf(atom)})`]));
     const join = `INNER JOIN ${this.table(this.t.trafficMap, 'x')} ON x.class = a.g_class`;
     return `${this.scoped(inner, join, false, sums)} UNION ALL ${this.scoped(inner, join, true, sums)}`;
   }
@@ -235,7 +241,7 @@ class BuildCompiler {
       // the sums and visitor masks of every session grouping, computed in one pass (compileSessionSets)
       const gid = sessionSetId(g);
       const heads = `x.g_site, x.g_day, x.g_tenant, ${dk} AS g_dk, ${fk} AS g_fk`;
-      const sums = `SELECT ${heads}, x.g_class, ${SUMMED_SESSION_ATOMS.join(', ')} FROM ${this.table(this.t.sessionSets.sums, 'x')} WHERE x.gid = ${gid}`;
+      const sums = `SELECT ${heads}, x.g_class, ${SUMMED_SESSION_ATOMS.map(sumOf).join(', ')} FROM ${this.table(this.t.sessionSets.sums, 'x')} WHERE x.gid = ${gid}`;
       const visitors = `SELECT ${heads}, x.g_visitor, x.g_mask FROM ${this.table(this.t.sessionSets.visitors, 'x')} WHERE x.gid = ${gid}`;
       return [this.spreadSums(sums, SUMMED_SESSION_ATOMS), this.countVisitors(visitors)];
     }
@@ -257,7 +263,7 @@ class BuildCompiler {
     const pe = this.table(this.t.pageEvents, 'p');
     const eventSums =
       `SELECT ${p('site_id')} AS g_site, ${p('day_ms')} AS g_day, ${p('tenant_id')} AS g_tenant, ${p('traffic_class')} AS g_class, ${p('path_canon')} AS g_dk, ${none} AS g_fk, ` +
-      `sum(${p('pageviews')}) AS pageviews, sum(${p('events')}) AS events, sum(${p('pv_eng_ms')}) AS pv_eng_ms ` +
+      `sum(${p('pageviews')}) AS ${sumOf('pageviews')}, sum(${p('events')}) AS ${sumOf('events')}, sum(${p('pv_eng_ms')}) AS ${sumOf('pv_eng_ms')} ` +
       `FROM ${pe} GROUP BY ${[p('site_id'), p('day_ms'), p('tenant_id'), p('traffic_class'), p('path_canon')].join(', ')}`;
     const visitors =
       `SELECT ${p('site_id')} AS g_site, ${p('day_ms')} AS g_day, ${p('tenant_id')} AS g_tenant, ${p('path_canon')} AS g_dk, ${none} AS g_fk, ${p('visitor_key')} AS g_visitor, ` +
@@ -267,11 +273,11 @@ class BuildCompiler {
     const viewed = `(SELECT DISTINCT ${p('site_id')} AS site_id, ${p('day')} AS day, ${p('session_id')} AS session_id, ${p('path_canon')} AS path_canon FROM ${pe} WHERE ${p('pageviews')} > 0)`;
     const sessionSums =
       `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, vw.path_canon AS g_dk, ${none} AS g_fk, ` +
-      `sum(${x('sessions')}) AS sessions, sum(${x('bounces')}) AS bounces, sum(${x('engaged')}) AS engaged, sum(${x('session_eng_ms')}) AS session_eng_ms ` +
+      `sum(${x('sessions')}) AS ${sumOf('sessions')}, sum(${x('bounces')}) AS ${sumOf('bounces')}, sum(${x('engaged')}) AS ${sumOf('engaged')}, sum(${x('session_eng_ms')}) AS ${sumOf('session_eng_ms')} ` +
       `FROM ${this.table(this.t.sessionEvents, 'x')} INNER JOIN ${viewed} AS vw ON vw.site_id = ${x('site_id')} AND vw.day = ${x('day')} AND vw.session_id = ${x('session_id')} ` +
       `WHERE ${x('sessions')} = 1 GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), 'vw.path_canon'].join(', ')}`;
     const landing = (atom: 'entries' | 'exits', column: string) =>
-      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${x(column)} AS g_dk, ${none} AS g_fk, count(*) AS ${atom} ` +
+      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${x(column)} AS g_dk, ${none} AS g_fk, count(*) AS ${sumOf(atom)} ` +
       `FROM ${this.table(this.t.sessionEvents, 'x')} WHERE ${x('sessions')} = 1 AND ${x(column)} IS NOT NULL ` +
       `GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), x(column)].join(', ')}`;
     return [

@@ -60,6 +60,8 @@ export interface RollupPlan {
   filterKeyEq?: string | null;
   /** which stored column is the output key: none (no dimension), a key column, or the tenant */
   keyFrom: 'dim_key' | 'filter_key' | 'tenant_id' | null;
+  /** which stored key column is the split key (the spec's splitBy), if any */
+  splitFrom?: 'dim_key' | 'filter_key';
   keyIn?: readonly (string | null)[];
   byDay: boolean;
 }
@@ -114,7 +116,7 @@ export function planRollup(spec: NormalizedSpec): RollupDecision {
   // A filter on the "none" key (only internal callers send one) keeps rows the raw path would not
   // have for session metrics (a day bucket with no matching session): read raw, which is exact.
   if (!spec.dimension && filterDims.some((d) => spec.filters[d] === null)) return raw('a series filtered on the "none" key');
-  const dims = [...new Set([...(spec.dimension && !byTenant ? [spec.dimension] : []), ...filterDims])];
+  const dims = [...new Set([...(spec.dimension && !byTenant ? [spec.dimension] : []), ...(spec.splitBy ? [spec.splitBy] : []), ...filterDims])];
   const grouping = groupingFor(dims);
   if (grouping === null) return raw(`dimensions ${dims.join('+')} are not stored together`);
 
@@ -132,6 +134,7 @@ export function planRollup(spec: NormalizedSpec): RollupDecision {
   if (grouping.filterDim !== '' && grouping.filterDim in spec.filters) plan.filterKeyEq = spec.filters[grouping.filterDim] ?? null;
   if (byTenant) plan.keyFrom = 'tenant_id';
   else if (spec.dimension) plan.keyFrom = spec.dimension === grouping.dim ? 'dim_key' : 'filter_key';
+  if (spec.splitBy) plan.splitFrom = spec.splitBy === grouping.dim ? 'dim_key' : 'filter_key';
   if (spec.keyIn) plan.keyIn = spec.keyIn;
   return { use: 'rollup', plan };
 }

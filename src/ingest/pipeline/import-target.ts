@@ -1,9 +1,7 @@
-// Where an import writes: ClickHouse directly when configured (it takes several writers); else the
-// running server's admin socket when one serves the data dir (DuckDB lets one process write its
-// file), else the DuckDB store opened here.
+// Where an import writes: the running server's admin socket when the store is one process's (DuckDB
+// lets one process write its file) and a server serves the data dir, else the store itself, opened
+// by the composition root (src/container.ts openImportTarget). Ingest only sees the EventStore port.
 import type { EventStore } from '../../ports/event-store.js';
-import { openEventStore } from '../../engines/duckdb/open-event-store.js';
-import { openClickHouse } from '../../engines/clickhouse/open-clickhouse.js';
 import { AdminClient } from '../admin/admin-socket-client.js';
 import { reidentify, type ImportSink } from './import-lines.js';
 
@@ -13,15 +11,17 @@ export interface ImportTarget {
   close(): Promise<void>;
 }
 
-export async function openImportTarget(config: { dataDir: string; eventsUrl?: string }): Promise<ImportTarget> {
-  if (config.eventsUrl !== undefined) {
-    const ch = await openClickHouse(config.eventsUrl);
-    return { via: 'store', begin: () => ch.store.beginImport({ reidentify }), close: () => ch.close() };
-  }
-  const client = await AdminClient.connect(config.dataDir);
-  if (client) {
-    return { via: 'server', begin: () => client.beginImport(), close: async () => client.close() };
-  }
-  const store: EventStore = await openEventStore(config);
-  return { via: 'store', begin: () => store.beginImport({ reidentify }), close: () => store.close() };
+export interface ImportTargetOptions {
+  dataDir: string;
+  /** the store is owned by one process: try that process's admin socket first */
+  adminImports: boolean;
+  /** opens the store (only when no server takes the import) */
+  openStore(): Promise<{ store: EventStore; close(): Promise<void> }>;
+}
+
+export async function openImportTarget(opts: ImportTargetOptions): Promise<ImportTarget> {
+  const client = opts.adminImports ? await AdminClient.connect(opts.dataDir) : null;
+  if (client) return { via: 'server', begin: () => client.beginImport(), close: async () => client.close() };
+  const opened = await opts.openStore();
+  return { via: 'store', begin: () => opened.store.beginImport({ reidentify }), close: () => opened.close() };
 }

@@ -1,13 +1,14 @@
-// One `footfall import …` run: control plane for sites and the salt, a target (server socket or
-// store), the input stream, the pipeline and the progress bar; everything closed on the way out.
+// One `footfall import …` run: the stores (the catalog for sites and the salt, a target: server
+// socket or store, both opened by the caller's `open`, from the composition root), the input stream,
+// the pipeline and the progress bar; everything closed on the way out.
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
-import { openControlPlane } from '../../control/open-control-plane.js';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
+import type { CatalogStore } from '../../ports/catalog-store.js';
 import { importLines, type ImportOptions, type ImportSummary, type LineFormat } from './import-lines.js';
 import { defaultParseWorkers, importChunksParallel } from './import-parallel.js';
-import { openImportTarget } from './import-target.js';
+import type { ImportTarget } from './import-target.js';
 import { readLineBatches, readLineChunks } from './read-lines.js';
 import { createProgressBar, noProgress, type ProgressBar } from './progress-bar.js';
 import { openGeoLookup } from '../parse/mmdb-geo-lookup.js';
@@ -22,9 +23,18 @@ export class ImportInputError extends Error {
   }
 }
 
+/** What an import reads and writes through; close() closes both. */
+export interface ImportStores {
+  catalog: CatalogStore;
+  target: ImportTarget;
+  close(): Promise<void>;
+}
+
 export interface RunImportOptions {
-  /** geoipDb: see Config (undefined = the bundled database, 'off' = no geolocation) */
-  config: { dataDir: string; controlUrl?: string; eventsUrl?: string; geoipDb?: string };
+  /** opens the stores, once the input is known to be readable (src/container.ts openImportStores) */
+  open: () => Promise<ImportStores>;
+  /** Config.geoipDb (undefined = the bundled database, 'off' = no geolocation) */
+  geoipDb?: string;
   /** a file path, or '-' for stdin */
   source: string;
   format: LineFormat;
@@ -58,41 +68,36 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
   }
   if (opts.format.kind === 'access-log' && !opts.site) throw new ImportInputError('import access-log needs --site');
   // Opened before anything else: a bad FOOTFALL_GEOIP_DB stops the import before it starts.
-  const geo = openGeoLookup(opts.config.geoipDb);
+  const geo = openGeoLookup(opts.geoipDb);
 
-  const control = await openControlPlane(opts.config);
+  const stores = await opts.open();
   try {
-    if (opts.site !== undefined && !(await control.catalog.getSite(opts.site)))
-      throw new ImportInputError(`unknown site ${opts.site}`);
-    const target = await openImportTarget(opts.config);
-    try {
-      const bar: ProgressBar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress;
-      const input = fromStdin ? (opts.stdin ?? process.stdin) : fs.createReadStream(opts.source, { highWaterMark: 1 << 20 });
-      const sink = await target.begin();
-      const nowMs = (opts.clock ?? systemClock).now().getTime();
-      const importOpts: ImportOptions = {
-        format: opts.format,
-        catalog: control.catalog,
-        sink,
-        defaultSiteId: opts.site,
-        nowMs,
-        chunkSize: opts.chunkSize,
-        onProgress: (p) => bar.update(p),
-        geo,
-      };
-      const workers = opts.workers ?? (totalBytes !== null && totalBytes < PARALLEL_MIN_BYTES ? 0 : defaultParseWorkers());
-      const onBytes = (bytes: number) => bar.update({ bytes });
-      const appendEncoded = sink.appendEncoded?.bind(sink);
-      const summary = workers > 0 && appendEncoded
-        ? await importChunksParallel(readLineChunks(input, onBytes), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
-        : await importLines(readLineBatches(input, onBytes), importOpts);
-      bar.done();
-      return { ...summary, via: target.via, warnings: await retentionWarnings(control.catalog, summary.days, nowMs) };
-    } finally {
-      await target.close();
-    }
+    const { catalog, target } = stores;
+    if (opts.site !== undefined && !(await catalog.getSite(opts.site))) throw new ImportInputError(`unknown site ${opts.site}`);
+    const bar: ProgressBar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress;
+    const input = fromStdin ? (opts.stdin ?? process.stdin) : fs.createReadStream(opts.source, { highWaterMark: 1 << 20 });
+    const sink = await target.begin();
+    const nowMs = (opts.clock ?? systemClock).now().getTime();
+    const importOpts: ImportOptions = {
+      format: opts.format,
+      catalog,
+      sink,
+      defaultSiteId: opts.site,
+      nowMs,
+      chunkSize: opts.chunkSize,
+      onProgress: (p) => bar.update(p),
+      geo,
+    };
+    const workers = opts.workers ?? (totalBytes !== null && totalBytes < PARALLEL_MIN_BYTES ? 0 : defaultParseWorkers());
+    const onBytes = (bytes: number) => bar.update({ bytes });
+    const appendEncoded = sink.appendEncoded?.bind(sink);
+    const summary = workers > 0 && appendEncoded
+      ? await importChunksParallel(readLineChunks(input, onBytes), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
+      : await importLines(readLineBatches(input, onBytes), importOpts);
+    bar.done();
+    return { ...summary, via: target.via, warnings: await retentionWarnings(catalog, summary.days, nowMs) };
   } finally {
-    await control.close();
+    await stores.close();
   }
 }
 

@@ -31,16 +31,17 @@
 //     }));
 //   }
 //
-// A builder reads only through `w.run(spec)` with `w.scope` (site, tenant scope, traffic) and
+// A builder reads only through `w.run(spec)` or `w.reads` with `w.scope` (site, tenant scope, traffic) and
 // counts `w.count` (null: nothing compatible to count, return the empty payload) or, for a
 // section of a mixed route, `w.sections[id]`; `w.days` is the requested window for dense series.
 import type { Availability, MsWindow, SectionId, ServedRoute } from '../../domain/availability.js';
 import { buildAvailability } from '../../domain/availability.js';
 import { ApiError, EngineError } from '../../domain/errors.js';
-import { TRAFFIC_FILTERS, type TrafficClass, type TrafficFilter } from '../../domain/events.js';
+import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
 import type { MetricRow } from '../../domain/query/assemble.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
 import { resolveReportRange, type DayWindow, type ResolvedRange } from '../../domain/report-range.js';
+import type { AnalyticsReads, ReadScope, RunOptions } from '../../ports/analytics-engine.js';
 import type { Site, Tenant } from '../../ports/catalog-store.js';
 import type { Caller } from '../caller.js';
 import type { AnalyticsDeps, AppDeps } from '../deps.js';
@@ -71,13 +72,8 @@ export interface AnalyticsQuery {
   traffic?: string;
 }
 
-/** Who and what a query may count: put these into every QuerySpec. */
-export interface AnalyticsScope {
-  siteId: string;
-  /** null = every tenant of the site; a list = only these (tenant_id, or a restricted token's allowlist) */
-  tenantIds: readonly string[] | null;
-  trafficClasses: readonly TrafficClass[];
-}
+/** Who and what a query may count: put these into every read. */
+export type AnalyticsScope = ReadScope;
 
 export interface AnalyticsWindow {
   which: 'current' | 'compare';
@@ -93,6 +89,8 @@ export interface AnalyticsWindow {
   facts: SiteFacts;
   /** runs a spec on the analytics engine within what is left of the request's query timeout */
   run(spec: QuerySpec): Promise<MetricRow[]>;
+  /** every read of the analytics engine, likewise (reads.run is run) */
+  reads: AnalyticsReads;
 }
 
 export interface AnalyticsPlan<P> {
@@ -139,13 +137,12 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
 
   const analytics = deps.analytics;
   if (!analytics) throw new ApiError('ANALYTICS_DB_UNAVAILABLE');
+  // a store still loading (the demo behind npm start) says so in notes, and its answers are not cached
   const notes = analytics.notes?.(site.id) ?? [];
-  const cache = analytics.cache && analytics.dataVersion && notes.length === 0 ? analytics.cache : null;
-  const version = cache ? await analytics.dataVersion!(site.id) : null;
-  const facts = await withDeadline(
-    siteFacts(analytics.engine, site.id, cache && version !== null ? { cache, version } : null),
-    deps.config.queryTimeoutMs,
-  );
+  const cache = notes.length === 0 ? (analytics.cache ?? null) : null;
+  // one version per request: the cache key, and the snapshot every read of this request sees
+  const version = await withDeadline(analytics.engine.dataVersion(site.id), deps.config.queryTimeoutMs);
+  const facts = await withDeadline(siteFacts(analytics.engine, site.id, cache ? { cache, version } : null), deps.config.queryTimeoutMs);
 
   const decision = buildAvailability({
     route: req.route,
@@ -164,7 +161,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
     trafficClasses: TRAFFIC_FILTERS[(req.query.traffic ?? 'humans') as TrafficFilter] ?? TRAFFIC_FILTERS.humans,
   };
   const key =
-    cache && version !== null
+    cache
       ? cacheKey({ endpoint: req.endpoint, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
       : null;
   const hit = key ? await cache!.get(key) : undefined;
@@ -193,7 +190,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
     const serialized: SerializedData =
       cached ??
       serializeEnvelopeData({
-          ...(await buildBoth(analytics, deps.config.queryTimeoutMs, plan, range, decision, scope, facts)),
+          ...(await buildBoth(analytics, deps.config.queryTimeoutMs, version, plan, range, decision, scope, facts)),
           range: range.range,
           availability: decision.availability,
         });
@@ -208,6 +205,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
 async function buildBoth<P>(
   analytics: AnalyticsDeps,
   timeoutMs: number,
+  version: string,
   plan: AnalyticsPlan<P>,
   range: ResolvedRange,
   decision: ReturnType<typeof buildAvailability>,
@@ -215,15 +213,23 @@ async function buildBoth<P>(
   facts: SiteFacts,
 ): Promise<{ current: P; compare: P | null }> {
   const deadline = Date.now() + timeoutMs;
-  const run = (spec: QuerySpec) => {
+  const engine = analytics.engine;
+  const within = <T>(read: (options: RunOptions) => Promise<T>): Promise<T> => {
     const left = deadline - Date.now();
     if (left <= 0) return Promise.reject(new EngineError('timeout'));
-    return withDeadline(analytics.engine.run(spec, { timeoutMs: left }), left);
+    return withDeadline(read({ timeoutMs: left, asOf: version }), left);
+  };
+  const reads: AnalyticsReads = {
+    run: (spec) => within((o) => engine.run(spec, o)),
+    actionRows: (r) => within((o) => engine.actionRows(r, o)),
+    actionTotals: (r) => within((o) => engine.actionTotals(r, o)),
+    goalMatches: (r) => within((o) => engine.goalMatches(r, o)),
+    pageTitles: (r) => within((o) => engine.pageTitles(r, o)),
   };
   const windowOf = (which: 'current' | 'compare', days: DayWindow): AnalyticsWindow => {
     const sections: AnalyticsWindow['sections'] = {};
     for (const [id, counts] of Object.entries(decision.sectionCount)) sections[id as SectionId] = counts?.[which] ?? null;
-    return { which, days, count: decision.count[which], sections, scope, availability: decision.availability, facts, run };
+    return { which, days, count: decision.count[which], sections, scope, availability: decision.availability, facts, run: reads.run, reads };
   };
   const [current, compare] = await withDeadline(
     Promise.all([plan.build(windowOf('current', range.current)), range.compare ? plan.build(windowOf('compare', range.compare)) : null]),

@@ -17,7 +17,7 @@ export async function buildAcquisition(kit: ReportKit, w: PayloadWindow, p: Acqu
   const attributionRows = async (dimension: Dimension) =>
     attribution ? known(await kit.run(attribution, { metrics: ['sessions', 'engagement_rate'], dimension, limit: p.limit + 1 }), p.limit) : [];
 
-  const [total, byDay, byChannel, referrers, mix, sources, mediums, campaigns, tagged] = await Promise.all([
+  const [total, byDay, byChannel, referrers, mix, sources, mediums, campaigns, tagged, landing] = await Promise.all([
     kit.total(range, ['sessions', 'pageviews', 'engagement_rate', 'avg_session_eng_time_ms']),
     kit.daily(w.days, range, ['sessions', 'pageviews', 'engagement_rate', 'avg_session_eng_time_ms']),
     kit.run(range, { metrics: ['sessions'], dimension: 'channel' }),
@@ -27,9 +27,8 @@ export async function buildAcquisition(kit: ReportKit, w: PayloadWindow, p: Acqu
     attributionRows('medium'),
     attributionRows('campaign'),
     taggedSessions(kit, attribution),
+    kit.channelPairs(range, 'entry_page', p.limit),
   ]);
-  const channels = byChannel.map((r) => r.key).filter((c): c is string => c !== null);
-  const landing = await kit.channelPairs(range, 'entry_page', channels, p.limit);
   const titles = await kit.titles(range, landing.map((l) => l.key));
 
   const sessions = total.values.sessions;

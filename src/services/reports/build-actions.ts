@@ -5,9 +5,8 @@
 import type { MsWindow } from '../../domain/availability.js';
 import { compareKeys } from '../../domain/query/assemble.js';
 import { ACTION_FAMILIES, type ActionFamily, type Channel } from '../../domain/events.js';
-import { formatActionKey, type ActionIdentity } from './action-key.js';
-import { compileActionRows, compileActionTotals, IDENTITY_COLUMNS, type ActionGroupKey, type ActionSelection } from './queries/action-query.js';
-import { toInt, toStr } from './queries/report-query-runner.js';
+import { formatActionKey, type ActionIdentity } from '../../domain/action-key.js';
+import type { ActionGroupKey, ActionRow, ActionSelection, ActionTotals } from '../../ports/analytics-engine.js';
 import { dayOf, type PayloadWindow, type ReportKit } from './report-kit.js';
 
 export interface ActionsParams {
@@ -17,14 +16,6 @@ export interface ActionsParams {
   goalsConfigured: boolean;
 }
 
-type Row = Record<string, unknown>;
-
-function identity(r: Row): ActionIdentity {
-  const out = {} as Record<string, string | null>;
-  for (const c of IDENTITY_COLUMNS) out[c] = toStr(r[c]);
-  return out as unknown as ActionIdentity;
-}
-
 const bySessions = <T extends { sessions: number }>(key: (x: T) => string | null) => (a: T, b: T) =>
   b.sessions - a.sessions || compareKeys(key(a), key(b));
 
@@ -32,14 +23,14 @@ export async function buildActions(kit: ReportKit, w: PayloadWindow, p: ActionsP
   const range: MsWindow = { startMs: w.days.startMs, endMs: w.days.endMs };
   const all: ActionSelection = { scope: kit.scope, window: range, advanced: w.sections.actions_advanced ?? null };
   const selected: ActionSelection = { ...all, ...(p.family ? { family: p.family } : {}), ...(p.action ? { action: p.action } : {}) };
-  const rows = (sel: ActionSelection, group: ActionGroupKey[]) => kit.rows((d) => compileActionRows(d, sel, group));
+  const rows = (selection: ActionSelection, groupBy: ActionGroupKey[]) => kit.reads.actionRows({ selection, groupBy });
 
   const [sessionsTotal, sessionSeries, totalsRow, totalsByDay, families, familyDays, actionRows, actionPages, actionChannels, pages, sources, devices, countries, browsers] =
     await Promise.all([
       kit.total(range, ['sessions']),
       kit.daily(w.days, range, ['sessions']),
-      kit.rows((d) => compileActionTotals(d, all, false)),
-      kit.rows((d) => compileActionTotals(d, all, true)),
+      kit.reads.actionTotals({ selection: all, byDay: false }),
+      kit.reads.actionTotals({ selection: all, byDay: true }),
       rows(all, ['family']),
       rows(selected, ['day', 'family']),
       rows(selected, ['action']),
@@ -52,38 +43,38 @@ export async function buildActions(kit: ReportKit, w: PayloadWindow, p: ActionsP
       rows(selected, ['browser']),
     ]);
 
-  const t = totalsRow[0] ?? {};
-  const byDay = new Map(totalsByDay.map((r) => [toInt(r.g_day), r]));
+  const zero: ActionTotals = { meaningfulSessions: 0, meaningfulOccurrences: 0, errorSessions: 0, instrumentationSessions: 0 };
+  const t = totalsRow[0] ?? zero;
+  const byDay = new Map(totalsByDay.map((r) => [r.day!, r]));
 
   const familyRows = families
-    .map((r) => ({ family: toStr(r.g_family) as ActionFamily, sessions: toInt(r.sessions), occurrences: toInt(r.occurrences) }))
-    .filter((r) => r.family !== null)
+    .filter((r): r is ActionRow & { family: ActionFamily } => r.family != null)
+    .map((r) => ({ family: r.family, sessions: r.sessions, occurrences: r.occurrences }))
     .sort(bySessions((r) => r.family));
 
   // family series: every day of the range for each family the selection has
-  const seriesFamilies = [...new Set(familyDays.map((r) => toStr(r.g_family)))].filter((f): f is ActionFamily => f !== null);
+  const seriesFamilies = [...new Set(familyDays.map((r) => r.family ?? null))].filter((f): f is ActionFamily => f !== null);
   seriesFamilies.sort((a, b) => ACTION_FAMILIES.indexOf(a) - ACTION_FAMILIES.indexOf(b));
-  const famDay = new Map(familyDays.map((r) => [`${toInt(r.g_day)}|${toStr(r.g_family)}`, r]));
+  const famDay = new Map(familyDays.map((r) => [`${r.day}|${r.family}`, r]));
 
   // actions: top page by occurrences, top source (channel) by sessions
-  const keyOf = (r: Row) => formatActionKey(identity(r));
-  const topOf = (list: Row[], group: string, value: 'sessions' | 'occurrences') => {
+  const topOf = (list: ActionRow[], group: 'page' | 'channel', value: 'sessions' | 'occurrences') => {
     const best = new Map<string, { label: string | null; n: number }>();
     for (const r of list) {
-      const k = keyOf(r);
-      const label = toStr(r[group]);
-      const n = toInt(r[value]);
+      const k = formatActionKey(r.action!);
+      const label = r[group] ?? null;
+      const n = r[value];
       const cur = best.get(k);
       if (label === null) continue;
       if (!cur || n > cur.n || (n === cur.n && compareKeys(label, cur.label) < 0)) best.set(k, { label, n });
     }
     return best;
   };
-  const topPage = topOf(actionPages, 'g_page', 'occurrences');
-  const topSource = topOf(actionChannels, 'g_channel', 'sessions');
+  const topPage = topOf(actionPages, 'page', 'occurrences');
+  const topSource = topOf(actionChannels, 'channel', 'sessions');
   const actions = actionRows
     .map((r) => {
-      const id = identity(r);
+      const id: ActionIdentity = r.action!;
       const key = formatActionKey(id);
       return {
         action_key: key,
@@ -94,8 +85,8 @@ export async function buildActions(kit: ReportKit, w: PayloadWindow, p: ActionsP
         action_target_host: id.action_target_host,
         form_id: id.form_id,
         form_action_path: id.form_action_path,
-        sessions: toInt(r.sessions),
-        occurrences: toInt(r.occurrences),
+        sessions: r.sessions,
+        occurrences: r.occurrences,
         top_page: topPage.get(key)?.label ?? null,
         top_source: (topSource.get(key)?.label ?? null) as Channel | null,
       };
@@ -104,51 +95,51 @@ export async function buildActions(kit: ReportKit, w: PayloadWindow, p: ActionsP
     .slice(0, p.limit);
 
   const scope = p.action ? ('action' as const) : ('family' as const);
-  const context = <T>(list: Row[], col: string, make: (label: string, sessions: number) => T) =>
+  const context = <T>(list: ActionRow[], col: 'channel' | 'device' | 'country' | 'browser', make: (label: string, sessions: number) => T) =>
     list
-      .map((r) => ({ label: toStr(r[col]), sessions: toInt(r.sessions) }))
+      .map((r) => ({ label: r[col] ?? null, sessions: r.sessions }))
       .filter((r): r is { label: string; sessions: number } => r.label !== null)
       .sort(bySessions((r) => r.label))
       .slice(0, p.limit)
       .map((r) => make(r.label, r.sessions));
-  const segment = (kind: 'device' | 'country' | 'browser', list: Row[]) =>
-    context(list, `g_${kind}`, (label, sessions) => ({ scope, kind, label, sessions }));
+  const segment = (kind: 'device' | 'country' | 'browser', list: ActionRow[]) =>
+    context(list, kind, (label, sessions) => ({ scope, kind, label, sessions }));
 
   return {
     goals_configured: p.goalsConfigured,
     active_family: p.family ?? p.action?.family ?? null,
     totals: {
       total_sessions: sessionsTotal.values.sessions,
-      meaningful_action_sessions: toInt(t.meaningful_sessions),
-      meaningful_occurrences: toInt(t.meaningful_occurrences),
-      error_sessions: toInt(t.error_sessions),
-      instrumentation_sessions: toInt(t.instrumentation_sessions),
+      meaningful_action_sessions: t.meaningfulSessions,
+      meaningful_occurrences: t.meaningfulOccurrences,
+      error_sessions: t.errorSessions,
+      instrumentation_sessions: t.instrumentationSessions,
     },
     families: familyRows,
     timeseries: sessionSeries.map((s) => {
-      const r = byDay.get(s.bucketMs!) ?? {};
+      const r = byDay.get(s.bucketMs!) ?? zero;
       return {
         date: dayOf(s.bucketMs),
         total_sessions: s.values.sessions,
-        meaningful_action_sessions: toInt(r.meaningful_sessions),
-        meaningful_occurrences: toInt(r.meaningful_occurrences),
-        error_sessions: toInt(r.error_sessions),
-        instrumentation_sessions: toInt(r.instrumentation_sessions),
+        meaningful_action_sessions: r.meaningfulSessions,
+        meaningful_occurrences: r.meaningfulOccurrences,
+        error_sessions: r.errorSessions,
+        instrumentation_sessions: r.instrumentationSessions,
       };
     }),
     family_timeseries: sessionSeries.flatMap((s) =>
       seriesFamilies.map((family) => {
         const r = famDay.get(`${s.bucketMs}|${family}`);
-        return { date: dayOf(s.bucketMs), family, sessions: r ? toInt(r.sessions) : 0, occurrences: r ? toInt(r.occurrences) : 0 };
+        return { date: dayOf(s.bucketMs), family, sessions: r?.sessions ?? 0, occurrences: r?.occurrences ?? 0 };
       }),
     ),
     actions,
     context: {
       pages: pages
-        .map((r) => ({ scope, path_canon: toStr(r.g_page), sessions: toInt(r.sessions) }))
+        .map((r) => ({ scope, path_canon: r.page ?? null, sessions: r.sessions }))
         .sort(bySessions((r) => r.path_canon))
         .slice(0, p.limit),
-      sources: context(sources, 'g_channel', (label, sessions) => ({ scope, channel: label as Channel, sessions })),
+      sources: context(sources, 'channel', (label, sessions) => ({ scope, channel: label as Channel, sessions })),
       segments: [...segment('device', devices), ...segment('country', countries), ...segment('browser', browsers)],
     },
   };

@@ -2,7 +2,8 @@
 // pages, movers, acquisition-lite, countries, devices, browsers, os) over the whole range, and the
 // geography sections (regions, cities) over their own counting windows (empty when locked).
 import type { MsWindow } from '../../domain/availability.js';
-import { compareKeys } from '../../domain/query/assemble.js';
+import { compareKeys, type MetricRow } from '../../domain/query/assemble.js';
+import type { Channel } from '../../domain/events.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { Metric } from '../../domain/query/metrics.js';
 import { previousPeriod } from '../../domain/report-range.js';
@@ -33,32 +34,27 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
   const range: MsWindow = { startMs: w.days.startMs, endMs: w.days.endMs };
   const sessionsBy = (dimension: Dimension) => kit.run(range, { metrics: ['sessions'], dimension, limit: p.limit + 1 });
 
-  const [total, series, topPages, byChannel, referrers, countries, devices, browsers, os, movers, regions, cities] = await Promise.all([
+  // every page of the range (movers compare them all; the top pages are their first rows), and every
+  // referrer by channel (the top referrers and each one's dominant channel): one read each
+  const pagesRead = kit.run(range, { metrics: ['pageviews'], dimension: 'page' });
+  const [total, series, pages, byChannel, referrerChannels, countries, devices, browsers, os, movers, regions, cities, landing] = await Promise.all([
     kit.total(range, TOTAL_METRICS),
     kit.daily(w.days, range, SERIES_METRICS),
-    kit.run(range, { metrics: ['pageviews'], dimension: 'page', limit: p.limit }),
+    pagesRead,
     kit.run(range, { metrics: ['sessions'], dimension: 'channel' }),
-    sessionsBy('referrer'),
+    kit.run(range, { metrics: ['sessions'], dimension: 'referrer', splitBy: 'channel' }),
     sessionsBy('country'),
     sessionsBy('device'),
     sessionsBy('browser'),
     sessionsBy('os'),
-    moversOf(kit, w, p),
+    moversOf(kit, w, p, pagesRead),
     geography(kit, w.sections.overview_regions ?? null, 'region', p.limit),
     geography(kit, w.sections.overview_cities ?? null, 'city', p.limit),
+    kit.channelPairs(range, 'entry_page', p.limit),
   ]);
 
-  const channels = byChannel.map((r) => r.key!).filter((c) => c !== null);
-  const topReferrers = known(referrers, p.limit);
-  const [referrerChannel, landing] = await Promise.all([
-    kit.dominantChannel(
-      range,
-      'referrer',
-      topReferrers.map((r) => r.key!),
-      channels,
-    ),
-    kit.channelPairs(range, 'entry_page', channels, p.limit),
-  ]);
+  const topPages = pages.slice(0, p.limit);
+  const { top: topReferrers, dominant: referrerChannel } = referrersOf(referrerChannels, p.limit);
   const moverPaths = [...movers.gainers, ...movers.losers].map((m) => m.path_canon);
   const [titles, moverTitles] = await Promise.all([
     kit.titles(range, [...topPages.map((r) => r.key), ...landing.map((l) => l.key)]),
@@ -100,9 +96,9 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
     acquisition: {
       by_channel: byChannel.map((r) => ({ channel: r.key as string, sessions: r.values.sessions })),
       top_referrers: topReferrers.map((r) => ({
-        domain: r.key!,
-        channel: referrerChannel.get(r.key!) ?? 'Referral',
-        sessions: r.values.sessions,
+        domain: r.key,
+        channel: referrerChannel.get(r.key) ?? 'Referral',
+        sessions: r.sessions,
         favicon_url: null,
       })),
       top_landing_pages: landing.map((l) => ({ path_canon: l.key, channel: l.channel, sessions: l.row.values.sessions, page_title: title(l.key) })),
@@ -119,33 +115,49 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
   };
 }
 
-async function moversOf(kit: ReportKit, w: PayloadWindow, p: OverviewParams) {
+/** Page movers against the period before; `pages` is the window's own page breakdown (read once). */
+async function moversOf(kit: ReportKit, w: PayloadWindow, p: OverviewParams, pages: Promise<MetricRow[]>) {
   const prev = previousPeriod(w.days);
   // the period before the window must lie inside API retention, or movers would compare with nothing
   if (p.minAllowedFrom !== null && prev.from < p.minAllowedFrom) return { gainers: [], losers: [], previousStartMs: prev.startMs };
-  const [cur, before] = await Promise.all([
-    kit.run({ startMs: w.days.startMs, endMs: w.days.endMs }, { metrics: ['pageviews'], dimension: 'page' }),
-    kit.run({ startMs: prev.startMs, endMs: prev.endMs }, { metrics: ['pageviews'], dimension: 'page' }),
-  ]);
+  const [cur, before] = await Promise.all([pages, kit.run({ startMs: prev.startMs, endMs: prev.endMs }, { metrics: ['pageviews'], dimension: 'page' })]);
   return { ...computeMovers(cur, before, p.limit), previousStartMs: prev.startMs };
 }
 
 /**
- * Regions (cities) with their country: the region breakdown of each country with sessions in the
- * section window, merged by sessions desc, then name, then country. None when the section is locked.
+ * The top referrers (sessions desc, then name; without "none") and each one's dominant channel (most
+ * sessions; ties: the smaller channel name), from the referrer-by-channel rows: a session has one
+ * referrer and one channel, so a referrer's sessions are the sum of its rows.
+ */
+function referrersOf(rows: readonly MetricRow[], limit: number) {
+  const byReferrer = new Map<string, { sessions: number; channel: Channel; best: number }>();
+  for (const r of rows) {
+    if (r.key === null || r.split == null) continue;
+    const channel = r.split as Channel;
+    const s = r.values.sessions;
+    const cur = byReferrer.get(r.key);
+    if (!cur) byReferrer.set(r.key, { sessions: s, channel, best: s });
+    else {
+      cur.sessions += s;
+      if (s > cur.best || (s === cur.best && compareKeys(channel, cur.channel) < 0)) Object.assign(cur, { channel, best: s });
+    }
+  }
+  const top = [...byReferrer]
+    .map(([key, v]) => ({ key, sessions: v.sessions }))
+    .sort((a, b) => b.sessions - a.sessions || compareKeys(a.key, b.key))
+    .slice(0, limit);
+  return { top, dominant: new Map([...byReferrer].map(([k, v]) => [k, v.channel])) };
+}
+
+/**
+ * Regions (cities) with their country, both known, in the section window: one grouped query, sorted
+ * by sessions desc, then name, then country. None when the section is locked.
  */
 async function geography(kit: ReportKit, window: MsWindow | null, dimension: 'region' | 'city', limit: number) {
   if (!window) return [];
-  const countries = (await kit.run(window, { metrics: ['sessions'], dimension: 'country' })).map((r) => r.key).filter((c): c is string => c !== null);
-  const per = await Promise.all(
-    countries.map(async (country) =>
-      (await kit.run(window, { metrics: ['sessions'], dimension, filters: { country }, limit: limit + 1 }))
-        .filter((r) => r.key !== null)
-        .map((r) => ({ key: r.key!, country, sessions: r.values.sessions })),
-    ),
-  );
-  return per
-    .flat()
-    .sort((a, b) => b.sessions - a.sessions || compareKeys(a.key, b.key) || compareKeys(a.country, b.country))
-    .slice(0, limit);
+  // every pair (a country has at most one row without a region, but countries are many): filtered, then cut
+  return (await kit.run(window, { metrics: ['sessions'], dimension, splitBy: 'country' }))
+    .filter((r) => r.key !== null && r.split != null)
+    .slice(0, limit)
+    .map((r) => ({ key: r.key!, country: r.split!, sessions: r.values.sessions }));
 }

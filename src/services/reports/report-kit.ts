@@ -1,27 +1,37 @@
-// What every report builder shares: the engines, the scope, how to run a QuerySpec or a report
-// query, and the small row helpers (days, titles, per-channel pairs).
+// What every report builder shares: the engine's reads (under the request's deadline), the scope,
+// and the small row helpers (days, titles, per-channel pairs). Builders assemble payloads only: every
+// number comes from a typed read of the AnalyticsEngine port.
 import type { MsWindow, SectionId } from '../../domain/availability.js';
-import { compareKeys, denseSeries, type MetricRow } from '../../domain/query/assemble.js';
+import { denseSeries, type MetricRow } from '../../domain/query/assemble.js';
 import type { Metric } from '../../domain/query/metrics.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
 import { formatDay, type DayWindow } from '../../domain/report-range.js';
-import type { Channel } from '../../domain/events.js';
-import type { AnalyticsEngine, RunOptions } from '../../ports/analytics-engine.js';
-import { compilePageTitles } from './queries/page-titles.js';
-import type { CompiledReportQuery, ReportQueryRunner } from './queries/report-query-runner.js';
-import { toStr } from './queries/report-query-runner.js';
-import { specFor, type ReportScope } from './report-scope.js';
+import { CHANNELS, type Channel } from '../../domain/events.js';
+import type { AnalyticsEngine, AnalyticsReads, ReadScope, RunOptions } from '../../ports/analytics-engine.js';
 
-export interface ReportEngines {
-  /** runs a QuerySpec (serveAnalytics' window.run: the engine under the request's deadline) */
-  run(spec: QuerySpec): Promise<MetricRow[]>;
-  sql: ReportQueryRunner;
+/** An engine's reads with fixed options (tests, tools); serveAnalytics binds its own under the request's deadline. */
+export function readsOf(engine: AnalyticsEngine, options: RunOptions): AnalyticsReads {
+  return {
+    run: (spec) => engine.run(spec, options),
+    actionRows: (r) => engine.actionRows(r, options),
+    actionTotals: (r) => engine.actionTotals(r, options),
+    goalMatches: (r) => engine.goalMatches(r, options),
+    pageTitles: (r) => engine.pageTitles(r, options),
+  };
 }
 
-/** Engines straight from an AnalyticsEngine (tests, tools). */
-export function engines(engine: AnalyticsEngine, sql: ReportQueryRunner, options: RunOptions): ReportEngines {
-  return { run: (spec) => engine.run(spec, options), sql };
+/** A QuerySpec over the scope and a counting window; the rest (metrics, grouping) from `rest`. */
+export function specFor(scope: ReadScope, window: MsWindow, rest: Omit<QuerySpec, 'siteId' | 'tenantIds' | 'trafficClasses' | 'startMs' | 'endMs' | 'filters'> & { filters?: QuerySpec['filters'] }): QuerySpec {
+  return {
+    siteId: scope.siteId,
+    tenantIds: scope.tenantIds,
+    trafficClasses: scope.trafficClasses,
+    startMs: window.startMs,
+    endMs: window.endMs,
+    filters: rest.filters ?? {},
+    ...rest,
+  };
 }
 
 /** One payload's windows (current or compare), as availability decided them. */
@@ -36,13 +46,12 @@ export interface PayloadWindow {
 
 export class ReportKit {
   constructor(
-    readonly engines: ReportEngines,
-    readonly scope: ReportScope,
-    readonly options: RunOptions,
+    readonly reads: AnalyticsReads,
+    readonly scope: ReadScope,
   ) {}
 
   run(window: MsWindow, rest: Parameters<typeof specFor>[2]): Promise<MetricRow[]> {
-    return this.engines.run(specFor(this.scope, window, rest));
+    return this.reads.run(specFor(this.scope, window, rest));
   }
 
   /** The window's single total row. */
@@ -57,68 +66,29 @@ export class ReportKit {
     return denseSeries(rows, { startMs: days.startMs, endMs: days.endMs, interval: 'day', metrics });
   }
 
-  rows(q: (d: ReportQueryRunner['dialect']) => CompiledReportQuery): Promise<Record<string, unknown>[]> {
-    return this.engines.sql.rows(q(this.engines.sql.dialect), this.options);
-  }
-
   /** Latest page title of each path in the window (missing = never titled). */
   async titles(window: MsWindow, paths: readonly (string | null)[]): Promise<Map<string, string>> {
     const list = [...new Set(paths.filter((p): p is string => p !== null))];
-    const out = new Map<string, string>();
-    if (!list.length) return out;
-    const sql = this.engines.sql;
-    const query = sql.pageTitles?.(this.scope, window, list) ?? compilePageTitles(sql.dialect, this.scope, window, list);
-    for (const r of await sql.rows(query, this.options)) {
-      const p = toStr(r.path_canon);
-      const t = toStr(r.page_title);
-      if (p !== null && t !== null) out.set(p, t);
-    }
-    return out;
+    if (!list.length) return new Map();
+    return this.reads.pageTitles({ scope: this.scope, window, paths: list });
   }
 
   /**
-   * Rows of (key, channel) pairs by sessions: one breakdown of `dimension` per channel present,
-   * merged, sorted by sessions desc then key then channel (code points), cut to `limit`. Exact:
-   * the top `limit` pairs are within the per-channel top `limit` lists.
+   * Rows of (key, channel) pairs by sessions, one grouped query: sorted by sessions desc, then key,
+   * then channel (code points), without the "none" key, cut to `limit`. Exact: a channel has at most
+   * one "none" row, so the top `limit` pairs with a key are within the first `limit` + 7.
    */
   async channelPairs(
     window: MsWindow,
     dimension: Dimension,
-    channels: readonly string[],
     limit: number,
     metrics: readonly Metric[] = ['sessions'],
   ): Promise<{ key: string; channel: Channel; row: MetricRow }[]> {
-    const per = await Promise.all(
-      channels.map(async (channel) => {
-        const rows = await this.run(window, { metrics, dimension, filters: { channel }, limit: limit + 1 });
-        return rows.filter((r) => r.key !== null).map((row) => ({ key: row.key!, channel: channel as Channel, row }));
-      }),
-    );
-    return per
-      .flat()
-      .sort((a, b) => b.row.values.sessions - a.row.values.sessions || compareKeys(a.key, b.key) || compareKeys(a.channel, b.channel))
-      .slice(0, limit);
-  }
-
-  /** The channel with the most sessions for each key (ties: the smaller channel name). */
-  async dominantChannel(window: MsWindow, dimension: Dimension, keys: readonly string[], channels: readonly string[]): Promise<Map<string, Channel>> {
-    const best = new Map<string, { channel: Channel; sessions: number }>();
-    if (!keys.length) return new Map();
-    const per = await Promise.all(
-      channels.map(async (channel) => ({
-        channel: channel as Channel,
-        rows: await this.run(window, { metrics: ['sessions'], dimension, filters: { channel }, keyIn: keys }),
-      })),
-    );
-    for (const { channel, rows } of per) {
-      for (const r of rows) {
-        if (r.key === null) continue;
-        const cur = best.get(r.key);
-        const s = r.values.sessions;
-        if (!cur || s > cur.sessions || (s === cur.sessions && compareKeys(channel, cur.channel) < 0)) best.set(r.key, { channel, sessions: s });
-      }
-    }
-    return new Map([...best].map(([k, v]) => [k, v.channel]));
+    const rows = await this.run(window, { metrics, dimension, splitBy: 'channel', limit: limit + CHANNELS.length });
+    return rows
+      .filter((r) => r.key !== null && r.split != null)
+      .slice(0, limit)
+      .map((row) => ({ key: row.key!, channel: row.split as Channel, row }));
   }
 }
 

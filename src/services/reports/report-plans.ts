@@ -1,11 +1,11 @@
 // The plans serveAnalytics runs for each report route: units (DESIGN 6), cache parameters and the
 // builder of one payload window. Routes stay thin: parameters in, serveAnalytics(plan) out.
-import { ApiError, invalidParams } from '../../domain/errors.js';
+import { invalidParams } from '../../domain/errors.js';
 import type { ActionFamily } from '../../domain/events.js';
 import { reportUnits } from '../../domain/metering.js';
 import { addDays, resolveContentInclude, type ResolvedRange } from '../../domain/report-range.js';
 import type { AnalyticsContext, AnalyticsPlan, AnalyticsWindow } from '../analytics/serve-analytics.js';
-import { parseActionKey } from './action-key.js';
+import { parseActionKey } from '../../domain/action-key.js';
 import { buildAcquisition } from './build-acquisition.js';
 import { buildActions } from './build-actions.js';
 import { buildContent } from './build-content.js';
@@ -31,10 +31,8 @@ export function checkActionKey(key: string | undefined): void {
   if (key !== undefined) parseActionKey(key);
 }
 
-function kitFor(ctx: AnalyticsContext, w: AnalyticsWindow): ReportKit {
-  const sql = ctx.deps.analytics?.reports;
-  if (!sql) throw new ApiError('ANALYTICS_DB_UNAVAILABLE');
-  return new ReportKit({ run: w.run, sql }, w.scope, { timeoutMs: ctx.deps.config.queryTimeoutMs });
+function kitFor(w: AnalyticsWindow): ReportKit {
+  return new ReportKit(w.reads, w.scope);
 }
 
 const goalsOf = (ctx: AnalyticsContext) => ctx.deps.catalog.listGoals(ctx.site!.id);
@@ -48,7 +46,7 @@ export async function overviewPlan(ctx: AnalyticsContext, q: ReportParams, range
     cacheParams: { limit },
     build: async (w) => {
       const lastEventAt = w.facts.newestEventMs === null ? null : new Date(w.facts.newestEventMs);
-      return buildOverview(kitFor(ctx, w), w, { limit, minAllowedFrom, lastEventAt });
+      return buildOverview(kitFor(w), w, { limit, minAllowedFrom, lastEventAt });
     },
   };
 }
@@ -59,7 +57,7 @@ export async function acquisitionPlan(ctx: AnalyticsContext, q: ReportParams, ra
   return {
     units: reportUnits({ report: 'acquisition', days: range.current.days, limit, compare: range.compare !== null }),
     cacheParams: { limit, goalsConfigured },
-    build: (w) => buildAcquisition(kitFor(ctx, w), w, { limit, goalsConfigured }),
+    build: (w) => buildAcquisition(kitFor(w), w, { limit, goalsConfigured }),
   };
 }
 
@@ -75,7 +73,7 @@ export async function actionsPlan(
   return {
     units: reportUnits({ report: 'actions', days: range.current.days, limit, compare: range.compare !== null }),
     cacheParams: { limit, goalsConfigured, family, action_key: q.action_key ?? null },
-    build: (w) => buildActions(kitFor(ctx, w), w, { limit, family, action, goalsConfigured }),
+    build: (w) => buildActions(kitFor(w), w, { limit, family, action, goalsConfigured }),
   };
 }
 
@@ -87,7 +85,7 @@ export function contentPlan(ctx: AnalyticsContext, q: ReportParams & { include?:
     // rule 4: limit has no effect in summary, so it is not part of the summary's cache key
     cacheParams: include === 'summary' ? { include } : { include, limit },
     include,
-    build: (w) => buildContent(kitFor(ctx, w), w, { include, limit }),
+    build: (w) => buildContent(kitFor(w), w, { include, limit }),
   };
 }
 
@@ -97,6 +95,6 @@ export async function goalConversionsPlan(ctx: AnalyticsContext, q: ReportParams
   return {
     units: reportUnits({ report: 'goals_conversions', days: range.current.days, limit, compare: range.compare !== null }),
     cacheParams: { limit, goals: goals.map((g) => [g.id, g.type, g.pattern, g.filters, g.updatedAt]) },
-    build: (w) => buildGoalConversions(kitFor(ctx, w), w, goals),
+    build: (w) => buildGoalConversions(kitFor(w), w, goals),
   };
 }

@@ -1,8 +1,8 @@
 // The normalized action key (the actions report's action_key and its filter): one string per
 // distinct action, readable and reversible. Form: `family/action_name`, then `;attr=value` for each
 // attribute the action carries, in ACTION_ATTRIBUTES order; names and values percent-encoded.
-import { ACTION_FAMILIES, type ActionFamily } from '../../domain/events.js';
-import { invalidParams } from '../../domain/errors.js';
+import { ACTION_FAMILIES, type ActionFamily } from './events.js';
+import { invalidParams } from './errors.js';
 
 export const ACTION_ATTRIBUTES = ['event_name', 'action_id', 'action_target_host', 'form_id', 'form_action_path'] as const;
 export type ActionAttribute = (typeof ACTION_ATTRIBUTES)[number];

@@ -1,0 +1,53 @@
+// The engine's question: read the rollups? Yes when not switched off (`rollups: false`), the engine
+// reads the store's own tables, and the database has the rollups (stores opened by this code always
+// do: rollups.ts builds them at open and in every import; tables loaded by hand, e.g. test fixtures,
+// do not). Only reads the rollups could answer pay for the check, and once seen the answer is kept:
+// the tables are never dropped while a store is open, only rebuilt in one transaction.
+import { VARCHAR } from '@duckdb/node-api';
+import type { NormalizedSpec } from '../../domain/query/query-spec.js';
+import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
+import { DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
+import { planRollup } from '../sql/rollup-plan.js';
+import type { DuckConnection } from './duck-query.js';
+
+export interface RollupGate {
+  /** the rollups answer this spec exactly and exist */
+  forSpec(spec: NormalizedSpec): Promise<boolean>;
+  /** the rollup tables (daily_rollups and daily_page_titles, made together) exist */
+  available(): Promise<boolean>;
+}
+
+export function rollupGate<C extends DuckConnection>(opts: {
+  connect: () => Promise<C>;
+  release?: (c: C) => void;
+  tables?: TableNames;
+  rollups?: boolean;
+}): RollupGate {
+  let seen = false;
+  const own = !opts.tables || (opts.tables.events === DEFAULT_TABLES.events && opts.tables.sessions === DEFAULT_TABLES.sessions);
+  const available = async () => {
+    if (opts.rollups === false || !own) return false;
+    if (seen) return true;
+    let conn: C;
+    try {
+      conn = await opts.connect();
+    } catch {
+      return false; // the raw path reports the fault as the engine always has
+    }
+    try {
+      const stmt = await conn.prepare(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary`);
+      stmt.bind([ROLLUP_TABLE], [VARCHAR]);
+      const rows = (await stmt.runAndReadAll()).getRowObjectsJS();
+      seen = Number(rows[0]?.n ?? 0) > 0;
+      return seen;
+    } catch {
+      return false;
+    } finally {
+      opts.release?.(conn);
+    }
+  };
+  return {
+    available,
+    forSpec: async (spec) => planRollup(spec).use === 'rollup' && (await available()),
+  };
+}
