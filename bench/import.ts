@@ -16,6 +16,7 @@ import path from 'node:path';
 import { spawnSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { StringDecoder } from 'node:string_decoder';
 import { openControlPlane } from '../src/control/open-control-plane.js';
 import { Prng } from '../src/ingest/demo/prng.js';
 import { writeSiteEvents } from './generate.js';
@@ -57,9 +58,27 @@ function today(): number {
   return Math.floor(Date.now() / DAY_MS) * DAY_MS;
 }
 
+/** The lines of a file, read in blocks (a file past 512 MB is too long for one string). */
+function* linesOf(file: string): Generator<string> {
+  const fd = fs.openSync(file, 'r');
+  const buf = Buffer.alloc(16 << 20);
+  const utf8 = new StringDecoder('utf8'); // a character split between two blocks stays whole
+  let rest = '';
+  try {
+    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+      const parts = (rest + utf8.write(buf.subarray(0, n))).split('\n');
+      rest = parts.pop()!;
+      yield* parts;
+    }
+    if (rest) yield rest;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** The file's lines in a random (seeded) order. */
 function shuffleFile(from: string, to: string): void {
-  const lines = fs.readFileSync(from, 'utf8').split('\n').filter(Boolean);
+  const lines = [...linesOf(from)].filter(Boolean);
   const r = new Prng(5);
   for (let i = lines.length - 1; i > 0; i--) {
     const j = Math.floor(r.next() * (i + 1));
@@ -79,7 +98,7 @@ function accessLogOf(ndjson: string, to: string, lines: number): number {
   let n = 0;
   let block = '';
   const pad = (x: number) => String(x).padStart(2, '0');
-  for (const line of fs.readFileSync(ndjson, 'utf8').split('\n')) {
+  for (const line of linesOf(ndjson)) {
     if (!line || n === lines) continue;
     const e = JSON.parse(line) as Record<string, string>;
     if (e.type !== 'pageview') continue;
