@@ -9,6 +9,7 @@ import type { AnalyticsEngine } from './ports/analytics-engine.js';
 import type { CatalogStore } from './ports/catalog-store.js';
 import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
 import type { EventStore } from './ports/event-store.js';
+import type { CommitLock } from './ports/commit-lock.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { UsageLedger } from './ports/usage-ledger.js';
 import { CONTROL_SQLITE_FILE, openControlPlane } from './control/open-control-plane.js';
@@ -43,10 +44,11 @@ type StoreConfig = Pick<Config, 'dataDir' | 'eventsUrl'>;
 const embedded = (config: StoreConfig) => config.eventsUrl === undefined;
 
 /** Opens the analytics backend: the server, the command line and imports all open it here. */
-export async function openAnalyticsBackend(config: StoreConfig): Promise<AnalyticsBackend> {
+export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLock?: CommitLock } = {}): Promise<AnalyticsBackend> {
   if (!embedded(config)) {
-    // Every process (API servers and importers) reads and writes the same tables.
-    const ch = await openClickHouse(config.eventsUrl!);
+    // Every process (API servers and importers) reads and writes the same tables; the control
+    // plane's commit lock orders their commit points.
+    const ch = await openClickHouse(config.eventsUrl!, { commitLock: opts.commitLock });
     return { store: ch.store, engine: ch.engine, adminImports: false, close: () => ch.close() };
   }
   const store = await openEventStore(config);
@@ -59,8 +61,8 @@ export async function openAnalyticsBackend(config: StoreConfig): Promise<Analyti
 }
 
 /** Where an import writes: the running server's admin socket (embedded store), or the store itself. */
-export function openImportTarget(config: StoreConfig): Promise<ImportTarget> {
-  return openTarget({ dataDir: config.dataDir, adminImports: embedded(config), openStore: () => openAnalyticsBackend(config) });
+export function openImportTarget(config: StoreConfig, opts: { commitLock?: CommitLock } = {}): Promise<ImportTarget> {
+  return openTarget({ dataDir: config.dataDir, adminImports: embedded(config), openStore: () => openAnalyticsBackend(config, opts) });
 }
 
 /** The control plane (SQLite in the data dir or PostgreSQL) for a command. */
@@ -78,7 +80,7 @@ export async function openImportStores(config: Pick<Config, 'dataDir' | 'control
   const control = await openControlPlane(config);
   let target: ImportTarget;
   try {
-    target = await openImportTarget(config);
+    target = await openImportTarget(config, { commitLock: control.commitLock });
   } catch (err) {
     await control.close();
     throw err;
@@ -108,7 +110,7 @@ export interface Container<Events extends EventsSlot = EventsSlot> extends AppDe
 export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
   clock?: Clock;
   /** catalog and ledger come together: they share one control-plane store */
-  control?: { catalog: CatalogStore; ledger: UsageLedger };
+  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock };
   limiter?: RateLimiter;
   /** with events: the store the app reads analytics from; without analytics, none (503) */
   events?: Events;
@@ -135,9 +137,11 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   let events = overrides.events;
   let analytics = overrides.analytics;
   let backend: AnalyticsBackend | undefined;
+  // The control plane's, once it is open (the events store may be opened first; it commits only later).
+  let commitLock: CommitLock | undefined;
   try {
     const open = async () => {
-      backend = await openAnalyticsBackend(config);
+      backend = await openAnalyticsBackend(config, { commitLock: (fn) => (commitLock ? commitLock(fn) : fn()) });
       closers.push(() => backend!.close());
       events = backend.store as unknown as Events;
       // per process; keys carry the data version (on ClickHouse read from the shared commit log, so an
@@ -158,6 +162,7 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
       closers.push(() => cp.close());
       control = cp;
     }
+    commitLock = control.commitLock;
     let limiter = overrides.limiter;
     if (!limiter) {
       // Redis when configured: one exact sliding log shared by every API process.

@@ -7,6 +7,7 @@ import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
 import type { ControlPlane } from '../sqlite/open.js';
+import { postgresCommitLock } from '../commit-lock.js';
 import { createPostgresPool, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
 
 const TABLES = ['workspaces', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage', 'reservations'] as const satisfies readonly (keyof ControlDB)[];
@@ -55,7 +56,7 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     await close().catch(() => {});
     throw err;
   }
-  return { catalog, ledger, close };
+  return { catalog, ledger, commitLock: postgresCommitLock(db), close };
 }
 
 /** Network-level failures and server refusals at connect time (SQLSTATE class 08, 28, 3D, 57P). */

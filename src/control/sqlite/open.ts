@@ -2,6 +2,7 @@
 import { Kysely } from 'kysely';
 import type { CatalogStore } from '../../ports/catalog-store.js';
 import type { UsageLedger } from '../../ports/usage-ledger.js';
+import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import type { Clock } from '../../domain/clock.js';
 import type { RandomBytes } from '../../domain/tokens.js';
 import { KyselyCatalogStore } from '../catalog-store.js';
@@ -13,6 +14,8 @@ import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner, withWri
 export interface ControlPlane {
   catalog: CatalogStore;
   ledger: UsageLedger;
+  /** serializes import commit points among the processes sharing this control plane's event store */
+  commitLock: CommitLock;
   /** Closes the database; safe to call more than once (catalog.close() does the same). */
   close(): Promise<void>;
 }
@@ -50,5 +53,6 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
     await close();
     throw err;
   }
-  return { catalog, ledger, close };
+  // One process owns a data dir (its spool, its DuckDB file): its own commits are all there is to order.
+  return { catalog, ledger, commitLock: inProcessCommitLock(), close };
 }

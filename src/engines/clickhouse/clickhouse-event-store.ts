@@ -5,6 +5,7 @@
 // gen while readers still see the old gen; ONE insert into the first server's commit log (ff_days)
 // then switches all those days at once. The other servers' logs get copies of their rows after it.
 import { randomBytes } from 'node:crypto';
+import type { CommitLock } from '../../ports/commit-lock.js';
 import {
   checkedCheckpoint,
   decodeEventRow,
@@ -39,6 +40,8 @@ export interface ClickHouseStoreParts {
   /** every server holding rows, the coordinator among them */
   shards: Shard[];
   layout: TableLayout;
+  /** orders commit points with other processes' (ports/commit-lock.ts); absent: this process only */
+  commitLock: CommitLock;
 }
 
 export class ClickHouseEventStore implements EventStore {
@@ -304,15 +307,18 @@ class ClickHouseImportSession implements ImportSession {
         await this.commitCheckpointOnly();
         return { imported: 0, duplicates: this.staged, days: [], ...engaged() };
       }
-      // Another process may have committed some of these days since we read them: our rewrite would drop its events.
-      const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
-      const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
-      if (changed.length) {
-        throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
-      }
-      // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
-      const checkpoint = this.checkpoint ? checkpointRow(this.checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '';
-      await this.p.coordinator.node.insertNdjson(ident(L.days), logRows(null) + checkpoint);
+      // Under the lock, so no other commit lands between the check and the insert.
+      await this.p.commitLock(async () => {
+        // Another process may have committed some of these days since we read them: our rewrite would drop its events.
+        const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
+        const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
+        if (changed.length) {
+          throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
+        }
+        // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
+        const checkpoint = this.checkpoint ? checkpointRow(this.checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '';
+        await this.p.coordinator.node.insertNdjson(ident(L.days), logRows(null) + checkpoint);
+      });
     } catch (err) {
       await this.dropGeneration(gen).catch(() => undefined);
       throw err;
@@ -323,7 +329,11 @@ class ClickHouseImportSession implements ImportSession {
         .filter((s) => s !== this.p.coordinator && rewritten.some((r) => r.shard === s))
         .map((s) => s.node.insertNdjson(ident(L.days), logRows(s)).catch(() => undefined)),
     );
-    await Promise.all(rewritten.map((r) => this.dropSuperseded(r.shard, gen, r.days).catch(() => undefined)));
+    await Promise.all(
+      rewritten.map((r) =>
+        this.dropSuperseded(r.shard, r.days.map((d) => ({ ...d, oldGen: oldOf.get(`${r.shard.num}|${dayKey(d)}`) ?? 0 }))).catch(() => undefined),
+      ),
+    );
     const days = uniqueDays(rewritten.flatMap((r) => r.days)).sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
     return { imported: fresh, duplicates: this.staged - fresh, days, ...engaged() };
   }
@@ -352,9 +362,17 @@ class ClickHouseImportSession implements ImportSession {
     await Promise.all(this.p.shards.map((s) => this.mutate(s, `gen = ${lit(gen)}`)));
   }
 
-  /** Rows of generations the commit replaced (invisible already): reclaimed in the background. */
-  private async dropSuperseded(s: Shard, gen: number, days: readonly DayRef[]): Promise<void> {
-    await this.mutate(s, `${daysIn(days)} AND gen < ${lit(gen)}`);
+  /**
+   * Rows of the generations the commit replaced (invisible already): reclaimed in the background.
+   * Only gens up to the one replaced: a gen between it and ours belongs to another import still
+   * writing (it will find our commit and fail whole), and deleting its rows under it would make it
+   * count what it wrote as nothing. Rows of an import that died are reclaimed by a later commit.
+   */
+  private async dropSuperseded(s: Shard, days: readonly ShardDay[]): Promise<void> {
+    const byOld = new Map<number, DayRef[]>();
+    for (const d of days) if (d.oldGen > 0) byOld.set(d.oldGen, [...(byOld.get(d.oldGen) ?? []), d]);
+    if (byOld.size === 0) return;
+    await this.mutate(s, [...byOld].map(([old, group]) => `(${daysIn(group)} AND gen <= ${lit(old)})`).join(' OR '));
   }
 
   private async mutate(s: Shard, where: string): Promise<void> {

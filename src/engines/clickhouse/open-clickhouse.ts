@@ -1,6 +1,7 @@
 // Opens the ClickHouse events store named by FOOTFALL_EVENTS_URL: checks the servers (and, for a
 // cluster, that the URL lists each shard once), creates the tables on every server if missing
 // (idempotent), and hands back the EventStore and the AnalyticsEngine over the same tables.
+import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import { ClickHouseAnalyticsEngine } from './analytics-engine.js';
 import { ClickHouseEventStore, SCRATCH_PREFIX } from './clickhouse-event-store.js';
 import type { Shard } from './commit-log.js';
@@ -39,7 +40,12 @@ export interface OpenedClickHouse {
 /** Scratch tables older than this belong to imports whose process died; open() drops them. */
 const STALE_SCRATCH_MS = 24 * 3_600_000;
 
-export async function openClickHouse(url: string): Promise<OpenedClickHouse> {
+export interface OpenClickHouseOptions {
+  /** the control plane's commit lock, when several processes import into these servers */
+  commitLock?: CommitLock;
+}
+
+export async function openClickHouse(url: string, opts: OpenClickHouseOptions = {}): Promise<OpenedClickHouse> {
   const target = parseClickHouseUrl(url);
   const layout = tableLayout(target.cluster);
   const node = (u: string, database: string) =>
@@ -67,7 +73,7 @@ export async function openClickHouse(url: string): Promise<OpenedClickHouse> {
   }
   await Promise.all(admin.map((n) => n.close().catch(() => undefined)));
   const shards = nodes.map((node, i) => ({ node, num: nums[i] }));
-  const parts = { coordinator: shards[0], shards, layout };
+  const parts = { coordinator: shards[0], shards, layout, commitLock: opts.commitLock ?? inProcessCommitLock() };
   const store = new ClickHouseEventStore(parts);
   let closing: Promise<void> | undefined;
   return {
