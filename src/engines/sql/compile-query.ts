@@ -28,16 +28,19 @@ export interface CompiledQuery {
   sql: string;
   /** bound values in placeholder order (empty for literal-encoding dialects) */
   params: SqlParam[];
-  /** result columns: bucket_ms when hasBucket, dim_key when hasKey, split_key when hasSplit, then one per atom */
+  /** result columns: BUCKET_COL when hasBucket, KEY_COL when hasKey, SPLIT_COL when hasSplit, then one per atom */
   hasBucket: boolean;
   hasKey: boolean;
   hasSplit: boolean;
   atoms: Atom[];
 }
 
+// Result column names are never column names of a table a query reads: ClickHouse resolves a name
+// anywhere in a SELECT (WHERE included) to a SELECT alias of the same name, so `tenant_id AS dim_key`
+// turned the rollup filter `dim_key = '/'` into `tenant_id = '/'`.
 export const BUCKET_COL = 'bucket_ms';
-export const KEY_COL = 'dim_key';
-export const SPLIT_COL = 'split_key';
+export const KEY_COL = 'o_key';
+export const SPLIT_COL = 'o_split_key';
 const HOUR_MS = 3_600_000;
 
 const EVENT_ATOMS: readonly Atom[] = ['pageviews', 'events', 'pv_eng_ms'];
