@@ -5,7 +5,7 @@
 // gen while readers still see the old gen; ONE insert into the first server's commit log (ff_days)
 // then switches all those days at once. The other servers' logs get copies of their rows after it.
 import { randomBytes } from 'node:crypto';
-import type { CommitLock } from '../../ports/commit-lock.js';
+import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import {
   checkedCheckpoint,
   decodeEventRow,
@@ -45,7 +45,7 @@ export interface ClickHouseStoreParts {
 }
 
 export class ClickHouseEventStore implements EventStore {
-  private commitChain: Promise<unknown> = Promise.resolve();
+  private readonly serialized = inProcessCommitLock();
   private closed = false;
 
   constructor(private readonly p: ClickHouseStoreParts) {}
@@ -63,7 +63,7 @@ export class ClickHouseEventStore implements EventStore {
       entry = `${tag}_route`;
       await this.p.coordinator.node.command(stageRouterDdl(db, entry, this.p.layout.cluster, stage));
     }
-    return new ClickHouseImportSession(this.p, tag, stage, entry, options.reidentify ?? defaultReidentify, (fn) => this.serialized(fn), checkpoint);
+    return new ClickHouseImportSession(this.p, tag, stage, entry, options.reidentify ?? defaultReidentify, this.serialized, checkpoint);
   }
 
   async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
@@ -118,13 +118,7 @@ export class ClickHouseEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.commitChain.catch(() => undefined);
-  }
-
-  private serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.commitChain.then(fn, fn);
-    this.commitChain = next.catch(() => undefined);
-    return next;
+    await this.serialized(async () => undefined); // the commit under way, if any, ends first
   }
 
   private assertOpen(): void {
@@ -189,7 +183,7 @@ class ClickHouseImportSession implements ImportSession {
     /** where appends go: the stage (one server) or the router spreading rows over the servers */
     private readonly entry: string,
     private readonly reidentify: Reidentify,
-    private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly serialized: CommitLock,
     private readonly checkpoint: Checkpoint | null,
   ) {}
 

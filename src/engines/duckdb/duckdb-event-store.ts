@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
   checkedCheckpoint,
@@ -64,7 +65,7 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
 
 export class DuckDbEventStore implements EventStore {
   /** commits run one at a time: two rebuilds of the same day would conflict */
-  private commitChain: Promise<unknown> = Promise.resolve();
+  private readonly serialized = inProcessCommitLock();
   private sessionSeq = 0;
   private closed = false;
   /** per site, committed imports that added events; with the epoch, the data version (see dataVersion) */
@@ -97,7 +98,7 @@ export class DuckDbEventStore implements EventStore {
       this.opened,
       options.reidentify ?? defaultReidentify,
       this.commitGroupRows,
-      (fn) => this.serialized(fn),
+      this.serialized,
       checkedCheckpoint(options.checkpoint),
     );
     const commit = session.commit.bind(session);
@@ -162,17 +163,12 @@ export class DuckDbEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.commitChain.catch(() => undefined);
+    await this.serialized(async () => undefined); // the commit under way, if any, ends first
     this.conn.closeSync();
     if (this.ownsInstance) this.instance.closeSync();
     fs.rmSync(this.opened.tempDir, { recursive: true, force: true });
   }
 
-  private serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.commitChain.then(fn, fn);
-    this.commitChain = next.catch(() => undefined);
-    return next;
-  }
 
   private assertOpen(): void {
     if (this.closed) throw new Error('event store is closed');
@@ -199,7 +195,7 @@ class DuckDbImportSession implements ImportSession {
     private readonly opened: OpenedInstance,
     private readonly reidentify: Reidentify,
     private readonly groupRows: number,
-    private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly serialized: CommitLock,
     private readonly checkpoint: Checkpoint | null,
   ) {}
 
