@@ -2,12 +2,14 @@
 // pass it unchanged. It checks the port only; sessions are checked per engine in test/ingest.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EventRow, EventStore } from '../../src/ports/event-store.js';
+import { encodeEventRows, type EventRow, type EventStore } from '../../src/ports/event-store.js';
 
 export interface EventStoreUnderTest {
   store: EventStore;
   /** engagement_time_ms of the site's stored (visible) events, by event_id */
   engagementOf(siteId: string): Promise<Map<string, number>>;
+  /** the site's stored (visible) events, EVENT_ROW_FIELDS only */
+  rowsOf(siteId: string): Promise<EventRow[]>;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,38 @@ export function runEventStoreContract(name: string, factory: () => Promise<Event
       events: 2,
     });
     assert.equal(await s.newestEventAt('site_b'), '2025-03-01T12:00:00.000Z');
+  }));
+
+  test(`${name}: every value is stored as given, appended as rows or as encoded rows`, withStore(async (s, sut) => {
+    // what a text format could take for a separator, an escape or a null marker, and more than ASCII
+    const texts = ['tab\there', 'line\nbreak', 'carriage\rreturn', 'back\\slash', '\\N', 'NULL', '"quoted" \'single\'', ',;|', 'ünïcødé 中文 😀', ''];
+    const row = (i: number, text: string) =>
+      makeRow({
+        event_id: `rt-${i}`,
+        ts_ms: Date.parse('2025-03-01T10:00:00.000Z') + i * 1000,
+        type: i % 2 ? 'action' : 'pageview',
+        path_canon: `/p/${text}`,
+        page_title: text,
+        referrer_host: i % 3 ? null : `ref${i}.example`,
+        utm_campaign: text,
+        has_click_id: i % 2 === 0,
+        city: text === '' ? null : text,
+        engagement_time_ms: i * 123_457,
+        action_name: i % 2 ? 'ui.click' : null,
+        family: i % 2 ? 'custom' : null,
+        event_name: i % 2 ? text : null,
+        action_id: i % 2 ? `${text}#${i}` : null,
+        form_action_path: i % 2 ? text : null,
+      });
+    const plain = texts.map((t, i) => row(i, t));
+    const encoded = texts.map((t, i) => ({ ...row(100 + i, t), site_id: 'site_b' }));
+    const session = await s.beginImport();
+    await session.append(plain);
+    await session.appendEncoded(encodeEventRows(encoded), encoded.length);
+    assert.equal((await session.commit()).imported, plain.length + encoded.length);
+    const byId = (rows: EventRow[]) => [...rows].sort((a, b) => a.event_id.localeCompare(b.event_id));
+    assert.deepEqual(byId(await sut.rowsOf('site_a')), byId(plain));
+    assert.deepEqual(byId(await sut.rowsOf('site_b')), byId(encoded));
   }));
 
   test(`${name}: re-importing the same batch adds nothing`, withStore(async (s) => {

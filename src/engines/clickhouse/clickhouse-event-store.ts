@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import {
   checkedCheckpoint,
-  decodeEventRow,
   EVENT_ROW_FIELDS,
   type DayRef,
   type EngagementRow,
@@ -26,6 +25,7 @@ import { currentGens, daysIn, siteCoverage, syncedVersion, utcDay, type Shard } 
 import { rewriteDays, type RewrittenDay, type ShardDay } from './day-rewrite.js';
 import type { ClickHouseNode } from './node.js';
 import { ident, stageDdl, stageRouterDdl, type TableLayout } from './schema.js';
+import { encodedRowsTsv, eventRowsTsv, TSV_COLUMNS } from './tab-separated.js';
 
 /** Rows (staged and stored) one rewrite step of a server reads at most, roughly; a day is never split. */
 const GROUP_ROWS = 1_000_000;
@@ -151,24 +151,6 @@ function toEventRow(r: Record<string, unknown>): EventRow {
 
 const dayKey = (d: DayRef) => `${d.site_id}|${d.day}`;
 
-/** Rows as the JSONEachRow objects ClickHouse 18.16 reads (it has no format for the port's arrays). */
-function objectRows(rows: readonly EventRow[]): string {
-  let out = '';
-  for (const r of rows) {
-    const o: Record<string, unknown> = {};
-    for (const f of EVENT_ROW_FIELDS) o[f] = r[f];
-    out += JSON.stringify(o) + '\n';
-  }
-  return out;
-}
-
-/** The port's wire rows (JSON arrays: encodeEventRows) as JSONEachRow objects. */
-function asObjects(ndjson: string): string {
-  let out = '';
-  for (const line of ndjson.split('\n')) if (line) out += JSON.stringify(decodeEventRow(line)) + '\n';
-  return out;
-}
-
 class ClickHouseImportSession implements ImportSession {
   private staged = 0;
   private done = false;
@@ -197,14 +179,14 @@ class ClickHouseImportSession implements ImportSession {
   async append(rows: readonly EventRow[]): Promise<void> {
     if (this.done) throw new Error('import session already finished');
     if (rows.length === 0) return;
-    await this.p.coordinator.node.insertNdjson(ident(this.entry), objectRows(rows), INSERT_SETTINGS);
+    await this.p.coordinator.node.insertTabSeparated(ident(this.entry), TSV_COLUMNS, eventRowsTsv(rows), INSERT_SETTINGS);
     this.staged += rows.length;
   }
 
   async appendEncoded(ndjson: string, count: number): Promise<void> {
     if (this.done) throw new Error('import session already finished');
     if (count === 0) return;
-    await this.p.coordinator.node.insertNdjson(ident(this.entry), asObjects(ndjson), INSERT_SETTINGS);
+    await this.p.coordinator.node.insertTabSeparated(ident(this.entry), TSV_COLUMNS, encodedRowsTsv(ndjson), INSERT_SETTINGS);
     this.staged += count;
   }
 
@@ -348,7 +330,7 @@ class ClickHouseImportSession implements ImportSession {
       const row = toEventRow(rep);
       for (let occ = 2; occ <= n.get(row.event_id)!; occ++) extra.push({ ...row, event_id: this.reidentify(row, occ) });
     }
-    await s.node.insertNdjson(st, objectRows(extra));
+    await s.node.insertTabSeparated(st, TSV_COLUMNS, eventRowsTsv(extra));
   }
 
   /** An import that failed before its commit point: its rows were never visible; remove them. */

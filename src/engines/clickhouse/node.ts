@@ -1,5 +1,6 @@
 // One ClickHouse server over HTTP (@clickhouse/client), restricted to what 18.16 understands:
-// no query parameters (values are literals from sql/clickhouse-literal.ts), JSONEachRow in and out,
+// no query parameters (values are literals from sql/clickhouse-literal.ts), JSONEachRow in and out
+// (TabSeparated in for staged event rows),
 // 64-bit integers as JSON numbers.
 import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
@@ -65,6 +66,17 @@ export class ClickHouseNode {
     const r = await this.client.exec({
       query: `INSERT INTO ${table} FORMAT JSONEachRow`,
       values: Readable.from([Buffer.from(ndjson)]),
+      clickhouse_settings: settings,
+    });
+    r.stream.destroy();
+  }
+
+  /** Inserts TabSeparated text whose fields are `columns` (a parenthesized list) in order. */
+  async insertTabSeparated(table: string, columns: string, tsv: string, settings: ClickHouseSettings = {}): Promise<void> {
+    if (tsv === '') return;
+    const r = await this.client.exec({
+      query: `INSERT INTO ${table} ${columns} FORMAT TabSeparated`,
+      values: Readable.from([Buffer.from(tsv)]),
       clickhouse_settings: settings,
     });
     r.stream.destroy();
