@@ -43,6 +43,9 @@ type Row = Record<string, unknown>;
 type Settings = Record<string, number>;
 type Window = { startMs: number; endMs: number };
 
+/** Sites whose newest version's generations the engine keeps (each: its days on each server). */
+const MAX_PINNED = 256;
+
 /** A QuerySpec statement's result columns (compile-query.ts CompiledQuery). */
 function specStatement(q: CompiledQuery): ServerStatement {
   const columns = [...(q.hasBucket ? [BUCKET_COL] : []), ...(q.hasKey ? [KEY_COL] : []), ...(q.hasSplit ? [SPLIT_COL] : []), ...q.atoms];
@@ -159,7 +162,10 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   private async version(siteId: string, settings: Settings, signal: AbortSignal): Promise<string> {
     const others = this.p.shards.filter((s) => s !== this.p.coordinator);
     const state = await syncedState(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal });
+    // the newest read last; the sites read longest ago go past MAX_PINNED (their reads fall back to the subquery)
+    this.pinned.delete(siteId);
     this.pinned.set(siteId, state);
+    if (this.pinned.size > MAX_PINNED) this.pinned.delete(this.pinned.keys().next().value!);
     return state.version;
   }
 
