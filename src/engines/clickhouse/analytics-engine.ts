@@ -1,11 +1,11 @@
 // AnalyticsEngine over ClickHouse: the shared compilers' SQL (clickhouseDialect: literals, exact
 // uniqExact), the daily rollups wherever the planner finds an exact plan (as on DuckDB), restricted
-// to the committed generation of each day (commit-log.ts visibleRows: a subquery of the server's
-// commit log, pinned to the request's data version).
+// to the committed generation of each day (commit-log.ts visibleRows: the generations the request's
+// data version pins, as literals when its version read listed them, else a subquery of the log).
 // Every server runs each statement on its own tables and the engine combines the partial results:
 // a visitor's events, sessions and rollup rows all live on one server, so every count (visitors and
 // sessions included) is a plain sum over servers (read-rows.ts mergePartials). Reads started
-// together share one statement per server (read-batch.ts).
+// together go out together, side by side (read-batch.ts).
 import { assembleRows, zeroAtoms, type AtomRow, type MetricRow } from '../../domain/query/assemble.js';
 import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js';
 import type {
@@ -26,7 +26,7 @@ import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/compi
 import { compileSpec } from '../sql/compile-rollup.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
-import { DAY_MS, genOfVersion, siteCoverage, syncedVersion, visibleRows, type Coverage, type Shard } from './commit-log.js';
+import { DAY_MS, genOfVersion, siteCoverage, syncedState, visibleRows, type Coverage, type DayGens, type Shard } from './commit-log.js';
 import { engineError } from './node.js';
 import { ReadBatcher, type ServerStatement } from './read-batch.js';
 import type { TableLayout } from './schema.js';
@@ -43,6 +43,9 @@ type Row = Record<string, unknown>;
 type Settings = Record<string, number>;
 type Window = { startMs: number; endMs: number };
 
+/** Sites whose newest version's generations the engine keeps (each: its days on each server). */
+const MAX_PINNED = 256;
+
 /** A QuerySpec statement's result columns (compile-query.ts CompiledQuery). */
 function specStatement(q: CompiledQuery): ServerStatement {
   const columns = [...(q.hasBucket ? [BUCKET_COL] : []), ...(q.hasKey ? [KEY_COL] : []), ...(q.hasSplit ? [SPLIT_COL] : []), ...q.atoms];
@@ -53,6 +56,8 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   private readonly batcher: ReadBatcher;
   /** coverage reads in flight, by site: first and newest event share one */
   private readonly coverageReads = new Map<string, Promise<Coverage>>();
+  /** by site, the newest version read and its servers' current generations: reads pinned to it filter by them */
+  private readonly pinned = new Map<string, { version: string; gens: DayGens }>();
 
   constructor(private readonly p: ClickHouseEngineParts) {
     this.batcher = new ReadBatcher({
@@ -77,7 +82,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
       asOf: options.asOf,
       timeoutMs: options.timeoutMs,
       statement: (s, gen) => {
-        const rowFilter = this.visibility(s, normalized.siteId, normalized, gen);
+        const rowFilter = this.visibility(s, normalized.siteId, normalized, gen, options.asOf);
         compiled = compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded });
         return specStatement(compiled);
       },
@@ -154,17 +159,25 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return read;
   }
 
-  private version(siteId: string, settings: Settings, signal: AbortSignal): Promise<string> {
+  private async version(siteId: string, settings: Settings, signal: AbortSignal): Promise<string> {
     const others = this.p.shards.filter((s) => s !== this.p.coordinator);
-    return syncedVersion(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal });
+    const state = await syncedState(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal });
+    // the newest read last; the sites read longest ago go past MAX_PINNED (their reads fall back to the subquery)
+    this.pinned.delete(siteId);
+    this.pinned.set(siteId, state);
+    if (this.pinned.size > MAX_PINNED) this.pinned.delete(this.pinned.keys().next().value!);
+    return state.version;
   }
 
   /**
    * Which rows of a server a read may see: the generation of each day its log shows as current at
-   * `gen`, over the window's days and the day after them (sessions by page read its pageviews).
+   * `gen`, over the window's days and the day after them (sessions by page read its pageviews); as
+   * literals when the version `asOf` is the one last read (its generations are known), else a subquery.
    */
-  private visibility(s: Shard, siteId: string, window: Window, gen: number) {
-    return visibleRows(s.num, this.p.layout.days, siteId, window.startMs, window.endMs + DAY_MS, gen);
+  private visibility(s: Shard, siteId: string, window: Window, gen: number, asOf: string | undefined) {
+    const pinned = this.pinned.get(siteId);
+    const known = asOf !== undefined && pinned?.version === asOf ? (pinned.gens.get(s.num) ?? new Map<number, number>()) : undefined;
+    return visibleRows(s.num, this.p.layout.days, siteId, window.startMs, window.endMs + DAY_MS, gen, known);
   }
 
   /** A compiled read on every server (batched with reads started together), partial results combined. */
@@ -175,7 +188,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
       siteId,
       asOf: options.asOf,
       timeoutMs: options.timeoutMs,
-      statement: (s, gen) => (q = compile({ tables: { events: L.events, sessions: L.sessions }, rowFilter: this.visibility(s, siteId, window, gen) })),
+      statement: (s, gen) => (q = compile({ tables: { events: L.events, sessions: L.sessions }, rowFilter: this.visibility(s, siteId, window, gen, options.asOf) })),
       finish: (partials) => decode(mergePartials(q!, partials)),
     });
   }

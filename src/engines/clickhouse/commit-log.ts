@@ -80,27 +80,57 @@ export function genOfVersion(version: string): number {
   return Number(m[1]);
 }
 
+/** Per server (shard number), the current generation of each day with log rows (days since 1970-01-01). */
+export type DayGens = Map<number, Map<number, number>>;
+
+/** A site's data version and the current generation of each day it pins, on each server. */
+export interface SyncedState {
+  version: string;
+  gens: DayGens;
+}
+
 /**
  * The site's data version from the authority, after making sure every other server's copy of the
  * log holds its rows (a process that died between the commit and the copies leaves one behind).
  */
 export async function syncedVersion(coordinator: Shard, others: readonly Shard[], table: string, siteId: string, opts: QueryOptions = {}): Promise<string> {
+  return (await syncedState(coordinator, others, table, siteId, opts)).version;
+}
+
+/**
+ * syncedVersion, with the current generation of each (server, day) of the authority's log at that
+ * version: the same read (per server and generation, the days whose newest generation it is). The log
+ * only grows, so a version always pins the same generations.
+ */
+export async function syncedState(coordinator: Shard, others: readonly Shard[], table: string, siteId: string, opts: QueryOptions = {}): Promise<SyncedState> {
   const t = ident(table);
   const site = lit(siteId);
   const count = (extra: string) => `SELECT shard, uniqExact(day, gen) AS n, max(gen) AS g FROM ${t} WHERE site_id = ${site}${extra} GROUP BY shard`;
+  // uniqExact(day, gen) of a server is the sum over its days of each day's distinct generations
+  const byGen =
+    `SELECT shard, g, sum(n) AS n, groupArray(dn) AS days FROM (SELECT shard, toUInt16(day) AS dn, uniqExact(gen) AS n, max(gen) AS g ` +
+    `FROM ${t} WHERE site_id = ${site} GROUP BY shard, day) GROUP BY shard, g`;
   type Row = { shard: number; n: number; g: number };
   const [authority, ...copies] = await Promise.all([
-    coordinator.node.query<Row>(count(''), opts),
+    coordinator.node.query<Row & { days: number[] }>(byGen, opts),
     ...others.map((s) => s.node.query<Row>(count(` AND shard = ${lit(s.num)}`), opts)),
   ]);
-  const want = new Map(authority.map((r) => [Number(r.shard), Number(r.n)]));
+  const want = new Map<number, number>();
+  const gens: DayGens = new Map();
+  for (const r of authority) {
+    const shard = Number(r.shard);
+    want.set(shard, (want.get(shard) ?? 0) + Number(r.n));
+    let days = gens.get(shard);
+    if (!days) gens.set(shard, (days = new Map()));
+    for (const d of r.days) days.set(Number(d), Number(r.g));
+  }
   for (const [i, s] of others.entries()) {
     const have = Number(copies[i][0]?.n ?? 0);
     if (have < (want.get(s.num) ?? 0)) await copyLog(coordinator.node, s, table, siteId, opts);
   }
   const rows = authority.reduce((n, r) => n + Number(r.n), 0);
   const gen = authority.reduce((g, r) => Math.max(g, Number(r.g)), 0);
-  return versionOf(rows, gen);
+  return { version: versionOf(rows, gen), gens };
 }
 
 /** Copies the authority's rows of one server (and site) that its own log lacks. */
@@ -115,16 +145,47 @@ async function copyLog(authority: ClickHouseNode, to: Shard, table: string, site
   if (missing.length) await to.node.insertNdjson(ident(table), missing.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
 
+/** At most this many runs of days (consecutive days of one generation) are spelled out in a row filter. */
+const MAX_RUNS = 8;
+
 /**
  * A compiler row filter for one server: the rows of the generation of each day that its log shows
  * as current at or before `gen`, on the days from `fromMs` to `toMs`. The site itself is in every
  * read's scope already. The day bounds let the sort key skip other days.
+ *
+ * `known`, the server's current generations at the version that pins `gen` (syncedState), turns the
+ * filter into literals: each run of consecutive days of one generation is `day` bounds and `gen = g`
+ * (a day without log rows has nothing to show), which costs the server next to nothing, where the
+ * subquery of the log costs a few ms per read. Past MAX_RUNS runs, or without `known`, the subquery.
  */
-export function visibleRows(server: number, log: string, siteId: string, fromMs: number, toMs: number, gen: number): RowFilter {
+export function visibleRows(server: number, log: string, siteId: string, fromMs: number, toMs: number, gen: number, known?: Map<number, number>): RowFilter {
   const from = `toDate(${lit(utcDay(fromMs))})`;
   const to = `toDate(${lit(utcDay(toMs))})`;
+  const runs = known ? dayRuns(known, fromMs, toMs) : null;
+  if (runs && runs.length <= MAX_RUNS) {
+    const date = (day: number) => `toDate(${lit(utcDay(day * DAY_MS))})`;
+    return (_table, alias) => {
+      const d = `${alias}.\`day\``;
+      const shown = runs.map((r) => `(${d} >= ${date(r.first)} AND ${d} <= ${date(r.last)} AND ${alias}.\`gen\` = ${lit(r.gen)})`);
+      return `${d} >= ${from} AND ${d} <= ${to} AND (${shown.length ? shown.join(' OR ') : '0 = 1'})`;
+    };
+  }
   const current =
     `SELECT day, max(gen) FROM ${ident(log)} WHERE site_id = ${lit(siteId)} AND shard = ${lit(server)} ` +
     `AND day >= ${from} AND day <= ${to} AND gen <= ${lit(gen)} GROUP BY day`;
   return (_table, alias) => `${alias}.\`day\` >= ${from} AND ${alias}.\`day\` <= ${to} AND (${alias}.\`day\`, ${alias}.\`gen\`) IN (${current})`;
+}
+
+/** The days from `fromMs` to `toMs` (UTC, clamped like utcDay) with a generation, as runs of consecutive days of one generation. */
+function dayRuns(known: Map<number, number>, fromMs: number, toMs: number): { first: number; last: number; gen: number }[] {
+  const first = Date.parse(utcDay(fromMs)) / DAY_MS;
+  const last = Date.parse(utcDay(toMs)) / DAY_MS;
+  const runs: { first: number; last: number; gen: number }[] = [];
+  for (const day of [...known.keys()].filter((d) => d >= first && d <= last).sort((a, b) => a - b)) {
+    const gen = known.get(day)!;
+    const run = runs[runs.length - 1];
+    if (run && run.last === day - 1 && run.gen === gen) run.last = day;
+    else runs.push({ first: day, last: day, gen });
+  }
+  return runs;
 }

@@ -1,10 +1,10 @@
-// Reads issued together (a report builder's Promise.all) go to each server as ONE statement: a
-// statement's fixed cost (a round trip, parsing, planning, threads) is most of a small read's cost on
-// ClickHouse, so a report costs a handful of statements instead of one per read. Each read's
-// statement becomes a branch of a UNION ALL that tags its rows with the read's number and carries
-// them as an array of text (every branch then has the same columns); the rows are decoded back with
-// the read's own column list. Reads are grouped by site and pinned data version; each keeps its own
-// deadline.
+// Reads issued together (a report builder's Promise.all) go out together: one version lookup, and on
+// each server up to PARALLEL_STATEMENTS statements side by side (one per read when there are no more
+// reads than that). Reads beyond it share statements: each read's statement becomes a branch of a
+// UNION ALL that tags its rows with the read's number and carries them as an array of text (every
+// branch then has the same columns); the rows are decoded back with the read's own column list.
+// Reads are grouped by site and pinned data version; each keeps its own deadline.
+import { setMaxListeners } from 'node:events';
 import { EngineError } from '../../domain/errors.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { Shard } from './commit-log.js';
@@ -14,6 +14,13 @@ type Row = Record<string, unknown>;
 
 /** SQL text per statement at most (ClickHouse refuses statements over max_query_size, 256 KiB by default). */
 const MAX_STATEMENT_CHARS = 200_000;
+
+/**
+ * Statements per server a batch runs at once (under the client's 10 sockets per server): 18.16 runs a
+ * UNION ALL's branches little better than one after the other, so reads run side by side as
+ * statements of their own, and only reads beyond this many share one (round robin).
+ */
+const PARALLEL_STATEMENTS = 8;
 
 /** One read's statement on one server, with its result columns. */
 export interface ServerStatement {
@@ -78,6 +85,8 @@ export class ReadBatcher {
 
   private async run(group: Pending[]): Promise<void> {
     const ac = new AbortController();
+    // every statement of the batch listens to it
+    setMaxListeners(0, ac.signal);
     const timeoutMs = Math.max(...group.map((p) => p.read.timeoutMs));
     const settle = (p: Pending, fn: () => void) => {
       if (p.settled) return;
@@ -108,20 +117,28 @@ export class ReadBatcher {
     }
   }
 
-  /** Every read's rows on one server, by read: one statement, or a few when the reads' SQL is long. */
+  /** Every read's rows on one server, by read: up to PARALLEL_STATEMENTS statements side by side (more when the reads' SQL is long). */
   private async runOn(server: Shard, group: Pending[], gen: number, settings: Record<string, number>, signal: AbortSignal): Promise<Row[][]> {
     const statements = group.map((p) => p.read.statement(server, gen));
-    const chunks: ServerStatement[][] = [[]];
-    let size = 0;
-    for (const st of statements) {
-      if (size + st.sql.length > MAX_STATEMENT_CHARS && chunks[chunks.length - 1].length) {
-        chunks.push([]);
-        size = 0;
+    const lanes = Math.min(PARALLEL_STATEMENTS, statements.length);
+    const chunks: number[][] = [];
+    for (let lane = 0; lane < lanes; lane++) {
+      let size = 0;
+      chunks.push([]);
+      for (let i = lane; i < statements.length; i += lanes) {
+        const st = statements[i];
+        if (size + st.sql.length > MAX_STATEMENT_CHARS && chunks[chunks.length - 1].length) {
+          chunks.push([]);
+          size = 0;
+        }
+        chunks[chunks.length - 1].push(i);
+        size += st.sql.length + 100;
       }
-      chunks[chunks.length - 1].push(st);
-      size += st.sql.length + 100;
     }
-    return (await Promise.all(chunks.map((c) => this.statement(server, c, settings, signal)))).flat();
+    const rows = await Promise.all(chunks.map((c) => this.statement(server, c.map((i) => statements[i]), settings, signal)));
+    const out: Row[][] = [];
+    chunks.forEach((c, j) => c.forEach((i, k) => (out[i] = rows[j][k])));
+    return out;
   }
 
   private async statement(server: Shard, statements: ServerStatement[], settings: Record<string, number>, signal: AbortSignal): Promise<Row[][]> {
