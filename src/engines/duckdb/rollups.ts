@@ -147,7 +147,8 @@ const FULL_BUILD_GROUP_EVENTS = 2_000_000;
 /**
  * At open: builds the rollups of every stored day when the table is missing or of another version,
  * in one transaction (table, rows and version together), a group of days at a time, so a rollup
- * table that exists is complete.
+ * table that exists is complete. The actions rollup comes with them, or alone when only it is
+ * missing or of another ACTIONS_ROLLUP_VERSION (actions-rollup.ts).
  */
 export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_TABLE): Promise<void> {
   const version = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = 'rollups_version'`)).getRowsJS()[0]?.[0];
@@ -169,7 +170,9 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
     for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
       const list = group.map((g) => `('${g.site.replace(/'/g, "''")}', DATE '${g.day}')`).join(', ');
       await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day`);
+      // the actions rollup alone reads only the action events
+      const only = masks ? ` WHERE e.type = 'action'` : '';
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`);
       await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
       const src = { events: `${p}_ev`, sessions: `${p}_ss` };
       if (masks) {
