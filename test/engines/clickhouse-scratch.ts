@@ -73,7 +73,7 @@ export async function openScratch(t: Topology): Promise<OpenedClickHouse & { scr
 /** Empties every table of the store on every server (a fresh start without new DDL). */
 export async function truncate(ch: OpenedClickHouse): Promise<void> {
   const L = ch.layout;
-  for (const n of ch.nodes) for (const t of [L.events, L.sessions, L.rollups, L.titles, L.days]) await n.command(`TRUNCATE TABLE ${ident(t)}`);
+  for (const n of ch.nodes) for (const t of [L.events, L.sessions, L.rollups, L.titles, L.actions, L.days]) await n.command(`TRUNCATE TABLE ${ident(t)}`);
 }
 
 /**

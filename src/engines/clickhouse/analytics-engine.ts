@@ -11,6 +11,7 @@ import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js'
 import type {
   ActionRow,
   ActionRowsRequest,
+  ActionSelection,
   ActionTotals,
   ActionTotalsRequest,
   AnalyticsEngine,
@@ -20,6 +21,8 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/compile-actions.js';
+import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/compile-actions-rollup.js';
+import { planActions, type ActionsPlan } from '../sql/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/compile-query.js';
@@ -59,7 +62,11 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   /** by site, the newest version read and its servers' current generations: reads pinned to it filter by them */
   private readonly pinned = new Map<string, { version: string; gens: DayGens }>();
 
-  constructor(private readonly p: ClickHouseEngineParts) {
+  constructor(
+    private readonly p: ClickHouseEngineParts,
+    /** actionsRollup false: action reads always scan the events (comparisons, benches) */
+    private readonly opts: { actionsRollup?: boolean } = {},
+  ) {
     this.batcher = new ReadBatcher({
       servers: p.shards,
       currentGen: async (siteId, settings, signal) => genOfVersion(await this.version(siteId, settings, signal)),
@@ -109,14 +116,27 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return assembleRows(normalized, atomRows);
   }
 
+  /** From the actions rollup where it answers exactly (actions-plan.ts), else from the events. */
   actionRows(request: ActionRowsRequest, options: RunOptions): Promise<ActionRow[]> {
     const { window, scope } = request.selection;
-    return this.read(scope.siteId, window, options, (o) => compileActionRows(clickhouseDialect, request, o), (rows) => decodeActionRows(request, rows));
+    const plan = this.actionsPlan(request.selection, request.groupBy);
+    const compile = (o: ReadOptions) =>
+      plan ? compileActionRowsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter }) : compileActionRows(clickhouseDialect, request, o);
+    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionRows(request, rows));
   }
 
   actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]> {
     const { window, scope } = request.selection;
-    return this.read(scope.siteId, window, options, (o) => compileActionTotals(clickhouseDialect, request, o), (rows) => decodeActionTotals(request, rows));
+    const plan = this.actionsPlan(request.selection, 'totals');
+    const compile = (o: ReadOptions) =>
+      plan ? compileActionTotalsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter }) : compileActionTotals(clickhouseDialect, request, o);
+    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionTotals(request, rows));
+  }
+
+  private actionsPlan(selection: ActionSelection, groupBy: Parameters<typeof planActions>[1]): ActionsPlan | null {
+    if (this.opts.actionsRollup === false) return null;
+    const d = planActions(selection, groupBy);
+    return d.use === 'rollup' ? d.plan : null;
   }
 
   async goalMatches(request: GoalMatchRequest, options: RunOptions): Promise<GoalMatch[]> {

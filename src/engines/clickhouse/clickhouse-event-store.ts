@@ -353,7 +353,7 @@ class ClickHouseImportSession implements ImportSession {
 
   private async mutate(s: Shard, where: string): Promise<void> {
     const L = this.p.layout;
-    await Promise.all([L.events, L.sessions, L.rollups, L.titles].map((t) => s.node.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`)));
+    await Promise.all([L.events, L.sessions, L.rollups, L.titles, L.actions].map((t) => s.node.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`)));
   }
 }
 

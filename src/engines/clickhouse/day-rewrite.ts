@@ -1,8 +1,8 @@
 // One server's part of an import's commit, all in ClickHouse SQL: for a group of (site, day)s, the
 // staged rows not stored yet and the engagement the import brings, then every day that gains either
 // written anew under the import's generation: events with their session ids, sessions, the daily
-// rollups (the shared build SQL, sql/rollup-build.ts, through the ClickHouse dialect) and the
-// page-title rollup. Nothing of it is visible until the commit log says so (commit-log.ts).
+// rollups (the shared build SQL, sql/rollup-build.ts, through the ClickHouse dialect), the
+// page-title rollup and the actions rollup. Nothing of it is visible until the commit log says so (commit-log.ts).
 //
 // Sessions follow DESIGN 4 and 8 exactly as engines/duckdb/sessions-sql.ts does, without window
 // functions (18.16 has none): a visitor's day is one array, sorted by (ts, pageview first, event_id
@@ -15,6 +15,7 @@ import { clickhouseDialect } from '../sql/dialect.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS } from '../sql/page-titles-rollup.js';
 import { compileRollupBuild, compileRollupInputs, ROLLUP_COLUMNS } from '../sql/rollup-build.js';
 import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
+import { buildActionsRollup } from './actions-rollup.js';
 import { utcDay, type Shard } from './commit-log.js';
 import { EVENT_COLUMNS, FIRST_EVENT_COLUMNS, SESSION_COLUMNS, ident, type TableLayout } from './schema.js';
 
@@ -53,7 +54,7 @@ export async function rewriteDays(
   const n = server.node;
   const t = (name: string) => ident(name);
   const x = (kind: string) => `${tag}_${kind}`;
-  const scratch = ['ev', 'se', 'pe', 'sr', 'sx', 'vd', 'add', 'eng', 'touch', 'gain'].map(x);
+  const scratch = ['ev', 'se', 'pe', 'sr', 'sx', 'vd', 'add', 'eng', 'touch', 'gain', 'ai'].map(x);
   const dropAll = () => Promise.all(scratch.map((name) => n.command(`DROP TABLE IF EXISTS ${t(name)}`).catch(() => undefined)));
   const days = (name: string) => `(SELECT site_id, day FROM ${t(name)})`;
   const memory = async (name: string, rows: readonly ShardDay[]) => {
@@ -128,6 +129,7 @@ async function buildRollups(
   }
   const titles = compilePageTitlesBuild(clickhouseDialect, { events: x('ev') });
   await n.command(`INSERT INTO ${t(layout.titles)} ${withDayGen(PAGE_TITLES_COLUMNS, titles.sql)}`);
+  await buildActionsRollup(n, layout, { events: x('ev'), sessions: x('se') }, x('ai'), gen, rows < ONE_STATEMENT_ROWS);
 }
 
 /**

@@ -6,6 +6,7 @@ import { ClickHouseAnalyticsEngine } from './analytics-engine.js';
 import { ClickHouseEventStore, SCRATCH_PREFIX } from './clickhouse-event-store.js';
 import type { Shard } from './commit-log.js';
 import { ClickHouseNode, errorCode } from './node.js';
+import { backfillActions, prepareActionsBackfill } from './actions-rollup.js';
 import { ident, serverDdl, tableLayout, type TableLayout } from './schema.js';
 import { parseClickHouseUrl, redactClickHouseUrl } from './url.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
@@ -57,9 +58,12 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
     await Promise.all([...admin, ...nodes].map((n) => n.close().catch(() => undefined)));
   };
   let nums: number[];
+  let backfill: boolean[];
   try {
     nums = target.cluster ? await checkCluster(admin, target.cluster) : [1];
     for (const n of admin) await checkLayout(n, target.database, layout);
+    backfill = [];
+    for (const n of admin) backfill.push(await prepareActionsBackfill(n, target.database, layout));
     for (const n of admin) for (const sql of serverDdl(target.database, layout)) await n.command(sql);
     for (const n of admin) await dropStaleScratch(n, target.database);
   } catch (err) {
@@ -73,6 +77,13 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
   }
   await Promise.all(admin.map((n) => n.close().catch(() => undefined)));
   const shards = nodes.map((node, i) => ({ node, num: nums[i] }));
+  try {
+    // a database of the release before the actions rollup: built for its committed days
+    for (const [i, s] of shards.entries()) if (backfill[i]) await backfillActions(s, shards[0].node, layout);
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
   const parts = { coordinator: shards[0], shards, layout, commitLock: opts.commitLock ?? inProcessCommitLock() };
   const store = new ClickHouseEventStore(parts);
   let closing: Promise<void> | undefined;

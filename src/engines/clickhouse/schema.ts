@@ -2,7 +2,7 @@
 // current ClickHouse both accept: MergeTree, Nullable, Date, Int64 ms timestamps (no DateTime64).
 //
 // Every server of a cluster (or the one server) holds the rows of its own visitors in the same
-// tables: events, sessions and the daily rollups. Each row carries `gen`, the import that wrote it:
+// tables: events, sessions and the daily rollups (daily_rollups, daily_page_titles, daily_actions). Each row carries `gen`, the import that wrote it:
 // a (site, day) of a server shows only the rows of its current generation, the newest one that
 // server's commit log `ff_days` records (at or before the generation a read is pinned to). An import
 // rewrites each day it adds events to under a new gen and commits with ONE insert into the first
@@ -14,6 +14,7 @@ import { compileRollupExpansions } from '../sql/rollup-build.js';
 import { ATOMS } from '../../domain/query/metrics.js';
 import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
 import { PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
+import { ACTION_IDENTITY, ACTIONS_COLUMNS, ACTIONS_TABLE } from '../sql/actions-rollup.js';
 
 export type RowField = (typeof EVENT_ROW_FIELDS)[number];
 
@@ -100,6 +101,16 @@ export const TITLE_TABLE_COLUMNS: [string, string][] = [
   ['gen', 'UInt64'],
 ];
 
+/** daily_actions: ACTIONS_COLUMNS (sql/actions-rollup.ts) + day and gen. */
+export const ACTIONS_TABLE_COLUMNS: [string, string][] = [
+  ...ACTIONS_COLUMNS.map((c): [string, string] => [
+    c,
+    c === 'day_ms' || c === 'sessions' || c === 'occurrences' ? 'Int64' : c === 'tenant_id' || c === 'dim_key' || (ACTION_IDENTITY as readonly string[]).includes(c) ? 'Nullable(String)' : 'String',
+  ]),
+  ['day', 'Date'],
+  ['gen', 'UInt64'],
+];
+
 /**
  * The commit log: one row per (site, day, shard) an import rewrote, with that shard's facts of the
  * day after it. Not partitioned, so one INSERT of all an import's rows is one part: visible all at
@@ -121,6 +132,7 @@ export interface TableLayout {
   sessions: string;
   rollups: string;
   titles: string;
+  actions: string;
   /** the rollup build's two constant maps (views, named after their content) */
   trafficMap: string;
   trafficMasks: string;
@@ -139,6 +151,7 @@ export function tableLayout(cluster: string | null): TableLayout {
     sessions: 'sessions',
     rollups: ROLLUP_TABLE,
     titles: PAGE_TITLES_TABLE,
+    actions: ACTIONS_TABLE,
     trafficMap: named('ff_traffic_map', EXPANSIONS.trafficMap.sql),
     trafficMasks: named('ff_traffic_masks', EXPANSIONS.trafficMasks.sql),
     days: 'ff_days',
@@ -177,6 +190,7 @@ export function serverDdl(db: string, t: TableLayout): string[] {
     mergeTree(db, t.sessions, SESSION_COLUMNS, 'site_id, day, gen, start_ms'),
     mergeTree(db, t.rollups, ROLLUP_TABLE_COLUMNS, 'site_id, dim, filter_dim, traffic, all_tenants, day, gen', ROLLUP_GRANULARITY),
     mergeTree(db, t.titles, TITLE_TABLE_COLUMNS, 'site_id, day, gen, traffic_class, path_canon', ROLLUP_GRANULARITY),
+    mergeTree(db, t.actions, ACTIONS_TABLE_COLUMNS, 'site_id, grp, dim, traffic, day, gen', ROLLUP_GRANULARITY),
     `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(t.days)} (${cols(DAYS_COLUMNS)}) ENGINE = MergeTree ORDER BY (site_id, day, gen)`,
     // a name per content: another footfall version's maps get names of their own
     `CREATE VIEW IF NOT EXISTS ${ident(db)}.${ident(t.trafficMap)} AS ${EXPANSIONS.trafficMap.sql}`,

@@ -5,6 +5,7 @@ import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js'
 import type {
   ActionRow,
   ActionRowsRequest,
+  ActionSelection,
   ActionTotals,
   ActionTotalsRequest,
   AnalyticsEngine,
@@ -14,6 +15,8 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/compile-actions.js';
+import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/compile-actions-rollup.js';
+import { planActions, type ActionsPlan } from '../sql/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
@@ -35,7 +38,7 @@ export interface DuckDbAnalyticsEngineOptions<C extends DuckConnection = DuckCon
   /** every connection from connect() comes back here after its query (e.g. closeSync, or a pool) */
   release?: (c: C) => void;
   tables?: TableNames;
-  /** false: never read the daily rollups (comparisons, benches); default: read them where exact */
+  /** false: never read the daily rollups, the actions rollup included (comparisons, benches); default: read them where exact */
   rollups?: boolean;
   /** false: page titles from the events even where the page-title rollup answers (benches) */
   titleRollup?: boolean;
@@ -74,12 +77,22 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     return assembleRows(normalized, atomRows);
   }
 
+  /** From the actions rollup where it answers exactly (actions-plan.ts), else from the events. */
   async actionRows(request: ActionRowsRequest, options: RunOptions): Promise<ActionRow[]> {
-    return decodeActionRows(request, await this.read(compileActionRows(duckdbDialect, request, { tables: this.tables }), options));
+    const plan = await this.actionsPlan(request.selection, request.groupBy);
+    const q = plan ? compileActionRowsFromRollup(duckdbDialect, request, plan) : compileActionRows(duckdbDialect, request, { tables: this.tables });
+    return decodeActionRows(request, await this.read(q, options));
   }
 
   async actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]> {
-    return decodeActionTotals(request, await this.read(compileActionTotals(duckdbDialect, request, { tables: this.tables }), options));
+    const plan = await this.actionsPlan(request.selection, 'totals');
+    const q = plan ? compileActionTotalsFromRollup(duckdbDialect, request, plan) : compileActionTotals(duckdbDialect, request, { tables: this.tables });
+    return decodeActionTotals(request, await this.read(q, options));
+  }
+
+  private async actionsPlan(selection: ActionSelection, groupBy: Parameters<typeof planActions>[1]): Promise<ActionsPlan | null> {
+    const d = planActions(selection, groupBy);
+    return d.use === 'rollup' && (await this.rollups.actions()) ? d.plan : null;
   }
 
   async goalMatches(request: GoalMatchRequest, options: RunOptions): Promise<GoalMatch[]> {

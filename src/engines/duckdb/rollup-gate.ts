@@ -1,10 +1,11 @@
 // The engine's question: read the rollups? Yes when not switched off (`rollups: false`), the engine
 // reads the store's own tables, and the database has the rollups (stores opened by this code always
 // do: rollups.ts builds them at open and in every import; tables loaded by hand, e.g. test fixtures,
-// do not). Only reads the rollups could answer pay for the check, and once seen the answer is kept:
+// do not; the actions rollup is checked on its own). Only reads the rollups could answer pay for the check, and once seen the answer is kept:
 // the tables are never dropped while a store is open, only rebuilt in one transaction.
 import { VARCHAR } from '@duckdb/node-api';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
+import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
 import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
 import { DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
 import { planRollup } from '../sql/rollup-plan.js';
@@ -15,6 +16,8 @@ export interface RollupGate {
   forSpec(spec: NormalizedSpec): Promise<boolean>;
   /** the rollup tables (daily_rollups and daily_page_titles, made together) exist */
   available(): Promise<boolean>;
+  /** the actions rollup (daily_actions) exists */
+  actions(): Promise<boolean>;
 }
 
 export function rollupGate<C extends DuckConnection>(opts: {
@@ -23,11 +26,11 @@ export function rollupGate<C extends DuckConnection>(opts: {
   tables?: TableNames;
   rollups?: boolean;
 }): RollupGate {
-  let seen = false;
+  const seen = new Set<string>();
   const own = !opts.tables || (opts.tables.events === DEFAULT_TABLES.events && opts.tables.sessions === DEFAULT_TABLES.sessions);
-  const available = async () => {
+  const exists = async (table: string) => {
     if (opts.rollups === false || !own) return false;
-    if (seen) return true;
+    if (seen.has(table)) return true;
     let conn: C;
     try {
       conn = await opts.connect();
@@ -36,18 +39,21 @@ export function rollupGate<C extends DuckConnection>(opts: {
     }
     try {
       const stmt = await conn.prepare(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary`);
-      stmt.bind([ROLLUP_TABLE], [VARCHAR]);
+      stmt.bind([table], [VARCHAR]);
       const rows = (await stmt.runAndReadAll()).getRowObjectsJS();
-      seen = Number(rows[0]?.n ?? 0) > 0;
-      return seen;
+      const found = Number(rows[0]?.n ?? 0) > 0;
+      if (found) seen.add(table);
+      return found;
     } catch {
       return false;
     } finally {
       opts.release?.(conn);
     }
   };
+  const available = () => exists(ROLLUP_TABLE);
   return {
     available,
+    actions: () => exists(ACTIONS_TABLE),
     forSpec: async (spec) => planRollup(spec).use === 'rollup' && (await available()),
   };
 }

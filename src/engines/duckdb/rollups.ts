@@ -21,6 +21,7 @@ import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js'
 import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
 import { PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
+import { actionRowsOf, actionsRollupStale, applyActionsDelta, buildActionRows, insertActionRows, resetActionsRollup } from './actions-rollup.js';
 
 const q = duckdbDialect.quoteIdent;
 const READ_ORDER = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'].map(q).join(', ');
@@ -67,6 +68,7 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
     await runCompiled(c, `INSERT INTO ${out} ${b.sql}`, b.params);
   }
   for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) await c.run(`DROP TABLE ${t}`);
+  await buildActionRows(c, runCompiled, src, actionRowsOf(out), tables.trafficMasks);
   return out;
 }
 
@@ -113,6 +115,7 @@ export async function applyRollupDelta(c: DuckDBConnection, d: RollupDelta, tabl
     await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${p}_merged ORDER BY ${READ_ORDER}`);
   }
   await mergePageTitles(c, d.freshEvents, p);
+  await applyActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, p);
 }
 
 /**
@@ -144,30 +147,47 @@ const FULL_BUILD_GROUP_EVENTS = 2_000_000;
 /**
  * At open: builds the rollups of every stored day when the table is missing or of another version,
  * in one transaction (table, rows and version together), a group of days at a time, so a rollup
- * table that exists is complete.
+ * table that exists is complete. The actions rollup comes with them, or alone when only it is
+ * missing or of another ACTIONS_ROLLUP_VERSION (actions-rollup.ts).
  */
 export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_TABLE): Promise<void> {
   const version = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = 'rollups_version'`)).getRowsJS()[0]?.[0];
-  if (version === String(ROLLUPS_VERSION) && (await tableExists(c, table)) && (await tableExists(c, PAGE_TITLES_TABLE))) return;
+  const full = !(version === String(ROLLUPS_VERSION) && (await tableExists(c, table)) && (await tableExists(c, PAGE_TITLES_TABLE)));
+  // the actions rollup alone when only it is missing or old (a store of the release before it)
+  if (!full && !(await actionsRollupStale(c))) return;
   const p = `ff_full_${process.pid}`;
   await c.run('BEGIN TRANSACTION');
   try {
-    await c.run(`DROP TABLE IF EXISTS ${q(table)}`);
-    await c.run(`DROP TABLE IF EXISTS ${q(PAGE_TITLES_TABLE)}`);
-    await c.run(ROLLUPS_DDL(q(table)));
-    await c.run(PAGE_TITLES_DDL(q(PAGE_TITLES_TABLE)));
+    if (full) {
+      await c.run(`DROP TABLE IF EXISTS ${q(table)}`);
+      await c.run(`DROP TABLE IF EXISTS ${q(PAGE_TITLES_TABLE)}`);
+      await c.run(ROLLUPS_DDL(q(table)));
+      await c.run(PAGE_TITLES_DDL(q(PAGE_TITLES_TABLE)));
+    }
+    await resetActionsRollup(c);
+    const masks = full ? null : (await expansions(c)).trafficMasks;
     const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
     for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
       const list = group.map((g) => `('${g.site.replace(/'/g, "''")}', DATE '${g.day}')`).join(', ');
       await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day`);
+      // the actions rollup alone reads only the action events
+      const only = masks ? ` WHERE e.type = 'action'` : '';
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`);
       await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
-      const rows = await buildRollupRows(c, { events: `${p}_ev`, sessions: `${p}_ss` }, p);
-      await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
-      const titles = compilePageTitlesBuild(duckdbDialect, { events: `${p}_ev` });
-      const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-      await runCompiled(c, `INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) ${titles.sql}`, titles.params);
-      for (const x of [`${p}_days`, `${p}_ev`, `${p}_ss`, rows]) await c.run(`DROP TABLE ${x}`);
+      const src = { events: `${p}_ev`, sessions: `${p}_ss` };
+      if (masks) {
+        await buildActionRows(c, runCompiled, src, `${p}_act`, masks);
+        await insertActionRows(c, `${p}_act`);
+      } else {
+        const rows = await buildRollupRows(c, src, p);
+        await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
+        await insertActionRows(c, actionRowsOf(rows));
+        const titles = compilePageTitlesBuild(duckdbDialect, { events: `${p}_ev` });
+        const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+        await runCompiled(c, `INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) ${titles.sql}`, titles.params);
+        await c.run(`DROP TABLE ${rows}`);
+      }
+      for (const x of [`${p}_days`, `${p}_ev`, `${p}_ss`]) await c.run(`DROP TABLE ${x}`);
     }
     await c.run(
       `INSERT INTO footfall_meta VALUES ('rollups_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,

@@ -4,6 +4,7 @@
 // sorted by (site_id, day, start_ms). No primary-key index (dedup is a semi-join within the
 // batch's days).
 import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
+import { ACTION_IDENTITY } from '../sql/actions-rollup.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -120,6 +121,26 @@ export const PAGE_TITLES_DDL = (table: string) => `CREATE TABLE ${table} (
   ts_ms BIGINT NOT NULL,
   event_id VARCHAR NOT NULL,
   page_title VARCHAR NOT NULL
+)`;
+
+/**
+ * Action sessions and occurrences per (site, day, tenant, traffic filter, grouping, key):
+ * ACTIONS_COLUMNS of sql/actions-rollup.ts. Bump ACTIONS_ROLLUP_VERSION when their layout or rules
+ * change: the store rebuilds this table alone at open.
+ */
+export const ACTIONS_ROLLUP_VERSION = 1;
+export const ACTIONS_DDL = (table: string) => `CREATE TABLE ${table} (
+  site_id VARCHAR NOT NULL,
+  day_ms BIGINT NOT NULL,
+  tenant_id VARCHAR,
+  traffic VARCHAR NOT NULL,
+  grp VARCHAR NOT NULL,
+  eligible VARCHAR NOT NULL,
+  dim VARCHAR NOT NULL,
+  ${ACTION_IDENTITY.map((c) => `${c} VARCHAR`).join(',\n  ')},
+  dim_key VARCHAR,
+  sessions BIGINT NOT NULL,
+  occurrences BIGINT NOT NULL
 )`;
 
 /** Engagement rows of an import (EngagementRow + their UTC day). */

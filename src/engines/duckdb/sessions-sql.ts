@@ -3,6 +3,7 @@
 // A session never leaves its (site, tenant, visitor_key, UTC day), so rebuilding whole visitor-days
 // is what makes "a day in two halves", "a late event" and "unordered input" equal "a day at once",
 // while every other visitor's sessions stay as stored.
+import { ACTION_ATTRIBUTES } from '../../domain/action-key.js';
 import { ENGAGED_MS, MEANINGFUL_FAMILIES, SESSION_GAP_MS } from '../../domain/events.js';
 
 // Only the columns that decide membership go through the window sort: sorting wide rows is what
@@ -49,9 +50,9 @@ FROM started`;
 const MEANINGFUL = MEANINGFUL_FAMILIES.map((f) => `'${f}'`).join(', ');
 const FIRST_EVENT_COLUMNS = ['profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium',
   'utm_campaign', 'country', 'region', 'city', 'device_type', 'browser_family', 'os_family'];
-/** The columns sessions and rollups read of an event. */
+/** The columns sessions and rollups read of an event (the action identity: the actions rollup). */
 const EVENT_COLUMNS = ['site_id', 'day', 'tenant_id', 'visitor_key', 'ts_ms', 'type', 'family', 'engagement_time_ms',
-  'path_canon', ...FIRST_EVENT_COLUMNS];
+  'path_canon', ...FIRST_EVENT_COLUMNS, 'action_name', ...ACTION_ATTRIBUTES];
 
 /**
  * `out`: every event of `src` (new and stored) with the columns sessions and rollups read, its

@@ -38,6 +38,8 @@ export interface Dialect {
   atomTotal?(atom: string): string;
   /** a NULL of the string type (unions and CASE branches need the type where a dialect cannot infer it) */
   nullString(): string;
+  /** the expression as a nullable value (ClickHouse unions need the same Nullable types in every part) */
+  nullable(expr: string): string;
   /** bitwise OR over a group of non-negative integers (class masks of rollup visitors) */
   bitOr(expr: string): string;
   /** bitwise AND of two non-negative integers */
@@ -74,6 +76,7 @@ export const duckdbDialect: Dialect = {
   isTrue: (expr) => expr,
   argMax: (value, order) => `arg_max(${value}, (${order.join(', ')}))`,
   nullString: () => 'CAST(NULL AS VARCHAR)',
+  nullable: (expr) => expr,
   bitOr: (expr) => `bit_or(${expr})`,
   bitAnd: (a, b) => `(${a} & ${b})`,
   groupingSets: true,
@@ -99,6 +102,7 @@ export const clickhouseDialect: Dialect = {
   likeEscaped: (expr, pattern) => `like(${expr}, ${pattern})`,
   atomTotal: (atom) => checkIdent(atom),
   nullString: () => 'CAST(NULL AS Nullable(String))',
+  nullable: (expr) => `toNullable(${expr})`,
   bitOr: (expr) => `groupBitOr(${expr})`,
   bitAnd: (a, b) => `bitAnd(${a}, ${b})`,
   groupingSets: false,

@@ -63,7 +63,8 @@ export const CLASS_BITS: Readonly<Record<(typeof TRAFFIC_CLASSES)[number], numbe
 
 const q = (d: Dialect, name: string) => d.quoteIdent(name);
 
-function classBit(d: Dialect, col: string, params: SqlParam[]): string {
+/** The CLASS_BITS bit of a traffic-class column (0 for an unknown class). */
+export function classBit(d: Dialect, col: string, params: SqlParam[]): string {
   return `(CASE ${TRAFFIC_CLASSES.map((c) => `WHEN ${col} = ${d.value(c, params)} THEN ${CLASS_BITS[c]}`).join(' ')} ELSE 0 END)`;
 }
 

@@ -16,7 +16,7 @@ export interface CompiledSql {
  * rows are committed), or null for none. `table` is the logical table read.
  */
 export type RowFilter = (table: LogicalTable, alias: string) => string | null;
-export type LogicalTable = 'events' | 'sessions' | 'rollups' | 'titles';
+export type LogicalTable = 'events' | 'sessions' | 'rollups' | 'titles' | 'actions';
 
 /** Integer constants of the compilers (bucket sizes); request values go through the value hook. */
 export function int(n: number): string {

@@ -1,0 +1,83 @@
+// The actions rollup on ClickHouse (sql/actions-rollup.ts; docs/decisions.md (rollups)): written by
+// every day rewrite under the rewrite's generation, like the other rollups (day-rewrite.ts), and
+// built at open for the committed days of a database an earlier release wrote without it.
+import type { DayRef } from '../../ports/event-store.js';
+import { ACTION_GROUPINGS, ACTIONS_COLUMNS, compileActionsBuild, compileActionsInput, type ActionLevel } from '../sql/actions-rollup.js';
+import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
+import { clickhouseDialect } from '../sql/dialect.js';
+import type { RollupSources } from '../sql/rollup-build.js';
+import type { Shard } from './commit-log.js';
+import type { ClickHouseNode } from './node.js';
+import { ident, type TableLayout } from './schema.js';
+
+/**
+ * Inserts the action rows of `src` (the events and sessions of the days written under `gen`) with
+ * their day and `gen`; `input` names the scratch table of the build's input (the caller drops it).
+ * One statement for small rewrites, else one per grouping kind (memory).
+ */
+export async function buildActionsRollup(n: ClickHouseNode, layout: TableLayout, src: RollupSources, input: string, gen: number, oneStatement: boolean): Promise<void> {
+  const x = compileActionsInput(clickhouseDialect, src);
+  await n.command(`CREATE TABLE ${ident(input)} ENGINE = Memory AS ${x.sql}`);
+  const kinds: ActionLevel[][] = oneStatement ? [['action', 'family', 'any', 'meaningful']] : [['action'], ['family'], ['any'], ['meaningful']];
+  for (const kind of kinds) {
+    const b = compileActionsBuild(clickhouseDialect, ACTION_GROUPINGS.filter((g) => kind.includes(g.grp)), input, layout.trafficMasks);
+    const columns = [...ACTIONS_COLUMNS, 'day', 'gen'].map(ident).join(', ');
+    await n.command(`INSERT INTO ${ident(layout.actions)} (${columns}) SELECT *, toDate(intDiv(day_ms, 86400000)), ${lit(gen)} FROM (${b.sql})`);
+  }
+}
+
+/** Marks a database whose actions rollup is being built at open (a build that died is redone). */
+const MARKER = 'ff_actions_backfill';
+
+/**
+ * Before the DDL: whether this server's database holds events of an earlier release without the
+ * actions rollup (or a build of it that did not finish). If so, marks it and drops any partial table,
+ * so that the DDL creates it empty and backfillActions fills it.
+ */
+export async function prepareActionsBackfill(admin: ClickHouseNode, db: string, layout: TableLayout): Promise<boolean> {
+  const tables = new Set(
+    (await admin.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${lit(db)} AND name IN (${[layout.events, layout.actions, MARKER].map(lit).join(', ')})`)).map(
+      (r) => r.name,
+    ),
+  );
+  if (!tables.has(layout.events) || (tables.has(layout.actions) && !tables.has(MARKER))) return false;
+  await admin.command(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(MARKER)} (x UInt8) ENGINE = TinyLog`);
+  await admin.command(`DROP TABLE IF EXISTS ${ident(db)}.${ident(layout.actions)}`);
+  return true;
+}
+
+/**
+ * After the DDL: the action rows of every (site, day) this server shows, under the generation the
+ * authority's commit log names current for it, then the mark removed. Imports of an earlier release
+ * running meanwhile write days without action rows: upgrade every process together.
+ */
+export async function backfillActions(server: Shard, authority: ClickHouseNode, layout: TableLayout): Promise<void> {
+  const n = server.node;
+  const current = await authority.query<DayRef & { gen: number }>(
+    `SELECT site_id, toString(day) AS day, max(gen) AS gen FROM ${ident(layout.days)} WHERE shard = ${lit(server.num)} GROUP BY site_id, day`,
+  );
+  const tag = `${MARKER}_${Date.now()}`;
+  const t = (kind: string) => ident(`${tag}_${kind}`);
+  try {
+    await n.command(`CREATE TABLE ${t('gens')} (site_id String, day Date, day_ms Int64, gen UInt64) ENGINE = Memory`);
+    const gens = current.map((r) => JSON.stringify({ site_id: r.site_id, day: r.day, day_ms: Date.parse(`${r.day}T00:00:00Z`), gen: Number(r.gen) }));
+    if (gens.length) await n.insertNdjson(t('gens'), gens.join('\n') + '\n');
+    const rows = (table: string) => `SELECT * FROM ${ident(table)} WHERE (site_id, day, gen) IN (SELECT site_id, day, gen FROM ${t('gens')})`;
+    await n.command(`CREATE VIEW ${t('ev')} AS ${rows(layout.events)}`);
+    await n.command(`CREATE VIEW ${t('se')} AS ${rows(layout.sessions)}`);
+    // the generation of each row is its day's (the build groups by day, so one SELECT per generation would be wasted)
+    const input = compileActionsInput(clickhouseDialect, { events: `${tag}_ev`, sessions: `${tag}_se` });
+    await n.command(`CREATE TABLE ${t('in')} ENGINE = Memory AS ${input.sql}`);
+    for (const kind of ['action', 'family', 'any', 'meaningful'] as ActionLevel[]) {
+      const b = compileActionsBuild(clickhouseDialect, ACTION_GROUPINGS.filter((g) => g.grp === kind), `${tag}_in`, layout.trafficMasks);
+      const columns = [...ACTIONS_COLUMNS, 'day', 'gen'].map(ident).join(', ');
+      await n.command(
+        `INSERT INTO ${ident(layout.actions)} (${columns}) SELECT ${ACTIONS_COLUMNS.map((c) => `b.${ident(c)}`).join(', ')}, toDate(intDiv(b.day_ms, 86400000)) AS b_day, g.g_gen ` +
+          `FROM (${b.sql}) AS b ALL INNER JOIN (SELECT site_id AS g_site, day_ms AS g_day_ms, gen AS g_gen FROM ${t('gens')}) AS g ON g.g_site = b.site_id AND g.g_day_ms = b.day_ms`,
+      );
+    }
+  } finally {
+    for (const kind of ['in', 'ev', 'se', 'gens']) await n.command(`DROP TABLE IF EXISTS ${t(kind)}`).catch(() => undefined);
+  }
+  await n.command(`DROP TABLE IF EXISTS ${ident(MARKER)}`);
+}

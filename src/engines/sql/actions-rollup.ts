@@ -1,0 +1,131 @@
+// The actions rollup (docs/decisions.md (rollups), "Actions get their own rollup"): per (site, UTC
+// day, tenant, traffic filter, grouping, key) the distinct sessions and the occurrences of action
+// events, so the actions report reads days, not events. Exact because a session never crosses UTC
+// midnight and belongs to one (site, tenant, visitor key): distinct sessions per (day, tenant, key)
+// sum over days and tenants (and over visitor-days, so an import's delta is exact too). Traffic is
+// NOT summed over classes (a session's events may differ in class): a session counts once in every
+// traffic filter sharing a class with its matching events (the class mask of rollup-build.ts).
+//
+// Groupings (`grp`): 'action' (the ActionIdentity columns), 'family', 'any' (no action key) and
+// 'meaningful' (the sessions with an action of a MEANINGFUL family: not a sum over families), each
+// with no dimension or one of the session's channel/device/country/browser or the event's page.
+// `eligible`: 'all' counts every action, 'simple' only SIMPLE_ACTIONS (the actions counted outside
+// the advanced window); the 'action' grouping stores 'all' only (its key says whether it is simple).
+// compile-actions-rollup.ts reads them, actions-plan.ts decides when they answer exactly.
+import { ACTION_ATTRIBUTES } from '../../domain/action-key.js';
+import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
+import { DAY_MS } from '../../domain/report-range.js';
+import type { Dialect, SqlParam } from './dialect.js';
+import { classBit, type CompiledBuild, type RollupSources } from './rollup-build.js';
+
+export const ACTIONS_TABLE = 'daily_actions';
+export const ACTION_IDENTITY = ['family', 'action_name', ...ACTION_ATTRIBUTES] as const;
+export const ACTION_DIMS = ['page', 'channel', 'device', 'country', 'browser'] as const;
+export type ActionDim = (typeof ACTION_DIMS)[number];
+export type ActionLevel = 'action' | 'family' | 'any' | 'meaningful';
+export type Eligible = 'simple' | 'all';
+
+/** Key columns, then the two counts (schema and INSERT agree on this order). */
+export const ACTIONS_KEY_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic', 'grp', 'eligible', 'dim', ...ACTION_IDENTITY, 'dim_key'] as const;
+export const ACTIONS_COLUMNS = [...ACTIONS_KEY_COLUMNS, 'sessions', 'occurrences'] as const;
+
+export interface ActionGrouping {
+  grp: ActionLevel;
+  eligible: Eligible;
+  dim: ActionDim | '';
+}
+
+const DIMS_AND_NONE: readonly (ActionDim | '')[] = ['', ...ACTION_DIMS];
+
+/** Every grouping the build writes. */
+export const ACTION_GROUPINGS: readonly ActionGrouping[] = [
+  ...DIMS_AND_NONE.map((dim) => ({ grp: 'action' as const, eligible: 'all' as const, dim })),
+  ...(['family', 'any'] as const).flatMap((grp) => (['simple', 'all'] as const).flatMap((eligible) => DIMS_AND_NONE.map((dim) => ({ grp, eligible, dim })))),
+  ...(['simple', 'all'] as const).map((eligible) => ({ grp: 'meaningful' as const, eligible, dim: '' as const })),
+];
+
+/** The identity columns a grouping keeps (the others are NULL in its rows). */
+export function identityOf(grp: ActionLevel): readonly (typeof ACTION_IDENTITY)[number][] {
+  return grp === 'action' ? ACTION_IDENTITY : grp === 'family' ? ['family'] : [];
+}
+
+/** Session columns of the dimensions read from the session (the session's, not the event's, attribute). */
+const SESSION_DIM_COLUMN: Record<Exclude<ActionDim, 'page'>, string> = { channel: 'channel', device: 'device_type', country: 'country', browser: 'browser_family' };
+
+/**
+ * The input table to materialize: action events summed per (site, day, tenant, class, session,
+ * identity, page, session dimensions), columns g_site, g_day, g_tenant, g_class, g_session, k_<key>
+ * (every key Nullable), n. Sessions are LEFT JOINed on their id, as the event-scan read does.
+ */
+export function compileActionsInput(d: Dialect, src: RollupSources): CompiledBuild {
+  const params: SqlParam[] = [];
+  const q = (c: string) => d.quoteIdent(c);
+  const e = (c: string) => `e.${q(c)}`;
+  const heads: [string, string][] = [
+    [e('site_id'), 'g_site'],
+    [d.toInt64(`${d.intDiv(e('ts_ms'), String(DAY_MS))} * ${DAY_MS}`), 'g_day'],
+    [d.nullable(e('tenant_id')), 'g_tenant'],
+    [e('traffic_class'), 'g_class'],
+    [e('session_id'), 'g_session'],
+    ...ACTION_IDENTITY.map((c): [string, string] => [d.nullable(e(c)), `k_${c}`]),
+    [d.nullable(e('path_canon')), 'k_page'],
+    ...Object.keys(SESSION_DIM_COLUMN).map((k): [string, string] => [d.nullable(`s.j_${k}`), `k_${k}`]),
+  ];
+  const sessions =
+    `(SELECT ${q('session_id')} AS j_session, ${Object.entries(SESSION_DIM_COLUMN).map(([k, c]) => `${q(c)} AS j_${k}`).join(', ')} FROM ${q(src.sessions)}) AS s`;
+  const sql =
+    `SELECT ${heads.map(([x, name]) => `${x} AS ${name}`).join(', ')}, ${d.toInt64('count(*)')} AS n ` +
+    `FROM ${q(src.events)} AS e LEFT JOIN ${sessions} ON s.j_session = ${e('session_id')} ` +
+    `WHERE ${e('type')} = ${d.value('action', params)} GROUP BY ${heads.map(([x]) => x).join(', ')}`;
+  return { sql, params };
+}
+
+/**
+ * The rows (ACTIONS_COLUMNS order) of these groupings from the materialized input table, one
+ * UNION ALL part a grouping. `trafficMasks` is rollup-build.ts's (mask, traffic) expansion table.
+ */
+export function compileActionsBuild(d: Dialect, groupings: readonly ActionGrouping[], input: string, trafficMasks: string): CompiledBuild {
+  const params: SqlParam[] = [];
+  const v = (x: string) => d.value(x, params);
+  const i = (c: string) => `i.${c}`;
+  const inList = (expr: string, values: readonly string[]) => `${expr} IN (${values.map(v).join(', ')})`;
+  // renamed: no output column may share a name with a column the same SELECT reads (ClickHouse)
+  const masks = `(SELECT mask AS x_mask, traffic AS x_traffic FROM ${d.quoteIdent(trafficMasks)}) AS x`;
+  const classes = [...new Set(Object.values(TRAFFIC_FILTERS).flat())];
+  const parts = groupings.map((g) => {
+    const keys = [...identityOf(g.grp).map((c) => `k_${c}`), ...(g.dim ? [`k_${g.dim}`] : [])];
+    const where: string[] = [];
+    if (g.eligible === 'simple') where.push(inList(i('k_action_name'), SIMPLE_ACTIONS));
+    if (g.grp === 'meaningful') where.push(inList(i('k_family'), MEANINGFUL_FAMILIES));
+    // per session and key: the classes of its events (mask) and its occurrences per class
+    const perSession =
+      `SELECT ${['g_site', 'g_day', 'g_tenant', ...keys, 'g_session'].map((c) => `${i(c)} AS h_${c.slice(2)}`).join(', ')}, ` +
+      `${d.bitOr(classBit(d, i('g_class'), params))} AS h_mask, ` +
+      `${classes.map((c) => `${d.toInt64(`sum(CASE WHEN ${i('g_class')} = ${v(c)} THEN ${i('n')} ELSE 0 END)`)} AS c_${c}`).join(', ')} ` +
+      `FROM ${d.quoteIdent(input)} AS i${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ` +
+      `GROUP BY ${['g_site', 'g_day', 'g_tenant', ...keys, 'g_session'].map(i).join(', ')}`;
+    const occurrences = `CASE ${Object.entries(TRAFFIC_FILTERS)
+      .map(([name, members]) => `WHEN x.x_traffic = ${v(name)} THEN ${members.map((c) => `a.c_${c}`).join(' + ')}`)
+      .join(' ')} ELSE 0 END`;
+    const key = (c: string) => (keys.includes(`k_${c}`) ? `a.h_${c}` : d.nullString());
+    const cols = [
+      'a.h_site',
+      'a.h_day',
+      'a.h_tenant',
+      'x.x_traffic',
+      v(g.grp),
+      v(g.eligible),
+      v(g.dim),
+      ...ACTION_IDENTITY.map(key),
+      g.dim ? `a.h_${g.dim}` : d.nullString(),
+      d.toInt64('count(*)'),
+      d.toInt64(`sum(${occurrences})`),
+    ];
+    return (
+      `SELECT ${cols.map((c, n) => `${c} AS ${d.quoteIdent(ACTIONS_COLUMNS[n])}`).join(', ')} ` +
+      `FROM (${perSession}) AS a INNER JOIN ${masks} ON x.x_mask = a.h_mask ` +
+      `GROUP BY ${['a.h_site', 'a.h_day', 'a.h_tenant', 'x.x_traffic', ...keys.map((k) => `a.h_${k.slice(2)}`)].join(', ')}`
+    );
+  });
+  return { sql: parts.join(' UNION ALL '), params };
+}
