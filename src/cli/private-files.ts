@@ -13,24 +13,48 @@ export function usePrivateFiles(dataDir: string): void {
   tightenTree(dataDir);
 }
 
-/** chmods the dir and everything under it that grants group or others any access; symlinks are left alone. */
+/**
+ * chmods the dir and everything under it that grants group or others any access; symlinks are left
+ * alone. Other processes may be creating and removing files meanwhile (SQLite's -shm and -journal
+ * of a running server or CLI): an entry gone between the listing and its chmod is skipped.
+ */
 export function tightenTree(dir: string): void {
-  let st: fs.Stats;
+  const st = lstatIfThere(dir);
+  if (!st?.isDirectory()) return;
+  tighten(dir, st, 0o700);
+  let entries: fs.Dirent[];
   try {
-    st = fs.lstatSync(dir);
+    entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    if (isGone(err)) return;
     throw err;
   }
-  if (!st.isDirectory()) return;
-  tighten(dir, st, 0o700);
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+  for (const entry of entries) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) tightenTree(p);
-    else if (entry.isFile() || entry.isSocket()) tighten(p, fs.lstatSync(p), 0o600);
+    else if (entry.isFile() || entry.isSocket()) {
+      const est = lstatIfThere(p);
+      if (est) tighten(p, est, 0o600);
+    }
+  }
+}
+
+const isGone = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+function lstatIfThere(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch (err) {
+    if (isGone(err)) return null;
+    throw err;
   }
 }
 
 function tighten(p: string, st: fs.Stats, mode: number): void {
-  if ((st.mode & 0o077) !== 0) fs.chmodSync(p, st.mode & mode & 0o7777);
+  if ((st.mode & 0o077) === 0) return;
+  try {
+    fs.chmodSync(p, st.mode & mode & 0o7777);
+  } catch (err) {
+    if (!isGone(err)) throw err;
+  }
 }

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 import { CONTROL_SQLITE_FILE } from '../../src/control/open-control-plane.js';
+import { tightenTree } from '../../src/cli/private-files.js';
 import { cliRunner } from './fixtures/cli-run.js';
 import { startServe } from './fixtures/serve-process.js';
 
@@ -67,6 +68,51 @@ test('a CLI command creates a private data dir', { timeout: 60_000 }, async () =
     await cliRunner(() => dataDir).ok('workspace', 'create', '--name', 'P', '--plan', 'pro');
     assert.ok(fs.existsSync(path.join(dataDir, CONTROL_SQLITE_FILE)));
     assertPrivate(dataDir);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('files another process removes while the walk runs are skipped, the rest still tightened', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-private-race-'));
+  const old = process.umask(0o022);
+  const patched = fs as unknown as { lstatSync: (...a: unknown[]) => fs.Stats; chmodSync: (...a: unknown[]) => void };
+  const { lstatSync: lstat, chmodSync: chmod } = patched;
+  let removing = false;
+  const remove = (p: string) => {
+    removing = true; // rmSync lstat's too
+    try {
+      fs.rmSync(p, { recursive: true, force: true });
+    } finally {
+      removing = false;
+    }
+  };
+  try {
+    fs.mkdirSync(path.join(root, 'sub'), { mode: 0o755 });
+    for (const name of ['a-shm', 'b-journal', 'keep', 'sub/c-shm']) fs.writeFileSync(path.join(root, name), 'x', { mode: 0o644 });
+    fs.mkdirSync(path.join(root, 'gone-dir'), { mode: 0o755 });
+    // another process's SQLite drops its -shm between the listing and the lstat, its -journal
+    // between the lstat and the chmod, and a folder goes between its lstat and its listing
+    patched.lstatSync = (...a: unknown[]) => {
+      const s = String(a[0]);
+      if (!removing && s.endsWith('-shm')) remove(s);
+      const st = lstat(...a);
+      if (!removing && s.endsWith('gone-dir')) remove(s);
+      return st;
+    };
+    patched.chmodSync = (...a: unknown[]) => {
+      if (String(a[0]).endsWith('-journal')) remove(String(a[0]));
+      chmod(...a);
+    };
+    tightenTree(root);
+  } finally {
+    patched.lstatSync = lstat;
+    patched.chmodSync = chmod;
+    process.umask(old);
+  }
+  try {
+    assert.deepEqual([...modes(root).keys()].sort(), ['.', 'keep', 'sub']);
+    assertPrivate(root);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
