@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DuckDBConnection } from '@duckdb/node-api';
 import { openDuckDbEventStore, type DuckDbEventStore, type DuckDbEventStoreOptions } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { ImportResourceError } from '../../src/engines/duckdb/duckdb-instance.js';
 import type { EventRow } from '../../src/ports/event-store.js';
@@ -150,4 +151,30 @@ test('an import whose temp space runs out during its commit leaves the store unc
     assert.equal((await store.siteCoverage('site_m')).events, first.length);
     assert.deepEqual(fs.readdirSync(store.tempDir), []);
   });
+});
+
+test('commit groups leave no temp tables behind: the next group starts with what the first one had', async () => {
+  // Every group names its own scratch tables; kept until the import's connection closes, they
+  // added up past the memory limit on 10M events. Counted at each group's events insert.
+  const seen: number[] = [];
+  const proto = DuckDBConnection.prototype as unknown as { run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
+  const run = proto.run;
+  proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
+    if (sql.startsWith('INSERT INTO events ')) {
+      const r = await this.runAndReadAll('SELECT count(*) FROM duckdb_tables() WHERE temporary');
+      seen.push(Number(r.getRowsJS()[0][0]));
+    }
+    return run.call(this, sql, ...rest);
+  };
+  const rows = manyRows({ siteId: 'site_t', n: 3_000, days: 8, startMs: START, seed: 13, visitors: 400, tenants: [null, 't1'] });
+  try {
+    await withStore({ commitGroupRows: 400 }, async (store) => {
+      const r = await importInChunks(store, rows, 100_000);
+      assert.equal(r.imported, rows.length);
+    });
+  } finally {
+    proto.run = run;
+  }
+  assert.ok(seen.length >= 4, `only ${seen.length} commit groups`);
+  assert.deepEqual(seen, seen.map(() => seen[0]), `temp tables at each group: ${seen.join(', ')}`);
 });

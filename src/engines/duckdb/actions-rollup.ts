@@ -48,6 +48,7 @@ export async function applyActionsDelta(c: DuckDBConnection, now: string, before
   const stored = Number((await c.runAndReadAll(`SELECT count(*) FROM ${t} r SEMI JOIN ${dayMs} dd ON ${onDays}`)).getRowsJS()[0]?.[0] ?? 0);
   if (before === null && stored === 0) {
     await c.run(`INSERT INTO ${t} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
+    await c.run(`DROP TABLE ${now}`);
     return;
   }
   const parts = [`SELECT * FROM ${now}`];

@@ -116,6 +116,9 @@ export async function applyRollupDelta(c: DuckDBConnection, d: RollupDelta, tabl
   }
   await mergePageTitles(c, d.freshEvents, p);
   await applyActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, p);
+  // Temp tables live as long as the import's connection, and every commit group names its own:
+  // left behind, they added up past the memory limit on 10M events.
+  for (const x of [now, `${p}_merged`, dayMs, `${p}_titles`, `${p}_titles_merged`]) await c.run(`DROP TABLE IF EXISTS ${x}`);
 }
 
 /**
