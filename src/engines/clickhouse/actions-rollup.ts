@@ -18,11 +18,26 @@ import { ident, type TableLayout } from './schema.js';
 export async function buildActionsRollup(n: ClickHouseNode, layout: TableLayout, src: RollupSources, input: string, gen: number, oneStatement: boolean): Promise<void> {
   const x = compileActionsInput(clickhouseDialect, src);
   await n.command(`CREATE TABLE ${ident(input)} ENGINE = Memory AS ${x.sql}`);
-  const kinds: ActionLevel[][] = oneStatement ? [['action', 'family', 'any', 'meaningful']] : [['action'], ['family'], ['any'], ['meaningful']];
+  await insertActionRows(n, layout, input, oneStatement ? [ALL_KINDS] : ALL_KINDS.map((k) => [k]), { gen });
+}
+
+const ALL_KINDS: ActionLevel[] = ['action', 'family', 'any', 'meaningful'];
+
+/**
+ * Inserts the action rows built from the input table `input`, one statement per list of grouping
+ * kinds, each row with its day and generation: one generation for all, or its (site, day)'s in the
+ * table `gensTable` (site_id, day_ms, gen).
+ */
+async function insertActionRows(n: ClickHouseNode, layout: TableLayout, input: string, kinds: ActionLevel[][], from: { gen: number } | { gensTable: string }): Promise<void> {
+  const columns = [...ACTIONS_COLUMNS, 'day', 'gen'].map(ident).join(', ');
   for (const kind of kinds) {
     const b = compileActionsBuild(clickhouseDialect, ACTION_GROUPINGS.filter((g) => kind.includes(g.grp)), input, layout.trafficMasks);
-    const columns = [...ACTIONS_COLUMNS, 'day', 'gen'].map(ident).join(', ');
-    await n.command(`INSERT INTO ${ident(layout.actions)} (${columns}) SELECT *, toDate(intDiv(day_ms, 86400000)), ${lit(gen)} FROM (${b.sql})`);
+    const select =
+      'gen' in from
+        ? `SELECT *, toDate(intDiv(day_ms, 86400000)), ${lit(from.gen)} FROM (${b.sql})`
+        : `SELECT ${ACTIONS_COLUMNS.map((c) => `b.${ident(c)}`).join(', ')}, toDate(intDiv(b.day_ms, 86400000)) AS b_day, g.g_gen ` +
+          `FROM (${b.sql}) AS b ALL INNER JOIN (SELECT site_id AS g_site, day_ms AS g_day_ms, gen AS g_gen FROM ${ident(from.gensTable)}) AS g ON g.g_site = b.site_id AND g.g_day_ms = b.day_ms`;
+    await n.command(`INSERT INTO ${ident(layout.actions)} (${columns}) ${select}`);
   }
 }
 
@@ -68,14 +83,7 @@ export async function backfillActions(server: Shard, authority: ClickHouseNode, 
     // the generation of each row is its day's (the build groups by day, so one SELECT per generation would be wasted)
     const input = compileActionsInput(clickhouseDialect, { events: `${tag}_ev`, sessions: `${tag}_se` });
     await n.command(`CREATE TABLE ${t('in')} ENGINE = Memory AS ${input.sql}`);
-    for (const kind of ['action', 'family', 'any', 'meaningful'] as ActionLevel[]) {
-      const b = compileActionsBuild(clickhouseDialect, ACTION_GROUPINGS.filter((g) => g.grp === kind), `${tag}_in`, layout.trafficMasks);
-      const columns = [...ACTIONS_COLUMNS, 'day', 'gen'].map(ident).join(', ');
-      await n.command(
-        `INSERT INTO ${ident(layout.actions)} (${columns}) SELECT ${ACTIONS_COLUMNS.map((c) => `b.${ident(c)}`).join(', ')}, toDate(intDiv(b.day_ms, 86400000)) AS b_day, g.g_gen ` +
-          `FROM (${b.sql}) AS b ALL INNER JOIN (SELECT site_id AS g_site, day_ms AS g_day_ms, gen AS g_gen FROM ${t('gens')}) AS g ON g.g_site = b.site_id AND g.g_day_ms = b.day_ms`,
-      );
-    }
+    await insertActionRows(n, layout, `${tag}_in`, ALL_KINDS.map((k) => [k]), { gensTable: `${tag}_gens` });
   } finally {
     for (const kind of ['in', 'ev', 'se', 'gens']) await n.command(`DROP TABLE IF EXISTS ${t(kind)}`).catch(() => undefined);
   }
