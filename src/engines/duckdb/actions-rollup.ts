@@ -1,13 +1,14 @@
 // The actions rollup in the DuckDB store (sql/actions-rollup.ts; docs/decisions.md (rollups)). Built
 // with the other rollups: buildRollupRows (rollups.ts) also writes the action rows of its sources
-// next to its own, and an import's delta merges both the same way (rows of the touched visitor-days
-// subtracted as they were, added as they are: distinct sessions are sums over visitor-days, since a
-// session is one visitor's on one day). At open, a store without the table (or with another
+// next to its own, and an import's delta (prepareActionsDelta) merges both the same way (rows of
+// the touched visitor-days subtracted as they were, added as they are: distinct sessions are sums
+// over visitor-days, since a session is one visitor's on one day). At open, a store without the table (or with another
 // ACTIONS_ROLLUP_VERSION) builds it alone, a group of days at a time.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ACTION_GROUPINGS, ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsBuild, compileActionsInput } from '../sql/actions-rollup.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import type { RollupSources } from '../sql/rollup-build.js';
+import type { ImportWrites } from './import-writes.js';
 import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION } from './schema.js';
 
 const q = duckdbDialect.quoteIdent;
@@ -39,27 +40,26 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
 }
 
 /**
- * Merges an import's delta into the stored action rows of the touched days (`dayMs`: site_id,
- * day_ms): `now` added, `before` (null: none stored) subtracted, keys left at zero dropped.
+ * Appends an import's delta of the action rows of the touched days (`dayMs`: site_id, day_ms) to
+ * its write tables: `now` added, `before` (null: none stored) subtracted, the stored rows of those
+ * days added (they are replaced), keys left at zero dropped. Drops `now` and `before`.
  */
-export async function applyActionsDelta(c: DuckDBConnection, now: string, before: string | null, dayMs: string, p: string): Promise<void> {
+export async function prepareActionsDelta(c: DuckDBConnection, now: string, before: string | null, dayMs: string, w: ImportWrites): Promise<void> {
   const t = q(ACTIONS_TABLE);
   const onDays = `r.site_id = dd.site_id AND r.day_ms = dd.day_ms`;
   const stored = Number((await c.runAndReadAll(`SELECT count(*) FROM ${t} r SEMI JOIN ${dayMs} dd ON ${onDays}`)).getRowsJS()[0]?.[0] ?? 0);
   if (before === null && stored === 0) {
-    await c.run(`INSERT INTO ${t} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
-    await c.run(`DROP TABLE ${now}`);
-    return;
+    await c.run(`INSERT INTO ${w.actions} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
+  } else {
+    const parts = [`SELECT * FROM ${now}`];
+    if (before !== null) parts.push(`SELECT ${KEYS}, -sessions, -occurrences FROM ${before}`);
+    if (stored > 0) parts.push(`SELECT r.* FROM ${t} r SEMI JOIN ${dayMs} dd ON ${onDays}`);
+    await c.run(`INSERT INTO ${w.actions}
+      SELECT ${KEYS}, CAST(sum(sessions) AS BIGINT) AS sessions, CAST(sum(occurrences) AS BIGINT) AS occurrences
+      FROM (${parts.join(' UNION ALL ')}) GROUP BY ${KEYS} HAVING sum(sessions) <> 0 OR sum(occurrences) <> 0 ORDER BY ${READ_ORDER}`);
+    if (stored > 0) await c.run(`INSERT INTO ${w.actionDays} SELECT site_id, day_ms FROM ${dayMs}`);
   }
-  const parts = [`SELECT * FROM ${now}`];
-  if (before !== null) parts.push(`SELECT ${KEYS}, -sessions, -occurrences FROM ${before}`);
-  if (stored > 0) parts.push(`SELECT r.* FROM ${t} r SEMI JOIN ${dayMs} dd ON ${onDays}`);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_act_merged AS
-    SELECT ${KEYS}, CAST(sum(sessions) AS BIGINT) AS sessions, CAST(sum(occurrences) AS BIGINT) AS occurrences
-    FROM (${parts.join(' UNION ALL ')}) GROUP BY ${KEYS} HAVING sum(sessions) <> 0 OR sum(occurrences) <> 0`);
-  await c.run(`DELETE FROM ${t} r USING ${dayMs} dd WHERE ${onDays}`);
-  await c.run(`INSERT INTO ${t} SELECT * FROM ${p}_act_merged ORDER BY ${READ_ORDER}`);
-  for (const x of [`${p}_act_merged`, now, ...(before ? [before] : [])]) await c.run(`DROP TABLE IF EXISTS ${x}`);
+  for (const x of [now, ...(before ? [before] : [])]) await c.run(`DROP TABLE IF EXISTS ${x}`);
 }
 
 /** Whether the table must be (re)built at open: missing, or of another version. */

@@ -1,15 +1,17 @@
-// The commit of one DuckDB import (docs/decisions.md (store)): one transaction that dedupes the staged
-// rows against the store, applies reported engagement, rebuilds the sessions of the visitor-days it
-// touches, writes events and sessions, and moves the rollups by the exact delta of those visitor-days.
-// Its cost follows the touched visitor-days, whatever the store holds, and the staged rows are taken
-// a group of days at a time so that memory and temp space stay bounded for any size and any order of
-// input.
+// The commit of one DuckDB import (docs/decisions.md (store)): dedupes the staged rows against the
+// store, applies reported engagement, rebuilds the sessions of the visitor-days it touches, and
+// moves the rollups by the exact delta of those visitor-days. Its cost follows the touched
+// visitor-days, whatever the store holds, and the staged rows are taken a group of days at a time
+// so that memory and temp space stay bounded for any size and any order of input. All of that runs
+// before the transaction and ends in the import's write tables (import-writes.ts); the transaction
+// only copies those into the store.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
+import { applyImportWrites, createImportWrites, type ImportWrites } from './import-writes.js';
 import { EVENTS_COLUMNS } from './schema.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
-import { applyRollupDelta, buildRollupRows, groupsOf } from './rollups.js';
+import { prepareRollupDelta, buildRollupRows, groupsOf } from './rollups.js';
 
 /** Staged rows one commit step takes (old events of their visitor-days come on top), roughly. */
 export const COMMIT_GROUP_ROWS = 1_500_000;
@@ -20,11 +22,6 @@ export interface CommitStats {
   engagement: { applied: number; dropped: number };
 }
 
-/**
- * Commits the rows of `stage` (EventRow columns + day, repeats already numbered) and the
- * engagement rows of `engagement` (EngagementRow columns + day), if any. The caller holds the
- * transaction; on any error it rolls back and the store is as it was.
- */
 export interface CommitOptions {
   /** staged rows one commit step takes */
   groupRows?: number;
@@ -32,7 +29,18 @@ export interface CommitOptions {
   sortByDay?: boolean;
 }
 
-export async function commitStaged(c: DuckDBConnection, stage: string, engagement: string | null, opts: CommitOptions = {}): Promise<CommitStats> {
+/** An import ready to write: what it will change, and the tables writeImport copies into the store. */
+export interface PreparedImport extends CommitStats {
+  writes: ImportWrites;
+}
+
+/**
+ * Prepares the rows of `stage` (EventRow columns + day, repeats already numbered) and the
+ * engagement rows of `engagement` (EngagementRow columns + day), if any, for the store: OUTSIDE any
+ * transaction, under the store's commit lock (nothing else writes until writeImport has run). The
+ * store is not changed; the scratch tables die with the connection.
+ */
+export async function prepareImport(c: DuckDBConnection, stage: string, engagement: string | null, opts: CommitOptions = {}): Promise<PreparedImport> {
   const groupRows = opts.groupRows ?? COMMIT_GROUP_ROWS;
   const perDay = await rows(
     c,
@@ -40,7 +48,8 @@ export async function commitStaged(c: DuckDBConnection, stage: string, engagemen
       ${engagement ? `UNION ALL SELECT site_id, day, count(*) FROM ${engagement} GROUP BY 1, 2` : ''}) GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   const groups = [...groupsOf(perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) })), groupRows)];
-  const out: CommitStats = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 } };
+  const writes = await createImportWrites(c, stage);
+  const out: PreparedImport = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 }, writes };
   for (let i = 0; i < groups.length; i++) {
     let fresh = stage;
     let eng = engagement;
@@ -55,7 +64,7 @@ export async function commitStaged(c: DuckDBConnection, stage: string, engagemen
         await c.run(`CREATE OR REPLACE TEMP TABLE ${eng} AS SELECT s.* FROM ${engagement} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
       }
     }
-    const r = await commitGroup(c, fresh, eng, `${stage}_${i}`, opts.sortByDay ?? false);
+    const r = await prepareGroup(c, fresh, eng, `${stage}_${i}`, opts.sortByDay ?? false, writes);
     out.imported += r.imported;
     out.days.push(...r.days);
     out.engagement.applied += r.engagement.applied;
@@ -66,7 +75,19 @@ export async function commitStaged(c: DuckDBConnection, stage: string, engagemen
   return out;
 }
 
-async function commitGroup(c: DuckDBConnection, fresh: string, eng: string | null, p: string, sortByDay: boolean): Promise<CommitStats> {
+/** Writes a prepared import into the store, inside the caller's transaction. */
+export async function writeImport(c: DuckDBConnection, prepared: PreparedImport): Promise<void> {
+  if (prepared.imported > 0 || prepared.engagement.applied > 0) await applyImportWrites(c, prepared.writes);
+}
+
+async function prepareGroup(
+  c: DuckDBConnection,
+  fresh: string,
+  eng: string | null,
+  p: string,
+  sortByDay: boolean,
+  w: ImportWrites,
+): Promise<CommitStats> {
   const v = `${p}_v`;
   const old = `${p}_old`;
   const temps = [v, old];
@@ -103,24 +124,20 @@ async function commitGroup(c: DuckDBConnection, fresh: string, eng: string | nul
   await c.run(sessionEventsSql(src, sess, nowEvents));
   await c.run(sessionsSql(nowEvents, sessions));
   temps.push(sess, nowEvents, sessions);
-  await applyRollupDelta(c, { now: { events: nowEvents, sessions }, beforeRows, days: v, freshEvents: fresh, prefix: p });
+  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, beforeRows, days: v, freshEvents: fresh, prefix: p }, w);
   if (beforeRows) temps.push(beforeRows);
 
   const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : `f.${col}`)).join(', ');
   // Row groups that keep days apart let day-bounded reads skip the rest (zone maps). Input in time
-  // order already comes so; shuffled input pays for a sort by day.
-  await c.run(`INSERT INTO events (${EVENTS_COLUMNS.join(', ')})
+  // order already comes so; shuffled input pays for a sort by day. Groups are runs of days, so
+  // appending them in turn keeps the whole in day order.
+  await c.run(`INSERT INTO ${w.events}
     SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`);
   if (stored > 0) {
-    // Older events of a touched visitor-day may belong to another session now (e.g. a gap got
-    // filled) or have gained engagement.
-    await c.run(`UPDATE events SET session_id = u.session_id, engagement_time_ms = u.engagement_time_ms
-      FROM (SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid) u
-      WHERE events.rowid = u.rid AND (events.session_id <> u.session_id OR events.engagement_time_ms <> u.engagement_time_ms)`);
-    await c.run(`DELETE FROM sessions USING ${v} v
-      WHERE sessions.site_id = v.site_id AND sessions.day = v.day AND sessions.visitor_key = v.visitor_key`);
+    await c.run(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
+    await c.run(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
   }
-  await c.run(`INSERT INTO sessions SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`);
+  await c.run(`INSERT INTO ${w.sessions} SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`);
   const days = (await rows(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
     site_id: String(site_id),
     day: String(day),

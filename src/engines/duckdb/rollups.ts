@@ -1,5 +1,5 @@
 // Daily rollups in the DuckDB store (docs/decisions.md (rollups)). An import changes them by a DELTA
-// inside its commit transaction: the rows of the visitor-days it touches are counted as they were
+// (prepared before its commit transaction, import-writes.ts): the rows of the visitor-days it touches are counted as they were
 // (subtracted) and as they are now (added), and the sums are merged into the stored rows of those
 // days. Every atom, the distinct visitors included, is a sum over visitor-days (a visitor's count
 // depends only on its own events of that day), so the delta is exact and costs what the touched
@@ -21,14 +21,14 @@ import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js'
 import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
 import { PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
-import { actionRowsOf, actionsRollupStale, applyActionsDelta, buildActionRows, insertActionRows, resetActionsRollup } from './actions-rollup.js';
+import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
+import { TITLE_KEYS, type ImportWrites } from './import-writes.js';
 
 const q = duckdbDialect.quoteIdent;
 const READ_ORDER = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'].map(q).join(', ');
 const TYPES: Record<ParamType, DuckDBType> = { varchar: VARCHAR, bigint: BIGINT, double: DOUBLE, boolean: BOOLEAN };
 const bind = (p: SqlParam): DuckDBValue => (p.value === null ? null : p.type === 'bigint' ? BigInt(p.value as number) : (p.value as DuckDBValue));
 const KEY_COLUMNS = ROLLUP_COLUMNS.slice(0, ROLLUP_COLUMNS.length - ATOMS.length);
-const TITLE_KEYS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon'];
 
 export function runCompiled(c: DuckDBConnection, sql: string, params: readonly SqlParam[]) {
   return c.run(sql, params.map(bind), params.map((p) => TYPES[p.type]));
@@ -85,63 +85,62 @@ export interface RollupDelta {
 }
 
 /**
- * Applies an import's delta to the rollups and page titles of the touched days. Runs inside the
- * caller's transaction: the rollups commit or roll back with the events.
+ * Appends an import's delta of the rollups, page titles and action rows of the touched days to the
+ * import's write tables `w`: the rows each touched day will hold, and which stored days (keys) they
+ * replace. Outside the transaction (import-writes.ts); reads the store as it stands.
  */
-export async function applyRollupDelta(c: DuckDBConnection, d: RollupDelta, table: string = ROLLUP_TABLE): Promise<void> {
+export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w: ImportWrites): Promise<void> {
   const p = d.prefix;
   const dayMs = `${p}_days`;
   await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   const onDays = (alias: string) => `${alias}.site_id = dd.site_id AND ${alias}.day_ms = dd.day_ms`;
 
   const now = await buildRollupRows(c, d.now, `${p}_now`);
-  const stored = await scalar(c, `SELECT count(*) FROM ${q(table)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
+  const stored = await scalar(c, `SELECT count(*) FROM ${q(ROLLUP_TABLE)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
   if (d.beforeRows === null && stored === 0) {
     // days new to the store: the rows are the new counts as they stand
-    await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
+    await c.run(`INSERT INTO ${w.rollups} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
   } else {
     const parts = [`SELECT * FROM ${now}`];
     if (d.beforeRows !== null) {
       parts.push(`SELECT ${KEY_COLUMNS.map(q).join(', ')}, ${ATOMS.map((a) => `-${q(a)}`).join(', ')} FROM ${d.beforeRows}`);
     }
-    if (stored > 0) parts.push(`SELECT r.* FROM ${q(table)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
+    if (stored > 0) parts.push(`SELECT r.* FROM ${q(ROLLUP_TABLE)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
     const keys = KEY_COLUMNS.map(q).join(', ');
     // A key whose every atom sums to zero has no data left: a full build would have no row for it.
-    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_merged AS
+    await c.run(`INSERT INTO ${w.rollups}
       SELECT ${keys}, ${ATOMS.map((a) => `CAST(sum(${q(a)}) AS BIGINT) AS ${q(a)}`).join(', ')}
       FROM (${parts.join(' UNION ALL ')}) GROUP BY ${keys}
-      HAVING ${ATOMS.map((a) => `sum(${q(a)}) <> 0`).join(' OR ')}`);
-    await c.run(`DELETE FROM ${q(table)} r USING ${dayMs} dd WHERE ${onDays('r')}`);
-    await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${p}_merged ORDER BY ${READ_ORDER}`);
+      HAVING ${ATOMS.map((a) => `sum(${q(a)}) <> 0`).join(' OR ')} ORDER BY ${READ_ORDER}`);
+    if (stored > 0) await c.run(`INSERT INTO ${w.rollupDays} SELECT site_id, day_ms FROM ${dayMs}`);
   }
-  await mergePageTitles(c, d.freshEvents, p);
-  await applyActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, p);
+  await preparePageTitles(c, d.freshEvents, p, w);
+  await prepareActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
-  for (const x of [now, `${p}_merged`, dayMs, `${p}_titles`, `${p}_titles_merged`]) await c.run(`DROP TABLE IF EXISTS ${x}`);
+  for (const x of [now, dayMs, `${p}_titles`]) await c.run(`DROP TABLE IF EXISTS ${x}`);
 }
 
 /**
  * Page titles: the latest titled pageview per (site, day, tenant, class, path). Events are only ever
  * added, so the new maximum is the maximum of the stored row and the new events' own.
  */
-async function mergePageTitles(c: DuckDBConnection, fresh: string, p: string): Promise<void> {
+async function preparePageTitles(c: DuckDBConnection, fresh: string, p: string, w: ImportWrites): Promise<void> {
   const titles = compilePageTitlesBuild(duckdbDialect, { events: fresh });
   await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${p}_titles AS ${titles.sql}`, titles.params);
   const t = q(PAGE_TITLES_TABLE);
   const match = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
   if ((await scalar(c, `SELECT count(*) FROM ${t} s SEMI JOIN ${p}_titles n ON ${match}`)) === 0) {
-    await c.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${p}_titles`);
+    await c.run(`INSERT INTO ${w.titles} (${cols}) SELECT ${cols} FROM ${p}_titles`);
     return;
   }
   const order = '(ts_ms, event_id)';
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_titles_merged AS
+  await c.run(`INSERT INTO ${w.titleKeys} SELECT ${TITLE_KEYS.join(', ')} FROM ${p}_titles`);
+  await c.run(`INSERT INTO ${w.titles} (${cols})
     SELECT ${TITLE_KEYS.join(', ')}, max(ts_ms) AS ts_ms, arg_max(event_id, ${order}) AS event_id, arg_max(page_title, ${order}) AS page_title
     FROM (SELECT ${cols} FROM ${t} s SEMI JOIN ${p}_titles n ON ${match} UNION ALL SELECT ${cols} FROM ${p}_titles)
     GROUP BY ${TITLE_KEYS.join(', ')}`);
-  await c.run(`DELETE FROM ${t} s USING ${p}_titles n WHERE ${match}`);
-  await c.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${p}_titles_merged`);
 }
 
 /** Stored events per build step when a whole store is rolled up (bounded memory). */
