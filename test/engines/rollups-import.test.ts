@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { ROLLUP_TABLE } from '../../src/engines/sql/compile-rollup.js';
@@ -126,6 +126,42 @@ test('a store without rollups (an older file, or another version) builds them at
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the rollups built at open are built before their transaction: it makes and drops no scratch table', async () => {
+  // DuckDB keeps a table dropped inside a transaction until it ends (import-writes.ts): a build of
+  // many days inside one would keep every group's scratch tables.
+  const dir = tmp();
+  const rows = fixedRows(5, 400);
+  const inTx: string[] = [];
+  let open = false;
+  const proto = DuckDBConnection.prototype as unknown as { run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
+  const run = proto.run;
+  try {
+    let store = await tempStore(dir);
+    await store.importBatch(rows, { reidentify });
+    const built = await snapshot(store.instance);
+    await store.close();
+    const raw = await DuckDBInstance.create(path.join(dir, 'events.duckdb'));
+    const c = await raw.connect();
+    await c.run(`UPDATE footfall_meta SET value = '0' WHERE key = 'rollups_version'`);
+    c.closeSync();
+    raw.closeSync();
+    proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
+      if (/^BEGIN/i.test(sql)) open = true;
+      else if (/^(COMMIT|ROLLBACK)/i.test(sql)) open = false;
+      else if (open && /^\s*(CREATE\s+(OR\s+REPLACE\s+)?TEMP|DROP\s+TABLE\s+(IF\s+EXISTS\s+)?ff_)/i.test(sql)) inTx.push(sql.slice(0, 80));
+      return run.call(this, sql, ...rest);
+    };
+    store = await tempStore(dir);
+    proto.run = run;
+    assert.equal(await snapshot(store.instance), built);
+    await store.close();
+  } finally {
+    proto.run = run;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  assert.deepEqual(inTx, []);
 });
 
 test('page titles from the rollup equal the raw page-title query on random scopes, windows and paths', async () => {

@@ -9,7 +9,7 @@ import { ACTION_GROUPINGS, ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsBui
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import type { RollupSources } from '../sql/rollup-build.js';
 import type { ImportWrites } from './import-writes.js';
-import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION } from './schema.js';
+import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION, asTempTable } from './schema.js';
 
 const q = duckdbDialect.quoteIdent;
 const READ_ORDER = ['site_id', 'grp', 'dim', 'traffic', 'day_ms'].map(q).join(', ');
@@ -29,7 +29,8 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
   const input = `${out}_in`;
   const x = compileActionsInput(duckdbDialect, src);
   await run(c, `CREATE OR REPLACE TEMP TABLE ${input} AS ${x.sql}`, x.params);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${out} AS SELECT * FROM ${q(ACTIONS_TABLE)} LIMIT 0`);
+  // of the layout this code writes (at open the stored table may be missing or older)
+  await c.run(asTempTable(ACTIONS_DDL(out)));
   // one statement per grouping: a statement's memory grows with its operators (rollups.ts); a
   // statement of the twelve family groupings passed the 640 MB default on 6,000 events
   for (const grouping of ACTION_GROUPINGS) {
@@ -80,8 +81,8 @@ export async function resetActionsRollup(c: DuckDBConnection): Promise<void> {
   );
 }
 
-/** Stores the rows buildActionRows wrote to `rows` and drops that table. */
-export async function insertActionRows(c: DuckDBConnection, rows: string): Promise<void> {
-  await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
+/** Appends the rows buildActionRows wrote to `rows` to `into` (default: the store's table), in read order, and drops `rows`. */
+export async function insertActionRows(c: DuckDBConnection, rows: string, into: string = q(ACTIONS_TABLE)): Promise<void> {
+  await c.run(`INSERT INTO ${into} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
   await c.run(`DROP TABLE ${rows}`);
 }

@@ -19,7 +19,8 @@ import {
 } from '../sql/rollup-build.js';
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
 import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
-import { PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
+import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
+import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
 import { TITLE_KEYS, type ImportWrites } from './import-writes.js';
@@ -59,7 +60,8 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
   await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${sessionSets.visitors} AS ${sets.visitors.sql}`, sets.visitors.params);
   const tables = { ...names, ...(await expansions(c)), sessionSets };
   const out = `${prefix}_rows`;
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${out} AS SELECT * FROM ${q(ROLLUP_TABLE)} LIMIT 0`);
+  // of the layout this code writes (at open the stored table may be missing or older)
+  await c.run(asTempTable(ROLLUPS_DDL(out)));
   // One statement per grouping: a statement's memory grows with its operators (every hash table
   // starts with room of its own), so one statement of all nineteen needed about 200 MB even for a
   // handful of rows; one grouping at a time spills instead of failing.
@@ -148,9 +150,12 @@ const FULL_BUILD_GROUP_EVENTS = 2_000_000;
 
 /**
  * At open: builds the rollups of every stored day when the table is missing or of another version,
- * in one transaction (table, rows and version together), a group of days at a time, so a rollup
- * table that exists is complete. The actions rollup comes with them, or alone when only it is
- * missing or of another ACTIONS_ROLLUP_VERSION (actions-rollup.ts).
+ * a group of days at a time, and stores them in one transaction (table, rows and version together),
+ * so a rollup table that exists is complete. The actions rollup comes with them, or alone when only
+ * it is missing or of another ACTIONS_ROLLUP_VERSION (actions-rollup.ts). As in an import
+ * (import-writes.ts), the building runs before the transaction (whose dropped tables would stay
+ * until it ends) into scratch tables the transaction copies; the store is opened by this process
+ * alone and nothing writes to it meanwhile.
  */
 export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_TABLE): Promise<void> {
   const version = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = 'rollups_version'`)).getRowsJS()[0]?.[0];
@@ -158,6 +163,34 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
   // the actions rollup alone when only it is missing or old (a store of the release before it)
   if (!full && !(await actionsRollupStale(c))) return;
   const p = `ff_full_${process.pid}`;
+  const built = { rollups: `${p}_b_rollups`, titles: `${p}_b_titles`, actions: `${p}_b_actions` };
+  await c.run(asTempTable(ROLLUPS_DDL(built.rollups)));
+  await c.run(asTempTable(PAGE_TITLES_DDL(built.titles)));
+  await c.run(asTempTable(ACTIONS_DDL(built.actions)));
+  const masks = full ? null : (await expansions(c)).trafficMasks;
+  const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+  const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
+  for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
+    const list = group.map((g) => `('${g.site.replace(/'/g, "''")}', DATE '${g.day}')`).join(', ');
+    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
+    // the actions rollup alone reads only the action events
+    const only = masks ? ` WHERE e.type = 'action'` : '';
+    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`);
+    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
+    const src = { events: `${p}_ev`, sessions: `${p}_ss` };
+    if (masks) {
+      await buildActionRows(c, runCompiled, src, `${p}_act`, masks);
+      await insertActionRows(c, `${p}_act`, built.actions);
+    } else {
+      const rows = await buildRollupRows(c, src, p);
+      await c.run(`INSERT INTO ${built.rollups} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
+      await insertActionRows(c, actionRowsOf(rows), built.actions);
+      const titles = compilePageTitlesBuild(duckdbDialect, { events: `${p}_ev` });
+      await runCompiled(c, `INSERT INTO ${built.titles} (${cols}) ${titles.sql}`, titles.params);
+      await c.run(`DROP TABLE ${rows}`);
+    }
+    for (const x of [`${p}_days`, `${p}_ev`, `${p}_ss`]) await c.run(`DROP TABLE ${x}`);
+  }
   await c.run('BEGIN TRANSACTION');
   try {
     if (full) {
@@ -165,32 +198,11 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
       await c.run(`DROP TABLE IF EXISTS ${q(PAGE_TITLES_TABLE)}`);
       await c.run(ROLLUPS_DDL(q(table)));
       await c.run(PAGE_TITLES_DDL(q(PAGE_TITLES_TABLE)));
+      await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${built.rollups}`);
+      await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) SELECT ${cols} FROM ${built.titles}`);
     }
     await resetActionsRollup(c);
-    const masks = full ? null : (await expansions(c)).trafficMasks;
-    const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
-    for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
-      const list = group.map((g) => `('${g.site.replace(/'/g, "''")}', DATE '${g.day}')`).join(', ');
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
-      // the actions rollup alone reads only the action events
-      const only = masks ? ` WHERE e.type = 'action'` : '';
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`);
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
-      const src = { events: `${p}_ev`, sessions: `${p}_ss` };
-      if (masks) {
-        await buildActionRows(c, runCompiled, src, `${p}_act`, masks);
-        await insertActionRows(c, `${p}_act`);
-      } else {
-        const rows = await buildRollupRows(c, src, p);
-        await c.run(`INSERT INTO ${q(table)} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
-        await insertActionRows(c, actionRowsOf(rows));
-        const titles = compilePageTitlesBuild(duckdbDialect, { events: `${p}_ev` });
-        const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-        await runCompiled(c, `INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) ${titles.sql}`, titles.params);
-        await c.run(`DROP TABLE ${rows}`);
-      }
-      for (const x of [`${p}_days`, `${p}_ev`, `${p}_ss`]) await c.run(`DROP TABLE ${x}`);
-    }
+    await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${built.actions}`);
     await c.run(
       `INSERT INTO footfall_meta VALUES ('rollups_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       [String(ROLLUPS_VERSION)],
@@ -200,6 +212,7 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
     await c.run('ROLLBACK').catch(() => undefined);
     throw err;
   }
+  for (const x of Object.values(built)) await c.run(`DROP TABLE IF EXISTS ${x}`);
 }
 
 /** Consecutive runs of days holding about `limit` events each (a day is never split). */

@@ -65,6 +65,9 @@ export const SESSIONS_DDL = `CREATE TABLE IF NOT EXISTS sessions (
   is_engaged BOOLEAN NOT NULL
 )`;
 
+/** A table DDL above as a connection's temp table (replacing one of the same name): scratch of that layout. */
+export const asTempTable = (ddl: string) => ddl.replace(/^CREATE TABLE /, 'CREATE OR REPLACE TEMP TABLE ');
+
 export const META_DDL = `CREATE TABLE IF NOT EXISTS footfall_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)`;
 
 /**
