@@ -5,7 +5,8 @@
 // session is one visitor's on one day). At open, a store without the table (or with another
 // ACTIONS_ROLLUP_VERSION) builds it alone, a group of days at a time.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ACTION_GROUPINGS, ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsBuild, compileActionsInput } from '../sql/actions-rollup.js';
+import { ACTION_GROUPINGS, ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsInput } from '../sql/actions-rollup.js';
+import { actionsGroupingSql, actionsSessionSteps } from './actions-steps.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import type { RollupSources } from '../sql/rollup-build.js';
 import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION } from './schema.js';
@@ -29,13 +30,16 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
   const x = compileActionsInput(duckdbDialect, src);
   await run(c, `CREATE OR REPLACE TEMP TABLE ${input} AS ${x.sql}`, x.params);
   await c.run(`CREATE OR REPLACE TEMP TABLE ${out} AS SELECT * FROM ${q(ACTIONS_TABLE)} LIMIT 0`);
-  // one statement per grouping: a statement's memory grows with its operators (rollups.ts); a
-  // statement of the twelve family groupings passed the 640 MB default on 6,000 events
+  // one statement per step and per grouping: a statement's memory grows with its operators
+  // (rollups.ts); a statement of the twelve family groupings passed the 640 MB default on 6,000 events
+  const steps = actionsSessionSteps(input, out);
+  for (const s of steps) await run(c, `CREATE OR REPLACE TEMP TABLE ${s.table} AS ${s.build.sql}`, s.build.params);
+  await c.run(`DROP TABLE ${input}`);
   for (const grouping of ACTION_GROUPINGS) {
-    const b = compileActionsBuild(duckdbDialect, [grouping], input, masks);
+    const b = actionsGroupingSql(grouping, out, masks);
     await run(c, `INSERT INTO ${out} ${b.sql}`, b.params);
   }
-  await c.run(`DROP TABLE ${input}`);
+  for (const s of steps) await c.run(`DROP TABLE ${s.table}`);
 }
 
 /**
