@@ -9,7 +9,7 @@
 // 640 MB default; see actions-rollup.ts).
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { duckdbDialect as d, type SqlParam } from '../sql/dialect.js';
-import { ACTION_DIMS, actionRowsSelect, identityOf, type ActionGrouping, type ActionLevel } from '../sql/actions-rollup.js';
+import { ACTION_DIMS, ACTION_GROUPINGS, actionRowsSelect, identityOf, type ActionGrouping, type ActionLevel } from '../sql/actions-rollup.js';
 import { classBit, type CompiledBuild } from '../sql/rollup-build.js';
 
 const CLASSES = [...new Set(Object.values(TRAFFIC_FILTERS).flat())];
@@ -23,45 +23,62 @@ const tableOf = (out: string, level: ActionLevel, paged: boolean) => `${out}_${p
 
 const keysOf = (level: ActionLevel) => identityOf(level).map((c) => `k_${c}`);
 
+/** One per-session table: what it reads, its SELECT, and the groupings counted from it. */
+export interface ActionsStep {
+  table: string;
+  reads: string;
+  build: CompiledBuild;
+  groupings: ActionGrouping[];
+}
+
 /**
  * The per-session tables, in order (each reads the input or an earlier one): per (site, day, tenant,
  * level keys, [page,] session) the class mask `m_<eligible>` and the occurrences per class
  * `c_<class>_<eligible>` of all actions and of the simple ones (mask 0: none), and without page the
  * session's dimensions (one value per session: sessions are joined on their unique id). A session's
- * row of a coarser level is the OR and the sums of its finer rows.
+ * row of a coarser level is the OR and the sums of its finer rows. Ordered so that a table's last
+ * reader comes soon after it (the caller drops it then): at most three are held at once.
  */
-export function actionsSessionSteps(input: string, out: string): { table: string; build: CompiledBuild }[] {
-  const steps: { table: string; build: CompiledBuild }[] = [];
+export function actionsSteps(input: string, out: string): ActionsStep[] {
   const int = (x: string) => `CAST(${x} AS BIGINT)`;
-  for (const paged of [false, true]) {
-    const extra = paged ? ['k_page'] : [];
+  const step = (level: ActionLevel, paged: boolean, reads: string, columns: (params: SqlParam[]) => string[], where?: (params: SqlParam[]) => string): ActionsStep => {
+    const params: SqlParam[] = [];
+    const keys = [...HEAD, ...keysOf(level), ...(paged ? ['k_page'] : []), 'g_session'].join(', ');
+    const cols = columns(params).join(', ');
     const carried = paged ? '' : SESSION_DIMS.map((x) => `, any_value(k_${x}) AS k_${x}`).join('');
-    const step = (level: ActionLevel, from: string, columns: (params: SqlParam[]) => string[], where?: (params: SqlParam[]) => string) => {
-      const params: SqlParam[] = [];
-      const keys = [...HEAD, ...keysOf(level), ...extra, 'g_session'].join(', ');
-      const cols = columns(params).join(', ');
-      const filter = where ? ` WHERE ${where(params)}` : '';
-      steps.push({ table: tableOf(out, level, paged), build: { sql: `SELECT ${keys}, ${cols}${carried} FROM ${from}${filter} GROUP BY ${keys}`, params } });
+    const filter = where ? ` WHERE ${where(params)}` : '';
+    return {
+      table: tableOf(out, level, paged),
+      reads,
+      build: { sql: `SELECT ${keys}, ${cols}${carried} FROM ${reads}${filter} GROUP BY ${keys}`, params },
+      groupings: ACTION_GROUPINGS.filter((g) => g.grp === level && (g.dim === 'page') === paged),
     };
-    // from the input, per action identity: simple or not by its action name
-    step('action', input, (params) => {
-      const simple = `k_action_name IN (${SIMPLE_ACTIONS.map((a) => d.value(a, params)).join(', ')})`;
-      const bit = classBit(d, 'g_class', params);
-      const isClass = CLASSES.map((c) => `g_class = ${d.value(c, params)}`);
-      return [
-        `bit_or(${bit}) AS m_all`,
-        ...CLASSES.map((c, i) => `${int(`sum(CASE WHEN ${isClass[i]} THEN n ELSE 0 END)`)} AS c_${c}_all`),
-        `bit_or(CASE WHEN ${simple} THEN ${bit} ELSE 0 END) AS m_simple`,
-        ...CLASSES.map((c, i) => `${int(`sum(CASE WHEN ${simple} AND ${isClass[i]} THEN n ELSE 0 END)`)} AS c_${c}_simple`),
-      ];
-    });
-    const merged = () => ELIGIBLE.flatMap((e) => [`bit_or(m_${e}) AS m_${e}`, ...CLASSES.map((c) => `${int(`sum(c_${c}_${e})`)} AS c_${c}_${e}`)]);
-    step('family', tableOf(out, 'action', paged), merged);
-    step('any', tableOf(out, 'family', paged), merged);
-    // the meaningful groupings have no page dimension
-    if (!paged) step('meaningful', tableOf(out, 'family', paged), merged, (params) => `k_family IN (${MEANINGFUL_FAMILIES.map((f) => d.value(f, params)).join(', ')})`);
-  }
-  return steps;
+  };
+  // from the input, per action identity: simple or not by its action name
+  const finest = (params: SqlParam[]) => {
+    const simple = `k_action_name IN (${SIMPLE_ACTIONS.map((a) => d.value(a, params)).join(', ')})`;
+    const bit = classBit(d, 'g_class', params);
+    const isClass = CLASSES.map((c) => `g_class = ${d.value(c, params)}`);
+    return [
+      `bit_or(${bit}) AS m_all`,
+      ...CLASSES.map((c, i) => `${int(`sum(CASE WHEN ${isClass[i]} THEN n ELSE 0 END)`)} AS c_${c}_all`),
+      `bit_or(CASE WHEN ${simple} THEN ${bit} ELSE 0 END) AS m_simple`,
+      ...CLASSES.map((c, i) => `${int(`sum(CASE WHEN ${simple} AND ${isClass[i]} THEN n ELSE 0 END)`)} AS c_${c}_simple`),
+    ];
+  };
+  const merged = () => ELIGIBLE.flatMap((e) => [`bit_or(m_${e}) AS m_${e}`, ...CLASSES.map((c) => `${int(`sum(c_${c}_${e})`)} AS c_${c}_${e}`)]);
+  const meaningful = (params: SqlParam[]) => `k_family IN (${MEANINGFUL_FAMILIES.map((f) => d.value(f, params)).join(', ')})`;
+  const from = (level: ActionLevel, paged: boolean) => tableOf(out, level, paged);
+  // the meaningful groupings have no page dimension
+  return [
+    step('action', false, input, finest),
+    step('action', true, input, finest),
+    step('family', false, from('action', false), merged),
+    step('family', true, from('action', true), merged),
+    step('any', false, from('family', false), merged),
+    step('meaningful', false, from('family', false), merged, meaningful),
+    step('any', true, from('family', true), merged),
+  ];
 }
 
 /**
