@@ -93,7 +93,7 @@ export function actionsGroupingSql(g: ActionGrouping, out: string, trafficMasks:
   const keys = [...HEAD, ...keysOf(g.grp), ...(g.dim ? [`k_${g.dim}`] : [])];
   const perMask =
     `SELECT ${keys.join(', ')}, m_${g.eligible} AS mask, count(*) AS n, ${CLASSES.map((c) => `sum(c_${c}_${g.eligible}) AS c_${c}`).join(', ')} ` +
-    `FROM ${src} GROUP BY ${keys.join(', ')}, m_${g.eligible}`;
+    `FROM ${src} WHERE m_${g.eligible} <> 0 GROUP BY ${keys.join(', ')}, m_${g.eligible}`;
   const select = actionRowsSelect(d, g, params, {
     site: 'a.g_site',
     day: 'a.g_day',
@@ -103,7 +103,7 @@ export function actionsGroupingSql(g: ActionGrouping, out: string, trafficMasks:
     sessions: 'sum(a.n)',
     occurrences: (c) => `a.c_${c}`,
   });
-  // mask 0 (no simple action, or no known class) has no traffic filter: the join drops it
+  // mask 0 (no simple action, or no known class) has no traffic filter (the masks table starts at 1)
   return {
     sql:
       `SELECT ${select} ` +
