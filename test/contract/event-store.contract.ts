@@ -91,7 +91,9 @@ export function runEventStoreContract(name: string, factory: () => Promise<Event
 
   test(`${name}: every value is stored as given, appended as rows or as encoded rows`, withStore(async (s, sut) => {
     // what a text format could take for a separator, an escape or a null marker, and more than ASCII
-    const texts = ['tab\there', 'line\nbreak', 'carriage\rreturn', 'back\\slash', '\\N', 'NULL', '"quoted" \'single\'', ',;|', 'ünïcødé 中文 😀', ''];
+    // (and what a JSON reader could take for a value: null, true, a number, an array, escapes)
+    const texts = ['tab\there', 'line\nbreak', 'carriage\rreturn', 'back\\slash', '\\N', 'NULL', '"quoted" \'single\'', ',;|', 'ünïcødé 中文 😀', '',
+      'null', 'true', '42', '["a",1]', '{"k":null}', '\\u0041 \u2028\u0001\u007f'];
     const row = (i: number, text: string) =>
       makeRow({
         event_id: `rt-${i}`,

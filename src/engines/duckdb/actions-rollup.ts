@@ -5,7 +5,8 @@
 // over visitor-days, since a session is one visitor's on one day). At open, a store without the table (or with another
 // ACTIONS_ROLLUP_VERSION) builds it alone, a group of days at a time.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ACTION_GROUPINGS, ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsBuild, compileActionsInput } from '../sql/actions-rollup.js';
+import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsInput } from '../sql/actions-rollup.js';
+import { actionsGroupingSql, actionsSteps } from './actions-steps.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import type { RollupSources } from '../sql/rollup-build.js';
 import type { ImportWrites } from './import-writes.js';
@@ -31,13 +32,24 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
   await run(c, `CREATE OR REPLACE TEMP TABLE ${input} AS ${x.sql}`, x.params);
   // of the layout this code writes (at open the stored table may be missing or older)
   await c.run(asTempTable(ACTIONS_DDL(out)));
-  // one statement per grouping: a statement's memory grows with its operators (rollups.ts); a
-  // statement of the twelve family groupings passed the 640 MB default on 6,000 events
-  for (const grouping of ACTION_GROUPINGS) {
-    const b = compileActionsBuild(duckdbDialect, [grouping], input, masks);
-    await run(c, `INSERT INTO ${out} ${b.sql}`, b.params);
+  // one statement per step and per grouping: a statement's memory grows with its operators
+  // (rollups.ts); a statement of the twelve family groupings passed the 640 MB default on 6,000 events
+  const steps = actionsSteps(input, out);
+  const held = new Set([input]);
+  for (const [k, s] of steps.entries()) {
+    await run(c, `CREATE OR REPLACE TEMP TABLE ${s.table} AS ${s.build.sql}`, s.build.params);
+    held.add(s.table);
+    for (const grouping of s.groupings) {
+      const b = actionsGroupingSql(grouping, out, masks);
+      await run(c, `INSERT INTO ${out} ${b.sql}`, b.params);
+    }
+    // a table no later step reads goes now (memory)
+    for (const t of held) {
+      if (steps.slice(k + 1).some((later) => later.reads === t)) continue;
+      await c.run(`DROP TABLE ${t}`);
+      held.delete(t);
+    }
   }
-  await c.run(`DROP TABLE ${input}`);
 }
 
 /**

@@ -71,15 +71,16 @@ export const asTempTable = (ddl: string) => ddl.replace(/^CREATE TABLE /, 'CREAT
 export const META_DDL = `CREATE TABLE IF NOT EXISTS footfall_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)`;
 
 /**
- * The staged rows of one file of encodeEventRows (JSON arrays): each line parsed once into its
- * members, then each member cast to its column's type, and the UTC day computed.
+ * The staged rows of one file of encodeEventRows (JSON arrays): each line read as a list of text
+ * (JSON null -> NULL, numbers and booleans as their JSON text), then each member cast to its
+ * column's type, and the UTC day computed. About a fifth less time than extracting the members of
+ * each line as a JSON object by path (read_ndjson_objects + json_extract_string), same values.
  */
 export function stageSelectSql(fileLiteral: string): string {
-  const paths = EVENT_ROW_FIELDS.map((_, i) => `'$[${i}]'`).join(', ');
   const casts = EVENT_ROW_FIELDS.map((f, i) => `CAST(x[${i + 1}] AS ${ROW_TYPES[f]})`).join(', ');
   const tsIndex = EVENT_ROW_FIELDS.indexOf('ts_ms') + 1;
-  return `SELECT ${casts}, CAST(epoch_ms(CAST(x[${tsIndex}] AS BIGINT)) AS DATE) FROM (` +
-    `SELECT json_extract_string(json, [${paths}]) AS x FROM read_ndjson_objects(${fileLiteral}, maximum_object_size = 1048576))`;
+  return `SELECT ${casts}, CAST(epoch_ms(CAST(x[${tsIndex}] AS BIGINT)) AS DATE) FROM ` +
+    `read_json(${fileLiteral}, format = 'newline_delimited', records = false, columns = {x: 'VARCHAR[]'}, maximum_object_size = 1048576)`;
 }
 
 /** Staged rows: EventRow fields in wire order, then their UTC day (computed by the load). */

@@ -104,28 +104,55 @@ export function compileActionsBuild(d: Dialect, groupings: readonly ActionGroupi
       `${classes.map((c) => `${d.toInt64(`sum(CASE WHEN ${i('g_class')} = ${v(c)} THEN ${i('n')} ELSE 0 END)`)} AS c_${c}`).join(', ')} ` +
       `FROM ${d.quoteIdent(input)} AS i${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ` +
       `GROUP BY ${['g_site', 'g_day', 'g_tenant', ...keys, 'g_session'].map(i).join(', ')}`;
-    const occurrences = `CASE ${Object.entries(TRAFFIC_FILTERS)
-      .map(([name, members]) => `WHEN x.x_traffic = ${v(name)} THEN ${members.map((c) => `a.c_${c}`).join(' + ')}`)
-      .join(' ')} ELSE 0 END`;
-    const key = (c: string) => (keys.includes(`k_${c}`) ? `a.h_${c}` : d.nullString());
-    const cols = [
-      'a.h_site',
-      'a.h_day',
-      'a.h_tenant',
-      'x.x_traffic',
-      v(g.grp),
-      v(g.eligible),
-      v(g.dim),
-      ...ACTION_IDENTITY.map(key),
-      g.dim ? `a.h_${g.dim}` : d.nullString(),
-      d.toInt64('count(*)'),
-      d.toInt64(`sum(${occurrences})`),
-    ];
+    const select = actionRowsSelect(d, g, params, {
+      site: 'a.h_site',
+      day: 'a.h_day',
+      tenant: 'a.h_tenant',
+      traffic: 'x.x_traffic',
+      key: (c) => (keys.includes(`k_${c}`) ? `a.h_${c}` : null),
+      sessions: 'count(*)',
+      occurrences: (c) => `a.c_${c}`,
+    });
     return (
-      `SELECT ${cols.map((c, n) => `${c} AS ${d.quoteIdent(ACTIONS_COLUMNS[n])}`).join(', ')} ` +
+      `SELECT ${select} ` +
       `FROM (${perSession}) AS a INNER JOIN ${masks} ON x.x_mask = a.h_mask ` +
       `GROUP BY ${['a.h_site', 'a.h_day', 'a.h_tenant', 'x.x_traffic', ...keys.map((k) => `a.h_${k.slice(2)}`)].join(', ')}`
     );
   });
   return { sql: parts.join(' UNION ALL '), params };
+}
+
+/** Where a grouping's rows read their parts: `key(c)` the identity or dimension column c, if kept. */
+export interface ActionRowsRefs {
+  site: string;
+  day: string;
+  tenant: string;
+  traffic: string;
+  key: (c: string) => string | null;
+  /** the aggregate of the distinct sessions */
+  sessions: string;
+  /** a class's occurrences of one row (summed over the traffic filter's classes) */
+  occurrences: (cls: string) => string;
+}
+
+/** The SELECT list of a grouping's rows, in ACTIONS_COLUMNS order and names. */
+export function actionRowsSelect(d: Dialect, g: ActionGrouping, params: SqlParam[], r: ActionRowsRefs): string {
+  const v = (x: string) => d.value(x, params);
+  const occurrences = `CASE ${Object.entries(TRAFFIC_FILTERS)
+    .map(([name, members]) => `WHEN ${r.traffic} = ${v(name)} THEN ${members.map(r.occurrences).join(' + ')}`)
+    .join(' ')} ELSE 0 END`;
+  const cols = [
+    r.site,
+    r.day,
+    r.tenant,
+    r.traffic,
+    v(g.grp),
+    v(g.eligible),
+    v(g.dim),
+    ...ACTION_IDENTITY.map((c) => r.key(c) ?? d.nullString()),
+    (g.dim && r.key(g.dim)) || d.nullString(),
+    d.toInt64(r.sessions),
+    d.toInt64(`sum(${occurrences})`),
+  ];
+  return cols.map((c, n) => `${c} AS ${d.quoteIdent(ACTIONS_COLUMNS[n])}`).join(', ');
 }
