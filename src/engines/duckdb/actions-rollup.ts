@@ -2,8 +2,8 @@
 // with the other rollups: buildRollupRows (rollups.ts) also writes the action rows of its sources
 // next to its own, and an import's delta (prepareActionsDelta) merges both the same way (rows of
 // the touched visitor-days subtracted as they were, added as they are: distinct sessions are sums
-// over visitor-days, since a session is one visitor's on one day). At open, a store without the table (or with another
-// ACTIONS_ROLLUP_VERSION) builds it alone, a group of days at a time.
+// over visitor-days, since a session is one visitor's on one day). At open, a store without the
+// table (or with another ACTIONS_ROLLUP_VERSION) builds it alone, a group of days at a time.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsInput } from '../sql/actions-rollup.js';
 import { actionsGroupingSql, actionsSteps } from './actions-steps.js';

@@ -1,7 +1,7 @@
 // Daily rollups in the DuckDB store (docs/decisions.md (rollups)). An import changes them by a DELTA
-// (prepared before its commit transaction, import-writes.ts): the rows of the visitor-days it touches are counted as they were
-// (subtracted) and as they are now (added), and the sums are merged into the stored rows of those
-// days. Every atom, the distinct visitors included, is a sum over visitor-days (a visitor's count
+// (prepared before its commit transaction, import-writes.ts): the rows of the visitor-days it
+// touches are counted as they were (subtracted) and as they are now (added), and the sums are
+// merged into the stored rows of those days. Every atom, the distinct visitors included, is a sum over visitor-days (a visitor's count
 // depends only on its own events of that day), so the delta is exact and costs what the touched
 // visitor-days cost, not what their days or the store hold. At open, a store without current
 // rollups builds them whole, a group of days at a time. The engine detects them (rollup-gate.ts).
