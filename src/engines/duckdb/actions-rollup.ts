@@ -10,11 +10,14 @@ import { actionsGroupingSql, actionsSteps } from './actions-steps.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import type { RollupSources } from '../sql/rollup-build.js';
 import type { ImportWrites } from './import-writes.js';
+import { prepareDayDelta, type DayRollup } from './day-delta.js';
 import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION, asTempTable } from './schema.js';
 
 const q = duckdbDialect.quoteIdent;
-const READ_ORDER = ['site_id', 'grp', 'dim', 'traffic', 'day_ms'].map(q).join(', ');
-const KEYS = ACTIONS_KEY_COLUMNS.map(q).join(', ');
+const READ_COLUMNS = ['site_id', 'grp', 'dim', 'traffic', 'day_ms'];
+const READ_ORDER = READ_COLUMNS.map(q).join(', ');
+/** The actions table as the import's delta merges it (day-delta.ts). */
+const ACTIONS: DayRollup = { table: q(ACTIONS_TABLE), keys: ACTIONS_KEY_COLUMNS, values: ['sessions', 'occurrences'], readOrder: READ_COLUMNS };
 const VERSION_KEY = 'actions_rollup_version';
 
 /** The action rows table buildRollupRows writes next to its rollup rows table `rows`. */
@@ -58,20 +61,7 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
  * days added (they are replaced), keys left at zero dropped. Drops `now` and `before`.
  */
 export async function prepareActionsDelta(c: DuckDBConnection, now: string, before: string | null, dayMs: string, w: ImportWrites): Promise<void> {
-  const t = q(ACTIONS_TABLE);
-  const onDays = `r.site_id = dd.site_id AND r.day_ms = dd.day_ms`;
-  const stored = Number((await c.runAndReadAll(`SELECT count(*) FROM ${t} r SEMI JOIN ${dayMs} dd ON ${onDays}`)).getRowsJS()[0]?.[0] ?? 0);
-  if (before === null && stored === 0) {
-    await c.run(`INSERT INTO ${w.actions} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
-  } else {
-    const parts = [`SELECT * FROM ${now}`];
-    if (before !== null) parts.push(`SELECT ${KEYS}, -sessions, -occurrences FROM ${before}`);
-    if (stored > 0) parts.push(`SELECT r.* FROM ${t} r SEMI JOIN ${dayMs} dd ON ${onDays}`);
-    await c.run(`INSERT INTO ${w.actions}
-      SELECT ${KEYS}, CAST(sum(sessions) AS BIGINT) AS sessions, CAST(sum(occurrences) AS BIGINT) AS occurrences
-      FROM (${parts.join(' UNION ALL ')}) GROUP BY ${KEYS} HAVING sum(sessions) <> 0 OR sum(occurrences) <> 0 ORDER BY ${READ_ORDER}`);
-    if (stored > 0) await c.run(`INSERT INTO ${w.actionDays} SELECT site_id, day_ms FROM ${dayMs}`);
-  }
+  await prepareDayDelta(c, ACTIONS, { now, before, dayMs }, w.actions, w.actionDays);
   for (const x of [now, ...(before ? [before] : [])]) await c.run(`DROP TABLE IF EXISTS ${x}`);
 }
 

@@ -1,10 +1,11 @@
 // Daily rollups in the DuckDB store (docs/decisions.md (rollups)). An import changes them by a DELTA
 // (prepared before its commit transaction, import-writes.ts): the rows of the visitor-days it
 // touches are counted as they were (subtracted) and as they are now (added), and the sums are
-// merged into the stored rows of those days. Every atom, the distinct visitors included, is a sum over visitor-days (a visitor's count
-// depends only on its own events of that day), so the delta is exact and costs what the touched
-// visitor-days cost, not what their days or the store hold. At open, a store without current
-// rollups builds them whole, a group of days at a time. The engine detects them (rollup-gate.ts).
+// merged into the stored rows of those days (day-delta.ts). Every atom, the distinct visitors
+// included, is a sum over visitor-days (a visitor's count depends only on its own events of that
+// day), so the delta is exact and costs what the touched visitor-days cost, not what their days or
+// the store hold. At open, a store without current rollups builds them whole, a group of days at a
+// time. The engine detects them (rollup-gate.ts).
 import { BIGINT, BOOLEAN, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
 import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
@@ -24,12 +25,20 @@ import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
 import { TITLE_KEYS, type ImportWrites } from './import-writes.js';
+import { prepareDayDelta, type DayRollup } from './day-delta.js';
 
 const q = duckdbDialect.quoteIdent;
-const READ_ORDER = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'].map(q).join(', ');
+const READ_COLUMNS = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'];
+const READ_ORDER = READ_COLUMNS.map(q).join(', ');
 const TYPES: Record<ParamType, DuckDBType> = { varchar: VARCHAR, bigint: BIGINT, double: DOUBLE, boolean: BOOLEAN };
 const bind = (p: SqlParam): DuckDBValue => (p.value === null ? null : p.type === 'bigint' ? BigInt(p.value as number) : (p.value as DuckDBValue));
-const KEY_COLUMNS = ROLLUP_COLUMNS.slice(0, ROLLUP_COLUMNS.length - ATOMS.length);
+/** The rollup table as the import's delta merges it (day-delta.ts). */
+const ROLLUPS: DayRollup = {
+  table: q(ROLLUP_TABLE),
+  keys: ROLLUP_COLUMNS.slice(0, ROLLUP_COLUMNS.length - ATOMS.length),
+  values: ATOMS,
+  readOrder: READ_COLUMNS,
+};
 
 export function runCompiled(c: DuckDBConnection, sql: string, params: readonly SqlParam[]) {
   return c.run(sql, params.map(bind), params.map((p) => TYPES[p.type]));
@@ -95,27 +104,8 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const p = d.prefix;
   const dayMs = `${p}_days`;
   await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
-  const onDays = (alias: string) => `${alias}.site_id = dd.site_id AND ${alias}.day_ms = dd.day_ms`;
-
   const now = await buildRollupRows(c, d.now, `${p}_now`);
-  const stored = await scalar(c, `SELECT count(*) FROM ${q(ROLLUP_TABLE)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
-  if (d.beforeRows === null && stored === 0) {
-    // days new to the store: the rows are the new counts as they stand
-    await c.run(`INSERT INTO ${w.rollups} SELECT * FROM ${now} ORDER BY ${READ_ORDER}`);
-  } else {
-    const parts = [`SELECT * FROM ${now}`];
-    if (d.beforeRows !== null) {
-      parts.push(`SELECT ${KEY_COLUMNS.map(q).join(', ')}, ${ATOMS.map((a) => `-${q(a)}`).join(', ')} FROM ${d.beforeRows}`);
-    }
-    if (stored > 0) parts.push(`SELECT r.* FROM ${q(ROLLUP_TABLE)} r SEMI JOIN ${dayMs} dd ON ${onDays('r')}`);
-    const keys = KEY_COLUMNS.map(q).join(', ');
-    // A key whose every atom sums to zero has no data left: a full build would have no row for it.
-    await c.run(`INSERT INTO ${w.rollups}
-      SELECT ${keys}, ${ATOMS.map((a) => `CAST(sum(${q(a)}) AS BIGINT) AS ${q(a)}`).join(', ')}
-      FROM (${parts.join(' UNION ALL ')}) GROUP BY ${keys}
-      HAVING ${ATOMS.map((a) => `sum(${q(a)}) <> 0`).join(' OR ')} ORDER BY ${READ_ORDER}`);
-    if (stored > 0) await c.run(`INSERT INTO ${w.rollupDays} SELECT site_id, day_ms FROM ${dayMs}`);
-  }
+  await prepareDayDelta(c, ROLLUPS, { now, before: d.beforeRows, dayMs }, w.rollups, w.rollupDays);
   await preparePageTitles(c, d.freshEvents, p, w);
   await prepareActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:

@@ -1,0 +1,54 @@
+// The delta step every daily rollup of the DuckDB store shares (the rollups, the action rows): an
+// import recounts the visitor-days it touches, and each touched day's stored rows become
+//   stored + now - before
+// summed by key, where `now` is the rollup of those visitor-days as they stand after the import and
+// `before` as they stood (null: none was stored). Every value is a sum over visitor-days, so this is
+// exact. Runs before the import's transaction (import-writes.ts): it appends the rows the days will
+// hold to one write table and the days they replace to another.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { duckdbDialect } from '../sql/dialect.js';
+
+const q = duckdbDialect.quoteIdent;
+
+export interface DayRollup {
+  /** the stored table (quoted as needed) */
+  table: string;
+  /** key columns, site_id and day_ms among them */
+  keys: readonly string[];
+  /** value columns, summed */
+  values: readonly string[];
+  /** the columns the rows are sorted by as they are written (the reads' order) */
+  readOrder: readonly string[];
+}
+
+/**
+ * Appends to `into` the rows of the touched days (`dayMs`: distinct site_id, day_ms) after the
+ * import, and to `replacedDays` the days whose stored rows they replace. A key whose every value
+ * sums to zero has no data left (a full build would have no row for it) and is dropped.
+ */
+export async function prepareDayDelta(
+  c: DuckDBConnection,
+  r: DayRollup,
+  d: { now: string; before: string | null; dayMs: string },
+  into: string,
+  replacedDays: string,
+): Promise<void> {
+  const onDays = `r.site_id = dd.site_id AND r.day_ms = dd.day_ms`;
+  const storedRows = `SELECT r.* FROM ${r.table} r SEMI JOIN ${d.dayMs} dd ON ${onDays}`;
+  const order = r.readOrder.map(q).join(', ');
+  const stored = Number((await c.runAndReadAll(`SELECT count(*) FROM (${storedRows})`)).getRowsJS()[0]?.[0] ?? 0);
+  if (d.before === null && stored === 0) {
+    // days new to the store: the rows are the new counts as they stand
+    await c.run(`INSERT INTO ${into} SELECT * FROM ${d.now} ORDER BY ${order}`);
+    return;
+  }
+  const keys = r.keys.map(q).join(', ');
+  const parts = [`SELECT * FROM ${d.now}`];
+  if (d.before !== null) parts.push(`SELECT ${keys}, ${r.values.map((v) => `-${q(v)}`).join(', ')} FROM ${d.before}`);
+  if (stored > 0) parts.push(storedRows);
+  await c.run(`INSERT INTO ${into}
+    SELECT ${keys}, ${r.values.map((v) => `CAST(sum(${q(v)}) AS BIGINT) AS ${q(v)}`).join(', ')}
+    FROM (${parts.join(' UNION ALL ')}) GROUP BY ${keys}
+    HAVING ${r.values.map((v) => `sum(${q(v)}) <> 0`).join(' OR ')} ORDER BY ${order}`);
+  if (stored > 0) await c.run(`INSERT INTO ${replacedDays} SELECT site_id, day_ms FROM ${d.dayMs}`);
+}
