@@ -55,8 +55,11 @@ export type Reidentify = (row: EventRow, occurrence: number) => string;
  */
 export interface ImportSession {
   append(rows: readonly EventRow[]): Promise<void>;
-  /** Same as append, for rows already encoded with encodeEventRows (e.g. received over the admin socket). */
-  appendEncoded(ndjson: string, count: number): Promise<void>;
+  /**
+   * Same as append, for rows already encoded with encodeEventRows: as text, or as its UTF-8 bytes
+   * (received over the admin socket, passed on without decoding).
+   */
+  appendEncoded(ndjson: string | Uint8Array, count: number): Promise<void>;
   /** Engagement to apply with this import's events, in the same transaction. */
   appendEngagement(rows: readonly EngagementRow[]): Promise<void>;
   commit(): Promise<ImportResult>;

@@ -183,10 +183,11 @@ class ClickHouseImportSession implements ImportSession {
     this.staged += rows.length;
   }
 
-  async appendEncoded(ndjson: string, count: number): Promise<void> {
+  async appendEncoded(ndjson: string | Uint8Array, count: number): Promise<void> {
     if (this.done) throw new Error('import session already finished');
     if (count === 0) return;
-    await this.p.coordinator.node.insertTabSeparated(ident(this.entry), TSV_COLUMNS, encodedRowsTsv(ndjson), INSERT_SETTINGS);
+    const text = typeof ndjson === 'string' ? ndjson : Buffer.from(ndjson.buffer, ndjson.byteOffset, ndjson.byteLength).toString('utf8');
+    await this.p.coordinator.node.insertTabSeparated(ident(this.entry), TSV_COLUMNS, encodedRowsTsv(text), INSERT_SETTINGS);
     this.staged += count;
   }
 

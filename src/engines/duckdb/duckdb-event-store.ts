@@ -221,12 +221,12 @@ class DuckDbImportSession implements ImportSession {
     }
   }
 
-  async appendEncoded(ndjson: string, count: number): Promise<void> {
+  async appendEncoded(ndjson: string | Uint8Array, count: number): Promise<void> {
     if (this.done) throw new Error('import session already finished');
     await this.load(ndjson, count);
   }
 
-  private async load(ndjson: string, count: number): Promise<void> {
+  private async load(ndjson: string | Uint8Array, count: number): Promise<void> {
     if (count === 0) return;
     // DuckDB's JSON reader loads a chunk far faster than per-value appender calls from JS,
     // and it runs on DuckDB's threads while JS prepares the next chunk.

@@ -49,14 +49,14 @@ export class FrameReader {
     }
   }
 
-  /** Exactly n bytes as UTF-8 text; throws when the stream ends first. */
-  async readText(n: number): Promise<string> {
+  /** Exactly n bytes; throws when the stream ends first. */
+  async readBytes(n: number): Promise<Buffer> {
     while (this.length < n) {
       if (this.failure) throw this.failure;
       if (this.ended) throw new Error('connection closed in the middle of a payload');
       await this.wait();
     }
-    return this.take(n).toString('utf8');
+    return this.take(n);
   }
 
   private take(n: number): Buffer {
