@@ -9,7 +9,7 @@ import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsInput } from '../sql/
 import { actionsGroupingSql, actionsSteps } from './actions-steps.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import type { RollupSources } from '../sql/rollup-build.js';
-import type { ImportWrites } from './import-writes.js';
+import { dropScratch, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
 import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION, asTempTable } from './schema.js';
 
@@ -56,13 +56,13 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
 }
 
 /**
- * Appends an import's delta of the action rows of the touched days (`dayMs`: site_id, day_ms) to
- * its write tables: `now` added, `before` (null: none stored) subtracted, the stored rows of those
- * days added (they are replaced), keys left at zero dropped. Drops `now` and `before`.
+ * Adds an import's delta of the action rows of the touched days (`dayMs`: site_id, day_ms) to its
+ * writes: `now` added, `before` (null: none stored) subtracted, the stored rows of those days added
+ * (they are replaced), keys left at zero dropped. Drops `now` and `before` (unless a copy reads them).
  */
 export async function prepareActionsDelta(c: DuckDBConnection, now: string, before: string | null, dayMs: string, w: ImportWrites): Promise<void> {
-  await prepareDayDelta(c, ACTIONS, { now, before, dayMs }, w.actions, w.actionDays);
-  for (const x of [now, ...(before ? [before] : [])]) await c.run(`DROP TABLE IF EXISTS ${x}`);
+  await prepareDayDelta(c, ACTIONS, { now, before, dayMs }, w, 'actions', w.actionDays);
+  await dropScratch(c, w, [now, ...(before ? [before] : [])]);
 }
 
 /** Whether the table must be (re)built at open: missing, or of another version. */

@@ -3,10 +3,11 @@
 //   stored + now - before
 // summed by key, where `now` is the rollup of those visitor-days as they stand after the import and
 // `before` as they stood (null: none was stored). Every value is a sum over visitor-days, so this is
-// exact. Runs before the import's transaction (import-writes.ts): it appends the rows the days will
-// hold to one write table and the days they replace to another.
+// exact. Runs before the import's transaction (import-writes.ts): the rows the days will hold become
+// a copy the transaction makes, and the days they replace are appended to a write table.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdbDialect } from '../sql/dialect.js';
+import { addCopy, type CopiedTable, type ImportWrites } from './import-writes.js';
 
 const q = duckdbDialect.quoteIdent;
 
@@ -22,15 +23,17 @@ export interface DayRollup {
 }
 
 /**
- * Appends to `into` the rows of the touched days (`dayMs`: distinct site_id, day_ms) after the
- * import, and to `replacedDays` the days whose stored rows they replace. A key whose every value
- * sums to zero has no data left (a full build would have no row for it) and is dropped.
+ * Adds to the import's writes the rows of the touched days (`dayMs`: distinct site_id, day_ms) after
+ * the import, as a copy into `table`, and appends to `replacedDays` the days whose stored rows they
+ * replace. A key whose every value sums to zero has no data left (a full build would have no row
+ * for it) and is dropped.
  */
 export async function prepareDayDelta(
   c: DuckDBConnection,
   r: DayRollup,
   d: { now: string; before: string | null; dayMs: string },
-  into: string,
+  w: ImportWrites,
+  table: CopiedTable,
   replacedDays: string,
 ): Promise<void> {
   const onDays = `r.site_id = dd.site_id AND r.day_ms = dd.day_ms`;
@@ -39,16 +42,19 @@ export async function prepareDayDelta(
   const stored = Number((await c.runAndReadAll(`SELECT count(*) FROM (${storedRows})`)).getRowsJS()[0]?.[0] ?? 0);
   if (d.before === null && stored === 0) {
     // days new to the store: the rows are the new counts as they stand
-    await c.run(`INSERT INTO ${into} SELECT * FROM ${d.now} ORDER BY ${order}`);
+    addCopy(w, table, `SELECT * FROM ${d.now} ORDER BY ${order}`, [d.now]);
     return;
   }
+  // merged now, while the stored rows are as this import found them (the transaction deletes them)
+  const merged = `${d.now}_merged`;
   const keys = r.keys.map(q).join(', ');
   const parts = [`SELECT * FROM ${d.now}`];
   if (d.before !== null) parts.push(`SELECT ${keys}, ${r.values.map((v) => `-${q(v)}`).join(', ')} FROM ${d.before}`);
   if (stored > 0) parts.push(storedRows);
-  await c.run(`INSERT INTO ${into}
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${merged} AS
     SELECT ${keys}, ${r.values.map((v) => `CAST(sum(${q(v)}) AS BIGINT) AS ${q(v)}`).join(', ')}
     FROM (${parts.join(' UNION ALL ')}) GROUP BY ${keys}
-    HAVING ${r.values.map((v) => `sum(${q(v)}) <> 0`).join(' OR ')} ORDER BY ${order}`);
+    HAVING ${r.values.map((v) => `sum(${q(v)}) <> 0`).join(' OR ')}`);
+  addCopy(w, table, `SELECT * FROM ${merged} ORDER BY ${order}`, [merged]);
   if (stored > 0) await c.run(`INSERT INTO ${replacedDays} SELECT site_id, day_ms FROM ${d.dayMs}`);
 }

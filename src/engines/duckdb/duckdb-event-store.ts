@@ -20,7 +20,7 @@ import {
 } from '../../ports/event-store.js';
 import { EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_DDL, stageSelectSql, ENGAGEMENT_STAGE_DDL, engagementSelectSql } from './schema.js';
 import { ensureRollups } from './rollups.js';
-import { COMMIT_GROUP_ROWS, prepareImport, writeImport } from './import-commit.js';
+import { COMMIT_GROUP_ROWS, prepareImport, releaseImport, writeImport, type PreparedImport } from './import-commit.js';
 import { importResourceError, openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './duckdb-instance.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
@@ -273,11 +273,12 @@ class DuckDbImportSession implements ImportSession {
     const engaged = this.engaged > 0 ? { engagement: { applied: 0, dropped: this.engaged } } : {};
     const cp = this.checkpoint;
     if (this.staged === 0 && this.engaged === 0 && !cp) return { imported: 0, duplicates: 0, days: [] };
+    let r: PreparedImport | undefined;
     try {
       // everything but the writes runs before the transaction (import-writes.ts: tables dropped
       // inside one stay until it ends)
       await this.numberRepeats();
-      const r = await prepareImport(c, this.stage, this.engaged > 0 ? `${this.stage}_eng` : null, {
+      r = await prepareImport(c, this.stage, this.engaged > 0 ? `${this.stage}_eng` : null, {
         groupRows: this.groupRows,
         sortByDay: this.dayDescents * 1000 > this.staged,
       });
@@ -305,6 +306,9 @@ class DuckDbImportSession implements ImportSession {
       const mapped = await this.resourceError(err);
       await c.run('ROLLBACK').catch(() => undefined);
       throw mapped;
+    } finally {
+      // the scratch tables the transaction copied from, now that it has ended
+      if (r) await releaseImport(c, r).catch(() => undefined);
     }
   }
 

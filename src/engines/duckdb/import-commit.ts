@@ -8,7 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
-import { applyImportWrites, createImportWrites, type ImportWrites } from './import-writes.js';
+import { addCopy, applyImportWrites, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
 import { EVENTS_COLUMNS } from './schema.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { prepareRollupDelta, buildRollupRows, groupsOf } from './rollups.js';
@@ -57,7 +57,7 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
       // this group's days only: one pass over the stage per group, the rest of the work on the group alone
       const list = groups[i].map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
       await c.run(`CREATE OR REPLACE TEMP TABLE ${stage}_gdays AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
-      fresh = `${stage}_g`;
+      fresh = `${stage}_g${i}`; // of its own: the transaction copies its new events from it
       await c.run(`CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT s.* FROM ${stage} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
       if (engagement) {
         eng = `${stage}_ge`;
@@ -69,7 +69,7 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
     out.days.push(...r.days);
     out.engagement.applied += r.engagement.applied;
     out.engagement.dropped += r.engagement.dropped;
-    if (fresh !== stage) await c.run(`DROP TABLE ${fresh}`);
+    if (fresh !== stage) await dropScratch(c, writes, [fresh]);
     if (eng !== engagement && eng !== null) await c.run(`DROP TABLE ${eng}`);
   }
   return out;
@@ -78,6 +78,11 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
 /** Writes a prepared import into the store, inside the caller's transaction. */
 export async function writeImport(c: DuckDBConnection, prepared: PreparedImport): Promise<void> {
   if (prepared.imported > 0 || prepared.engagement.applied > 0) await applyImportWrites(c, prepared.writes);
+}
+
+/** After the transaction (committed or rolled back): the scratch tables the writes read go. */
+export function releaseImport(c: DuckDBConnection, prepared: PreparedImport): Promise<void> {
+  return releaseImportWrites(c, prepared.writes);
 }
 
 async function prepareGroup(
@@ -111,7 +116,7 @@ async function prepareGroup(
   }
   const engagement = eng ? await applyEngagement(c, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
   if (imported === 0 && engagement.applied === 0) {
-    await dropAll(c, [...temps, ...(beforeRows ? [beforeRows] : [])]);
+    await dropScratch(c, w, [...temps, ...(beforeRows ? [beforeRows] : [])]);
     return { imported: 0, days: [], engagement };
   }
 
@@ -131,18 +136,17 @@ async function prepareGroup(
   // Row groups that keep days apart let day-bounded reads skip the rest (zone maps). Input in time
   // order already comes so; shuffled input pays for a sort by day. Groups are runs of days, so
   // appending them in turn keeps the whole in day order.
-  await c.run(`INSERT INTO ${w.events}
-    SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`);
+  addCopy(w, 'events', `SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`, [fresh, sess]);
   if (stored > 0) {
     await c.run(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
     await c.run(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
   }
-  await c.run(`INSERT INTO ${w.sessions} SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`);
+  addCopy(w, 'sessions', `SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`, [sessions]);
   const days = (await rows(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
     site_id: String(site_id),
     day: String(day),
   }));
-  await dropAll(c, temps);
+  await dropScratch(c, w, temps);
   return { imported, days, engagement };
 }
 
@@ -183,8 +187,4 @@ async function rows(c: DuckDBConnection, sql: string): Promise<unknown[][]> {
 
 async function count(c: DuckDBConnection, table: string): Promise<number> {
   return Number((await rows(c, `SELECT count(*) FROM ${table}`))[0]?.[0] ?? 0);
-}
-
-async function dropAll(c: DuckDBConnection, tables: readonly string[]): Promise<void> {
-  for (const t of tables) await c.run(`DROP TABLE IF EXISTS ${t}`);
 }

@@ -24,7 +24,7 @@ import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION
 import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
-import { TITLE_KEYS, type ImportWrites } from './import-writes.js';
+import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
 
 const q = duckdbDialect.quoteIdent;
@@ -96,8 +96,8 @@ export interface RollupDelta {
 }
 
 /**
- * Appends an import's delta of the rollups, page titles and action rows of the touched days to the
- * import's write tables `w`: the rows each touched day will hold, and which stored days (keys) they
+ * Adds an import's delta of the rollups, page titles and action rows of the touched days to the
+ * import's writes `w`: the rows each touched day will hold, and which stored days (keys) they
  * replace. Outside the transaction (import-writes.ts); reads the store as it stands.
  */
 export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w: ImportWrites): Promise<void> {
@@ -105,12 +105,12 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const dayMs = `${p}_days`;
   await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   const now = await buildRollupRows(c, d.now, `${p}_now`);
-  await prepareDayDelta(c, ROLLUPS, { now, before: d.beforeRows, dayMs }, w.rollups, w.rollupDays);
+  await prepareDayDelta(c, ROLLUPS, { now, before: d.beforeRows, dayMs }, w, 'rollups', w.rollupDays);
   await preparePageTitles(c, d.freshEvents, p, w);
   await prepareActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
-  for (const x of [now, dayMs, `${p}_titles`]) await c.run(`DROP TABLE IF EXISTS ${x}`);
+  await dropScratch(c, w, [now, dayMs, `${p}_titles`]);
 }
 
 /**
