@@ -20,28 +20,37 @@ export interface RollupReadOptions {
   partial?: boolean;
 }
 
-/** Compiles a plan the planner made for `spec`. */
-export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Dialect, options: RollupReadOptions = {}): CompiledQuery {
-  const w = new SqlWriter(d, options.rowFilter);
+/**
+ * A plan's conditions on the rollup rows `r`, in the order its statement writes them: the slice
+ * (site, days, traffic, tenant scope) and the grouping with its key conditions. Several plans of one
+ * slice differ only in `grouping` and `keys` (compile-rollup-slice.ts reads them in one statement).
+ */
+export function rollupConditions(w: SqlWriter, plan: RollupPlan): { scope: string[]; grouping: string[]; tenants: string[]; keys: string[] } {
   const v = w.v.bind(w);
   const col = (name: string) => w.col('r', name);
-  const eq = w.eq.bind(w);
-  const inList = w.inList.bind(w);
-
-  const where = [
+  const d = w.d;
+  const scope = [
     `${col('site_id')} = ${v(plan.siteId)}`,
     `${col('day_ms')} >= ${v(plan.firstDayMs)}`,
     `${col('day_ms')} <= ${v(plan.lastDayMs)}`,
     `${col('traffic')} = ${v(plan.traffic)}`,
     plan.tenants.kind === 'all' ? d.isTrue(col('all_tenants')) : `NOT ${d.isTrue(col('all_tenants'))}`,
-    `${col('dim')} = ${v(plan.grouping.dim)}`,
-    `${col('filter_dim')} = ${v(plan.grouping.filterDim)}`,
   ];
-  if (plan.tenants.kind === 'tenants') where.push(inList(col('tenant_id'), plan.tenants.ids));
-  if (plan.dimKeyEq !== undefined) where.push(eq(col('dim_key'), plan.dimKeyEq));
-  if (plan.filterKeyEq !== undefined) where.push(eq(col('filter_key'), plan.filterKeyEq));
-  if (plan.keyFrom && plan.keyIn) where.push(inList(col(plan.keyFrom), plan.keyIn));
-  where.push(...w.visible(['rollups', 'r']));
+  const grouping = [`${col('dim')} = ${v(plan.grouping.dim)}`, `${col('filter_dim')} = ${v(plan.grouping.filterDim)}`];
+  const tenants = plan.tenants.kind === 'tenants' ? [w.inList(col('tenant_id'), plan.tenants.ids)] : [];
+  const keys: string[] = [];
+  if (plan.dimKeyEq !== undefined) keys.push(w.eq(col('dim_key'), plan.dimKeyEq));
+  if (plan.filterKeyEq !== undefined) keys.push(w.eq(col('filter_key'), plan.filterKeyEq));
+  if (plan.keyFrom && plan.keyIn) keys.push(w.inList(col(plan.keyFrom), plan.keyIn));
+  return { scope, grouping, tenants, keys };
+}
+
+/** Compiles a plan the planner made for `spec`. */
+export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Dialect, options: RollupReadOptions = {}): CompiledQuery {
+  const w = new SqlWriter(d, options.rowFilter);
+  const col = (name: string) => w.col('r', name);
+  const c = rollupConditions(w, plan);
+  const where = [...c.scope, ...c.grouping, ...c.tenants, ...c.keys, ...w.visible(['rollups', 'r'])];
 
   const atoms = atomsFor(spec.metrics);
   const total = (a: Atom) => (d.atomTotal ? d.atomTotal(a) : `sum(${col(a)})`);
@@ -77,7 +86,7 @@ export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Di
   }
   if (plan.splitFrom) order.push(`${SPLIT_COL} ASC NULLS LAST`);
   if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
-  if (spec.limit !== undefined) sql += ` LIMIT ${v(spec.limit)}`;
+  if (spec.limit !== undefined) sql += ` LIMIT ${w.v(spec.limit)}`;
   return { sql, ...out };
 }
 
