@@ -26,7 +26,10 @@ import { planActions, type ActionsPlan } from '../sql/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/compile-query.js';
+import { atomsFor } from '../../domain/query/metrics.js';
 import { compileSpec } from '../sql/compile-rollup.js';
+import { compileRollupSlice, groupSlice, sliceKey, type SliceMember } from '../sql/compile-rollup-slice.js';
+import { planRollup } from '../sql/rollup-plan.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
 import { DAY_MS, genOfVersion, siteCoverage, syncedState, visibleRows, type Coverage, type DayGens, type Shard } from './commit-log.js';
@@ -46,6 +49,9 @@ type Row = Record<string, unknown>;
 type Settings = Record<string, number>;
 type Window = { startMs: number; endMs: number };
 
+/** A rollup read offered for a shared statement: the version it is pinned to picks the rows it sees. */
+type SharedRollupRead = SliceMember & { asOf: string | undefined };
+
 /** Sites whose newest version's generations the engine keeps (each: its days on each server). */
 const MAX_PINNED = 256;
 
@@ -64,13 +70,25 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
 
   constructor(
     private readonly p: ClickHouseEngineParts,
-    /** actionsRollup false: action reads always scan the events (comparisons, benches) */
-    private readonly opts: { actionsRollup?: boolean } = {},
+    /**
+     * actionsRollup false: action reads always scan the events; shareRollupReads false: every rollup
+     * read has a statement of its own (comparisons, benches)
+     */
+    private readonly opts: { actionsRollup?: boolean; shareRollupReads?: boolean } = {},
   ) {
     this.batcher = new ReadBatcher({
       servers: p.shards,
       currentGen: async (siteId, settings, signal) => genOfVersion(await this.version(siteId, settings, signal)),
       genOf: genOfVersion,
+      share: {
+        group: (members) => groupSlice(members as SliceMember[]),
+        statement: (members, s, gen) => {
+          // members share site, window and (one batch) pinned version: one visibility filter
+          const m = members as SharedRollupRead[];
+          const rowFilter = this.visibility(s, m[0].spec.siteId, m[0].spec, gen, m[0].asOf);
+          return compileRollupSlice(m, clickhouseDialect, { table: this.p.layout.rollups, rowFilter });
+        },
+      },
     });
   }
 
@@ -83,31 +101,38 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const normalized = normalizeSpec(spec);
     const L = this.p.layout;
     const sharded = this.p.shards.length > 1;
-    let compiled: CompiledQuery | undefined;
+    const decision = planRollup(normalized);
+    const key = decision.use === 'rollup' ? sliceKey(decision.plan) : undefined;
+    const member: SharedRollupRead | undefined = decision.use === 'rollup' ? { spec: normalized, plan: decision.plan, asOf: options.asOf } : undefined;
+    // the rows of its own statement or of a shared one (compile-rollup-slice.ts): the same columns either way
+    const hasBucket = normalized.interval !== undefined;
+    const hasKey = normalized.dimension !== undefined;
+    const hasSplit = normalized.splitBy !== undefined;
+    const atoms = atomsFor(normalized.metrics);
     const atomRows = await this.batcher.read({
       siteId: normalized.siteId,
       asOf: options.asOf,
       timeoutMs: options.timeoutMs,
       statement: (s, gen) => {
         const rowFilter = this.visibility(s, normalized.siteId, normalized, gen, options.asOf);
-        compiled = compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded });
-        return specStatement(compiled);
+        return specStatement(compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded }));
       },
+      ...(key !== undefined && this.opts.shareRollupReads !== false ? { share: { key, member } } : {}),
       finish: (partials) => {
-        const q = compiled!;
+        // rows of one (bucket, key, split) come from several servers, or from a shared statement's finer groups: summed
         const byGroup = new Map<string, AtomRow>();
         for (const rows of partials) {
           for (const r of rows) {
-            const bucketMs = q.hasBucket ? toInt(r[BUCKET_COL]) : null;
-            const key = q.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
-            const split = q.hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
+            const bucketMs = hasBucket ? toInt(r[BUCKET_COL]) : null;
+            const key = hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
+            const split = hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
             const id = JSON.stringify([bucketMs, key, split]);
             let row = byGroup.get(id);
             if (!row) {
               row = { bucketMs, key, ...(split !== undefined ? { split } : {}), atoms: zeroAtoms() };
               byGroup.set(id, row);
             }
-            for (const a of q.atoms) row.atoms[a] += toInt(r[a]);
+            for (const a of atoms) row.atoms[a] += toInt(r[a]);
           }
         }
         return [...byGroup.values()];
