@@ -1,11 +1,11 @@
 // Several rollup reads of one slice in one statement. A report asks the daily rollups for many
 // lists over the same site, days, traffic and tenant scope that differ only in the stored grouping
 // (countries, devices, channels, ...): one statement reads each grouping's rows with that grouping's
-// own key conditions (an OR of branches, the rest of the WHERE shared), grouped by grouping and both
-// stored keys, and each read gets its grouping's rows. Exact: a read's rows are those its own
-// statement reads, its groups are sums of the same rows (every atom is a sum, rollup-plan.ts), and
-// the caller adds up rows of one (bucket, key, split) and assembles them (HAVING, order and limit
-// in JS, as for partial results: compile-query.ts CompileOptions.partial).
+// own key conditions (an OR of branches, the rest of the WHERE shared), grouped by grouping, both
+// stored keys (and the day: byDayOf), and each read gets its grouping's rows. Exact: a read's rows
+// are those its own statement reads, its groups are sums of the same rows (every atom is a sum,
+// rollup-plan.ts), and the caller adds up rows of one (bucket, key, split) and assembles them
+// (HAVING, order and limit in JS, as for partial results: compile-query.ts CompileOptions.partial).
 import { atomsFor } from '../../domain/query/metrics.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL } from './compile-query.js';
@@ -28,13 +28,20 @@ const FILTER_DIM_COL = 'm_filter_dim';
 const STORED_KEY_COL = { dim_key: 'm_dim_key', filter_key: 'm_filter_key' } as const;
 
 /**
+ * Whether a statement of the plan's slice groups by day: for series, and for totals (a total is the
+ * sum of its days, and a report's total goes with its daily series: a few rows more, one statement
+ * less). Breakdowns are read without days (their keys times the days would be many rows).
+ */
+const byDayOf = (plan: RollupPlan) => plan.byDay || plan.keyFrom === null;
+
+/**
  * Reads that may share a statement have equal keys: the same rows apart from grouping and key
  * conditions, and the same day grouping. A tenant breakdown (groups by tenant, not by the stored
  * keys) reads alone: undefined.
  */
 export function sliceKey(plan: RollupPlan): string | undefined {
   if (plan.keyFrom === 'tenant_id') return undefined;
-  return JSON.stringify([plan.siteId, plan.firstDayMs, plan.lastDayMs, plan.traffic, plan.tenants, plan.byDay]);
+  return JSON.stringify([plan.siteId, plan.firstDayMs, plan.lastDayMs, plan.traffic, plan.tenants, byDayOf(plan)]);
 }
 
 /** A member's branch: its grouping and key conditions (members with equal branches read the same rows). */
@@ -79,6 +86,7 @@ export function compileRollupSlice(members: readonly SliceMember[], d: Dialect, 
   const w = new SqlWriter(d, options.rowFilter);
   const col = (name: string) => w.col('r', name);
   const first = members[0].plan;
+  const byDay = byDayOf(first);
   const branches = new Map<string, string>();
   for (const { plan } of members) {
     const g = groupingOf(plan);
@@ -92,7 +100,7 @@ export function compileRollupSlice(members: readonly SliceMember[], d: Dialect, 
   const atoms = [...new Set(members.flatMap((m) => atomsFor(m.spec.metrics)))];
   const cols: string[] = [];
   const group: string[] = [];
-  if (first.byDay) {
+  if (byDay) {
     cols.push(`${d.toInt64(col('day_ms'))} AS ${BUCKET_COL}`);
     group.push(col('day_ms'));
   }
@@ -129,6 +137,6 @@ export function compileRollupSlice(members: readonly SliceMember[], d: Dialect, 
       });
     });
   };
-  return { sql, columns: [...(first.byDay ? [BUCKET_COL] : []), ...stored.map(([, alias]) => alias), ...atoms], text: stored.map(([, alias]) => alias), split };
+  return { sql, columns: [...(byDay ? [BUCKET_COL] : []), ...stored.map(([, alias]) => alias), ...atoms], text: stored.map(([, alias]) => alias), split };
 }
 
