@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/analytics-engine.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
+import type { MetricRow } from '../../src/domain/query/assemble.js';
 import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
 import { buildOverview } from '../../src/services/reports/build-overview.js';
 import { ReportKit, readsOf } from '../../src/services/reports/report-kit.js';
@@ -62,7 +63,7 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       const alone = new ClickHouseAnalyticsEngine(parts, { shareRollupReads: false });
       const shared = new ClickHouseAnalyticsEngine(parts);
       const list = specs();
-      const want = [];
+      const want: MetricRow[][] = [];
       for (const spec of list) want.push(await alone.run(spec, options));
       assert.ok(want.filter((rows) => rows.some((r) => Object.values(r.values).some((v) => v !== 0))).length > list.length / 2, 'most reads find data');
 
