@@ -9,10 +9,11 @@
 import { atomsFor } from '../../domain/query/metrics.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL } from './compile-query.js';
-import { ROLLUP_TABLE, rollupConditions } from './compile-rollup.js';
+import { ROLLUP_TABLE, rollupGrouping, rollupKeys, rollupScope, rollupTenants } from './compile-rollup.js';
 import type { Dialect } from './dialect.js';
 import type { RollupPlan } from './rollup-plan.js';
-import { SqlWriter, type RowFilter } from './sql-writer.js';
+import type { CompiledShared, SharedOptions } from './read-rows.js';
+import { SqlWriter } from './sql-writer.js';
 
 type Row = Record<string, unknown>;
 
@@ -68,34 +69,25 @@ export function groupSlice(members: readonly SliceMember[]): number[][] {
   return statements.map((s) => s.members);
 }
 
-export interface CompiledSlice {
-  sql: string;
-  /** every result column, in order, and those holding text */
-  columns: string[];
-  text: string[];
-  /**
-   * Each member's rows of the statement's result, in the columns of its own partial statement
-   * (BUCKET_COL, KEY_COL, SPLIT_COL as its shape has them, then its atoms). Rows of one (bucket, key,
-   * split) may repeat (the other stored key differs): the caller adds them up.
-   */
-  split(rows: readonly Row[]): Row[][];
-}
-
-/** One statement for members of one slice and pairwise compatible branches (groupSlice). */
-export function compileRollupSlice(members: readonly SliceMember[], d: Dialect, options: { table?: string; rowFilter?: RowFilter } = {}): CompiledSlice {
+/**
+ * One statement for members of one slice and pairwise compatible branches (groupSlice). Each
+ * member's rows are in the columns of its own partial statement (BUCKET_COL, KEY_COL, SPLIT_COL as
+ * its shape has them, then its atoms); rows of one (bucket, key, split) may repeat (the other stored
+ * key, or the day of a total, differs): the caller adds them up.
+ */
+export function compileRollupSlice(members: readonly SliceMember[], d: Dialect, options: SharedOptions = {}): CompiledShared {
   const w = new SqlWriter(d, options.rowFilter);
   const col = (name: string) => w.col('r', name);
   const first = members[0].plan;
   const byDay = byDayOf(first);
+  const where = [...rollupScope(w, first), ...rollupTenants(w, first)];
   const branches = new Map<string, string>();
   for (const { plan } of members) {
     const g = groupingOf(plan);
     if (branches.has(g)) continue;
-    const c = rollupConditions(w, plan);
-    branches.set(g, `(${[...c.grouping, ...c.keys].join(' AND ')})`);
+    branches.set(g, `(${[...rollupGrouping(w, plan), ...rollupKeys(w, plan)].join(' AND ')})`);
   }
-  const c = rollupConditions(w, first);
-  const where = [...c.scope, ...c.tenants, `(${[...branches.values()].join(' OR ')})`, ...w.visible(['rollups', 'r'])];
+  where.push(`(${[...branches.values()].join(' OR ')})`, ...w.visible(['rollups', 'r']));
 
   const atoms = [...new Set(members.flatMap((m) => atomsFor(m.spec.metrics)))];
   const cols: string[] = [];
