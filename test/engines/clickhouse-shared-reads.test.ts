@@ -1,6 +1,7 @@
 // Rollup reads of one slice started together share one statement on ClickHouse
-// (compile-rollup-slice.ts): every answer must be the one the read gets from a statement of its own,
-// on one server and on two shards, unpinned and pinned; and an overview request sends fewer statements.
+// (compile-rollup-slice.ts, compile-actions-slice.ts): every answer must be the one the read gets from a statement of its own,
+// on one server and on two shards, unpinned and pinned (QuerySpecs and action rows); and overview and
+// actions requests send fewer statements.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -10,6 +11,8 @@ import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import type { MetricRow } from '../../src/domain/query/assemble.js';
 import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
 import { buildOverview } from '../../src/services/reports/build-overview.js';
+import { buildActions } from '../../src/services/reports/build-actions.js';
+import type { ActionGroupKey, ActionSelection } from '../../src/ports/analytics-engine.js';
 import { ReportKit, readsOf } from '../../src/services/reports/report-kit.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
 import { openScratch, skipReason, type Topology } from './clickhouse-scratch.js';
@@ -75,6 +78,23 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
         assert.ok(sent > 0);
       }
 
+      // action rows: every grouping of a selection (with and without the advanced days, a family, an action) at once
+      const groupings: ActionGroupKey[][] = [[], ['family'], ['day', 'family'], ['action'], ['action', 'page'], ['action', 'channel'], ['page'], ['channel'], ['device'], ['country'], ['browser'], ['day']];
+      const selections: ActionSelection[] = [];
+      for (const scope of [{ siteId: SITE, tenantIds: null, trafficClasses: ['human', 'ai_agent'] }, { siteId: SITE, tenantIds: ['t1'], trafficClasses: ['human'] }] as const)
+        for (const advanced of [null, { startMs: BASE_MS + DAY, endMs: BASE_MS + 2 * DAY - 1 }])
+          for (const extra of [{}, { family: 'custom' as const }])
+            selections.push({ scope, window: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 }, advanced, ...extra });
+      const requests = selections.flatMap((selection) => groupings.map((groupBy) => ({ selection, groupBy })));
+      const sorted = <T>(rows: T[]) => rows.map((r) => JSON.stringify(r)).sort();
+      const wantActions: string[][] = [];
+      for (const r of requests) wantActions.push(sorted(await alone.actionRows(r, options)));
+      assert.ok(wantActions.filter((rows) => rows.length > 0).length > requests.length / 2, 'most action reads find rows');
+      for (const asOf of [undefined, await shared.dataVersion(SITE)]) {
+        const got = await Promise.all(requests.map((r) => shared.actionRows(r, { ...options, asOf })));
+        requests.forEach((r, i) => assert.deepEqual(sorted(got[i]), wantActions[i], `${asOf ? 'pinned' : 'unpinned'}: ${JSON.stringify(r)}`));
+      }
+
       // an overview request: the lists of its range share one statement per server
       const scope = { siteId: SITE, tenantIds: null, trafficClasses: ['human', 'ai_agent'] } as const;
       const days = { from: '2025-03-01', to: '2025-03-03', days: 3, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 };
@@ -93,6 +113,20 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       const servers = ch.shards.length;
       assert.equal(a.sent, 10 * servers, `alone: ${a.sent} statements`);
       assert.equal(b.sent, 5 * servers, `shared: ${b.sent} statements`);
+
+      // an actions request: 14 reads in 8 lanes alone; shared, the sessions total with its series, the
+      // two action totals, the family series and the nine other action lists: 5 statements per server
+      const actions = async (e: ClickHouseAnalyticsEngine) => {
+        const asOf = await e.dataVersion(SITE);
+        const before = e.statements;
+        const payload = await buildActions(new ReportKit(readsOf(e, { ...options, asOf }), scope), { ...w, sections: { actions_advanced: days } }, { limit: 5, family: null, action: null, goalsConfigured: false });
+        return { payload, sent: e.statements - before };
+      };
+      const c = await actions(alone);
+      const d = await actions(shared);
+      assert.deepEqual(d.payload, c.payload, 'actions payload');
+      assert.equal(c.sent, 8 * servers, `alone: ${c.sent} statements`);
+      assert.equal(d.sent, 5 * servers, `shared: ${d.sent} statements`);
     } finally {
       await ch.close();
     }
