@@ -167,7 +167,9 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const plan = this.actionsPlan(request.selection, 'totals');
     const compile = (o: ReadOptions) =>
       plan ? compileActionTotalsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter }) : compileActionTotals(clickhouseDialect, request, o);
-    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionTotals(request, rows));
+    const member = plan ? { totals: request, plan } : undefined;
+    const share = member ? this.share(`actions ${actionsSliceKey(member)}`, { kind: 'actions', ...member }, window, options) : undefined;
+    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionTotals(request, rows), share);
   }
 
   private actionsPlan(selection: ActionSelection, groupBy: Parameters<typeof planActions>[1]): ActionsPlan | null {
@@ -266,7 +268,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   }
 
   private siteOf(m: Shared): string {
-    return m.kind === 'spec' ? m.spec.siteId : m.req.selection.scope.siteId;
+    return m.kind === 'spec' ? m.spec.siteId : m.plan.siteId;
   }
 
   /**
