@@ -26,7 +26,11 @@ import { planActions, type ActionsPlan } from '../sql/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/compile-query.js';
+import { atomsFor } from '../../domain/query/metrics.js';
 import { compileSpec } from '../sql/compile-rollup.js';
+import { compileRollupSlice, groupSlice, sliceKey, type SliceMember } from '../sql/compile-rollup-slice.js';
+import { actionsSliceKey, compileActionsSlice, type ActionsSliceMember } from '../sql/compile-actions-slice.js';
+import { planRollup } from '../sql/rollup-plan.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
 import { DAY_MS, genOfVersion, siteCoverage, syncedState, visibleRows, type Coverage, type DayGens, type Shard } from './commit-log.js';
@@ -46,6 +50,13 @@ type Row = Record<string, unknown>;
 type Settings = Record<string, number>;
 type Window = { startMs: number; endMs: number };
 
+/**
+ * A read offered for a shared statement: a QuerySpec or action rows from a rollup, with the window
+ * and the version it is pinned to (they pick the rows each server shows it).
+ */
+type SharedRead = ({ kind: 'spec' } & SliceMember) | ({ kind: 'actions' } & ActionsSliceMember);
+type Shared = SharedRead & { window: Window; asOf: string | undefined };
+
 /** Sites whose newest version's generations the engine keeps (each: its days on each server). */
 const MAX_PINNED = 256;
 
@@ -64,13 +75,30 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
 
   constructor(
     private readonly p: ClickHouseEngineParts,
-    /** actionsRollup false: action reads always scan the events (comparisons, benches) */
-    private readonly opts: { actionsRollup?: boolean } = {},
+    /**
+     * actionsRollup false: action reads always scan the events; shareRollupReads false: every rollup
+     * read (QuerySpecs, action rows) has a statement of its own (comparisons, benches)
+     */
+    private readonly opts: { actionsRollup?: boolean; shareRollupReads?: boolean } = {},
   ) {
     this.batcher = new ReadBatcher({
       servers: p.shards,
       currentGen: async (siteId, settings, signal) => genOfVersion(await this.version(siteId, settings, signal)),
       genOf: genOfVersion,
+      // members of one key are of one kind, and share site, window and (one batch) pinned version
+      share: {
+        group: (members) => {
+          const m = members as Shared[];
+          return m[0].kind === 'spec' ? groupSlice(m as SliceMember[]) : [m.map((_, i) => i)];
+        },
+        statement: (members, s, gen) => {
+          const m = members as Shared[];
+          const options = { rowFilter: this.visibility(s, this.siteOf(m[0]), m[0].window, gen, m[0].asOf) };
+          return m[0].kind === 'spec'
+            ? compileRollupSlice(m as SliceMember[], clickhouseDialect, { table: this.p.layout.rollups, ...options })
+            : compileActionsSlice(m as ActionsSliceMember[], clickhouseDialect, { table: this.p.layout.actions, ...options });
+        },
+      },
     });
   }
 
@@ -83,31 +111,38 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const normalized = normalizeSpec(spec);
     const L = this.p.layout;
     const sharded = this.p.shards.length > 1;
-    let compiled: CompiledQuery | undefined;
+    const decision = planRollup(normalized);
+    const key = decision.use === 'rollup' ? sliceKey(decision.plan) : undefined;
+    const share = key === undefined || decision.use !== 'rollup' ? undefined : this.share(`spec ${key}`, { kind: 'spec', spec: normalized, plan: decision.plan }, normalized, options);
+    // the rows of its own statement or of a shared one (compile-rollup-slice.ts): the same columns either way
+    const hasBucket = normalized.interval !== undefined;
+    const hasKey = normalized.dimension !== undefined;
+    const hasSplit = normalized.splitBy !== undefined;
+    const atoms = atomsFor(normalized.metrics);
     const atomRows = await this.batcher.read({
       siteId: normalized.siteId,
       asOf: options.asOf,
       timeoutMs: options.timeoutMs,
       statement: (s, gen) => {
         const rowFilter = this.visibility(s, normalized.siteId, normalized, gen, options.asOf);
-        compiled = compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded });
-        return specStatement(compiled);
+        return specStatement(compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded }));
       },
+      share,
       finish: (partials) => {
-        const q = compiled!;
+        // rows of one (bucket, key, split) come from several servers, or from a shared statement's finer groups: summed
         const byGroup = new Map<string, AtomRow>();
         for (const rows of partials) {
           for (const r of rows) {
-            const bucketMs = q.hasBucket ? toInt(r[BUCKET_COL]) : null;
-            const key = q.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
-            const split = q.hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
+            const bucketMs = hasBucket ? toInt(r[BUCKET_COL]) : null;
+            const key = hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
+            const split = hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
             const id = JSON.stringify([bucketMs, key, split]);
             let row = byGroup.get(id);
             if (!row) {
               row = { bucketMs, key, ...(split !== undefined ? { split } : {}), atoms: zeroAtoms() };
               byGroup.set(id, row);
             }
-            for (const a of q.atoms) row.atoms[a] += toInt(r[a]);
+            for (const a of atoms) row.atoms[a] += toInt(r[a]);
           }
         }
         return [...byGroup.values()];
@@ -122,7 +157,9 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const plan = this.actionsPlan(request.selection, request.groupBy);
     const compile = (o: ReadOptions) =>
       plan ? compileActionRowsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter }) : compileActionRows(clickhouseDialect, request, o);
-    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionRows(request, rows));
+    const member = plan ? { req: request, plan } : undefined;
+    const share = member ? this.share(`actions ${actionsSliceKey(member)}`, { kind: 'actions', ...member }, window, options) : undefined;
+    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionRows(request, rows), share);
   }
 
   actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]> {
@@ -130,7 +167,9 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const plan = this.actionsPlan(request.selection, 'totals');
     const compile = (o: ReadOptions) =>
       plan ? compileActionTotalsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter }) : compileActionTotals(clickhouseDialect, request, o);
-    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionTotals(request, rows));
+    const member = plan ? { totals: request, plan } : undefined;
+    const share = member ? this.share(`actions ${actionsSliceKey(member)}`, { kind: 'actions', ...member }, window, options) : undefined;
+    return this.read(scope.siteId, window, options, compile, (rows) => decodeActionTotals(request, rows), share);
   }
 
   private actionsPlan(selection: ActionSelection, groupBy: Parameters<typeof planActions>[1]): ActionsPlan | null {
@@ -201,16 +240,35 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   }
 
   /** A compiled read on every server (batched with reads started together), partial results combined. */
-  private read<T>(siteId: string, window: Window, options: RunOptions, compile: (o: ReadOptions) => CompiledRead, decode: (rows: Row[]) => T): Promise<T> {
-    const L = this.p.layout;
+  private read<T>(
+    siteId: string,
+    window: Window,
+    options: RunOptions,
+    compile: (o: ReadOptions) => CompiledRead,
+    decode: (rows: Row[]) => T,
+    share?: { key: string; member: Shared },
+  ): Promise<T> {
+    const tables = { events: this.p.layout.events, sessions: this.p.layout.sessions };
     let q: CompiledRead | undefined;
     return this.batcher.read({
       siteId,
       asOf: options.asOf,
       timeoutMs: options.timeoutMs,
-      statement: (s, gen) => (q = compile({ tables: { events: L.events, sessions: L.sessions }, rowFilter: this.visibility(s, siteId, window, gen, options.asOf) })),
-      finish: (partials) => decode(mergePartials(q!, partials)),
+      statement: (s, gen) => (q = compile({ tables, rowFilter: this.visibility(s, siteId, window, gen, options.asOf) })),
+      share,
+      // a read answered by a shared statement compiled none of its own: its columns and merge from the compiler
+      finish: (partials) => decode(mergePartials(q ?? compile({ tables }), partials)),
     });
+  }
+
+  /** A read's offer to share statements (none when shareRollupReads is off). */
+  private share(key: string, read: SharedRead, window: Window, options: RunOptions): { key: string; member: Shared } | undefined {
+    if (this.opts.shareRollupReads === false) return undefined;
+    return { key, member: { ...read, window: { startMs: window.startMs, endMs: window.endMs }, asOf: options.asOf } };
+  }
+
+  private siteOf(m: Shared): string {
+    return m.kind === 'spec' ? m.spec.siteId : m.plan.siteId;
   }
 
   /**

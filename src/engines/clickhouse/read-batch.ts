@@ -3,7 +3,9 @@
 // reads than that). Reads beyond it share statements: each read's statement becomes a branch of a
 // UNION ALL that tags its rows with the read's number and carries them as an array of text (every
 // branch then has the same columns); the rows are decoded back with the read's own column list.
-// Reads are grouped by site and pinned data version; each keeps its own deadline.
+// Reads are grouped by site and pinned data version; each keeps its own deadline. Reads that can be
+// answered by one statement (BatchTarget.share: rollup reads of one slice) are, before any of this:
+// every statement has a fixed cost on every server, and the servers share the machine's cores.
 import { setMaxListeners } from 'node:events';
 import { EngineError } from '../../domain/errors.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
@@ -39,7 +41,17 @@ export interface BatchedRead<T> {
   statement(server: Shard, gen: number): ServerStatement;
   /** the answer from every server's rows (in server order) */
   finish(partials: Row[][]): T;
+  /** reads of a batch with equal keys are offered to BatchTarget.share together (`member` describes this one) */
+  share?: { key: string; member: unknown };
 }
+
+/** A statement several reads share, and each read's rows of its result (in the read's own statement's columns). */
+export interface SharedStatement extends ServerStatement {
+  split(rows: Row[]): Row[][];
+}
+
+/** Reads going out as one statement: one read (its own statement) or several sharing one. */
+type Unit = { reads: number[]; members?: unknown[] };
 
 interface Pending {
   read: BatchedRead<unknown>;
@@ -53,6 +65,12 @@ export interface BatchTarget {
   /** the newest generation of a site's current data version */
   currentGen(siteId: string, settings: Record<string, number>, signal: AbortSignal): Promise<number>;
   genOf(version: string): number;
+  /** how reads with equal share keys share statements */
+  share?: {
+    /** the members as lists of indexes, each list one statement (a list of one: that read's own statement) */
+    group(members: unknown[]): number[][];
+    statement(members: unknown[], server: Shard, gen: number): SharedStatement;
+  };
 }
 
 export class ReadBatcher {
@@ -100,7 +118,8 @@ export class ReadBatcher {
     try {
       const first = group[0].read;
       const gen = first.asOf !== undefined ? this.target.genOf(first.asOf) : await this.target.currentGen(first.siteId, settings, ac.signal);
-      const perServer = await Promise.all(this.target.servers.map((s) => this.runOn(s, group, gen, settings, ac.signal)));
+      const units = this.units(group);
+      const perServer = await Promise.all(this.target.servers.map((s) => this.runOn(s, group, units, gen, settings, ac.signal)));
       group.forEach((p, i) => {
         try {
           const value = p.read.finish(perServer.map((rows) => rows[i]));
@@ -117,9 +136,30 @@ export class ReadBatcher {
     }
   }
 
+  /** The batch's reads as statements: reads sharing a key as BatchTarget.share groups them, the others alone. */
+  private units(group: Pending[]): Unit[] {
+    const share = this.target.share;
+    const units: Unit[] = [];
+    const byKey = new Map<string, number[]>();
+    group.forEach((p, i) => {
+      const key = share && p.read.share?.key;
+      if (key === undefined) units.push({ reads: [i] });
+      else byKey.set(key, [...(byKey.get(key) ?? []), i]);
+    });
+    for (const reads of byKey.values()) {
+      const members = reads.map((i) => group[i].read.share!.member);
+      for (const list of share!.group(members)) {
+        units.push(list.length === 1 ? { reads: [reads[list[0]]] } : { reads: list.map((j) => reads[j]), members: list.map((j) => members[j]) });
+      }
+    }
+    return units;
+  }
+
   /** Every read's rows on one server, by read: up to PARALLEL_STATEMENTS statements side by side (more when the reads' SQL is long). */
-  private async runOn(server: Shard, group: Pending[], gen: number, settings: Record<string, number>, signal: AbortSignal): Promise<Row[][]> {
-    const statements = group.map((p) => p.read.statement(server, gen));
+  private async runOn(server: Shard, group: Pending[], units: Unit[], gen: number, settings: Record<string, number>, signal: AbortSignal): Promise<Row[][]> {
+    const statements: (ServerStatement | SharedStatement)[] = units.map((u) =>
+      u.members ? this.target.share!.statement(u.members, server, gen) : group[u.reads[0]].read.statement(server, gen),
+    );
     const lanes = Math.min(PARALLEL_STATEMENTS, statements.length);
     const chunks: number[][] = [];
     for (let lane = 0; lane < lanes; lane++) {
@@ -137,7 +177,14 @@ export class ReadBatcher {
     }
     const rows = await Promise.all(chunks.map((c) => this.statement(server, c.map((i) => statements[i]), settings, signal)));
     const out: Row[][] = [];
-    chunks.forEach((c, j) => c.forEach((i, k) => (out[i] = rows[j][k])));
+    chunks.forEach((c, j) =>
+      c.forEach((i, k) => {
+        const st = statements[i];
+        const u = units[i];
+        if ('split' in st) st.split(rows[j][k]).forEach((r, m) => (out[u.reads[m]] = r));
+        else out[u.reads[0]] = rows[j][k];
+      }),
+    );
     return out;
   }
 

@@ -16,30 +16,44 @@ export interface RollupReadOptions {
 
 const col = (q: SqlWriter, n: string) => q.col('r', n);
 
-/** Scope, days, traffic filter, eligibility (per day: 'all' rows on the advanced days, 'simple' elsewhere) and the selection's filters. */
-function where(q: SqlWriter, plan: ActionsPlan, sel: ActionSelection): string[] {
-  const w = [
+/** A plan's scope: site, days, traffic, visibility, tenants (compile-actions-slice.ts shares it among reads). */
+export function actionsScope(q: SqlWriter, plan: ActionsPlan): string[] {
+  const scope = [
     `${col(q, 'site_id')} = ${q.v(plan.siteId)}`,
     `${col(q, 'day_ms')} >= ${q.v(plan.firstDayMs)}`,
     `${col(q, 'day_ms')} <= ${q.v(plan.lastDayMs)}`,
     `${col(q, 'traffic')} = ${q.v(plan.traffic)}`,
     ...q.visible(['actions', 'r']),
   ];
-  if (plan.tenantIds !== null) w.push(q.inList(col(q, 'tenant_id'), plan.tenantIds));
+  if (plan.tenantIds !== null) scope.push(q.inList(col(q, 'tenant_id'), plan.tenantIds));
+  return scope;
+}
+
+/** Eligibility, per day: 'all' rows on the advanced days, 'simple' elsewhere (depends on the grouping read). */
+export function actionsEligibility(q: SqlWriter, plan: ActionsPlan): string[] {
   const day = col(q, 'day_ms');
   const inAll = plan.allDays ? `(${day} >= ${q.v(plan.allDays.firstDayMs)} AND ${day} <= ${q.v(plan.allDays.lastDayMs)})` : null;
   if (plan.grp === 'action') {
     // one variant: the identity says whether the action is simple
-    w.push(`${col(q, 'eligible')} = ${q.v('all')}`);
+    const all = `${col(q, 'eligible')} = ${q.v('all')}`;
     const simple = q.inList(col(q, 'action_name'), SIMPLE_ACTIONS);
-    w.push(inAll ? `(${simple} OR ${inAll})` : simple);
-  } else {
-    const variant = (v: 'simple' | 'all') => `${col(q, 'eligible')} = ${q.v(v)}`;
-    w.push(inAll ? `((${inAll} AND ${variant('all')}) OR (NOT ${inAll} AND ${variant('simple')}))` : variant('simple'));
+    return [all, inAll ? `(${simple} OR ${inAll})` : simple];
   }
-  if (sel.family) w.push(q.eq(col(q, 'family'), sel.family));
-  if (sel.action) for (const c of ACTION_IDENTITY) w.push(q.eq(col(q, c), sel.action[c]));
-  return w;
+  const variant = (v: 'simple' | 'all') => `${col(q, 'eligible')} = ${q.v(v)}`;
+  return [inAll ? `((${inAll} AND ${variant('all')}) OR (NOT ${inAll} AND ${variant('simple')}))` : variant('simple')];
+}
+
+/** The selection's family and action filters. */
+export function actionsFilters(q: SqlWriter, sel: ActionSelection): string[] {
+  const filters: string[] = [];
+  if (sel.family) filters.push(q.eq(col(q, 'family'), sel.family));
+  if (sel.action) for (const c of ACTION_IDENTITY) filters.push(q.eq(col(q, c), sel.action[c]));
+  return filters;
+}
+
+/** Scope, days, traffic filter, eligibility and the selection's filters. */
+function where(q: SqlWriter, plan: ActionsPlan, sel: ActionSelection): string[] {
+  return [...actionsScope(q, plan), ...actionsEligibility(q, plan), ...actionsFilters(q, sel)];
 }
 
 /** compileActionRows' columns and merge, from the stored grouping the plan names. */

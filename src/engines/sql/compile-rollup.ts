@@ -20,28 +20,48 @@ export interface RollupReadOptions {
   partial?: boolean;
 }
 
+/** A plan's slice on the rollup rows `r`: site, days, traffic and tenant scope (the tenants' list apart). */
+export function rollupScope(w: SqlWriter, plan: RollupPlan): string[] {
+  const col = (name: string) => w.col('r', name);
+  return [
+    `${col('site_id')} = ${w.v(plan.siteId)}`,
+    `${col('day_ms')} >= ${w.v(plan.firstDayMs)}`,
+    `${col('day_ms')} <= ${w.v(plan.lastDayMs)}`,
+    `${col('traffic')} = ${w.v(plan.traffic)}`,
+    plan.tenants.kind === 'all' ? w.d.isTrue(col('all_tenants')) : `NOT ${w.d.isTrue(col('all_tenants'))}`,
+  ];
+}
+
+export function rollupTenants(w: SqlWriter, plan: RollupPlan): string[] {
+  return plan.tenants.kind === 'tenants' ? [w.inList(w.col('r', 'tenant_id'), plan.tenants.ids)] : [];
+}
+
+/**
+ * The stored grouping a plan reads, then its key conditions. Plans of one slice differ only in these
+ * (compile-rollup-slice.ts reads several in one statement).
+ */
+export function rollupGrouping(w: SqlWriter, plan: RollupPlan): string[] {
+  return [`${w.col('r', 'dim')} = ${w.v(plan.grouping.dim)}`, `${w.col('r', 'filter_dim')} = ${w.v(plan.grouping.filterDim)}`];
+}
+
+export function rollupKeys(w: SqlWriter, plan: RollupPlan): string[] {
+  const col = (name: string) => w.col('r', name);
+  const keys: string[] = [];
+  if (plan.dimKeyEq !== undefined) keys.push(w.eq(col('dim_key'), plan.dimKeyEq));
+  if (plan.filterKeyEq !== undefined) keys.push(w.eq(col('filter_key'), plan.filterKeyEq));
+  if (plan.keyFrom && plan.keyIn) keys.push(w.inList(col(plan.keyFrom), plan.keyIn));
+  return keys;
+}
+
 /** Compiles a plan the planner made for `spec`. */
 export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Dialect, options: RollupReadOptions = {}): CompiledQuery {
   const w = new SqlWriter(d, options.rowFilter);
-  const v = w.v.bind(w);
   const col = (name: string) => w.col('r', name);
-  const eq = w.eq.bind(w);
-  const inList = w.inList.bind(w);
-
-  const where = [
-    `${col('site_id')} = ${v(plan.siteId)}`,
-    `${col('day_ms')} >= ${v(plan.firstDayMs)}`,
-    `${col('day_ms')} <= ${v(plan.lastDayMs)}`,
-    `${col('traffic')} = ${v(plan.traffic)}`,
-    plan.tenants.kind === 'all' ? d.isTrue(col('all_tenants')) : `NOT ${d.isTrue(col('all_tenants'))}`,
-    `${col('dim')} = ${v(plan.grouping.dim)}`,
-    `${col('filter_dim')} = ${v(plan.grouping.filterDim)}`,
-  ];
-  if (plan.tenants.kind === 'tenants') where.push(inList(col('tenant_id'), plan.tenants.ids));
-  if (plan.dimKeyEq !== undefined) where.push(eq(col('dim_key'), plan.dimKeyEq));
-  if (plan.filterKeyEq !== undefined) where.push(eq(col('filter_key'), plan.filterKeyEq));
-  if (plan.keyFrom && plan.keyIn) where.push(inList(col(plan.keyFrom), plan.keyIn));
-  where.push(...w.visible(['rollups', 'r']));
+  // in this order: binding dialects number the values as they are written
+  const scope = rollupScope(w, plan);
+  const grouping = rollupGrouping(w, plan);
+  const tenants = rollupTenants(w, plan);
+  const where = [...scope, ...grouping, ...tenants, ...rollupKeys(w, plan), ...w.visible(['rollups', 'r'])];
 
   const atoms = atomsFor(spec.metrics);
   const total = (a: Atom) => (d.atomTotal ? d.atomTotal(a) : `sum(${col(a)})`);
@@ -77,7 +97,7 @@ export function compileRollupQuery(spec: NormalizedSpec, plan: RollupPlan, d: Di
   }
   if (plan.splitFrom) order.push(`${SPLIT_COL} ASC NULLS LAST`);
   if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
-  if (spec.limit !== undefined) sql += ` LIMIT ${v(spec.limit)}`;
+  if (spec.limit !== undefined) sql += ` LIMIT ${w.v(spec.limit)}`;
   return { sql, ...out };
 }
 

@@ -2,7 +2,7 @@
 // how partial results of it combine when several servers each answer for their own rows (a
 // sharded store: a visitor's events and sessions live on one shard, so every count here is a sum
 // over shards, the newest match a maximum, the latest title the one with the greatest order).
-import type { CompiledSql } from './sql-writer.js';
+import type { CompiledSql, RowFilter } from './sql-writer.js';
 
 export interface CompiledRead extends CompiledSql {
   /** every result column, in order */
@@ -18,6 +18,23 @@ export interface CompiledRead extends CompiledSql {
 }
 
 type Row = Record<string, unknown>;
+
+/**
+ * One statement answering several reads (compile-rollup-slice.ts, compile-actions-slice.ts): its
+ * result columns, those holding text, and each read's rows of its result, in the read's own order.
+ */
+export interface CompiledShared {
+  sql: string;
+  columns: string[];
+  text: string[];
+  split(rows: readonly Row[]): Row[][];
+}
+
+/** Options of a shared statement: the table read and the rows a store may read. */
+export interface SharedOptions {
+  table?: string;
+  rowFilter?: RowFilter;
+}
 
 /** An integer result: bigint (DuckDB), number, or a string (64-bit integers in ClickHouse JSON). */
 export function toInt(v: unknown): number {
