@@ -22,7 +22,7 @@ export function withStoreOptions(cmd: Command): Command {
     .option('--control-url <url>', 'control plane URL, postgres://… (FOOTFALL_CONTROL_URL, default SQLite in the data dir)')
     .option('--events-url <url>', 'events store URL, clickhouse+http://… (FOOTFALL_EVENTS_URL, default DuckDB in the data dir)')
     .option('--redis-url <url>', 'rate-limit store, redis://… (FOOTFALL_REDIS_URL, default in process)')
-    .option('--duckdb-memory-limit <size>', 'embedded store memory limit, e.g. 1GB (FOOTFALL_DUCKDB_MEMORY_LIMIT, default 640MB)')
+    .option('--duckdb-memory-limit <size>', 'embedded store memory limit, e.g. 1GB (FOOTFALL_DUCKDB_MEMORY_LIMIT, default 512MB)')
     .option('--duckdb-temp-dir <dir>', 'embedded store temp directory (FOOTFALL_DUCKDB_TEMP_DIR, default beside events.duckdb)')
     .option('--duckdb-temp-limit <size>', 'cap of that temp directory, e.g. 20GB (FOOTFALL_DUCKDB_TEMP_LIMIT, default half the free disk)')
     .option('--duckdb-threads <n>', 'embedded store threads (FOOTFALL_DUCKDB_THREADS, default every core)')

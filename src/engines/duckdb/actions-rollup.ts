@@ -36,7 +36,7 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
   // of the layout this code writes (at open the stored table may be missing or older)
   await c.run(asTempTable(ACTIONS_DDL(out)));
   // one statement per step and per grouping: a statement's memory grows with its operators
-  // (rollups.ts); a statement of the twelve family groupings passed the 640 MB default on 6,000 events
+  // (rollups.ts); a statement of the twelve family groupings passed a 640 MB limit on 6,000 events
   const steps = actionsSteps(input, out);
   const held = new Set([input]);
   for (const [k, s] of steps.entries()) {

@@ -24,7 +24,7 @@ export interface DuckDbLimits {
   threads?: number;
 }
 
-export const DEFAULT_DUCKDB_MEMORY_LIMIT = '640MB';
+export const DEFAULT_DUCKDB_MEMORY_LIMIT = '512MB';
 
 /** The settings as the error messages name them (config.ts maps each to an env variable and a flag). */
 export const LIMIT_SETTINGS = {
