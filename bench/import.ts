@@ -1,7 +1,10 @@
 // Import throughput and memory, each as the command a user runs (`footfall import …` as its own
 // process, wall time and peak RSS), next to what it is measured against in the same run:
 // - events/s of `import events` on N ordered events (30 days) and on N events in random order
-//   (60 days), next to the floor: DuckDB reading the same file into a plain table (`read_json`);
+//   (60 days), next to the floor: DuckDB reading the same file into a plain table (`read_json`),
+//   and the store floor: DuckDB reading it straight into the store's own events table (the columns
+//   the file has, ids hashed in SQL; no enrichment, sessions or rollups): what any import that stores
+//   each event pays on this machine before doing anything else;
 // - lines/s of `import access-log` on the same traffic as an N-line combined log, next to GoAccess
 //   (Debian's `goaccess`) reading that log;
 // - incremental: one day imported into a store holding 90 days, next to the same day into an empty
@@ -22,6 +25,8 @@ import { Prng } from '../src/ingest/demo/prng.js';
 import { writeSiteEvents } from './generate.js';
 import { folderBytes, measure, rssOf, type Measured } from './measure.js';
 import type { BenchRow } from './run.js';
+import { EVENTS_DDL } from '../src/engines/duckdb/schema.js';
+import { DEFAULT_DUCKDB_MEMORY_LIMIT } from '../src/engines/duckdb/duckdb-instance.js';
 
 export const name = 'import';
 const DAY_MS = 86_400_000;
@@ -130,13 +135,37 @@ function summary(m: Measured): { imported: number; rejected: number; skipped: nu
 
 /** DuckDB reading the same file into a plain table, as its own process: the floor of any import. */
 function floor(file: string, dir: string): Promise<Measured> {
-  const db = path.join(dir, 'floor.duckdb');
+  return duckdbAlone(path.join(dir, 'floor.duckdb'), [`CREATE TABLE t AS SELECT * FROM read_json(${sqlString(file)}, format = 'newline_delimited')`]);
+}
+
+/**
+ * DuckDB reading the same file straight into the store's events table (its DDL, compressed, checkpointed) on
+ * the store's default limits: the columns the generated events have, the ids an import needs hashed in SQL,
+ * session_id a placeholder. No enrichment, dedupe, sessions or rollups: any import that stores every event
+ * pays at least this.
+ */
+function storeFloor(file: string, dir: string): Promise<Measured> {
+  const visitor = `md5(coalesce(ip, '') || coalesce(user_agent, '') || site_id)`;
+  return duckdbAlone(path.join(dir, 'store-floor.duckdb'), [
+    EVENTS_DDL,
+    `INSERT INTO events (site_id, day, ts_ms, session_id, event_id, type, visitor_key, path_canon, page_title, referrer_host, country, engagement_time_ms, action_name)
+      SELECT site_id, CAST(ts AS DATE), epoch_ms(CAST(ts AS TIMESTAMP)), ${visitor}, md5(${visitor} || ts || coalesce(url, path, '')), type, ${visitor},
+        coalesce(url, path), title, referrer, country, engagement_time_ms, action_name
+      FROM read_json(${sqlString(file)}, format = 'newline_delimited')`,
+    'CHECKPOINT',
+  ], { memory_limit: DEFAULT_DUCKDB_MEMORY_LIMIT });
+}
+
+/** SQL statements run by DuckDB alone (threads = the core count), as a process of their own. */
+function duckdbAlone(db: string, statements: string[], settings: Record<string, string> = {}): Promise<Measured> {
   const code = `const { DuckDBInstance } = await import('@duckdb/node-api');
-    const i = await DuckDBInstance.create(${JSON.stringify(db)}, { threads: String(${os.availableParallelism()}) });
+    const i = await DuckDBInstance.create(${JSON.stringify(db)}, ${JSON.stringify({ threads: String(os.availableParallelism()), ...settings })});
     const c = await i.connect();
-    await c.run("CREATE TABLE t AS SELECT * FROM read_json(" + ${JSON.stringify(`'${file.replace(/'/g, "''")}'`)} + ", format = 'newline_delimited')");`;
+    for (const sql of ${JSON.stringify(statements)}) await c.run(sql);`;
   return measure(process.execPath, ['--input-type=module', '-e', code]);
 }
+
+const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 function row(kase: string, n: number, m: Measured, extra: Record<string, string | number> = {}): BenchRow {
   return {
@@ -190,7 +219,10 @@ export async function run(): Promise<BenchRow[]> {
     log(`generated ${n} events: ordered (30 days) and shuffled (60 days)`);
 
     // the floor first, then the two imports of events
-    if (cases.has('floor')) push(row('floor: DuckDB read_json of the ordered file into a table', n, await floor(ordered, s.root)));
+    if (cases.has('floor')) {
+      push(row('floor: DuckDB read_json of the ordered file into a table', n, await floor(ordered, s.root)));
+      push(row('store floor: DuckDB read_json of it into the events table', n, await storeFloor(ordered, s.root)));
+    }
     for (const [kase, file] of cases.has('events') ? ([['import events, ordered (30 days)', ordered], ['import events, random order (60 days)', shuffled]] as const) : []) {
       const dir = dataDir(s, 'events');
       const m = await cli(['import', 'events', file, '--data-dir', dir, '--json']);
