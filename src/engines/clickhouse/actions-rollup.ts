@@ -11,14 +11,24 @@ import type { ClickHouseNode } from './node.js';
 import { ident, type TableLayout } from './schema.js';
 
 /**
- * Inserts the action rows of `src` (the events and sessions of the days written under `gen`) with
- * their day and `gen`; `input` names the scratch table of the build's input (the caller drops it).
- * One statement for small rewrites, else one per grouping kind (memory).
+ * The actions rollup of `src` (the events and sessions of the days written under `gen`), as steps a
+ * caller may schedule beside other work: `prepare` makes the build's input table `input` (the caller
+ * drops it); each of `inserts`, once it has run, adds the rows of some grouping kinds with their day and
+ * `gen`, independently of the others. One insert for small rewrites, else one per grouping kind (memory).
  */
-export async function buildActionsRollup(n: ClickHouseNode, layout: TableLayout, src: RollupSources, input: string, gen: number, oneStatement: boolean): Promise<void> {
+export function actionsRollupSteps(
+  n: ClickHouseNode,
+  layout: TableLayout,
+  src: RollupSources,
+  input: string,
+  gen: number,
+  oneStatement: boolean,
+): { prepare: () => Promise<void>; inserts: (() => Promise<void>)[] } {
   const x = compileActionsInput(clickhouseDialect, src);
-  await n.command(`CREATE TABLE ${ident(input)} ENGINE = Memory AS ${x.sql}`);
-  await insertActionRows(n, layout, input, oneStatement ? [ALL_KINDS] : ALL_KINDS.map((k) => [k]), { gen });
+  return {
+    prepare: () => n.command(`CREATE TABLE ${ident(input)} ENGINE = Memory AS ${x.sql}`),
+    inserts: (oneStatement ? [ALL_KINDS] : ALL_KINDS.map((k) => [k])).map((kinds) => () => insertActionRows(n, layout, input, [kinds], { gen })),
+  };
 }
 
 const ALL_KINDS: ActionLevel[] = ['action', 'family', 'any', 'meaningful'];

@@ -15,7 +15,7 @@ import { clickhouseDialect } from '../sql/dialect.js';
 import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS } from '../sql/page-titles-rollup.js';
 import { compileRollupBuild, compileRollupInputs, ROLLUP_COLUMNS } from '../sql/rollup-build.js';
 import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
-import { buildActionsRollup } from './actions-rollup.js';
+import { actionsRollupSteps } from './actions-rollup.js';
 import { utcDay, type Shard } from './commit-log.js';
 import { EVENT_COLUMNS, FIRST_EVENT_COLUMNS, SESSION_COLUMNS, ident, type TableLayout } from './schema.js';
 
@@ -100,8 +100,9 @@ export async function rewriteDays(
 }
 
 /**
- * The rollup rows and page titles of the new generation's events and sessions: the shared build's
- * intermediate tables materialized once (in memory), then every grouping from them.
+ * The rollup rows, page titles and action rows of the new generation's events and sessions: the
+ * shared build's intermediate tables materialized once (in memory), then every grouping from them;
+ * the page titles and the actions rollup read the new rows themselves, so they run meanwhile.
  */
 async function buildRollups(
   n: Shard['node'],
@@ -115,21 +116,71 @@ async function buildRollups(
   await Promise.all([n.command(`CREATE VIEW ${t(x('ev'))} AS ${newRows(layout.events)}`), n.command(`CREATE VIEW ${t(x('se'))} AS ${newRows(layout.sessions)}`)]);
   const names = { pageEvents: x('pe'), sessionRows: x('sr'), sessionEvents: x('sx') };
   const inputs = compileRollupInputs(clickhouseDialect, { events: x('ev'), sessions: x('se') }, names);
-  await n.command(`CREATE TABLE ${t(names.pageEvents)} ENGINE = Memory AS ${inputs.pageEvents.sql}`);
-  await n.command(`CREATE TABLE ${t(names.sessionRows)} ENGINE = Memory AS ${inputs.sessionRows.sql}`);
-  await n.command(`CREATE TABLE ${t(names.sessionEvents)} ENGINE = Memory AS ${inputs.sessionEvents.sql}`);
+  // a chain: each reads the one before
+  const inputsReady = once(async () => {
+    await n.command(`CREATE TABLE ${t(names.pageEvents)} ENGINE = Memory AS ${inputs.pageEvents.sql}`);
+    await n.command(`CREATE TABLE ${t(names.sessionRows)} ENGINE = Memory AS ${inputs.sessionRows.sql}`);
+    await n.command(`CREATE TABLE ${t(names.sessionEvents)} ENGINE = Memory AS ${inputs.sessionEvents.sql}`);
+  });
   const tables = { ...names, trafficMap: layout.trafficMap, trafficMasks: layout.trafficMasks };
   const withDayGen = (columns: readonly string[], sql: string) =>
     `(${[...columns, 'day', 'gen'].map(t).join(', ')}) SELECT *, toDate(intDiv(day_ms, 86400000)), ${lit(gen)} FROM (${sql})`;
   // one statement for small rewrites (a statement's fixed cost dominates there), else one per
-  // grouping: one grouping's hash tables in memory at a time
-  const batches = rows < ONE_STATEMENT_ROWS ? [ROLLUP_GROUPINGS] : ROLLUP_GROUPINGS.map((g) => [g]);
-  for (const groupings of batches) {
-    await n.command(`INSERT INTO ${t(layout.rollups)} ${withDayGen(ROLLUP_COLUMNS, compileRollupBuild(clickhouseDialect, groupings, tables).sql)}`);
-  }
+  // grouping: a grouping's hash tables in memory at a time per statement
+  const oneStatement = rows < ONE_STATEMENT_ROWS;
+  const batches = oneStatement ? [ROLLUP_GROUPINGS] : ROLLUP_GROUPINGS.map((g) => [g]);
   const titles = compilePageTitlesBuild(clickhouseDialect, { events: x('ev') });
-  await n.command(`INSERT INTO ${t(layout.titles)} ${withDayGen(PAGE_TITLES_COLUMNS, titles.sql)}`);
-  await buildActionsRollup(n, layout, { events: x('ev'), sessions: x('se') }, x('ai'), gen, rows < ONE_STATEMENT_ROWS);
+  const actions = actionsRollupSteps(n, layout, { events: x('ev'), sessions: x('se') }, x('ai'), gen, oneStatement);
+  const actionsReady = once(actions.prepare);
+  // In list order, so that a step waiting for its input waits little: the two inputs first.
+  await inPool(BUILD_STATEMENTS_AT_ONCE, [
+    inputsReady,
+    actionsReady,
+    ...actions.inserts.map((insert) => async () => {
+      await actionsReady();
+      await insert();
+    }),
+    () => n.command(`INSERT INTO ${t(layout.titles)} ${withDayGen(PAGE_TITLES_COLUMNS, titles.sql)}`),
+    ...batches.map((groupings) => async () => {
+      await inputsReady();
+      await n.command(`INSERT INTO ${t(layout.rollups)} ${withDayGen(ROLLUP_COLUMNS, compileRollupBuild(clickhouseDialect, groupings, tables).sql)}`);
+    }),
+  ]);
+}
+
+/**
+ * Build statements a server runs at once. ClickHouse (18.16) runs an INSERT ... SELECT of these
+ * sizes on one thread, so one at a time left a server's other cores idle (two shards on the same
+ * cores imported faster than one server). Each insert is a part of its own either way.
+ */
+const BUILD_STATEMENTS_AT_ONCE = 2;
+
+/** `f` run once, at its first call; every call gets that run's promise. */
+function once(f: () => Promise<void>): () => Promise<void> {
+  let p: Promise<void> | null = null;
+  return () => (p ??= f());
+}
+
+/**
+ * Runs `tasks`, at most `width` at a time. After a failure no task starts; a failure is thrown once
+ * the started ones have ended (the caller's cleanup must not race them).
+ */
+async function inPool(width: number, tasks: readonly (() => Promise<unknown>)[]): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (!failed && next < tasks.length) {
+      try {
+        await tasks[next++]();
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: Math.min(width, tasks.length) }, lane));
+  const first = lanes.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (first) throw first.reason;
 }
 
 /**
