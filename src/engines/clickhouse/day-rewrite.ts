@@ -126,7 +126,7 @@ async function buildRollups(
   const withDayGen = (columns: readonly string[], sql: string) =>
     `(${[...columns, 'day', 'gen'].map(t).join(', ')}) SELECT *, toDate(intDiv(day_ms, 86400000)), ${lit(gen)} FROM (${sql})`;
   // one statement for small rewrites (a statement's fixed cost dominates there), else one per
-  // grouping: a grouping's hash tables in memory at a time per statement
+  // grouping: one grouping's hash tables in memory per statement
   const oneStatement = rows < ONE_STATEMENT_ROWS;
   const batches = oneStatement ? [ROLLUP_GROUPINGS] : ROLLUP_GROUPINGS.map((g) => [g]);
   const titles = compilePageTitlesBuild(clickhouseDialect, { events: x('ev') });
