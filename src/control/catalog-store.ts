@@ -13,10 +13,11 @@ import {
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import { apiPolicyFor, hasApiAccess, validateApiPolicyOverrides, type ApiPolicy, type PlanId, type Profile } from '../domain/plans.js';
+import { apiPolicyFor, hasApiAccess, planLimitsFor, validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId, type Profile } from '../domain/plans.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
+import { countOf, lockWorkspace } from './workspace-lock.js';
 import { refuseTakenHostnames } from './site-hostnames.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
@@ -79,7 +80,7 @@ export class KyselyCatalogStore implements CatalogStore {
     return this.clock.now().toISOString();
   }
 
-  async createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace> {
+  async createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace> {
     const name = checkName('workspace name', input.name);
     const plan = checkPlan(input.plan);
     const apiPolicy = input.apiPolicy ?? {};
@@ -135,8 +136,9 @@ export class KyselyCatalogStore implements CatalogStore {
     const profile = checkProfile(input.collectionProfile);
     const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
     const status = checkSiteStatus(input.status ?? 'ACTIVE');
-    await this.requireWorkspace(input.workspaceId);
+    const ws = await this.requireWorkspace(input.workspaceId);
     await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
+    const limit = planLimitsFor(ws.plan, ws.apiPolicy).max_sites;
 
     const row: SitesTable = {
       id: newId('site', this.random),
@@ -148,8 +150,15 @@ export class KyselyCatalogStore implements CatalogStore {
       created_at: this.now(),
     };
     try {
-      // Site row first: on SQLite the transaction then holds the write lock before it reads anything.
+      // The workspace row first: the transaction then holds the write lock (SQLite) or the row lock
+      // (PostgreSQL) before it counts, so two creations cannot both take the last place.
       await this.db.transaction().execute(async (trx) => {
+        await lockWorkspace(trx, ws.id);
+        if (limit !== null) {
+          const used = await countOf(trx, 'sites', ws.id);
+          if (used >= limit)
+            throw new CatalogError('SITE_LIMIT_REACHED', `the ${ws.plan} plan of workspace ${ws.id} includes ${limit} sites and all are in use`, { limit, used });
+        }
         await trx.insertInto('sites').values(row).execute();
         await trx
           .insertInto('site_hostnames')

@@ -1,6 +1,6 @@
 // The control plane's catalog: workspaces, sites, tenants, goals and tokens.
 // Implementations: control/ (Kysely over SQLite, later PostgreSQL).
-import type { ApiPolicy, PlanId, Profile } from '../domain/plans.js';
+import type { ApiPolicyOverrides, PlanId, Profile } from '../domain/plans.js';
 
 export type Scope = 'metrics:read' | 'usage:read';
 export const SCOPES: readonly Scope[] = ['metrics:read', 'usage:read'];
@@ -9,8 +9,8 @@ export interface Workspace {
   id: string;
   name: string;
   plan: PlanId;
-  /** enterprise only: overrides of product.api fields; {} otherwise */
-  apiPolicy: Partial<ApiPolicy>;
+  /** enterprise only: overrides of product.api fields and the plan limits (max_users, max_sites); {} otherwise */
+  apiPolicy: ApiPolicyOverrides;
   createdAt: string;
 }
 
@@ -77,7 +77,7 @@ export interface Token {
 export type GoalPatch = Partial<Pick<Goal, 'name' | 'type' | 'intent' | 'pattern' | 'filters'>>;
 
 export interface CatalogStore {
-  createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
+  createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | null>;
   /** Every workspace, oldest first. */
   listWorkspaces(): Promise<Workspace[]>;
@@ -85,9 +85,12 @@ export interface CatalogStore {
    * Changes name, plan or api policy. apiPolicy replaces the overrides whole and needs the
    * enterprise plan; a move off enterprise drops them. NOT_FOUND / INVALID.
    */
-  updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
+  updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
 
-  /** Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace). */
+  /**
+   * Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace) /
+   * SITE_LIMIT_REACHED (the plan's max_sites, details limit and used).
+   */
   createSite(input: {
     workspaceId: string;
     name: string;
@@ -165,8 +168,12 @@ export class CatalogError extends Error {
       | 'SITE_SCOPE_ALREADY_CLAIMED'
       | 'NOT_FOUND'
       | 'CONFLICT'
-      | 'INVALID',
+      | 'INVALID'
+      | 'SITE_LIMIT_REACHED'
+      | 'SEAT_LIMIT_REACHED',
     message: string,
+    /** machine-readable facts of the refusal (e.g. limit and used) */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'CatalogError';

@@ -3,10 +3,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001_initial.js';
 import * as m002 from './002_leases_and_rotation.js';
+import * as m003 from './003_people.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '002_leases_and_rotation': m002,
+  '003_people': m003,
 };
 
 export const migrationProvider: MigrationProvider = {
