@@ -12,6 +12,8 @@ import { registerHealthz } from './http/routes/healthz.js';
 import { registerCollectEvent } from './http/routes/collect-event.js';
 import { registerTrackerScript } from './http/routes/tracker-script.js';
 import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
+import { registerAppApi } from './http/app-api/register-app-api.js';
+import { withRedaction } from './http/log-redaction.js';
 import type { AppDeps } from './services/deps.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
 
@@ -27,7 +29,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   const knownPaths = new Map<string, string>();
   const app = Fastify({
     // silent: no logger at all, rather than a pino child per request that writes nothing
-    logger: options.logger ?? (deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel }),
+    logger: withRedaction(options.logger ?? (deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel })),
     // HEAD is answered 405 like any method other than GET, except where a route declares it (/healthz).
     exposeHeadRoutes: false,
     requestIdHeader: false,
@@ -68,6 +70,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerOpenApi(app);
   for (const def of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
   registerHealthz(app, deps);
+  await registerAppApi(app, deps);
   if (deps.collector) {
     await registerCollectEvent(app, { ...deps, collector: deps.collector });
     registerTrackerScript(app);

@@ -1,57 +1,6 @@
-// What the catalog commands print with --json: the records in the API's snake_case. A token never
-// carries its secret or the secret's hash (the Token record has neither).
-import type { Goal, Site, Tenant, Token, Workspace } from '../ports/catalog-store.js';
-
-export const workspaceJson = (w: Workspace) => ({
-  workspace_id: w.id,
-  name: w.name,
-  plan: w.plan,
-  api_policy: w.apiPolicy,
-  created_at: w.createdAt,
-});
-
-export const siteJson = (s: Site) => ({
-  site_id: s.id,
-  workspace_id: s.workspaceId,
-  name: s.name,
-  hostnames: s.hostnames,
-  status: s.status,
-  collection_profile: s.collectionProfile,
-  collection_profile_effective_at: s.profileEffectiveAt,
-  created_at: s.createdAt,
-});
-
-export const tenantJson = (t: Tenant) => ({
-  tenant_id: t.id,
-  site_id: t.siteId,
-  slug: t.slug,
-  name: t.name,
-  status: t.status,
-  created_at: t.createdAt,
-});
-
-export const goalJson = (g: Goal) => ({
-  goal_id: g.id,
-  site_id: g.siteId,
-  name: g.name,
-  type: g.type,
-  intent: g.intent,
-  pattern: g.pattern,
-  filters: g.filters,
-  created_at: g.createdAt,
-  updated_at: g.updatedAt,
-});
-
-export const tokenJson = (t: Token) => ({
-  token_id: t.id,
-  workspace_id: t.workspaceId,
-  scopes: t.scopes,
-  site_ids: t.siteIds,
-  tenant_ids: t.tenantIds,
-  created_at: t.createdAt,
-  rotated_at: t.rotatedAt,
-  revoked_at: t.revokedAt,
-});
+// What the catalog commands print: the records as the management API answers them (one shape for
+// both), and the text output's lines.
+export { goalJson, siteJson, tenantJson, tokenJson, workspaceJson } from '../services/manage/records-json.js';
 
 /** One line per record for the text output; an empty list says so. */
 export function lines<T>(items: T[], none: string, line: (item: T) => string): string {

@@ -48,5 +48,6 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     collectRateLimit: opts.collectRateLimit,
     metricsPort: opts.metricsPort,
     metricsHost: opts.metricsHost,
+    publicUrl: opts.publicUrl,
   });
 }

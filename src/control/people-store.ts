@@ -5,15 +5,17 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { normalizeEmail } from '../domain/people.js';
+import type { PlanId } from '../domain/plans.js';
 import { ROLES, type Role } from '../domain/roles.js';
 import { newId, type RandomBytes } from '../domain/tokens.js';
-import { CatalogError } from '../ports/catalog-store.js';
+import { CatalogError, type Workspace } from '../ports/catalog-store.js';
 import type { Invitation, Joiner, Member, Membership, PeopleStore, User } from '../ports/people-store.js';
 import { isUniqueViolation } from './db-errors.js';
 import { toInvitation, toUser } from './people-rows.js';
 import * as creds from './people-sessions.js';
 import type { ControlDB } from './schema.js';
-import { checkName, checkOneOf } from './validation.js';
+import { checkName, checkOneOf, checkPlan } from './validation.js';
+import { toWorkspace } from './catalog-rows.js';
 import { lockWorkspace } from './workspace-lock.js';
 
 type Db = Kysely<ControlDB> | Transaction<ControlDB>;
@@ -69,6 +71,18 @@ export class KyselyPeopleStore implements PeopleStore {
       if (Number(r.numUpdatedRows) === 0) throw new CatalogError('NOT_FOUND', `unknown user "${userId}"`);
       await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
     });
+  }
+
+  async createOwnedWorkspace(input: { name: string; plan: PlanId; ownerId: string }): Promise<Workspace> {
+    const now = this.clock.now().toISOString();
+    const row = { id: newId('ws', this.creds.random), name: checkName('workspace name', input.name), plan: checkPlan(input.plan), api_policy: '{}', created_at: now };
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await trx.selectFrom('users').select('id').where('id', '=', input.ownerId).executeTakeFirst()))
+        throw new CatalogError('NOT_FOUND', `unknown user "${input.ownerId}"`);
+      await trx.insertInto('workspaces').values(row).execute();
+      await trx.insertInto('memberships').values({ workspace_id: row.id, user_id: input.ownerId, role: 'owner', created_at: now }).execute();
+    });
+    return toWorkspace(row);
   }
 
   async listMembers(workspaceId: string): Promise<Member[]> {

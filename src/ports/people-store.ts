@@ -1,7 +1,9 @@
 // The control plane's people: users, memberships, invitations, single-use links, sessions and the
 // sign-in throttle's failures. Implementation: control/people-store.ts (Kysely over SQLite and
 // PostgreSQL). Every secret arrives already hashed (sha256); the store never sees one.
+import type { PlanId } from '../domain/plans.js';
 import type { Role } from '../domain/roles.js';
+import type { Workspace } from './catalog-store.js';
 
 export interface User {
   id: string;
@@ -55,6 +57,8 @@ export interface PeopleStore {
   /** Replaces the password and ends every session of the user, in one transaction. NOT_FOUND. */
   setPassword(userId: string, passwordHash: string): Promise<void>;
 
+  /** A workspace and its owner's membership, in one transaction (a person creating a workspace). NOT_FOUND (user), INVALID. */
+  createOwnedWorkspace(input: { name: string; plan: PlanId; ownerId: string }): Promise<Workspace>;
   /** Members of a workspace, owners first, then by email. */
   listMembers(workspaceId: string): Promise<Member[]>;
   /** The workspaces a user belongs to, oldest membership first. */

@@ -5,6 +5,9 @@ import type { AnalyticsEngine } from '../ports/analytics-engine.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventCollector } from '../ports/event-collector.js';
 import type { Metrics } from '../ports/metrics.js';
+import type { PasswordHasher } from '../ports/password-hasher.js';
+import type { PeopleStore } from '../ports/people-store.js';
+import type { LinkDelivery } from './people/links.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
@@ -46,4 +49,9 @@ export interface AppDeps<Events extends EventsSlot = EventsSlot> {
   collector?: EventCollector;
   /** absent: nothing is counted (no metrics listener) */
   metrics?: Metrics;
+  /** people, sessions and their password hashes; absent: no management API (/app/api) */
+  people?: PeopleStore;
+  hasher?: PasswordHasher;
+  /** where reset links asked for on the sign-in page go; absent: they are not sent */
+  linkDelivery?: LinkDelivery;
 }
