@@ -4,7 +4,9 @@
 import type { Command } from 'commander';
 import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
-import { ConfigError } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
+import type { ControlPlane } from '../control/sqlite/open.js';
+import { ManageError } from '../domain/manage-errors.js';
 import { openControlStores } from '../container.js';
 import { configFrom, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
@@ -15,6 +17,12 @@ export interface Result {
   text: string;
 }
 export type Opts = StoreOptions & Record<string, unknown>;
+
+/** What a command may use beyond the catalog: the whole control plane (people too) and the settings. */
+export interface CommandContext {
+  control: ControlPlane;
+  config: Readonly<Config>;
+}
 
 /**
  * A command family. Commander's own argument errors (unknown option, missing value) also honour
@@ -38,7 +46,7 @@ export function collect(value: string, previous: string[]): string[] {
 }
 
 /** Opens the control plane, runs the command, always closes, and reports failures without a stack trace. */
-export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => Promise<Result>) {
+export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx: CommandContext) => Promise<Result>) {
   return async (...params: unknown[]): Promise<void> => {
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts() as Opts;
@@ -49,7 +57,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => P
       usePrivateFiles(config.dataDir);
       const cp = await openControlStores(config);
       try {
-        const out = await fn(cp.catalog, opts, args);
+        const out = await fn(cp.catalog, opts, args, { control: cp, config });
         emit(json, out.json, out.text);
       } finally {
         await cp.close();
@@ -61,7 +69,8 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => P
 }
 
 function asCliError(err: unknown): unknown {
-  if (err instanceof CatalogError) return new CliError(err.message, err.code);
+  if (err instanceof CatalogError) return new CliError(err.message, err.code, 2, err.details);
+  if (err instanceof ManageError) return new CliError(err.message, err.code, 2, err.details);
   if (err instanceof ConfigError) return new CliError(err.message, 'INVALID_CONFIG');
   return err;
 }
