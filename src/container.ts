@@ -90,6 +90,7 @@ export async function openImportStores(config: Pick<Config, 'dataDir' | 'control
   }
   return {
     catalog: control.catalog,
+    people: control.people,
     target,
     close: async () => {
       try {
