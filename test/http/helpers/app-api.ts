@@ -1,6 +1,8 @@
 // People and requests of the management API (/app/api) for the HTTP tests: a person with a role in a
 // workspace, signed in through the real endpoint, and requests that carry their cookie and CSRF token.
+import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { openApiValidator, resolvePointer } from './openapi-check.js';
 import type { Role } from '../../../src/domain/roles.js';
 import type { User } from '../../../src/ports/people-store.js';
 import { TEST_HASHER, type Harness } from './harness.js';
@@ -54,4 +56,52 @@ export function call(h: Harness, who: Person | null, method: string, url: string
   if (csrf && method !== 'GET') headers['x-csrf-token'] = csrf;
   if (opts.origin) headers.origin = opts.origin;
   return h.app.inject({ method: method as 'GET', url, headers, ...(opts.body !== undefined ? { payload: opts.body as object } : {}) });
+}
+
+type Json = Record<string, any>;
+const checkers = new WeakMap<Harness, Promise<(method: string, url: string, r: LightMyRequestResponse) => void>>();
+
+/** Checks a management answer against /app/api/openapi.json: status documented, body of its schema, required headers. */
+function checkerOf(h: Harness) {
+  let c = checkers.get(h);
+  if (!c) {
+    c = (async () => {
+      const doc = (await h.app.inject({ url: '/app/api/openapi.json' })).json() as Json;
+      const validator = openApiValidator(doc);
+      const templates = Object.keys(doc.paths).map((p) => ({ p, re: new RegExp('^' + p.replace(/\{[a-z_]+\}/g, '[^/]+') + '$') }));
+      return (method: string, url: string, r: LightMyRequestResponse) => {
+        const path = url.split('?')[0];
+        assert.ok(r.headers['x-request-id'], `${method} ${url}: X-Request-Id`);
+        const template = templates.find((t) => t.re.test(path) && doc.paths[t.p][method.toLowerCase()])?.p;
+        let pointer: string;
+        if (template) {
+          const declared = doc.paths[template][method.toLowerCase()].responses[String(r.statusCode)];
+          assert.ok(declared, `${method} ${template}: status ${r.statusCode} is not documented (${r.body.slice(0, 300)})`);
+          pointer = declared.$ref ? declared.$ref.slice(1) : `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${r.statusCode}`;
+        } else {
+          assert.ok([404, 405].includes(r.statusCode), `${method} ${path}: undocumented operation answered ${r.statusCode}`);
+          pointer = `/components/responses/${r.statusCode === 404 ? 'NotFound' : 'MethodNotAllowed'}`;
+        }
+        const response = resolvePointer(doc, `#${pointer}`);
+        for (const [name, hd] of Object.entries<Json>(response.headers ?? {}))
+          if (hd.required) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${method} ${url} ${r.statusCode}: header ${name}`);
+        if (!response.content) {
+          assert.equal(r.body, '', `${method} ${url} ${r.statusCode}: no body documented`);
+          return;
+        }
+        const validate = validator(`#${pointer}/content/application~1json/schema`);
+        assert.ok(validate(r.json()), `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`);
+        if (r.statusCode >= 400) assert.equal(r.json().error.request_id, r.headers['x-request-id']);
+      };
+    })();
+    checkers.set(h, c);
+  }
+  return c;
+}
+
+/** `call`, then the answer checked against the management API's document. */
+export async function checked(h: Harness, who: Person | null, method: string, url: string, opts: CallOptions = {}): Promise<LightMyRequestResponse> {
+  const r = await call(h, who, method, url, opts);
+  (await checkerOf(h))(method, url, r);
+  return r;
 }
