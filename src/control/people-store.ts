@@ -9,7 +9,7 @@ import type { PlanId } from '../domain/plans.js';
 import { ROLES, type Role } from '../domain/roles.js';
 import { newId, type RandomBytes } from '../domain/tokens.js';
 import { CatalogError, type Workspace } from '../ports/catalog-store.js';
-import type { Invitation, Joiner, Member, Membership, PeopleStore, User } from '../ports/people-store.js';
+import type { Invitation, Joiner, Member, Membership, NewInvitation, PeopleStore, User } from '../ports/people-store.js';
 import { isUniqueViolation } from './db-errors.js';
 import { toInvitation, toUser } from './people-rows.js';
 import * as creds from './people-sessions.js';
@@ -163,16 +163,7 @@ export class KyselyPeopleStore implements PeopleStore {
     return seatsOf(this.db, workspaceId, now);
   }
 
-  async createInvitation(input: {
-    workspaceId: string;
-    email: string;
-    role: Role;
-    secretHash: string;
-    invitedBy: string | null;
-    expiresAt: string;
-    now: string;
-    seatLimit: number | null;
-  }): Promise<Invitation> {
+  async createInvitation(input: NewInvitation): Promise<Invitation> {
     const email = checkEmail(input.email);
     const role = checkRole(input.role);
     return this.db.transaction().execute(async (trx) => {

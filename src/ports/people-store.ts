@@ -42,6 +42,18 @@ export interface Invitation {
 
 export type LinkPurpose = 'reset' | 'sign_in';
 
+export interface NewInvitation {
+  workspaceId: string;
+  email: string;
+  role: Role;
+  secretHash: string;
+  invitedBy: string | null;
+  expiresAt: string;
+  now: string;
+  /** null = unlimited */
+  seatLimit: number | null;
+}
+
 /** What accepting an invitation does for the person, decided by the caller before the store is asked. */
 export type Joiner =
   | { kind: 'new'; email: string; name: string | null; passwordHash: string }
@@ -78,17 +90,7 @@ export interface PeopleStore {
    * earlier open invitation to the workspace (a new one replaces it), then counts seats and refuses
    * past seatLimit (SEAT_LIMIT_REACHED, details limit and used). Nothing is written when it fails.
    */
-  createInvitation(input: {
-    workspaceId: string;
-    email: string;
-    role: Role;
-    secretHash: string;
-    invitedBy: string | null;
-    expiresAt: string;
-    now: string;
-    /** null = unlimited */
-    seatLimit: number | null;
-  }): Promise<Invitation>;
+  createInvitation(input: NewInvitation): Promise<Invitation>;
   /** Open invitations of a workspace (not accepted, revoked or expired at `now`), oldest first. */
   listInvitations(workspaceId: string, now: string): Promise<Invitation[]>;
   getInvitation(id: string): Promise<Invitation | null>;

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { MANAGE_ERROR_CATALOG, MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
+import { errorResponseName } from '../openapi/error-responses.js';
 import { hoistTitledSchemas } from '../openapi/hoist-components.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import type { AppRouteDefinition } from './define-app-route.js';
@@ -40,17 +41,6 @@ const DESCRIPTION = [
   ...MANAGE_ERROR_CODES.map((c) => `| \`${c}\` | ${MANAGE_ERROR_CATALOG[c].status} | ${MANAGE_ERROR_CATALOG[c].message} |`),
 ].join('\n');
 
-const RESPONSE_NAMES: Record<number, string> = {
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  409: 'Conflict',
-  422: 'InvalidRequest',
-  429: 'RateLimited',
-  500: 'InternalError',
-};
-
 const REQUEST_ID = { description: 'The request id; error.request_id repeats it', required: true, schema: { type: 'string' } };
 
 const json = (s: TSchema): Json => JSON.parse(JSON.stringify(s));
@@ -76,7 +66,7 @@ function operation(def: AppRouteDefinition): Json {
   const ok: Json = { description: def.response ? (json(def.response).description ?? def.summary) : def.summary, headers: { 'X-Request-Id': REQUEST_ID } };
   if (def.response) ok.content = { 'application/json': { schema: json(def.response) } };
   const responses: Json = { [def.status]: ok };
-  for (const status of errorStatuses(def)) responses[status] = { $ref: `#/components/responses/${RESPONSE_NAMES[status]}` };
+  for (const status of errorStatuses(def)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
   const security = def.auth === 'public' ? [] : def.method === 'GET' ? [{ sessionCookie: [] }] : [{ sessionCookie: [], csrfToken: [] }];
   return JSON.parse(
     JSON.stringify({
@@ -109,7 +99,7 @@ export function appApiDocument(routes: readonly AppRouteDefinition[]): Json {
     errorStatuses(def).forEach((s) => used.add(s));
   }
   const responses: Json = {};
-  for (const s of [...used].sort((a, b) => a - b)) responses[RESPONSE_NAMES[s]] = errorResponse(s);
+  for (const s of [...used].sort((a, b) => a - b)) responses[errorResponseName(s)] = errorResponse(s);
   const schemas: Json = {};
   hoistTitledSchemas(paths, schemas);
   hoistTitledSchemas(responses, schemas);
