@@ -1,5 +1,5 @@
 // `footfall demo [--seed N] [--days N]`: loads the demo workspaces, sites, goals, tokens and
-// traffic (DESIGN 2), then prints the tokens (their secrets are shown only now).
+// traffic (docs/product.md §2), then prints the tokens (their secrets are shown only now).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';

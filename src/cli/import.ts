@@ -1,5 +1,5 @@
 // `footfall import events FILE|- [--site S]` and `footfall import access-log FILE|- --site S
-// [--format combined|common]` (DESIGN 2 and 3). While `serve` runs on the same data dir the rows
+// [--format combined|common]` (docs/product.md §2, §3). While `serve` runs on the same data dir the rows
 // go through its admin socket; otherwise the store is opened here.
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
@@ -63,7 +63,7 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
       site: opts.site,
       progress: !json && process.stderr.isTTY ? process.stderr : null,
     });
-    // Rejected lines are reported, not fatal: the rest imported (DESIGN 3). An input none of whose
+    // Rejected lines are reported, not fatal: the rest imported (docs/product.md §2). An input none of whose
     // lines went in is a failure (wrong file, format or site); lines already stored are not.
     const nothing = nothingImported(result);
     const out = summaryJson(result);

@@ -1,5 +1,5 @@
 // `npm start`: on an empty data dir, seed the demo catalog and print its tokens, serve at once, and
-// load the demo traffic into the running server in the background, newest week first (DESIGN 1;
+// load the demo traffic into the running server in the background, newest week first (docs/product.md §1;
 // docs/decisions.md (demo)). Until it is loaded, reads of a demo site say so in dataFreshness.
 // A start that died while loading finishes the load on the next start (re-imported events dedupe).
 // `footfall serve` itself never adds data.

@@ -1,4 +1,4 @@
-// One pipeline for every authenticated GET route, in the order DESIGN 7 fixes:
+// One pipeline for every authenticated GET route, in the order docs/product.md §7.2 fixes:
 // route (404/405, in error-envelope.ts) -> token (401) -> rate limit (429) -> plan, scope, family (403)
 // -> parameters (422: unknown or repeated, then the schema, then the route's own checks)
 // -> site and tenant access (403) -> site status (409) -> the handler (metering, query, budget).
@@ -162,7 +162,7 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
 const DECIMAL = /^[0-9]{1,15}$/;
 
 /**
- * Unknown and repeated parameters are refused by name before the schema sees them (DESIGN 8), and
+ * Unknown and repeated parameters are refused by name before the schema sees them (docs/product.md §8.9), and
  * integer parameters unless written as plain decimal digits.
  */
 function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySet<string>, integers: ReadonlySet<string>): void {

@@ -1,4 +1,4 @@
-// Envelope, routing, request ids and the order of checks (DESIGN 7).
+// Envelope, routing, request ids and the order of checks (docs/product.md §7.2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';

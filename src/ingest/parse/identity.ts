@@ -1,4 +1,4 @@
-// Event identity (DESIGN 8): a hash of the event's content and its occurrence number among
+// Event identity (docs/product.md §8.2): a hash of the event's content and its occurrence number among
 // identical events of the same import, so re-importing a batch adds nothing while real repeats
 // inside one batch are all kept.
 import crypto, { createHash } from 'node:crypto';

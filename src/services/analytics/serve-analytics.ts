@@ -1,6 +1,6 @@
 // serveAnalytics: the one path every analytics endpoint (metrics, reports, goal conversions) takes
 // after the HTTP pipeline has checked token, rate limit, plan, scope, parameters, site and tenant
-// access and site status. It runs the rest of DESIGN 7 in order:
+// access and site status. It runs the rest of docs/product.md §7.2 in order:
 //
 //   range (defaults, prev_period) -> retention 422 RETENTION_EXCEEDED -> max_range_days 422
 //   -> plan(range): the route's own range rules (e.g. content include, 422), its units and builder

@@ -1,4 +1,4 @@
-// The actions payload (spec "Actions report payload", DESIGN 4 action families). Totals, the daily
+// The actions payload (docs/api.md actions report; families: docs/product.md §4.9). Totals, the daily
 // series and families describe every eligible action; action_family / action_key narrow actions[],
 // family_timeseries and context. Eligible: the simple actions over the whole range, the others only
 // in the actions_advanced window (none on a strict site).

@@ -1,4 +1,4 @@
-// The content payload (DESIGN 8 "Content payloads", spec content rules 1-6). summary: totals and a
+// The content payload (docs/product.md §8.15, the content rules of docs/api.md). summary: totals and a
 // dense daily series, no page rows (limit has no effect). full: totals, page rows with a dense
 // daily trend each, entry and exit pages, each list cut to `limit`.
 import type { MsWindow } from '../../domain/availability.js';

@@ -1,4 +1,4 @@
-// The goal conversions payload (spec "Goal conversions payload", DESIGN 4 and 8 "Goals"), counted
+// The goal conversions payload (docs/api.md; docs/product.md §4.10, §8.5), counted
 // in the route's counting window: from collection_profile_effective_at when the range crosses it.
 // Goals appear in the catalog's order; a window with nothing to count gives zeros.
 import type { Goal } from '../../ports/catalog-store.js';

@@ -1,4 +1,4 @@
-// The plans serveAnalytics runs for each report route: units (DESIGN 6), cache parameters and the
+// The plans serveAnalytics runs for each report route: units (docs/metering.md), cache parameters and the
 // builder of one payload window. Routes stay thin: parameters in, serveAnalytics(plan) out.
 import { invalidParams } from '../../domain/errors.js';
 import type { ActionFamily } from '../../domain/events.js';
@@ -19,7 +19,7 @@ export interface ReportParams {
   limit?: number;
 }
 
-/** limit: 1 to 2000 by schema, and at most the plan's api.max_report_limit (DESIGN 7). */
+/** limit: 1 to 2000 by schema, and at most the plan's api.max_report_limit (docs/product.md §7.1). */
 export function checkReportLimit(limit: number | undefined, maxReportLimit: number): void {
   if (limit !== undefined && limit > maxReportLimit) {
     throw invalidParams(`limit may be at most ${maxReportLimit} on this plan`, { parameter: 'limit', max_report_limit: maxReportLimit });
