@@ -1,5 +1,6 @@
 import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
-import { checkReportLimit, goalConversionsPlan } from '../../services/reports/report-plans.js';
+import { goalConversionsPlan } from '../../services/reports/goal-conversions-report.js';
+import { checkReportLimit } from '../../services/reports/report-kit.js';
 import { defineRoute, RawJson } from '../define-route.js';
 import { reportEnvelope } from '../schemas/analytics.js';
 import { GoalConversionsPayload, ReportQuery } from '../schemas/reports.js';

@@ -1,5 +1,6 @@
 import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
-import { acquisitionPlan, checkReportLimit } from '../../services/reports/report-plans.js';
+import { acquisitionPlan } from '../../services/reports/acquisition-report.js';
+import { checkReportLimit } from '../../services/reports/report-kit.js';
 import { defineRoute, RawJson } from '../define-route.js';
 import { reportEnvelope } from '../schemas/analytics.js';
 import { AcquisitionPayload, ReportQuery } from '../schemas/reports.js';

@@ -1,5 +1,6 @@
 import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
-import { actionsPlan, checkActionKey, checkReportLimit } from '../../services/reports/report-plans.js';
+import { actionsPlan, checkActionKey } from '../../services/reports/actions-report.js';
+import { checkReportLimit } from '../../services/reports/report-kit.js';
 import { defineRoute, RawJson } from '../define-route.js';
 import { reportEnvelope } from '../schemas/analytics.js';
 import { ActionsPayload, ActionsQuery } from '../schemas/reports.js';

@@ -1,5 +1,6 @@
 import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
-import { checkReportLimit, contentPlan } from '../../services/reports/report-plans.js';
+import { contentPlan } from '../../services/reports/content-report.js';
+import { checkReportLimit } from '../../services/reports/report-kit.js';
 import { defineRoute, RawJson } from '../define-route.js';
 import { reportEnvelope } from '../schemas/analytics.js';
 import { ContentPayload, ContentQuery } from '../schemas/reports.js';

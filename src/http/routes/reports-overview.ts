@@ -1,5 +1,6 @@
 import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
-import { checkReportLimit, overviewPlan } from '../../services/reports/report-plans.js';
+import { overviewPlan } from '../../services/reports/overview-report.js';
+import { checkReportLimit } from '../../services/reports/report-kit.js';
 import { defineRoute, RawJson } from '../define-route.js';
 import { reportEnvelope } from '../schemas/analytics.js';
 import { OverviewPayload, ReportQuery } from '../schemas/reports.js';
