@@ -21,6 +21,8 @@ export class RawJson {
 }
 
 export interface RouteContext<Q> {
+  /** the route's declared url (not the request's): e.g. the response cache's namespace */
+  routeUrl: string;
   deps: AppDeps;
   caller: Caller;
   query: Q;
@@ -128,6 +130,7 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
       }
       const metering: MeteringContext = { ledger: deps.ledger, workspaceId: state.caller.workspace.id, policy: state.caller.policy, arrivedAt: state.arrivedAt };
       const ctx: RouteContext<Static<TObject>> = {
+        routeUrl: def.url,
         deps,
         caller: state.caller,
         query,

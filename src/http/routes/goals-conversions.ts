@@ -26,7 +26,6 @@ export const goalsConversionsRoute = defineRoute({
   async handler(ctx) {
     return new RawJson(
       await serveAnalytics(ctx, {
-        endpoint: '/v1/goals/conversions',
         route: 'goals',
         query: ctx.query,
         plan: (range) => goalConversionsPlan(ctx, ctx.query, range),

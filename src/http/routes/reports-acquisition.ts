@@ -26,7 +26,6 @@ export const reportsAcquisitionRoute = defineRoute({
   async handler(ctx) {
     return new RawJson(
       await serveAnalytics(ctx, {
-        endpoint: '/v1/reports/acquisition',
         route: 'acquisition',
         query: ctx.query,
         plan: (range) => acquisitionPlan(ctx, ctx.query, range),

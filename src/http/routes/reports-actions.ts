@@ -27,7 +27,6 @@ export const reportsActionsRoute = defineRoute({
   async handler(ctx) {
     return new RawJson(
       await serveAnalytics(ctx, {
-        endpoint: '/v1/reports/actions',
         route: 'actions',
         query: ctx.query,
         plan: (range) => actionsPlan(ctx, ctx.query, range),

@@ -27,7 +27,6 @@ export const reportsContentRoute = defineRoute({
   async handler(ctx) {
     return new RawJson(
       await serveAnalytics(ctx, {
-        endpoint: '/v1/reports/content',
         route: 'content',
         query: ctx.query,
         plan: (range) => contentPlan(ctx, ctx.query, range),

@@ -26,7 +26,6 @@ export const reportsOverviewRoute = defineRoute({
   async handler(ctx) {
     return new RawJson(
       await serveAnalytics(ctx, {
-        endpoint: '/v1/reports/overview',
         route: 'overview',
         query: ctx.query,
         plan: (range) => overviewPlan(ctx, ctx.query, range),
