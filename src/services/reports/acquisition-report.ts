@@ -3,7 +3,7 @@
 // host-only referrers and landing pages cover the whole range; sources, mediums, campaigns and tagged
 // sessions only the acquisition_attribution window.
 import type { MsWindow } from '../../domain/availability.js';
-import { CHANNELS } from '../../domain/events.js';
+import { CHANNELS, type Channel } from '../../domain/events.js';
 import { reportUnits } from '../../domain/metering.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
@@ -67,7 +67,7 @@ export async function buildAcquisition(kit: ReportKit, w: PayloadWindow, p: Acqu
       engagement_rate: r.values.engagement_rate,
       avg_session_eng_time_ms: r.values.avg_session_eng_time_ms,
     })),
-    by_channel: byChannel.map((r) => ({ channel: r.key as string, sessions: r.values.sessions })),
+    by_channel: byChannel.map((r) => ({ channel: r.key as Channel, sessions: r.values.sessions })),
     top_referrers: known(referrers, p.limit).map((r) => ({
       referrer_host: r.key!,
       sessions: r.values.sessions,

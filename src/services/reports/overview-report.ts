@@ -113,7 +113,7 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
       movers: { top_gainers: movers.gainers, top_losers: movers.losers },
     },
     acquisition: {
-      by_channel: byChannel.map((r) => ({ channel: r.key as string, sessions: r.values.sessions })),
+      by_channel: byChannel.map((r) => ({ channel: r.key as Channel, sessions: r.values.sessions })),
       top_referrers: topReferrers.map((r) => ({
         domain: r.key,
         channel: referrerChannel.get(r.key) ?? 'Referral',
