@@ -9,7 +9,6 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { hasControlPlane, openControlStores } from '../container.js';
 import { seedDemoCatalog, type DemoTraffic } from '../ingest/demo/seed-demo.js';
 import { DemoLoad } from '../ingest/demo/load-demo.js';
-import type { EventStore } from '../ports/event-store.js';
 import { DEMO_MARKER_FILE, demoCatalogText } from './demo.js';
 import { fail } from './output.js';
 import { usePrivateFiles } from './private-files.js';
@@ -44,7 +43,7 @@ try {
   closeOnSignals(server);
   if (load) {
     const started = performance.now();
-    load.run(server.container.catalog, server.container.events as unknown as EventStore).then(
+    load.run(server.container.catalog, server.container.events).then(
       ({ imported }) => {
         fs.writeFileSync(path.join(config.dataDir, DEMO_MARKER_FILE), JSON.stringify({ seed: load.traffic.seed, days: load.traffic.days, loaded_at: new Date().toISOString() }) + '\n');
         fs.rmSync(loadingFile, { force: true });

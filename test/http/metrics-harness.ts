@@ -5,7 +5,6 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { ApiPolicy, PlanId, Profile } from '../../src/domain/plans.js';
 import { importLines, reidentify, type ImportSummary } from '../../src/ingest/pipeline/import-lines.js';
 import { readLineBatches } from '../../src/ingest/pipeline/read-lines.js';
-import type { EventStore } from '../../src/ports/event-store.js';
 import type { Scope, Workspace } from '../../src/ports/catalog-store.js';
 import { harness, type Harness } from './helpers/harness.js';
 
@@ -47,7 +46,7 @@ export async function metricsHarness(
       return (await h.catalog.createTenant({ siteId, slug, name: name ?? slug.toUpperCase() })).id;
     },
     async importEvents(lines: Record<string, unknown>[]) {
-      const store = h.container.events as unknown as EventStore;
+      const store = h.container.events;
       const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
       const summary = await importLines(readLineBatches(Readable.from([Buffer.from(text)])), {
         format: { kind: 'events' },
