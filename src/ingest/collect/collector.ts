@@ -1,5 +1,5 @@
 // Live collection's use-case (DESIGN 9): a tracker's request -> the import line it is -> the import's
-// own validation and enrichment (LineProcessor.processEvent: visitor key, agent, bots, geolocation,
+// own validation and enrichment (LineProcessor.processValidated: visitor key, agent, bots, geolocation,
 // referrer, channel, utm, strict cuts, identity) -> a spool record, acknowledged once durable. The
 // client address and user agent end with the enrichment: the spool holds the stored row only.
 import type { Clock } from '../../domain/clock.js';
