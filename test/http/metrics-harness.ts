@@ -5,7 +5,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { ApiPolicy, PlanId, Profile } from '../../src/domain/plans.js';
 import { importLines, reidentify, type ImportSummary } from '../../src/ingest/pipeline/import-lines.js';
 import { readLineBatches } from '../../src/ingest/pipeline/read-lines.js';
-import type { Scope, Workspace } from '../../src/ports/catalog-store.js';
+import type { Workspace } from '../../src/ports/catalog-store.js';
+import type { TokenScope } from '../../src/domain/access.js';
 import { harness, type Harness } from './helpers/harness.js';
 
 export interface MetricsHarness extends Harness {
@@ -17,7 +18,7 @@ export interface MetricsHarness extends Harness {
   importEvents(lines: Record<string, unknown>[]): Promise<ImportSummary>;
   /** GET with ws's token; `query` values are URL-encoded */
   call(path: string, query: Record<string, string | number>, opts?: { token?: string }): Promise<LightMyRequestResponse>;
-  newToken(opts?: { scopes?: Scope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string }): Promise<string>;
+  newToken(opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string }): Promise<string>;
 }
 
 export async function metricsHarness(
@@ -61,7 +62,7 @@ export async function metricsHarness(
       const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
       return h.get(`${path}${qs ? `?${qs}` : ''}`, { token: o.token ?? secret });
     },
-    async newToken(o: { scopes?: Scope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string } = {}) {
+    async newToken(o: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string } = {}) {
       return (await h.token(o.workspaceId ?? ws.id, o)).secret;
     },
   });
