@@ -158,7 +158,7 @@ export class Collector implements EventCollector {
   /**
    * The row's encoding (`encoded`, the processor's, when it is the first) with an id no other accepted
    * event has: identical events (same visitor, page and millisecond) get the ids of occurrence 2, 3,
-   * ... (DESIGN 8), so they are all kept, and a replayed spool record keeps its id.
+   * ... (docs/product.md §8.2), so they are all kept, and a replayed spool record keeps its id.
    */
   private uniquelyIdentified(row: EventRow, encoded: string, nowMs: number): string {
     const r = this.repeats;
