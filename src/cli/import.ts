@@ -2,13 +2,11 @@
 // [--format combined|common]` (docs/product.md §2, §3). While `serve` runs on the same data dir the rows
 // go through its admin socket; otherwise the store is opened here.
 import type { Command } from 'commander';
-import { ConfigError } from '../config/config.js';
 import { openImportStores } from '../container.js';
 import { runImport, type RunImportResult } from '../ingest/pipeline/run-import.js';
 import type { LineFormat } from '../ingest/pipeline/import-lines.js';
-import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
+import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
-import { usePrivateFiles } from './private-files.js';
 
 type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string };
 
@@ -47,14 +45,7 @@ export function registerImport(program: Command): void {
 async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<void> {
   const json = !!opts.json;
   try {
-    let config;
-    try {
-      config = configFrom(opts);
-    } catch (err) {
-      if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
-      throw err;
-    }
-    usePrivateFiles(config.dataDir);
+    const config = commandConfig(opts);
     const result = await runImport({
       open: () => openImportStores(config),
       geoipDb: config.geoipDb,

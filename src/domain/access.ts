@@ -1,7 +1,9 @@
 // Access decisions of the read API (docs/api.md "Authentication", docs/product.md §7). Pure: callers pass the facts.
 import { hasApiAccess, type ApiPolicy } from './plans.js';
 
-export type TokenScope = 'metrics:read' | 'usage:read';
+/** What a token can be granted, in the order lists show them. */
+export const TOKEN_SCOPES = ['metrics:read', 'usage:read'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /**
  * Route families the plan gates. `me`, `sites`, `usage` and `metrics` are open to every plan

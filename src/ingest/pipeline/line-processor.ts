@@ -125,15 +125,9 @@ export class LineProcessor {
   }
 
   /**
-   * One event given as the object an NDJSON line holds (docs/product.md §3), through the same validation
-   * and enrichment as a line: live collection maps a tracker's payload to this shape and enters here.
+   * One event validateEventLine has already accepted (and whose site may since be set), through the
+   * same enrichment as a line: live collection validates a tracker's payload as a line and enters here.
    */
-  async processEvent(obj: unknown): Promise<ProcessedEvent> {
-    const v = validateEventLine(obj, { defaultSiteId: this.cfg.defaultSiteId, nowMs: this.cfg.nowMs });
-    return v.ok ? this.processValidated(v.event) : { kind: 'rejected', reason: v.reason };
-  }
-
-  /** processEvent for an event validateEventLine has already accepted (and whose site may since be set). */
   async processValidated(raw: RawEvent): Promise<ProcessedEvent> {
     let out = this.enrich(raw);
     if (out instanceof Promise) out = await out;
