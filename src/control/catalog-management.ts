@@ -14,10 +14,12 @@ import {
   type Workspace,
 } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy, type PlanId, type Profile } from '../domain/plans.js';
-import { isSecretHash } from '../domain/tokens.js';
+import { isSecretHash, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { changeProfile } from './profile-change.js';
 import { refuseTakenHostnames, replaceHostnames } from './site-hostnames.js';
+import { askedDomains, claimInTransaction } from './site-ownership.js';
+import { checkDomainScope, normalizePatterns, patternDomains } from './ownership-validation.js';
 import { toGoal, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, WorkspacesTable } from './schema.js';
 import {
@@ -35,6 +37,8 @@ import {
 export interface ManageContext {
   db: Kysely<ControlDB>;
   now(): Date;
+  /** verification codes of newly asked-for domains */
+  random: RandomBytes;
   getSite(id: string): Promise<Site | null>;
 }
 
@@ -81,7 +85,15 @@ export async function updateWorkspace(
 export async function updateSite(
   ctx: ManageContext,
   id: string,
-  patch: { name?: string; hostnames?: string[]; status?: SiteStatus; collectionProfile?: Profile; profileEffectiveAt?: string },
+  patch: {
+    name?: string;
+    hostnames?: string[];
+    status?: SiteStatus;
+    collectionProfile?: Profile;
+    profileEffectiveAt?: string;
+    domainScope?: string | null;
+    hostnamePatterns?: string[];
+  },
 ): Promise<Site> {
   needSomething('site', patch);
   const site = await ctx.getSite(id);
@@ -102,11 +114,22 @@ export async function updateSite(
     set.profile_effective_at = next.effectiveAt;
   }
   const hostnames = patch.hostnames === undefined ? undefined : normalizeHostnames(patch.hostnames);
+  const scope = patch.domainScope === undefined || patch.domainScope === null ? patch.domainScope : checkDomainScope(patch.domainScope);
+  const suffixes = patch.hostnamePatterns === undefined ? undefined : normalizePatterns(patch.hostnamePatterns);
+  let patterns: Array<{ suffix: string; domain: string }> | undefined;
+  if (suffixes) {
+    const asked = await askedDomains(ctx.db, site.workspaceId);
+    if (scope) asked.add(scope);
+    const domains = patternDomains(suffixes, asked);
+    patterns = suffixes.map((suffix, i) => ({ suffix, domain: domains[i] }));
+  }
   if (hostnames) await refuseTakenHostnames(ctx.db, site.workspaceId, hostnames, site.id);
   try {
     await ctx.db.transaction().execute(async (trx) => {
       // The site row first: on SQLite the transaction then holds the write lock before it reads anything.
-      await trx.updateTable('sites').set(set).where('id', '=', id).execute();
+      // (An update of the scope or patterns alone still writes it: the id, unchanged.)
+      await trx.updateTable('sites').set({ id, ...set }).where('id', '=', id).execute();
+      await claimInTransaction(trx, { workspaceId: site.workspaceId, siteId: id, hostnames, scope, patterns }, ctx.now().toISOString(), ctx.random);
       if (hostnames) await replaceHostnames(trx, id, hostnames);
     });
   } catch (err) {
