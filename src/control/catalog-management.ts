@@ -7,13 +7,13 @@ import {
   type Goal,
   type GoalPatch,
   type Site,
-  type SiteStatus,
+  type SitePatch,
   type Tenant,
   type TenantStatus,
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import { validateApiPolicyOverrides, type ApiPolicy, type PlanId, type Profile } from '../domain/plans.js';
+import { validateApiPolicyOverrides, type ApiPolicy, type PlanId } from '../domain/plans.js';
 import { isSecretHash, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { changeProfile } from './profile-change.js';
@@ -85,15 +85,7 @@ export async function updateWorkspace(
 export async function updateSite(
   ctx: ManageContext,
   id: string,
-  patch: {
-    name?: string;
-    hostnames?: string[];
-    status?: SiteStatus;
-    collectionProfile?: Profile;
-    profileEffectiveAt?: string;
-    domainScope?: string | null;
-    hostnamePatterns?: string[];
-  },
+  patch: SitePatch,
 ): Promise<Site> {
   needSomething('site', patch);
   const site = await ctx.getSite(id);

@@ -2,9 +2,8 @@
 // site create, site update and verification (docs/decisions.md "Site ownership"). Dialect-independent.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { CatalogError } from '../ports/catalog-store.js';
-import { liesInside, registrableDomain } from '../domain/site-ownership.js';
+import { liesInside, registrableDomain, VERIFICATION_CODE_LENGTH } from '../domain/site-ownership.js';
 import { randomBase62, type RandomBytes } from '../domain/tokens.js';
-import { VERIFICATION_CODE_LENGTH } from '../domain/site-ownership.js';
 import type { ControlDB } from './schema.js';
 
 /** What a site create or update claims; undefined = unchanged by this update. */

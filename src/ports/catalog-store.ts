@@ -105,6 +105,19 @@ export interface SiteOwnership {
   releasedHostnames: ReleasedHostname[];
 }
 
+/** Fields `site update` may change (CatalogStore.updateSite). */
+export interface SitePatch {
+  name?: string;
+  hostnames?: string[];
+  status?: SiteStatus;
+  collectionProfile?: Profile;
+  profileEffectiveAt?: string;
+  /** null removes the scope */
+  domainScope?: string | null;
+  /** replaces the patterns; [] removes them */
+  hostnamePatterns?: string[];
+}
+
 /** Fields `goal update` may change; filters, when given, replace the goal's filters whole. */
 export type GoalPatch = Partial<Pick<Goal, 'name' | 'type' | 'intent' | 'pattern' | 'filters'>>;
 
@@ -162,18 +175,7 @@ export interface CatalogStore {
    * switch that has not happened yet (docs/decisions.md). NOT_FOUND / INVALID / CONFLICT /
    * INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED.
    */
-  updateSite(
-    id: string,
-    patch: {
-      name?: string;
-      hostnames?: string[];
-      status?: SiteStatus;
-      collectionProfile?: Profile;
-      profileEffectiveAt?: string;
-      domainScope?: string | null;
-      hostnamePatterns?: string[];
-    },
-  ): Promise<Site>;
+  updateSite(id: string, patch: SitePatch): Promise<Site>;
 
   createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant>;
   getTenant(id: string): Promise<Tenant | null>;
