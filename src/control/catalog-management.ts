@@ -18,8 +18,7 @@ import { isSecretHash, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { changeProfile } from './profile-change.js';
 import { refuseTakenHostnames, replaceHostnames } from './site-hostnames.js';
-import { askedDomains, claimInTransaction } from './site-ownership.js';
-import { checkDomainScope, normalizePatterns, patternDomains } from './ownership-validation.js';
+import { checkOwnershipRequest, claimInTransaction } from './site-ownership.js';
 import { toGoal, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, WorkspacesTable } from './schema.js';
 import {
@@ -106,15 +105,7 @@ export async function updateSite(
     set.profile_effective_at = next.effectiveAt;
   }
   const hostnames = patch.hostnames === undefined ? undefined : normalizeHostnames(patch.hostnames);
-  const scope = patch.domainScope === undefined || patch.domainScope === null ? patch.domainScope : checkDomainScope(patch.domainScope);
-  const suffixes = patch.hostnamePatterns === undefined ? undefined : normalizePatterns(patch.hostnamePatterns);
-  let patterns: Array<{ suffix: string; domain: string }> | undefined;
-  if (suffixes) {
-    const asked = await askedDomains(ctx.db, site.workspaceId);
-    if (scope) asked.add(scope);
-    const domains = patternDomains(suffixes, asked);
-    patterns = suffixes.map((suffix, i) => ({ suffix, domain: domains[i] }));
-  }
+  const { scope, patterns } = await checkOwnershipRequest(ctx.db, site.workspaceId, patch);
   if (hostnames) await refuseTakenHostnames(ctx.db, site.workspaceId, hostnames, site.id);
   try {
     await ctx.db.transaction().execute(async (trx) => {

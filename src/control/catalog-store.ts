@@ -19,10 +19,9 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { refuseTakenHostnames } from './site-hostnames.js';
-import { askedDomains, claimInTransaction, markDomainVerified } from './site-ownership.js';
+import { checkOwnershipRequest, claimInTransaction, markDomainVerified } from './site-ownership.js';
 import { siteOwnerships } from './site-ownership-records.js';
 import { siteIdByProvenDomain } from './site-routing.js';
-import { checkDomainScope, normalizePatterns, patternDomains } from './ownership-validation.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
 import { queryTemplate } from './query-template.js';
@@ -139,15 +138,11 @@ export class KyselyCatalogStore implements CatalogStore {
   }): Promise<Site> {
     const name = checkName('site name', input.name);
     const hostnames = normalizeHostnames(input.hostnames);
-    const scope = input.domainScope === undefined || input.domainScope === null ? null : checkDomainScope(input.domainScope);
-    const suffixes = normalizePatterns(input.hostnamePatterns ?? []);
     const profile = checkProfile(input.collectionProfile);
     const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
     const status = checkSiteStatus(input.status ?? 'ACTIVE');
     await this.requireWorkspace(input.workspaceId);
-    const asked = await askedDomains(this.db, input.workspaceId);
-    if (scope) asked.add(scope);
-    const domains = patternDomains(suffixes, asked);
+    const { scope, patterns } = await checkOwnershipRequest(this.db, input.workspaceId, input);
     await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
 
     const row: SitesTable = {
@@ -167,7 +162,7 @@ export class KyselyCatalogStore implements CatalogStore {
         await trx.insertInto('sites').values(row).execute();
         await claimInTransaction(
           trx,
-          { workspaceId: row.workspace_id, siteId: row.id, hostnames, scope: scope ?? undefined, patterns: suffixes.map((suffix, i) => ({ suffix, domain: domains[i] })) },
+          { workspaceId: row.workspace_id, siteId: row.id, hostnames, scope: scope ?? undefined, patterns },
           row.created_at,
           this.random,
         );

@@ -4,6 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { CatalogError } from '../ports/catalog-store.js';
 import { liesInside, registrableDomain, VERIFICATION_CODE_LENGTH } from '../domain/site-ownership.js';
 import { randomBase62, type RandomBytes } from '../domain/tokens.js';
+import { checkDomainScope, normalizePatterns, patternDomains } from './ownership-validation.js';
 import type { ControlDB } from './schema.js';
 
 /** What a site create or update claims; undefined = unchanged by this update. */
@@ -18,9 +19,27 @@ export interface Claim {
 }
 
 /** The domains a workspace has asked for (by any site's scope, now or before). */
-export async function askedDomains(db: Kysely<ControlDB>, workspaceId: string): Promise<Set<string>> {
+async function askedDomains(db: Kysely<ControlDB>, workspaceId: string): Promise<Set<string>> {
   const rows = await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute();
   return new Set(rows.map((r) => r.domain));
+}
+
+/**
+ * A create's or update's scope and patterns, checked (ownership-validation.ts): each pattern must lie
+ * inside a domain the workspace has asked for, this scope included. undefined = not given.
+ */
+export async function checkOwnershipRequest(
+  db: Kysely<ControlDB>,
+  workspaceId: string,
+  input: { domainScope?: string | null; hostnamePatterns?: string[] },
+): Promise<Pick<Claim, 'scope' | 'patterns'>> {
+  const scope = input.domainScope === undefined || input.domainScope === null ? input.domainScope : checkDomainScope(input.domainScope);
+  if (input.hostnamePatterns === undefined) return { scope };
+  const suffixes = normalizePatterns(input.hostnamePatterns);
+  const asked = await askedDomains(db, workspaceId);
+  if (scope) asked.add(scope);
+  const domains = patternDomains(suffixes, asked);
+  return { scope, patterns: suffixes.map((suffix, i) => ({ suffix, domain: domains[i] })) };
 }
 
 /**
