@@ -27,6 +27,8 @@ import type { AnalyticsDeps, AppDeps } from './services/deps.js';
 import { openGeoLookup } from './ingest/parse/mmdb-geo-lookup.js';
 import { openCollection, type LiveCollection } from './ingest/collect/open-collection.js';
 import type { LoaderOptions } from './ingest/collect/loader.js';
+import type { DnsTxtResolver } from './ports/dns-txt-resolver.js';
+import { NodeDnsTxtResolver } from './dns/node-dns-txt-resolver.js';
 
 /** The analytics store the configuration names, opened: its write side, its read side, and how imports reach it. */
 export interface AnalyticsBackend {
@@ -68,6 +70,11 @@ export function openImportTarget(config: StoreConfig, opts: { commitLock?: Commi
 /** The control plane (SQLite in the data dir or PostgreSQL) for a command. */
 export function openControlStores(config: Pick<Config, 'dataDir' | 'controlUrl'>, opts: { clock?: Clock } = {}): Promise<ControlPlane> {
   return openControlPlane(config, opts);
+}
+
+/** The resolvers that look up domain proofs (site verify): FOOTFALL_DNS_SERVERS, else the system's. */
+export function openDnsTxtResolver(config: Pick<Config, 'dnsServers'>): DnsTxtResolver {
+  return new NodeDnsTxtResolver({ servers: config.dnsServers });
 }
 
 /** Whether a control plane exists already (a shared one is configured, or the data dir holds one). */

@@ -4,9 +4,11 @@
 import type { Command } from 'commander';
 import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
+import type { Config } from '../config/config.js';
 import { openControlStores } from '../container.js';
 import { commandConfig, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
+import { isSiteRegistrationCode } from '../services/ownership/registration-codes.js';
 
 export interface Result {
   json: Record<string, unknown>;
@@ -35,17 +37,23 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** What a command may need beyond the catalog. */
+export interface CommandContext {
+  config: Readonly<Config>;
+}
+
 /** Opens the control plane, runs the command, always closes, and reports failures without a stack trace. */
-export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => Promise<Result>) {
+export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx: CommandContext) => Promise<Result>) {
   return async (...params: unknown[]): Promise<void> => {
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts() as Opts;
     const args = params.slice(0, -2) as string[];
     const json = opts.json === true;
     try {
-      const cp = await openControlStores(commandConfig(opts));
+      const config = commandConfig(opts);
+      const cp = await openControlStores(config);
       try {
-        const out = await fn(cp.catalog, opts, args);
+        const out = await fn(cp.catalog, opts, args, { config });
         emit(json, out.json, out.text);
       } finally {
         await cp.close();
@@ -57,7 +65,8 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => P
 }
 
 function asCliError(err: unknown): unknown {
-  if (err instanceof CatalogError) return new CliError(err.message, err.code);
+  // The spec's site registration codes are refusals of the request, not of its arguments: exit 1.
+  if (err instanceof CatalogError) return new CliError(err.message, err.code, isSiteRegistrationCode(err.code) ? 1 : 2, err.details);
   return err;
 }
 

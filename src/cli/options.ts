@@ -66,5 +66,6 @@ function configFrom(opts: StoreOptions & Partial<Record<keyof Config, string>>):
     collectRateLimit: opts.collectRateLimit,
     metricsPort: opts.metricsPort,
     metricsHost: opts.metricsHost,
+    dnsServers: opts.dnsServers,
   });
 }

@@ -6,6 +6,7 @@ import {
   type CatalogStore,
   type Goal,
   type Site,
+  type SiteOwnership,
   type SiteStatus,
   type Tenant,
   type TenantStatus,
@@ -18,6 +19,9 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { refuseTakenHostnames } from './site-hostnames.js';
+import { checkOwnershipRequest, claimInTransaction, markDomainVerified } from './site-ownership.js';
+import { siteOwnerships } from './site-ownership-records.js';
+import { siteIdByProvenDomain } from './site-routing.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
 import { queryTemplate } from './query-template.js';
@@ -55,7 +59,7 @@ export class KyselyCatalogStore implements CatalogStore {
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? randomBytes;
     this.onClose = opts.onClose ?? (async () => {});
-    this.manage = { db, now: () => this.clock.now(), getSite: (id) => this.getSite(id) };
+    this.manage = { db, now: () => this.clock.now(), random: this.random, getSite: (id) => this.getSite(id) };
   }
 
   // The lookups every authenticated request makes, compiled once (query-template.ts).
@@ -129,6 +133,8 @@ export class KyselyCatalogStore implements CatalogStore {
     collectionProfile: Profile;
     profileEffectiveAt?: string | null;
     status?: SiteStatus;
+    domainScope?: string | null;
+    hostnamePatterns?: string[];
   }): Promise<Site> {
     const name = checkName('site name', input.name);
     const hostnames = normalizeHostnames(input.hostnames);
@@ -136,6 +142,7 @@ export class KyselyCatalogStore implements CatalogStore {
     const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
     const status = checkSiteStatus(input.status ?? 'ACTIVE');
     await this.requireWorkspace(input.workspaceId);
+    const { scope, patterns } = await checkOwnershipRequest(this.db, input.workspaceId, input);
     await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
 
     const row: SitesTable = {
@@ -146,11 +153,19 @@ export class KyselyCatalogStore implements CatalogStore {
       collection_profile: profile,
       profile_effective_at: effectiveAt,
       created_at: this.now(),
+      // set by the claim below, once the scope is known to be free
+      domain_scope: null,
     };
     try {
       // Site row first: on SQLite the transaction then holds the write lock before it reads anything.
       await this.db.transaction().execute(async (trx) => {
         await trx.insertInto('sites').values(row).execute();
+        await claimInTransaction(
+          trx,
+          { workspaceId: row.workspace_id, siteId: row.id, hostnames, scope: scope ?? undefined, patterns },
+          row.created_at,
+          this.random,
+        );
         await trx
           .insertInto('site_hostnames')
           .values(hostnames.map((hostname, ordinal) => ({ hostname, site_id: row.id, ordinal })))
@@ -174,6 +189,7 @@ export class KyselyCatalogStore implements CatalogStore {
     return toSite(rows[0], hostnames);
   }
 
+  /** Exact hostnames first (one indexed query), then proven patterns and scopes (site-routing.ts). */
   async findSiteByHostname(hostname: string): Promise<Site | null> {
     const host = hostname.trim().toLowerCase();
     if (host === '' || host.length > 257) return null;
@@ -185,8 +201,28 @@ export class KyselyCatalogStore implements CatalogStore {
       .execute();
     // Two sites may hold example.com and www.example.com: the one named exactly wins.
     const hit = rows.find((r) => r.hostname === host) ?? rows[0];
-    return hit ? this.getSite(hit.site_id) : null;
+    const siteId = hit ? hit.site_id : await siteIdByProvenDomain(this.db, host);
+    return siteId ? this.getSite(siteId) : null;
   }
+
+  async getSiteOwnership(siteId: string): Promise<SiteOwnership | null> {
+    if (typeof siteId !== 'string') return null;
+    const row = await this.db.selectFrom('sites').select(['id', 'workspace_id', 'domain_scope']).where('id', '=', siteId).executeTakeFirst();
+    return row ? (await siteOwnerships(this.db, [row]))[0] : null;
+  }
+
+  async listSiteOwnership(workspaceId: string): Promise<SiteOwnership[]> {
+    const rows = await this.db
+      .selectFrom('sites')
+      .select(['id', 'workspace_id', 'domain_scope'])
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return siteOwnerships(this.db, rows);
+  }
+
+  markDomainVerified: CatalogStore['markDomainVerified'] = (workspaceId, domain) => markDomainVerified(this.db, workspaceId, domain, this.now());
 
   async listSites(workspaceId: string): Promise<Site[]> {
     const rows = await this.db

@@ -71,6 +71,53 @@ export interface Token {
   createdAt: string;
 }
 
+/** The TXT record a workspace publishes to prove a domain, and whether it has (docs/decisions.md "Site ownership"). */
+export interface DomainProof {
+  /** a registrable domain the workspace asked for */
+  domain: string;
+  /** `_footfall.<domain>`, type TXT */
+  recordName: string;
+  /** `footfall-verification=<code>`: the code is fixed per (workspace, domain) */
+  recordValue: string;
+  /** null until proven */
+  verifiedAt: string | null;
+  /** another workspace has proven this domain, so this one cannot */
+  claimedElsewhere: boolean;
+}
+
+/** An exact hostname the site lost to another workspace's proven domain scope: it no longer collects. */
+export interface ReleasedHostname {
+  hostname: string;
+  releasedAt: string;
+}
+
+/** What a site asks for beyond its exact hostnames, and where that stands. */
+export interface SiteOwnership {
+  siteId: string;
+  workspaceId: string;
+  /** a registrable domain covering itself and every subdomain; null = none asked for */
+  domainScope: string | null;
+  /** `*.<suffix>`, in the order given */
+  hostnamePatterns: string[];
+  /** the workspace's proof of each domain the scope and the patterns lie in, the scope's first */
+  domains: DomainProof[];
+  /** oldest first */
+  releasedHostnames: ReleasedHostname[];
+}
+
+/** Fields `site update` may change (CatalogStore.updateSite). */
+export interface SitePatch {
+  name?: string;
+  hostnames?: string[];
+  status?: SiteStatus;
+  collectionProfile?: Profile;
+  profileEffectiveAt?: string;
+  /** null removes the scope */
+  domainScope?: string | null;
+  /** replaces the patterns; [] removes them */
+  hostnamePatterns?: string[];
+}
+
 /** Fields `goal update` may change; filters, when given, replace the goal's filters whole. */
 export type GoalPatch = Partial<Pick<Goal, 'name' | 'type' | 'intent' | 'pattern' | 'filters'>>;
 
@@ -85,7 +132,12 @@ export interface CatalogStore {
    */
   updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
 
-  /** Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace). */
+  /**
+   * Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace), and
+   * with a domain scope or hostname patterns SITE_SCOPE_NOT_ALLOWED / HOSTNAME_PATTERN_OUT_OF_SCOPE /
+   * SITE_DNS_VERIFICATION_UNAVAILABLE. A pattern must lie inside a domain the workspace has asked for
+   * (by this site's scope or another site's).
+   */
   createSite(input: {
     workspaceId: string;
     name: string;
@@ -93,25 +145,37 @@ export interface CatalogStore {
     collectionProfile: Profile;
     profileEffectiveAt?: string | null;
     status?: SiteStatus;
+    domainScope?: string | null;
+    hostnamePatterns?: string[];
   }): Promise<Site>;
   getSite(id: string): Promise<Site | null>;
   /**
-   * The site one of whose hostnames is `hostname`, case-insensitive, a leading `www.` ignored on
-   * either side; when two sites hold `x` and `www.x`, the one named exactly. Null when none does.
+   * The site that collects for `hostname` (case-insensitive): one of whose exact hostnames it is, a
+   * leading `www.` ignored on either side (when two sites hold `x` and `www.x`, the one named exactly);
+   * else the site with the longest proven hostname pattern matching it; else the site whose proven
+   * domain scope covers it. Null when none does.
    */
   findSiteByHostname(hostname: string): Promise<Site | null>;
+  /** Null when no such site exists. */
+  getSiteOwnership(siteId: string): Promise<SiteOwnership | null>;
+  /** Every site of the workspace, in listSites order. */
+  listSiteOwnership(workspaceId: string): Promise<SiteOwnership[]>;
+  /**
+   * Records that the workspace proved `domain` (the caller has seen the TXT record), once: a second
+   * call keeps the first time. Every exact hostname inside the domain that another workspace
+   * registered is released from its site. SITE_SCOPE_ALREADY_CLAIMED when another workspace proved it.
+   */
+  markDomainVerified(workspaceId: string, domain: string): Promise<{ verifiedAt: string }>;
   listSites(workspaceId: string): Promise<Site[]>;
   /**
    * Changes name, status, hostnames (the new list replaces the old, under the same ownership rules
-   * as createSite) or the collection profile. A profile change is prospective: it applies from
+   * as createSite), the domain scope (null removes it), the hostname patterns (the new list replaces
+   * the old; [] removes them) or the collection profile. A profile change is prospective: it applies from
    * profileEffectiveAt (default now), which may not be in the past; an effective-at alone moves a
    * switch that has not happened yet (docs/decisions.md). NOT_FOUND / INVALID / CONFLICT /
    * INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED.
    */
-  updateSite(
-    id: string,
-    patch: { name?: string; hostnames?: string[]; status?: SiteStatus; collectionProfile?: Profile; profileEffectiveAt?: string },
-  ): Promise<Site>;
+  updateSite(id: string, patch: SitePatch): Promise<Site>;
 
   createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant>;
   getTenant(id: string): Promise<Tenant | null>;
@@ -160,11 +224,17 @@ export class CatalogError extends Error {
   constructor(
     readonly code:
       | 'INVALID_SITE_HOSTNAME'
+      | 'SITE_SCOPE_NOT_ALLOWED'
+      | 'HOSTNAME_PATTERN_OUT_OF_SCOPE'
       | 'SITE_SCOPE_ALREADY_CLAIMED'
+      | 'SITE_DNS_VERIFICATION_FAILED'
+      | 'SITE_DNS_VERIFICATION_UNAVAILABLE'
       | 'NOT_FOUND'
       | 'CONFLICT'
       | 'INVALID',
     message: string,
+    /** what a client may act on (the error envelope's `details`); never names another workspace */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'CatalogError';

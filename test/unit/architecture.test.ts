@@ -26,6 +26,7 @@ const LAYERS: LayerMap = {
   limits: 'Limits',
   domain: 'Domain',
   cache: 'Cache',
+  dns: 'Dns',
   client: 'Client',
 };
 
@@ -35,7 +36,7 @@ const never = (from: string | readonly string[], to: string | readonly string[],
   [from].flat().flatMap((f) => [to].flat().filter((t) => t !== f).map((t) => ({ from: f, to: t, why })));
 
 /** The concrete implementations of ports: only the composition root picks them. */
-const IMPLEMENTATIONS = ['Engines', 'Control', 'Limits', 'Cache'];
+const IMPLEMENTATIONS = ['Engines', 'Control', 'Limits', 'Cache', 'Dns'];
 
 const RULES: LayerRule[] = [
   ...never('Domain', others('Domain'), 'the domain is pure rules: it imports nothing of ours'),
