@@ -21,9 +21,18 @@ import { setDashboardState } from './url-state.js';
 
 type Series = ReadBody<'/v1/metrics/timeseries'>;
 const HEIGHT = 260;
+const COUNTS = new Set<TileMetric>(['visitors', 'sessions', 'pageviews', 'events']);
+const WHOLE_STEPS = [1, 2, 5].flatMap((m) => [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7].map((p) => m * p)).sort((a, b) => a - b);
 
 function pointLabel(start: string, interval: Interval): string {
   return interval === 'hour' ? `${dayLabel(start.slice(0, 10))} ${start.slice(11, 16)}` : dayLabel(start.slice(0, 10));
+}
+
+/** A tick of the time axis, in UTC: "27 Oct" for days, "14:00" for hours ("27 Oct" at midnight). */
+function axisLabel(ts: number, step: number): string {
+  const iso = new Date(ts * 1000).toISOString();
+  if (step >= 86_400 || iso.slice(11, 16) === '00:00') return dayLabel(iso.slice(0, 10), false);
+  return iso.slice(11, 16);
 }
 
 export function Chart({ ctx }: { ctx: PanelContext }) {
@@ -112,8 +121,16 @@ function Plot({ series, metric, label }: { series: Series; metric: TileMetric; l
           ...(previous ? [{ label: 'Previous period', stroke: cssColor('--compare'), width: 1.5, dash: [6, 4], points: { show: false } }] : []),
         ],
         axes: [
-          { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } },
-          { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 64, values: (_u, splits) => splits.map((v) => formatMetric(metric, v)) },
+          { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, values: (_u, splits, _i, _space, step) => splits.map((ts) => axisLabel(ts, step)) },
+          {
+            stroke: text,
+            grid: { stroke: grid, width: 1 },
+            ticks: { show: false },
+            size: 64,
+            values: (_u, splits) => splits.map((v) => formatMetric(metric, v)),
+            // counts step by whole numbers: no "1.5 visitors" on the axis
+            ...(COUNTS.has(metric) ? { incrs: WHOLE_STEPS } : {}),
+          },
         ],
       },
       previous ? [xs, ys, previous] : [xs, ys],
@@ -151,7 +168,7 @@ function PointsTable({ series, metric, label }: { series: Series; metric: TileMe
   return (
     <details class="chart-table">
       <summary>Show the numbers</summary>
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0} role="region" aria-label={`${label} per ${interval}, scrollable`}>
         <table data-metric={metric}>
           <caption class="sr-only">
             {label} per {interval}

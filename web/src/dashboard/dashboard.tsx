@@ -44,6 +44,9 @@ export function Dashboard({ reader, siteId, workspaceReads, sealedTenantId = nul
   const ctx: PanelContext = { reader, siteId, state, params, product, fileStem: `${stem}-${params.from}-${params.to}` };
   return (
     <div class="dashboard">
+      <p id="filter-hint" class="sr-only">
+        Choosing a row filters the whole page by it.
+      </p>
       <Controls ctx={ctx} today={today} tenantPicker={workspaceReads && !sealedTenantId} />
       <FilterBar state={state} />
       <Tiles ctx={ctx} />

@@ -77,6 +77,7 @@ function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimensio
               </span>
               <span class="row-value" title={formatExact(row.value)}>
                 {formatCount(row.value)}
+                <span class="sr-only"> visitors</span>
               </span>
             </>
           );
@@ -85,12 +86,7 @@ function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimensio
               {row.key === null || filtered === row.key ? (
                 <div class={`row${filtered === row.key ? ' current' : ''}`}>{content}</div>
               ) : (
-                <button
-                  type="button"
-                  class="row"
-                  aria-label={`${label}: ${formatExact(row.value)} visitors. Filter the page by it`}
-                  onClick={() => setDashboardState(withFilter(ctx.state, dimension, row.key!))}
-                >
+                <button type="button" class="row" aria-describedby="filter-hint" onClick={() => setDashboardState(withFilter(ctx.state, dimension, row.key!))}>
                   {content}
                 </button>
               )}

@@ -65,7 +65,7 @@ function SectionView({ workspaceId, id, spec }: { workspaceId: string; id: strin
         {rows.length === 0 ? (
           <p class="empty">None yet.</p>
         ) : (
-          <div class="table-scroll">
+          <div class="table-scroll" tabIndex={0} role="region" aria-label={`${spec.label}, scrollable`}>
             <table class="plain-table">
               <thead>
                 <tr>
