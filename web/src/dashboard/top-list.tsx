@@ -71,9 +71,11 @@ function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimensio
           const width = `${Math.max((row.value / max) * 100, 0.5)}%`;
           const content = (
             <>
-              <span class="bar" style={{ width }} />
-              <span class="row-key" title={row.key ?? undefined}>
-                {label}
+              <span class="row-main">
+                <span class="bar" style={{ width }} />
+                <span class="row-key" title={row.key ?? undefined}>
+                  {label}
+                </span>
               </span>
               <span class="row-value" title={formatExact(row.value)}>
                 {formatCount(row.value)}

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { manage, readSession, type SessionState, type SiteRecord } from '../api/manage.js';
 import type { Failure } from '../api/read.js';
 import { AppFrame } from '../ui/page-shell.js';
+import { Field } from '../ui/field.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 
@@ -86,14 +87,12 @@ function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
   return (
     <form class="card form" onSubmit={submit}>
       <h1>Sign in</h1>
-      <label class="field stacked">
-        <span class="field-label">Email</span>
+      <Field label="Email">
         <input name="email" type="email" autocomplete="username" required />
-      </label>
-      <label class="field stacked">
-        <span class="field-label">Password</span>
+      </Field>
+      <Field label="Password">
         <input name="password" type="password" autocomplete="current-password" required />
-      </label>
+      </Field>
       {failure ? <Problem failure={failure} /> : null}
       {sent ? <p role="status">If {sent} has an account, a link to choose a new password is on its way.</p> : null}
       <div class="form-actions">

@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { manage } from '../api/manage.js';
 import type { Failure } from '../api/read.js';
+import { Field } from '../ui/field.js';
 import { Problem } from '../ui/panel-state.js';
 
 function CreateForm({ title, submitLabel, send, children }: { title: string; submitLabel: string; send(form: FormData): Promise<{ failure: Failure } | { shown: string }>; children: ComponentChildren }) {
@@ -49,21 +50,18 @@ export function CreateSite({ workspaceId }: { workspaceId: string }) {
         return { shown: r.data.site_id };
       }}
     >
-      <label class="field stacked">
-        <span class="field-label">Name</span>
+      <Field label="Name">
         <input name="name" required />
-      </label>
-      <label class="field stacked">
-        <span class="field-label">Hostnames, separated by commas</span>
+      </Field>
+      <Field label="Hostnames, separated by commas">
         <input name="hostnames" required placeholder="example.com, www.example.com" />
-      </label>
-      <label class="field stacked">
-        <span class="field-label">Collection profile</span>
+      </Field>
+      <Field label="Collection profile">
         <select name="collection_profile">
           <option value="strict">Strict</option>
           <option value="extended">Extended</option>
         </select>
-      </label>
+      </Field>
     </CreateForm>
   );
 }
@@ -101,18 +99,16 @@ export function Invite({ workspaceId }: { workspaceId: string }) {
         return r.ok ? { shown: r.data.invitation_url } : { failure: r.error };
       }}
     >
-      <label class="field stacked">
-        <span class="field-label">Email</span>
+      <Field label="Email">
         <input name="email" type="email" required />
-      </label>
-      <label class="field stacked">
-        <span class="field-label">Role</span>
+      </Field>
+      <Field label="Role">
         <select name="role">
           <option value="viewer">Viewer</option>
           <option value="admin">Admin</option>
           <option value="owner">Owner</option>
         </select>
-      </label>
+      </Field>
     </CreateForm>
   );
 }

@@ -18,7 +18,18 @@ export function applyTheme(search: string): void {
   });
 }
 
-/** A colour of the style sheet's custom properties, e.g. cssColor('--accent'). */
+let probe: HTMLElement | null = null;
+
+/**
+ * A colour of the style sheet's custom properties as the canvas needs it (e.g. cssColor('--accent')):
+ * resolved by the browser for the scheme in force, since the property itself holds light-dark(...).
+ */
 export function cssColor(name: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  if (!probe) {
+    probe = document.createElement('span');
+    probe.hidden = true;
+    document.body.append(probe);
+  }
+  probe.style.color = `var(${name})`;
+  return getComputedStyle(probe).color;
 }
