@@ -3,9 +3,11 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { clientErrorHandler, refuseConnect } from './http/client-errors.js';
 import { registerCompression } from './http/compression.js';
 import { registerDocsPage } from './http/docs-page.js';
+import { registerAppPages } from './http/app-pages.js';
 import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
+import { loadWebBundle, registerWebAssets } from './http/web-assets.js';
 import type { AnyRoute } from './http/define-route.js';
 import { registerRequestMetrics } from './http/metrics/request-metrics.js';
 import { registerHealthz } from './http/routes/healthz.js';
@@ -73,6 +75,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   }
   registerOpenApiRoute(app);
   await registerDocsPage(app);
+  // the browser half: its files (built by npm run build:web) and the pages that load them
+  registerWebAssets(app, () => loadWebBundle());
+  registerAppPages(app, () => loadWebBundle());
   await app.ready();
   return app;
 }

@@ -10,7 +10,7 @@ import { EngineError } from '../../src/domain/errors.js';
 
 test('unknown paths answer 404 NOT_FOUND in the envelope, before any token check', async () => {
   const h = await harness();
-  for (const url of ['/v1/nope', '/v2/me', '/', '/v1/me/', '/v1/usage']) {
+  for (const url of ['/v1/nope', '/v2/me', '/app/no-such-page', '/v1/me/', '/v1/usage']) {
     const r = await h.get(url);
     assert.equal(r.statusCode, 404, url);
     assert.equal(r.json().error.code, 'NOT_FOUND');

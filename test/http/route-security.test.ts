@@ -41,6 +41,18 @@ const PUBLIC_ROUTES = [
   'GET /docs/static/swagger-initializer.js',
   'GET /docs/static/*',
   'HEAD /docs/static/*',
+  // the browser half: `/` points at it; its pages answer one HTML shell that holds no data (the page then
+  // reads with a session cookie or a bearer, each checked by the routes it calls), and its hashed files
+  'GET /',
+  'GET /app',
+  'GET /app/sites/:site_id',
+  'GET /app/invite/:secret',
+  'GET /app/reset/:secret',
+  'GET /app/sign-in/:secret',
+  'GET /app/settings/:workspace_id',
+  'GET /app/settings/:workspace_id/:section',
+  'GET /embed',
+  'GET /app/assets/:file',
 ].sort();
 
 /** The /v1 routes registered today: a collector that finds fewer is broken. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SCANNED = ['src', 'test', 'bench', 'scripts', 'docs', 'README.md'];
+const SCANNED = ['src', 'web', 'test', 'bench', 'scripts', 'docs', 'README.md'];
 const TEXT_EXTENSIONS = new Set(['.ts', '.js', '.mjs', '.cjs', '.md', '.json', '.sh', '.yaml', '.yml', '.txt', '.html', '.css', '.sql']);
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git']);
 
