@@ -1,5 +1,5 @@
 // `footfall import events FILE|- [--site S]` and `footfall import access-log FILE|- --site S
-// [--format combined|common]` (DESIGN 2 and 3). While `serve` runs on the same data dir the rows
+// [--format combined|common] [--forwarded-for]` (DESIGN 2 and 3). While `serve` runs on the same data dir the rows
 // go through its admin socket; otherwise the store is opened here.
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
@@ -10,7 +10,7 @@ import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
 import { usePrivateFiles } from './private-files.js';
 
-type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string };
+type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string; forwardedFor?: boolean };
 
 const GEOIP_HELP = 'MMDB files locating client addresses, comma-separated, or off (FOOTFALL_GEOIP_DB, default the bundled DB-IP Lite)';
 
@@ -35,12 +35,16 @@ export function registerImport(program: Command): void {
       .argument('<file>', 'access log file, or - for stdin')
       .option('--site <id>', 'site the log belongs to (required)')
       .option('--format <format>', 'combined|common (common also reads the common fields of combined lines)', 'combined')
+      .option(
+        '--forwarded-for',
+        'the client is the left-most address of the last quoted field (nginx main\'s "$http_x_forwarded_for"); only for logs written behind your own proxy',
+      )
       .option('--geoip-db <files>', GEOIP_HELP),
   ).action(async (file: string, opts: ImportOpts) => {
     if (opts.format !== 'combined' && opts.format !== 'common')
       return fail(!!opts.json, new CliError(`--format must be combined or common, got "${opts.format}"`));
     if (!opts.site) return fail(!!opts.json, new CliError('import access-log needs --site'));
-    await run(file, opts, { kind: 'access-log', format: opts.format });
+    await run(file, opts, { kind: 'access-log', format: opts.format, forwardedFor: opts.forwardedFor === true });
   });
 }
 
