@@ -9,6 +9,7 @@ import type { LineFormat } from '../ingest/pipeline/import-lines.js';
 import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
 import { usePrivateFiles } from './private-files.js';
+import { EVENTS_FORMAT_HELP } from './import-help.js';
 
 type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string; forwardedFor?: boolean };
 
@@ -20,10 +21,11 @@ export function registerImport(program: Command): void {
   withStoreOptions(
     imp
       .command('events')
-      .description('import NDJSON events, one per line (FILE, or - for stdin)')
-      .argument('<file>', 'NDJSON file, or - for stdin')
+      .description('import NDJSON events, one per line (FILE, or - for stdin; gzip is read as is)')
+      .argument('<file>', 'NDJSON file (the fields are listed below), or - for stdin')
       .option('--site <id>', 'site of lines without site_id (lines naming another site are rejected)')
-      .option('--geoip-db <files>', GEOIP_HELP),
+      .option('--geoip-db <files>', GEOIP_HELP)
+      .addHelpText('after', EVENTS_FORMAT_HELP),
   ).action(async (file: string, opts: ImportOpts) => {
     await run(file, opts, { kind: 'events' });
   });
@@ -31,7 +33,7 @@ export function registerImport(program: Command): void {
   withStoreOptions(
     imp
       .command('access-log')
-      .description('import pageviews from an Apache/Nginx access log (FILE, or - for stdin)')
+      .description('import pageviews from an Apache/Nginx access log (FILE, or - for stdin; gzip is read as is)')
       .argument('<file>', 'access log file, or - for stdin')
       .option('--site <id>', 'site the log belongs to (required)')
       .option('--format <format>', 'combined|common (common also reads the common fields of combined lines)', 'combined')

@@ -155,3 +155,26 @@ test('a binary file, or a file compressed otherwise than gzip, is refused with o
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /cannot read .*nope\.ndjson: no such file/);
 });
+
+test('import events --help lists the NDJSON fields; a line of another format is told every problem in one attempt', async () => {
+  const help = await cli(['import', 'events', '--help']);
+  assert.equal(help.code, 0);
+  for (const field of ['ts *', 'type *', 'site_id *', 'url | path', 'visitor_key', 'ip + user_agent', 'traffic_class', 'engagement_time_ms', 'action_name', 'form_action_path'])
+    assert.ok(help.stdout.includes(field), `--help names ${field}`);
+  const example = help.stdout.split('\n').find((l) => l.trim().startsWith('{"ts"'))!;
+  const line = JSON.parse(example.trim().replace('site_…', site).replace('Mozilla/5.0 …', UA).replace('2025-03-09T14:03:11Z', new Date(Date.now() - 60_000).toISOString()));
+  const fromHelp = await cli(['import', 'events', '-', '--json'], {}, Buffer.from(JSON.stringify(line) + '\n'));
+  assert.equal(JSON.parse(fromHelp.stdout).imported, 1, 'the example of --help imports');
+
+  const plausible = { name: 'pageview', url: 'https://shop.example/pricing', domain: 'shop.example', timestamp: new Date().toISOString(), referrer: null };
+  const r = await cli(['import', 'events', '-', '--json'], {}, Buffer.from(JSON.stringify(plausible) + '\n'));
+  assert.equal(r.code, 1);
+  assert.deepEqual(JSON.parse(r.stdout).errors, [
+    {
+      line: 1,
+      reason:
+        'ts is required (this line has "timestamp"; footfall reads "ts"); type is required (this line has "name"; footfall reads "type"); ' +
+        'site_id is required (or pass --site) (this line has "domain"; footfall reads "site_id"); visitor_key, or ip and user_agent, is required',
+    },
+  ]);
+});
