@@ -6,20 +6,19 @@ import { registerDocsPage } from './http/docs-page.js';
 import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
-import { registerRoute, type RouteDefinition } from './http/define-route.js';
+import type { AnyRoute } from './http/define-route.js';
 import { registerRequestMetrics } from './http/metrics/request-metrics.js';
 import { registerHealthz } from './http/routes/healthz.js';
 import { registerCollectEvent } from './http/routes/collect-event.js';
 import { registerTrackerScript } from './http/routes/tracker-script.js';
 import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
 import type { AppDeps } from './services/deps.js';
-import type { TObject, TSchema } from '@sinclair/typebox';
 
 export interface BuildAppOptions {
   /** pino options or false; defaults to the configured level */
   logger?: FastifyServerOptions['logger'];
   /** extra routes (tests, later features), registered through the same pipeline */
-  routes?: readonly RouteDefinition<TObject, TSchema>[];
+  routes?: readonly AnyRoute[];
 }
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -66,7 +65,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerCompression(app);
 
   await registerOpenApi(app);
-  for (const def of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
+  for (const route of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) route.register(app, deps);
   registerHealthz(app, deps);
   if (deps.collector) {
     await registerCollectEvent(app, { ...deps, collector: deps.collector });

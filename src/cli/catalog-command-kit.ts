@@ -4,11 +4,9 @@
 import type { Command } from 'commander';
 import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
-import { ConfigError } from '../config/config.js';
 import { openControlStores } from '../container.js';
-import { configFrom, type StoreOptions } from './options.js';
+import { commandConfig, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
-import { usePrivateFiles } from './private-files.js';
 
 export interface Result {
   json: Record<string, unknown>;
@@ -45,9 +43,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => P
     const args = params.slice(0, -2) as string[];
     const json = opts.json === true;
     try {
-      const config = configFrom(opts);
-      usePrivateFiles(config.dataDir);
-      const cp = await openControlStores(config);
+      const cp = await openControlStores(commandConfig(opts));
       try {
         const out = await fn(cp.catalog, opts, args);
         emit(json, out.json, out.text);
@@ -62,7 +58,6 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[]) => P
 
 function asCliError(err: unknown): unknown {
   if (err instanceof CatalogError) return new CliError(err.message, err.code);
-  if (err instanceof ConfigError) return new CliError(err.message, 'INVALID_CONFIG');
   return err;
 }
 

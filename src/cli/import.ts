@@ -1,14 +1,12 @@
 // `footfall import events FILE|- [--site S]` and `footfall import access-log FILE|- --site S
-// [--format combined|common] [--forwarded-for]` (DESIGN 2 and 3). While `serve` runs on the same data dir the rows
-// go through its admin socket; otherwise the store is opened here.
+// [--format combined|common] [--forwarded-for]` (docs/product.md §2, §3). While `serve` runs on the
+// same data dir the rows go through its admin socket; otherwise the store is opened here.
 import type { Command } from 'commander';
-import { ConfigError } from '../config/config.js';
 import { openImportStores } from '../container.js';
 import { runImport, type RunImportResult } from '../ingest/pipeline/run-import.js';
 import type { LineFormat } from '../ingest/pipeline/import-lines.js';
-import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
+import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
-import { usePrivateFiles } from './private-files.js';
 import { EVENTS_FORMAT_HELP } from './import-help.js';
 
 type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string; forwardedFor?: boolean };
@@ -53,14 +51,7 @@ export function registerImport(program: Command): void {
 async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<void> {
   const json = !!opts.json;
   try {
-    let config;
-    try {
-      config = configFrom(opts);
-    } catch (err) {
-      if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
-      throw err;
-    }
-    usePrivateFiles(config.dataDir);
+    const config = commandConfig(opts);
     const result = await runImport({
       open: () => openImportStores(config),
       geoipDb: config.geoipDb,
@@ -69,7 +60,7 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
       site: opts.site,
       progress: !json && process.stderr.isTTY ? process.stderr : null,
     });
-    // Rejected lines are reported, not fatal: the rest imported (DESIGN 3). An input none of whose
+    // Rejected lines are reported, not fatal: the rest imported (docs/product.md §2). An input none of whose
     // lines went in is a failure (wrong file, format or site); lines already stored are not.
     const nothing = nothingImported(result);
     const out = summaryJson(result);

@@ -2,7 +2,8 @@
 // store keeps only its sha256, and list never shows either.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { CatalogError, SCOPES, type CatalogStore, type Scope } from '../ports/catalog-store.js';
+import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
+import { TOKEN_SCOPES, type TokenScope } from '../domain/access.js';
 import { generateSecret, hashSecret } from '../domain/tokens.js';
 import { withStoreOptions } from './options.js';
 import { Args, group, listParent, run, type Opts, type Result } from './catalog-command-kit.js';
@@ -12,7 +13,7 @@ export function registerTokenCommands(program: Command): void {
   const token = group(program, 'token', 'manage API tokens');
   withStoreOptions(token.command('create').description('create an API token; its secret is shown once'))
     .option('--workspace <id>', 'workspace id')
-    .option('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`)
+    .option('--scopes <list>', `comma-separated: ${TOKEN_SCOPES.join(',')}`)
     .option('--sites <list>', 'comma-separated site allowlist (default: every site)')
     .option('--tenants <list>', 'comma-separated tenant allowlist (default: every tenant)')
     .action(run(createToken));
@@ -31,13 +32,13 @@ async function createToken(catalog: CatalogStore, opts: Opts): Promise<Result> {
   const a = new Args(opts);
   const workspaceId = a.need('workspace', '--workspace <id>');
   const scopes = a.list('scopes', '--scopes') ?? [];
-  if (opts.scopes === undefined) a.need('scopes', `--scopes ${SCOPES.join(',')}`);
-  for (const s of scopes) if (s && !(SCOPES as readonly string[]).includes(s)) a.problem(`unknown scope "${s}" in --scopes; scopes are ${SCOPES.join(', ')}`);
+  if (opts.scopes === undefined) a.need('scopes', `--scopes ${TOKEN_SCOPES.join(',')}`);
+  for (const s of scopes) if (s && !(TOKEN_SCOPES as readonly string[]).includes(s)) a.problem(`unknown scope "${s}" in --scopes; scopes are ${TOKEN_SCOPES.join(', ')}`);
   const siteIds = a.list('sites', '--sites');
   const tenantIds = a.list('tenants', '--tenants');
   a.done();
   const secret = generateSecret(randomBytes);
-  const t = await catalog.createToken({ workspaceId, scopes: scopes as Scope[], siteIds, tenantIds, secretHash: hashSecret(secret) });
+  const t = await catalog.createToken({ workspaceId, scopes: scopes as TokenScope[], siteIds, tenantIds, secretHash: hashSecret(secret) });
   return {
     json: { token_id: t.id, secret },
     text: `Created token ${t.id} (${t.scopes.join(', ')}).\nSecret, shown only now (only its hash is stored): ${secret}`,

@@ -5,7 +5,6 @@ import {
   CatalogError,
   type CatalogStore,
   type Goal,
-  type Scope,
   type Site,
   type SiteStatus,
   type Tenant,
@@ -14,6 +13,7 @@ import {
   type Workspace,
 } from '../ports/catalog-store.js';
 import { apiPolicyFor, hasApiAccess, validateApiPolicyOverrides, type ApiPolicy, type PlanId, type Profile } from '../domain/plans.js';
+import type { TokenScope } from '../domain/access.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
@@ -272,7 +272,7 @@ export class KyselyCatalogStore implements CatalogStore {
 
   async createToken(input: {
     workspaceId: string;
-    scopes: Scope[];
+    scopes: TokenScope[];
     siteIds?: string[] | null;
     tenantIds?: string[] | null;
     secretHash: string;

@@ -1,9 +1,7 @@
 // The control plane's catalog: workspaces, sites, tenants, goals and tokens.
 // Implementations: control/ (Kysely over SQLite, later PostgreSQL).
+import type { TokenScope } from '../domain/access.js';
 import type { ApiPolicy, PlanId, Profile } from '../domain/plans.js';
-
-export type Scope = 'metrics:read' | 'usage:read';
-export const SCOPES: readonly Scope[] = ['metrics:read', 'usage:read'];
 
 export interface Workspace {
   id: string;
@@ -62,7 +60,7 @@ export interface Goal {
 export interface Token {
   id: string;
   workspaceId: string;
-  scopes: Scope[];
+  scopes: TokenScope[];
   /** null = every site of the workspace */
   siteIds: string[] | null;
   /** null = every tenant */
@@ -132,7 +130,7 @@ export interface CatalogStore {
   /** Stores only sha256(secret). */
   createToken(input: {
     workspaceId: string;
-    scopes: Scope[];
+    scopes: TokenScope[];
     siteIds?: string[] | null;
     tenantIds?: string[] | null;
     secretHash: string;

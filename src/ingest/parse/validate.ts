@@ -1,5 +1,5 @@
-// Validation of one parsed NDJSON object (DESIGN 3). Pure: the caller passes `nowMs`. Unknown
-// fields are ignored so collectors can send more than we store; `null` and empty strings mean
+// Validation of one parsed NDJSON object (docs/product.md §3). Pure: the caller passes `nowMs`.
+// Unknown fields are ignored so collectors can send more than we store; `null` and empty strings mean
 // "not sent" for optional fields.
 import { DEVICE_TYPES, TRAFFIC_CLASSES, type DeviceType, type TrafficClass } from '../../domain/events.js';
 import { isActionFamily } from './families.js';

@@ -1,4 +1,4 @@
-// One line of an import to its stored row (DESIGN 3, 8): parse, validate, site and tenant check,
+// One line of an import to its stored row (docs/product.md §3, §8): parse, validate, site and tenant check,
 // enrichment, identity. Pure apart from the catalog lookups it is handed, so the same code runs in
 // the importing thread and in the parse workers (see import-parallel.ts).
 import { createHmac } from 'node:crypto';
@@ -125,15 +125,9 @@ export class LineProcessor {
   }
 
   /**
-   * One event given as the object an NDJSON line holds (DESIGN 3), through the same validation and
-   * enrichment as a line: live collection maps a tracker's payload to this shape and enters here.
+   * One event validateEventLine has already accepted (and whose site may since be set), through the
+   * same enrichment as a line: live collection validates a tracker's payload as a line and enters here.
    */
-  async processEvent(obj: unknown): Promise<ProcessedEvent> {
-    const v = validateEventLine(obj, { defaultSiteId: this.cfg.defaultSiteId, nowMs: this.cfg.nowMs });
-    return v.ok ? this.processValidated(v.event) : { kind: 'rejected', reason: v.reason };
-  }
-
-  /** processEvent for an event validateEventLine has already accepted (and whose site may since be set). */
   async processValidated(raw: RawEvent): Promise<ProcessedEvent> {
     let out = this.enrich(raw);
     if (out instanceof Promise) out = await out;
