@@ -218,6 +218,9 @@ function assemble(
 /**
  * Live collection of a serving process (POST /api/event): its spool in the data dir, loading into the
  * container's event store (every store takes imports; DuckDB's from the process that owns it, this one).
+ * Several processes may collect on one data dir when the stores are every process's (ClickHouse
+ * events, and PostgreSQL whose commit lock orders their loaders' commits); otherwise the process owns
+ * the data dir.
  */
 export async function openLiveCollection(
   config: Readonly<Config>,
@@ -229,6 +232,7 @@ export async function openLiveCollection(
   const explicit = config.geoipDb !== undefined && config.geoipDb !== 'off' ? openGeoLookup(config.geoipDb) : undefined;
   return openCollection({
     dir: path.join(config.dataDir, 'spool'),
+    shared: config.eventsUrl !== undefined && config.controlUrl !== undefined,
     catalog: container.catalog,
     store: container.events,
     clock: container.clock,

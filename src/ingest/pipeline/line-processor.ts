@@ -14,7 +14,7 @@ import { parseUserAgent, type ParsedUserAgent } from '../parse/user-agent.js';
 import { dailySalt, VISITOR_KEY_HEX_LENGTH } from '../parse/visitor-key.js';
 import { utcDayOf } from '../parse/timestamp.js';
 
-export type LineFormat = { kind: 'events' } | { kind: 'access-log'; format: AccessLogFormat };
+export type LineFormat = { kind: 'events' } | { kind: 'access-log'; format: AccessLogFormat; forwardedFor?: boolean };
 
 /** What the processor needs of the catalog; answers are cached per import. */
 export interface CatalogLookup {
@@ -279,10 +279,11 @@ function rawParser(cfg: ProcessorConfig): (text: string) => Parsed {
     };
   }
   const format = cfg.format.format;
+  const logOpts = { forwardedFor: cfg.format.forwardedFor };
   const siteId = cfg.defaultSiteId;
   if (!siteId) throw new Error('an access-log import needs --site');
   return (text) => {
-    const entry = parseAccessLogLine(text, format);
+    const entry = parseAccessLogLine(text, format, logOpts);
     if ('error' in entry) return entry.error;
     const r = accessLogToRawEvent(entry, { id: siteId });
     return r.kind === 'skipped' ? Skip.of(r.reason) : validate(r.line);
