@@ -16,7 +16,7 @@ import { DuckDbAnalyticsEngine, type DuckConnection } from '../src/engines/duckd
 import { openDuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
 import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
-import { buildOverview } from '../src/services/reports/build-overview.js';
+import { buildOverview } from '../src/services/reports/overview-report.js';
 import { readsOf, ReportKit } from '../src/services/reports/report-kit.js';
 import type { BenchRow } from './run.js';
 

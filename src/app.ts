@@ -3,10 +3,12 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { clientErrorHandler, refuseConnect } from './http/client-errors.js';
 import { registerCompression } from './http/compression.js';
 import { registerDocsPage } from './http/docs-page.js';
+import { registerAppPages } from './http/app-pages.js';
 import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
-import { registerRoute, type RouteDefinition } from './http/define-route.js';
+import { loadWebBundle, registerWebAssets } from './http/web-assets.js';
+import type { AnyRoute } from './http/define-route.js';
 import { registerRequestMetrics } from './http/metrics/request-metrics.js';
 import { registerHealthz } from './http/routes/healthz.js';
 import { registerCollectEvent } from './http/routes/collect-event.js';
@@ -15,13 +17,12 @@ import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
 import { registerAppApi } from './http/app-api/register-app-api.js';
 import { withRedaction } from './http/log-redaction.js';
 import type { AppDeps } from './services/deps.js';
-import type { TObject, TSchema } from '@sinclair/typebox';
 
 export interface BuildAppOptions {
   /** pino options or false; defaults to the configured level */
   logger?: FastifyServerOptions['logger'];
   /** extra routes (tests, later features), registered through the same pipeline */
-  routes?: readonly RouteDefinition<TObject, TSchema>[];
+  routes?: readonly AnyRoute[];
 }
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -68,7 +69,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerCompression(app);
 
   await registerOpenApi(app);
-  for (const def of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) registerRoute(app, deps, def);
+  for (const route of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) route.register(app, deps);
   registerHealthz(app, deps);
   await registerAppApi(app, deps);
   if (deps.collector) {
@@ -77,6 +78,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   }
   registerOpenApiRoute(app);
   await registerDocsPage(app);
+  // the browser half: its files (built by npm run build:web) and the pages that load them
+  registerWebAssets(app, () => loadWebBundle());
+  registerAppPages(app, () => loadWebBundle());
   await app.ready();
   return app;
 }

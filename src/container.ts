@@ -26,10 +26,12 @@ import { openImportTarget as openTarget, type ImportTarget } from './ingest/pipe
 import type { ImportStores } from './ingest/pipeline/run-import.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import { openRedisRateLimiter } from './limits/redis.js';
-import type { AnalyticsDeps, AppDeps, EventsSlot } from './services/deps.js';
+import type { AnalyticsDeps, AppDeps } from './services/deps.js';
 import { openGeoLookup } from './ingest/parse/mmdb-geo-lookup.js';
 import { openCollection, type LiveCollection } from './ingest/collect/open-collection.js';
 import type { LoaderOptions } from './ingest/collect/loader.js';
+import type { DnsTxtResolver } from './ports/dns-txt-resolver.js';
+import { NodeDnsTxtResolver } from './dns/node-dns-txt-resolver.js';
 
 /** The analytics store the configuration names, opened: its write side, its read side, and how imports reach it. */
 export interface AnalyticsBackend {
@@ -73,6 +75,11 @@ export function openControlStores(config: Pick<Config, 'dataDir' | 'controlUrl'>
   return openControlPlane(config, opts);
 }
 
+/** The resolvers that look up domain proofs (site verify): FOOTFALL_DNS_SERVERS, else the system's. */
+export function openDnsTxtResolver(config: Pick<Config, 'dnsServers'>): DnsTxtResolver {
+  return new NodeDnsTxtResolver({ servers: config.dnsServers });
+}
+
 /** Whether a control plane exists already (a shared one is configured, or the data dir holds one). */
 export function hasControlPlane(config: Pick<Config, 'dataDir' | 'controlUrl'>): boolean {
   return config.controlUrl !== undefined || fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE));
@@ -102,7 +109,9 @@ export async function openImportStores(config: Pick<Config, 'dataDir' | 'control
   };
 }
 
-export interface Container<Events extends EventsSlot = EventsSlot> extends AppDeps<Events> {
+export interface Container extends AppDeps {
+  /** the overrides' store, else the one the container opened: there always is one */
+  events: EventStore;
   /** what the metrics listener serves; set when config.metricsPort is */
   exposition?: MetricsExposition;
   /** the analytics backend the container opened (absent when events or analytics came as overrides) */
@@ -111,7 +120,7 @@ export interface Container<Events extends EventsSlot = EventsSlot> extends AppDe
   close(): Promise<void>;
 }
 
-export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
+export interface ContainerOverrides {
   clock?: Clock;
   /** catalog and ledger come together: they share one control-plane store (and people, when given) */
   control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore };
@@ -119,7 +128,7 @@ export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
   hasher?: PasswordHasher;
   limiter?: RateLimiter;
   /** with events: the store the app reads analytics from; without analytics, none (503) */
-  events?: Events;
+  events?: EventStore;
   analytics?: AnalyticsDeps;
   /** AnalyticsDeps.notes of the analytics the container opens (e.g. `npm start` loading the demo) */
   analyticsNotes?: (siteId: string) => string[];
@@ -127,10 +136,7 @@ export interface ContainerOverrides<Events extends EventsSlot = EventsSlot> {
   metrics?: Metrics & MetricsExposition;
 }
 
-export async function buildContainer<Events extends EventsSlot = EventsSlot>(
-  config: Readonly<Config>,
-  overrides: ContainerOverrides<Events> = {},
-): Promise<Container<Events>> {
+export async function buildContainer(config: Readonly<Config>, overrides: ContainerOverrides = {}): Promise<Container> {
   const clock = overrides.clock ?? systemClock;
   const metrics = overrides.metrics ?? (config.metricsPort !== undefined ? new PrometheusMetrics() : undefined);
   /** engine calls timed by engine name when metrics are kept */
@@ -140,16 +146,15 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   const closeOpened = async () => {
     for (const c of closers.reverse()) await c().catch(() => undefined);
   };
-  let events = overrides.events;
   let analytics = overrides.analytics;
   let backend: AnalyticsBackend | undefined;
   // The control plane's, once it is open (the events store may be opened first; it commits only later).
   let commitLock: CommitLock | undefined;
   try {
-    const open = async () => {
-      backend = await openAnalyticsBackend(config, { commitLock: (fn) => (commitLock ? commitLock(fn) : fn()) });
-      closers.push(() => backend!.close());
-      events = backend.store as unknown as Events;
+    const open = async (): Promise<EventStore> => {
+      const opened = await openAnalyticsBackend(config, { commitLock: (fn) => (commitLock ? commitLock(fn) : fn()) });
+      backend = opened;
+      closers.push(() => opened.close());
       // per process; keys carry the data version (on ClickHouse read from the shared commit log, so an
       // import by any process is seen by every process's cache)
       analytics ??= {
@@ -157,9 +162,10 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
         cache: new MemoryResponseCache(),
         notes: overrides.analyticsNotes,
       };
+      return opened.store;
     };
     // ClickHouse first: a URL that cannot be served stops start-up before anything is created locally.
-    if (!events && !embedded(config)) await open();
+    let events = overrides.events ?? (embedded(config) ? undefined : await open());
 
     // The control plane (SQLite or PostgreSQL) is picked by openControlPlane.
     let control = overrides.control;
@@ -177,7 +183,7 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
       limiter = own;
     }
     // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
-    if (!events) await open();
+    events ??= await open();
     return {
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
@@ -191,16 +197,16 @@ export async function buildContainer<Events extends EventsSlot = EventsSlot>(
   }
 }
 
-function assemble<Events extends EventsSlot>(
+function assemble(
   config: Readonly<Config>,
   clock: Clock,
   control: { catalog: CatalogStore; ledger: UsageLedger },
   limiter: RateLimiter,
-  events: Events | undefined,
+  events: EventStore,
   analytics: AnalyticsDeps | undefined,
   backend: AnalyticsBackend | undefined,
   closers: Array<() => Promise<void>>,
-): Container<Events> {
+): Container {
   let closing: Promise<void> | undefined;
   return {
     config,
@@ -223,22 +229,24 @@ function assemble<Events extends EventsSlot>(
 
 /**
  * Live collection of a serving process (POST /api/event): its spool in the data dir, loading into the
- * container's event store. Null without an event store that takes imports.
+ * container's event store (every store takes imports; DuckDB's from the process that owns it, this one).
+ * Several processes may collect on one data dir when the stores are every process's (ClickHouse
+ * events, and PostgreSQL whose commit lock orders their loaders' commits); otherwise the process owns
+ * the data dir.
  */
 export async function openLiveCollection(
   config: Readonly<Config>,
-  container: Pick<AppDeps, 'catalog' | 'clock' | 'events'>,
+  container: Pick<Container, 'catalog' | 'clock' | 'events'>,
   options: Pick<LoaderOptions, 'log' | 'intervalMs'> = {},
-): Promise<LiveCollection | null> {
-  const events = container.events as Partial<EventStore> | undefined;
-  if (typeof events?.beginImport !== 'function' || typeof events.checkpoint !== 'function') return null;
+): Promise<LiveCollection> {
   // A database named explicitly is opened now, so a bad file stops the start; the bundled one (large)
   // only when the first event arrives.
   const explicit = config.geoipDb !== undefined && config.geoipDb !== 'off' ? openGeoLookup(config.geoipDb) : undefined;
   return openCollection({
     dir: path.join(config.dataDir, 'spool'),
+    shared: config.eventsUrl !== undefined && config.controlUrl !== undefined,
     catalog: container.catalog,
-    store: events as EventStore,
+    store: container.events,
     clock: container.clock,
     geo: () => (explicit !== undefined ? explicit : openGeoLookup(config.geoipDb)),
     loader: options,

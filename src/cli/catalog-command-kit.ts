@@ -4,13 +4,13 @@
 import type { Command } from 'commander';
 import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
-import { ConfigError, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import type { ControlPlane } from '../control/sqlite/open.js';
 import { ManageError } from '../domain/manage-errors.js';
 import { openControlStores } from '../container.js';
-import { configFrom, type StoreOptions } from './options.js';
+import { commandConfig, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
-import { usePrivateFiles } from './private-files.js';
+import { isSiteRegistrationCode } from '../services/ownership/registration-codes.js';
 
 export interface Result {
   json: Record<string, unknown>;
@@ -53,8 +53,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx:
     const args = params.slice(0, -2) as string[];
     const json = opts.json === true;
     try {
-      const config = configFrom(opts);
-      usePrivateFiles(config.dataDir);
+      const config = commandConfig(opts);
       const cp = await openControlStores(config);
       try {
         const out = await fn(cp.catalog, opts, args, { control: cp, config });
@@ -69,9 +68,9 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx:
 }
 
 function asCliError(err: unknown): unknown {
-  if (err instanceof CatalogError) return new CliError(err.message, err.code, 2, err.details);
+  // The spec's site registration codes are refusals of the request, not of its arguments: exit 1.
+  if (err instanceof CatalogError) return new CliError(err.message, err.code, isSiteRegistrationCode(err.code) ? 1 : 2, err.details);
   if (err instanceof ManageError) return new CliError(err.message, err.code, 2, err.details);
-  if (err instanceof ConfigError) return new CliError(err.message, 'INVALID_CONFIG');
   return err;
 }
 

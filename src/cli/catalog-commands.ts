@@ -1,5 +1,5 @@
-// The catalog commands (DESIGN 2): the CLI stands in for the dashboard that manages the control
-// plane. One file per resource; this registers them all.
+// The catalog commands (docs/product.md §2): the CLI stands in for the dashboard that manages
+// the control plane. One file per resource; this registers them all.
 import type { Command } from 'commander';
 import { registerWorkspaceCommands } from './workspace-commands.js';
 import { registerSiteCommands } from './site-commands.js';

@@ -1,18 +1,17 @@
 // `footfall demo [--seed N] [--days N]`: loads the demo workspaces, sites, goals, tokens and
-// traffic (DESIGN 2), then prints the tokens (their secrets are shown only now).
+// traffic (docs/product.md §2), then prints the tokens (their secrets are shown only now).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { seedDemo, type DemoOwner, type DemoResult } from '../ingest/demo/seed-demo.js';
 import { systemClock } from '../domain/clock.js';
 import type { PeopleStore } from '../ports/people-store.js';
 import { issueLink } from '../services/people/links.js';
 import { openImportStores } from '../container.js';
 import { createProgressBar, noProgress } from '../ingest/pipeline/progress-bar.js';
-import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
+import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
-import { usePrivateFiles } from './private-files.js';
 
 /** Written once the demo is loaded, so a second run cannot load it twice. */
 export const DEMO_MARKER_FILE = 'demo-loaded.json';
@@ -27,14 +26,7 @@ export function registerDemo(program: Command): void {
   ).action(async (opts: StoreOptions & { seed: string; days: string }) => {
     const json = !!opts.json;
     try {
-      let config;
-      try {
-        config = configFrom(opts);
-      } catch (err) {
-        if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
-        throw err;
-      }
-      usePrivateFiles(config.dataDir);
+      const config = commandConfig(opts);
       const seed = intOption('--seed', opts.seed, 0, 2 ** 31 - 1);
       const days = intOption('--days', opts.days, 1, 3650);
       const result = await runDemo(config, { seed, days, progress: !json && process.stderr.isTTY ? process.stderr : null });

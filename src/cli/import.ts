@@ -1,16 +1,15 @@
 // `footfall import events FILE|- [--site S]` and `footfall import access-log FILE|- --site S
-// [--format combined|common]` (DESIGN 2 and 3). While `serve` runs on the same data dir the rows
-// go through its admin socket; otherwise the store is opened here.
+// [--format combined|common] [--forwarded-for]` (docs/product.md §2, §3). While `serve` runs on the
+// same data dir the rows go through its admin socket; otherwise the store is opened here.
 import type { Command } from 'commander';
-import { ConfigError } from '../config/config.js';
 import { openImportStores } from '../container.js';
 import { runImport, type RunImportResult } from '../ingest/pipeline/run-import.js';
 import type { LineFormat } from '../ingest/pipeline/import-lines.js';
-import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
+import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
-import { usePrivateFiles } from './private-files.js';
+import { EVENTS_FORMAT_HELP } from './import-help.js';
 
-type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string };
+type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string; forwardedFor?: boolean };
 
 const GEOIP_HELP = 'MMDB files locating client addresses, comma-separated, or off (FOOTFALL_GEOIP_DB, default the bundled DB-IP Lite)';
 
@@ -20,10 +19,11 @@ export function registerImport(program: Command): void {
   withStoreOptions(
     imp
       .command('events')
-      .description('import NDJSON events, one per line (FILE, or - for stdin)')
-      .argument('<file>', 'NDJSON file, or - for stdin')
+      .description('import NDJSON events, one per line (FILE, or - for stdin; gzip is read as is)')
+      .argument('<file>', 'NDJSON file (the fields are listed below), or - for stdin')
       .option('--site <id>', 'site of lines without site_id (lines naming another site are rejected)')
-      .option('--geoip-db <files>', GEOIP_HELP),
+      .option('--geoip-db <files>', GEOIP_HELP)
+      .addHelpText('after', EVENTS_FORMAT_HELP),
   ).action(async (file: string, opts: ImportOpts) => {
     await run(file, opts, { kind: 'events' });
   });
@@ -31,30 +31,27 @@ export function registerImport(program: Command): void {
   withStoreOptions(
     imp
       .command('access-log')
-      .description('import pageviews from an Apache/Nginx access log (FILE, or - for stdin)')
+      .description('import pageviews from an Apache/Nginx access log (FILE, or - for stdin; gzip is read as is)')
       .argument('<file>', 'access log file, or - for stdin')
       .option('--site <id>', 'site the log belongs to (required)')
       .option('--format <format>', 'combined|common (common also reads the common fields of combined lines)', 'combined')
+      .option(
+        '--forwarded-for',
+        'the client is the left-most address of the last quoted field (nginx main\'s "$http_x_forwarded_for"); only for logs written behind your own proxy',
+      )
       .option('--geoip-db <files>', GEOIP_HELP),
   ).action(async (file: string, opts: ImportOpts) => {
     if (opts.format !== 'combined' && opts.format !== 'common')
       return fail(!!opts.json, new CliError(`--format must be combined or common, got "${opts.format}"`));
     if (!opts.site) return fail(!!opts.json, new CliError('import access-log needs --site'));
-    await run(file, opts, { kind: 'access-log', format: opts.format });
+    await run(file, opts, { kind: 'access-log', format: opts.format, forwardedFor: opts.forwardedFor === true });
   });
 }
 
 async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<void> {
   const json = !!opts.json;
   try {
-    let config;
-    try {
-      config = configFrom(opts);
-    } catch (err) {
-      if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
-      throw err;
-    }
-    usePrivateFiles(config.dataDir);
+    const config = commandConfig(opts);
     const result = await runImport({
       open: () => openImportStores(config),
       geoipDb: config.geoipDb,
@@ -63,7 +60,7 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
       site: opts.site,
       progress: !json && process.stderr.isTTY ? process.stderr : null,
     });
-    // Rejected lines are reported, not fatal: the rest imported (DESIGN 3). An input none of whose
+    // Rejected lines are reported, not fatal: the rest imported (docs/product.md §2). An input none of whose
     // lines went in is a failure (wrong file, format or site); lines already stored are not.
     const nothing = nothingImported(result);
     const out = summaryJson(result);

@@ -1,6 +1,8 @@
-// Options every command shares: where the stores are, and --json.
+// Options every command shares: where the stores are, and --json; and the configuration they give.
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../config/config.js';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { CliError } from './output.js';
+import { usePrivateFiles } from './private-files.js';
 
 export interface StoreOptions {
   dataDir?: string;
@@ -29,7 +31,23 @@ export function withStoreOptions(cmd: Command): Command {
     .option('--json', 'print one JSON object on stdout and nothing else');
 }
 
-export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, string>>): Readonly<Config> {
+/**
+ * The configuration a command runs with (flags over FOOTFALL_* variables), its data dir made private
+ * before anything opens there. Every bad setting is named at once, as INVALID_CONFIG (exit 2).
+ */
+export function commandConfig(opts: StoreOptions & Partial<Record<keyof Config, string>>): Readonly<Config> {
+  let config: Readonly<Config>;
+  try {
+    config = configFrom(opts);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
+    throw err;
+  }
+  usePrivateFiles(config.dataDir);
+  return config;
+}
+
+function configFrom(opts: StoreOptions & Partial<Record<keyof Config, string>>): Readonly<Config> {
   return loadConfig({
     host: opts.host,
     port: opts.port,
@@ -49,5 +67,6 @@ export function configFrom(opts: StoreOptions & Partial<Record<keyof Config, str
     metricsPort: opts.metricsPort,
     metricsHost: opts.metricsHost,
     publicUrl: opts.publicUrl,
+    dnsServers: opts.dnsServers,
   });
 }

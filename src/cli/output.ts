@@ -6,6 +6,7 @@ export class CliError extends Error {
     message: string,
     readonly code = 'INVALID_ARGUMENTS',
     readonly exitCode = 2,
+    /** printed as the error's `details` with --json */
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
@@ -22,7 +23,8 @@ export function fail(json: boolean, err: unknown): void {
   const e = err as { code?: string; message?: string; exitCode?: number; details?: Record<string, unknown> };
   const code = typeof e?.code === 'string' ? e.code : 'ERROR';
   const message = e?.message ?? String(err);
-  if (json) process.stdout.write(JSON.stringify({ error: { code, message, ...(e?.details ? { details: e.details } : {}) } }) + '\n');
+  const details = err instanceof CliError ? err.details : undefined;
+  if (json) process.stdout.write(JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) + '\n');
   process.stderr.write(`footfall: ${message}\n`);
   process.exitCode = e?.exitCode ?? 1;
 }

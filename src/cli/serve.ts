@@ -1,10 +1,7 @@
 // `footfall serve`: loads the configuration, listens, logs the address, stops on SIGINT/SIGTERM.
 import type { Command } from 'commander';
-import { ConfigError } from '../config/config.js';
 import { closeOnSignals, startServer } from '../main.js';
-import { configFrom, withStoreOptions, type StoreOptions } from './options.js';
-import { CliError } from './output.js';
-import { usePrivateFiles } from './private-files.js';
+import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 
 export function registerServe(program: Command): void {
   withStoreOptions(
@@ -22,15 +19,7 @@ export function registerServe(program: Command): void {
       .option('--metrics-host <host>', 'address of the metrics listener (FOOTFALL_METRICS_HOST, default 127.0.0.1)')
       .option('--public-url <origin>', 'origin browsers reach the server at, for links and the Origin check (FOOTFALL_PUBLIC_URL, default http://<host>:<port>)'),
   ).action(async (opts: StoreOptions & { host?: string; port?: string; queryTimeoutMs?: string }) => {
-    let config;
-    try {
-      config = configFrom(opts);
-    } catch (err) {
-      // Every bad setting is named at once, then the start stops.
-      if (err instanceof ConfigError) throw new CliError(err.message, 'INVALID_CONFIG', 2);
-      throw err;
-    }
-    usePrivateFiles(config.dataDir);
+    const config = commandConfig(opts);
     // With --json, stdout carries only the one JSON object; logs go to stderr.
     const server = await startServer(config, {
       app: opts.json ? { logger: { level: config.logLevel, stream: process.stderr } } : undefined,

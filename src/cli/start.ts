@@ -1,25 +1,22 @@
 // `npm start`: on an empty data dir, seed the demo catalog and print its tokens, serve at once, and
-// load the demo traffic into the running server in the background, newest week first (DESIGN 1;
+// load the demo traffic into the running server in the background, newest week first (docs/product.md §1;
 // docs/decisions.md (demo)). Until it is loaded, reads of a demo site say so in dataFreshness.
 // A start that died while loading finishes the load on the next start (re-imported events dedupe).
 // `footfall serve` itself never adds data.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../config/config.js';
 import { hasControlPlane, openControlStores } from '../container.js';
 import { seedDemoCatalog, type DemoTraffic } from '../ingest/demo/seed-demo.js';
 import { DemoLoad } from '../ingest/demo/load-demo.js';
-import type { EventStore } from '../ports/event-store.js';
 import { DEMO_MARKER_FILE, demoCatalogText, withSignInLink } from './demo.js';
+import { commandConfig } from './options.js';
 import { fail } from './output.js';
-import { usePrivateFiles } from './private-files.js';
 
 /** Present while the demo traffic is not fully loaded: what the load needs to run (again). */
 const DEMO_LOADING_FILE = 'demo-loading.json';
 
 try {
-  const config = loadConfig();
-  usePrivateFiles(config.dataDir);
+  const config = commandConfig({});
   const loadingFile = path.join(config.dataDir, DEMO_LOADING_FILE);
   let pending: DemoTraffic | null = null;
   if (!hasControlPlane(config)) {
@@ -45,7 +42,7 @@ try {
   closeOnSignals(server);
   if (load) {
     const started = performance.now();
-    load.run(server.container.catalog, server.container.events as unknown as EventStore).then(
+    load.run(server.container.catalog, server.container.events).then(
       ({ imported }) => {
         fs.writeFileSync(path.join(config.dataDir, DEMO_MARKER_FILE), JSON.stringify({ seed: load.traffic.seed, days: load.traffic.days, loaded_at: new Date().toISOString() }) + '\n');
         fs.rmSync(loadingFile, { force: true });
@@ -55,5 +52,5 @@ try {
     );
   }
 } catch (err) {
-  fail(false, err instanceof ConfigError ? Object.assign(err, { exitCode: 2 }) : err);
+  fail(false, err);
 }

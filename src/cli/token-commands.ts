@@ -2,7 +2,8 @@
 // the operator's rights. A secret is printed once, by create or rotate; the store keeps only its
 // sha256, and list never shows either.
 import type { Command } from 'commander';
-import { SCOPES, type CatalogStore, type Scope } from '../ports/catalog-store.js';
+import type { CatalogStore } from '../ports/catalog-store.js';
+import { TOKEN_SCOPES, type TokenScope } from '../domain/access.js';
 import { systemClock } from '../domain/clock.js';
 import { OPERATOR, tokenAccess, workspaceAccess, type ManageDeps } from '../services/manage/access.js';
 import * as tokens from '../services/manage/tokens.js';
@@ -14,7 +15,7 @@ export function registerTokenCommands(program: Command): void {
   const token = group(program, 'token', 'manage API tokens');
   withStoreOptions(token.command('create').description('create an API token; its secret is shown once'))
     .option('--workspace <id>', 'workspace id')
-    .option('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`)
+    .option('--scopes <list>', `comma-separated: ${TOKEN_SCOPES.join(',')}`)
     .option('--sites <list>', 'comma-separated site allowlist (default: every site)')
     .option('--tenants <list>', 'comma-separated tenant allowlist (default: every tenant)')
     .action(run(createToken));
@@ -35,14 +36,14 @@ async function createToken(_catalog: CatalogStore, opts: Opts, _args: string[], 
   const a = new Args(opts);
   const workspaceId = a.need('workspace', '--workspace <id>');
   const scopes = a.list('scopes', '--scopes') ?? [];
-  if (opts.scopes === undefined) a.need('scopes', `--scopes ${SCOPES.join(',')}`);
-  for (const s of scopes) if (s && !(SCOPES as readonly string[]).includes(s)) a.problem(`unknown scope "${s}" in --scopes; scopes are ${SCOPES.join(', ')}`);
+  if (opts.scopes === undefined) a.need('scopes', `--scopes ${TOKEN_SCOPES.join(',')}`);
+  for (const s of scopes) if (s && !(TOKEN_SCOPES as readonly string[]).includes(s)) a.problem(`unknown scope "${s}" in --scopes; scopes are ${TOKEN_SCOPES.join(', ')}`);
   const siteIds = a.list('sites', '--sites');
   const tenantIds = a.list('tenants', '--tenants');
   a.done();
   const deps = manageDeps(ctx);
   const access = await workspaceAccess(deps, OPERATOR, workspaceId, 'admin');
-  const { token: t, secret } = await tokens.createToken(deps, access, { scopes: scopes as Scope[], siteIds, tenantIds });
+  const { token: t, secret } = await tokens.createToken(deps, access, { scopes: scopes as TokenScope[], siteIds, tenantIds });
   return {
     json: { token_id: t.id, secret },
     text: `Created token ${t.id} (${t.scopes.join(', ')}).\nSecret, shown only now (only its hash is stored): ${secret}`,

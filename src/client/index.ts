@@ -39,15 +39,23 @@ export function createFootfallClient(options: FootfallClientOptions): FootfallCl
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, policy),
   });
   let lastUsage: MeteredUsage | null = null;
-  const get = client.GET as unknown as (...args: unknown[]) => Promise<{ data?: { meta?: { usage?: MeteredUsage } } }>;
-  const GET = (async (...args: unknown[]) => {
-    const result = await get(...args);
-    const usage = result.data?.meta?.usage;
+  const GET = afterEach(client.GET, (data) => {
+    const usage = (data as { meta?: { usage?: MeteredUsage } } | undefined)?.meta?.usage;
     if (usage) lastUsage = usage;
-    return result;
-  }) as unknown as FootfallClient['GET'];
+  });
   return Object.defineProperties(client, {
     GET: { value: GET, enumerable: true },
     lastUsage: { get: () => lastUsage, enumerable: true },
   }) as FootfallClient;
+}
+
+/** `call`, with `seen` given each response's body before the caller gets the response. */
+function afterEach<F extends (...args: never[]) => Promise<{ data?: unknown }>>(call: F, seen: (data: unknown) => void): F {
+  // The wrapper passes arguments and response through untouched, so it has call's (generic) signature;
+  // TypeScript cannot derive that signature from the wrapper's body.
+  return (async (...args: Parameters<F>) => {
+    const result = await call(...args);
+    seen(result.data);
+    return result;
+  }) as F;
 }

@@ -40,6 +40,8 @@ export interface Config {
   metricsHost: string;
   /** the origin browsers reach the server at: links handed out, and the Origin the management API accepts */
   publicUrl: string;
+  /** resolvers of domain proofs (`ip` or `ip:port`, `[v6]:port`); undefined = the system's */
+  dnsServers?: readonly string[];
 }
 
 /** Flag name (camelCase, as commander gives it) -> env variable. */
@@ -62,6 +64,7 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   metricsPort: 'FOOTFALL_METRICS_PORT',
   metricsHost: 'FOOTFALL_METRICS_HOST',
   publicUrl: 'FOOTFALL_PUBLIC_URL',
+  dnsServers: 'FOOTFALL_DNS_SERVERS',
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -157,11 +160,17 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   const publicUrl = publicOrigin(pick('publicUrl'), host, port);
   if (publicUrl === null) problems.push(`${name('publicUrl')}: "${pick('publicUrl')}" must be an http:// or https:// origin, e.g. https://analytics.example.com`);
 
+  const dnsRaw = pick('dnsServers');
+  const dnsServers = dnsRaw === undefined ? undefined : Object.freeze(dnsRaw.split(',').map((e) => e.trim()).filter((e) => e !== ''));
+  const badDns = dnsServers?.find((e) => !isDnsServer(e));
+  if (dnsServers !== undefined && (dnsServers.length === 0 || badDns !== undefined))
+    problems.push(`${name('dnsServers')}: "${badDns ?? dnsRaw}" is not a resolver address (ip or ip:port, [ipv6]:port; comma-separated)`);
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs,
     duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads, geoipDb, metricsPort, metricsHost,
-    trustProxy: trustProxy as Config['trustProxy'], collectRateLimit, publicUrl: publicUrl!,
+    trustProxy: trustProxy as Config['trustProxy'], collectRateLimit, publicUrl: publicUrl!, dnsServers,
   });
 }
 
@@ -201,6 +210,16 @@ function parseTrustProxy(raw: string): boolean | number | string[] | string {
       return `has "${e}", which is not an address, a CIDR range or one of ${PROXY_RANGE_NAMES.join(', ')}`;
   }
   return entries;
+}
+
+/** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]` or `[::1]:53`: what node:dns setServers takes. */
+function isDnsServer(entry: string): boolean {
+  const portOk = (p: string | undefined) => p === undefined || (Number(p) >= 1 && Number(p) <= 65535);
+  const v6 = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+  if (v6) return net.isIPv6(v6[1]) && portOk(v6[2]);
+  const v4 = /^([\d.]+)(?::(\d{1,5}))?$/.exec(entry);
+  if (v4) return net.isIPv4(v4[1]) && portOk(v4[2]);
+  return net.isIPv6(entry);
 }
 
 /** A DuckDB size setting: a number and a unit (DuckDB reads both decimal and binary units). */

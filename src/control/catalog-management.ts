@@ -7,17 +7,18 @@ import {
   type Goal,
   type GoalPatch,
   type Site,
-  type SiteStatus,
+  type SitePatch,
   type Tenant,
   type TenantStatus,
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import { validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId, type Profile } from '../domain/plans.js';
-import { isSecretHash } from '../domain/tokens.js';
+import { validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId } from '../domain/plans.js';
+import { isSecretHash, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { changeProfile } from './profile-change.js';
 import { refuseTakenHostnames, replaceHostnames } from './site-hostnames.js';
+import { checkOwnershipRequest, claimInTransaction } from './site-ownership.js';
 import { toGoal, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, WorkspacesTable } from './schema.js';
 import {
@@ -35,6 +36,8 @@ import {
 export interface ManageContext {
   db: Kysely<ControlDB>;
   now(): Date;
+  /** verification codes of newly asked-for domains */
+  random: RandomBytes;
   getSite(id: string): Promise<Site | null>;
 }
 
@@ -81,7 +84,7 @@ export async function updateWorkspace(
 export async function updateSite(
   ctx: ManageContext,
   id: string,
-  patch: { name?: string; hostnames?: string[]; status?: SiteStatus; collectionProfile?: Profile; profileEffectiveAt?: string },
+  patch: SitePatch,
 ): Promise<Site> {
   needSomething('site', patch);
   const site = await ctx.getSite(id);
@@ -102,11 +105,14 @@ export async function updateSite(
     set.profile_effective_at = next.effectiveAt;
   }
   const hostnames = patch.hostnames === undefined ? undefined : normalizeHostnames(patch.hostnames);
+  const { scope, patterns } = await checkOwnershipRequest(ctx.db, site.workspaceId, patch);
   if (hostnames) await refuseTakenHostnames(ctx.db, site.workspaceId, hostnames, site.id);
   try {
     await ctx.db.transaction().execute(async (trx) => {
       // The site row first: on SQLite the transaction then holds the write lock before it reads anything.
-      await trx.updateTable('sites').set(set).where('id', '=', id).execute();
+      // (An update of the scope or patterns alone still writes it: the id, unchanged.)
+      await trx.updateTable('sites').set({ id, ...set }).where('id', '=', id).execute();
+      await claimInTransaction(trx, { workspaceId: site.workspaceId, siteId: id, hostnames, scope, patterns }, ctx.now().toISOString(), ctx.random);
       if (hostnames) await replaceHostnames(trx, id, hostnames);
     });
   } catch (err) {

@@ -1,7 +1,8 @@
 // Rows of the control-plane tables as the CatalogStore port's records.
 import type { Selectable } from 'kysely';
-import type { Goal, GoalFilters, Scope, Site, SiteStatus, Tenant, TenantStatus, Token, Workspace } from '../ports/catalog-store.js';
+import type { Goal, GoalFilters, Site, SiteStatus, Tenant, TenantStatus, Token, Workspace } from '../ports/catalog-store.js';
 import type { PlanId, Profile } from '../domain/plans.js';
+import type { TokenScope } from '../domain/access.js';
 import type { GoalsTable, SitesTable, TenantsTable, TokensTable, WorkspacesTable } from './schema.js';
 
 export function toWorkspace(r: Selectable<WorkspacesTable>): Workspace {
@@ -44,7 +45,7 @@ export function toToken(r: Selectable<TokensTable>): Token {
   return {
     id: r.id,
     workspaceId: r.workspace_id,
-    scopes: JSON.parse(r.scopes) as Scope[],
+    scopes: JSON.parse(r.scopes) as TokenScope[],
     siteIds: r.site_ids === null ? null : (JSON.parse(r.site_ids) as string[]),
     tenantIds: r.tenant_ids === null ? null : (JSON.parse(r.tenant_ids) as string[]),
     revokedAt: r.revoked_at,

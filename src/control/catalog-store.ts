@@ -5,8 +5,8 @@ import {
   CatalogError,
   type CatalogStore,
   type Goal,
-  type Scope,
   type Site,
+  type SiteOwnership,
   type SiteStatus,
   type Tenant,
   type TenantStatus,
@@ -14,11 +14,15 @@ import {
   type Workspace,
 } from '../ports/catalog-store.js';
 import { apiPolicyFor, hasApiAccess, planLimitsFor, validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId, type Profile } from '../domain/plans.js';
+import type { TokenScope } from '../domain/access.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { countOf, lockWorkspace } from './workspace-lock.js';
 import { refuseTakenHostnames } from './site-hostnames.js';
+import { checkOwnershipRequest, claimInTransaction, markDomainVerified } from './site-ownership.js';
+import { siteOwnerships } from './site-ownership-records.js';
+import { siteIdByProvenDomain } from './site-routing.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
 import { queryTemplate } from './query-template.js';
@@ -56,7 +60,7 @@ export class KyselyCatalogStore implements CatalogStore {
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? randomBytes;
     this.onClose = opts.onClose ?? (async () => {});
-    this.manage = { db, now: () => this.clock.now(), getSite: (id) => this.getSite(id) };
+    this.manage = { db, now: () => this.clock.now(), random: this.random, getSite: (id) => this.getSite(id) };
   }
 
   // The lookups every authenticated request makes, compiled once (query-template.ts).
@@ -130,6 +134,8 @@ export class KyselyCatalogStore implements CatalogStore {
     collectionProfile: Profile;
     profileEffectiveAt?: string | null;
     status?: SiteStatus;
+    domainScope?: string | null;
+    hostnamePatterns?: string[];
   }): Promise<Site> {
     const name = checkName('site name', input.name);
     const hostnames = normalizeHostnames(input.hostnames);
@@ -137,6 +143,7 @@ export class KyselyCatalogStore implements CatalogStore {
     const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
     const status = checkSiteStatus(input.status ?? 'ACTIVE');
     const ws = await this.requireWorkspace(input.workspaceId);
+    const { scope, patterns } = await checkOwnershipRequest(this.db, input.workspaceId, input);
     await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
     const limit = planLimitsFor(ws.plan, ws.apiPolicy).max_sites;
 
@@ -148,6 +155,8 @@ export class KyselyCatalogStore implements CatalogStore {
       collection_profile: profile,
       profile_effective_at: effectiveAt,
       created_at: this.now(),
+      // set by the claim below, once the scope is known to be free
+      domain_scope: null,
     };
     try {
       // The workspace row first: the transaction then holds the write lock (SQLite) or the row lock
@@ -160,6 +169,12 @@ export class KyselyCatalogStore implements CatalogStore {
             throw new CatalogError('SITE_LIMIT_REACHED', `the ${ws.plan} plan of workspace ${ws.id} includes ${limit} sites and all are in use`, { limit, used });
         }
         await trx.insertInto('sites').values(row).execute();
+        await claimInTransaction(
+          trx,
+          { workspaceId: row.workspace_id, siteId: row.id, hostnames, scope: scope ?? undefined, patterns },
+          row.created_at,
+          this.random,
+        );
         await trx
           .insertInto('site_hostnames')
           .values(hostnames.map((hostname, ordinal) => ({ hostname, site_id: row.id, ordinal })))
@@ -183,6 +198,7 @@ export class KyselyCatalogStore implements CatalogStore {
     return toSite(rows[0], hostnames);
   }
 
+  /** Exact hostnames first (one indexed query), then proven patterns and scopes (site-routing.ts). */
   async findSiteByHostname(hostname: string): Promise<Site | null> {
     const host = hostname.trim().toLowerCase();
     if (host === '' || host.length > 257) return null;
@@ -194,8 +210,28 @@ export class KyselyCatalogStore implements CatalogStore {
       .execute();
     // Two sites may hold example.com and www.example.com: the one named exactly wins.
     const hit = rows.find((r) => r.hostname === host) ?? rows[0];
-    return hit ? this.getSite(hit.site_id) : null;
+    const siteId = hit ? hit.site_id : await siteIdByProvenDomain(this.db, host);
+    return siteId ? this.getSite(siteId) : null;
   }
+
+  async getSiteOwnership(siteId: string): Promise<SiteOwnership | null> {
+    if (typeof siteId !== 'string') return null;
+    const row = await this.db.selectFrom('sites').select(['id', 'workspace_id', 'domain_scope']).where('id', '=', siteId).executeTakeFirst();
+    return row ? (await siteOwnerships(this.db, [row]))[0] : null;
+  }
+
+  async listSiteOwnership(workspaceId: string): Promise<SiteOwnership[]> {
+    const rows = await this.db
+      .selectFrom('sites')
+      .select(['id', 'workspace_id', 'domain_scope'])
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return siteOwnerships(this.db, rows);
+  }
+
+  markDomainVerified: CatalogStore['markDomainVerified'] = (workspaceId, domain) => markDomainVerified(this.db, workspaceId, domain, this.now());
 
   async listSites(workspaceId: string): Promise<Site[]> {
     const rows = await this.db
@@ -281,7 +317,7 @@ export class KyselyCatalogStore implements CatalogStore {
 
   async createToken(input: {
     workspaceId: string;
-    scopes: Scope[];
+    scopes: TokenScope[];
     siteIds?: string[] | null;
     tenantIds?: string[] | null;
     secretHash: string;

@@ -20,6 +20,7 @@ export function queryTemplate<A extends unknown[], O>(arity: A['length'], build:
   let sources: number[] = [];
   return (...args: A): CompiledQuery<O> => {
     if (compiled === undefined) {
+      // Holes are no A: they stand in for any argument types, which `build` only passes on (see above).
       const holes = Array.from({ length: arity }, (_, i) => new Hole(i)) as unknown as A;
       const c = build(...holes).compile();
       sources = c.parameters.map((p) => (p instanceof Hole ? p.index : -1));

@@ -19,6 +19,8 @@ export interface SitesTable {
   collection_profile: string;
   profile_effective_at: string | null;
   created_at: string;
+  /** a registrable domain; null = none asked for */
+  domain_scope: string | null;
 }
 
 export interface SiteHostnamesTable {
@@ -27,6 +29,39 @@ export interface SiteHostnamesTable {
   site_id: string;
   /** keeps the order the hostnames were given in */
   ordinal: number;
+}
+
+/** A domain a workspace asked for, with its verification code. */
+export interface WorkspaceDomainsTable {
+  workspace_id: string;
+  domain: string;
+  /** 32 base62 characters */
+  code: string;
+  created_at: string;
+}
+
+/** The workspace that proved a domain (null: none yet); the row every claim inside it locks. */
+export interface DomainOwnersTable {
+  domain: string;
+  workspace_id: string | null;
+  verified_at: string | null;
+  claims: number | string | bigint;
+}
+
+export interface SiteHostnamePatternsTable {
+  workspace_id: string;
+  /** the pattern without its leading `*.` */
+  suffix: string;
+  site_id: string;
+  /** the registrable domain the pattern lies in */
+  domain: string;
+  ordinal: number;
+}
+
+export interface ReleasedHostnamesTable {
+  site_id: string;
+  hostname: string;
+  released_at: string;
 }
 
 export interface TenantsTable {
@@ -170,4 +205,8 @@ export interface ControlDB {
   user_links: UserLinksTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
+  workspace_domains: WorkspaceDomainsTable;
+  domain_owners: DomainOwnersTable;
+  site_hostname_patterns: SiteHostnamePatternsTable;
+  released_hostnames: ReleasedHostnamesTable;
 }

@@ -1,6 +1,7 @@
 // Input rules of catalog writes. Pure; every failure is a CatalogError with a message naming the field.
-import { CatalogError, GOAL_INTENTS, SCOPES, type GoalFilters, type GoalIntent, type GoalType, type Scope, type SiteStatus, type TenantStatus } from '../ports/catalog-store.js';
+import { CatalogError, GOAL_INTENTS, type GoalFilters, type GoalIntent, type GoalType, type SiteStatus, type TenantStatus } from '../ports/catalog-store.js';
 import { PLAN_IDS, type PlanId, type Profile } from '../domain/plans.js';
+import { TOKEN_SCOPES, type TokenScope } from '../domain/access.js';
 
 const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const SLUG_RE = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
@@ -88,10 +89,10 @@ export function checkSlug(input: unknown): string {
   return input;
 }
 
-export function checkScopes(input: unknown): Scope[] {
-  if (!Array.isArray(input) || input.length === 0) invalid(`scopes must name at least one of ${SCOPES.join(', ')}`);
-  for (const s of input) if (!SCOPES.includes(s)) invalid(`unknown scope "${String(s)}"; scopes are ${SCOPES.join(', ')}`);
-  return SCOPES.filter((s) => input.includes(s));
+export function checkScopes(input: unknown): TokenScope[] {
+  if (!Array.isArray(input) || input.length === 0) invalid(`scopes must name at least one of ${TOKEN_SCOPES.join(', ')}`);
+  for (const s of input) if (!TOKEN_SCOPES.includes(s)) invalid(`unknown scope "${String(s)}"; scopes are ${TOKEN_SCOPES.join(', ')}`);
+  return TOKEN_SCOPES.filter((s) => input.includes(s));
 }
 
 /** null/undefined = no allowlist; otherwise a non-empty list of ids, de-duplicated. */

@@ -1,7 +1,9 @@
-// Access decisions of the read API (spec Authentication, DESIGN 7). Pure: callers pass the facts.
+// Access decisions of the read API (docs/api.md "Authentication", docs/product.md §7). Pure: callers pass the facts.
 import { hasApiAccess, type ApiPolicy } from './plans.js';
 
-export type TokenScope = 'metrics:read' | 'usage:read';
+/** What a token can be granted, in the order lists show them. */
+export const TOKEN_SCOPES = ['metrics:read', 'usage:read'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /**
  * Route families the plan gates. `me`, `sites`, `usage` and `metrics` are open to every plan
@@ -53,7 +55,7 @@ export function canReadTenant(grant: TokenGrant, siteId: string, tenant: { id: s
   return grant.tenantIds === null || grant.tenantIds.includes(tenant.id);
 }
 
-/** Rate limit per token in any trailing 60 s (DESIGN 7); null when the policy sets no rate. */
+/** Rate limit per token in any trailing 60 s (docs/product.md §7.4); null when the policy sets no rate. */
 export function rateLimitPerWindow(policy: ApiPolicy): number | null {
   return policy.rate_limit_rps === null ? null : policy.rate_limit_rps * 60;
 }

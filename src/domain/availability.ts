@@ -1,5 +1,5 @@
-// The Availability object of profile-aware reads (spec "Availability", DESIGN 4 "Route classes"
-// and 8 "Extended windows"). Pure: the caller passes the site's profile, its first event and the
+// The Availability object of profile-aware reads (docs/availability.md; docs/product.md §4.8 route
+// classes, §8.7 extended windows). Pure: the caller passes the site's profile, its first event and the
 // requested windows; the result says what to count and whether the HTTP layer answers 409.
 // Rules and the table of cases: docs/availability.md.
 import { ApiError } from './errors.js';

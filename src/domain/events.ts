@@ -1,5 +1,5 @@
 // The shape of a stored event, shared by the importer (ingest/) and every analytics engine.
-// DESIGN.md sections 3, 4 and 8 define each field.
+// docs/product.md sections 3, 4 and 8 define each field.
 import type { Profile } from './plans.js';
 
 export const TRAFFIC_CLASSES = ['human', 'ai_agent', 'bot', 'ai_bot'] as const;
@@ -29,7 +29,7 @@ export type DeviceType = (typeof DEVICE_TYPES)[number];
 
 /** One event as the analytics store holds it, after validation, enrichment and profile stamping. */
 export interface StoredEvent {
-  /** deterministic identity: hash of content + occurrence number within the batch (DESIGN 8) */
+  /** deterministic identity: hash of content + occurrence number within the batch (docs/product.md §8.2) */
   event_id: string;
   site_id: string;
   tenant_id: string | null;
@@ -69,7 +69,7 @@ export interface StoredEvent {
 }
 
 /**
- * One session as the analytics store derives it from events (DESIGN 4 and 8): events of one
+ * One session as the analytics store derives it from events (docs/product.md §4.2, §8.3): events of one
  * (site, tenant, visitor_key) ordered by time (pageview before action on ties), split when the
  * gap is over 30 minutes and at 00:00 UTC. Rebuilt for every (site, day) an import touches.
  */
@@ -107,9 +107,9 @@ export interface StoredSession {
   is_engaged: boolean;
 }
 
-/** Session gap (DESIGN 4): a new session starts when the gap is over this. */
+/** Session gap (docs/product.md §4.2): a new session starts when the gap is over this. */
 export const SESSION_GAP_MS = 1_800_000;
-/** Engaged when engagement time reaches this (DESIGN 4). */
+/** Engaged when engagement time reaches this (docs/product.md §4.5). */
 export const ENGAGED_MS = 10_000;
 /** An event's engagement time above one day is a collector bug, not a visit: the most one can hold. */
 export const MAX_ENGAGEMENT_MS = 86_400_000;

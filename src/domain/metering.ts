@@ -1,4 +1,4 @@
-// Metered units (spec "Metering" and DESIGN 5 and 6). Pure arithmetic; callers pass validated inputs.
+// Metered units (docs/metering.md; docs/product.md §5, §6). Pure arithmetic; callers pass validated inputs.
 
 export type MetricsEndpoint = 'timeseries' | 'breakdown';
 export type Interval = 'day' | 'hour';
@@ -31,14 +31,14 @@ export function limitFactor(limit: number): number {
   return Math.ceil(positiveInt('limit', limit) / 100);
 }
 
-/** Spec formula: base x interval x range x limit x dimension x metric. Compare does not change it (DESIGN 5). */
+/** docs/metering.md: base x interval x range x limit x dimension x metric. Compare does not change it (docs/product.md §5). */
 export function metricsUnits(input: MetricsUnitsInput): number {
   const breakdown = input.endpoint === 'breakdown';
   const base = breakdown ? 4 : 2;
   const interval = !breakdown && input.interval === 'hour' ? 3 : 1;
   const limit = breakdown ? limitFactor(input.limit ?? 100) : 1;
   const dimension = breakdown && input.dimension === 'page' ? 2 : 1;
-  // visitors weigh like pageviews (DESIGN 5); only events is the light metric
+  // visitors weigh like pageviews (docs/product.md §5); only events is the light metric
   const metric = input.metric === 'events' ? 1 : 2;
   return base * interval * rangeFactor(input.days) * limit * dimension * metric;
 }
@@ -56,7 +56,7 @@ export interface ReportUnitsInput {
   include?: ContentInclude;
 }
 
-/** DESIGN 6 base factors. */
+/** Report base factors (docs/metering.md). */
 export const REPORT_BASE_UNITS = {
   overview: 10,
   acquisition: 8,

@@ -1,4 +1,4 @@
-// Date ranges of analytics requests (spec "Common query parameters", DESIGN 8 "Dates"):
+// Date ranges of analytics requests (docs/product.md §8.8, docs/api.md parameters):
 // defaults, validation, the prev_period compare window, retention and range limits, content rules.
 import type { Clock } from './clock.js';
 import { ApiError, invalidParams } from './errors.js';
@@ -121,7 +121,7 @@ function requireDay(name: 'from' | 'to', value: string): string {
 }
 
 /**
- * Resolves from/to/compare in the order DESIGN 7 and 8 fix: syntax (422) → from <= to <= today (422)
+ * Resolves from/to/compare in the order docs/product.md §7.2 and §8.8 fix: syntax (422) → from <= to <= today (422)
  * → retention of the current then the compare window (422 RETENTION_EXCEEDED) → max_range_days (422).
  */
 export function resolveReportRange(input: RangeInput): ResolvedRange {

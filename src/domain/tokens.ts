@@ -1,19 +1,5 @@
 // Token secrets and record ids. Pure: randomness is passed in, so callers (and tests) decide its source.
-import * as crypto from 'node:crypto';
-
-/**
- * SHA-256 of a string: the one-shot crypto.hash (Node >= 20.12, a few µs cheaper per call, and
- * every request hashes twice) or createHash on older Node 20 releases.
- */
-type OneShot = (algorithm: string, data: string, encoding: 'hex' | 'buffer') => string | Buffer;
-const oneShot = (crypto as unknown as { hash?: OneShot }).hash;
-function sha256(data: string, encoding: 'hex'): string;
-function sha256(data: string, encoding: 'buffer'): Buffer;
-function sha256(data: string, encoding: 'hex' | 'buffer'): string | Buffer {
-  if (oneShot) return oneShot('sha256', data, encoding);
-  const h = crypto.createHash('sha256').update(data, 'utf8');
-  return encoding === 'hex' ? h.digest('hex') : h.digest();
-}
+import { sha256 } from './sha256.js';
 
 export const SECRET_PREFIX = 'ff_live_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

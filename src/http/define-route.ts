@@ -1,4 +1,4 @@
-// One pipeline for every authenticated GET route, in the order DESIGN 7 fixes:
+// One pipeline for every authenticated GET route, in the order docs/product.md §7.2 fixes:
 // route (404/405, in error-envelope.ts) -> token (401) -> rate limit (429) -> plan, scope, family (403)
 // -> parameters (422: unknown or repeated, then the schema, then the route's own checks)
 // -> site and tenant access (403) -> site status (409) -> the handler (metering, query, budget).
@@ -21,6 +21,8 @@ export class RawJson {
 }
 
 export interface RouteContext<Q> {
+  /** the route's declared url (not the request's): e.g. the response cache's namespace */
+  routeUrl: string;
   deps: AppDeps;
   caller: Caller;
   query: Q;
@@ -65,8 +67,20 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
   handler(ctx: RouteContext<Static<Q>>): Promise<Static<R> | RawJson>;
 }
 
-export function defineRoute<Q extends TObject, R extends TSchema>(def: RouteDefinition<Q, R>): RouteDefinition<Q, R> {
-  return def;
+/**
+ * A route as the route table holds it, whatever its query and response types: what it declares, and
+ * `register`, which keeps its typed check and handler. RouteDefinition is invariant in its query type
+ * (check, handler and the site rule read the query), so routes of different queries share no wider type.
+ */
+export interface AnyRoute extends Omit<RouteDefinition, 'site' | 'check' | 'handler'> {
+  /** set when the route reads site_id (and tenant_id) and checks access to them */
+  site?: { inactive: 'reject' | 'allow' };
+  /** adds the route to app behind the pipeline */
+  register(app: FastifyInstance, deps: AppDeps): void;
+}
+
+export function defineRoute<Q extends TObject, R extends TSchema>(def: RouteDefinition<Q, R>): AnyRoute {
+  return { ...def, register: (app, deps) => registerRoute(app, deps, def) };
 }
 
 interface RequestState {
@@ -79,7 +93,7 @@ type WithState = FastifyRequest & { [STATE]?: RequestState };
 
 const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
 
-export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDefinition<TObject, TSchema>): void {
+function registerRoute<Q extends TObject, R extends TSchema>(app: FastifyInstance, deps: AppDeps, def: RouteDefinition<Q, R>): void {
   const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
   const integers = new Set(
     (Object.entries(def.querystring?.properties ?? {}) as [string, { type?: unknown }][])
@@ -88,6 +102,8 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
   );
   const metrics = deps.metrics;
   const statuses = [...new Set([...BASE_ERRORS, ...(def.errors ?? [])])].sort();
+  // widened: Fastify's reply type cannot follow a generic schema (RouteDefinition checks the handler against R)
+  const response: TSchema = def.response;
 
   app.route({
     method: 'GET',
@@ -99,7 +115,7 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
       tags: def.tags,
       security: [{ bearerAuth: [] }],
       ...(def.querystring ? { querystring: def.querystring } : {}),
-      response: { 200: def.response, ...errorResponses(statuses) },
+      response: { 200: response, ...errorResponses(statuses) },
     },
     onRequest: async (request: WithState, reply: FastifyReply) => {
       const arrivedAt = deps.clock.now();
@@ -114,12 +130,13 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
     },
     handler: async (request: WithState, reply: FastifyReply) => {
       const state = request[STATE]!;
-      const query = request.query as Static<TObject>;
+      // what the schema validated (and coerced) against def.querystring
+      const query = request.query as Static<Q>;
       def.check?.(query, state);
       let site: Site | null = null;
       let tenant: Tenant | null = null;
       if (def.site) {
-        const q = query as { site_id: string; tenant_id?: string };
+        const q = request.query as { site_id: string; tenant_id?: string };
         const rule = def.site.tenantRequiredForRestrictedToken;
         ({ site, tenant } = await resolveSiteAccess(deps.catalog, state.caller, q.site_id, q.tenant_id, {
           inactive: def.site.inactive,
@@ -127,7 +144,8 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
         }));
       }
       const metering: MeteringContext = { ledger: deps.ledger, workspaceId: state.caller.workspace.id, policy: state.caller.policy, arrivedAt: state.arrivedAt };
-      const ctx: RouteContext<Static<TObject>> = {
+      const ctx: RouteContext<Static<Q>> = {
+        routeUrl: def.url,
         deps,
         caller: state.caller,
         query,
@@ -162,7 +180,7 @@ export function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef
 const DECIMAL = /^[0-9]{1,15}$/;
 
 /**
- * Unknown and repeated parameters are refused by name before the schema sees them (DESIGN 8), and
+ * Unknown and repeated parameters are refused by name before the schema sees them (docs/product.md §8.9), and
  * integer parameters unless written as plain decimal digits.
  */
 function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySet<string>, integers: ReadonlySet<string>): void {

@@ -29,7 +29,7 @@ export interface ReadScope {
 }
 
 /**
- * The actions a read counts (DESIGN 4, spec "Actions"): the simple actions over the whole window;
+ * The actions a read counts (docs/product.md §4.9): the simple actions over the whole window;
  * every other action only inside `advanced` (null: never, e.g. a strict site).
  */
 export interface ActionSelection {
@@ -78,7 +78,7 @@ export interface ActionTotals {
   instrumentationSessions: number;
 }
 
-/** A goal's matching rule (DESIGN 4 and 8 "Goals"). */
+/** A goal's matching rule (docs/product.md §4.10, §8.5). */
 export interface GoalMatcher {
   type: GoalType;
   pattern: string;

@@ -1,9 +1,7 @@
 // The control plane's catalog: workspaces, sites, tenants, goals and tokens.
 // Implementations: control/ (Kysely over SQLite, later PostgreSQL).
+import type { TokenScope } from '../domain/access.js';
 import type { ApiPolicyOverrides, PlanId, Profile } from '../domain/plans.js';
-
-export type Scope = 'metrics:read' | 'usage:read';
-export const SCOPES: readonly Scope[] = ['metrics:read', 'usage:read'];
 
 export interface Workspace {
   id: string;
@@ -62,7 +60,7 @@ export interface Goal {
 export interface Token {
   id: string;
   workspaceId: string;
-  scopes: Scope[];
+  scopes: TokenScope[];
   /** null = every site of the workspace */
   siteIds: string[] | null;
   /** null = every tenant */
@@ -71,6 +69,53 @@ export interface Token {
   /** when the secret was last replaced (token rotate); null = never */
   rotatedAt: string | null;
   createdAt: string;
+}
+
+/** The TXT record a workspace publishes to prove a domain, and whether it has (docs/decisions.md "Site ownership"). */
+export interface DomainProof {
+  /** a registrable domain the workspace asked for */
+  domain: string;
+  /** `_footfall.<domain>`, type TXT */
+  recordName: string;
+  /** `footfall-verification=<code>`: the code is fixed per (workspace, domain) */
+  recordValue: string;
+  /** null until proven */
+  verifiedAt: string | null;
+  /** another workspace has proven this domain, so this one cannot */
+  claimedElsewhere: boolean;
+}
+
+/** An exact hostname the site lost to another workspace's proven domain scope: it no longer collects. */
+export interface ReleasedHostname {
+  hostname: string;
+  releasedAt: string;
+}
+
+/** What a site asks for beyond its exact hostnames, and where that stands. */
+export interface SiteOwnership {
+  siteId: string;
+  workspaceId: string;
+  /** a registrable domain covering itself and every subdomain; null = none asked for */
+  domainScope: string | null;
+  /** `*.<suffix>`, in the order given */
+  hostnamePatterns: string[];
+  /** the workspace's proof of each domain the scope and the patterns lie in, the scope's first */
+  domains: DomainProof[];
+  /** oldest first */
+  releasedHostnames: ReleasedHostname[];
+}
+
+/** Fields `site update` may change (CatalogStore.updateSite). */
+export interface SitePatch {
+  name?: string;
+  hostnames?: string[];
+  status?: SiteStatus;
+  collectionProfile?: Profile;
+  profileEffectiveAt?: string;
+  /** null removes the scope */
+  domainScope?: string | null;
+  /** replaces the patterns; [] removes them */
+  hostnamePatterns?: string[];
 }
 
 /** Fields `goal update` may change; filters, when given, replace the goal's filters whole. */
@@ -89,7 +134,10 @@ export interface CatalogStore {
 
   /**
    * Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace) /
-   * SITE_LIMIT_REACHED (the plan's max_sites, details limit and used).
+   * SITE_LIMIT_REACHED (the plan's max_sites, details limit and used), and with a domain scope or
+   * hostname patterns SITE_SCOPE_NOT_ALLOWED / HOSTNAME_PATTERN_OUT_OF_SCOPE /
+   * SITE_DNS_VERIFICATION_UNAVAILABLE. A pattern must lie inside a domain the workspace has asked for
+   * (by this site's scope or another site's).
    */
   createSite(input: {
     workspaceId: string;
@@ -98,25 +146,37 @@ export interface CatalogStore {
     collectionProfile: Profile;
     profileEffectiveAt?: string | null;
     status?: SiteStatus;
+    domainScope?: string | null;
+    hostnamePatterns?: string[];
   }): Promise<Site>;
   getSite(id: string): Promise<Site | null>;
   /**
-   * The site one of whose hostnames is `hostname`, case-insensitive, a leading `www.` ignored on
-   * either side; when two sites hold `x` and `www.x`, the one named exactly. Null when none does.
+   * The site that collects for `hostname` (case-insensitive): one of whose exact hostnames it is, a
+   * leading `www.` ignored on either side (when two sites hold `x` and `www.x`, the one named exactly);
+   * else the site with the longest proven hostname pattern matching it; else the site whose proven
+   * domain scope covers it. Null when none does.
    */
   findSiteByHostname(hostname: string): Promise<Site | null>;
+  /** Null when no such site exists. */
+  getSiteOwnership(siteId: string): Promise<SiteOwnership | null>;
+  /** Every site of the workspace, in listSites order. */
+  listSiteOwnership(workspaceId: string): Promise<SiteOwnership[]>;
+  /**
+   * Records that the workspace proved `domain` (the caller has seen the TXT record), once: a second
+   * call keeps the first time. Every exact hostname inside the domain that another workspace
+   * registered is released from its site. SITE_SCOPE_ALREADY_CLAIMED when another workspace proved it.
+   */
+  markDomainVerified(workspaceId: string, domain: string): Promise<{ verifiedAt: string }>;
   listSites(workspaceId: string): Promise<Site[]>;
   /**
    * Changes name, status, hostnames (the new list replaces the old, under the same ownership rules
-   * as createSite) or the collection profile. A profile change is prospective: it applies from
+   * as createSite), the domain scope (null removes it), the hostname patterns (the new list replaces
+   * the old; [] removes them) or the collection profile. A profile change is prospective: it applies from
    * profileEffectiveAt (default now), which may not be in the past; an effective-at alone moves a
    * switch that has not happened yet (docs/decisions.md). NOT_FOUND / INVALID / CONFLICT /
    * INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED.
    */
-  updateSite(
-    id: string,
-    patch: { name?: string; hostnames?: string[]; status?: SiteStatus; collectionProfile?: Profile; profileEffectiveAt?: string },
-  ): Promise<Site>;
+  updateSite(id: string, patch: SitePatch): Promise<Site>;
 
   createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant>;
   getTenant(id: string): Promise<Tenant | null>;
@@ -135,7 +195,7 @@ export interface CatalogStore {
   /** Stores only sha256(secret). */
   createToken(input: {
     workspaceId: string;
-    scopes: Scope[];
+    scopes: TokenScope[];
     siteIds?: string[] | null;
     tenantIds?: string[] | null;
     secretHash: string;
@@ -165,14 +225,18 @@ export class CatalogError extends Error {
   constructor(
     readonly code:
       | 'INVALID_SITE_HOSTNAME'
+      | 'SITE_SCOPE_NOT_ALLOWED'
+      | 'HOSTNAME_PATTERN_OUT_OF_SCOPE'
       | 'SITE_SCOPE_ALREADY_CLAIMED'
+      | 'SITE_DNS_VERIFICATION_FAILED'
+      | 'SITE_DNS_VERIFICATION_UNAVAILABLE'
       | 'NOT_FOUND'
       | 'CONFLICT'
       | 'INVALID'
       | 'SITE_LIMIT_REACHED'
       | 'SEAT_LIMIT_REACHED',
     message: string,
-    /** machine-readable facts of the refusal (e.g. limit and used) */
+    /** what a client may act on (the error envelope's `details`, e.g. limit and used); never names another workspace */
     readonly details?: Record<string, unknown>,
   ) {
     super(message);

@@ -1,4 +1,4 @@
-// Live collection (DESIGN 9): what POST /api/event hands over, and what the read side learns about
+// Live collection (docs/product.md §9): what POST /api/event hands over, and what the read side learns about
 // events accepted but not yet readable (dataFreshness). Implementation: ingest/collect/collector.ts.
 
 export interface CollectRequest {

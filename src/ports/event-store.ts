@@ -3,7 +3,7 @@
 // Implementations: engines/duckdb (embedded); ClickHouse later. Contract: test/contract/event-store.test.ts.
 import type { Channel, StoredEvent } from '../domain/events.js';
 
-/** A stored event plus its channel, computed once at import by ingest/parse/channel.ts (DESIGN 4). */
+/** A stored event plus its channel, computed once at import by ingest/parse/channel.ts (docs/product.md §4.6). */
 export interface EventRow extends StoredEvent {
   channel: Channel;
 }
@@ -26,7 +26,7 @@ export interface ImportResult {
 }
 
 /**
- * Engagement time a tracker reports for a page it showed (DESIGN 9, `engagement`): not an event. At
+ * Engagement time a tracker reports for a page it showed (docs/product.md §9, `engagement`): not an event. At
  * commit it is added to the visitor's latest pageview of `path_canon` at or before `ts_ms` on that
  * UTC day (the page being engaged with), among the stored events and those of the same import; with
  * no such pageview it is dropped. Sessions and rollups of that visitor-day follow.
@@ -42,7 +42,7 @@ export interface EngagementRow {
 }
 
 /**
- * The identity of the `occurrence`-th (>= 2) identical copy of `row` inside one batch (DESIGN 8:
+ * The identity of the `occurrence`-th (>= 2) identical copy of `row` inside one batch (docs/product.md §8.2:
  * identity = content + occurrence number). Rows arrive with their first occurrence's id; the store
  * finds the repeats across the whole batch (the importer cannot, in bounded memory) and asks for these.
  */
@@ -149,7 +149,8 @@ export function encodeEventRow(r: EventRow): string {
 export function decodeEventRow(line: string): EventRow {
   const values = JSON.parse(line) as unknown[];
   if (!Array.isArray(values) || values.length !== EVENT_ROW_FIELDS.length) throw new Error('not an encoded event row');
-  const row: Record<string, unknown> = {};
+  const row: Partial<Record<keyof EventRow, unknown>> = {};
   for (let i = 0; i < EVENT_ROW_FIELDS.length; i++) row[EVENT_ROW_FIELDS[i]] = values[i];
-  return row as unknown as EventRow;
+  // Only lines encodeEventRow wrote come here: their values are trusted to be EventRow's, not checked one by one.
+  return row as EventRow;
 }

@@ -1,5 +1,5 @@
-// Where a client address is (DESIGN 3 and 9): imports and live collection enrich events with it,
-// then drop the address. Implementation: ingest/parse/mmdb-geo-lookup.ts (an offline MMDB file).
+// Where a client address is (docs/product.md §3, §9): imports and live collection enrich events
+// with it, then drop the address. Implementation: ingest/parse/mmdb-geo-lookup.ts (offline MMDB).
 
 export interface GeoLocation {
   /** ISO 3166-1 alpha-2, upper case */

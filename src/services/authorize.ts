@@ -1,4 +1,4 @@
-// Plan, scope and route-family gates, then site and tenant access (DESIGN 7).
+// Plan, scope and route-family gates, then site and tenant access (docs/product.md §7).
 import { canReadSite, canReadTenant, familyAllowed, scopeGrants, type RouteFamily, type TokenScope } from '../domain/access.js';
 import { hasApiAccess } from '../domain/plans.js';
 import { ApiError, forbidden } from '../domain/errors.js';

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import type { AnalyticsEngine } from '../ports/analytics-engine.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventCollector } from '../ports/event-collector.js';
+import type { EventStore } from '../ports/event-store.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { PasswordHasher } from '../ports/password-hasher.js';
 import type { PeopleStore } from '../ports/people-store.js';
@@ -11,15 +12,6 @@ import type { LinkDelivery } from './people/links.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
-
-/**
- * The analytics engine slot. Its port arrives with the analytics issue; until then the platform
- * only needs to know whether it answers (for /healthz) and how to close it.
- */
-export interface EventsSlot {
-  ping?(): Promise<void>;
-  close?(): Promise<void>;
-}
 
 /** What analytics routes read through (services/analytics/serve-analytics.ts). */
 export interface AnalyticsDeps {
@@ -36,13 +28,14 @@ export interface AnalyticsDeps {
   notes?(siteId: string): string[];
 }
 
-export interface AppDeps<Events extends EventsSlot = EventsSlot> {
+export interface AppDeps {
   config: Readonly<Config>;
   clock: Clock;
   catalog: CatalogStore;
   ledger: UsageLedger;
   limiter: RateLimiter;
-  events?: Events;
+  /** the analytics store's write side; /healthz asks whether it answers. Absent: not checked */
+  events?: EventStore;
   /** absent: analytics routes answer 503 ANALYTICS_DB_UNAVAILABLE */
   analytics?: AnalyticsDeps;
   /** live collection (POST /api/event, /js/script.js); absent: those routes do not exist (a server started by startServer has it) */

@@ -1,5 +1,5 @@
 // Metered requests: reserve units before the work, commit on success, release on any failure,
-// so used_units never passes the hard cap however many requests race (DESIGN 7).
+// so used_units never passes the hard cap however many requests race (docs/product.md §7.5).
 import { ApiError } from '../domain/errors.js';
 import type { ApiPolicy } from '../domain/plans.js';
 import { periodOf } from '../domain/periods.js';

@@ -1,4 +1,4 @@
-// The per-token sliding-window limit (DESIGN 7 and 8).
+// The per-token sliding-window limit (docs/product.md §7.4, §8.10).
 import { RATE_WINDOW_MS, rateLimitPerWindow } from '../domain/access.js';
 import { ApiError } from '../domain/errors.js';
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js';

@@ -52,6 +52,7 @@ test('site list and update: hostnames under the ownership rules, prospective pro
   assert.deepEqual(listed.map((s: { site_id: string }) => s.site_id), [site]);
   assert.deepEqual(Object.keys(listed[0]), [
     'site_id', 'workspace_id', 'name', 'hostnames', 'status', 'collection_profile', 'collection_profile_effective_at', 'created_at',
+    'domain_scope', 'hostname_patterns', 'domains', 'released_hostnames',
   ]);
 
   const before = Date.now();
@@ -67,8 +68,8 @@ test('site list and update: hostnames under the ownership rules, prospective pro
 
   await refused(['site', 'update', site, '--profile', 'extended'], 'CONFLICT', /scheduled for 2099-01-01/);
   await refused(['site', 'update', site, '--profile-effective-at', '2020-01-01T00:00:00Z'], 'INVALID', /in the past/);
-  await refused(['site', 'update', site, '--hostname', 'theirs.example.org'], 'SITE_SCOPE_ALREADY_CLAIMED', /another workspace/);
-  await refused(['site', 'update', site, '--hostname', 'no way'], 'INVALID_SITE_HOSTNAME', /malformed/);
+  await refused(['site', 'update', site, '--hostname', 'theirs.example.org'], 'SITE_SCOPE_ALREADY_CLAIMED', /another workspace/, 1);
+  await refused(['site', 'update', site, '--hostname', 'no way'], 'INVALID_SITE_HOSTNAME', /malformed/, 1);
   await refused(['site', 'update', site, '--profile', 'loose', '--status', 'GONE'], 'INVALID_ARGUMENTS',
     /--status must be one of ACTIVE, SUSPENDED, got "GONE"; --profile must be one of strict, extended, got "loose"/);
   await refused(['site', 'update', site], 'INVALID_ARGUMENTS', /nothing to change/);

@@ -4,12 +4,14 @@ import type { FakeClock } from '../../src/domain/clock.js';
 import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
 import { runCatalogManagementContract } from './catalog-management.contract.js';
+import { runSiteOwnershipContract } from './site-ownership.contract.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
 
 const url = POSTGRES_URL;
 if (url === undefined) {
   test('postgres catalog contract', { skip: POSTGRES_SKIP }, () => {});
   test('postgres catalog management contract', { skip: POSTGRES_SKIP }, () => {});
+  test('postgres site ownership contract', { skip: POSTGRES_SKIP }, () => {});
 } else {
   const factory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
     const scratch = scratchSchema(url);
@@ -24,4 +26,5 @@ if (url === undefined) {
   };
   runCatalogStoreContract('postgres', factory);
   runCatalogManagementContract('postgres', factory);
+  runSiteOwnershipContract('postgres', factory);
 }

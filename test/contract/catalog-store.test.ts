@@ -6,6 +6,7 @@ import type { FakeClock } from '../../src/domain/clock.js';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
 import { runCatalogManagementContract } from './catalog-management.contract.js';
+import { runSiteOwnershipContract } from './site-ownership.contract.js';
 
 const memory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
   const cp = await openSqliteControlPlane(':memory:', { clock });
@@ -13,6 +14,7 @@ const memory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
 };
 runCatalogStoreContract('sqlite :memory:', memory);
 runCatalogManagementContract('sqlite :memory:', memory);
+runSiteOwnershipContract('sqlite :memory:', memory);
 
 const file = async (clock: FakeClock): Promise<CatalogUnderTest> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-catalog-'));
@@ -27,3 +29,4 @@ const file = async (clock: FakeClock): Promise<CatalogUnderTest> => {
 };
 runCatalogStoreContract('sqlite file', file);
 runCatalogManagementContract('sqlite file', file);
+runSiteOwnershipContract('sqlite file', file);

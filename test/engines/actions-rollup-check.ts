@@ -22,7 +22,7 @@ export function actionRows(seed: number, n: number): EventRow[] {
   }));
 }
 
-/** Every groupBy buildActions (services/reports/build-actions.ts) reads. */
+/** Every groupBy buildActions (services/reports/actions-report.ts) reads. */
 export const REPORT_GROUPINGS: readonly (readonly ActionGroupKey[])[] = [
   ['family'], ['day', 'family'], ['action'], ['action', 'page'], ['action', 'channel'],
   ['page'], ['channel'], ['device'], ['country'], ['browser'],

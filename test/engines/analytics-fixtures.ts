@@ -1,4 +1,4 @@
-// Hand-built event sets for analytics tests: a plain sessionizer (DESIGN 4 and 8) and a DuckDB
+// Hand-built event sets for analytics tests: a plain sessionizer (docs/product.md §4.2, §8.3) and a DuckDB
 // loader using the event store's own DDL, so the engine reads the tables the importer writes.
 import fs from 'node:fs';
 import os from 'node:os';

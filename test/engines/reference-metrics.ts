@@ -1,4 +1,4 @@
-// An independent, deliberately naive computation of the metric rules (DESIGN 4 and 8,
+// An independent, deliberately naive computation of the metric rules (docs/product.md §4 and §8,
 // docs/metrics.md) over in-memory rows. It shares no code with the SQL compiler or the assemble
 // stage: the engine tests compare the two on random data.
 import type { StoredSession } from '../../src/domain/events.js';

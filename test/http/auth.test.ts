@@ -1,4 +1,5 @@
-// Tokens, plans, scopes and route-family gates.
+// Tokens, plans, scopes and route-family gates, in depth on a few routes; route-security.test.ts walks
+// every route for the refusals each must give.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -40,20 +41,7 @@ test('a revoked token fails on the very next request', async () => {
   await h.close();
 });
 
-test('a workspace on the free plan gets 403 on every endpoint', async () => {
-  const h = await harness();
-  const ws = await h.workspace('starter');
-  const t = await h.token(ws.id, { scopes: ['metrics:read', 'usage:read'] });
-  h.setPlan(ws.id, 'free'); // a downgrade after the token was made
-  for (const url of ['/v1/me', '/v1/sites', '/v1/usage/current', '/v1/usage/history', '/v1/goals?site_id=x', '/v1/tenants?site_id=x']) {
-    const r = await h.get(url, { token: t.secret });
-    assert.equal(r.statusCode, 403, url);
-    assert.equal(r.json().error.code, 'FORBIDDEN');
-  }
-  await h.close();
-});
-
-test('scopes: usage:read reaches only /v1/usage/*; metrics:read reaches usage too', async () => {
+test('usage:read and metrics:read both reach /v1/usage/*', async () => {
   const h = await harness();
   const ws = await h.workspace('pro');
   const usage = await h.token(ws.id, { scopes: ['usage:read'] });
@@ -62,22 +50,11 @@ test('scopes: usage:read reaches only /v1/usage/*; metrics:read reaches usage to
     assert.equal((await h.get(url, { token: usage.secret })).statusCode, 200, url);
     assert.equal((await h.get(url, { token: metrics.secret })).statusCode, 200, url);
   }
-  for (const url of ['/v1/me', '/v1/sites', '/v1/goals?site_id=x', '/v1/tenants?site_id=x']) {
-    const r = await h.get(url, { token: usage.secret });
-    assert.equal(r.statusCode, 403, url);
-    assert.equal(r.json().error.code, 'FORBIDDEN');
-  }
   await h.close();
 });
 
-test('starter: goals and tenants are closed by the API policy; an enterprise policy can open them', async () => {
+test('an enterprise policy opens or closes goals and tenants by its own switches', async () => {
   const h = await harness();
-  const starter = await h.workspace('starter');
-  const st = await h.token(starter.id);
-  const site = await h.catalog.createSite({ workspaceId: starter.id, name: 's', hostnames: ['st.example.com'], collectionProfile: 'strict' });
-  for (const url of [`/v1/goals?site_id=${site.id}`, `/v1/tenants?site_id=${site.id}`]) {
-    assert.equal((await h.get(url, { token: st.secret })).statusCode, 403, url);
-  }
   const ent = await h.workspace('enterprise', { allow_goals: false, allow_tenants: true });
   const et = await h.token(ent.id);
   const esite = await h.catalog.createSite({ workspaceId: ent.id, name: 'e', hostnames: ['ent.example.com'], collectionProfile: 'extended' });

@@ -1,5 +1,5 @@
 // POST /api/event: every payload shape a tracker sends is stored as an import of the same line would
-// be (DESIGN 9), and read back through /v1 once the loader has run.
+// be (docs/product.md §9), and read back through /v1 once the loader has run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHROME, collectHarness, pageview } from './helpers/collect.js';

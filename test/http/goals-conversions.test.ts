@@ -1,4 +1,4 @@
-// /v1/goals/conversions: goal matching (DESIGN 4 and 8) against a plain matcher over the fixture,
+// /v1/goals/conversions: goal matching (docs/product.md §8.5) against a plain matcher over the fixture,
 // the extended-only rules (409 on strict or before any extended data, partial window after the switch).
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';

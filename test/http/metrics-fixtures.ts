@@ -1,5 +1,5 @@
 // A deterministic event set for the metrics HTTP tests and reference counts computed from the
-// import lines alone (DESIGN 4 and 8 definitions, written out plainly, independent of the engine).
+// import lines alone (docs/product.md §4 and §8 definitions, written out plainly, independent of the engine).
 
 export interface Line {
   ts: string;
@@ -87,7 +87,7 @@ export interface RefSession {
   pages: Set<string>;
 }
 
-/** DESIGN 8 sessions: per (tenant, key), split after 30 minutes or at 00:00 UTC; pageview first on ties. */
+/** docs/product.md §8.3 sessions: per (tenant, key), split after 30 minutes or at 00:00 UTC; pageview first on ties. */
 export function sessions(lines: readonly Line[]): RefSession[] {
   const groups = new Map<string, Line[]>();
   for (const l of lines) {

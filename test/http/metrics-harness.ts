@@ -5,8 +5,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { ApiPolicy, PlanId, Profile } from '../../src/domain/plans.js';
 import { importLines, reidentify, type ImportSummary } from '../../src/ingest/pipeline/import-lines.js';
 import { readLineBatches } from '../../src/ingest/pipeline/read-lines.js';
-import type { EventStore } from '../../src/ports/event-store.js';
-import type { Scope, Workspace } from '../../src/ports/catalog-store.js';
+import type { Workspace } from '../../src/ports/catalog-store.js';
+import type { TokenScope } from '../../src/domain/access.js';
 import { harness, type Harness } from './helpers/harness.js';
 
 export interface MetricsHarness extends Harness {
@@ -18,7 +18,7 @@ export interface MetricsHarness extends Harness {
   importEvents(lines: Record<string, unknown>[]): Promise<ImportSummary>;
   /** GET with ws's token; `query` values are URL-encoded */
   call(path: string, query: Record<string, string | number>, opts?: { token?: string }): Promise<LightMyRequestResponse>;
-  newToken(opts?: { scopes?: Scope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string }): Promise<string>;
+  newToken(opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string }): Promise<string>;
 }
 
 export async function metricsHarness(
@@ -47,7 +47,7 @@ export async function metricsHarness(
       return (await h.catalog.createTenant({ siteId, slug, name: name ?? slug.toUpperCase() })).id;
     },
     async importEvents(lines: Record<string, unknown>[]) {
-      const store = h.container.events as unknown as EventStore;
+      const store = h.container.events;
       const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
       const summary = await importLines(readLineBatches(Readable.from([Buffer.from(text)])), {
         format: { kind: 'events' },
@@ -62,7 +62,7 @@ export async function metricsHarness(
       const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
       return h.get(`${path}${qs ? `?${qs}` : ''}`, { token: o.token ?? secret });
     },
-    async newToken(o: { scopes?: Scope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string } = {}) {
+    async newToken(o: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string } = {}) {
       return (await h.token(o.workspaceId ?? ws.id, o)).secret;
     },
   });

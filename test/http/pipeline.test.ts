@@ -46,7 +46,7 @@ async function setup() {
   const site = await h.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['m.example.com'], collectionProfile: 'strict' });
   const suspended = await h.catalog.createSite({ workspaceId: ws.id, name: 'X', hostnames: ['x.example.com'], collectionProfile: 'strict', status: 'SUSPENDED' });
   const tenant = await h.catalog.createTenant({ siteId: site.id, slug: 'a', name: 'A' });
-  const app = await buildApp(h.container, { logger: false, routes: [analyticsLike] as never });
+  const app = await buildApp(h.container, { logger: false, routes: [analyticsLike] });
   const t = await h.token(ws.id);
   const checker = await openApiChecker(app);
   const call = async (token: string, qs: string) => {

@@ -1,4 +1,4 @@
-// Envelope, routing, request ids and the order of checks (DESIGN 7).
+// Envelope, routing, request ids and the order of checks (docs/product.md §7.2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
@@ -10,7 +10,7 @@ import { EngineError } from '../../src/domain/errors.js';
 
 test('unknown paths answer 404 NOT_FOUND in the envelope, before any token check', async () => {
   const h = await harness();
-  for (const url of ['/v1/nope', '/v2/me', '/', '/v1/me/', '/v1/usage']) {
+  for (const url of ['/v1/nope', '/v2/me', '/app/no-such-page', '/v1/me/', '/v1/usage']) {
     const r = await h.get(url);
     assert.equal(r.statusCode, 404, url);
     assert.equal(r.json().error.code, 'NOT_FOUND');
@@ -127,7 +127,7 @@ test('unexpected failures answer 500 INTERNAL_ERROR with the fixed message; engi
       boom('/v1/test/crash', () => new Error('secret db path /var/x')),
       boom('/v1/test/timeout', () => new EngineError('timeout')),
       boom('/v1/test/down', () => new EngineError('unavailable')),
-    ] as never,
+    ],
   });
   const checker = await openApiChecker(app);
   const call = async (url: string) => {

@@ -121,7 +121,7 @@ for (const name of ['strict', 'extended', 'switched'] as const) {
     const expected = { strict: 'locked_by_profile', extended: 'available', switched: 'partially_available_after_effective_at' }[name];
     assert.equal(regions.current.status, expected);
     assert.deepEqual(body.availability.readModel, { strictSafe: ['overview_core', 'acquisition_lite'], extended: ['overview_geography'] });
-    // DESIGN 6: 10 x ceil(3/30) x ceil(200/100) x 2 (compare)
+    // docs/metering.md: 10 x ceil(3/30) x ceil(200/100) x 2 (compare)
     assert.equal(body.meta.units_charged, 40);
   });
 }

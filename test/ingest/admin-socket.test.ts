@@ -1,4 +1,4 @@
-// Import while serving (DESIGN 8): `footfall import` run as its own process hands its rows to
+// Import while serving (docs/product.md §8.17): `footfall import` run as its own process hands its rows to
 // the process holding the store through <dataDir>/admin.sock, with no lock error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// DESIGN 4 channel rules and profile stamping, end to end: line in, session and event out.
+// Channel rules and profile stamping (docs/product.md §4.6, §4.1), end to end: line in, session and event out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { action, harness, pv } from './harness.js';

@@ -1,4 +1,4 @@
-// Imports locate client addresses (DESIGN 3): access-log lines and NDJSON lines with `ip`.
+// Imports locate client addresses (docs/product.md §3): access-log lines and NDJSON lines with `ip`.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

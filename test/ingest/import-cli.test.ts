@@ -2,42 +2,18 @@
 // nothing went in, a warning for days the API will not serve, clear geolocation setting errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openControlPlane } from '../../src/control/open-control-plane.js';
 import { openEventStore } from '../../src/engines/duckdb/open-event-store.js';
 import { writeSampleDatabases } from '../unit/ingest/geo-samples.js';
+import { importCli, logLine } from './import-cli-fixture.js';
 
-const CLI = path.resolve('bin/footfall.js');
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOOTFALL_')));
-const UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0';
 let dir: string;
 let site: string;
 let geoDbs: ReturnType<typeof writeSampleDatabases>;
-
-function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args, '--data-dir', dir], { env: { ...env, ...extraEnv }, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-function file(name: string, lines: string[]): string {
-  const p = path.join(dir, name);
-  fs.writeFileSync(p, lines.map((l) => l + '\n').join(''));
-  return p;
-}
-
-/** A combined log line of yesterday (inside any retention). */
-function logLine(request: string, status = 200, ip = '203.0.113.9', minute = 0): string {
-  const d = new Date(Date.now() - 86_400_000);
-  const day = String(d.getUTCDate()).padStart(2, '0');
-  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()];
-  return `${ip} - - [${day}/${month}/${d.getUTCFullYear()}:10:${String(minute).padStart(2, '0')}:00 +0000] "${request}" ${status} 512 "-" "${UA}"`;
-}
+const { cli, file } = importCli(() => dir);
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-import-cli-'));

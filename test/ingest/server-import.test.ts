@@ -98,7 +98,7 @@ test('an import that runs out of memory and temp space through a running server 
     });
     assert.ok(logged.some((l) => /import failed/.test(l) && /IMPORT_OUT_OF_(MEMORY|DISK)/.test(l)), logged.join('\n'));
     assert.equal((await fetch(`${server.address}/healthz`)).status, 200);
-    const events = server.container.events as unknown as { siteCoverage(s: string): Promise<{ events: number }> };
+    const events = server.container.events;
     assert.equal((await events.siteCoverage(site.id)).events, 0, 'nothing of the failed import is stored');
     const ok = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: small, format: { kind: 'events' } });
     assert.deepEqual([ok.via, ok.imported], ['server', 200]);

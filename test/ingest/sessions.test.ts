@@ -1,4 +1,4 @@
-// DESIGN 4 and 8 session rules, through the real importer into DuckDB.
+// Session rules (docs/product.md §4.2, §8.3), through the real importer into DuckDB.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { action, harness, pv, sessionsOf } from './harness.js';

@@ -10,7 +10,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
-import type { EventStore } from '../../src/ports/event-store.js';
 import { ownServicesSkip, startOwnServices, type OwnServices } from './fixtures/own-services.js';
 import { get, seed, timeseriesPath, type Seeded } from './fixtures/seed.js';
 
@@ -32,7 +31,7 @@ if (skip) {
       {},
     );
     server = await startServer(config);
-    s = await seed(server.container.catalog, server.container.events as unknown as EventStore);
+    s = await seed(server.container.catalog, server.container.events);
   });
 
   after(async () => {

@@ -32,6 +32,11 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** Most distinct SQL texts kept prepared; far more than the control plane's query shapes. */
 export const STATEMENT_CACHE_SIZE = 256;
 
+/** Kysely's SqliteDatabase whose statements are better-sqlite3's own (the pair runner reads `reader`). */
+interface StatementCache extends SqliteDatabase {
+  prepare(sql: string): Database.Statement;
+}
+
 /**
  * Kysely's SQLite driver prepares every query it runs, and preparing costs more than running the
  * small indexed queries of the request path. Kysely compiles the same query shape to the same SQL
@@ -39,7 +44,7 @@ export const STATEMENT_CACHE_SIZE = 256;
  * one query at a time on its single connection, and SQLite re-prepares a statement by itself when
  * the schema changes under it.
  */
-export function withStatementCache(db: Database.Database, size: number = STATEMENT_CACHE_SIZE): SqliteDatabase {
+export function withStatementCache(db: Database.Database, size: number = STATEMENT_CACHE_SIZE): StatementCache {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => db.close(),
@@ -102,7 +107,7 @@ type Pair = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult
 export function synchronousPairRunner(db: Database.Database): (fallback: Pair) => Pair {
   const statements = withStatementCache(db);
   const run = (q: CompiledQuery): QueryResult<any> => {
-    const stmt = statements.prepare(q.sql) as unknown as Database.Statement;
+    const stmt = statements.prepare(q.sql);
     const params = q.parameters as unknown[];
     if (stmt.reader) return { rows: stmt.all(...params) };
     const r = stmt.run(...params);

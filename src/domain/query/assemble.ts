@@ -1,4 +1,4 @@
-// Assemble stage: atom rows from an engine -> metric rows, sorted and cut as DESIGN 8 "Rows" says.
+// Assemble stage: atom rows from an engine -> metric rows, sorted and cut as docs/product.md §8.12 says.
 // Pure, so every engine's output goes through the same rules.
 import { DAY_MS } from '../report-range.js';
 import { ATOMS, metricValue, presenceAtom, type AtomValues, type Metric } from './metrics.js';

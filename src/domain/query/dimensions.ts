@@ -1,6 +1,6 @@
-// The breakdown and filter dimensions (DESIGN 5), each with ONE definition: the table and column
-// it reads. Session attributes come from the session (its first event, DESIGN 8), so pageviews by
-// channel and sessions by channel agree and every breakdown's rows add up to the total.
+// The breakdown and filter dimensions (docs/product.md §5), each with ONE definition: the table and
+// column it reads. Session attributes come from the session (its first event, docs/product.md §8.3),
+// so pageviews by channel and sessions by channel agree and every breakdown's rows add up to the total.
 
 export const DIMENSIONS = [
   'page',
@@ -31,7 +31,7 @@ export interface DimensionDef {
   scope: 'page' | 'session' | 'tenant';
   /** column on the sessions table (session scope) or events table (page scope) */
   column: string;
-  /** not stored under strict collection (DESIGN 4 "Profile stamping") */
+  /** not stored under strict collection (docs/product.md §4.1) */
   extendedOnly: boolean;
 }
 

@@ -1,6 +1,6 @@
 // The metric registry: every metric is ONE definition over integer "atoms" that the SQL compiler
 // computes (engines/sql/compile-query.ts, once for every dialect). Rates and averages are formed
-// here from the integer sums, unrounded, 0 when the denominator is 0 (DESIGN 8 "Counting").
+// here from the integer sums, unrounded, 0 when the denominator is 0 (docs/product.md §8.4).
 
 /**
  * Integer aggregates. Where each is counted (see docs/metrics.md):
@@ -38,7 +38,7 @@ export const METRICS = [
 ] as const;
 export type Metric = (typeof METRICS)[number];
 
-/** Metrics the public /v1/metrics endpoints accept (DESIGN 5). */
+/** Metrics the public /v1/metrics endpoints accept (docs/product.md §5). */
 export const PUBLIC_METRICS = ['pageviews', 'visitors', 'sessions', 'events'] as const satisfies readonly Metric[];
 export type PublicMetric = (typeof PUBLIC_METRICS)[number];
 

@@ -104,7 +104,7 @@ export function dimensionsUsed(spec: Pick<QuerySpec, 'dimension' | 'splitBy' | '
   return [...used];
 }
 
-/** The same query without its series grouping: its `total` is the range's own value (DESIGN 8). */
+/** The same query without its series grouping: its `total` is the range's own value (docs/product.md §8.4). */
 export function totalSpec<T extends QuerySpec>(spec: T): T {
   const { interval: _interval, ...rest } = spec;
   return rest as T;
@@ -114,7 +114,7 @@ export function totalSpec<T extends QuerySpec>(spec: T): T {
 export const MAX_FILTER_VALUE_LENGTH = 2048;
 
 /**
- * Parse stage of the filter query parameter (DESIGN 5: a JSON object string, dimension name to string
+ * Parse stage of the filter query parameter (docs/product.md §5: a JSON object string, dimension name to string
  * value). Throws 422 INVALID_PARAMS naming `param` on anything else. `refused` dimensions are not
  * filters on this route: each is refused with its own message and left out of the allowed list.
  */

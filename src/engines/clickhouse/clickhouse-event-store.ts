@@ -317,7 +317,7 @@ class ClickHouseImportSession implements ImportSession {
 
   /**
    * Rows arrive with their occurrence-0 identity, so identical events of this batch share an id;
-   * the 2nd, 3rd ... copy gets the identity of its occurrence number (DESIGN 8). Copies are alike,
+   * the 2nd, 3rd ... copy gets the identity of its occurrence number (docs/product.md §8.2). Copies are alike,
    * so they are on one server; the stage keeps them and each rewrite reads one row per id.
    */
   private async numberRepeats(s: Shard): Promise<void> {

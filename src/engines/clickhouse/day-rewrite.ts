@@ -4,7 +4,7 @@
 // rollups (the shared build SQL, sql/rollup-build.ts, through the ClickHouse dialect), the
 // page-title rollup and the actions rollup. Nothing of it is visible until the commit log says so (commit-log.ts).
 //
-// Sessions follow DESIGN 4 and 8 exactly as engines/duckdb/sessions-sql.ts does, without window
+// Sessions follow docs/product.md §4.2 and §8.3 exactly as engines/duckdb/sessions-sql.ts does, without window
 // functions (18.16 has none): a visitor's day is one array, sorted by (ts, pageview first, event_id
 // bytes); a gap over 30 minutes starts a session; the id is md5 of site, tenant (NUL for none), key
 // and start. test/engines/clickhouse-sessions.test.ts holds both to equal rows.

@@ -1,4 +1,4 @@
-// The embedded event store: DuckDB file <dataDir>/events.duckdb (DESIGN 1).
+// The embedded event store: DuckDB file <dataDir>/events.duckdb (docs/product.md §1).
 // One logical import = one ImportSession = one transaction at commit (docs/decisions.md (store)).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -319,7 +319,7 @@ class DuckDbImportSession implements ImportSession {
 
   /**
    * Rows arrive with their occurrence-0 identity, so identical events of this batch share an
-   * id; give the 2nd, 3rd ... copy the identity of its occurrence number (1-based) (DESIGN 8). Rare, so
+   * id; give the 2nd, 3rd ... copy the identity of its occurrence number (1-based) (docs/product.md §8.2). Rare, so
    * it runs on the few repeated ids only.
    */
   private async numberRepeats(): Promise<void> {

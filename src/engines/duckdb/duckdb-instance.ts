@@ -45,7 +45,13 @@ export interface OpenedInstance {
 export class EventStoreBusyError extends Error {
   readonly code = 'EVENTS_STORE_BUSY';
   constructor(file: string, cause: unknown) {
-    super(`the events store ${file} is in use by another process (is \`footfall serve\` running on this data dir?)`, { cause });
+    super(
+      `the events store ${file} is in use by another process (is \`footfall serve\` running on this data dir?). ` +
+        'The embedded store is one process\'s: stop that server, or give this one its own --data-dir (`footfall import` goes ' +
+        'through a running server by itself); several processes on one data dir need ClickHouse and PostgreSQL ' +
+        '(FOOTFALL_EVENTS_URL and FOOTFALL_CONTROL_URL)',
+      { cause },
+    );
     this.name = 'EventStoreBusyError';
   }
 }

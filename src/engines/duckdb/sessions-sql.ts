@@ -1,5 +1,5 @@
-// Sessionization in SQL (DESIGN 4 and 8), run inside an import's transaction over every event of
-// the visitor-days the import touches: the stored events of those visitor-days plus the new ones.
+// Sessionization in SQL (docs/product.md §4.2, §8.3), run inside an import's transaction over every
+// event of the visitor-days the import touches: the stored events of those visitor-days plus the new ones.
 // A session never leaves its (site, tenant, visitor_key, UTC day), so rebuilding whole visitor-days
 // is what makes "a day in two halves", "a late event" and "unordered input" equal "a day at once",
 // while every other visitor's sessions stay as stored.

@@ -2,7 +2,7 @@
 // (actions-rollup.ts) answers it EXACTLY and which stored rows it reads; otherwise the read scans the
 // events (compile-actions.ts). Pure (no SQL, no I/O), tested alone like rollup-plan.ts.
 //
-// Eligibility (DESIGN 4, spec "Actions"): simple actions count over the whole window, the others only
+// Eligibility (docs/product.md §4.9): simple actions count over the whole window, the others only
 // inside `advanced`. Per day that is one of the two stored variants ('simple' outside the advanced
 // days, 'all' inside), so `advanced` must cover whole UTC days of the window; else the scan answers.
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';

@@ -1,5 +1,5 @@
 // Action reads (actions report): occurrences and distinct sessions of the eligible actions, grouped,
-// and the actions totals. Eligible (DESIGN 4, spec "Actions"): the simple actions over the whole
+// and the actions totals. Eligible (docs/product.md §4.9): the simple actions over the whole
 // window; every other action only inside the selection's `advanced` window (null: never).
 // Result columns are prefixed (o_, a_) so none is named like a table column: ClickHouse resolves a
 // column name in WHERE to a SELECT alias of the same name.

@@ -1,4 +1,4 @@
-// Goal matching (DESIGN 4 and 8 "Goals"), one scan for every goal of the site:
+// Goal matching (docs/product.md §4.10, §8.5), one scan for every goal of the site:
 // PAGEVIEW_MATCH: a pageview whose path_canon matches the pattern, case-sensitive, `*` any run of
 // characters (`/` included), anchored at both ends. EVENT_MATCH: an action whose event_name or
 // action_name equals the pattern and whose fields equal every filter of the goal.

@@ -256,7 +256,7 @@ class BuildCompiler {
     return [this.spreadSums(sums, SUMMED_SESSION_ATOMS), this.countVisitors(visitors)];
   }
 
-  /** The page grouping: a page is a key of the events themselves (DESIGN 8 "Counting"). */
+  /** The page grouping: a page is a key of the events themselves (docs/product.md §8.4). */
   pageGrouping(): string[] {
     const p = (c: string) => this.col('p', c);
     const x = (c: string) => this.col('x', c);

@@ -5,7 +5,8 @@ import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebo
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../../domain/people.js';
 import { PLAN_IDS } from '../../domain/plans.js';
 import { ROLES } from '../../domain/roles.js';
-import { GOAL_INTENTS, SCOPES } from '../../ports/catalog-store.js';
+import { GOAL_INTENTS } from '../../ports/catalog-store.js';
+import { TOKEN_SCOPES } from '../../domain/access.js';
 import { MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
 
 export function Enum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnion<TLiteral<T[number]>[]> {
@@ -26,7 +27,7 @@ export const SiteStatusSchema = Enum(['ACTIVE', 'SUSPENDED'] as const, { title: 
 export const TenantStatusSchema = Enum(['ACTIVE', 'INACTIVE'] as const, { title: 'TenantStatus' });
 export const GoalTypeSchema = Enum(['PAGEVIEW_MATCH', 'EVENT_MATCH'] as const, { title: 'GoalType' });
 export const GoalIntentSchema = Enum(GOAL_INTENTS, { title: 'GoalIntent' });
-export const ScopeSchema = Enum(SCOPES, { title: 'Scope' });
+export const ScopeSchema = Enum(TOKEN_SCOPES, { title: 'Scope' });
 
 export const UserSchema = Type.Object(
   { user_id: Type.String(), email: Type.String(), name: Nullable(Type.String()) },

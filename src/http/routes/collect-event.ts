@@ -1,4 +1,4 @@
-// POST /api/event: live collection (DESIGN 9), beside /v1 (which stays GET-only) and outside the
+// POST /api/event: live collection (docs/product.md §9), beside /v1 (which stays GET-only) and outside the
 // OpenAPI document of the read API (README "Live collection" documents it). Browsers on any origin
 // may send it (CORS, preflight answered); a body is at most 8 KiB; each client address has a rate
 // limit. Errors are the spec's envelope with X-Request-Id, like every other answer.

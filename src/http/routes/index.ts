@@ -1,6 +1,5 @@
 // The /v1 routes buildApp registers: the platform's and the analytics routes (metered, report envelope).
-import type { TObject, TSchema } from '@sinclair/typebox';
-import type { RouteDefinition } from '../define-route.js';
+import type { AnyRoute } from '../define-route.js';
 import { goalsRoute } from './goals.js';
 import { goalsConversionsRoute } from './goals-conversions.js';
 import { meRoute } from './me.js';
@@ -15,17 +14,17 @@ import { tenantsRoute } from './tenants.js';
 import { usageCurrentRoute } from './usage-current.js';
 import { usageHistoryRoute } from './usage-history.js';
 
-export const platformRoutes = [
+export const platformRoutes: readonly AnyRoute[] = [
   meRoute,
   sitesRoute,
   tenantsRoute,
   goalsRoute,
   usageCurrentRoute,
   usageHistoryRoute,
-] as unknown as readonly RouteDefinition<TObject, TSchema>[];
+];
 
 /** Routes answering the common report envelope through services/analytics/serve-analytics.ts. */
-export const analyticsRoutes = [
+export const analyticsRoutes: readonly AnyRoute[] = [
   metricsTimeseriesRoute,
   metricsBreakdownRoute,
   reportsOverviewRoute,
@@ -33,4 +32,4 @@ export const analyticsRoutes = [
   reportsActionsRoute,
   reportsContentRoute,
   goalsConversionsRoute,
-] as unknown as readonly RouteDefinition<TObject, TSchema>[];
+];

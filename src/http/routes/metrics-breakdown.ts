@@ -75,7 +75,6 @@ export const metricsBreakdownRoute = defineRoute({
     const params = { metric: query.metric ?? 'pageviews', dimension, limit: query.limit ?? defaultLimit(ctx.caller.policy.max_breakdown_limit), filters, tenants };
     return new RawJson(
       await serveAnalytics(ctx, {
-        endpoint: '/v1/metrics/breakdown',
         route: metricsRoute('breakdown', { dimension, tenantScoped: ctx.tenant !== null }),
         dimensions: metricsDimensions(filters, dimension),
         query,

@@ -53,7 +53,6 @@ export const metricsTimeseriesRoute = defineRoute({
     const params = { metric: query.metric ?? 'pageviews', interval: query.interval ?? 'day', filters } as const;
     return new RawJson(
       await serveAnalytics(ctx, {
-        endpoint: '/v1/metrics/timeseries',
         route: metricsRoute('timeseries', { tenantScoped: ctx.tenant !== null }),
         dimensions: metricsDimensions(filters),
         query,

@@ -163,7 +163,7 @@ export const CommonAnalyticsParams = {
   ),
 };
 
-/** The metrics filter parameter (DESIGN 5 names it `filters`). */
+/** The metrics filter parameter, `filters` (docs/product.md §5). */
 export const MetricsFiltersParam = Type.Optional(
   Type.String({
     maxLength: 16384,

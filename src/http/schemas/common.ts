@@ -17,9 +17,8 @@ export function Named<T extends TSchema>(title: string, schema: T): T {
 
 /** JSON Schema 2020-12 / OpenAPI 3.1 nullable: a type list with 'null'. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
-  const s = schema as unknown as { type?: string | string[] };
-  if (typeof s.type !== 'string') throw new Error('Nullable needs a schema with a single type');
-  const { type, ...rest } = schema as unknown as Record<string, unknown>;
+  const { type, ...rest } = schema;
+  if (typeof type !== 'string') throw new Error('Nullable needs a schema with a single type');
   return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
 }
 

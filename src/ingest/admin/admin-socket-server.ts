@@ -1,4 +1,4 @@
-// The running server's local admin socket (DESIGN 8): DuckDB lets one process write its file,
+// The running server's local admin socket (docs/product.md §8.17): DuckDB lets one process write its file,
 // so `footfall import` hands its rows to the server here instead of opening the store. A Unix
 // socket in the data dir, mode 0600: only the data dir's owner can import; never the public port.
 import fs from 'node:fs';

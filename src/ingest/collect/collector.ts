@@ -1,11 +1,11 @@
-// Live collection's use-case (DESIGN 9): a tracker's request -> the import line it is -> the import's
-// own validation and enrichment (LineProcessor.processEvent: visitor key, agent, bots, geolocation,
+// Live collection's use-case (docs/product.md §9): a tracker's request -> the import line it is -> the import's
+// own validation and enrichment (LineProcessor.processValidated: visitor key, agent, bots, geolocation,
 // referrer, channel, utm, strict cuts, identity) -> a spool record, acknowledged once durable. The
 // client address and user agent end with the enrichment: the spool holds the stored row only.
 import type { Clock } from '../../domain/clock.js';
 import type { CatalogStore, Site } from '../../ports/catalog-store.js';
 import type { CollectionProgress, CollectOutcome, CollectRequest, EventCollector } from '../../ports/event-collector.js';
-import type { EngagementRow } from '../../ports/event-store.js';
+import { encodeEventRow, type EngagementRow, type EventRow } from '../../ports/event-store.js';
 import type { GeoLookup } from '../../ports/geo-lookup.js';
 import { FIELD_LIMITS } from '../parse/raw-event.js';
 import { validateEventLine } from '../parse/validate.js';
@@ -46,7 +46,7 @@ export class Collector implements EventCollector {
   private processor: Memo<Promise<LineProcessor>> | null = null;
   /** sites and tenants the current processor may be asked about (filled as requests resolve them) */
   private readonly known = { sites: new Map<string, NormalizeSite>(), tenants: new Map<string, string>() };
-  /** occurrences of each event id in the current and the previous window (DESIGN 8 identity) */
+  /** occurrences of each event id in the current and the previous window (docs/product.md §8.2 identity) */
   private repeats = { current: new Map<string, number>(), previous: new Map<string, number>(), since: 0 };
 
   private geoLookup: GeoLookup | null | undefined;
@@ -120,7 +120,7 @@ export class Collector implements EventCollector {
     return site;
   }
 
-  /** props.tenant_id when it names an ACTIVE tenant of the site; any other value is ignored (DESIGN 9). */
+  /** props.tenant_id when it names an ACTIVE tenant of the site; any other value is ignored (docs/product.md §9). */
   private async activeTenant(site: Site, tenantId: string | undefined, nowMs: number): Promise<string | null> {
     if (tenantId === undefined) return null;
     let hit = this.tenants.get(site.id);
@@ -156,11 +156,11 @@ export class Collector implements EventCollector {
   }
 
   /**
-   * The row's encoding with an id no other accepted event has: identical events (same visitor, page
-   * and millisecond) get the ids of occurrence 2, 3, ... (DESIGN 8), so they are all kept, and a
-   * replayed spool record keeps its id.
+   * The row's encoding (`encoded`, the processor's, when it is the first) with an id no other accepted
+   * event has: identical events (same visitor, page and millisecond) get the ids of occurrence 2, 3,
+   * ... (docs/product.md §8.2), so they are all kept, and a replayed spool record keeps its id.
    */
-  private uniquelyIdentified(row: { event_id: string }, encoded: string, nowMs: number): string {
+  private uniquelyIdentified(row: EventRow, encoded: string, nowMs: number): string {
     const r = this.repeats;
     if (nowMs - r.since >= REPEAT_WINDOW_MS || nowMs < r.since) {
       r.previous = r.current;
@@ -170,9 +170,7 @@ export class Collector implements EventCollector {
     const seen = (r.current.get(row.event_id) ?? 0) + (r.previous.get(row.event_id) ?? 0);
     r.current.set(row.event_id, (r.current.get(row.event_id) ?? 0) + 1);
     if (seen === 0) return encoded;
-    const id = eventIdentity(row as unknown as Parameters<typeof eventIdentity>[0], seen + 1);
-    // the encoding is ["<32-hex id>",<content...>]
-    return `["${id}"${encoded.slice(2 + row.event_id.length + 1)}`;
+    return encodeEventRow({ ...row, event_id: eventIdentity(row, seen + 1) });
   }
 }
 

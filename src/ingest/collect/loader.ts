@@ -42,6 +42,8 @@ export class Loader {
   private stopped = false;
   /** on the way out: load until nothing waits */
   private draining = false;
+  /** records committed by this loader */
+  private committed = 0;
   private readonly intervalMs: number;
   private readonly triggerRecords: number;
   private readonly maxBatch: number;
@@ -150,11 +152,30 @@ export class Loader {
       result = { imported: 0, duplicates: 0, days: [] };
     }
     this.position = end;
+    this.committed += records.length;
     this.waiting = Math.max(0, this.waiting - records.length);
     this.events.loaded?.(end, result);
     await this.spool.release(end).catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
     // A backlog goes on at once; otherwise the next load waits for the timer or the trigger.
     return records.length >= this.maxBatch || this.waiting >= this.triggerRecords || (this.draining && records.length > 0);
+  }
+
+  /**
+   * Loads everything a read-only spool (a dead process's) holds past its checkpoint, a batch at a
+   * time, without a timer; `stopping` is asked between batches. Resolves with whether all of it is
+   * in the store and how many records this call committed; a failed import throws (the spool keeps
+   * the rest, from the checkpoint on).
+   */
+  async drain(stopping: () => boolean = () => false): Promise<{ done: boolean; records: number }> {
+    this.position = (await this.store.checkpoint(this.spool.id)) ?? (await this.spool.firstPosition());
+    this.draining = true;
+    const before = this.committed;
+    for (;;) {
+      if (stopping()) return { done: false, records: this.committed - before };
+      const at = this.position;
+      await this.loadOnce();
+      if (this.position === at) return { done: true, records: this.committed - before };
+    }
   }
 
   /** Stops the timer and waits for the load under way; with `flush`, first loads what is waiting (once). */

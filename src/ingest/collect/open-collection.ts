@@ -1,5 +1,6 @@
-// Live collection of one serving process: its spool (in the data dir), the loader into the event
-// store (replaying what an earlier run left), and the collector POST /api/event hands requests to.
+// Live collection of one serving process: its spool (one of the data dir's, spool-root.ts), the
+// loader into the event store (replaying what an earlier run left), the loader of the spools other
+// processes left, and the collector POST /api/event hands requests to.
 import type { Clock } from '../../domain/clock.js';
 import type { CatalogStore } from '../../ports/catalog-store.js';
 import type { EventCollector } from '../../ports/event-collector.js';
@@ -7,8 +8,10 @@ import { decodeEventRow, type EventStore } from '../../ports/event-store.js';
 import type { GeoLookup } from '../../ports/geo-lookup.js';
 import { Collector } from './collector.js';
 import { Loader, type LoaderOptions } from './loader.js';
+import { OrphanLoader } from './orphan-loader.js';
 import { SitesProgress } from './sites-progress.js';
-import { Spool, type SpoolOptions } from './spool.js';
+import type { SpoolOptions } from './spool.js';
+import { openOwnSpool } from './spool-root.js';
 import type { SpoolRecord } from './spool-format.js';
 
 export interface LiveCollection {
@@ -20,8 +23,16 @@ export interface LiveCollection {
 }
 
 export interface OpenCollectionOptions {
-  /** the spool directory */
+  /** the spool root, `<data dir>/spool`: this process's spool is one directory in it */
   dir: string;
+  /**
+   * other processes serve the same data dir (their stores take writers from every process): each
+   * keeps a spool, and the spools of those that stop are loaded by those still running. Otherwise
+   * this process owns the data dir, and a second one is refused.
+   */
+  shared?: boolean;
+  /** how often a shared data dir is looked at for spools of stopped processes (default 5000 ms) */
+  orphanIntervalMs?: number;
   catalog: Pick<CatalogStore, 'findSiteByHostname' | 'listTenants' | 'getOrCreateSecret'>;
   store: Pick<EventStore, 'beginImport' | 'checkpoint'>;
   clock: Clock;
@@ -32,7 +43,9 @@ export interface OpenCollectionOptions {
 }
 
 export async function openCollection(opts: OpenCollectionOptions): Promise<LiveCollection> {
-  const spool = await Spool.open(opts.dir, opts.spool);
+  const shared = opts.shared ?? false;
+  const { spool, rootLock } = await openOwnSpool(opts.dir, { shared, spool: opts.spool });
+  let orphans: OrphanLoader | undefined;
   try {
     const progress = await SitesProgress.open(spool.dir);
     const loader: Loader = new Loader(
@@ -48,6 +61,14 @@ export async function openCollection(opts: OpenCollectionOptions): Promise<LiveC
       opts.loader,
     );
     await loader.start();
+    orphans = new OrphanLoader({
+      root: opts.dir,
+      own: spool.dir,
+      store: opts.store,
+      intervalMs: shared ? (opts.orphanIntervalMs ?? 5000) : null,
+      loader: { maxBatch: opts.loader?.maxBatch, log: opts.loader?.log },
+    });
+    orphans.start();
     const collector = new Collector({ catalog: opts.catalog, clock: opts.clock, spool, loader, geo: opts.geo, progress });
     let closing: Promise<void> | undefined;
     return {
@@ -56,15 +77,19 @@ export async function openCollection(opts: OpenCollectionOptions): Promise<LiveC
       close: () =>
         (closing ??= (async () => {
           try {
+            await orphans?.stop();
             await loader.stop({ flush: true });
             await progress.save();
           } finally {
             await spool.close();
+            rootLock?.release();
           }
         })()),
     };
   } catch (err) {
+    await orphans?.stop();
     await spool.close();
+    rootLock?.release();
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 // Per site: when this process last accepted one of its events, and the spool position just past the
-// newest such record (pending while the loader has not passed it). What freshness reports (DESIGN 9):
+// newest such record (pending while the loader has not passed it). What freshness reports (docs/product.md §9):
 // the lag between the newest accepted event and the newest readable one. Kept in a small file of
 // the spool dir, so that after a restart a site that collects live is still known to.
 import fs from 'node:fs';

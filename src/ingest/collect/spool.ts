@@ -1,11 +1,13 @@
-// The collection spool: an append-only log in the data dir. append() resolves once its record is on
-// disk: records that arrive while one write + fdatasync is under way wait and go together in the
-// next one (group commit), so a 202 costs a share of one fsync, not one each. Segments are written
-// full of zeros and synced before their first record (the next one while the current fills up), so
-// an fdatasync only has data to flush, never a new file size. One process owns a spool (a LOCK
-// file); each start writes a new segment, and the loader reads every segment from its checkpoint on
+// The collection spool: an append-only log in a directory of its own. append() resolves once its
+// record is on disk: records that arrive while one write + fdatasync is under way wait and go
+// together in the next one (group commit), so a 202 costs a share of one fsync, not one each.
+// Segments are written full of zeros and synced before their first record (the next one while the
+// current fills up), so an fdatasync only has data to flush, never a new file size. One process
+// holds a spool (SPOOL.lock, a ProcessLock: released by the kernel when the process dies); each
+// open writes a new segment, and the loader reads every segment from its checkpoint on
 // (spool-format.ts positions), then deletes those it has passed. The zeros after a segment's last
-// record read as a torn record: reading goes on at the next segment.
+// record read as a torn record: reading goes on at the next segment. A spool opened read-only is a
+// dead process's, taken over to be loaded and removed (spool-root.ts): nothing is appended to it.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,10 +23,14 @@ import {
   type RecordKind,
   type SpoolRecord,
 } from './spool-format.js';
+import { ProcessLock } from './process-lock.js';
+
+/** The file whose ProcessLock a spool's holder keeps. */
+export const SPOOL_LOCK = 'SPOOL.lock';
 
 export class SpoolLockedError extends Error {
-  constructor(dir: string, pid: number) {
-    super(`the collection spool ${dir} is in use by process ${pid} (another footfall serve on this data dir); stop it, or give each server its own data dir`);
+  constructor(dir: string, pid: number | null) {
+    super(`the collection spool ${dir} is in use by ${pid === null ? 'another process' : `process ${pid}`}; each footfall serve keeps a spool of its own`);
     this.name = 'SpoolLockedError';
   }
 }
@@ -34,6 +40,13 @@ export interface SpoolOptions {
   segmentBytes?: number;
   /** bytes read from a segment at a time (default 8 MiB) */
   readBytes?: number;
+}
+
+export interface OpenSpoolOptions extends SpoolOptions {
+  /** the spool's lock, already taken by the caller (spool-root.ts); else open() takes it */
+  lock?: ProcessLock;
+  /** a dead process's spool, to be loaded and removed: no segment is made, appends fail */
+  readOnly?: boolean;
 }
 
 /** A record waiting to be written (null line: a barrier), and who waits for it. */
@@ -53,8 +66,9 @@ export class Spool {
   /** the records waiting for the next write */
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
+  /** the active segment; of a read-only spool, the number after its last one (no file) */
   private segment: number;
-  private fh: fs.promises.FileHandle;
+  private fh: fs.promises.FileHandle | null;
   /** bytes of the active segment on disk (written and synced) */
   private size = 0;
   private failed: unknown = null;
@@ -71,7 +85,8 @@ export class Spool {
     /** this spool's identity (the store keeps the loader's checkpoint under it) */
     readonly id: string,
     segment: number,
-    fh: fs.promises.FileHandle,
+    fh: fs.promises.FileHandle | null,
+    private readonly lock: ProcessLock,
     opts: SpoolOptions,
   ) {
     this.segment = segment;
@@ -80,22 +95,35 @@ export class Spool {
     this.readBytes = opts.readBytes ?? DEFAULT_READ_BYTES;
   }
 
-  static async open(dir: string, opts: SpoolOptions = {}): Promise<Spool> {
+  static async open(dir: string, opts: OpenSpoolOptions = {}): Promise<Spool> {
     const real = path.resolve(dir);
-    if (openHere.has(real)) throw new SpoolLockedError(real, process.pid);
-    await fs.promises.mkdir(real, { recursive: true });
-    await takeLock(real);
+    if (openHere.has(real)) {
+      opts.lock?.release();
+      throw new SpoolLockedError(real, process.pid);
+    }
+    let lock = opts.lock;
+    if (!lock) {
+      await fs.promises.mkdir(real, { recursive: true });
+      const file = path.join(real, SPOOL_LOCK);
+      lock = ProcessLock.tryTake(file, { create: true }) ?? undefined;
+      if (!lock) throw new SpoolLockedError(real, ProcessLock.holderOf(file));
+    }
     openHere.add(real);
     try {
       const id = await spoolId(real);
       const last = (await listSegments(real)).at(-1) ?? 0;
-      const fh = await createSegment(real, last + 1, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
-      return new Spool(real, id, last + 1, fh, opts);
+      const fh = opts.readOnly ? null : await createSegment(real, last + 1, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
+      return new Spool(real, id, last + 1, fh, lock, opts);
     } catch (err) {
       openHere.delete(real);
-      await fs.promises.rm(path.join(real, 'LOCK'), { force: true });
+      lock.release();
       throw err;
     }
+  }
+
+  /** Where reading a read-only spool ends: past its last segment. */
+  get endPosition(): number {
+    return position(this.segment, 0);
   }
 
   /** The position past every record acknowledged so far. */
@@ -122,6 +150,7 @@ export class Spool {
 
   private enqueue(p: Pending): void {
     if (this.closed) return p.reject(new Error('the collection spool is closed'));
+    if (this.fh === null) return p.reject(new Error('a spool taken over from another process is read-only'));
     if (this.failed) return p.reject(this.failed);
     this.queue.push(p);
     this.flushing ??= this.flushLoop();
@@ -158,12 +187,13 @@ export class Spool {
     if (buf.length === 0) return batch.map(() => this.durableEnd);
     if (this.size > 0 && this.size + buf.length > this.segmentBytes) await this.rotate();
     if (this.nextSegment === null && this.size + buf.length > this.segmentBytes / 2) this.prepareNext();
+    const fh = this.fh!;
     let done = 0;
     while (done < buf.length) {
-      const { bytesWritten } = await this.fh.write(buf, done, buf.length - done, this.size + done);
+      const { bytesWritten } = await fh.write(buf, done, buf.length - done, this.size + done);
       done += bytesWritten;
     }
-    await this.fh.datasync();
+    await fh.datasync();
     this.stats.writes++;
     const ends: number[] = [];
     let at = this.size;
@@ -190,7 +220,7 @@ export class Spool {
     const pending = this.nextSegment!;
     this.nextSegment = null;
     const next = await pending;
-    await this.fh.close();
+    await this.fh!.close();
     this.fh = next;
     this.segment += 1;
     this.size = 0;
@@ -250,16 +280,35 @@ export class Spool {
     if (this.closed) return;
     this.closed = true;
     while (this.flushing) await this.flushing;
-    await this.fh.close().catch(() => undefined);
+    await this.fh?.close().catch(() => undefined);
     if (this.nextSegment) {
       // made ahead and never used: all zeros
       await (await this.nextSegment.catch(() => null))?.close();
       await fs.promises.rm(path.join(this.dir, segmentFile(this.segment + 1)), { force: true });
     }
-    await fs.promises.rm(path.join(this.dir, 'LOCK'), { force: true });
+    this.lock.release();
     openHere.delete(this.dir);
   }
+
+  /**
+   * Removes a read-only spool the loader has wholly loaded, then lets go of its lock. The directory
+   * is first renamed out of the way (one atomic step), so no process can take the lock of a spool
+   * half deleted: a process that takes it afterwards finds no spool at its name.
+   */
+  async remove(): Promise<void> {
+    if (this.fh !== null) throw new Error('only a spool taken over read-only is removed');
+    const gone = path.join(path.dirname(this.dir), `${REMOVED_PREFIX}${path.basename(this.dir)}`);
+    try {
+      await fs.promises.rename(this.dir, gone);
+      await fs.promises.rm(gone, { recursive: true, force: true });
+    } finally {
+      await this.close();
+    }
+  }
 }
+
+/** Spools being removed are renamed `.removed-<id>` first (spool-root.ts clears what a crash left). */
+export const REMOVED_PREFIX = '.removed-';
 
 async function listSegments(dir: string): Promise<number[]> {
   const out: number[] = [];
@@ -287,7 +336,8 @@ async function createSegment(dir: string, segment: number, bytes: number): Promi
   }
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** Makes a directory's entries (files made, renamed, removed) durable. */
+export async function syncDir(dir: string): Promise<void> {
   const d = await fs.promises.open(dir, 'r');
   try {
     await d.sync();
@@ -320,8 +370,8 @@ async function readText(file: string, offset: number, length: number): Promise<s
   }
 }
 
-/** The spool's identity, made once and kept in the spool dir. */
-async function spoolId(dir: string): Promise<string> {
+/** The spool's identity, made once and kept in the spool dir (its `ID` file). */
+export async function spoolId(dir: string): Promise<string> {
   const file = path.join(dir, 'ID');
   try {
     const id = (await fs.promises.readFile(file, 'utf8')).trim();
@@ -341,33 +391,4 @@ async function spoolId(dir: string): Promise<string> {
   await fs.promises.rename(tmp, file);
   await syncDir(dir);
   return id;
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-/**
- * One process per spool. A LOCK left by a process that is gone (kill -9) is taken over; so is one
- * holding our own pid (a container restarts its server under the same pid).
- */
-async function takeLock(dir: string): Promise<void> {
-  const file = path.join(dir, 'LOCK');
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await fs.promises.writeFile(file, String(process.pid), { flag: 'wx' });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const pid = Number((await fs.promises.readFile(file, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new SpoolLockedError(dir, pid);
-    await fs.promises.rm(file, { force: true });
-  }
-  throw new Error(`cannot take the lock of the collection spool ${dir}`);
 }

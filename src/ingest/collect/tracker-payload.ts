@@ -1,6 +1,6 @@
-// The body of POST /api/event (DESIGN 9): Plausible's Events API (`name`, `url`, `domain`,
+// The body of POST /api/event (docs/product.md §9): Plausible's Events API (`name`, `url`, `domain`,
 // `referrer`, `props`, `revenue`) or its tracker's short keys (`n`, `u`, `d`, `r`, `p`, `$`, `h`,
-// `i`, `e`, `sd`, `v`), read into one shape, then mapped onto an import line (DESIGN 3) so that it
+// `i`, `e`, `sd`, `v`), read into one shape, then mapped onto an import line (docs/product.md §3) so that it
 // goes through the importer's own validation and enrichment. Pure.
 import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
 import { rawPathOf } from '../parse/url.js';
@@ -140,7 +140,7 @@ function readEvent(o: Record<string, unknown>): TrackerEvent {
   };
 }
 
-/** The tracker's built-in names and the actions they are (DESIGN 9). */
+/** The tracker's built-in names and the actions they are (docs/product.md §9). */
 const BUILT_IN_ACTIONS: Record<string, string> = {
   'Outbound Link: Click': 'outbound.click',
   'File Download': 'file.download',
@@ -174,7 +174,7 @@ function pageOf(ev: TrackerEvent): { url: string; path?: string } {
 }
 
 /**
- * The import line (DESIGN 3) a tracker event is. Engagement is read as a pageview of its page: the
+ * The import line (docs/product.md §3) a tracker event is. Engagement is read as a pageview of its page: the
  * line is only used to derive the visitor key and the page it belongs to (see collector.ts).
  */
 export function toImportLine(ev: TrackerEvent, ctx: LineContext): Record<string, unknown> {

@@ -8,7 +8,7 @@ import { reidentify } from '../pipeline/import-lines.js';
 import { importDemoTraffic, type DemoTraffic } from './seed-demo.js';
 
 const DAY_MS = 86_400_000;
-/** The first part: the days of the API's default range (DESIGN 8: the 7 days ending today). */
+/** The first part: the days of the API's default range (docs/product.md §8.8: the 7 days ending today). */
 const FIRST_DAYS = 7;
 
 export class DemoLoad {

@@ -3,8 +3,9 @@
 // traffic imported through the real pipeline as one import. Traffic is deterministic per seed;
 // token secrets are random (they are credentials) and shown once.
 import { randomBytes } from 'node:crypto';
-import type { CatalogStore, GoalFilters, GoalIntent, GoalType, Scope } from '../../ports/catalog-store.js';
+import type { CatalogStore, GoalFilters, GoalIntent, GoalType } from '../../ports/catalog-store.js';
 import type { PeopleStore } from '../../ports/people-store.js';
+import type { TokenScope } from '../../domain/access.js';
 import type { Profile, PlanId } from '../../domain/plans.js';
 import { generateSecret, hashSecret } from '../../domain/tokens.js';
 import { importLines, type ImportSink, type ImportSummary } from '../pipeline/import-lines.js';
@@ -29,7 +30,7 @@ interface WorkspacePlan {
   name: string;
   plan: PlanId;
   sites: SitePlan[];
-  tokens: { label: string; scopes: Scope[]; sites?: string[]; tenants?: [string, string][] }[];
+  tokens: { label: string; scopes: TokenScope[]; sites?: string[]; tenants?: [string, string][] }[];
 }
 
 const SIGNUP_GOALS: SitePlan['goals'] = [

@@ -1,7 +1,7 @@
 // Synthetic but plausible traffic for the demo and the import bench: a weekday rhythm, daytime
 // peaks, every channel (with self-referrals and click ids), utm tags, countries with regions and
 // cities, devices through real user-agent strings, every action family, bots and AI traffic.
-// Deterministic for a given Prng. Emits import lines (DESIGN 3), so it exercises the real importer.
+// Deterministic for a given Prng. Emits import lines (docs/product.md §3), so it exercises the real importer.
 import { Prng } from './prng.js';
 
 export interface TrafficSite {

@@ -1,9 +1,20 @@
 // Apache/Nginx access logs (Common and Combined Log Format) to import lines. Only requests a
 // person's browser makes to show a page become pageviews; bots stay, classed by user agent.
+import net from 'node:net';
 import { parseIsoInstant } from './timestamp.js';
 import { percentDecode, rawPathOf } from './url.js';
 
 export type AccessLogFormat = 'combined' | 'common';
+
+export interface AccessLogOptions {
+  /**
+   * The client is the left-most address of the line's last quoted field after the format's own
+   * fields (nginx's `main` format ends with "$http_x_forwarded_for"); `-`, empty or not an address:
+   * the line's own. Only when asked: anyone can send the header, so only a log written behind a
+   * proxy that sets it says who the client was.
+   */
+  forwardedFor?: boolean;
+}
 
 export interface AccessLogEntry {
   ip: string;
@@ -26,10 +37,12 @@ export interface AccessLogEntry {
 
 const QUOTED = '"((?:[^"\\\\]|\\\\.)*)"';
 const COMMON = `^(\\S+) \\S+ \\S+ \\[([^\\]]+)\\] ${QUOTED} (\\d{3}) (\\S+)`;
-// Trailing fields after the user agent (Nginx's $http_x_forwarded_for, response times) are ignored;
-// so is whatever follows the common fields when reading as common, so combined lines read as common.
-const COMBINED_RE = new RegExp(`${COMMON} ${QUOTED} ${QUOTED}(?:\\s.*)?$`);
-const COMMON_RE = new RegExp(`${COMMON}(?:\\s.*)?$`);
+// Trailing fields after the user agent (Nginx's $http_x_forwarded_for, response times) are ignored
+// unless --forwarded-for reads them; so is whatever follows the common fields when reading as common,
+// so combined lines read as common. The last group is that tail.
+const COMBINED_RE = new RegExp(`${COMMON} ${QUOTED} ${QUOTED}(?:\\s(.*))?$`);
+const COMMON_RE = new RegExp(`${COMMON}(?:\\s(.*))?$`);
+const QUOTED_G = new RegExp(QUOTED, 'g');
 const COMMON_ONLY_RE = new RegExp(`${COMMON}\\s*$`);
 const TIMESTAMP = /^(\d{2})\/([A-Z][a-z]{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-]\d{4})$/;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -53,8 +66,22 @@ function isoOf(stamp: string): string | null {
   return `${m[3]}-${mm}-${m[1]}T${m[4]}:${m[5]}:${m[6]}${m[7].slice(0, 3)}:${m[7].slice(3)}`;
 }
 
+/**
+ * The client address a forwarded-for value names: its left-most entry, without the port or the
+ * brackets some proxies add; null for `-`, empty, or anything that is not an address (`unknown`).
+ */
+export function forwardedClient(value: string): string | null {
+  let first = value.split(',', 1)[0].trim();
+  if (first.startsWith('[')) {
+    const end = first.indexOf(']');
+    first = first.slice(1, end < 0 ? undefined : end);
+  }
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(first)) first = first.slice(0, first.indexOf(':'));
+  return net.isIP(first) ? first : null;
+}
+
 /** Parse one log line; `{ error }` names what is wrong. */
-export function parseAccessLogLine(line: string, format: AccessLogFormat): AccessLogEntry | { error: string } {
+export function parseAccessLogLine(line: string, format: AccessLogFormat, opts: AccessLogOptions = {}): AccessLogEntry | { error: string } {
   const trimmed = line.replace(/\r$/, '');
   const m = (format === 'combined' ? COMBINED_RE : COMMON_RE).exec(trimmed);
   if (!m) {
@@ -67,8 +94,17 @@ export function parseAccessLogLine(line: string, format: AccessLogFormat): Acces
   const request = unescape(m[3]);
   const req = REQUEST.exec(request);
   const dash = (v: string | undefined) => (v === undefined || v === '-' || v === '' ? null : unescape(v));
+  let ip = m[1];
+  if (opts.forwardedFor) {
+    const tail = m[format === 'combined' ? 8 : 6] ?? '';
+    let last: string | undefined;
+    for (const q of tail.matchAll(QUOTED_G)) last = q[1];
+    if (last === undefined)
+      return { error: `no quoted X-Forwarded-For field after the ${format === 'combined' ? 'user agent' : 'request, status and size'} (--forwarded-for reads it where nginx's main format logs "$http_x_forwarded_for": last)` };
+    ip = forwardedClient(unescape(last)) ?? ip;
+  }
   return {
-    ip: m[1],
+    ip,
     ts_ms: tsMs,
     ts,
     request,

@@ -1,6 +1,6 @@
-// Automated-client rules for traffic_class (DESIGN 3). The product's own lists decide the AI
-// classes first (most AI clients also look like bots); then isbot (Unlicense), a maintained list
-// of crawlers, scanners, fetchers, HTTP libraries and headless browsers, decides `bot`.
+// Automated-client rules for traffic_class (docs/product.md §4.7). The product's own lists decide
+// the AI classes first (most AI clients also look like bots); then isbot (Unlicense), a maintained
+// list of crawlers, scanners, fetchers, HTTP libraries and headless browsers, decides `bot`.
 // The AI tokens are case-insensitive and matched anywhere in the user agent.
 import { isbot } from 'isbot';
 import type { TrafficClass } from '../../domain/events.js';

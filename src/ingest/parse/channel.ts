@@ -1,5 +1,5 @@
-// Channel of an event (and so of the session it starts): DESIGN 4 "Channel", host matching per
-// DESIGN 8 "Hosts". The first of the seven rules that matches wins.
+// Channel of an event (and so of the session it starts): docs/product.md §4.6, host matching
+// per §8.6. The first of the seven rules that matches wins.
 import type { Channel } from '../../domain/events.js';
 import { BoundedMemo } from './memo.js';
 
@@ -70,7 +70,7 @@ function present(v: string | null | undefined): v is string {
   return v != null && v.trim() !== '';
 }
 
-/** DESIGN 4 channel rules 1 to 7, in order, case-insensitive. */
+/** Channel rules 1 to 7 of docs/product.md §4.6, in order, case-insensitive. */
 export function channelOf(input: ChannelInputs): Channel {
   const medium = present(input.utm_medium) ? input.utm_medium.trim().toLowerCase() : null;
   const host = present(input.referrer_host) ? input.referrer_host.trim().toLowerCase() : null;

@@ -1,4 +1,4 @@
-// Action families (DESIGN 4 "Action families", DESIGN 8 "Goals").
+// Action families (docs/product.md §4.9, §8.5).
 import { ACTION_FAMILIES, type ActionFamily } from '../../domain/events.js';
 
 export function isActionFamily(v: unknown): v is ActionFamily {

@@ -1,8 +1,8 @@
-// Event identity (DESIGN 8): a hash of the event's content and its occurrence number among
+// Event identity (docs/product.md §8.2): a hash of the event's content and its occurrence number among
 // identical events of the same import, so re-importing a batch adds nothing while real repeats
 // inside one batch are all kept.
-import crypto, { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../domain/events.js';
+import { sha256 } from '../../domain/sha256.js';
 
 /**
  * The content fields, in a fixed order: the hash never depends on the key order of an input
@@ -33,12 +33,7 @@ export function canonicalContent(ev: IdentityInput): string {
   ]);
 }
 
-// crypto.hash (Node >= 20.12) hashes a string in one call, without a Hash object per event.
-const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
-
-function sha256Hex(s: string): string {
-  return oneShot ? oneShot('sha256', s, 'hex') : createHash('sha256').update(s).digest('hex');
-}
+const sha256Hex = (s: string) => sha256(s, 'hex');
 
 /** The id of the `occurrence`-th (1-based) identical copy of `ev` in its batch: 32 hex chars of SHA-256. */
 export function eventIdentity(ev: IdentityInput, occurrence: number): string {

@@ -1,5 +1,5 @@
-// Country, region and city of an event from its client address (DESIGN 3): the import's lines
-// and, later, live collection. The address itself is dropped afterwards like the user agent.
+// Country, region and city of an event from its client address (docs/product.md §3): the import's
+// lines and, later, live collection. The address itself is dropped afterwards like the user agent.
 import type { GeoLocation } from '../../ports/geo-lookup.js';
 import type { RawEvent } from './raw-event.js';
 import { canonicalRegion } from './regions.js';

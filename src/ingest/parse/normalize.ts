@@ -1,4 +1,4 @@
-// From a validated line to the stored event (DESIGN 3 and 4): profile stamping, user-agent
+// From a validated line to the stored event (docs/product.md §3, §4): profile stamping, user-agent
 // enrichment, visitor key, page, utm, referrer host and channel, then the strict profile's cuts.
 import { SIMPLE_ACTIONS, type Channel, type StoredEvent } from '../../domain/events.js';
 import type { Profile } from '../../domain/plans.js';
@@ -24,7 +24,7 @@ export interface NormalizeSite {
 /**
  * A stored event without its id, plus the event's channel. The channel is computed here, from the
  * utm values as sent, because under strict those values are not stored while the channel is
- * (DESIGN 4); a session's channel is its first event's.
+ * (docs/product.md §4.1); a session's channel is its first event's.
  */
 export type NormalizedEvent = Omit<StoredEvent, 'event_id'> & { channel: Channel };
 

@@ -1,4 +1,5 @@
-// One import line after validation (DESIGN 3), before enrichment and profile stamping.
+// One import line after validation (docs/product.md §3), before enrichment and profile
+// stamping.
 import type { ActionFamily, DeviceType, TrafficClass } from '../../domain/events.js';
 
 export interface RawEvent {
@@ -66,5 +67,5 @@ export const FIELD_LIMITS = {
 } as const;
 
 export { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
-/** DESIGN 8: events more than 5 minutes in the future are rejected. */
+/** docs/product.md §8.2: events more than 5 minutes in the future are rejected. */
 export const MAX_FUTURE_MS = 5 * 60_000;

@@ -1,5 +1,5 @@
-// Strict ISO 8601 instants for `ts` (DESIGN 3): a calendar date, a time with seconds, an optional
-// fraction and a mandatory zone (`Z` or an offset). Anything Date.parse would guess at is refused.
+// Strict ISO 8601 instants for `ts` (docs/product.md §3): a calendar date, a time with seconds, an
+// optional fraction and a mandatory zone (`Z` or an offset). Anything Date.parse would guess at is refused.
 
 const ISO_INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/;

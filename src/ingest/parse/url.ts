@@ -1,6 +1,6 @@
-// Page paths, query values and referrer hosts (DESIGN 3, 4 "Pages", 8 "Hosts"). No URL object
+// Page paths, query values and referrer hosts (docs/product.md §3, §4.3, §8.6). No URL object
 // for paths: WHATWG URL parsing re-encodes, resolves dot segments and turns `\` into `/`, and
-// DESIGN 4 says nothing but the query, the fragment and the percent-encoding changes.
+// docs/product.md §4.3 says nothing but the query, the fragment and the percent-encoding changes.
 import { BoundedMemo } from './memo.js';
 
 const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
@@ -112,7 +112,7 @@ export function percentDecode(s: string): string {
 }
 
 /**
- * `path_canon` of DESIGN 4: the path of a URL (or of a path), percent-decoded as UTF-8, without
+ * `path_canon` of docs/product.md §4.3: the path of a URL (or of a path), percent-decoded as UTF-8, without
  * query or fragment. Nothing else changes: case, trailing slashes, `//` and dot segments stay.
  */
 export function pathCanon(urlOrPath: string): string {
@@ -163,7 +163,7 @@ function nonBlank(v: string | undefined): string | null {
   return t ? t : null;
 }
 
-/** What the query of a URL says for the channel (DESIGN 4): utmOf and hasClickId together. */
+/** What the query of a URL says for the channel (docs/product.md §4.6): utmOf and hasClickId together. */
 export interface QueryFacts extends UtmValues {
   has_click_id: boolean;
 }
@@ -215,7 +215,7 @@ function bareHost(hostname: string): string | null {
 }
 
 /**
- * Referrer host per DESIGN 3 and 8: lower case, without `www.`; null when the referrer is empty,
+ * Referrer host per docs/product.md §8.6: lower case, without `www.`; null when the referrer is empty,
  * unparseable, has no host, or is the site itself (port and `www.` ignored).
  */
 export function referrerHost(referrer: string | null | undefined, siteHostnames: readonly string[]): string | null {

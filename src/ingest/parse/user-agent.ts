@@ -1,4 +1,4 @@
-// User-agent parsing into the four fields DESIGN 3 derives from it. A compact rule table: the
+// User-agent parsing into the four fields docs/product.md §3 derives from it. A compact rule table: the
 // first rule that matches wins, so more specific products come before the engines they embed
 // (Edge and Opera carry "Chrome/", Chrome carries "Safari/").
 import type { DeviceType, TrafficClass } from '../../domain/events.js';

@@ -1,4 +1,4 @@
-// Daily visitor keys derived from ip + user agent (DESIGN 3 and 8). The ip and the user agent
+// Daily visitor keys derived from ip + user agent (docs/product.md §8.1). The ip and the user agent
 // go in and never come out: only a truncated HMAC under a salt that changes every UTC day.
 import { createHmac } from 'node:crypto';
 

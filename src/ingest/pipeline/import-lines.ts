@@ -1,4 +1,4 @@
-// The import pipeline (DESIGN 2, 3, 8): lines -> parse -> validate -> normalize -> identity ->
+// The import pipeline (docs/product.md §2, §3, §8): lines -> parse -> validate -> normalize -> identity ->
 // store, in chunks, as ONE logical import: nothing is visible until the whole input is read and
 // committed; a bad line is rejected with its number and reason while the rest import.
 import type { CatalogStore } from '../../ports/catalog-store.js';

@@ -1,4 +1,4 @@
-// One line of an import to its stored row (DESIGN 3, 8): parse, validate, site and tenant check,
+// One line of an import to its stored row (docs/product.md §3, §8): parse, validate, site and tenant check,
 // enrichment, identity. Pure apart from the catalog lookups it is handed, so the same code runs in
 // the importing thread and in the parse workers (see import-parallel.ts).
 import { createHmac } from 'node:crypto';
@@ -14,7 +14,7 @@ import { parseUserAgent, type ParsedUserAgent } from '../parse/user-agent.js';
 import { dailySalt, VISITOR_KEY_HEX_LENGTH } from '../parse/visitor-key.js';
 import { utcDayOf } from '../parse/timestamp.js';
 
-export type LineFormat = { kind: 'events' } | { kind: 'access-log'; format: AccessLogFormat };
+export type LineFormat = { kind: 'events' } | { kind: 'access-log'; format: AccessLogFormat; forwardedFor?: boolean };
 
 /** What the processor needs of the catalog; answers are cached per import. */
 export interface CatalogLookup {
@@ -125,15 +125,9 @@ export class LineProcessor {
   }
 
   /**
-   * One event given as the object an NDJSON line holds (DESIGN 3), through the same validation and
-   * enrichment as a line: live collection maps a tracker's payload to this shape and enters here.
+   * One event validateEventLine has already accepted (and whose site may since be set), through the
+   * same enrichment as a line: live collection validates a tracker's payload as a line and enters here.
    */
-  async processEvent(obj: unknown): Promise<ProcessedEvent> {
-    const v = validateEventLine(obj, { defaultSiteId: this.cfg.defaultSiteId, nowMs: this.cfg.nowMs });
-    return v.ok ? this.processValidated(v.event) : { kind: 'rejected', reason: v.reason };
-  }
-
-  /** processEvent for an event validateEventLine has already accepted (and whose site may since be set). */
   async processValidated(raw: RawEvent): Promise<ProcessedEvent> {
     let out = this.enrich(raw);
     if (out instanceof Promise) out = await out;
@@ -285,10 +279,11 @@ function rawParser(cfg: ProcessorConfig): (text: string) => Parsed {
     };
   }
   const format = cfg.format.format;
+  const logOpts = { forwardedFor: cfg.format.forwardedFor };
   const siteId = cfg.defaultSiteId;
   if (!siteId) throw new Error('an access-log import needs --site');
   return (text) => {
-    const entry = parseAccessLogLine(text, format);
+    const entry = parseAccessLogLine(text, format, logOpts);
     if ('error' in entry) return entry.error;
     const r = accessLogToRawEvent(entry, { id: siteId });
     return r.kind === 'skipped' ? Skip.of(r.reason) : validate(r.line);

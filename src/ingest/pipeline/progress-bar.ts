@@ -1,5 +1,5 @@
-// A one-line progress bar for long imports on a terminal (DESIGN 2): percent and ETA from the
-// file size when known, rate in lines per second always. Redrawn at most 10 times a second.
+// A one-line progress bar for long imports on a terminal (docs/product.md §2): percent and ETA from
+// the file size when known, rate in lines per second always. Redrawn at most 10 times a second.
 
 export interface ProgressBar {
   update(p: { bytes?: number; lines?: number; rejected?: number }): void;

@@ -1,6 +1,6 @@
 // After an import: days the API will not serve. Imports keep every valid event, however old
 // (the store's technical retention is another matter), but analytics reads stop at the
-// workspace's API retention (DESIGN 8 "Dates", spec RETENTION_EXCEEDED); an importer should know.
+// workspace's API retention (docs/product.md §8.8, RETENTION_EXCEEDED); an importer should know.
 import { apiPolicyFor } from '../../domain/plans.js';
 import { addDays, formatDay } from '../../domain/report-range.js';
 import type { CatalogStore } from '../../ports/catalog-store.js';

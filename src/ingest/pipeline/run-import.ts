@@ -1,6 +1,7 @@
-// One `footfall import …` run: the stores (the catalog for sites and the salt, a target: server
-// socket or store, both opened by the caller's `open`, from the composition root), the input stream,
-// the pipeline and the progress bar; everything closed on the way out.
+// One `footfall import …` run: the input (import-input.ts: gzip or plain, checked from its first
+// lines), the stores (the catalog for sites and the salt, a target: server socket or store, both
+// opened by the caller's `open`, from the composition root), the pipeline and the progress bar;
+// everything closed on the way out.
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../domain/clock.js';
@@ -14,15 +15,9 @@ import { readLineBatches, readLineChunks } from './read-lines.js';
 import { createProgressBar, noProgress, type ProgressBar } from './progress-bar.js';
 import { openGeoLookup } from '../parse/mmdb-geo-lookup.js';
 import { retentionWarnings, type ImportWarning } from './retention-warnings.js';
+import { ImportInputError, openImportInput } from './import-input.js';
 
-export class ImportInputError extends Error {
-  readonly code = 'INVALID_ARGUMENTS';
-  readonly exitCode = 2;
-  constructor(message: string) {
-    super(message);
-    this.name = 'ImportInputError';
-  }
-}
+export { ImportInputError };
 
 /** What an import reads and writes through; close() closes both. */
 export interface ImportStores {
@@ -59,26 +54,47 @@ export type RunImportResult = ImportSummary & { via: 'server' | 'store'; warning
 export async function runImport(opts: RunImportOptions): Promise<RunImportResult> {
   const fromStdin = opts.source === '-';
   let totalBytes: number | null = null;
+  let fd: number | undefined;
   if (!fromStdin) {
-    let st: fs.Stats;
     try {
-      st = fs.statSync(opts.source);
-    } catch {
-      throw new ImportInputError(`cannot read ${opts.source}: no such file`);
+      fd = fs.openSync(opts.source, 'r');
+    } catch (err) {
+      throw new ImportInputError(`cannot read ${opts.source}: ${unreadable(err)}`);
     }
-    if (!st.isFile()) throw new ImportInputError(`${opts.source} is not a file`);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) {
+      fs.closeSync(fd);
+      throw new ImportInputError(`${opts.source} is not a file`);
+    }
     totalBytes = st.size;
   }
-  if (opts.format.kind === 'access-log' && !opts.site) throw new ImportInputError('import access-log needs --site');
-  // Opened before anything else: a bad FOOTFALL_GEOIP_DB stops the import before it starts.
-  const geo = openGeoLookup(opts.geoipDb);
+  const raw = fd !== undefined ? fs.createReadStream('', { fd, highWaterMark: 1 << 20 }) : (opts.stdin ?? process.stdin);
+  // Bytes are counted as read (compressed ones for a gzip file); the bar is drawn once the stores are open.
+  const progress = { bar: noProgress as ProgressBar };
+  try {
+    if (opts.format.kind === 'access-log' && !opts.site) throw new ImportInputError('import access-log needs --site');
+    // Read before anything is opened: an input of the other format, or not text, stops here.
+    const input = await openImportInput(raw, { source: opts.source, format: opts.format, site: opts.site, onBytes: (bytes) => progress.bar.update({ bytes }) });
+    // Opened before the stores: a bad FOOTFALL_GEOIP_DB stops the import before it starts.
+    const geo = openGeoLookup(opts.geoipDb);
+    return await importInto(await opts.open(), input, geo, opts, () => (progress.bar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress), totalBytes);
+  } finally {
+    raw.destroy();
+  }
+}
 
-  const stores = await opts.open();
+async function importInto(
+  stores: ImportStores,
+  input: Readable,
+  geo: ReturnType<typeof openGeoLookup>,
+  opts: RunImportOptions,
+  showBar: () => ProgressBar,
+  totalBytes: number | null,
+): Promise<RunImportResult> {
   try {
     const { catalog, target } = stores;
     if (opts.site !== undefined && !(await catalog.getSite(opts.site))) throw new ImportInputError(`unknown site ${opts.site}`);
-    const bar: ProgressBar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress;
-    const input = fromStdin ? (opts.stdin ?? process.stdin) : fs.createReadStream(opts.source, { highWaterMark: 1 << 20 });
+    const bar = showBar();
     const sink = await target.begin();
     const nowMs = (opts.clock ?? systemClock).now().getTime();
     const importOpts: ImportOptions = {
@@ -92,15 +108,28 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
       geo,
     };
     const workers = opts.workers ?? (totalBytes !== null && totalBytes < PARALLEL_MIN_BYTES ? 0 : defaultParseWorkers());
-    const onBytes = (bytes: number) => bar.update({ bytes });
     const appendEncoded = sink.appendEncoded?.bind(sink);
     const summary = workers > 0 && appendEncoded
-      ? await importChunksParallel(readLineChunks(input, onBytes), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
-      : await importLines(readLineBatches(input, onBytes), importOpts);
+      ? await importChunksParallel(readLineChunks(input), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
+      : await importLines(readLineBatches(input), importOpts);
     bar.done();
     return { ...summary, via: target.via, warnings: await retentionWarnings(catalog, summary.days, nowMs) };
   } finally {
     await stores.close();
+  }
+}
+
+function unreadable(err: unknown): string {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied (give the user running footfall read access, or pipe it in: footfall import … - < FILE)';
+    case 'EISDIR':
+      return 'it is a directory';
+    default:
+      return (err as Error).message;
   }
 }
 

@@ -1,4 +1,4 @@
-// GET /v1/metrics/breakdown (DESIGN 5): current = {metric, dimension, rows: [{key, value}]}, sorted by
+// GET /v1/metrics/breakdown (docs/product.md §5): current = {metric, dimension, rows: [{key, value}]}, sorted by
 // value then key, rows without data left out; tenant rows add tenant_id, tenant_slug, tenant_name.
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { PublicMetric } from '../../domain/query/metrics.js';

@@ -1,4 +1,4 @@
-// Parameter rules of /v1/metrics/* that a schema cannot say (DESIGN 5), checked by the routes'
+// Parameter rules of /v1/metrics/* that a schema cannot say (docs/product.md §5), checked by the routes'
 // `check` hook: after the schema, before site access, so plan refusals stay 403 and bad values 422.
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import { allowsHourly, type ApiPolicy, type PlanId } from '../../domain/plans.js';

@@ -1,4 +1,4 @@
-// GET /v1/metrics/timeseries (DESIGN 5): current = {metric, interval, total, points: [{start, value}]},
+// GET /v1/metrics/timeseries (docs/product.md §5): current = {metric, interval, total, points: [{start, value}]},
 // one point per UTC day or hour of the requested range, zero-filled.
 import { denseSeries } from '../../domain/query/assemble.js';
 import type { PublicMetric } from '../../domain/query/metrics.js';
@@ -42,7 +42,7 @@ export async function buildTimeseries(w: AnalyticsWindow, params: TimeseriesPara
       metrics,
       interval,
     };
-    // Visitors are daily uniques (DESIGN 8): an hourly series does not add up to the range's
+    // Visitors are daily uniques (docs/product.md §8.4): an hourly series does not add up to the range's
     // visitors, so that one total is its own query; every other total is the sum of its points.
     const ownTotal = metric === 'visitors' && interval === 'hour';
     const [series, totals] = await Promise.all([w.run(spec), ownTotal ? w.run(totalSpec(spec)) : null]);

@@ -1,6 +1,6 @@
 // serveAnalytics: the one path every analytics endpoint (metrics, reports, goal conversions) takes
 // after the HTTP pipeline has checked token, rate limit, plan, scope, parameters, site and tenant
-// access and site status. It runs the rest of DESIGN 7 in order:
+// access and site status. It runs the rest of docs/product.md §7.2 in order:
 //
 //   range (defaults, prev_period) -> retention 422 RETENTION_EXCEEDED -> max_range_days 422
 //   -> plan(range): the route's own range rules (e.g. content include, 422), its units and builder
@@ -15,7 +15,6 @@
 //
 //   async handler(ctx) {
 //     return new RawJson(await serveAnalytics(ctx, {
-//       endpoint: '/v1/reports/content',          // cache namespace
 //       route: 'content',                         // availability route family
 //       dimensions: [],                           // metrics only: grouping + filter dimensions
 //       query: ctx.query,                         // from, to, compare, traffic as sent
@@ -53,6 +52,8 @@ import { buildSurface, dataFreshness } from './surface.js';
 
 /** What serveAnalytics needs of the route context (RouteContext satisfies it). */
 export interface AnalyticsContext {
+  /** the route's declared url: the cache namespace, so no two routes share an entry */
+  routeUrl: string;
   deps: AppDeps;
   caller: Caller;
   requestId: string;
@@ -108,8 +109,6 @@ export interface AnalyticsPlan<P> {
 }
 
 export interface ServeAnalyticsRequest<P> {
-  /** the endpoint path: the cache namespace */
-  endpoint: string;
   /** availability route family */
   route: ServedRoute;
   /** dimensions grouped or filtered by (extended-only ones make a metrics route extended-only) */
@@ -164,7 +163,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
   };
   const key =
     cache
-      ? cacheKey({ endpoint: req.endpoint, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
+      ? cacheKey({ routeUrl: ctx.routeUrl, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
       : null;
   const hit = key ? await cache!.get(key) : undefined;
   if (key) deps.metrics?.responseCache(hit ? 'hit' : 'miss');
@@ -255,7 +254,7 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
  * before an import unreachable.
  */
 export function cacheKey(input: {
-  endpoint: string;
+  routeUrl: string;
   site: Site;
   scope: AnalyticsScope;
   range: ResolvedRange;
@@ -265,7 +264,7 @@ export function cacheKey(input: {
 }): string {
   const { site, range } = input;
   return stableJson([
-    input.endpoint,
+    input.routeUrl,
     site.id,
     site.collectionProfile,
     site.profileEffectiveAt,

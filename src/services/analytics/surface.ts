@@ -1,5 +1,5 @@
 // meta.surface of the report envelope: the data envelope the response describes, its freshness,
-// the compare window and what exports the plan offers (spec "Common report envelope", DESIGN 8).
+// the compare window and what exports the plan offers (docs/api.md report envelope, docs/product.md §8.16).
 import type { DataEnvelope, Level, Profile } from '../../domain/plans.js';
 import { siteDataEnvelope, siteProductConfiguration } from '../../domain/product.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
@@ -29,10 +29,10 @@ export const FRESH_MAX_MINUTES = 60;
 export const DELAYED_MAX_MINUTES = 24 * 60;
 
 /**
- * DESIGN 8 "Freshness": fresh when the site's newest event is at most 60 minutes old, delayed up to
+ * docs/product.md §8.16: fresh when the site's newest event is at most 60 minutes old, delayed up to
  * 24 hours, stale beyond, unknown without data. asOf is that newest event's instant.
  *
- * A site this process collects live (DESIGN 9, `live`) is measured by what is still on its way
+ * A site this process collects live (docs/product.md §9, `live`) is measured by what is still on its way
  * instead: the lag is from the newest readable event to the newest accepted one. With nothing
  * waiting in the spool the data is complete as of now (asOf = now, lag 0), however long ago the
  * last visitor came; while events wait, asOf is the newest readable event.

@@ -1,7 +1,7 @@
 // The catalog's records in the API's snake_case: what the catalog commands print with --json and the
 // management API answers. A token never carries its secret or the secret's hash (the Token record
 // has neither).
-import type { Goal, Site, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
+import type { Goal, Site, SiteOwnership, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
 import type { Invitation, Member, User } from '../../ports/people-store.js';
 
 export const workspaceJson = (w: Workspace) => ({
@@ -21,6 +21,20 @@ export const siteJson = (s: Site) => ({
   collection_profile: s.collectionProfile,
   collection_profile_effective_at: s.profileEffectiveAt,
   created_at: s.createdAt,
+});
+
+/** What a site asks for beyond its exact hostnames, and where each proof stands. */
+export const siteOwnershipJson = (o: SiteOwnership) => ({
+  domain_scope: o.domainScope,
+  hostname_patterns: o.hostnamePatterns,
+  domains: o.domains.map((d) => ({
+    domain: d.domain,
+    verified: d.verifiedAt !== null,
+    verified_at: d.verifiedAt,
+    claimed_by_another_workspace: d.claimedElsewhere,
+    verification: { name: d.recordName, type: 'TXT', value: d.recordValue },
+  })),
+  released_hostnames: o.releasedHostnames.map((r) => ({ hostname: r.hostname, released_at: r.releasedAt })),
 });
 
 export const tenantJson = (t: Tenant) => ({

@@ -2,11 +2,12 @@
 // rotate; the store keeps only its sha256, and lists never show either.
 import { randomBytes } from 'node:crypto';
 import { generateSecret, hashSecret, type RandomBytes } from '../../domain/tokens.js';
-import type { Scope, Token } from '../../ports/catalog-store.js';
+import type { Token } from '../../ports/catalog-store.js';
+import type { TokenScope } from '../../domain/access.js';
 import { notFound, requireRole, type ManageDeps, type WorkspaceAccess } from './access.js';
 
 export interface TokenInput {
-  scopes: Scope[];
+  scopes: TokenScope[];
   siteIds?: string[] | null;
   tenantIds?: string[] | null;
 }

@@ -1,7 +1,8 @@
-// What every report builder shares: the engine's reads (under the request's deadline), the scope,
-// and the small row helpers (days, titles, per-channel pairs). Builders assemble payloads only: every
-// number comes from a typed read of the AnalyticsEngine port.
+// What every report shares: the limit rule of its parameters, and for its builder the engine's reads
+// (under the request's deadline), the scope and the small row helpers (days, titles, per-channel
+// pairs). Builders assemble payloads only: every number comes from a typed read of the AnalyticsEngine port.
 import type { MsWindow, SectionId } from '../../domain/availability.js';
+import { invalidParams } from '../../domain/errors.js';
 import { denseSeries, type MetricRow } from '../../domain/query/assemble.js';
 import type { Metric } from '../../domain/query/metrics.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
@@ -9,6 +10,26 @@ import type { QuerySpec } from '../../domain/query/query-spec.js';
 import { formatDay, type DayWindow } from '../../domain/report-range.js';
 import { CHANNELS, type Channel } from '../../domain/events.js';
 import type { AnalyticsEngine, AnalyticsReads, ReadScope, RunOptions } from '../../ports/analytics-engine.js';
+import type { Goal } from '../../ports/catalog-store.js';
+import type { AnalyticsContext, AnalyticsWindow } from '../analytics/serve-analytics.js';
+
+export const DEFAULT_REPORT_LIMIT = 200;
+
+export interface ReportParams {
+  limit?: number;
+}
+
+/** limit: 1 to 2000 by schema, and at most the plan's api.max_report_limit (docs/product.md §7.1). */
+export function checkReportLimit(limit: number | undefined, maxReportLimit: number): void {
+  if (limit !== undefined && limit > maxReportLimit) {
+    throw invalidParams(`limit may be at most ${maxReportLimit} on this plan`, { parameter: 'limit', max_report_limit: maxReportLimit });
+  }
+}
+
+/** The goals configured for the request's site. */
+export function goalsOf(ctx: AnalyticsContext): Promise<Goal[]> {
+  return ctx.deps.catalog.listGoals(ctx.site!.id);
+}
 
 /** An engine's reads with fixed options (tests, tools); serveAnalytics binds its own under the request's deadline. */
 export function readsOf(engine: AnalyticsEngine, options: RunOptions): AnalyticsReads {
@@ -90,6 +111,11 @@ export class ReportKit {
       .slice(0, limit)
       .map((row) => ({ key: row.key!, channel: row.split as Channel, row }));
   }
+}
+
+/** The kit a builder reads one payload window with. */
+export function kitFor(w: AnalyticsWindow): ReportKit {
+  return new ReportKit(w.reads, w.scope);
 }
 
 export function dayOf(ms: number | null): string {

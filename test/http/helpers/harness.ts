@@ -13,7 +13,8 @@ import type { LiveCollection } from '../../../src/ingest/collect/open-collection
 import { FakeClock } from '../../../src/domain/clock.js';
 import type { ApiPolicy, PlanId } from '../../../src/domain/plans.js';
 import { generateSecret, hashSecret } from '../../../src/domain/tokens.js';
-import type { CatalogStore, Scope, Workspace } from '../../../src/ports/catalog-store.js';
+import type { CatalogStore, Workspace } from '../../../src/ports/catalog-store.js';
+import type { TokenScope } from '../../../src/domain/access.js';
 import type { RateLimiter } from '../../../src/ports/rate-limiter.js';
 import type { PasswordHasher } from '../../../src/ports/password-hasher.js';
 import type { PeopleStore } from '../../../src/ports/people-store.js';
@@ -43,7 +44,7 @@ export interface Harness {
   /** inject + validate the response against the OpenAPI document */
   get(url: string, opts?: { token?: string; headers?: Record<string, string>; method?: InjectOptions['method'] }): Promise<LightMyRequestResponse>;
   workspace(plan: PlanId, apiPolicy?: Partial<ApiPolicy>): Promise<Workspace>;
-  token(workspaceId: string, opts?: { scopes?: Scope[]; siteIds?: string[] | null; tenantIds?: string[] | null }): Promise<{ id: string; secret: string }>;
+  token(workspaceId: string, opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null }): Promise<{ id: string; secret: string }>;
   /** pretends the workspace is now on another plan (the store cannot downgrade; tokens survive a downgrade) */
   setPlan(workspaceId: string, plan: PlanId): void;
   close(): Promise<void>;

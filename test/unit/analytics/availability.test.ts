@@ -18,7 +18,7 @@ const input = (over: Partial<AvailabilityInput>): AvailabilityInput => ({
   ...over,
 });
 
-test('routes are classified as DESIGN 4 says', () => {
+test('routes are classified as docs/product.md §4.8 says', () => {
   assert.equal(classifyRoute('overview'), 'mixed');
   assert.equal(classifyRoute('acquisition'), 'mixed');
   assert.equal(classifyRoute('actions'), 'mixed');

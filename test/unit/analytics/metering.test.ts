@@ -28,7 +28,7 @@ test('nonsense inputs are refused rather than priced', () => {
   assert.throws(() => reportUnits({ report: 'content', days: 3, limit: 10, compare: false }), RangeError);
 });
 
-test('report units follow DESIGN 6: base x range x limit x compare', () => {
+test('report units follow docs/metering.md: base x range x limit x compare', () => {
   assert.equal(reportUnits({ report: 'overview', days: 7, limit: 200, compare: false }), 10 * 1 * 2);
   assert.equal(reportUnits({ report: 'overview', days: 31, limit: 200, compare: true }), 10 * 2 * 2 * 2);
   assert.equal(reportUnits({ report: 'acquisition', days: 90, limit: 100, compare: false }), 8 * 3);

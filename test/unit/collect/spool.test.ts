@@ -1,13 +1,17 @@
 // The collection spool: group commit, positions across segments, a torn tail from a crash skipped,
-// one process per spool, loaded segments deleted.
+// one process per spool (a lock the kernel drops with its holder), loaded segments deleted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Spool, SpoolLockedError } from '../../../src/ingest/collect/spool.js';
 import { decodeRecords, encodeRecord, position, segmentFile } from '../../../src/ingest/collect/spool-format.js';
 
+const CHILD = fileURLToPath(new URL('./fixtures/spool-child.ts', import.meta.url));
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-spool-'));
 
 async function readAll(spool: Spool, from: number, max = 1000): Promise<{ payloads: string[]; next: number }> {
@@ -130,25 +134,26 @@ test('a checksum tells a damaged record from a whole one', () => {
   assert.equal(decodeRecords(good + '\0'.repeat(64), position(1, 0)).stop, 'invalid', 'the zeros of an unused tail');
 });
 
-test('one process per spool: a live owner refuses a second open; a dead one (kill -9) is taken over', async () => {
+test('one process per spool: a live holder refuses a second open, naming it; its lock dies with it (kill -9)', async () => {
   const dir = tmp();
   const spool = await Spool.open(dir);
   try {
-    await assert.rejects(Spool.open(dir), SpoolLockedError);
+    await assert.rejects(Spool.open(dir), SpoolLockedError, 'a second open in this process');
   } finally {
     await spool.close();
   }
-  // A lock whose process is gone.
-  fs.writeFileSync(path.join(dir, 'LOCK'), '2147483646');
-  const again = await Spool.open(dir);
+  const holder = spawn(process.execPath, ['--import', 'tsx', CHILD, 'hold', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    assert.equal(again.id, spool.id, 'the identity survives');
-    // A lock held by another live process (our parent stands in for another server).
+    const [line] = (await once(holder.stdout!, 'data')) as [Buffer];
+    assert.equal(JSON.parse(String(line)).id, spool.id, 'the identity survives');
+    await assert.rejects(Spool.open(dir), (err: Error) => err instanceof SpoolLockedError && err.message.includes(`process ${holder.pid}`));
+    holder.kill('SIGKILL');
+    await once(holder, 'exit');
+    const again = await Spool.open(dir);
+    assert.equal(again.id, spool.id);
     await again.close();
-    fs.writeFileSync(path.join(dir, 'LOCK'), String(process.ppid));
-    await assert.rejects(Spool.open(dir), (err: Error) => err instanceof SpoolLockedError && err.message.includes(String(process.ppid)));
   } finally {
-    await again.close();
+    holder.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

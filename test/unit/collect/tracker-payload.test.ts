@@ -1,5 +1,5 @@
 // The tracker's payload read into one shape (both key sets), and mapped onto the import line that the
-// importer's own validation accepts (DESIGN 3, 9).
+// importer's own validation accepts (docs/product.md §3, §9).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseTrackerBody, toImportLine, type TrackerEvent } from '../../../src/ingest/collect/tracker-payload.js';

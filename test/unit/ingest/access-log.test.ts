@@ -104,3 +104,35 @@ test('a pageview line validates, keeps bots as bots, and carries referrer and qu
   const abs = kind(combined('GET http://example.com/x HTTP/1.1'));
   assert.equal((abs as { line: Record<string, unknown> }).line.url, 'http://example.com/x');
 });
+
+/** nginx's `main` format: combined, then "$http_x_forwarded_for". */
+const main = (xff: string, req = 'GET /pricing HTTP/1.1') =>
+  `10.0.0.2 - - [17/May/2015:10:05:03 +0000] "${req}" 200 5316 "https://www.google.com/" "${UA}" "${xff}"`;
+
+test('--forwarded-for: the client is the left-most address of the last quoted field; without it, the proxy is', () => {
+  const as = (line: string, format: 'combined' | 'common' = 'combined') => {
+    const e = parseAccessLogLine(line, format, { forwardedFor: true });
+    if ('error' in e) assert.fail(e.error);
+    return e.ip;
+  };
+  assert.equal(entry(main('203.0.113.7')).ip, '10.0.0.2', 'not trusted unless asked');
+  assert.equal(as(main('203.0.113.7')), '203.0.113.7');
+  assert.equal(as(main('203.0.113.7, 198.51.100.4, 10.0.0.1')), '203.0.113.7', 'the client, then the proxies it went through');
+  assert.equal(as(main('2001:db8::7, 10.0.0.1')), '2001:db8::7');
+  assert.equal(as(main('[2001:db8::7]:51234')), '2001:db8::7');
+  assert.equal(as(main('203.0.113.7:51234')), '203.0.113.7');
+  // nothing forwarded, or nothing an address: the line's own address
+  for (const none of ['-', '', 'unknown', 'unknown, 10.0.0.1']) assert.equal(as(main(none)), '10.0.0.2', JSON.stringify(none));
+  // the last quoted field, whatever unquoted fields follow it (nginx formats often add timings)
+  assert.equal(as(main('203.0.113.7') + ' rt=0.002'), '203.0.113.7');
+  assert.equal(as(main('203.0.113.7') + ' 0.002 0.001'), '203.0.113.7');
+  // a common line with the header appended after the size
+  assert.equal(as('10.0.0.2 - - [17/May/2015:10:05:03 +0000] "GET / HTTP/1.1" 200 512 "203.0.113.9"', 'common'), '203.0.113.9');
+});
+
+test('--forwarded-for on a log without the field: each line says what the option reads', () => {
+  const e = parseAccessLogLine(combined('GET / HTTP/1.1'), 'combined', { forwardedFor: true });
+  assert.ok('error' in e);
+  assert.match(e.error, /no quoted X-Forwarded-For field after the user agent/);
+  assert.match(e.error, /\$http_x_forwarded_for/);
+});

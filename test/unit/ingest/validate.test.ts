@@ -135,3 +135,25 @@ test('null and empty optional fields are absent; unknown fields are ignored', ()
   assert.equal(ev.utm_source, null);
   assert.equal('whatever' in ev, false);
 });
+
+test('every problem of a line is reported at once, in the order of the format', () => {
+  assert.equal(
+    reason({ ts: 'yesterday', type: 'click', site_id: 7, path: 'about', title: 42, country: 'de', engagement_time_ms: -1 }),
+    'ts must be an ISO 8601 instant with Z or an offset, e.g. 2024-05-01T12:00:00Z; type must be pageview or action; site_id must be a string; ' +
+      'path must start with /; visitor_key, or ip and user_agent, is required; country must be an ISO 3166-1 alpha-2 code in upper case, e.g. US; ' +
+      'title must be a string; engagement_time_ms must be a non-negative integer',
+  );
+  // a field at fault is named once: a malformed url is not also a missing one
+  assert.equal(reason({ ...base, path: undefined, url: 'example.com/a', visitor_key: 'k'.repeat(129) }), 'url must be an absolute http(s) URL or a path starting with /; visitor_key is longer than 128 characters');
+  assert.equal(reason({ ...base, type: 'action', action_name: '  ', family: 'goal' }), 'action_name is required for an action; family must be one of goals, forms, outbound, downloads, errors, custom, instrumentation');
+});
+
+test('a line of another format (Plausible\'s events) is told every missing field, and which name footfall reads', () => {
+  const plausible = { name: 'pageview', url: 'https://shop.example/pricing', domain: 'shop.example', timestamp: '2024-05-01T11:00:00Z', referrer: null, props: {} };
+  assert.equal(
+    reason(plausible),
+    'ts is required (this line has "timestamp"; footfall reads "ts"); type is required (this line has "name"; footfall reads "type"); ' +
+      'site_id is required (or pass --site) (this line has "domain"; footfall reads "site_id"); visitor_key, or ip and user_agent, is required',
+  );
+  assert.equal(reason({ ...base, visitor_key: undefined, ua: 'Mozilla/5.0', ip: '1.2.3.4' }), 'user_agent is required with ip when there is no visitor_key (this line has "ua"; footfall reads "user_agent")');
+});

@@ -1,5 +1,5 @@
 // A hand-written fixture of sessions and a plain TypeScript model of what each report should say
-// about it (DESIGN 4 and 8 read literally, no SQL, no code of src/services/reports). Each session
+// about it (docs/product.md §4 and §8 read literally, no SQL, no code of src/services/reports). Each session
 // is written as its events; the expected channel is written next to it, not derived.
 import type { Channel } from '../../../src/domain/events.js';
 
@@ -312,7 +312,7 @@ export function latestTitles(evs: REvent[]): Map<string, string> {
 
 export { CHANNEL_ORDER };
 
-/** The counting window of an extended slice (DESIGN 4 "Route classes"): null when locked or before the switch. */
+/** The counting window of an extended slice (docs/product.md §4.8): null when locked or before the switch. */
 export function sectionWindow(mode: SiteMode, w: { startMs: number; endMs: number }): { startMs: number; endMs: number } | null {
   if (mode.profile === 'strict') return null;
   if (mode.effectiveAtMs === null) return { startMs: w.startMs, endMs: w.endMs };

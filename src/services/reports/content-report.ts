@@ -1,14 +1,31 @@
-// The content payload (DESIGN 8 "Content payloads", spec content rules 1-6). summary: totals and a
-// dense daily series, no page rows (limit has no effect). full: totals, page rows with a dense
-// daily trend each, entry and exit pages, each list cut to `limit`.
+// The content report: its plan (include, units, cache parameters) and its payload (docs/product.md
+// §8.15, the content rules of docs/api.md). summary: totals and a dense daily series, no page rows
+// (limit has no effect). full: totals, page rows with a dense daily trend each, entry and exit pages,
+// each list cut to `limit`.
 import type { MsWindow } from '../../domain/availability.js';
 import { denseSeries } from '../../domain/query/assemble.js';
-import type { ContentInclude } from '../../domain/metering.js';
-import { dayOf, type PayloadWindow, type ReportKit } from './report-kit.js';
+import { reportUnits, type ContentInclude } from '../../domain/metering.js';
+import { resolveContentInclude, type ResolvedRange } from '../../domain/report-range.js';
+import type { AnalyticsContext, AnalyticsPlan } from '../analytics/serve-analytics.js';
+import { dayOf, DEFAULT_REPORT_LIMIT, kitFor, type PayloadWindow, type ReportKit, type ReportParams } from './report-kit.js';
 
 export interface ContentParams {
   include: ContentInclude;
   limit: number;
+}
+
+export type ContentReport = Awaited<ReturnType<typeof buildContent>>;
+
+export function contentPlan(_ctx: AnalyticsContext, q: ReportParams & { include?: string }, range: ResolvedRange): AnalyticsPlan<ContentReport> {
+  const include = resolveContentInclude({ include: q.include, days: range.current.days, compare: range.compare !== null });
+  const limit = q.limit ?? DEFAULT_REPORT_LIMIT;
+  return {
+    units: reportUnits({ report: 'content', days: range.current.days, limit, compare: range.compare !== null, include }),
+    // rule 4: limit has no effect in summary, so it is not part of the summary's cache key
+    cacheParams: include === 'summary' ? { include } : { include, limit },
+    include,
+    build: (w) => buildContent(kitFor(w), w, { include, limit }),
+  };
 }
 
 export async function buildContent(kit: ReportKit, w: PayloadWindow, p: ContentParams) {

@@ -1,19 +1,46 @@
-// The actions payload (spec "Actions report payload", DESIGN 4 action families). Totals, the daily
-// series and families describe every eligible action; action_family / action_key narrow actions[],
-// family_timeseries and context. Eligible: the simple actions over the whole range, the others only
-// in the actions_advanced window (none on a strict site).
+// The actions report: its parameter rule, its plan (units, cache parameters) and its payload
+// (docs/api.md actions report; families: docs/product.md §4.9). Totals, the daily series and families
+// describe every eligible action; action_family / action_key narrow actions[], family_timeseries and
+// context. Eligible: the simple actions over the whole range, the others only in the actions_advanced
+// window (none on a strict site).
 import type { MsWindow } from '../../domain/availability.js';
 import { compareKeys } from '../../domain/query/assemble.js';
 import { ACTION_FAMILIES, type ActionFamily, type Channel } from '../../domain/events.js';
-import { formatActionKey, type ActionIdentity } from '../../domain/action-key.js';
+import { formatActionKey, parseActionKey, type ActionIdentity } from '../../domain/action-key.js';
+import { reportUnits } from '../../domain/metering.js';
+import type { ResolvedRange } from '../../domain/report-range.js';
 import type { ActionGroupKey, ActionRow, ActionSelection, ActionTotals } from '../../ports/analytics-engine.js';
-import { dayOf, type PayloadWindow, type ReportKit } from './report-kit.js';
+import type { AnalyticsContext, AnalyticsPlan } from '../analytics/serve-analytics.js';
+import { dayOf, DEFAULT_REPORT_LIMIT, goalsOf, kitFor, type PayloadWindow, type ReportKit, type ReportParams } from './report-kit.js';
 
 export interface ActionsParams {
   limit: number;
   family: ActionFamily | null;
   action: ActionIdentity | null;
   goalsConfigured: boolean;
+}
+
+export type ActionsReport = Awaited<ReturnType<typeof buildActions>>;
+
+/** action_key is parsed when the parameters are checked, so a malformed key is 422 before anything runs. */
+export function checkActionKey(key: string | undefined): void {
+  if (key !== undefined) parseActionKey(key);
+}
+
+export async function actionsPlan(
+  ctx: AnalyticsContext,
+  q: ReportParams & { action_family?: ActionFamily; action_key?: string },
+  range: ResolvedRange,
+): Promise<AnalyticsPlan<ActionsReport>> {
+  const limit = q.limit ?? DEFAULT_REPORT_LIMIT;
+  const goalsConfigured = (await goalsOf(ctx)).length > 0;
+  const action = q.action_key === undefined ? null : parseActionKey(q.action_key);
+  const family = q.action_family ?? null;
+  return {
+    units: reportUnits({ report: 'actions', days: range.current.days, limit, compare: range.compare !== null }),
+    cacheParams: { limit, goalsConfigured, family, action_key: q.action_key ?? null },
+    build: (w) => buildActions(kitFor(w), w, { limit, family, action, goalsConfigured }),
+  };
 }
 
 const bySessions = <T extends { sessions: number }>(key: (x: T) => string | null) => (a: T, b: T) =>

@@ -1,14 +1,30 @@
-// The acquisition payload (spec "Acquisition report payload"; names and types the spec leaves open
-// are in docs/decisions.md (reports)). Channels, host-only referrers and landing pages cover the whole
-// range; sources, mediums, campaigns and tagged sessions only the acquisition_attribution window.
+// The acquisition report: its plan (units, cache parameters) and its payload (spec "Acquisition
+// report payload"; names and types the spec leaves open are in docs/decisions.md (reports)). Channels,
+// host-only referrers and landing pages cover the whole range; sources, mediums, campaigns and tagged
+// sessions only the acquisition_attribution window.
 import type { MsWindow } from '../../domain/availability.js';
-import { CHANNELS } from '../../domain/events.js';
+import { CHANNELS, type Channel } from '../../domain/events.js';
+import { reportUnits } from '../../domain/metering.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
-import { dayOf, known, type PayloadWindow, type ReportKit } from './report-kit.js';
+import type { ResolvedRange } from '../../domain/report-range.js';
+import type { AnalyticsContext, AnalyticsPlan } from '../analytics/serve-analytics.js';
+import { dayOf, DEFAULT_REPORT_LIMIT, goalsOf, kitFor, known, type PayloadWindow, type ReportKit, type ReportParams } from './report-kit.js';
 
 export interface AcquisitionParams {
   limit: number;
   goalsConfigured: boolean;
+}
+
+export type AcquisitionReport = Awaited<ReturnType<typeof buildAcquisition>>;
+
+export async function acquisitionPlan(ctx: AnalyticsContext, q: ReportParams, range: ResolvedRange): Promise<AnalyticsPlan<AcquisitionReport>> {
+  const limit = q.limit ?? DEFAULT_REPORT_LIMIT;
+  const goalsConfigured = (await goalsOf(ctx)).length > 0;
+  return {
+    units: reportUnits({ report: 'acquisition', days: range.current.days, limit, compare: range.compare !== null }),
+    cacheParams: { limit, goalsConfigured },
+    build: (w) => buildAcquisition(kitFor(w), w, { limit, goalsConfigured }),
+  };
 }
 
 export async function buildAcquisition(kit: ReportKit, w: PayloadWindow, p: AcquisitionParams) {
@@ -51,7 +67,7 @@ export async function buildAcquisition(kit: ReportKit, w: PayloadWindow, p: Acqu
       engagement_rate: r.values.engagement_rate,
       avg_session_eng_time_ms: r.values.avg_session_eng_time_ms,
     })),
-    by_channel: byChannel.map((r) => ({ channel: r.key as string, sessions: r.values.sessions })),
+    by_channel: byChannel.map((r) => ({ channel: r.key as Channel, sessions: r.values.sessions })),
     top_referrers: known(referrers, p.limit).map((r) => ({
       referrer_host: r.key!,
       sessions: r.values.sessions,

@@ -1,14 +1,17 @@
-// The overview payload (spec "Overview report payload"): the strict-safe baseline (totals, series,
-// pages, movers, acquisition-lite, countries, devices, browsers, os) over the whole range, and the
-// geography sections (regions, cities) over their own counting windows (empty when locked).
+// The overview report: its plan (units, cache parameters) and its payload (spec "Overview report
+// payload"): the strict-safe baseline (totals, series, pages, movers, acquisition-lite, countries,
+// devices, browsers, os) over the whole range, and the geography sections (regions, cities) over their
+// own counting windows (empty when locked).
 import type { MsWindow } from '../../domain/availability.js';
 import { compareKeys, type MetricRow } from '../../domain/query/assemble.js';
 import type { Channel } from '../../domain/events.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { Metric } from '../../domain/query/metrics.js';
-import { previousPeriod } from '../../domain/report-range.js';
+import { reportUnits } from '../../domain/metering.js';
+import { addDays, previousPeriod, type ResolvedRange } from '../../domain/report-range.js';
+import type { AnalyticsContext, AnalyticsPlan } from '../analytics/serve-analytics.js';
 import { computeMovers } from './movers.js';
-import { dayOf, known, type PayloadWindow, type ReportKit } from './report-kit.js';
+import { dayOf, DEFAULT_REPORT_LIMIT, kitFor, known, type PayloadWindow, type ReportKit, type ReportParams } from './report-kit.js';
 
 export interface OverviewParams {
   limit: number;
@@ -16,6 +19,22 @@ export interface OverviewParams {
   minAllowedFrom: string | null;
   /** the site's newest stored event (data_health) */
   lastEventAt: Date | null;
+}
+
+export type OverviewReport = Awaited<ReturnType<typeof buildOverview>>;
+
+export function overviewPlan(ctx: AnalyticsContext, q: ReportParams, range: ResolvedRange): AnalyticsPlan<OverviewReport> {
+  const limit = q.limit ?? DEFAULT_REPORT_LIMIT;
+  const retention = ctx.caller.policy.retention_days;
+  const minAllowedFrom = retention === null ? null : addDays(range.today, -(retention - 1));
+  return {
+    units: reportUnits({ report: 'overview', days: range.current.days, limit, compare: range.compare !== null }),
+    cacheParams: { limit },
+    build: async (w) => {
+      const lastEventAt = w.facts.newestEventMs === null ? null : new Date(w.facts.newestEventMs);
+      return buildOverview(kitFor(w), w, { limit, minAllowedFrom, lastEventAt });
+    },
+  };
 }
 
 const TOTAL_METRICS: Metric[] = [
@@ -94,7 +113,7 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
       movers: { top_gainers: movers.gainers, top_losers: movers.losers },
     },
     acquisition: {
-      by_channel: byChannel.map((r) => ({ channel: r.key as string, sessions: r.values.sessions })),
+      by_channel: byChannel.map((r) => ({ channel: r.key as Channel, sessions: r.values.sessions })),
       top_referrers: topReferrers.map((r) => ({
         domain: r.key,
         channel: referrerChannel.get(r.key) ?? 'Referral',

@@ -1,0 +1,181 @@
+// A real footfall (startServer) with a pro workspace, an extended and a strict site filled with 96 days
+// of imported events, two tenants, a goal, an API token, and one headless Chromium (Debian's, driven by
+// playwright-core as the tracker tests do). The dashboard is opened as the embed page with the API token
+// in its fragment (`/embed?site_id=...#token=...`): the same components the signed-in dashboard draws,
+// reading /v1 with a bearer, which works today without sessions. Every number is then compared with /v1.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config/config.js';
+import { openImportStores } from '../../src/container.js';
+import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
+import { Prng } from '../../src/ingest/demo/prng.js';
+import { runImport } from '../../src/ingest/pipeline/run-import.js';
+import { startServer, type RunningServer } from '../../src/main.js';
+
+export const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
+export const missing = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set FOOTFALL_TEST_CHROMIUM)`;
+/** Skipped, saying why, where Chromium is missing; in CI (CI set) a missing Chromium fails. */
+export const skip = !process.env.CI && missing;
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const SCREENSHOTS = path.resolve('test-results', 'screenshots');
+const AXE = fs.readFileSync(path.resolve('node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+const DAY_MS = 86_400_000;
+export const DAYS = 96;
+
+export interface Opened {
+  context: BrowserContext;
+  page: Page;
+  /** uncaught errors and Content-Security-Policy refusals seen by the page */
+  problems: string[];
+}
+
+export interface DashboardWorld {
+  server: RunningServer;
+  browser: Browser;
+  secret: string;
+  sites: { extended: string; strict: string };
+  tenants: { acme: string; globex: string };
+  today: string;
+  /** GET a /v1 route with the token: status and parsed body */
+  v1(route: string, query: Record<string, string | undefined>): Promise<{ status: number; body: any }>;
+  /** the embed page of a site with the dashboard's query and the token in the fragment */
+  embedUrl(siteId: string, query?: Record<string, string>): string;
+  open(url: string, options?: { width?: number; scheme?: 'light' | 'dark' }): Promise<Opened>;
+  close(): Promise<void>;
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const PAGES = ['/', '/pricing', '/blog/launch', '/docs', '/docs/install', '/about'];
+type Weighted<T> = readonly (readonly [T, number])[];
+const REFERRERS: Weighted<string | null> = [[null, 5], ['https://www.google.com/', 4], ['https://news.ycombinator.com/item?id=1', 2], ['https://twitter.com/x', 1], ['https://duckduckgo.com/', 1]];
+const PLACES: Weighted<readonly [string, string, string]> = [[['FR', 'IDF', 'Paris'], 4], [['DE', 'BY', 'München'], 3], [['US', 'CA', 'San Francisco'], 5], [['GB', 'ENG', 'London'], 2], [['JP', '13', 'Tokyo'], 1]];
+const DEVICES: Weighted<readonly [string, string, string]> = [[['desktop', 'Chrome', 'Windows'], 5], [['desktop', 'Firefox', 'Linux'], 2], [['mobile', 'Safari', 'iOS'], 4], [['mobile', 'Chrome', 'Android'], 3], [['tablet', 'Safari', 'iPadOS'], 1]];
+
+/** NDJSON of `days` days of visits to a site, ending now; the same lines for the same seed. */
+function events(siteId: string, tenants: string[], days: number, seed: number, now: number): string {
+  const r = new Prng(seed);
+  const today0 = Math.floor(now / DAY_MS) * DAY_MS;
+  const lines: string[] = [];
+  for (let d = days - 1; d >= 0; d--) {
+    const start = today0 - d * DAY_MS;
+    const end = Math.min(start + DAY_MS, now - 60_000);
+    if (end <= start) continue;
+    const visitors = 8 + r.int(0, 14) + (d % 7 === 2 ? 10 : 0);
+    for (let v = 0; v < visitors; v++) {
+      let ts = start + Math.floor(r.next() * (end - start - 600_000 > 0 ? end - start - 600_000 : end - start));
+      const [country, region, city] = r.weighted(PLACES);
+      const [device_type, browser_family, os_family] = r.weighted(DEVICES);
+      const referrer = r.weighted(REFERRERS);
+      const tenant = r.weighted([[tenants[0], 4], [tenants[1], 3], [null, 3]] as const);
+      const common = { site_id: siteId, visitor_key: `v${d}-${v}`, country, region, city, device_type, browser_family, os_family, ...(tenant ? { tenant_id: tenant } : {}) };
+      const views = r.weighted([[1, 5], [2, 3], [3, 2], [5, 1]] as const);
+      const utm = r.chance(0.2) ? '?utm_source=newsletter&utm_medium=email' : '';
+      for (let i = 0; i < views; i++) {
+        const page = i === 0 ? r.weighted([['/', 4], ['/blog/launch', 2], ['/pricing', 1], ['/docs', 1]] as const) : r.pick(PAGES);
+        lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'pageview', url: `https://site.example${page}${i === 0 ? utm : ''}`, ...(i === 0 && referrer ? { referrer } : {}), engagement_time_ms: r.int(0, 40_000), ...common }));
+        ts += r.int(5_000, 90_000);
+        if (r.chance(0.12)) lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'outbound.click', action_target_host: 'github.com', path: page, ...common }));
+        if (r.chance(0.06)) lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'file.download', path: page, ...common }));
+        if (r.chance(0.05)) lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'Signup', path: page, ...common }));
+      }
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+export async function dashboardWorld(): Promise<DashboardWorld> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-dashboard-'));
+  const config = loadConfig({ dataDir: dir, port: 0, logLevel: 'silent', geoipDb: 'off' }, {});
+  const server = await startServer(config);
+  const opened: BrowserContext[] = [];
+  let browser: Browser | undefined;
+  try {
+    const c = server.container.catalog;
+    const ws = await c.createWorkspace({ name: 'dashboard', plan: 'pro' });
+    const secret = generateSecret(randomBytes);
+    await c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+    const extended = await c.createSite({ workspaceId: ws.id, name: 'Extended example', hostnames: ['site.example'], collectionProfile: 'extended' });
+    const strict = await c.createSite({ workspaceId: ws.id, name: 'Strict example', hostnames: ['strict.example'], collectionProfile: 'strict' });
+    const acme = await c.createTenant({ siteId: extended.id, slug: 'acme', name: 'Acme' });
+    const globex = await c.createTenant({ siteId: extended.id, slug: 'globex', name: 'Globex' });
+    await c.createGoal({ siteId: extended.id, name: 'Saw pricing', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing', filters: {} });
+    await c.createGoal({ siteId: strict.id, name: 'Saw pricing', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing', filters: {} });
+    const now = Date.now();
+    const file = path.join(dir, 'events.ndjson');
+    fs.writeFileSync(file, events(extended.id, [acme.id, globex.id], DAYS, 7, now) + events(strict.id, [], 30, 8, now).replace(/site\.example/g, 'strict.example'));
+    const summary = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: file, format: { kind: 'events' } });
+    assert.equal(summary.rejected, 0, 'every fixture line imports');
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    const b = browser;
+    return {
+      server,
+      browser: b,
+      secret,
+      sites: { extended: extended.id, strict: strict.id },
+      tenants: { acme: acme.id, globex: globex.id },
+      today: day(now),
+      async v1(route, query) {
+        const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
+        const res = await fetch(`${server.address}${route}?${q}`, { headers: { authorization: `Bearer ${secret}` } });
+        return { status: res.status, body: await res.json() };
+      },
+      embedUrl(siteId, query = {}) {
+        return `${server.address}/embed?${new URLSearchParams({ site_id: siteId, ...query })}#token=${secret}`;
+      },
+      async open(url, options = {}) {
+        const context = await b.newContext({ viewport: { width: options.width ?? 1400, height: 900 }, colorScheme: options.scheme ?? 'light' });
+        opened.push(context);
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+        page.on('console', (m) => {
+          if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+        });
+        await page.goto(url, { waitUntil: 'load' });
+        return { context, page, problems };
+      },
+      async close() {
+        for (const ctx of opened) await ctx.close().catch(() => undefined);
+        await b.close().catch(() => undefined);
+        await server.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await browser?.close().catch(() => undefined);
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Waits until every read of the dashboard answered (no panel busy, every tile drawn). */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      document.querySelector('.dashboard') !== null &&
+      document.querySelectorAll('[aria-busy="true"]').length === 0 &&
+      [...document.querySelectorAll('.tile')].every((t) => t.hasAttribute('data-value') || t.querySelector('.tile-problem')),
+    undefined,
+    { timeout: 20_000 },
+  );
+}
+
+/** axe-core on the page as it is: the serious and critical violations, described. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // evaluated through the debugging protocol: the page's policy refuses inline scripts, as it should
+  await page.evaluate(AXE);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return axe.run(document, { resultTypes: ['violations'] });
+  });
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
+}

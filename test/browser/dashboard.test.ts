@@ -1,0 +1,199 @@
+// The dashboard in Chromium against a real server: every number it draws equals /v1 for the same
+// request (periods, compare, a filter, a tenant, traffic, the hourly chart), clicking a row filters the
+// whole page and back/forward undo and redo it, the controls work from the keyboard, and a strict site
+// shows its locked sections as locked, in the API's words. Opened as the embed page with an API token
+// (dashboard-world.ts); no Content-Security-Policy refusal or script error on any page.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { assertMatchesV1, assertTilesMatch, listRows } from './dashboard-compare.js';
+import { dashboardWorld, missing, settled, skip, type DashboardWorld } from './dashboard-world.js';
+
+let w: DashboardWorld;
+const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams) as Record<string, string>;
+
+before(async () => {
+  if (!skip) w = await dashboardWorld();
+});
+after(async () => {
+  await w?.close();
+});
+
+test('the tiles, the chart and three top lists equal /v1 for several periods, compare, a filter, a tenant, traffic and the hourly chart', { skip, timeout: 180_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.extended;
+  const states: Record<string, string>[] = [
+    {},
+    { from: addDays(w.today, -6), to: w.today, compare: 'prev_period' },
+    { from: addDays(w.today, -89), to: addDays(w.today, -30), metric: 'pageviews' },
+    { filters: JSON.stringify({ country: 'FR' }), compare: 'prev_period', metric: 'sessions' },
+    { tenant_id: w.tenants.acme, traffic: 'all', interval: 'hour', from: addDays(w.today, -2), to: w.today },
+  ];
+  for (const state of states) {
+    const { page, problems, context } = await w.open(w.embedUrl(site, state));
+    await settled(page);
+    await assertMatchesV1(w, page, site, state);
+    assert.deepEqual(problems, [], JSON.stringify(state));
+    // the token left the address bar at once; the state stayed in it
+    assert.equal(new URL(page.url()).hash, '');
+    assert.deepEqual(queryOf(page.url()), { site_id: site, ...state });
+    await context.close();
+  }
+});
+
+test('clicking a row filters the whole page; back and forward undo and redo it; the chip removes it', { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.extended;
+  const { page, problems, context } = await w.open(w.embedUrl(site, { compare: 'prev_period' }));
+  await settled(page);
+  const unfiltered = await listRows(page, 'locations');
+  await page.click('[data-panel="locations"] li[data-key="FR"] button');
+  await page.waitForURL((u) => u.searchParams.has('filters'));
+  await settled(page);
+  const filtered = { compare: 'prev_period', filters: JSON.stringify({ country: 'FR' }) };
+  assert.deepEqual(queryOf(page.url()), { site_id: site, ...filtered });
+  await assertMatchesV1(w, page, site, filtered);
+  assert.equal(await page.textContent('.chip[data-filter="country"]'), 'Country is France ×');
+  // the filtered row is marked, and no longer a button
+  assert.equal(await page.locator('[data-panel="locations"] li[data-key="FR"] button').count(), 0);
+
+  await page.goBack();
+  await page.waitForURL((u) => !u.searchParams.has('filters'));
+  await settled(page);
+  await assertTilesMatch(w, page, site, { compare: 'prev_period' });
+  assert.deepEqual(await listRows(page, 'locations'), unfiltered);
+  assert.equal(await page.locator('.chip').count(), 0);
+
+  await page.goForward();
+  await page.waitForURL((u) => u.searchParams.has('filters'));
+  await settled(page);
+  await assertTilesMatch(w, page, site, filtered);
+
+  await page.click('.chip[data-filter="country"]');
+  await page.waitForURL((u) => !u.searchParams.has('filters'));
+  await settled(page);
+  await assertTilesMatch(w, page, site, { compare: 'prev_period' });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a row filters, the period steps back; focus is visible', { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.extended;
+  const { page, problems, context } = await w.open(w.embedUrl(site));
+  await settled(page);
+
+  await page.focus('.tile[data-metric="pageviews"]');
+  await page.keyboard.press('Enter');
+  await page.waitForURL((u) => u.searchParams.get('metric') === 'pageviews');
+  await settled(page);
+  assert.match((await page.textContent('#chart-title'))!, /^Pageviews/);
+  assert.equal(await page.getAttribute('.tile[data-metric="pageviews"]', 'aria-pressed'), 'true');
+
+  // Tab from the first tab of Sources to its list: the tab then the first row, each with a visible outline
+  await page.focus('[data-panel="sources"] [role="tab"][aria-selected="true"]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getAttribute('[data-panel="sources"] [role="tab"][aria-selected="true"]', 'id'), 'sources-tab-1');
+  await settled(page);
+  const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
+  const referrers = await w.v1('/v1/metrics/breakdown', { ...base, dimension: 'referrer', metric: 'visitors', limit: '100' });
+  assert.deepEqual(await listRows(page, 'sources'), referrers.body.current.rows.slice(0, 10).map((r: { key: string | null; value: number }) => [r.key ?? '', r.value]));
+  const outline = () => page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+  assert.notEqual(await outline(), 'none', 'the focused tab shows it');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('row')), true, 'Tab reaches the first row');
+  assert.notEqual(await outline(), 'none', 'the focused row shows it');
+  const key = await page.evaluate(() => document.activeElement!.closest('li')!.getAttribute('data-key'));
+  await page.keyboard.press('Enter');
+  await page.waitForURL((u) => u.searchParams.has('filters'));
+  assert.deepEqual(JSON.parse(new URL(page.url()).searchParams.get('filters')!), { referrer: key });
+  await settled(page);
+
+  await page.click('button[aria-label^="Previous period"]');
+  await page.waitForURL((u) => u.searchParams.has('from'));
+  await settled(page);
+  const stepped = queryOf(page.url());
+  assert.deepEqual([stepped.from, stepped.to], [addDays(w.today, -59), addDays(w.today, -30)]);
+  await assertTilesMatch(w, page, site, stepped);
+
+  await page.selectOption('.date-picker select', '7d');
+  await page.waitForURL((u) => u.searchParams.get('from') === addDays(w.today, -6));
+  await page.check('.switch input');
+  await page.waitForURL((u) => u.searchParams.get('compare') === 'prev_period');
+  await page.selectOption('.controls label:has-text("Tenant") select', w.tenants.globex);
+  await page.waitForURL((u) => u.searchParams.get('tenant_id') === w.tenants.globex);
+  await settled(page);
+  await assertMatchesV1(w, page, site, queryOf(page.url()));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a strict site: regions, cities and goal conversions are locked with the API's reason, never zeros; the numbers it has equal /v1", { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.strict;
+  const { page, problems, context } = await w.open(w.embedUrl(site));
+  await settled(page);
+  await assertMatchesV1(w, page, site, {});
+  const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
+  for (const [tab, dimension] of [['Regions', 'region'], ['Cities', 'city']] as const) {
+    await page.click(`[data-panel="locations"] [role="tab"]:has-text("${tab}")`);
+    await settled(page);
+    const refused = await w.v1('/v1/metrics/breakdown', { ...base, dimension, metric: 'visitors', limit: '100' });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.error.code, 'REPORT_LOCKED_BY_PROFILE');
+    const panel = page.locator(`[data-panel="locations"] .list-body[data-dimension="${dimension}"] .problem.locked`);
+    assert.equal(await panel.getAttribute('data-code'), 'REPORT_LOCKED_BY_PROFILE');
+    assert.equal(await panel.locator('.problem-message').textContent(), refused.body.error.message);
+    assert.equal(await page.locator('[data-panel="locations"] .rows li').count(), 0, 'no rows, no zeros');
+  }
+  const goals = await w.v1('/v1/goals/conversions', { ...base, limit: '100' });
+  assert.equal(goals.status, 409);
+  const goalsPanel = page.locator('[data-panel="goals"] .problem.locked');
+  assert.equal(await goalsPanel.locator('.problem-message').textContent(), goals.body.error.message);
+  const actions = await w.v1('/v1/reports/actions', { ...base, limit: '100' });
+  const lockedSections = actions.body.availability.sections.filter((s: { current: { status: string } }) => s.current.status === 'locked_by_profile').map((s: { id: string }) => s.id);
+  assert.ok(lockedSections.includes('actions_advanced'), JSON.stringify(actions.body.availability.sections));
+  assert.deepEqual(await page.$$eval('[data-panel="actions"] .locked-sections li', (li) => li.map((l) => l.getAttribute('data-section'))), lockedSections);
+  assert.deepEqual(
+    await page.$$eval('[data-panel="actions"] tbody tr', (rows) => rows.map((r) => [r.getAttribute('data-key'), Number(r.getAttribute('data-value'))])),
+    actions.body.current.actions.slice(0, 10).map((a: { action_key: string; sessions: number }) => [a.action_key, a.sessions]),
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('CSV: each list and the chart offer it where the plan exports CSV; a download is the same read as text/csv, or the reason there is none; theme and accent from the query', { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.extended;
+  const me = await w.v1('/v1/me', {});
+  assert.equal(me.body.product.exports.csv, true, 'a pro plan exports CSV');
+  const { page, problems, context } = await w.open(w.embedUrl(site));
+  await settled(page);
+  assert.deepEqual(
+    await page.$$eval('.csv button', (b) => b.map((x) => x.getAttribute('aria-label'))),
+    ['Download Visitors per day as CSV', 'Download Channels as CSV', 'Download Top pages as CSV', 'Download Countries as CSV', 'Download Devices as CSV'],
+  );
+  const q = new URLSearchParams({ site_id: site, from: addDays(w.today, -29), to: w.today, metric: 'visitors', dimension: 'channel', limit: '100' });
+  const direct = await fetch(`${w.server.address}/v1/metrics/breakdown?${q}`, { headers: { authorization: `Bearer ${w.secret}`, accept: 'text/csv' } });
+  const body = await direct.text();
+  if ((direct.headers.get('content-type') ?? '').startsWith('text/csv')) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-panel="sources"] .csv button')]);
+    assert.equal(download.suggestedFilename(), `Extended_example-${q.get('from')}-${w.today}-channel.csv`);
+    const saved = await download.path();
+    assert.equal(fs.readFileSync(saved, 'utf8'), body);
+  } else {
+    // the server answers JSON to text/csv until CSV lands: the page says so instead of saving JSON as .csv
+    await page.click('[data-panel="sources"] .csv button');
+    assert.equal(await page.textContent('[data-panel="sources"] .csv-error'), direct.status === 200 ? 'This server does not offer CSV for this list yet.' : JSON.parse(body).error.message);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+
+  // an embedding page may fix the scheme and the accent colour from the query
+  const themed = await w.open(w.embedUrl(site, { theme: 'dark', accent: '0a7c55' }));
+  await settled(themed.page);
+  assert.equal(await themed.page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'theme=dark from the query');
+  assert.equal(await themed.page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#0a7c55');
+  await themed.context.close();
+});

@@ -1,0 +1,215 @@
+// One suite over the routes the app really registers (read from Fastify as they are added, not listed
+// here): token, scope, plan, method and rate limit on every authenticated route, and the exact set of
+// public ones. A route added tomorrow is covered the day it lands, or fails here until someone decides.
+// No query string is sent: each of these refusals comes before the parameters are read.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
+import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
+import { harness, type Harness } from './helpers/harness.js';
+import type { RouteFamily, TokenScope } from '../../src/domain/access.js';
+import type { ErrorCode } from '../../src/domain/errors.js';
+import { generateSecret } from '../../src/domain/tokens.js';
+import { analyticsRoutes, platformRoutes } from '../../src/http/routes/index.js';
+
+/** What each route family demands. A new family fails to compile here until it is given its rules. */
+const FAMILIES: Record<RouteFamily, { scopes: readonly TokenScope[]; starter: boolean }> = {
+  me: { scopes: ['metrics:read'], starter: true },
+  sites: { scopes: ['metrics:read'], starter: true },
+  usage: { scopes: ['usage:read', 'metrics:read'], starter: true },
+  metrics: { scopes: ['metrics:read'], starter: true },
+  reports: { scopes: ['metrics:read'], starter: false },
+  goals: { scopes: ['metrics:read'], starter: false },
+  tenants: { scopes: ['metrics:read'], starter: false },
+};
+const ALL_SCOPES: readonly TokenScope[] = ['metrics:read', 'usage:read'];
+
+/** Routes anyone may call, decided one by one; a new unauthenticated route fails until it is added. */
+const PUBLIC_ROUTES = [
+  'GET /healthz',
+  'HEAD /healthz',
+  'GET /openapi.json',
+  'POST /api/event',
+  'OPTIONS /api/event',
+  'GET /js/script.js',
+  // the docs page: @fastify/swagger-ui's page, its files and the document it shows
+  'GET /docs',
+  'GET /docs/json',
+  'GET /docs/yaml',
+  'GET /docs/static/index.html',
+  'GET /docs/static/swagger-initializer.js',
+  'GET /docs/static/*',
+  'HEAD /docs/static/*',
+  // the browser half: `/` points at it; its pages answer one HTML shell that holds no data (the page then
+  // reads with a session cookie or a bearer, each checked by the routes it calls), and its hashed files
+  'GET /',
+  'GET /app',
+  'GET /app/sites/:site_id',
+  'GET /app/invite/:secret',
+  'GET /app/reset/:secret',
+  'GET /app/sign-in/:secret',
+  'GET /app/settings/:workspace_id',
+  'GET /app/settings/:workspace_id/:section',
+  'GET /embed',
+  'GET /app/assets/:file',
+].sort();
+
+/** The /v1 routes registered today: a collector that finds fewer is broken. */
+const V1_ROUTES_TODAY = 13;
+
+const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
+interface Registered {
+  method: string;
+  url: string;
+  authenticated: boolean;
+}
+
+const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
+
+let h: Harness;
+let registered: Registered[];
+/** the authenticated routes with the family their definition declares */
+let routes: { url: string; family: RouteFamily }[];
+
+before(async () => {
+  const seen = new Map<FastifyInstance, Registered[]>();
+  // Fastify announces each new instance on this channel before any route is added: the hook sees them all.
+  const init = channel('fastify.initialization');
+  const onInit = (message: unknown) => {
+    const fastify = (message as { fastify: FastifyInstance }).fastify;
+    const list: Registered[] = [];
+    seen.set(fastify, list);
+    fastify.addHook('onRoute', (route: RouteOptions) => {
+      const authenticated = Array.isArray(route.schema?.security) && route.schema.security.length > 0;
+      for (const method of [route.method].flat()) list.push({ method, url: route.url, authenticated });
+    });
+  };
+  init.subscribe(onInit);
+  try {
+    h = await harness({ collect: true }); // collection adds POST /api/event and the tracker script
+  } finally {
+    init.unsubscribe(onInit);
+  }
+  registered = seen.get(h.app) ?? [];
+  routes = registered
+    .filter((r) => r.authenticated)
+    .map((r) => ({ url: r.url, family: definitions.get(r.url)?.family as RouteFamily }));
+});
+
+after(() => h.close());
+
+/** The spec's envelope, with the request id of the X-Request-Id header. */
+function assertError(res: LightMyRequestResponse, status: number, code: ErrorCode, what: string): void {
+  assert.equal(res.statusCode, status, `${what}: ${res.body.slice(0, 300)}`);
+  const body = res.json();
+  assert.deepEqual(Object.keys(body), ['error'], what);
+  assert.equal(body.error.code, code, what);
+  assert.ok(typeof body.error.message === 'string' && body.error.message.length > 0, what);
+  assert.equal(body.error.request_id, res.headers['x-request-id'], what);
+}
+
+/** Past the gates: the route answered, or refused the (absent) parameters. */
+function assertAdmitted(res: LightMyRequestResponse, what: string): void {
+  assert.ok([200, 422].includes(res.statusCode), `${what}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+}
+
+test('every registered route is either an authenticated GET under /v1 with a known family, or a known public route', () => {
+  assert.ok(routes.length >= V1_ROUTES_TODAY, `only ${routes.length} authenticated routes found`);
+  for (const r of registered.filter((x) => x.authenticated)) {
+    assert.equal(r.method, 'GET', `${r.method} ${r.url}`);
+    assert.ok(r.url.startsWith('/v1/'), `${r.url} is authenticated but outside /v1`);
+    const def = definitions.get(r.url);
+    assert.ok(def, `${r.url} is not one of the route definitions of src/http/routes/index.ts`);
+    assert.ok(def.family in FAMILIES, `${r.url}: family ${def.family} has no rules in this suite`);
+    assert.deepEqual([...def.scopes].sort(), [...FAMILIES[def.family].scopes].sort(), `${r.url}: scopes`);
+  }
+  const unauthenticated = registered.filter((r) => !r.authenticated);
+  for (const r of unauthenticated) assert.ok(!r.url.startsWith('/v1'), `${r.method} ${r.url} is under /v1 without authentication`);
+  assert.deepEqual(unauthenticated.map((r) => `${r.method} ${r.url}`).sort(), PUBLIC_ROUTES);
+});
+
+test('no token, an unknown token and a broken Authorization header are 401 UNAUTHORIZED on every route, and not counted', async () => {
+  const headers: Record<string, Record<string, string>> = {
+    'no token': {},
+    'an unknown token': { authorization: `Bearer ${generateSecret(randomBytes)}` },
+    'a scheme other than Bearer': { authorization: `Basic ${generateSecret(randomBytes)}` },
+  };
+  for (const { url } of routes) {
+    for (const [what, hd] of Object.entries(headers)) {
+      const res = await h.get(url, { headers: hd });
+      assertError(res, 401, 'UNAUTHORIZED', `${url} with ${what}`);
+      assert.equal(res.headers['x-ratelimit-limit'], undefined, `${url} with ${what}: not rate counted`);
+    }
+  }
+});
+
+test("a token without the route's scope is 403 FORBIDDEN; a token with any one of them is admitted", async () => {
+  const ws = await h.workspace('pro');
+  for (const scope of ALL_SCOPES) {
+    const t = await h.token(ws.id, { scopes: [scope] });
+    for (const { url, family } of routes) {
+      const res = await h.get(url, { token: t.secret });
+      if (FAMILIES[family].scopes.includes(scope)) assertAdmitted(res, `${url} with ${scope}`);
+      else {
+        assertError(res, 403, 'FORBIDDEN', `${url} with ${scope}`);
+        assert.match(res.json().error.message, /scope/, url);
+      }
+    }
+  }
+});
+
+test('a free workspace is 403 FORBIDDEN on every route; a starter one on reports, goals and tenants only', async () => {
+  const scopes = [...ALL_SCOPES];
+  const free = await h.workspace('starter');
+  const freeToken = await h.token(free.id, { scopes });
+  h.setPlan(free.id, 'free'); // a free workspace cannot be issued a token: it is downgraded after
+  const starter = await h.workspace('starter');
+  const starterToken = await h.token(starter.id, { scopes });
+  for (const { url, family } of routes) {
+    const res = await h.get(url, { token: freeToken.secret });
+    assertError(res, 403, 'FORBIDDEN', `${url} on free`);
+    assert.match(res.json().error.message, /plan does not include API access/, url);
+
+    const st = await h.get(url, { token: starterToken.secret });
+    if (FAMILIES[family].starter) assertAdmitted(st, `${url} on starter`);
+    else {
+      assertError(st, 403, 'FORBIDDEN', `${url} on starter`);
+      assert.match(st.json().error.message, /API policy does not enable/, url);
+    }
+  }
+});
+
+test('POST, PUT, PATCH, DELETE and HEAD are 405 INVALID_METHOD with Allow: GET on every route, and not counted', async () => {
+  const ws = await h.workspace('pro');
+  const t = await h.token(ws.id);
+  for (const { url } of routes) {
+    for (const method of OTHER_METHODS) {
+      const what = `${method} ${url}`;
+      const res = await h.get(url, { method, token: t.secret });
+      assert.equal(res.statusCode, 405, what);
+      assert.equal(res.headers.allow, 'GET', what);
+      assert.equal(res.headers['x-ratelimit-limit'], undefined, `${what}: not rate counted`);
+      if (method === 'HEAD') assert.equal(res.body, '', what);
+      else assertError(res, 405, 'INVALID_METHOD', what);
+    }
+  }
+});
+
+test("once a token's window is full, every route is 429 RATE_LIMITED with Retry-After and X-RateLimit-*", async () => {
+  const ws = await h.workspace('enterprise', { rate_limit_rps: 1 }); // 60 requests per 60 s window
+  const t = await h.token(ws.id);
+  const fill = 60;
+  for (let i = 0; i < fill; i++) assert.equal((await h.get('/v1/me', { token: t.secret })).statusCode, 200);
+  for (const { url } of routes) {
+    const res = await h.get(url, { token: t.secret });
+    assertError(res, 429, 'RATE_LIMITED', url);
+    const retry = Number(res.headers['retry-after']);
+    assert.ok(Number.isInteger(retry) && retry >= 1, `${url}: Retry-After ${res.headers['retry-after']}`);
+    assert.deepEqual(res.json().error.details, { retry_after_seconds: retry }, url);
+    assert.equal(res.headers['x-ratelimit-limit'], String(fill), url);
+    assert.equal(res.headers['x-ratelimit-remaining'], '0', url);
+    assert.match(String(res.headers['x-ratelimit-reset']), /^\d+$/, url);
+  }
+});

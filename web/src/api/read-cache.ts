@@ -1,0 +1,25 @@
+// One request per distinct read while the page is open: the tile and the chart that show the same
+// series share one answer, and back/forward redraws a view already seen without asking again. A failure
+// that may pass (no connection, 429, 5xx) is not kept.
+import { queryString, read, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
+import type { Reader } from './reader.js';
+
+const MAX_ENTRIES = 200;
+const cache = new Map<string, Promise<Result<unknown>>>();
+
+export function readKey(path: string, query: object): string {
+  return path + queryString(query);
+}
+
+export function cachedRead<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>): Promise<Result<ReadBody<P>>> {
+  const key = `${reader.base}|${readKey(path, query)}`;
+  const hit = cache.get(key);
+  if (hit) return hit as Promise<Result<ReadBody<P>>>;
+  const pending = read(reader, path, query).then((result) => {
+    if (!result.ok && (result.error.status === 0 || result.error.status === 429 || result.error.status >= 500)) cache.delete(key);
+    return result;
+  });
+  cache.set(key, pending);
+  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+  return pending;
+}

@@ -1,0 +1,66 @@
+// Typed reads of the API's GET routes through a reader. Paths, parameters and answers are the typed
+// client's (src/client/api-types.ts, generated from the served OpenAPI document): no second copy here.
+import type { paths } from '../../../src/client/api-types.js';
+import { requestInit, type Reader } from './reader.js';
+
+type Gettable = { [P in keyof paths]: paths[P] extends { get: { responses: { 200: { content: { 'application/json': unknown } } } } } ? P : never }[keyof paths];
+export type ReadPath = Exclude<Gettable, '/healthz'>;
+type GetOf<P extends ReadPath> = paths[P]['get'];
+/** The route's query parameters; an empty object for a route that takes none (/v1/me). */
+export type ReadQuery<P extends ReadPath> = GetOf<P> extends { parameters: { query?: infer Q } }
+  ? [NonNullable<Q>] extends [never]
+    ? Record<string, never>
+    : NonNullable<Q>
+  : never;
+export type ReadBody<P extends ReadPath> = GetOf<P>['responses'][200]['content']['application/json'];
+
+/** An answer other than 200, in the API's own words (its error envelope), or what went wrong on the way. */
+export interface Failure {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+export type Result<T> = { ok: true; data: T } | { ok: false; error: Failure };
+
+/** Where the browser could not reach the server at all. */
+export const NETWORK_FAILURE_CODE = 'NETWORK';
+
+export function queryString(query: object): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The failure a non-200 answer carries: its envelope when it has one. */
+export async function failureOf(res: Response): Promise<Failure> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
+    if (body.error && typeof body.error.code === 'string' && typeof body.error.message === 'string') {
+      const details = typeof body.error.details === 'object' && body.error.details !== null ? (body.error.details as Record<string, unknown>) : undefined;
+      return { status: res.status, code: body.error.code, message: body.error.message, ...(details ? { details } : {}) };
+    }
+  } catch {
+    // not JSON: a proxy's page, say
+  }
+  return { status: res.status, code: `HTTP_${res.status}`, message: `The server answered ${res.status} without an explanation; try again in a moment.` };
+}
+
+export async function fetchOrFailure(url: string, init: RequestInit): Promise<Response | Failure> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    if ((err as { name?: string }).name === 'AbortError') throw err;
+    return { status: 0, code: NETWORK_FAILURE_CODE, message: 'The server could not be reached. Check the connection, then reload the page.' };
+  }
+}
+
+/** GET a read route. Throws only when the signal aborts it (a newer state replaced the request). */
+export async function read<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>, signal?: AbortSignal): Promise<Result<ReadBody<P>>> {
+  const res = await fetchOrFailure(reader.base + path + queryString(query), requestInit(reader, 'application/json', signal));
+  if (!(res instanceof Response)) return { ok: false, error: res };
+  if (res.status !== 200) return { ok: false, error: await failureOf(res) };
+  return { ok: true, data: (await res.json()) as ReadBody<P> };
+}

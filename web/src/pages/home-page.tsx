@@ -1,0 +1,108 @@
+// /app: the sign-in form, or, once signed in, the person's sites by workspace.
+import { useState } from 'preact/hooks';
+import { manage, readSession, type SessionState, type SiteRecord } from '../api/manage.js';
+import type { Failure } from '../api/read.js';
+import { AppFrame } from '../ui/page-shell.js';
+import { Field } from '../ui/field.js';
+import { Problem, Skeleton } from '../ui/panel-state.js';
+import { shown, useRead } from '../ui/use-read.js';
+
+/** Where to go after signing in: a page of the dashboard named by `next`, else the sites. */
+function nextPage(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  return next && next.startsWith('/app/') && !next.startsWith('//') ? next : '/app';
+}
+
+export function HomePage() {
+  const [signedIn, setSignedIn] = useState(0);
+  const session = shown(useRead(`session-${signedIn}`, readSession));
+  if (!session) return <AppFrame session={null} title="">{<Skeleton rows={3} label="your session" />}</AppFrame>;
+  if (!session.ok && session.error.status === 401) {
+    return (
+      <AppFrame session={null} title="Sign in">
+        <SignInForm onSignedIn={() => (nextPage() === '/app' ? setSignedIn((n) => n + 1) : location.assign(nextPage()))} />
+      </AppFrame>
+    );
+  }
+  if (!session.ok) return <AppFrame session={null} title="">{<Problem failure={session.error} />}</AppFrame>;
+  return (
+    <AppFrame session={session.data} title="Sites">
+      <h1>Your sites</h1>
+      {session.data.workspaces.length === 0 ? <p class="empty">You are not a member of any workspace yet.</p> : null}
+      {session.data.workspaces.map((w) => (
+        <WorkspaceSites key={w.workspace_id} workspace={w} />
+      ))}
+    </AppFrame>
+  );
+}
+
+function WorkspaceSites({ workspace }: { workspace: SessionState['workspaces'][number] }) {
+  const path = `/workspaces/${encodeURIComponent(workspace.workspace_id)}/sites`;
+  const sites = shown(useRead(path, () => manage<{ sites: SiteRecord[] }>('GET', path)));
+  const headingId = `ws-${workspace.workspace_id}`;
+  return (
+    <section class="panel" aria-labelledby={headingId}>
+      <header class="panel-head">
+        <h2 id={headingId}>
+          {workspace.name} <span class="muted">{workspace.plan}</span>
+        </h2>
+        {workspace.role !== 'viewer' ? <a href={`/app/settings/${encodeURIComponent(workspace.workspace_id)}/sites`}>Settings</a> : null}
+      </header>
+      {!sites ? (
+        <Skeleton rows={2} label={`${workspace.name} sites`} />
+      ) : !sites.ok ? (
+        <Problem failure={sites.error} />
+      ) : sites.data.sites.length === 0 ? (
+        <p class="empty">No sites yet.</p>
+      ) : (
+        <ul class="site-list">
+          {sites.data.sites.map((s) => (
+            <li key={s.site_id}>
+              <a href={`/app/sites/${encodeURIComponent(s.site_id)}`}>{s.name}</a> <span class="muted">{s.hostnames.join(', ')}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.target as HTMLFormElement);
+    const r = await manage('POST', '/session', { email: form.get('email'), password: form.get('password') });
+    if (r.ok) onSignedIn();
+    else setFailure(r.error);
+  };
+  const forgot = async (e: Event) => {
+    const email = ((e.target as HTMLElement).closest('form')?.querySelector('input[name=email]') as HTMLInputElement | null)?.value;
+    if (!email) return setFailure({ status: 0, code: 'EMAIL_NEEDED', message: 'Enter your email first; a link to choose a new password goes there.' });
+    const r = await manage('POST', '/password-reset', { email });
+    if (r.ok) setSent(email);
+    else setFailure(r.error);
+  };
+  return (
+    <form class="card form" onSubmit={submit}>
+      <h1>Sign in</h1>
+      <Field label="Email">
+        <input name="email" type="email" autocomplete="username" required />
+      </Field>
+      <Field label="Password">
+        <input name="password" type="password" autocomplete="current-password" required />
+      </Field>
+      {failure ? <Problem failure={failure} /> : null}
+      {sent ? <p role="status">If {sent} has an account, a link to choose a new password is on its way.</p> : null}
+      <div class="form-actions">
+        <button type="submit" class="button">
+          Sign in
+        </button>
+        <button type="button" class="quiet-button" onClick={forgot}>
+          Forgot the password?
+        </button>
+      </div>
+    </form>
+  );
+}

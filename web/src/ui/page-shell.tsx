@@ -1,0 +1,41 @@
+// The dashboard's frame: the product's name (home), what page this is, and the signed-in person with
+// a way out. Embeds and share pages have none of it.
+import type { ComponentChildren } from 'preact';
+import { signOut, type SessionState } from '../api/manage.js';
+
+export function AppFrame({ session, title, children }: { session: SessionState | null; title: string; children: ComponentChildren }) {
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to the content
+      </a>
+      <header class="app-header">
+        <a class="brand" href="/app">
+          footfall
+        </a>
+        <span class="app-title">{title}</span>
+        {session ? (
+          <span class="who">
+            <span class="muted">{session.user.email}</span>
+            <button type="button" class="quiet-button" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </span>
+        ) : null}
+      </header>
+      <main id="main" class="app-main">
+        {children}
+      </main>
+    </>
+  );
+}
+
+/** A page-wide message: no token, a link that expired, a page that does not exist. */
+export function Notice({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <div class="notice">
+      <h1>{title}</h1>
+      {children}
+    </div>
+  );
+}

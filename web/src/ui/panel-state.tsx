@@ -1,0 +1,62 @@
+// What a panel shows when it has no numbers to show: a skeleton of its own shape while loading, the
+// API's own words when it refused (locked by the site's profile, not in the plan, out of retention),
+// never a blank box and never zeros in place of a refusal.
+import type { ComponentChildren } from 'preact';
+import type { Failure } from '../api/read.js';
+
+export function Skeleton({ rows, label }: { rows: number; label: string }) {
+  return (
+    <div class="skeleton" role="status" aria-label={`Loading ${label}`}>
+      {Array.from({ length: rows }, (_, i) => (
+        <div key={i} class="skeleton-row" />
+      ))}
+    </div>
+  );
+}
+
+const TITLES: Record<string, string> = {
+  REPORT_LOCKED_BY_PROFILE: 'Locked on this site',
+  REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD: 'Not available for this period',
+  RETENTION_EXCEEDED: 'Outside the data you can read',
+  FORBIDDEN: 'Not available',
+  RATE_LIMITED: 'Too many requests',
+  HARD_CAP_REACHED: 'Usage limit reached',
+  UNAUTHORIZED: 'Not signed in',
+};
+
+export function isLocked(failure: Failure): boolean {
+  return failure.code === 'REPORT_LOCKED_BY_PROFILE';
+}
+
+/** A refusal or an error, in words: a title from the code and the API's own message. */
+export function Problem({ failure, children }: { failure: Failure; children?: ComponentChildren }) {
+  const locked = isLocked(failure);
+  return (
+    <div class={`problem${locked ? ' locked' : ''}`} data-code={failure.code} role={failure.status >= 500 || failure.status === 0 ? 'alert' : undefined}>
+      <p class="problem-title">
+        {locked ? <LockIcon /> : null}
+        {TITLES[failure.code] ?? 'Could not load this'}
+      </p>
+      <p class="problem-message">{failure.message}</p>
+      {children}
+    </div>
+  );
+}
+
+/** A section the plan does not include: said plainly, with where to change it. */
+export function UpgradeNote({ what }: { what: string }) {
+  return (
+    <div class="problem upgrade" data-code="PLAN">
+      <p class="problem-title">Not in your plan</p>
+      <p class="problem-message">{what} are part of a larger plan. A workspace owner can change the plan to see them here.</p>
+    </div>
+  );
+}
+
+function LockIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+      <path fill="currentColor" d="M4 7V5a4 4 0 1 1 8 0v2h1v8H3V7h1Zm2 0h4V5a2 2 0 1 0-4 0v2Z" />
+    </svg>
+  );
+}
