@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
 import type { Config } from '../config/config.js';
-import type { ControlPlane } from '../control/sqlite/open.js';
+import type { PeopleStore } from '../ports/people-store.js';
 import { ManageError } from '../domain/manage-errors.js';
 import { openControlStores } from '../container.js';
 import { commandConfig, type StoreOptions } from './options.js';
@@ -18,9 +18,9 @@ export interface Result {
 }
 export type Opts = StoreOptions & Record<string, unknown>;
 
-/** What a command may use beyond the catalog: the whole control plane (people too) and the settings. */
+/** What a command may use beyond the catalog: the control plane's stores (people too) and the settings. */
 export interface CommandContext {
-  control: ControlPlane;
+  control: { catalog: CatalogStore; people: PeopleStore };
   config: Readonly<Config>;
 }
 
