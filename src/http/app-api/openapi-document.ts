@@ -1,10 +1,10 @@
 // The management API's own OpenAPI 3.1 document (GET /app/api/openapi.json), built from the route
 // definitions: the same TypeBox schemas that check each body describe it here. The read API's
 // document (/openapi.json) does not list these routes.
-import fs from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { MANAGE_ERROR_CATALOG, MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
 import { errorResponseName } from '../openapi/error-responses.js';
+import { license, PACKAGE_VERSION } from '../openapi/finish-document.js';
 import { hoistTitledSchemas } from '../openapi/hoist-components.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import type { AppRouteDefinition } from './define-app-route.js';
@@ -12,8 +12,6 @@ import { ManageErrorEnvelope } from './schemas.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 
 type Json = Record<string, any>;
-
-const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string; license?: string };
 
 const TAGS: Record<string, string> = {
   Session: 'Signing in (password, invitation, reset or one-time link), the session and its CSRF token, signing out.',
@@ -103,10 +101,9 @@ export function appApiDocument(routes: readonly AppRouteDefinition[]): Json {
   const schemas: Json = {};
   hoistTitledSchemas(paths, schemas);
   hoistTitledSchemas(responses, schemas);
-  const licence = !pkg.license || pkg.license === 'UNLICENSED' ? { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' } : { name: pkg.license, identifier: pkg.license };
   return {
     openapi: '3.1.0',
-    info: { title: 'footfall management API', version: pkg.version, description: DESCRIPTION, license: licence },
+    info: { title: 'footfall management API', version: PACKAGE_VERSION, description: DESCRIPTION, license: license() },
     servers: [{ url: '/', description: 'The server that serves this document' }],
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
