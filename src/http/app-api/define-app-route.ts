@@ -72,6 +72,12 @@ export function defineAppRoute<P extends TObject, Q extends TObject, B extends T
   return def as unknown as AppRouteDefinition;
 }
 
+/** OpenAPI security of a route: a session, and the CSRF token for anything but a read; none when public. */
+export function securityOf(def: Pick<AppRouteDefinition, 'auth' | 'method'>): Record<string, string[]>[] {
+  if (def.auth === 'public') return [];
+  return def.method === 'GET' ? [{ sessionCookie: [] }] : [{ sessionCookie: [], csrfToken: [] }];
+}
+
 interface RouteState {
   session: ActiveSession | null;
   actor: Actor | null;
@@ -87,8 +93,9 @@ export function registerAppRoute(scope: FastifyInstance, deps: AppApiDeps, def: 
   scope.route({
     method: def.method,
     url: def.url,
-    // described by the management API's own document, not the read API's
-    schema: { hide: true },
+    // Described by the management API's own document, not the read API's; the security it declares
+    // there is on the registered route too, for whatever reads the routes as Fastify adds them.
+    schema: { hide: true, security: securityOf(def) },
     onRequest: async (request: WithState, reply: FastifyReply) => {
       const unsafe = UNSAFE.has(request.method);
       const sentOrigin = request.headers.origin;

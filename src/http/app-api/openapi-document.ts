@@ -7,7 +7,7 @@ import { errorResponseName } from '../openapi/error-responses.js';
 import { license, PACKAGE_VERSION } from '../openapi/finish-document.js';
 import { hoistTitledSchemas } from '../openapi/hoist-components.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
-import type { AppRouteDefinition } from './define-app-route.js';
+import { securityOf, type AppRouteDefinition } from './define-app-route.js';
 import { ManageErrorEnvelope } from './schemas.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 
@@ -65,14 +65,13 @@ function operation(def: AppRouteDefinition): Json {
   if (def.response) ok.content = { 'application/json': { schema: json(def.response) } };
   const responses: Json = { [def.status]: ok };
   for (const status of errorStatuses(def)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
-  const security = def.auth === 'public' ? [] : def.method === 'GET' ? [{ sessionCookie: [] }] : [{ sessionCookie: [], csrfToken: [] }];
   return JSON.parse(
     JSON.stringify({
       operationId: def.operationId,
       summary: def.summary,
       description: def.description,
       tags: [def.tag],
-      security,
+      security: securityOf(def),
       parameters: params.length ? params : undefined,
       requestBody: def.body ? { required: true, content: { 'application/json': { schema: json(def.body) } } } : undefined,
       responses,
