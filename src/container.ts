@@ -126,6 +126,8 @@ export interface ContainerOverrides {
   control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore };
   /** password hashing (default: argon2id at the production parameters) */
   hasher?: PasswordHasher;
+  /** the resolver of domain proofs (default: openDnsTxtResolver of the config) */
+  dns?: DnsTxtResolver;
   limiter?: RateLimiter;
   /** with events: the store the app reads analytics from; without analytics, none (503) */
   events?: EventStore;
@@ -188,6 +190,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
       hasher: overrides.hasher ?? new Argon2PasswordHasher(),
+      dns: overrides.dns ?? openDnsTxtResolver(config),
       metrics,
       exposition: metrics,
     };

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../domain/clock.js';
 import type { AnalyticsEngine } from '../ports/analytics-engine.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
+import type { DnsTxtResolver } from '../ports/dns-txt-resolver.js';
 import type { EventCollector } from '../ports/event-collector.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Metrics } from '../ports/metrics.js';
@@ -47,4 +48,6 @@ export interface AppDeps {
   hasher?: PasswordHasher;
   /** where reset links asked for on the sign-in page go; absent: they are not sent */
   linkDelivery?: LinkDelivery;
+  /** looks up the TXT record that proves a site's domain (the management API's verify); the container's asks FOOTFALL_DNS_SERVERS */
+  dns?: DnsTxtResolver;
 }

@@ -17,7 +17,7 @@ const TAGS: Record<string, string> = {
   Session: 'Signing in (password, invitation, reset or one-time link), the session and its CSRF token, signing out.',
   Workspaces: "The person's workspaces, their role in each, and a workspace's API usage.",
   Members: 'Members, seats and invitations.',
-  Sites: 'Sites and their hostnames, status and collection profile.',
+  Sites: 'Sites and their hostnames, domain scope and patterns (and their DNS proof), status and collection profile.',
   Tenants: "Tenants of a workspace's sites.",
   Goals: "Goals of a workspace's sites.",
   Tokens: 'API tokens for the read API (/v1): a secret is shown once.',

@@ -49,6 +49,26 @@ export const SessionStateSchema = Type.Object(
   { title: 'SessionState' },
 );
 
+export const DnsVerificationSchema = Type.Object(
+  {
+    name: Type.String({ description: '_footfall.<domain>' }),
+    type: Type.Literal('TXT'),
+    value: Type.String({ description: 'footfall-verification=<code>: fixed for the workspace and the domain' }),
+  },
+  { title: 'DnsVerification', description: 'The TXT record that proves the workspace holds the domain' },
+);
+
+const DomainProofSchema = Type.Object(
+  {
+    domain: Type.String(),
+    verified: Type.Boolean(),
+    verified_at: Nullable(DateTime),
+    claimed_by_another_workspace: Type.Boolean({ description: 'Another workspace has proven this domain: nothing inside it collects here' }),
+    verification: DnsVerificationSchema,
+  },
+  { title: 'DomainProof' },
+);
+
 export const SiteRecordSchema = Type.Object(
   {
     site_id: Type.String(),
@@ -59,8 +79,25 @@ export const SiteRecordSchema = Type.Object(
     collection_profile: ProfileSchema,
     collection_profile_effective_at: Nullable(DateTime),
     created_at: DateTime,
+    domain_scope: Nullable(Type.String({ description: 'A registrable domain: the site collects for it and every subdomain once it is verified' })),
+    hostname_patterns: Type.Array(Type.String({ description: '*.<suffix>: hosts ending in .<suffix>; collects once its domain is verified' })),
+    domains: Type.Array(DomainProofSchema, { description: "The workspace's proof of each domain the scope and the patterns lie in, the scope's first" }),
+    released_hostnames: Type.Array(
+      Type.Object({ hostname: Type.String(), released_at: DateTime }),
+      { description: "Exact hostnames this site lost when another workspace verified their domain, oldest first" },
+    ),
   },
   { title: 'SiteRecord' },
+);
+
+export const CreatedSiteSchema = Type.Intersect(
+  [SiteRecordSchema, Type.Object({ verification: Type.Optional(DnsVerificationSchema) })],
+  { title: 'CreatedSite', description: 'With a domain scope: `verification`, the TXT record to publish before POST /app/api/sites/{site_id}/verify' },
+);
+
+export const SiteVerificationSchema = Type.Object(
+  { site_id: Type.String(), domain: Type.String(), verified: Type.Literal(true), verified_at: DateTime },
+  { title: 'SiteVerification' },
 );
 
 export const TenantRecordSchema = Type.Object(

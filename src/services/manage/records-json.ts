@@ -1,7 +1,8 @@
 // The catalog's records in the API's snake_case: what the catalog commands print with --json and the
 // management API answers. A token never carries its secret or the secret's hash (the Token record
 // has neither).
-import type { Goal, Site, SiteOwnership, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
+import type { DomainProof, Goal, Site, SiteOwnership, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
+import type { SiteVerification } from '../ownership/verify-site.js';
 import type { Invitation, Member, User } from '../../ports/people-store.js';
 
 export const workspaceJson = (w: Workspace) => ({
@@ -23,6 +24,9 @@ export const siteJson = (s: Site) => ({
   created_at: s.createdAt,
 });
 
+/** The DNS record that proves a domain. */
+export const verificationJson = (d: DomainProof) => ({ name: d.recordName, type: 'TXT' as const, value: d.recordValue });
+
 /** What a site asks for beyond its exact hostnames, and where each proof stands. */
 export const siteOwnershipJson = (o: SiteOwnership) => ({
   domain_scope: o.domainScope,
@@ -32,10 +36,15 @@ export const siteOwnershipJson = (o: SiteOwnership) => ({
     verified: d.verifiedAt !== null,
     verified_at: d.verifiedAt,
     claimed_by_another_workspace: d.claimedElsewhere,
-    verification: { name: d.recordName, type: 'TXT', value: d.recordValue },
+    verification: verificationJson(d),
   })),
   released_hostnames: o.releasedHostnames.map((r) => ({ hostname: r.hostname, released_at: r.releasedAt })),
 });
+
+/** A site as `site list` prints it and the management API answers it: the record and its ownership. */
+export const siteViewJson = (v: { site: Site; ownership: SiteOwnership }) => ({ ...siteJson(v.site), ...siteOwnershipJson(v.ownership) });
+
+export const siteVerificationJson = (v: SiteVerification) => ({ site_id: v.siteId, domain: v.domain, verified: v.verified, verified_at: v.verifiedAt });
 
 export const tenantJson = (t: Tenant) => ({
   tenant_id: t.id,
