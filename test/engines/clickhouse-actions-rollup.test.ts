@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/analytics-engine.js';
 import { openClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
 import { ident } from '../../src/engines/clickhouse/schema.js';
-import { ACTIONS_COLUMNS } from '../../src/engines/sql/actions-rollup.js';
+import { ACTIONS_COLUMNS } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { SITE } from './analytics-fixtures.js';
 import { actionRows, checkActionsRollup } from './actions-rollup-check.js';

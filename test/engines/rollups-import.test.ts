@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
-import { ROLLUP_TABLE } from '../../src/engines/sql/compile-rollup.js';
+import { ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import { TRAFFIC_FILTERS } from '../../src/domain/events.js';

@@ -2,7 +2,8 @@
 // every day rewrite under the rewrite's generation, like the other rollups (day-rewrite.ts), and
 // built at open for the committed days of a database an earlier release wrote without it.
 import type { DayRef } from '../../ports/event-store.js';
-import { ACTION_GROUPINGS, ACTIONS_COLUMNS, compileActionsBuild, compileActionsInput, type ActionLevel } from '../sql/actions-rollup.js';
+import { compileActionsBuild, compileActionsInput } from '../sql/actions-rollup.js';
+import { ACTION_GROUPINGS, ACTIONS_COLUMNS, type ActionLevel } from '../sql/rollup-tables.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import type { RollupSources } from '../sql/rollup-build.js';

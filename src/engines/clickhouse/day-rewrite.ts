@@ -12,9 +12,9 @@ import { ENGAGED_MS, MAX_ENGAGEMENT_MS, MEANINGFUL_FAMILIES, SESSION_GAP_MS } fr
 import { EVENT_ROW_FIELDS, type DayRef, type EngagementRow } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS } from '../sql/page-titles-rollup.js';
-import { compileRollupBuild, compileRollupInputs, ROLLUP_COLUMNS } from '../sql/rollup-build.js';
-import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
+import { compilePageTitlesBuild } from '../sql/page-titles-rollup.js';
+import { PAGE_TITLES_COLUMNS, ROLLUP_COLUMNS, ROLLUP_GROUPINGS } from '../sql/rollup-tables.js';
+import { compileRollupBuild, compileRollupInputs } from '../sql/rollup-build.js';
 import { actionsRollupSteps } from './actions-rollup.js';
 import { utcDay, type Shard } from './commit-log.js';
 import { EVENT_COLUMNS, FIRST_EVENT_COLUMNS, SESSION_COLUMNS, ident, type TableLayout } from './schema.js';

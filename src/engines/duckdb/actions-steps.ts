@@ -9,7 +9,8 @@
 // memory limit; see actions-rollup.ts).
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { duckdbDialect as d, type SqlParam } from '../sql/dialect.js';
-import { ACTION_DIMS, ACTION_GROUPINGS, actionRowsSelect, identityOf, type ActionGrouping, type ActionLevel } from '../sql/actions-rollup.js';
+import { actionRowsSelect } from '../sql/actions-rollup.js';
+import { ACTION_DIMS, ACTION_GROUPINGS, identityOf, type ActionGrouping, type ActionLevel } from '../sql/rollup-tables.js';
 import { classBit, type CompiledBuild } from '../sql/rollup-build.js';
 
 const CLASSES = [...new Set(Object.values(TRAFFIC_FILTERS).flat())];

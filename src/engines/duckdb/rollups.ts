@@ -8,21 +8,18 @@
 // time. The engine detects them (rollup-gate.ts).
 import { BIGINT, BOOLEAN, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
-import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
+import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_COLUMNS, ROLLUP_GROUPINGS, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import {
   compileRollupBuild,
   compileRollupExpansions,
   compileRollupInputs,
   compileSessionSets,
-  ROLLUP_COLUMNS,
   type RollupInputNames,
   type RollupSources,
 } from '../sql/rollup-build.js';
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
-import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
-import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
-import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
+import { compilePageTitlesBuild } from '../sql/page-titles-rollup.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';

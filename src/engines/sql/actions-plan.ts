@@ -8,7 +8,7 @@
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
 import type { ActionGroupKey, ActionSelection } from '../../ports/analytics-engine.js';
 import { DAY_MS } from '../../domain/report-range.js';
-import { ACTION_DIMS, type ActionDim, type ActionLevel } from './actions-rollup.js';
+import { ACTION_DIMS, type ActionDim, type ActionLevel } from './rollup-tables.js';
 
 export interface ActionsPlan {
   siteId: string;

@@ -3,7 +3,7 @@
 // compile-actions.ts, so decodeActionRows / decodeActionTotals read both.
 import { SIMPLE_ACTIONS } from '../../domain/events.js';
 import type { ActionRowsRequest, ActionSelection, ActionTotalsRequest } from '../../ports/analytics-engine.js';
-import { ACTION_IDENTITY, ACTIONS_TABLE } from './actions-rollup.js';
+import { ACTION_IDENTITY, ACTIONS_TABLE } from './rollup-tables.js';
 import type { ActionsPlan } from './actions-plan.js';
 import type { Dialect } from './dialect.js';
 import type { CompiledRead } from './read-rows.js';

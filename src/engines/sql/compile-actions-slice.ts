@@ -11,7 +11,7 @@
 // with the day series of families: one statement more for the report, not three.
 import type { ActionRowsRequest, ActionTotalsRequest } from '../../ports/analytics-engine.js';
 import type { ActionsPlan } from './actions-plan.js';
-import { ACTION_IDENTITY, ACTIONS_TABLE, type ActionDim, type ActionLevel } from './actions-rollup.js';
+import { ACTION_IDENTITY, ACTIONS_TABLE, type ActionDim, type ActionLevel } from './rollup-tables.js';
 import { actionsEligibility, actionsFilters, actionsScope } from './compile-actions-rollup.js';
 import type { Dialect } from './dialect.js';
 import { toInt, type CompiledShared, type SharedOptions } from './read-rows.js';

@@ -7,7 +7,7 @@ import { DAY_MS } from '../../domain/report-range.js';
 import type { ReadOptions } from './compile-actions.js';
 import { DEFAULT_TABLES } from './compile-query.js';
 import type { Dialect } from './dialect.js';
-import { PAGE_TITLES_TABLE } from './page-titles-rollup.js';
+import { PAGE_TITLES_TABLE } from './rollup-tables.js';
 import { toStr, type CompiledRead } from './read-rows.js';
 import { SqlWriter } from './sql-writer.js';
 

@@ -9,7 +9,8 @@
 import { atomsFor } from '../../domain/query/metrics.js';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL } from './compile-query.js';
-import { ROLLUP_TABLE, rollupGrouping, rollupKeys, rollupScope, rollupTenants } from './compile-rollup.js';
+import { rollupGrouping, rollupKeys, rollupScope, rollupTenants } from './compile-rollup.js';
+import { ROLLUP_TABLE } from './rollup-tables.js';
 import type { Dialect } from './dialect.js';
 import type { RollupPlan } from './rollup-plan.js';
 import type { CompiledShared, SharedOptions } from './read-rows.js';

@@ -4,9 +4,7 @@
 // as the raw page-title query for whole-day windows; compile-page-titles.ts reads both.
 import { DAY_MS } from '../../domain/report-range.js';
 import type { Dialect, SqlParam } from './dialect.js';
-
-export const PAGE_TITLES_TABLE = 'daily_page_titles';
-export const PAGE_TITLES_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon', 'ts_ms', 'event_id', 'page_title'] as const;
+import { PAGE_TITLES_COLUMNS } from './rollup-tables.js';
 
 /** Rows (in PAGE_TITLES_COLUMNS order) of every event in `tables.events` (the store's, or a subset). */
 export function compilePageTitlesBuild(d: Dialect, tables: { events: string }): { sql: string; params: SqlParam[] } {

@@ -17,10 +17,7 @@ import { DIMENSION_DEFS, type Dimension } from '../../domain/query/dimensions.js
 import { ATOMS, type Atom } from '../../domain/query/metrics.js';
 import { DAY_MS } from '../../domain/report-range.js';
 import type { Dialect, SqlParam, SqlValue } from './dialect.js';
-import type { RollupGrouping } from './rollup-plan.js';
-
-/** Column order of the rollup table (schema and INSERT agree on it). */
-export const ROLLUP_COLUMNS = ['site_id', 'day_ms', 'all_tenants', 'tenant_id', 'traffic', 'dim', 'dim_key', 'filter_dim', 'filter_key', ...ATOMS] as const;
+import { ROLLUP_COLUMNS, type RollupGrouping } from './rollup-tables.js';
 
 /** Session columns the session-scoped dimensions read (DIMENSION_DEFS), carried by the session-events table. */
 export const SESSION_DIMENSION_COLUMNS = [
