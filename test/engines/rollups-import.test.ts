@@ -15,7 +15,7 @@ import type { EventRow } from '../../src/ports/event-store.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import { TRAFFIC_FILTERS } from '../../src/domain/events.js';
 import { duckdbDialect } from '../../src/engines/sql/dialect.js';
-import { compilePageTitlesFromRollup } from '../../src/engines/sql/compile-page-titles.js';
+import { compilePageTitlesFromRollup } from '../../src/engines/sql/read/compile-page-titles.js';
 import type { ReadScope } from '../../src/ports/analytics-engine.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
 

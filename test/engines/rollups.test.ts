@@ -16,7 +16,7 @@ import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
 import { METRICS } from '../../src/domain/query/metrics.js';
 import type { MetricRow } from '../../src/domain/query/assemble.js';
 import type { EventRow } from '../../src/ports/event-store.js';
-import { planRollup } from '../../src/engines/sql/rollup-plan.js';
+import { planRollup } from '../../src/engines/sql/read/rollup-plan.js';
 import { ROLLUP_PAIRS, ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp, type EventDraw, type TestEvent } from './analytics-fixtures.js';
 import { referenceQuery, type RefRow } from './reference-metrics.js';

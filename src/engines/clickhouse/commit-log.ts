@@ -4,7 +4,7 @@
 // insert there); each other server keeps a copy of its own rows, written right after the commit
 // and mended by syncLogs when a process died in between.
 import type { DayRef } from '../../ports/event-store.js';
-import type { RowFilter } from '../sql/sql-writer.js';
+import type { RowFilter } from '../sql/read/sql-writer.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseNode, QueryOptions } from './node.js';
 import { ident } from './schema.js';

@@ -6,8 +6,8 @@
 import { VARCHAR } from '@duckdb/node-api';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
 import { ACTIONS_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
-import { DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
-import { planRollup } from '../sql/rollup-plan.js';
+import { DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
+import { planRollup } from '../sql/read/rollup-plan.js';
 import type { DuckConnection } from './duck-query.js';
 
 export interface RollupGate {

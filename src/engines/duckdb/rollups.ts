@@ -16,10 +16,10 @@ import {
   compileSessionSets,
   type RollupInputNames,
   type RollupSources,
-} from '../sql/rollup-build.js';
+} from '../sql/build/rollup-build.js';
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
-import { compilePageTitlesBuild } from '../sql/page-titles-rollup.js';
+import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';

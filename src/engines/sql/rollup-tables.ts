@@ -42,7 +42,7 @@ export const ROLLUP_GROUPINGS: readonly RollupGrouping[] = [
   ...ROLLUP_PAIRS.map(([dim, filterDim]) => ({ dim, filterDim })),
 ];
 
-/** The actions rollup (actions-rollup.ts builds it). */
+/** The actions rollup (build/actions-build.ts builds it). */
 export const ACTIONS_TABLE = 'daily_actions';
 export const ACTION_IDENTITY = ['family', 'action_name', ...ACTION_ATTRIBUTES] as const;
 export const ACTION_DIMS = ['page', 'channel', 'device', 'country', 'browser'] as const;
@@ -81,6 +81,6 @@ export function identityOf(grp: ActionLevel): readonly (typeof ACTION_IDENTITY)[
   return grp === 'action' ? ACTION_IDENTITY : grp === 'family' ? ['family'] : [];
 }
 
-/** The page-title rollup (page-titles-rollup.ts builds it). */
+/** The page-title rollup (build/page-titles-build.ts builds it). */
 export const PAGE_TITLES_TABLE = 'daily_page_titles';
 export const PAGE_TITLES_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon', 'ts_ms', 'event_id', 'page_title'] as const;

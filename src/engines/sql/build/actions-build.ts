@@ -5,13 +5,13 @@
 // sum over days and tenants (and over visitor-days, so an import's delta is exact too). Traffic is
 // NOT summed over classes (a session's events may differ in class): a session counts once in every
 // traffic filter sharing a class with its matching events (the class mask of rollup-build.ts).
-// The table's shape and groupings are in rollup-tables.ts.
-// compile-actions-rollup.ts reads them, actions-plan.ts decides when they answer exactly.
-import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
-import { DAY_MS } from '../../domain/report-range.js';
-import type { Dialect, SqlParam } from './dialect.js';
+// The table's shape and groupings are in sql/rollup-tables.ts.
+// read/compile-actions-rollup.ts reads them, read/actions-plan.ts decides when they answer exactly.
+import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../../domain/events.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import type { Dialect, SqlParam } from '../dialect.js';
 import { classBit, type CompiledBuild, type RollupSources } from './rollup-build.js';
-import { ACTION_IDENTITY, ACTIONS_COLUMNS, identityOf, type ActionDim, type ActionGrouping } from './rollup-tables.js';
+import { ACTION_IDENTITY, ACTIONS_COLUMNS, identityOf, type ActionDim, type ActionGrouping } from '../rollup-tables.js';
 
 /** Session columns of the dimensions read from the session (the session's, not the event's, attribute). */
 const SESSION_DIM_COLUMN: Record<Exclude<ActionDim, 'page'>, string> = { channel: 'channel', device: 'device_type', country: 'country', browser: 'browser_family' };

@@ -1,12 +1,12 @@
 // The rollup planner: decides, per QuerySpec, whether the daily rollups answer it EXACTLY, and
 // which stored rows they read. Pure (no SQL, no I/O), so it is tested alone; compile-rollup.ts turns
 // a plan into SQL through the shared Dialect hooks (docs/decisions.md (rollups)).
-import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
-import { atomsFor } from '../../domain/query/metrics.js';
-import type { Dimension } from '../../domain/query/dimensions.js';
-import type { NormalizedSpec } from '../../domain/query/query-spec.js';
-import { DAY_MS } from '../../domain/report-range.js';
-import { ROLLUP_DIMENSIONS, ROLLUP_PAIRS, type RollupGrouping } from './rollup-tables.js';
+import { TRAFFIC_FILTERS, type TrafficFilter } from '../../../domain/events.js';
+import { atomsFor } from '../../../domain/query/metrics.js';
+import type { Dimension } from '../../../domain/query/dimensions.js';
+import type { NormalizedSpec } from '../../../domain/query/query-spec.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import { ROLLUP_DIMENSIONS, ROLLUP_PAIRS, type RollupGrouping } from '../rollup-tables.js';
 
 /**
  * Which tenant scope the rows are read from. Visitors are distinct keys per day over the WHOLE
