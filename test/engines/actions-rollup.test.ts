@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { ACTIONS_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import type { EventRow, EventStore } from '../../src/ports/event-store.js';
 import type { ActionGroupKey, ActionSelection, AnalyticsEngine, GoalMatcher, ReadScope } from '../../src/ports/analytics-engine.js';

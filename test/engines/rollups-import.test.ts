@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { TRAFFIC_FILTERS, type StoredSession } from '../../src/domain/events.js';
 import { normalizeSpec, type QuerySpec } from '../../src/domain/query/query-spec.js';

@@ -15,7 +15,7 @@ import { clickhouseDialect } from '../sql/dialect.js';
 import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { PAGE_TITLES_COLUMNS, ROLLUP_COLUMNS, ROLLUP_GROUPINGS } from '../sql/rollup-tables.js';
 import { compileRollupBuild, compileRollupInputs } from '../sql/build/rollup-build.js';
-import { actionsRollupSteps } from './actions-rollup.js';
+import { actionsRollupSteps } from './clickhouse-actions-rollup.js';
 import { utcDay, type Shard } from './commit-log.js';
 import { EVENT_COLUMNS, FIRST_EVENT_COLUMNS, SESSION_COLUMNS, ident, type TableLayout } from './schema.js';
 

@@ -6,7 +6,7 @@
 // finer one below it (action -> family -> any / meaningful), with both eligibility variants carried
 // as columns, and every grouping then only counts those rows (figures in docs/decisions.md
 // (rollups)). Still one statement per step: a statement's memory grows with its operators (the
-// memory limit; see actions-rollup.ts).
+// memory limit; see duckdb-actions-rollup.ts).
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { duckdbDialect as d, type SqlParam } from '../sql/dialect.js';
 import { actionRowsSelect } from '../sql/build/actions-build.js';

@@ -20,7 +20,7 @@ import {
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
-import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
+import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './duckdb-actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
 
@@ -139,7 +139,7 @@ const FULL_BUILD_GROUP_EVENTS = 2_000_000;
  * At open: builds the rollups of every stored day when the table is missing or of another version,
  * a group of days at a time, and stores them in one transaction (table, rows and version together),
  * so a rollup table that exists is complete. The actions rollup comes with them, or alone when only
- * it is missing or of another ACTIONS_ROLLUP_VERSION (actions-rollup.ts). As in an import
+ * it is missing or of another ACTIONS_ROLLUP_VERSION (duckdb-actions-rollup.ts). As in an import
  * (import-writes.ts), the building runs before the transaction (whose dropped tables would stay
  * until it ends) into scratch tables the transaction copies; the store is opened by this process
  * alone and nothing writes to it meanwhile.
