@@ -17,6 +17,7 @@ import { PAGE_TITLES_COLUMNS, ROLLUP_COLUMNS, ROLLUP_GROUPINGS } from '../sql/ro
 import { compileRollupBuild, compileRollupInputs } from '../sql/build/rollup-build.js';
 import { actionsRollupSteps } from './clickhouse-actions-rollup.js';
 import { utcDay, type Shard } from './commit-log.js';
+import { inPool, once } from './in-pool.js';
 import { EVENT_COLUMNS, FIRST_EVENT_COLUMNS, SESSION_COLUMNS, ident, type TableLayout } from './schema.js';
 
 /** A (site, day) of this server with the generation it shows now (0: none). */
@@ -154,34 +155,6 @@ async function buildRollups(
  * cores imported faster than one server). Each insert is a part of its own either way.
  */
 const BUILD_STATEMENTS_AT_ONCE = 2;
-
-/** `f` run once, at its first call; every call gets that run's promise. */
-function once(f: () => Promise<void>): () => Promise<void> {
-  let p: Promise<void> | null = null;
-  return () => (p ??= f());
-}
-
-/**
- * Runs `tasks`, at most `width` at a time. After a failure no task starts; a failure is thrown once
- * the started ones have ended (the caller's cleanup must not race them).
- */
-async function inPool(width: number, tasks: readonly (() => Promise<unknown>)[]): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const lane = async () => {
-    while (!failed && next < tasks.length) {
-      try {
-        await tasks[next++]();
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  const lanes = await Promise.allSettled(Array.from({ length: Math.min(width, tasks.length) }, lane));
-  const first = lanes.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (first) throw first.reason;
-}
 
 /**
  * Which pageview each engagement row goes to (EngagementRow: the visitor's latest pageview of the
