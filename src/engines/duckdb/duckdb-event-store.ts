@@ -22,6 +22,8 @@ import { EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_DDL, stageSel
 import { ensureRollups } from './rollups.js';
 import { COMMIT_GROUP_ROWS, prepareImport, releaseImport, writeImport, type PreparedImport } from './import-commit.js';
 import { importResourceError, openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './duckdb-instance.js';
+import { countRows } from './count-rows.js';
+import { sqlString } from './sql-string.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -326,7 +328,7 @@ class DuckDbImportSession implements ImportSession {
     const c = this.conn;
     const s = this.stage;
     await c.run(`CREATE TEMP TABLE ${s}_repn AS SELECT event_id, count(*) AS n FROM ${s} GROUP BY event_id HAVING count(*) > 1`);
-    if ((await count(c, `SELECT count(*) FROM ${s}_repn`)) === 0) return;
+    if ((await countRows(c, `${s}_repn`)) === 0) return;
     const reps = (
       await c.runAndReadAll(`SELECT DISTINCT ON (st.event_id) st.*, r.n FROM ${s} st JOIN ${s}_repn r USING (event_id)`)
     ).getRowObjectsJS();
@@ -354,10 +356,6 @@ function fromDb(o: Record<string, unknown>): EventRow {
   return r as unknown as EventRow;
 }
 
-async function count(c: DuckDBConnection, sql: string): Promise<number> {
-  return Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
-}
-
 /** Bytes DuckDB has spilled into the temp folder (its files; not our staged chunks). */
 function spilledBytes(dir: string): number | null {
   try {
@@ -367,8 +365,4 @@ function spilledBytes(dir: string): number | null {
   } catch {
     return null;
   }
-}
-
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
 }

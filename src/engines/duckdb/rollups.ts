@@ -23,6 +23,8 @@ import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './duckdb-actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
+import { countRows } from './count-rows.js';
+import { sqlString } from './sql-string.js';
 
 const q = duckdbDialect.quoteIdent;
 const READ_COLUMNS = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'];
@@ -120,7 +122,7 @@ async function preparePageTitles(c: DuckDBConnection, fresh: string, p: string, 
   const t = q(PAGE_TITLES_TABLE);
   const match = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-  if ((await scalar(c, `SELECT count(*) FROM ${t} s SEMI JOIN ${p}_titles n ON ${match}`)) === 0) {
+  if ((await countRows(c, `${t} s SEMI JOIN ${p}_titles n ON ${match}`)) === 0) {
     await c.run(`INSERT INTO ${w.titles} (${cols}) SELECT ${cols} FROM ${p}_titles`);
     return;
   }
@@ -158,7 +160,7 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
   const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
   for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
-    const list = group.map((g) => `('${g.site.replace(/'/g, "''")}', DATE '${g.day}')`).join(', ');
+    const list = group.map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
     await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
     // the actions rollup alone reads only the action events
     const only = masks ? ` WHERE e.type = 'action'` : '';
@@ -216,10 +218,6 @@ export function* groupsOf<T extends { n: number }>(days: readonly T[], limit: nu
     rows += d.n;
   }
   if (group.length) yield group;
-}
-
-async function scalar(c: DuckDBConnection, sql: string): Promise<number> {
-  return Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
 }
 
 async function tableExists(c: { runAndReadAll: DuckDBConnection['runAndReadAll'] }, table: string): Promise<boolean> {
