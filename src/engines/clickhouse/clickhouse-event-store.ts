@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import {
   checkedCheckpoint,
+  importInOneSession,
   EVENT_ROW_FIELDS,
   type DayRef,
   type EngagementRow,
@@ -66,15 +67,8 @@ export class ClickHouseEventStore implements EventStore {
     return new ClickHouseImportSession(this.p, tag, stage, entry, options.reidentify ?? defaultReidentify, this.serialized, checkpoint);
   }
 
-  async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
-    const session = await this.beginImport(options);
-    try {
-      await session.append(rows);
-    } catch (err) {
-      await session.abort();
-      throw err;
-    }
-    return session.commit();
+  importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
+    return importInOneSession(this, rows, options);
   }
 
   async newestEventAt(siteId: string): Promise<string | null> {

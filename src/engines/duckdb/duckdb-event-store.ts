@@ -7,6 +7,7 @@ import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
   checkedCheckpoint,
+  importInOneSession,
   encodeEventRows,
   type Checkpoint,
   type EngagementRow,
@@ -121,15 +122,8 @@ export class DuckDbEventStore implements EventStore {
     return `${this.epoch}:${this.versions.get(siteId) ?? 0}`;
   }
 
-  async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
-    const session = await this.beginImport(options);
-    try {
-      await session.append(rows);
-    } catch (err) {
-      await session.abort();
-      throw err;
-    }
-    return session.commit();
+  importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
+    return importInOneSession(this, rows, options);
   }
 
   async checkpoint(source: string): Promise<number | null> {
