@@ -145,6 +145,34 @@ function toEventRow(r: Record<string, unknown>): EventRow {
 
 const dayKey = (d: DayRef) => `${d.site_id}|${d.day}`;
 
+/** A (site, day) staged on a server, with its staged rows (one per id). */
+interface StagedDay {
+  site_id: string;
+  d: string;
+  n: number;
+}
+
+/** A day a server rewrote under the new generation. */
+type CommittedDay = RewrittenDay & { shard: Shard };
+
+/** What the servers' rewrites did: each server's rewritten days, all of them, the staged rows that were new and the engagement applied. */
+interface Rewrites {
+  byShard: { shard: Shard; days: RewrittenDay[] }[];
+  committed: CommittedDay[];
+  fresh: number;
+  applied: number;
+}
+
+/** The commit log rows of the committed days (of one server's, or of all with null). */
+function logRows(committed: readonly CommittedDay[], of: Shard | null, gen: number, committedMs: number): string {
+  return (
+    committed
+      .filter((c) => of === null || c.shard === of)
+      .map((c) => JSON.stringify({ site_id: c.site_id, day: c.day, gen, shard: c.shard.num, events: c.events, first_ms: c.firstMs, last_ms: c.lastMs, committed_ms: committedMs }))
+      .join('\n') + '\n'
+  );
+}
+
 class ClickHouseImportSession implements ImportSession {
   private staged = 0;
   private done = false;
@@ -214,99 +242,129 @@ class ClickHouseImportSession implements ImportSession {
     await Promise.all(this.p.shards.map((s) => drop(s.node, this.stage)));
   }
 
+  /** The commit's stages, in order; any failure from the rewrites to the commit point leaves nothing visible. */
   private async commitNow(): Promise<ImportResult> {
-    const L = this.p.layout;
-    const counts = await Promise.all(this.p.shards.map((s) => s.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`)));
-    const total = counts.reduce((n, r) => n + Number(r[0].n), 0);
-    if (total !== this.staged) throw new Error(`staged ${total} rows, expected ${this.staged}`);
+    await this.checkStaged();
     if (this.staged === 0 && this.engagement.length === 0) {
       await this.commitCheckpointOnly();
       return { imported: 0, duplicates: 0, days: [] };
     }
     await Promise.all(this.p.shards.map((s) => this.numberRepeats(s)));
+    const staged = await this.stagedDays();
+    // engagement may fall on any server's visitors: its days are every server's to look at
+    const engagementDays = uniqueDays(this.engagement.map((e) => ({ site_id: e.site_id, day: utcDay(e.ts_ms) })));
+    const { gen, oldOf } = await this.newGeneration(uniqueDays([...staged.flat().map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]));
+    const committedMs = Date.now();
+    let rewrites: Rewrites;
+    try {
+      rewrites = await this.rewriteEveryServer(staged, engagementDays, oldOf, gen);
+      if (rewrites.committed.length === 0) {
+        await this.commitCheckpointOnly();
+        return { imported: 0, duplicates: this.staged, days: [], ...this.engaged(rewrites.applied) };
+      }
+      await this.commitPoint(rewrites.committed, oldOf, gen, committedMs);
+    } catch (err) {
+      await this.dropGeneration(gen).catch(() => undefined);
+      throw err;
+    }
+    await this.afterCommit(rewrites, oldOf, gen, committedMs);
+    const days = uniqueDays(rewrites.byShard.flatMap((r) => r.days)).sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
+    return { imported: rewrites.fresh, duplicates: this.staged - rewrites.fresh, days, ...this.engaged(rewrites.applied) };
+  }
 
-    // every (site, day) staged on each server, with the generation that server shows for it now
-    const staged = await Promise.all(
+  /** Every row appended reached a stage (the servers' stages hold as many rows as were appended). */
+  private async checkStaged(): Promise<void> {
+    const counts = await Promise.all(this.p.shards.map((s) => s.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`)));
+    const total = counts.reduce((n, r) => n + Number(r[0].n), 0);
+    if (total !== this.staged) throw new Error(`staged ${total} rows, expected ${this.staged}`);
+  }
+
+  /** Per server: every (site, day) staged there and its rows (one per id). */
+  private stagedDays(): Promise<StagedDay[][]> {
+    return Promise.all(
       this.p.shards.map((s) =>
-        s.node.query<{ site_id: string; d: string; n: number }>(
+        s.node.query<StagedDay>(
           `SELECT site_id, toString(toDate(intDiv(ts_ms, 86400000))) AS d, count() AS n FROM (SELECT site_id, ts_ms, event_id FROM ${ident(this.stage)} LIMIT 1 BY event_id) GROUP BY site_id, d`,
         ),
       ),
     );
-    // engagement may fall on any server's visitors: its days are every server's to look at
-    const engagementDays = uniqueDays(this.engagement.map((e) => ({ site_id: e.site_id, day: utcDay(e.ts_ms) })));
-    const touched = uniqueDays([...staged.flat().map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]);
-    const olds = await currentGens(this.p.coordinator.node, L.days, touched);
+  }
+
+  /** The generation this commit writes under, and the one each (server, site, day) it touches shows now. */
+  private async newGeneration(touched: readonly DayRef[]): Promise<{ gen: number; oldOf: Map<string, number> }> {
+    const olds = await currentGens(this.p.coordinator.node, this.p.layout.days, touched);
     const oldOf = new Map(olds.map((g) => [`${g.shard}|${dayKey(g)}`, g.gen]));
     // a new gen is above every gen these days had, so "newest" stays "current" whatever the clocks say
     const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...olds.map((g) => g.gen + 1));
+    return { gen, oldOf };
+  }
 
-    const committedMs = Date.now();
-    const logRows = (of: Shard | null) =>
-      committed
-        .filter((c) => of === null || c.shard === of)
-        .map((c) => JSON.stringify({ site_id: c.site_id, day: c.day, gen, shard: c.shard.num, events: c.events, first_ms: c.firstMs, last_ms: c.lastMs, committed_ms: committedMs }))
-        .join('\n') + '\n';
-    const rewritten: { shard: Shard; days: RewrittenDay[] }[] = [];
-    const committed: (RewrittenDay & { shard: Shard })[] = [];
+  /** Each server rewrites its days that gain events or engagement under `gen` (day-rewrite.ts), a group at a time. */
+  private async rewriteEveryServer(staged: StagedDay[][], engagementDays: readonly DayRef[], oldOf: Map<string, number>, gen: number): Promise<Rewrites> {
+    const byShard: Rewrites['byShard'] = [];
     let fresh = 0;
     let applied = 0;
     const engagementOf = (group: readonly DayRef[]) => {
       const days = new Set(group.map(dayKey));
       return this.engagement.filter((e) => days.has(`${e.site_id}|${utcDay(e.ts_ms)}`));
     };
-    const engaged = () => (this.engagement.length ? { engagement: { applied, dropped: this.engagement.length - applied } } : {});
-    try {
-      await Promise.all(
-        this.p.shards.map(async (s, i) => {
-          const rows = new Map(staged[i].map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
-          const days = uniqueDays([...staged[i].map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]).map(
-            (d): ShardDay & { n: number } => ({ ...d, n: rows.get(dayKey(d)) ?? 0, oldGen: oldOf.get(`${s.num}|${dayKey(d)}`) ?? 0 }),
-          );
-          const stored = await storedRows(this.p.coordinator.node, s.num, L.days, days);
-          let step = 0;
-          for (const group of groupDays(days, stored)) {
-            const r = await rewriteDays(s, L, this.stage, group, engagementOf(group), gen, `${this.tag}_${s.num}_${step++}`);
-            fresh += r.fresh;
-            applied += r.applied;
-            if (r.days.length) rewritten.push({ shard: s, days: r.days });
-          }
-        }),
-      );
-      committed.push(...rewritten.flatMap((r) => r.days.map((d) => ({ shard: r.shard, ...d }))));
-      if (committed.length === 0) {
-        await this.commitCheckpointOnly();
-        return { imported: 0, duplicates: this.staged, days: [], ...engaged() };
-      }
-      // Under the lock, so no other commit lands between the check and the insert.
-      await this.p.commitLock(async () => {
-        // Another process may have committed some of these days since we read them: our rewrite would drop its events.
-        const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
-        const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
-        if (changed.length) {
-          throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
+    await Promise.all(
+      this.p.shards.map(async (s, i) => {
+        const rows = new Map(staged[i].map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
+        const days = uniqueDays([...staged[i].map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]).map(
+          (d): ShardDay & { n: number } => ({ ...d, n: rows.get(dayKey(d)) ?? 0, oldGen: oldOf.get(`${s.num}|${dayKey(d)}`) ?? 0 }),
+        );
+        const stored = await storedRows(this.p.coordinator.node, s.num, this.p.layout.days, days);
+        let step = 0;
+        for (const group of groupDays(days, stored)) {
+          const r = await rewriteDays(s, this.p.layout, this.stage, group, engagementOf(group), gen, `${this.tag}_${s.num}_${step++}`);
+          fresh += r.fresh;
+          applied += r.applied;
+          if (r.days.length) byShard.push({ shard: s, days: r.days });
         }
-        // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
-        const checkpoint = this.checkpoint ? checkpointRow(this.checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '';
-        await this.p.coordinator.node.insertNdjson(ident(L.days), logRows(null) + checkpoint);
-      });
-    } catch (err) {
-      await this.dropGeneration(gen).catch(() => undefined);
-      throw err;
-    }
-    // Committed. Each other server's log gets its rows (readers mend a copy a dead process left behind).
+      }),
+    );
+    const committed = byShard.flatMap((r) => r.days.map((d) => ({ shard: r.shard, ...d })));
+    return { byShard, committed, fresh, applied };
+  }
+
+  /**
+   * Under the lock, so no other commit lands between the check and the insert: fails if another
+   * process committed one of these days since we read them (our rewrite would drop its events),
+   * else writes the commit log rows (and the checkpoint) in one insert.
+   */
+  private async commitPoint(committed: readonly CommittedDay[], oldOf: Map<string, number>, gen: number, committedMs: number): Promise<void> {
+    const L = this.p.layout;
+    await this.p.commitLock(async () => {
+      const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
+      const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
+      if (changed.length) {
+        throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
+      }
+      // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
+      const checkpoint = this.checkpoint ? checkpointRow(this.checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '';
+      await this.p.coordinator.node.insertNdjson(ident(L.days), logRows(committed, null, gen, committedMs) + checkpoint);
+    });
+  }
+
+  /** Committed. Each other server's log gets its rows (readers mend a copy a dead process left behind); replaced gens go. */
+  private async afterCommit(rewrites: Rewrites, oldOf: Map<string, number>, gen: number, committedMs: number): Promise<void> {
+    const L = this.p.layout;
     await Promise.all(
       this.p.shards
-        .filter((s) => s !== this.p.coordinator && rewritten.some((r) => r.shard === s))
-        .map((s) => s.node.insertNdjson(ident(L.days), logRows(s)).catch(() => undefined)),
+        .filter((s) => s !== this.p.coordinator && rewrites.byShard.some((r) => r.shard === s))
+        .map((s) => s.node.insertNdjson(ident(L.days), logRows(rewrites.committed, s, gen, committedMs)).catch(() => undefined)),
     );
     await Promise.all(
-      rewritten.map((r) =>
+      rewrites.byShard.map((r) =>
         this.dropSuperseded(r.shard, r.days.map((d) => ({ ...d, oldGen: oldOf.get(`${r.shard.num}|${dayKey(d)}`) ?? 0 }))).catch(() => undefined),
       ),
     );
-    const days = uniqueDays(rewritten.flatMap((r) => r.days)).sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
-    return { imported: fresh, duplicates: this.staged - fresh, days, ...engaged() };
+  }
+
+  /** The engagement part of a result (absent when the import brought none). */
+  private engaged(applied: number): { engagement?: { applied: number; dropped: number } } {
+    return this.engagement.length ? { engagement: { applied, dropped: this.engagement.length - applied } } : {};
   }
 
   /**
