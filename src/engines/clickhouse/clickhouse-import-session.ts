@@ -33,6 +33,7 @@ function toEventRow(r: Record<string, unknown>): EventRow {
   out.has_click_id = r.has_click_id === 1 || r.has_click_id === true;
   out.ts_ms = Number(r.ts_ms);
   out.engagement_time_ms = Number(r.engagement_time_ms);
+  // a row of the import's own stage: EventRow's columns by its DDL, which no type here can see
   return out as unknown as EventRow;
 }
 

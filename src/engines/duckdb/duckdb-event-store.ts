@@ -347,6 +347,7 @@ function fromDb(o: Record<string, unknown>): EventRow {
   delete r.day;
   r.ts_ms = Number(r.ts_ms);
   r.engagement_time_ms = Number(r.engagement_time_ms);
+  // a row of the store's own staging table: EventRow's columns by its DDL, which no type here can see
   return r as unknown as EventRow;
 }
 

@@ -86,9 +86,10 @@ export function decodeActionRows(req: ActionRowsRequest, rows: readonly Record<s
     for (const g of req.groupBy) {
       if (g === 'day') out.day = toInt(r.o_day);
       else if (g === 'action') {
-        const id = {} as Record<string, string | null>;
+        const id = {} as Record<(typeof IDENTITY_COLUMNS)[number], string | null>;
         for (const c of IDENTITY_COLUMNS) id[c] = toStr(r[`a_${c}`]);
-        out.action = id as unknown as ActionIdentity;
+        // every action event is stored with its family and action name, so neither reads back NULL
+        out.action = id as ActionIdentity;
       } else if (g === 'family') out.family = toStr(r.o_family) as ActionFamily | null;
       else out[g] = toStr(r[`o_${g}`]);
     }
