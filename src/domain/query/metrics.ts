@@ -1,5 +1,5 @@
 // The metric registry: every metric is ONE definition over integer "atoms" that the SQL compiler
-// computes (engines/sql/compile-query.ts, once for every dialect). Rates and averages are formed
+// computes (engines/sql/read/compile-query.ts, once for every dialect). Rates and averages are formed
 // here from the integer sums, unrounded, 0 when the denominator is 0 (docs/product.md §8.4).
 
 /**
