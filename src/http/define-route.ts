@@ -1,19 +1,28 @@
 // One pipeline for every authenticated GET route, in the order docs/product.md §7.2 fixes:
-// route (404/405, in error-envelope.ts) -> token (401) -> rate limit (429) -> plan, scope, family (403)
+// route (404/405, in error-envelope.ts) -> caller (401, the route's authentication strategy)
+// -> rate limit (429) -> plan, scope, family or dashboard surface (403)
 // -> parameters (422: unknown or repeated, then the schema, then the route's own checks)
 // -> site and tenant access (403) -> site status (409) -> the handler (metering, query, budget).
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily, TokenScope } from '../domain/access.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
+import { invalidParams } from '../domain/errors.js';
+import type { DashboardSurface } from '../domain/product.js';
 import type { Site, Tenant } from '../ports/catalog-store.js';
-import { authenticate } from '../services/authenticate.js';
 import { authorizeRoute, resolveSiteAccess } from '../services/authorize.js';
 import type { Caller } from '../services/caller.js';
 import type { AppDeps } from '../services/deps.js';
-import { chargeUnits, withMeteredUnits, type MeteredMeta, type MeteringContext } from '../services/metering.js';
+import { requestMeter, type MeteredMeta } from '../services/metering.js';
 import { applyRateLimit } from '../services/rate-limit.js';
+import { tokenStrategy, type AuthStrategy } from './auth-strategy.js';
 import { errorResponses } from './schemas/common.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the name of the authentication strategy a route was registered with */
+    strategy?: string;
+  }
+}
 
 /** A body the handler serialized itself (large reports: JSON.stringify beats the schema serializer there). */
 export class RawJson {
@@ -53,6 +62,8 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
   family: RouteFamily;
   /** any one of them grants the route */
   scopes: readonly TokenScope[];
+  /** the dashboard surface it draws (dashboard-policy.ts); null: a read every dashboard may make */
+  surface: DashboardSurface | null;
   summary: string;
   description?: string;
   tags: string[];
@@ -75,12 +86,19 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
 export interface AnyRoute extends Omit<RouteDefinition, 'site' | 'check' | 'handler'> {
   /** set when the route reads site_id (and tenant_id) and checks access to them */
   site?: { inactive: 'reject' | 'allow' };
-  /** adds the route to app behind the pipeline */
-  register(app: FastifyInstance, deps: AppDeps): void;
+  /** adds the route to app behind the pipeline, entered by the strategy of `options` (default: tokens) */
+  register(app: FastifyInstance, deps: AppDeps, options?: RegisterOptions): void;
+}
+
+/** How a route is served: /v1 takes the defaults; the dashboard and embeds name their own way in. */
+export interface RegisterOptions {
+  strategy?: AuthStrategy;
+  /** keeps the route out of /openapi.json (a way in that another document describes) */
+  hidden?: boolean;
 }
 
 export function defineRoute<Q extends TObject, R extends TSchema>(def: RouteDefinition<Q, R>): AnyRoute {
-  return { ...def, register: (app, deps) => registerRoute(app, deps, def) };
+  return { ...def, register: (app, deps, options) => registerRoute(app, deps, def, options) };
 }
 
 interface RequestState {
@@ -93,7 +111,13 @@ type WithState = FastifyRequest & { [STATE]?: RequestState };
 
 const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
 
-function registerRoute<Q extends TObject, R extends TSchema>(app: FastifyInstance, deps: AppDeps, def: RouteDefinition<Q, R>): void {
+function registerRoute<Q extends TObject, R extends TSchema>(
+  app: FastifyInstance,
+  deps: AppDeps,
+  def: RouteDefinition<Q, R>,
+  options: RegisterOptions = {},
+): void {
+  const strategy = options.strategy ?? tokenStrategy;
   const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
   const integers = new Set(
     (Object.entries(def.querystring?.properties ?? {}) as [string, { type?: unknown }][])
@@ -108,22 +132,22 @@ function registerRoute<Q extends TObject, R extends TSchema>(app: FastifyInstanc
   app.route({
     method: 'GET',
     url: def.url,
+    config: { strategy: strategy.name },
     schema: {
       operationId: def.operationId,
       summary: def.summary,
       description: def.description,
       tags: def.tags,
-      security: [{ bearerAuth: [] }],
+      security: strategy.security.map((s) => ({ ...s })) as Record<string, string[]>[],
+      ...(options.hidden ? { hide: true } : {}),
       ...(def.querystring ? { querystring: def.querystring } : {}),
       response: { 200: response, ...errorResponses(statuses) },
     },
     onRequest: async (request: WithState, reply: FastifyReply) => {
       const arrivedAt = deps.clock.now();
-      // Node keeps the first of two Authorization headers: which one the client meant is unknown.
-      if (authorizationCount(request.raw.rawHeaders) > 1) throw new ApiError('UNAUTHORIZED', 'Send exactly one Authorization header.');
-      const caller = await authenticate(deps.catalog, request.headers.authorization);
-      const rate = await applyRateLimit(deps.limiter, caller, arrivedAt.getTime());
-      if (rate) reply.headers(rate.headers);
+      const { caller, rate } = await strategy.admit(request, reply, { deps, arrivedAt });
+      const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
+      if (limited) reply.headers(limited.headers);
       authorizeRoute(caller, def);
       checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
       request[STATE] = { caller, arrivedAt };
@@ -143,31 +167,24 @@ function registerRoute<Q extends TObject, R extends TSchema>(app: FastifyInstanc
           tenantRequiredForRestrictedToken: typeof rule === 'function' ? rule(query) : rule === true,
         }));
       }
-      const metering: MeteringContext = { ledger: deps.ledger, workspaceId: state.caller.workspace.id, policy: state.caller.policy, arrivedAt: state.arrivedAt };
+      const { caller, arrivedAt } = state;
+      const { meter, charge } = requestMeter(
+        { ledger: deps.ledger, workspaceId: caller.workspace.id, policy: caller.api, arrivedAt },
+        caller.metering,
+        metrics ? (units) => metrics.unitsCharged(units) : undefined,
+      );
       const ctx: RouteContext<Static<Q>> = {
         routeUrl: def.url,
         deps,
-        caller: state.caller,
+        caller,
         query,
         requestId: request.id,
-        arrivedAt: state.arrivedAt,
+        arrivedAt,
         site,
         tenant,
         log: request.log,
-        meter: metrics
-          ? async (units, run) => {
-              const out = await withMeteredUnits(metering, units, run);
-              metrics.unitsCharged(units);
-              return out;
-            }
-          : (units, run) => withMeteredUnits(metering, units, run),
-        charge: metrics
-          ? async (units) => {
-              const meta = await chargeUnits(metering, units);
-              metrics.unitsCharged(units);
-              return meta;
-            }
-          : (units) => chargeUnits(metering, units),
+        meter,
+        charge,
       };
       const result = await def.handler(ctx);
       if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);
@@ -190,10 +207,4 @@ function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySe
     if (integers.has(name) && !DECIMAL.test(value as string))
       throw invalidParams(`Invalid query parameter ${name}: must be an integer written in decimal digits.`, { parameter: name });
   }
-}
-
-function authorizationCount(raw: readonly string[]): number {
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
-  return n;
 }

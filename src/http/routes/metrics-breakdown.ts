@@ -42,6 +42,7 @@ export const metricsBreakdownRoute = defineRoute({
   operationId: 'getBreakdown',
   family: 'metrics',
   scopes: ['metrics:read'],
+  surface: 'overview',
   tags: ['Metrics'],
   summary: 'One metric grouped by a dimension',
   description:

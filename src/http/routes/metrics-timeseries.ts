@@ -25,6 +25,7 @@ export const metricsTimeseriesRoute = defineRoute({
   operationId: 'getTimeseries',
   family: 'metrics',
   scopes: ['metrics:read'],
+  surface: 'overview',
   tags: ['Metrics'],
   summary: 'One metric as a dense series of UTC days or hours',
   description:
@@ -44,7 +45,7 @@ export const metricsTimeseriesRoute = defineRoute({
   errors: [402, 409, 503],
   site: { inactive: 'reject', tenantRequiredForRestrictedToken: true },
   check(query, { caller }) {
-    checkInterval(query.interval, caller.workspace.plan);
+    checkInterval(query.interval, caller.policy);
     parseMetricsFilters(query.filters);
   },
   async handler(ctx) {

@@ -39,6 +39,7 @@ import { ApiError, EngineError } from '../../domain/errors.js';
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
 import type { MetricRow } from '../../domain/query/assemble.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
+import { retentionName } from '../../domain/read-policy.js';
 import { resolveReportRange, type DayWindow, type ResolvedRange } from '../../domain/report-range.js';
 import type { AnalyticsReads, ReadScope, RunOptions } from '../../ports/analytics-engine.js';
 import type { Site, Tenant } from '../../ports/catalog-store.js';
@@ -129,6 +130,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
     to: req.query.to,
     compare: req.query.compare,
     retentionDays: caller.policy.retention_days,
+    retentionName: retentionName(caller.policy),
     maxRangeDays: caller.policy.max_range_days,
     clock: { now: () => ctx.arrivedAt },
   });
@@ -158,7 +160,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
 
   const scope: AnalyticsScope = {
     siteId: site.id,
-    tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.token.tenantIds,
+    tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.grant.tenantIds,
     trafficClasses: TRAFFIC_FILTERS[(req.query.traffic ?? 'humans') as TrafficFilter] ?? TRAFFIC_FILTERS.humans,
   };
   const key =
@@ -168,7 +170,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
   const hit = key ? await cache!.get(key) : undefined;
   if (key) deps.metrics?.responseCache(hit ? 'hit' : 'miss');
 
-  const terms = termsOf(caller.policy);
+  const terms = termsOf(caller.api);
   const surface = buildSurface({
     site,
     workspace: caller.workspace,
@@ -177,7 +179,8 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
   });
   const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const surfaceJson = JSON.stringify(surface);
-  const bound = metaUpperBound({ requestId: ctx.requestId, units: plan.units, included: terms.included, hardCap: terms.hardCap, surfaceJson });
+  const charged = caller.metering === 'metered' ? plan.units : 0;
+  const bound = metaUpperBound({ requestId: ctx.requestId, units: charged, included: terms.included, hardCap: terms.hardCap, surfaceJson });
 
   // A hit that fits the budget can fail no more: charge it in one ledger step. (One that does not
   // fit takes the metered path below, which answers 402 before 422 like a miss.)
