@@ -118,7 +118,7 @@ export interface paths {
         };
         /**
          * One metric as a dense series of UTC days or hours
-         * @description metric: pageviews (default), visitors (daily uniques), sessions, events. interval: day (default) or hour (starter and up). filters: a JSON object string, dimension name to string value, all must equal; source, medium, campaign, region and city need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra.
+         * @description metric: pageviews (default), visitors (daily uniques), sessions, events, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms. interval: day (default) or hour (starter and up). filters: a JSON object string, dimension name to string value, all must equal; source, medium, campaign, region and city need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra.
          */
         get: operations["getTimeseries"];
         put?: never;
@@ -909,10 +909,10 @@ export interface components {
         /** Timeseries */
         Timeseries: {
             /** @enum {string} */
-            metric: "pageviews" | "visitors" | "sessions" | "events";
+            metric: "pageviews" | "visitors" | "sessions" | "events" | "bounce_rate" | "avg_pages_per_session" | "avg_session_eng_time_ms";
             /** @enum {string} */
             interval: "day" | "hour";
-            /** @description The range's own value (visitors: the sum of daily uniques) */
+            /** @description The range's own value (visitors: the sum of daily uniques; rates: of the range's sums) */
             total: number;
             /** @description One point per UTC day or hour of the range, zero-filled */
             points: {
@@ -1507,7 +1507,7 @@ export interface operations {
                 /** @description Default humans */
                 traffic?: "humans" | "humans_including_ai" | "bots_only" | "ai_bots_only" | "all";
                 /** @description Default pageviews */
-                metric?: "pageviews" | "visitors" | "sessions" | "events";
+                metric?: "pageviews" | "visitors" | "sessions" | "events" | "bounce_rate" | "avg_pages_per_session" | "avg_session_eng_time_ms";
                 /** @description Default day */
                 interval?: "day" | "hour";
                 /** @description JSON object serialized as a string: dimension name -> string value; every pair must equal */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { metricsRoute } from '../../domain/availability.js';
-import { PUBLIC_METRICS } from '../../domain/query/metrics.js';
+import { TIMESERIES_METRICS } from '../../domain/query/metrics.js';
 import { checkInterval, metricsDimensions, parseMetricsFilters } from '../../services/analytics/metrics-params.js';
 import { timeseriesPlan } from '../../services/analytics/metrics-timeseries.js';
 import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
@@ -10,9 +10,9 @@ import { DateTime, StringEnum } from '../schemas/common.js';
 
 const TimeseriesPayload = Type.Object(
   {
-    metric: StringEnum(PUBLIC_METRICS),
+    metric: StringEnum(TIMESERIES_METRICS),
     interval: StringEnum(['day', 'hour'] as const),
-    total: Type.Number({ description: "The range's own value (visitors: the sum of daily uniques)" }),
+    total: Type.Number({ description: "The range's own value (visitors: the sum of daily uniques; rates: of the range's sums)" }),
     points: Type.Array(Type.Object({ start: DateTime, value: Type.Number() }, { additionalProperties: false }), {
       description: 'One point per UTC day or hour of the range, zero-filled',
     }),
@@ -29,13 +29,14 @@ export const metricsTimeseriesRoute = defineRoute({
   tags: ['Metrics'],
   summary: 'One metric as a dense series of UTC days or hours',
   description:
-    'metric: pageviews (default), visitors (daily uniques), sessions, events. interval: day (default) or hour (starter and up). ' +
+    'metric: pageviews (default), visitors (daily uniques), sessions, events, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms. ' +
+    'interval: day (default) or hour (starter and up). ' +
     'filters: a JSON object string, dimension name to string value, all must equal; source, medium, campaign, region and city ' +
     'need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra.',
   querystring: Type.Object(
     {
       ...CommonAnalyticsParams,
-      metric: Type.Optional(StringEnum(PUBLIC_METRICS, { description: 'Default pageviews' })),
+      metric: Type.Optional(StringEnum(TIMESERIES_METRICS, { description: 'Default pageviews' })),
       interval: Type.Optional(StringEnum(['day', 'hour'] as const, { description: 'Default day' })),
       filters: MetricsFiltersParam,
     },
