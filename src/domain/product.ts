@@ -186,7 +186,7 @@ function capabilities(p: PlanPackaging, api: ApiPolicy, envelope: DataEnvelope):
       level: p.exports.level,
       data_envelope: envelope,
       maturity: 'not_applicable',
-      notes: ['CSV export is a dashboard feature; the API has no asynchronous export.'],
+      notes: ['CSV: the dashboard downloads it, and /v1/metrics/* answer Accept: text/csv; the API has no asynchronous export.'],
     },
     api: {
       level: api.availability,

@@ -1,6 +1,6 @@
 // One pipeline for every authenticated GET route, in the order docs/product.md §7.2 fixes:
 // route (404/405, in error-envelope.ts) -> caller (401, the route's authentication strategy)
-// -> rate limit (429) -> plan, scope, family or dashboard surface (403)
+// -> rate limit (429) -> plan, scope, family or dashboard surface, CSV (403)
 // -> parameters (422: unknown or repeated, then the schema, then the route's own checks)
 // -> site and tenant access (403) -> site status (409) -> the handler (metering, query, budget).
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,6 +15,7 @@ import type { AppDeps } from '../services/deps.js';
 import { requestMeter, type MeteredMeta } from '../services/metering.js';
 import { applyRateLimit } from '../services/rate-limit.js';
 import { tokenStrategy, type AuthStrategy } from './auth-strategy.js';
+import { negotiateFormat, type Format } from './negotiate.js';
 import { errorResponses } from './schemas/common.js';
 
 declare module 'fastify' {
@@ -29,12 +30,22 @@ export class RawJson {
   constructor(readonly body: string) {}
 }
 
+/** A CSV body (RFC 4180, UTF-8), sent as an attachment named `filename`. */
+export class RawCsv {
+  constructor(
+    readonly body: string,
+    readonly filename: string,
+  ) {}
+}
+
 export interface RouteContext<Q> {
   /** the route's declared url (not the request's): e.g. the response cache's namespace */
   routeUrl: string;
   deps: AppDeps;
   caller: Caller;
   query: Q;
+  /** what the request asked for: the JSON envelope, or CSV on a route that offers it */
+  format: Format;
   requestId: string;
   /** clock time when the request arrived: the month it is metered in, "today" for defaults */
   arrivedAt: Date;
@@ -69,13 +80,15 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
   tags: string[];
   querystring?: Q;
   response: R;
+  /** set when the route also answers Accept: text/csv (RawCsv): the CSV's description in the OpenAPI document */
+  csv?: { description: string };
   /** statuses beyond those every authenticated route can answer (401, 403, 422, 429, 500) */
   errors?: readonly number[];
   /** reads query.site_id (and query.tenant_id) and checks access to them */
   site?: SiteRule<Static<Q>>;
   /** parameter rules a schema cannot say (calendar dates, from <= to); throw INVALID_PARAMS */
   check?(query: Static<Q>, ctx: { arrivedAt: Date; caller: Caller }): void;
-  handler(ctx: RouteContext<Static<Q>>): Promise<Static<R> | RawJson>;
+  handler(ctx: RouteContext<Static<Q>>): Promise<Static<R> | RawJson | RawCsv>;
 }
 
 /**
@@ -104,12 +117,16 @@ export function defineRoute<Q extends TObject, R extends TSchema>(def: RouteDefi
 interface RequestState {
   caller: Caller;
   arrivedAt: Date;
+  format: Format;
 }
 
 const STATE = Symbol('footfall.request');
 type WithState = FastifyRequest & { [STATE]?: RequestState };
 
 const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
+
+/** The text/csv media type's schema: one string, the whole file. */
+const CSV_SCHEMA = { type: 'string' };
 
 function registerRoute<Q extends TObject, R extends TSchema>(
   app: FastifyInstance,
@@ -128,6 +145,9 @@ function registerRoute<Q extends TObject, R extends TSchema>(
   const statuses = [...new Set([...BASE_ERRORS, ...(def.errors ?? [])])].sort();
   // widened: Fastify's reply type cannot follow a generic schema (RouteDefinition checks the handler against R)
   const response: TSchema = def.response;
+  const ok = def.csv
+    ? { description: response.description, content: { 'application/json': { schema: response }, 'text/csv': { schema: { ...CSV_SCHEMA, description: def.csv.description } } } }
+    : response;
 
   app.route({
     method: 'GET',
@@ -141,16 +161,19 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       security: strategy.security.map((s) => ({ ...s })) as Record<string, string[]>[],
       ...(options.hidden ? { hide: true } : {}),
       ...(def.querystring ? { querystring: def.querystring } : {}),
-      response: { 200: response, ...errorResponses(statuses) },
+      response: { 200: ok, ...errorResponses(statuses) },
     },
     onRequest: async (request: WithState, reply: FastifyReply) => {
       const arrivedAt = deps.clock.now();
       const { caller, rate } = await strategy.admit(request, reply, { deps, arrivedAt });
       const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
       if (limited) reply.headers(limited.headers);
-      authorizeRoute(caller, def);
+      // Both representations of one url are different answers to a cache between client and server.
+      if (def.csv) reply.header('Vary', 'Accept');
+      const format: Format = def.csv ? negotiateFormat(request.headers.accept) : 'json';
+      authorizeRoute(caller, def, { csv: format === 'csv' });
       checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
-      request[STATE] = { caller, arrivedAt };
+      request[STATE] = { caller, arrivedAt, format };
     },
     handler: async (request: WithState, reply: FastifyReply) => {
       const state = request[STATE]!;
@@ -167,7 +190,7 @@ function registerRoute<Q extends TObject, R extends TSchema>(
           tenantRequiredForRestrictedToken: typeof rule === 'function' ? rule(query) : rule === true,
         }));
       }
-      const { caller, arrivedAt } = state;
+      const { caller, arrivedAt, format } = state;
       const { meter, charge } = requestMeter(
         { ledger: deps.ledger, workspaceId: caller.workspace.id, policy: caller.api, arrivedAt },
         caller.metering,
@@ -178,6 +201,7 @@ function registerRoute<Q extends TObject, R extends TSchema>(
         deps,
         caller,
         query,
+        format,
         requestId: request.id,
         arrivedAt,
         site,
@@ -188,6 +212,13 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       };
       const result = await def.handler(ctx);
       if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);
+      if (result instanceof RawCsv) {
+        return reply
+          .type('text/csv; charset=utf-8')
+          // a quoted-string holds no quote or backslash; ids and dates need nothing beyond this set
+          .header('Content-Disposition', `attachment; filename="${result.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`)
+          .send(result.body);
+      }
       return result;
     },
   });

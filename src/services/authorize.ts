@@ -3,6 +3,7 @@ import { canReadSite, canReadTenant, familyAllowed, scopeGrants, type RouteFamil
 import { surfaceRefusal } from '../domain/dashboard-policy.js';
 import { hasApiAccess } from '../domain/plans.js';
 import type { DashboardSurface } from '../domain/product.js';
+import { CSV_REFUSAL } from '../domain/read-policy.js';
 import { ApiError, forbidden } from '../domain/errors.js';
 import type { CatalogStore, Site, Tenant } from '../ports/catalog-store.js';
 import type { Caller } from './caller.js';
@@ -17,9 +18,9 @@ export interface RouteGate {
 
 /**
  * 403 FORBIDDEN unless the caller's rules open the route: under the API policy, API access, then the
- * scope, then the family; under the dashboard policy, the scope, then the surface.
+ * scope, then the family; under the dashboard policy, the scope, then the surface. Then CSV, when asked.
  */
-export function authorizeRoute(caller: Caller, route: RouteGate): void {
+export function authorizeRoute(caller: Caller, route: RouteGate, asked: { csv: boolean } = { csv: false }): void {
   const policy = caller.policy;
   if (policy.kind === 'api' && !hasApiAccess(caller.api)) throw new ApiError('FORBIDDEN', 'The plan does not include API access.');
   if (!scopeGrants(caller.grant.scopes, route.scopes))
@@ -31,6 +32,7 @@ export function authorizeRoute(caller: Caller, route: RouteGate): void {
         : 'The active API policy does not enable this endpoint.'
       : surfaceRefusal(policy, route.surface);
   if (refusal !== null) throw new ApiError('FORBIDDEN', refusal);
+  if (asked.csv && !policy.csv) throw new ApiError('FORBIDDEN', CSV_REFUSAL);
 }
 
 export interface SiteAccessOptions {

@@ -68,7 +68,7 @@ function refused(res: LightMyRequestResponse, status: number, code: string): str
 }
 
 const ANALYTICS: [string, Record<string, string>][] = [
-  ['/v1/metrics/timeseries', { metric: 'sessions' }],
+  ['/v1/metrics/timeseries', { metric: 'bounce_rate' }],
   ['/v1/metrics/breakdown', { dimension: 'page', metric: 'visitors' }],
   ['/v1/reports/overview', {}],
   ['/v1/reports/content', {}],
@@ -127,6 +127,8 @@ test('a free workspace reads its own surfaces; the rest is 403 naming the surfac
     assert.ok(message.includes(`${surface} surface`) && /plan/.test(message), `${path}: ${message}`);
   }
   assert.match(refused(await dash('/v1/metrics/timeseries', { site_id: s, interval: 'hour' }, free.id), 403, 'FORBIDDEN'), /hourly/);
+  const csv = await dash('/v1/metrics/timeseries', { site_id: s, bogus: '1' }, free.id, { accept: 'text/csv' });
+  assert.match(refused(csv, 403, 'FORBIDDEN'), /CSV/);
   // the API policy still refuses a free workspace's token, route by route
   const starter = await h.workspace('starter');
   const token = await h.newToken({ workspaceId: starter.id });

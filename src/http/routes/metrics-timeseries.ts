@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { metricsRoute } from '../../domain/availability.js';
 import { TIMESERIES_METRICS } from '../../domain/query/metrics.js';
 import { checkInterval, metricsDimensions, parseMetricsFilters } from '../../services/analytics/metrics-params.js';
-import { timeseriesPlan } from '../../services/analytics/metrics-timeseries.js';
-import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
-import { defineRoute, RawJson } from '../define-route.js';
+import { timeseriesCsv, timeseriesPlan } from '../../services/analytics/metrics-timeseries.js';
+import { defineRoute } from '../define-route.js';
+import { metricsAnswer } from '../metrics-answer.js';
 import { CommonAnalyticsParams, MetricsFiltersParam, reportEnvelope } from '../schemas/analytics.js';
 import { DateTime, StringEnum } from '../schemas/common.js';
 
@@ -32,7 +32,8 @@ export const metricsTimeseriesRoute = defineRoute({
     'metric: pageviews (default), visitors (daily uniques), sessions, events, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms. ' +
     'interval: day (default) or hour (starter and up). ' +
     'filters: a JSON object string, dimension name to string value, all must equal; source, medium, campaign, region and city ' +
-    'need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra.',
+    'need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra. ' +
+    'Accept: text/csv answers the points as CSV (plans with exports.csv, 403 otherwise), metered the same.',
   querystring: Type.Object(
     {
       ...CommonAnalyticsParams,
@@ -43,6 +44,11 @@ export const metricsTimeseriesRoute = defineRoute({
     { additionalProperties: false },
   ),
   response: reportEnvelope(TimeseriesPayload, 'Report envelope with timeseries points'),
+  csv: {
+    description:
+      'RFC 4180, UTF-8, CRLF: a header row `start,value`, then one row per point; with compare=prev_period a leading `period` column ' +
+      '(current rows, then compare rows). Sent as an attachment <site_id>-<metric>-<from>-<to>.csv.',
+  },
   errors: [402, 409, 503],
   site: { inactive: 'reject', tenantRequiredForRestrictedToken: true },
   check(query, { caller }) {
@@ -53,13 +59,15 @@ export const metricsTimeseriesRoute = defineRoute({
     const { query } = ctx;
     const filters = parseMetricsFilters(query.filters);
     const params = { metric: query.metric ?? 'pageviews', interval: query.interval ?? 'day', filters } as const;
-    return new RawJson(
-      await serveAnalytics(ctx, {
+    return metricsAnswer(
+      ctx,
+      {
         route: metricsRoute('timeseries', { tenantScoped: ctx.tenant !== null }),
         dimensions: metricsDimensions(filters),
         query,
         plan: (range) => timeseriesPlan(params, range),
-      }),
+      },
+      { name: params.metric, table: timeseriesCsv },
     );
   },
 });

@@ -5,6 +5,7 @@ import { metricValue, type TimeseriesMetric } from '../../domain/query/metrics.j
 import { totalSpec, type Filters, type Interval, type QuerySpec } from '../../domain/query/query-spec.js';
 import { metricsUnits } from '../../domain/metering.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
+import { periodTable } from './csv.js';
 import type { AnalyticsPlan, AnalyticsWindow } from './serve-analytics.js';
 
 export interface TimeseriesPayload {
@@ -55,4 +56,9 @@ export async function buildTimeseries(w: AnalyticsWindow, params: TimeseriesPara
     value: r.values[metric],
   }));
   return { metric, interval, total, points };
+}
+
+/** The CSV of the points: `start,value` (the total is not a point; with compare, a leading period column). */
+export function timeseriesCsv(data: { current: TimeseriesPayload; compare: TimeseriesPayload | null }): string {
+  return periodTable(data, ['start', 'value'], (p) => p.points.map((x) => [x.start, x.value]));
 }
