@@ -15,7 +15,7 @@ export interface AuthStrategy {
   /** how route listings and tests name it: token, session, embed */
   name: string;
   /** the OpenAPI security requirement of the routes it guards; never empty (they are authenticated) */
-  security: readonly Record<string, readonly string[]>[];
+  security: Record<string, string[]>[];
   /**
    * The caller of this request, or throws ApiError('UNAUTHORIZED'). Runs first, before the rate limit:
    * it may read anything of the request (headers, cookies, the raw query) and set response headers

@@ -145,9 +145,8 @@ function registerRoute<Q extends TObject, R extends TSchema>(
   const statuses = [...new Set([...BASE_ERRORS, ...(def.errors ?? [])])].sort();
   // widened: Fastify's reply type cannot follow a generic schema (RouteDefinition checks the handler against R)
   const response: TSchema = def.response;
-  const ok = def.csv
-    ? { description: response.description, content: { 'application/json': { schema: response }, 'text/csv': { schema: { ...CSV_SCHEMA, description: def.csv.description } } } }
-    : response;
+  const csv = def.csv ? { schema: { ...CSV_SCHEMA, description: def.csv.description } } : null;
+  const ok = csv ? { description: response.description, content: { 'application/json': { schema: response }, 'text/csv': csv } } : response;
 
   app.route({
     method: 'GET',
@@ -158,19 +157,20 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       summary: def.summary,
       description: def.description,
       tags: def.tags,
-      security: strategy.security.map((s) => ({ ...s })) as Record<string, string[]>[],
+      // a copy per route: the document is built from (and finished in) these objects
+      security: strategy.security.map((s) => ({ ...s })),
       ...(options.hidden ? { hide: true } : {}),
       ...(def.querystring ? { querystring: def.querystring } : {}),
       response: { 200: ok, ...errorResponses(statuses) },
     },
     onRequest: async (request: WithState, reply: FastifyReply) => {
       const arrivedAt = deps.clock.now();
+      // Both representations of one url are different answers to a cache between client and server.
+      if (csv) reply.header('Vary', 'Accept');
       const { caller, rate } = await strategy.admit(request, reply, { deps, arrivedAt });
       const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
       if (limited) reply.headers(limited.headers);
-      // Both representations of one url are different answers to a cache between client and server.
-      if (def.csv) reply.header('Vary', 'Accept');
-      const format: Format = def.csv ? negotiateFormat(request.headers.accept) : 'json';
+      const format: Format = csv ? negotiateFormat(request.headers.accept) : 'json';
       authorizeRoute(caller, def, { csv: format === 'csv' });
       checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
       request[STATE] = { caller, arrivedAt, format };
