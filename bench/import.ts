@@ -27,6 +27,7 @@ import { folderBytes, measure, rssOf, type Measured } from './measure.js';
 import type { BenchRow } from './run.js';
 import { EVENTS_DDL } from '../src/engines/duckdb/schema.js';
 import { DEFAULT_DUCKDB_MEMORY_LIMIT } from '../src/engines/duckdb/duckdb-instance.js';
+import { sqlString } from '../src/engines/duckdb/sql-string.js';
 
 export const name = 'import';
 const DAY_MS = 86_400_000;
@@ -164,8 +165,6 @@ function duckdbAlone(db: string, statements: string[], settings: Record<string, 
     for (const sql of ${JSON.stringify(statements)}) await c.run(sql);`;
   return measure(process.execPath, ['--input-type=module', '-e', code]);
 }
-
-const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 function row(kase: string, n: number, m: Measured, extra: Record<string, string | number> = {}): BenchRow {
   return {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { openControlStores, openImportStores } from '../src/container.js';
 import { dayWindow, formatDay } from '../src/domain/report-range.js';
 import { TRAFFIC_FILTERS } from '../src/domain/events.js';
-import { DuckDbAnalyticsEngine, type DuckConnection } from '../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine, type DuckConnection } from '../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
 import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';

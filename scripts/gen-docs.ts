@@ -96,6 +96,9 @@ export function renderMarkdown(doc: Json): string {
       const schema = ok?.content?.['application/json']?.schema;
       out.push(`Response 200 headers: ${Object.keys(ok?.headers ?? {}).map((h) => `\`${h}\``).join(', ')}.`, '');
       if (schema) out.push('Response 200 fields:', '', table(['Field', 'Type', 'Required', 'Notes'], fields(doc, deref(doc, schema))), '');
+      for (const [media, other] of Object.entries<Json>(ok?.content ?? {})) {
+        if (media !== 'application/json') out.push(`Also answers \`${media}\` (ask with \`Accept: ${media}\`): ${other.schema?.description ?? ''}`, '');
+      }
       const errs = Object.keys(op.responses).filter((s) => s !== '200');
       if (errs.length) {
         const rows = errs.map((s) => {

@@ -19,7 +19,7 @@ import { CONTROL_SQLITE_FILE, openControlPlane } from './control/open-control-pl
 import type { ControlPlane } from './control/sqlite/open.js';
 import { MemoryResponseCache } from './cache/memory-response-cache.js';
 import { PrometheusMetrics } from './http/metrics/prometheus-metrics.js';
-import { DuckDbAnalyticsEngine } from './engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from './engines/duckdb/duckdb-analytics-engine.js';
 import { openClickHouse } from './engines/clickhouse/open-clickhouse.js';
 import { openEventStore } from './engines/duckdb/open-event-store.js';
 import { openImportTarget as openTarget, type ImportTarget } from './ingest/pipeline/import-target.js';

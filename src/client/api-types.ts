@@ -118,7 +118,7 @@ export interface paths {
         };
         /**
          * One metric as a dense series of UTC days or hours
-         * @description metric: pageviews (default), visitors (daily uniques), sessions, events. interval: day (default) or hour (starter and up). filters: a JSON object string, dimension name to string value, all must equal; source, medium, campaign, region and city need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra.
+         * @description metric: pageviews (default), visitors (daily uniques), sessions, events, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms. interval: day (default) or hour (starter and up). filters: a JSON object string, dimension name to string value, all must equal; source, medium, campaign, region and city need Extended data (409 otherwise). Units = 2 x interval (day 1, hour 3) x ceil(days / 30) x metric (events 1, others 2); compare costs nothing extra. Accept: text/csv answers the points as CSV (plans with exports.csv, 403 otherwise), metered the same.
          */
         get: operations["getTimeseries"];
         put?: never;
@@ -138,7 +138,7 @@ export interface paths {
         };
         /**
          * One metric grouped by a dimension
-         * @description dimension: page, entry_page, exit_page, referrer, channel, source, medium, campaign, country, region, city, device, browser, os, tenant. source, medium, campaign, region and city need Extended data (409 otherwise); tenant needs api.allow_tenant_dimension (403 otherwise) and groups by stable tenant_id (a tenant-restricted token sees only its tenants). limit: 1 to api.max_breakdown_limit, default 100. Units = 4 x ceil(days / 30) x ceil(limit / 100) x dimension (page 2, others 1) x metric (events 1, others 2).
+         * @description dimension: page, entry_page, exit_page, referrer, channel, source, medium, campaign, country, region, city, device, browser, os, tenant. source, medium, campaign, region and city need Extended data (409 otherwise); tenant needs api.allow_tenant_dimension (403 otherwise) and groups by stable tenant_id (a tenant-restricted token sees only its tenants). limit: 1 to api.max_breakdown_limit, default 100. Units = 4 x ceil(days / 30) x ceil(limit / 100) x dimension (page 2, others 1) x metric (events 1, others 2). Accept: text/csv answers the rows as CSV (plans with exports.csv, 403 otherwise), metered the same.
          */
         get: operations["getBreakdown"];
         put?: never;
@@ -909,10 +909,10 @@ export interface components {
         /** Timeseries */
         Timeseries: {
             /** @enum {string} */
-            metric: "pageviews" | "visitors" | "sessions" | "events";
+            metric: "pageviews" | "visitors" | "sessions" | "events" | "bounce_rate" | "avg_pages_per_session" | "avg_session_eng_time_ms";
             /** @enum {string} */
             interval: "day" | "hour";
-            /** @description The range's own value (visitors: the sum of daily uniques) */
+            /** @description The range's own value (visitors: the sum of daily uniques; rates: of the range's sums) */
             total: number;
             /** @description One point per UTC day or hour of the range, zero-filled */
             points: {
@@ -1507,7 +1507,7 @@ export interface operations {
                 /** @description Default humans */
                 traffic?: "humans" | "humans_including_ai" | "bots_only" | "ai_bots_only" | "all";
                 /** @description Default pageviews */
-                metric?: "pageviews" | "visitors" | "sessions" | "events";
+                metric?: "pageviews" | "visitors" | "sessions" | "events" | "bounce_rate" | "avg_pages_per_session" | "avg_session_eng_time_ms";
                 /** @description Default day */
                 interval?: "day" | "hour";
                 /** @description JSON object serialized as a string: dimension name -> string value; every pair must equal */
@@ -1540,6 +1540,7 @@ export interface operations {
                         availability: components["schemas"]["Availability"];
                         meta: components["schemas"]["ReportMeta"];
                     };
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1602,6 +1603,7 @@ export interface operations {
                         availability: components["schemas"]["Availability"];
                         meta: components["schemas"]["ReportMeta"];
                     };
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -26,14 +26,17 @@ export interface FootfallClientOptions {
   headers?: Record<string, string>;
 }
 
-export interface FootfallClient extends Client<paths> {
+/** Answers are typed as their JSON: the metrics routes' text/csv is another media type of the same 200. */
+type Json = `${string}/json`;
+
+export interface FootfallClient extends Client<paths, Json> {
   /** meta.usage of the latest metered answer this client received; null before the first */
   readonly lastUsage: MeteredUsage | null;
 }
 
 export function createFootfallClient(options: FootfallClientOptions): FootfallClient {
   const policy = new RetryPolicy(options.retry === false ? { maxRetries: 0 } : options.retry);
-  const client = createClient<paths>({
+  const client = createClient<paths, Json>({
     baseUrl: options.baseUrl,
     headers: { ...options.headers, Authorization: `Bearer ${options.token}` },
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, policy),

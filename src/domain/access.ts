@@ -31,26 +31,33 @@ export function familyAllowed(family: RouteFamily, policy: ApiPolicy): boolean {
   }
 }
 
-/** The facts about a token that decide site and tenant access. */
-export interface TokenGrant {
+/**
+ * What a caller may read, whichever way it came in: a token's own scopes and allowlists, every site and
+ * tenant of the workspace for a person reading its dashboard, a parent token's with a forced site and
+ * tenant for an embed.
+ */
+export interface AccessGrant {
   workspaceId: string;
+  scopes: readonly TokenScope[];
   /** null = every site of the workspace */
   siteIds: readonly string[] | null;
   /** null = every tenant */
   tenantIds: readonly string[] | null;
 }
 
+type SiteGrant = Pick<AccessGrant, 'workspaceId' | 'siteIds'>;
+
 /**
- * A site is readable when it exists, belongs to the token's workspace and passes the allowlist.
+ * A site is readable when it exists, belongs to the grant's workspace and passes the allowlist.
  * The three failures are deliberately indistinguishable to the caller.
  */
-export function canReadSite(grant: TokenGrant, site: { id: string; workspaceId: string } | null): boolean {
+export function canReadSite(grant: SiteGrant, site: { id: string; workspaceId: string } | null): boolean {
   if (!site || site.workspaceId !== grant.workspaceId) return false;
   return grant.siteIds === null || grant.siteIds.includes(site.id);
 }
 
 /** A tenant is readable when it belongs to the (already readable) site and passes the allowlist. */
-export function canReadTenant(grant: TokenGrant, siteId: string, tenant: { id: string; siteId: string } | null): boolean {
+export function canReadTenant(grant: Pick<AccessGrant, 'tenantIds'>, siteId: string, tenant: { id: string; siteId: string } | null): boolean {
   if (!tenant || tenant.siteId !== siteId) return false;
   return grant.tenantIds === null || grant.tenantIds.includes(tenant.id);
 }

@@ -69,9 +69,13 @@ interface PlanPackaging {
   advancedActionsLevel: Level;
 }
 
-const SURFACES_FREE = ['overview', 'content', 'acquisition'];
-const SURFACES_STARTER = [...SURFACES_FREE, 'actions'];
-const SURFACES_PRO = [...SURFACES_STARTER, 'goals', 'tenants'];
+/** What the dashboard draws, in parts a plan opens (`dashboard.enabled_surfaces`). */
+export const DASHBOARD_SURFACES = ['overview', 'content', 'acquisition', 'actions', 'goals', 'tenants'] as const;
+export type DashboardSurface = (typeof DASHBOARD_SURFACES)[number];
+
+const SURFACES_FREE: DashboardSurface[] = ['overview', 'content', 'acquisition'];
+const SURFACES_STARTER: DashboardSurface[] = [...SURFACES_FREE, 'actions'];
+const SURFACES_PRO: DashboardSurface[] = [...SURFACES_STARTER, 'goals', 'tenants'];
 
 const PACKAGING: Record<PlanId, PlanPackaging> = {
   free: {
@@ -182,7 +186,7 @@ function capabilities(p: PlanPackaging, api: ApiPolicy, envelope: DataEnvelope):
       level: p.exports.level,
       data_envelope: envelope,
       maturity: 'not_applicable',
-      notes: ['CSV export is a dashboard feature; the API has no asynchronous export.'],
+      notes: ['CSV: the dashboard downloads it, and /v1/metrics/* answer Accept: text/csv; the API has no asynchronous export.'],
     },
     api: {
       level: api.availability,
@@ -208,6 +212,11 @@ function core(plan: PlanId, apiOverrides: Partial<ApiPolicy>, envelope: DataEnve
     dashboard: { ...p.dashboard, enabled_surfaces: [...p.dashboard.enabled_surfaces] },
     capabilities: capabilities(p, api, envelope),
   };
+}
+
+/** The plan's exports (`exports` of the product object), without building the rest of it. */
+export function exportsOf(plan: PlanId): { csv: boolean; level: Level } {
+  return { ...PACKAGING[plan].exports };
 }
 
 /** The workspace's canonical product object (GET /v1/me). */

@@ -32,10 +32,12 @@ export interface RangeInput {
   to?: string;
   /** the `compare` query value; only prev_period is valid */
   compare?: string;
-  /** api.retention_days; null = no API retention limit */
+  /** api.retention_days (or the dashboard's); null = no retention limit */
   retentionDays: number | null;
-  /** api.max_range_days */
-  maxRangeDays: number;
+  /** how messages name that retention; default "the API retention" */
+  retentionName?: string;
+  /** api.max_range_days (or the dashboard's); null = no limit */
+  maxRangeDays: number | null;
   clock: Clock;
 }
 
@@ -136,6 +138,7 @@ export function resolveReportRange(input: RangeInput): ResolvedRange {
   const current = dayWindow(from, to);
   const compare = input.compare === 'prev_period' ? previousPeriod(current) : null;
 
+  const retention = input.retentionName ?? 'the API retention';
   if (input.retentionDays !== null) {
     const minAllowed = addDays(today, -(input.retentionDays - 1));
     for (const w of compare ? [current, compare] : [current]) {
@@ -143,14 +146,14 @@ export function resolveReportRange(input: RangeInput): ResolvedRange {
         throw new ApiError(
           'RETENTION_EXCEEDED',
           w === current
-            ? `from is older than the API retention of ${input.retentionDays} days`
-            : `the compare window starts before the API retention of ${input.retentionDays} days`,
+            ? `from is older than ${retention} of ${input.retentionDays} days`
+            : `the compare window starts before ${retention} of ${input.retentionDays} days`,
           { min_allowed_from: minAllowed },
         );
       }
     }
   }
-  if (current.days > input.maxRangeDays) {
+  if (input.maxRangeDays !== null && current.days > input.maxRangeDays) {
     throw invalidParams(`the range may span at most ${input.maxRangeDays} days`, {
       parameter: 'from',
       range_days: current.days,

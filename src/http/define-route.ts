@@ -1,23 +1,41 @@
 // One pipeline for every authenticated GET route, in the order docs/product.md §7.2 fixes:
-// route (404/405, in error-envelope.ts) -> token (401) -> rate limit (429) -> plan, scope, family (403)
+// route (404/405, in error-envelope.ts) -> caller (401, the route's authentication strategy)
+// -> rate limit (429) -> plan, scope, family or dashboard surface, CSV (403)
 // -> parameters (422: unknown or repeated, then the schema, then the route's own checks)
 // -> site and tenant access (403) -> site status (409) -> the handler (metering, query, budget).
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily, TokenScope } from '../domain/access.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
+import { invalidParams } from '../domain/errors.js';
+import type { DashboardSurface } from '../domain/product.js';
 import type { Site, Tenant } from '../ports/catalog-store.js';
-import { authenticate } from '../services/authenticate.js';
 import { authorizeRoute, resolveSiteAccess } from '../services/authorize.js';
 import type { Caller } from '../services/caller.js';
 import type { AppDeps } from '../services/deps.js';
-import { chargeUnits, withMeteredUnits, type MeteredMeta, type MeteringContext } from '../services/metering.js';
+import { requestMeter, type MeteredMeta } from '../services/metering.js';
 import { applyRateLimit } from '../services/rate-limit.js';
+import { tokenStrategy, type AuthStrategy } from './auth-strategy.js';
+import { negotiateFormat, type Format } from './negotiate.js';
 import { errorResponses } from './schemas/common.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the name of the authentication strategy a route was registered with */
+    strategy?: string;
+  }
+}
 
 /** A body the handler serialized itself (large reports: JSON.stringify beats the schema serializer there). */
 export class RawJson {
   constructor(readonly body: string) {}
+}
+
+/** A CSV body (RFC 4180, UTF-8), sent as an attachment named `filename`. */
+export class RawCsv {
+  constructor(
+    readonly body: string,
+    readonly filename: string,
+  ) {}
 }
 
 export interface RouteContext<Q> {
@@ -26,6 +44,8 @@ export interface RouteContext<Q> {
   deps: AppDeps;
   caller: Caller;
   query: Q;
+  /** what the request asked for: the JSON envelope, or CSV on a route that offers it */
+  format: Format;
   requestId: string;
   /** clock time when the request arrived: the month it is metered in, "today" for defaults */
   arrivedAt: Date;
@@ -53,18 +73,22 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
   family: RouteFamily;
   /** any one of them grants the route */
   scopes: readonly TokenScope[];
+  /** the dashboard surface it draws (dashboard-policy.ts); null: a read every dashboard may make */
+  surface: DashboardSurface | null;
   summary: string;
   description?: string;
   tags: string[];
   querystring?: Q;
   response: R;
+  /** set when the route also answers Accept: text/csv (RawCsv): the CSV's description in the OpenAPI document */
+  csv?: { description: string };
   /** statuses beyond those every authenticated route can answer (401, 403, 422, 429, 500) */
   errors?: readonly number[];
   /** reads query.site_id (and query.tenant_id) and checks access to them */
   site?: SiteRule<Static<Q>>;
   /** parameter rules a schema cannot say (calendar dates, from <= to); throw INVALID_PARAMS */
   check?(query: Static<Q>, ctx: { arrivedAt: Date; caller: Caller }): void;
-  handler(ctx: RouteContext<Static<Q>>): Promise<Static<R> | RawJson>;
+  handler(ctx: RouteContext<Static<Q>>): Promise<Static<R> | RawJson | RawCsv>;
 }
 
 /**
@@ -75,17 +99,25 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
 export interface AnyRoute extends Omit<RouteDefinition, 'site' | 'check' | 'handler'> {
   /** set when the route reads site_id (and tenant_id) and checks access to them */
   site?: { inactive: 'reject' | 'allow' };
-  /** adds the route to app behind the pipeline */
-  register(app: FastifyInstance, deps: AppDeps): void;
+  /** adds the route to app behind the pipeline, entered by the strategy of `options` (default: tokens) */
+  register(app: FastifyInstance, deps: AppDeps, options?: RegisterOptions): void;
+}
+
+/** How a route is served: /v1 takes the defaults; the dashboard and embeds name their own way in. */
+export interface RegisterOptions {
+  strategy?: AuthStrategy;
+  /** keeps the route out of /openapi.json (a way in that another document describes) */
+  hidden?: boolean;
 }
 
 export function defineRoute<Q extends TObject, R extends TSchema>(def: RouteDefinition<Q, R>): AnyRoute {
-  return { ...def, register: (app, deps) => registerRoute(app, deps, def) };
+  return { ...def, register: (app, deps, options) => registerRoute(app, deps, def, options) };
 }
 
 interface RequestState {
   caller: Caller;
   arrivedAt: Date;
+  format: Format;
 }
 
 const STATE = Symbol('footfall.request');
@@ -93,7 +125,16 @@ type WithState = FastifyRequest & { [STATE]?: RequestState };
 
 const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
 
-function registerRoute<Q extends TObject, R extends TSchema>(app: FastifyInstance, deps: AppDeps, def: RouteDefinition<Q, R>): void {
+/** The text/csv media type's schema: one string, the whole file. */
+const CSV_SCHEMA = { type: 'string' };
+
+function registerRoute<Q extends TObject, R extends TSchema>(
+  app: FastifyInstance,
+  deps: AppDeps,
+  def: RouteDefinition<Q, R>,
+  options: RegisterOptions = {},
+): void {
+  const strategy = options.strategy ?? tokenStrategy;
   const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
   const integers = new Set(
     (Object.entries(def.querystring?.properties ?? {}) as [string, { type?: unknown }][])
@@ -104,29 +145,35 @@ function registerRoute<Q extends TObject, R extends TSchema>(app: FastifyInstanc
   const statuses = [...new Set([...BASE_ERRORS, ...(def.errors ?? [])])].sort();
   // widened: Fastify's reply type cannot follow a generic schema (RouteDefinition checks the handler against R)
   const response: TSchema = def.response;
+  const csv = def.csv ? { schema: { ...CSV_SCHEMA, description: def.csv.description } } : null;
+  const ok = csv ? { description: response.description, content: { 'application/json': { schema: response }, 'text/csv': csv } } : response;
 
   app.route({
     method: 'GET',
     url: def.url,
+    config: { strategy: strategy.name },
     schema: {
       operationId: def.operationId,
       summary: def.summary,
       description: def.description,
       tags: def.tags,
-      security: [{ bearerAuth: [] }],
+      // a copy per route: the document is built from (and finished in) these objects
+      security: strategy.security.map((s) => ({ ...s })),
+      ...(options.hidden ? { hide: true } : {}),
       ...(def.querystring ? { querystring: def.querystring } : {}),
-      response: { 200: response, ...errorResponses(statuses) },
+      response: { 200: ok, ...errorResponses(statuses) },
     },
     onRequest: async (request: WithState, reply: FastifyReply) => {
       const arrivedAt = deps.clock.now();
-      // Node keeps the first of two Authorization headers: which one the client meant is unknown.
-      if (authorizationCount(request.raw.rawHeaders) > 1) throw new ApiError('UNAUTHORIZED', 'Send exactly one Authorization header.');
-      const caller = await authenticate(deps.catalog, request.headers.authorization);
-      const rate = await applyRateLimit(deps.limiter, caller, arrivedAt.getTime());
-      if (rate) reply.headers(rate.headers);
-      authorizeRoute(caller, def);
+      // Both representations of one url are different answers to a cache between client and server.
+      if (csv) reply.header('Vary', 'Accept');
+      const { caller, rate } = await strategy.admit(request, reply, { deps, arrivedAt });
+      const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
+      if (limited) reply.headers(limited.headers);
+      const format: Format = csv ? negotiateFormat(request.headers.accept) : 'json';
+      authorizeRoute(caller, def, { csv: format === 'csv' });
       checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
-      request[STATE] = { caller, arrivedAt };
+      request[STATE] = { caller, arrivedAt, format };
     },
     handler: async (request: WithState, reply: FastifyReply) => {
       const state = request[STATE]!;
@@ -143,34 +190,35 @@ function registerRoute<Q extends TObject, R extends TSchema>(app: FastifyInstanc
           tenantRequiredForRestrictedToken: typeof rule === 'function' ? rule(query) : rule === true,
         }));
       }
-      const metering: MeteringContext = { ledger: deps.ledger, workspaceId: state.caller.workspace.id, policy: state.caller.policy, arrivedAt: state.arrivedAt };
+      const { caller, arrivedAt, format } = state;
+      const { meter, charge } = requestMeter(
+        { ledger: deps.ledger, workspaceId: caller.workspace.id, policy: caller.api, arrivedAt },
+        caller.metering,
+        metrics ? (units) => metrics.unitsCharged(units) : undefined,
+      );
       const ctx: RouteContext<Static<Q>> = {
         routeUrl: def.url,
         deps,
-        caller: state.caller,
+        caller,
         query,
+        format,
         requestId: request.id,
-        arrivedAt: state.arrivedAt,
+        arrivedAt,
         site,
         tenant,
         log: request.log,
-        meter: metrics
-          ? async (units, run) => {
-              const out = await withMeteredUnits(metering, units, run);
-              metrics.unitsCharged(units);
-              return out;
-            }
-          : (units, run) => withMeteredUnits(metering, units, run),
-        charge: metrics
-          ? async (units) => {
-              const meta = await chargeUnits(metering, units);
-              metrics.unitsCharged(units);
-              return meta;
-            }
-          : (units) => chargeUnits(metering, units),
+        meter,
+        charge,
       };
       const result = await def.handler(ctx);
       if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);
+      if (result instanceof RawCsv) {
+        return reply
+          .type('text/csv; charset=utf-8')
+          // a quoted-string holds no quote or backslash; ids and dates need nothing beyond this set
+          .header('Content-Disposition', `attachment; filename="${result.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`)
+          .send(result.body);
+      }
       return result;
     },
   });
@@ -190,10 +238,4 @@ function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySe
     if (integers.has(name) && !DECIMAL.test(value as string))
       throw invalidParams(`Invalid query parameter ${name}: must be an integer written in decimal digits.`, { parameter: name });
   }
-}
-
-function authorizationCount(raw: readonly string[]): number {
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
-  return n;
 }

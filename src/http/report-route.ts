@@ -5,6 +5,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily } from '../domain/access.js';
 import type { ServedRoute } from '../domain/availability.js';
+import type { DashboardSurface } from '../domain/product.js';
 import type { ResolvedRange } from '../domain/report-range.js';
 import { serveAnalytics, type AnalyticsContext, type AnalyticsPlan } from '../services/analytics/serve-analytics.js';
 import { checkReportLimit } from '../services/reports/report-kit.js';
@@ -14,13 +15,16 @@ import type { ReportQuery } from './schemas/reports.js';
 
 type ReportName = Extract<ServedRoute, 'overview' | 'acquisition' | 'actions' | 'content' | 'goals'>;
 
-/** Goal conversions belong to the goals family and tag; the other reports to the reports family. */
-const LISTED: Record<ReportName, { family: RouteFamily; tag: string }> = {
-  overview: { family: 'reports', tag: 'Reports' },
-  acquisition: { family: 'reports', tag: 'Reports' },
-  actions: { family: 'reports', tag: 'Reports' },
-  content: { family: 'reports', tag: 'Reports' },
-  goals: { family: 'goals', tag: 'Goals' },
+/**
+ * Goal conversions belong to the goals family and tag; the other reports to the reports family. Each
+ * report is the dashboard surface of its name.
+ */
+const LISTED: Record<ReportName, { family: RouteFamily; tag: string; surface: DashboardSurface }> = {
+  overview: { family: 'reports', tag: 'Reports', surface: 'overview' },
+  acquisition: { family: 'reports', tag: 'Reports', surface: 'acquisition' },
+  actions: { family: 'reports', tag: 'Reports', surface: 'actions' },
+  content: { family: 'reports', tag: 'Reports', surface: 'content' },
+  goals: { family: 'goals', tag: 'Goals', surface: 'goals' },
 };
 
 export interface ReportRouteSpec<Q extends TObject, P extends TSchema> {
@@ -40,12 +44,13 @@ export interface ReportRouteSpec<Q extends TObject, P extends TSchema> {
 
 /** Q: every report reads the common analytics parameters and limit; P: the payload its plan builds. */
 export function reportRoute<Q extends TObject<typeof ReportQuery.properties>, P extends TSchema>(spec: ReportRouteSpec<Q, P>): AnyRoute {
-  const { family, tag } = LISTED[spec.report];
+  const { family, tag, surface } = LISTED[spec.report];
   return defineRoute({
     url: spec.url,
     operationId: spec.operationId,
     family,
     scopes: ['metrics:read'],
+    surface,
     tags: [tag],
     summary: spec.summary,
     description: spec.description,

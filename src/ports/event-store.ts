@@ -116,6 +116,21 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/**
+ * EventStore.importBatch for any store: one session, begun, given the rows and committed; a failed
+ * append aborts the session, so nothing of the batch is stored.
+ */
+export async function importInOneSession(store: Pick<EventStore, 'beginImport'>, rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
+  const session = await store.beginImport(options);
+  try {
+    await session.append(rows);
+  } catch (err) {
+    await session.abort();
+    throw err;
+  }
+  return session.commit();
+}
+
 /** Field order of an encoded row; every store reads this shape. */
 export const EVENT_ROW_FIELDS = [
   'event_id', 'site_id', 'tenant_id', 'ts_ms', 'type', 'profile', 'visitor_key', 'path_canon', 'page_title',

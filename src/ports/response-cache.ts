@@ -3,7 +3,7 @@
 // invalidated by hand. Implementations: cache/memory-response-cache.ts (in process).
 
 export interface CachedBody {
-  /** serialized JSON text (for reports: the envelope without its per-request meta) */
+  /** serialized text (for reports: the envelope's JSON without its per-request meta; or a CSV body) */
   body: string;
   /** UTF-8 bytes of body, measured once when stored */
   bytes: number;

@@ -1,14 +1,17 @@
 // Bearer token -> caller. Looked up in the store on every request (no cache), so a revocation
 // takes effect on the very next request.
+import { RATE_WINDOW_MS, rateLimitPerWindow } from '../domain/access.js';
 import { apiPolicyFor } from '../domain/plans.js';
 import { ApiError } from '../domain/errors.js';
+import { apiReadPolicy } from '../domain/read-policy.js';
 import { hashSecret, looksLikeSecret } from '../domain/tokens.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
-import type { Caller } from './caller.js';
+import type { Admission } from './caller.js';
 
 const BEARER = /^Bearer ([^\s]+)$/i;
 
-export async function authenticate(catalog: CatalogStore, authorization: string | undefined): Promise<Caller> {
+/** The token's caller: its grant, its plan's API policy, metered; rate-counted per token (docs/product.md §7.4). */
+export async function authenticate(catalog: CatalogStore, authorization: string | undefined): Promise<Admission> {
   const secret = authorization ? BEARER.exec(authorization.trim())?.[1] : undefined;
   // A malformed secret costs no store lookup.
   if (!secret || !looksLikeSecret(secret)) throw new ApiError('UNAUTHORIZED');
@@ -16,5 +19,17 @@ export async function authenticate(catalog: CatalogStore, authorization: string 
   if (!token || token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
   const workspace = await catalog.getWorkspace(token.workspaceId);
   if (!workspace) throw new ApiError('UNAUTHORIZED');
-  return { token, workspace, policy: apiPolicyFor(workspace.plan, workspace.apiPolicy) };
+  const api = apiPolicyFor(workspace.plan, workspace.apiPolicy);
+  const limit = rateLimitPerWindow(api);
+  return {
+    caller: {
+      kind: 'token',
+      workspace,
+      api,
+      grant: { workspaceId: token.workspaceId, scopes: token.scopes, siteIds: token.siteIds, tenantIds: token.tenantIds },
+      policy: apiReadPolicy(workspace.plan, api),
+      metering: 'metered',
+    },
+    rate: limit === null ? null : { key: `token:${token.id}`, limit, windowMs: RATE_WINDOW_MS },
+  };
 }

@@ -1,16 +1,38 @@
-// Plan, scope and route-family gates, then site and tenant access (docs/product.md §7).
+// Plan, scope and route-family (or dashboard surface) gates, then site and tenant access (docs/product.md §7).
 import { canReadSite, canReadTenant, familyAllowed, scopeGrants, type RouteFamily, type TokenScope } from '../domain/access.js';
+import { surfaceRefusal } from '../domain/dashboard-policy.js';
 import { hasApiAccess } from '../domain/plans.js';
+import type { DashboardSurface } from '../domain/product.js';
+import { CSV_REFUSAL } from '../domain/read-policy.js';
 import { ApiError, forbidden } from '../domain/errors.js';
 import type { CatalogStore, Site, Tenant } from '../ports/catalog-store.js';
 import type { Caller } from './caller.js';
 
-export function authorizeRoute(caller: Caller, route: { family: RouteFamily; scopes: readonly TokenScope[] }): void {
-  if (!hasApiAccess(caller.policy)) throw new ApiError('FORBIDDEN', 'The plan does not include API access.');
-  if (!scopeGrants(caller.token.scopes, route.scopes))
+/** What a route declares for the gates: its API family and scopes, and the dashboard surface it draws. */
+export interface RouteGate {
+  family: RouteFamily;
+  scopes: readonly TokenScope[];
+  /** null: a read every dashboard may make (the caller's workspace, its sites, its usage) */
+  surface: DashboardSurface | null;
+}
+
+/**
+ * 403 FORBIDDEN unless the caller's rules open the route: under the API policy, API access, then the
+ * scope, then the family; under the dashboard policy, the scope, then the surface. Then CSV, when asked.
+ */
+export function authorizeRoute(caller: Caller, route: RouteGate, asked: { csv: boolean } = { csv: false }): void {
+  const policy = caller.policy;
+  if (policy.kind === 'api' && !hasApiAccess(caller.api)) throw new ApiError('FORBIDDEN', 'The plan does not include API access.');
+  if (!scopeGrants(caller.grant.scopes, route.scopes))
     throw new ApiError('FORBIDDEN', `The token lacks the scope this endpoint needs (${route.scopes.join(' or ')}).`);
-  if (!familyAllowed(route.family, caller.policy))
-    throw new ApiError('FORBIDDEN', 'The active API policy does not enable this endpoint.');
+  const refusal =
+    policy.kind === 'api'
+      ? familyAllowed(route.family, caller.api)
+        ? null
+        : 'The active API policy does not enable this endpoint.'
+      : surfaceRefusal(policy, route.surface);
+  if (refusal !== null) throw new ApiError('FORBIDDEN', refusal);
+  if (asked.csv && !policy.csv) throw new ApiError('FORBIDDEN', CSV_REFUSAL);
 }
 
 export interface SiteAccessOptions {
@@ -32,12 +54,12 @@ export async function resolveSiteAccess(
   options: SiteAccessOptions,
 ): Promise<{ site: Site; tenant: Tenant | null }> {
   const site = await catalog.getSite(siteId);
-  if (!site || !canReadSite(caller.token, site)) throw forbidden();
+  if (!site || !canReadSite(caller.grant, site)) throw forbidden();
   let tenant: Tenant | null = null;
   if (tenantId !== undefined) {
     tenant = await catalog.getTenant(tenantId);
-    if (!canReadTenant(caller.token, site.id, tenant)) throw forbidden();
-  } else if (options.tenantRequiredForRestrictedToken && caller.token.tenantIds !== null) {
+    if (!canReadTenant(caller.grant, site.id, tenant)) throw forbidden();
+  } else if (options.tenantRequiredForRestrictedToken && caller.grant.tenantIds !== null) {
     // Says what is missing, not which tenants exist: GET /v1/tenants lists the token's own.
     throw new ApiError('FORBIDDEN', 'This token is restricted to tenants: tenant_id is required (GET /v1/tenants lists them).', {
       parameter: 'tenant_id',

@@ -1,9 +1,11 @@
 // Metered requests: reserve units before the work, commit on success, release on any failure,
 // so used_units never passes the hard cap however many requests race (docs/product.md §7.5).
+// Unmetered ones (the dashboard) record nothing and report the month's usage as it stands.
 import { ApiError } from '../domain/errors.js';
 import type { ApiPolicy } from '../domain/plans.js';
 import { periodOf } from '../domain/periods.js';
 import { ReservationLostError, type UsageLedger } from '../ports/usage-ledger.js';
+import type { Metering } from './caller.js';
 
 export interface MeteringContext {
   ledger: UsageLedger;
@@ -87,4 +89,45 @@ export async function chargeUnits(ctx: MeteringContext, units: number): Promise<
   const used = await ctx.ledger.charge(request);
   if (used === null) throw new ApiError('HARD_CAP_REACHED');
   return usageMeta(units, used, terms);
+}
+
+/** meta of a request that is not metered: 0 units, the month's usage as it stands (one ledger read), nothing recorded. */
+export async function unmeteredMeta(ctx: MeteringContext): Promise<MeteredMeta> {
+  return usageMeta(0, await ctx.ledger.used(ctx.workspaceId, periodOf(ctx.arrivedAt)), termsOf(ctx.policy));
+}
+
+/** How one request pays for its work: what a route's context offers as `meter` and `charge`. */
+export interface RequestMeter {
+  /** reserve -> run -> commit, or release on any failure (402 when the cap would be passed) */
+  meter<T>(units: number, run: () => Promise<T>): Promise<{ value: T; meta: MeteredMeta }>;
+  /** reserve and commit at once, for work already done that cannot fail (402 when over the cap) */
+  charge(units: number): Promise<MeteredMeta>;
+}
+
+/**
+ * The ledger's reservations for a metered caller (`charged` hears of each charge that went through);
+ * for an unmetered one, the work alone: no reservation, no cap, units_charged 0.
+ */
+export function requestMeter(ctx: MeteringContext, metering: Metering, charged?: (units: number) => void): RequestMeter {
+  if (metering === 'unmetered') {
+    return {
+      meter: async (_units, run) => {
+        const value = await run();
+        return { value, meta: await unmeteredMeta(ctx) };
+      },
+      charge: () => unmeteredMeta(ctx),
+    };
+  }
+  return {
+    meter: async (units, run) => {
+      const out = await withMeteredUnits(ctx, units, run);
+      charged?.(units);
+      return out;
+    },
+    charge: async (units) => {
+      const meta = await chargeUnits(ctx, units);
+      charged?.(units);
+      return meta;
+    },
+  };
 }

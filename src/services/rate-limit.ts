@@ -1,8 +1,14 @@
-// The per-token sliding-window limit (docs/product.md §7.4, §8.10).
-import { RATE_WINDOW_MS, rateLimitPerWindow } from '../domain/access.js';
+// The sliding-window limit of each caller (docs/product.md §7.4, §8.10): per token on /v1, per session on
+// the dashboard; the authentication strategy names the window.
 import { ApiError } from '../domain/errors.js';
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js';
-import type { Caller } from './caller.js';
+
+/** The window a request counts against: `limit` requests per `windowMs` under `key`. */
+export interface RateWindow {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
 
 export interface RateOutcome {
   decision: RateDecision;
@@ -11,14 +17,13 @@ export interface RateOutcome {
 }
 
 /**
- * Records the hit when allowed. Returns null when the policy sets no rate (no API plan, or an
- * enterprise policy without one): then there is nothing to count and no headers to send.
+ * Records the hit when allowed. Returns null without a window (no API plan, or an enterprise policy
+ * without a rate): then there is nothing to count and no headers to send.
  * Throws RATE_LIMITED (with its headers attached) when the window is full.
  */
-export async function applyRateLimit(limiter: RateLimiter, caller: Caller, nowMs: number): Promise<RateOutcome | null> {
-  const limit = rateLimitPerWindow(caller.policy);
-  if (limit === null) return null;
-  const decision = await limiter.hit(`token:${caller.token.id}`, limit, RATE_WINDOW_MS, nowMs);
+export async function applyRateLimit(limiter: RateLimiter, window: RateWindow | null, nowMs: number): Promise<RateOutcome | null> {
+  if (window === null) return null;
+  const decision = await limiter.hit(window.key, window.limit, window.windowMs, nowMs);
   const headers = {
     'X-RateLimit-Limit': String(decision.limit),
     'X-RateLimit-Remaining': String(decision.remaining),

@@ -1,7 +1,7 @@
 // The actions-rollup planner alone (pure): which reads the rollup answers exactly, from which rows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planActions } from '../../src/engines/sql/actions-plan.js';
+import { planActions } from '../../src/engines/sql/read/actions-plan.js';
 import type { ActionSelection } from '../../src/ports/analytics-engine.js';
 
 const DAY = 86_400_000;

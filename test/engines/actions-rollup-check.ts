@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { TRAFFIC_FILTERS, type ActionFamily, type TrafficClass } from '../../src/domain/events.js';
 import type { ActionGroupKey, ActionSelection, AnalyticsEngine, ReadScope } from '../../src/ports/analytics-engine.js';
 import type { MsWindow } from '../../src/domain/availability.js';
-import { planActions } from '../../src/engines/sql/actions-plan.js';
+import { planActions } from '../../src/engines/sql/read/actions-plan.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
 

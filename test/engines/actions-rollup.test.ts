@@ -1,4 +1,4 @@
-// The actions rollup (sql/actions-rollup.ts) on DuckDB: its reads equal the event scan's for random
+// The actions rollup (sql/build/actions-build.ts) on DuckDB: its reads equal the event scan's for random
 // selections, after imports into existing days (the delta) and a re-import (dedupe); its rows are the
 // same whether the days came in one import or several; a store without it builds it at open.
 import { test } from 'node:test';
@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
-import { ACTIONS_TABLE } from '../../src/engines/sql/actions-rollup.js';
+import { ACTIONS_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { SITE } from './analytics-fixtures.js';
 import { actionRows, checkActionsRollup } from './actions-rollup-check.js';

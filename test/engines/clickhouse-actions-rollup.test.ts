@@ -3,10 +3,10 @@
 // before it gets it built at open. Skips without the test servers (clickhouse-scratch.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/analytics-engine.js';
+import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/clickhouse-analytics-engine.js';
 import { openClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
 import { ident } from '../../src/engines/clickhouse/schema.js';
-import { ACTIONS_COLUMNS } from '../../src/engines/sql/actions-rollup.js';
+import { ACTIONS_COLUMNS } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { SITE } from './analytics-fixtures.js';
 import { actionRows, checkActionsRollup } from './actions-rollup-check.js';

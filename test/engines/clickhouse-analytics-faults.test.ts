@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../../src/domain/errors.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
-import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/analytics-engine.js';
+import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/clickhouse-analytics-engine.js';
 import { ClickHouseNode } from '../../src/engines/clickhouse/node.js';
 import { openClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
 import { tableLayout } from '../../src/engines/clickhouse/schema.js';

@@ -4,11 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import type { EventRow, EventStore } from '../../src/ports/event-store.js';
 import type { ActionGroupKey, ActionSelection, AnalyticsEngine, GoalMatcher, ReadScope } from '../../src/ports/analytics-engine.js';
-import { ROLLUP_COLUMNS } from '../../src/engines/sql/rollup-build.js';
+import { ROLLUP_COLUMNS } from '../../src/engines/sql/rollup-tables.js';
 import type { OpenedClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import { DIMENSIONS } from '../../src/domain/query/dimensions.js';

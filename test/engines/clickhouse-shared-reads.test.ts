@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/analytics-engine.js';
+import { ClickHouseAnalyticsEngine } from '../../src/engines/clickhouse/clickhouse-analytics-engine.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import type { MetricRow } from '../../src/domain/query/assemble.js';

@@ -8,11 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
-import { buildActionRows } from '../../src/engines/duckdb/actions-rollup.js';
+import { buildActionRows } from '../../src/engines/duckdb/duckdb-actions-rollup.js';
 import { runCompiled } from '../../src/engines/duckdb/rollups.js';
-import { ACTION_GROUPINGS, ACTIONS_TABLE, compileActionsBuild, compileActionsInput } from '../../src/engines/sql/actions-rollup.js';
+import { compileActionsBuild, compileActionsInput } from '../../src/engines/sql/build/actions-build.js';
+import { ACTION_GROUPINGS, ACTIONS_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import { duckdbDialect } from '../../src/engines/sql/dialect.js';
-import { compileRollupExpansions } from '../../src/engines/sql/rollup-build.js';
+import { compileRollupExpansions } from '../../src/engines/sql/build/rollup-build.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { actionRows } from './actions-rollup-check.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
 import { METRICS } from '../../src/domain/query/metrics.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { EngineError } from '../../src/domain/errors.js';
-import { DuckDbAnalyticsEngine, type DuckConnection } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine, type DuckConnection } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { SESSIONS_DDL } from '../../src/engines/duckdb/schema.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 

@@ -1,7 +1,7 @@
 // Hand-counted scenarios: every expected number below was counted by hand from the event list.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { buildAvailability } from '../../src/domain/availability.js';
 import type { AnalyticsEngine } from '../../src/ports/analytics-engine.js';
 import { denseSeries } from '../../src/domain/query/assemble.js';

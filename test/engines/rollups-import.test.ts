@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/analytics-engine.js';
+import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
-import { ROLLUP_TABLE } from '../../src/engines/sql/compile-rollup.js';
+import { ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import type { QuerySpec } from '../../src/domain/query/query-spec.js';
 import { TRAFFIC_FILTERS } from '../../src/domain/events.js';
 import { duckdbDialect } from '../../src/engines/sql/dialect.js';
-import { compilePageTitlesFromRollup } from '../../src/engines/sql/compile-page-titles.js';
+import { compilePageTitlesFromRollup } from '../../src/engines/sql/read/compile-page-titles.js';
 import type { ReadScope } from '../../src/ports/analytics-engine.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
 

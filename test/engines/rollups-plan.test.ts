@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { TRAFFIC_FILTERS } from '../../src/domain/events.js';
 import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
 import { normalizeSpec, type QuerySpec } from '../../src/domain/query/query-spec.js';
-import { compileRollupQuery } from '../../src/engines/sql/compile-rollup.js';
+import { compileRollupQuery } from '../../src/engines/sql/read/compile-rollup.js';
 import { clickhouseDialect, duckdbDialect } from '../../src/engines/sql/dialect.js';
-import { planRollup, ROLLUP_GROUPINGS, type RollupPlan } from '../../src/engines/sql/rollup-plan.js';
+import { planRollup, type RollupPlan } from '../../src/engines/sql/read/rollup-plan.js';
+import { ROLLUP_GROUPINGS } from '../../src/engines/sql/rollup-tables.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2025, 0, 1);

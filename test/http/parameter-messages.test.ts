@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
-import { PUBLIC_METRICS } from '../../src/domain/query/metrics.js';
+import { TIMESERIES_METRICS } from '../../src/domain/query/metrics.js';
 import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
 
 let h: MetricsHarness;
@@ -25,8 +25,8 @@ function error(r: { statusCode: number; json(): any; body: string }, status: num
 
 test('an enum error lists the allowed values in the message and in details.allowed', async () => {
   const metric = error(await h.call(TS, { site_id: site, metric: 'bounces' }), 422);
-  assert.equal(metric.message, `Invalid query parameter metric: must be one of ${PUBLIC_METRICS.join(', ')}.`);
-  assert.deepEqual(metric.details, { parameter: 'metric', allowed: [...PUBLIC_METRICS] });
+  assert.equal(metric.message, `Invalid query parameter metric: must be one of ${TIMESERIES_METRICS.join(', ')}.`);
+  assert.deepEqual(metric.details, { parameter: 'metric', allowed: [...TIMESERIES_METRICS] });
   const dimension = error(await h.call(BD, { site_id: site, dimension: 'planet' }), 422);
   assert.deepEqual(dimension.details?.allowed, [...DIMENSIONS]);
   assert.match(dimension.message, /must be one of page, entry_page, exit_page, referrer/);

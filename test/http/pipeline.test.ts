@@ -23,6 +23,7 @@ const analyticsLike = defineRoute({
   operationId: 'testMetered',
   family: 'metrics',
   scopes: ['metrics:read'],
+  surface: 'overview',
   tags: ['test'],
   summary: 'a metered test route',
   querystring: Query,

@@ -112,6 +112,7 @@ test('unexpected failures answer 500 INTERNAL_ERROR with the fixed message; engi
       operationId: `test${url.split('/').pop()}`,
       family: 'metrics',
       scopes: ['metrics:read'],
+      surface: 'overview',
       tags: ['test'],
       summary: 'fails',
       response: Type.Object({}),

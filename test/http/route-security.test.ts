@@ -12,6 +12,7 @@ import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fast
 import { harness, type Harness } from './helpers/harness.js';
 import type { RouteFamily, TokenScope } from '../../src/domain/access.js';
 import type { ErrorCode } from '../../src/domain/errors.js';
+import type { DashboardSurface } from '../../src/domain/product.js';
 import { generateSecret } from '../../src/domain/tokens.js';
 import { analyticsRoutes, platformRoutes } from '../../src/http/routes/index.js';
 import { APP_API_PREFIX } from '../../src/http/app-api/app-api-prefix.js';
@@ -31,6 +32,26 @@ const FAMILIES: Record<RouteFamily, { scopes: readonly TokenScope[]; starter: bo
   tenants: { scopes: ['metrics:read'], starter: false },
 };
 const ALL_SCOPES: readonly TokenScope[] = ['metrics:read', 'usage:read'];
+
+/**
+ * The dashboard surface each route draws (a plan without it refuses it on the dashboard), decided one by
+ * one: a new route fails until it is given one. null: every dashboard may read it.
+ */
+const SURFACES: Record<string, DashboardSurface | null> = {
+  '/v1/me': null,
+  '/v1/sites': null,
+  '/v1/usage/current': null,
+  '/v1/usage/history': null,
+  '/v1/metrics/timeseries': 'overview',
+  '/v1/metrics/breakdown': 'overview',
+  '/v1/reports/overview': 'overview',
+  '/v1/reports/content': 'content',
+  '/v1/reports/acquisition': 'acquisition',
+  '/v1/reports/actions': 'actions',
+  '/v1/goals': 'goals',
+  '/v1/goals/conversions': 'goals',
+  '/v1/tenants': 'tenants',
+};
 
 /** Routes anyone may call, decided one by one; a new unauthenticated route fails until it is added. */
 const PUBLIC_ROUTES = [
@@ -79,6 +100,9 @@ interface Registered {
   method: string;
   url: string;
   authenticated: boolean;
+  /** the authentication strategy the pipeline registered it with (define-route.ts), if any */
+  strategy?: string;
+  security?: unknown;
 }
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
@@ -103,7 +127,8 @@ before(async () => {
     seen.set(fastify, list);
     fastify.addHook('onRoute', (route: RouteOptions) => {
       const authenticated = Array.isArray(route.schema?.security) && route.schema.security.length > 0;
-      for (const method of [route.method].flat()) list.push({ method, url: route.url, authenticated });
+      const strategy = (route.config as { strategy?: string } | undefined)?.strategy;
+      for (const method of [route.method].flat()) list.push({ method, url: route.url, authenticated, strategy, security: route.schema?.security });
     });
   };
   init.subscribe(onInit);
@@ -156,6 +181,11 @@ test('every registered route is an authenticated GET under /v1 with a known fami
     assert.ok(def, `${r.url} is not one of the route definitions of src/http/routes/index.ts`);
     assert.ok(def.family in FAMILIES, `${r.url}: family ${def.family} has no rules in this suite`);
     assert.deepEqual([...def.scopes].sort(), [...FAMILIES[def.family].scopes].sort(), `${r.url}: scopes`);
+    // /v1 is entered with a token, and the document says so; another way in gets a prefix of its own
+    assert.equal(r.strategy, 'token', `${r.url}: registered with the ${r.strategy} strategy`);
+    assert.deepEqual(r.security, [{ bearerAuth: [] }], `${r.url}: security`);
+    assert.ok(r.url in SURFACES, `${r.url}: which dashboard surface it draws is not decided in this suite`);
+    assert.equal(def.surface, SURFACES[r.url], `${r.url}: dashboard surface`);
   }
   const unauthenticated = registered.filter((r) => !r.authenticated);
   for (const r of unauthenticated) assert.ok(!r.url.startsWith('/v1'), `${r.method} ${r.url} is under /v1 without authentication`);

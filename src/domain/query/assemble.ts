@@ -30,6 +30,13 @@ export function zeroAtoms(): AtomValues {
   return Object.fromEntries(ATOMS.map((a) => [a, 0])) as AtomValues;
 }
 
+/** The atoms of rows added up: over rows that partition a window (its buckets), every atom but visitors sums to the window's. */
+export function sumAtoms(rows: readonly { atoms: AtomValues }[]): AtomValues {
+  const atoms = zeroAtoms();
+  for (const r of rows) for (const a of ATOMS) atoms[a] += r.atoms[a];
+  return atoms;
+}
+
 /** Code-point order (not UTF-16 unit order), null last: the order SQL engines give UTF-8 bytes. */
 export function compareKeys(a: string | null, b: string | null): number {
   if (a === b) return 0;
@@ -68,8 +75,7 @@ export function assembleRows(spec: NormalizedSpec, rows: readonly AtomRow[]): Me
     values: valuesOf(spec.metrics, r.atoms),
   }));
   if (!spec.dimension && !spec.interval) {
-    const atoms = zeroAtoms();
-    for (const r of rows) for (const a of ATOMS) atoms[a] += r.atoms[a];
+    const atoms = sumAtoms(rows);
     return [{ bucketMs: null, key: null, atoms, values: valuesOf(spec.metrics, atoms) }];
   }
   if (spec.dimension) {

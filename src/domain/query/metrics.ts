@@ -1,5 +1,5 @@
 // The metric registry: every metric is ONE definition over integer "atoms" that the SQL compiler
-// computes (engines/sql/compile-query.ts, once for every dialect). Rates and averages are formed
+// computes (engines/sql/read/compile-query.ts, once for every dialect). Rates and averages are formed
 // here from the integer sums, unrounded, 0 when the denominator is 0 (docs/product.md §8.4).
 
 /**
@@ -41,6 +41,10 @@ export type Metric = (typeof METRICS)[number];
 /** Metrics the public /v1/metrics endpoints accept (docs/product.md §5). */
 export const PUBLIC_METRICS = ['pageviews', 'visitors', 'sessions', 'events'] as const satisfies readonly Metric[];
 export type PublicMetric = (typeof PUBLIC_METRICS)[number];
+
+/** /v1/metrics/timeseries also takes the rates of the dashboard's headline tiles (docs/product.md §5). */
+export const TIMESERIES_METRICS = [...PUBLIC_METRICS, 'bounce_rate', 'avg_pages_per_session', 'avg_session_eng_time_ms'] as const satisfies readonly Metric[];
+export type TimeseriesMetric = (typeof TIMESERIES_METRICS)[number];
 
 export type MetricDef =
   | { name: Metric; kind: 'count'; atom: Atom }

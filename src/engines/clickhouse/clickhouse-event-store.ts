@@ -8,12 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import {
   checkedCheckpoint,
-  EVENT_ROW_FIELDS,
-  type DayRef,
-  type EngagementRow,
+  importInOneSession,
   type EventRow,
   type EventStore,
-  type Checkpoint,
   type ImportOptions,
   type ImportResult,
   type ImportSession,
@@ -21,16 +18,10 @@ import {
   type SiteCoverage,
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
-import { currentGens, daysIn, siteCoverage, syncedVersion, utcDay, type Shard } from './commit-log.js';
-import { rewriteDays, type RewrittenDay, type ShardDay } from './day-rewrite.js';
-import type { ClickHouseNode } from './node.js';
+import { ClickHouseImportSession } from './clickhouse-import-session.js';
+import { checkpointSite, siteCoverage, syncedVersion, type Shard } from './commit-log.js';
 import { ident, stageDdl, stageRouterDdl, type TableLayout } from './schema.js';
-import { encodedRowsTsv, eventRowsTsv, TSV_COLUMNS } from './tab-separated.js';
 
-/** Rows (staged and stored) one rewrite step of a server reads at most, roughly; a day is never split. */
-const GROUP_ROWS = 1_000_000;
-/** Inserts through a Distributed table reach the servers before the statement returns. */
-const INSERT_SETTINGS = { insert_distributed_sync: 1 } as const;
 /** Names of an import's scratch tables start with this and the creation time (open drops stale ones). */
 export const SCRATCH_PREFIX = 'ff_tmp_';
 
@@ -66,15 +57,8 @@ export class ClickHouseEventStore implements EventStore {
     return new ClickHouseImportSession(this.p, tag, stage, entry, options.reidentify ?? defaultReidentify, this.serialized, checkpoint);
   }
 
-  async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
-    const session = await this.beginImport(options);
-    try {
-      await session.append(rows);
-    } catch (err) {
-      await session.abort();
-      throw err;
-    }
-    return session.commit();
+  importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
+    return importInOneSession(this, rows, options);
   }
 
   async newestEventAt(siteId: string): Promise<string | null> {
@@ -127,267 +111,3 @@ export class ClickHouseEventStore implements EventStore {
 }
 
 const defaultReidentify: Reidentify = (row, occurrence) => `${row.event_id}#${occurrence}`;
-
-/**
- * A loader's checkpoint is a row of the first server's commit log itself (no site id starts with `#`):
- * written by the same insert that commits the import's days, so it is seen exactly when they are. Its
- * `events` column holds the position.
- */
-const checkpointSite = (source: string) => `#checkpoint/${source}`;
-
-function checkpointRow(cp: Checkpoint, gen: number, shard: number, committedMs: number): string {
-  return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, shard, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
-}
-
-/** A row as ClickHouse returns it -> EventRow (UInt8 booleans, no extra columns). */
-function toEventRow(r: Record<string, unknown>): EventRow {
-  const out: Record<string, unknown> = {};
-  for (const f of EVENT_ROW_FIELDS) out[f] = r[f];
-  out.has_click_id = r.has_click_id === 1 || r.has_click_id === true;
-  out.ts_ms = Number(r.ts_ms);
-  out.engagement_time_ms = Number(r.engagement_time_ms);
-  return out as unknown as EventRow;
-}
-
-const dayKey = (d: DayRef) => `${d.site_id}|${d.day}`;
-
-class ClickHouseImportSession implements ImportSession {
-  private staged = 0;
-  private done = false;
-  /** engagement rows of this import: few (live collection batches), kept in memory until commit */
-  private readonly engagement: EngagementRow[] = [];
-
-  constructor(
-    private readonly p: ClickHouseStoreParts,
-    private readonly tag: string,
-    /** each server's staging table */
-    private readonly stage: string,
-    /** where appends go: the stage (one server) or the router spreading rows over the servers */
-    private readonly entry: string,
-    private readonly reidentify: Reidentify,
-    private readonly serialized: CommitLock,
-    private readonly checkpoint: Checkpoint | null,
-  ) {}
-
-  /** Commits the checkpoint alone (an import that changed nothing still moves its loader on). */
-  private async commitCheckpointOnly(): Promise<void> {
-    if (!this.checkpoint) return;
-    const now = Date.now();
-    await this.p.coordinator.node.insertNdjson(ident(this.p.layout.days), checkpointRow(this.checkpoint, now * 1000, this.p.coordinator.num, now) + '\n');
-  }
-
-  async append(rows: readonly EventRow[]): Promise<void> {
-    if (this.done) throw new Error('import session already finished');
-    if (rows.length === 0) return;
-    await this.p.coordinator.node.insertTabSeparated(ident(this.entry), TSV_COLUMNS, eventRowsTsv(rows), INSERT_SETTINGS);
-    this.staged += rows.length;
-  }
-
-  async appendEncoded(ndjson: string | Uint8Array, count: number): Promise<void> {
-    if (this.done) throw new Error('import session already finished');
-    if (count === 0) return;
-    const text = typeof ndjson === 'string' ? ndjson : Buffer.from(ndjson.buffer, ndjson.byteOffset, ndjson.byteLength).toString('utf8');
-    await this.p.coordinator.node.insertTabSeparated(ident(this.entry), TSV_COLUMNS, encodedRowsTsv(text), INSERT_SETTINGS);
-    this.staged += count;
-  }
-
-  async appendEngagement(rows: readonly EngagementRow[]): Promise<void> {
-    if (this.done) throw new Error('import session already finished');
-    this.engagement.push(...rows);
-  }
-
-  commit(): Promise<ImportResult> {
-    if (this.done) return Promise.reject(new Error('import session already finished'));
-    this.done = true;
-    return this.serialized(async () => {
-      try {
-        return await this.commitNow();
-      } finally {
-        await this.dropScratch();
-      }
-    });
-  }
-
-  async abort(): Promise<void> {
-    if (this.done) return;
-    this.done = true;
-    await this.dropScratch();
-  }
-
-  private async dropScratch(): Promise<void> {
-    const drop = (n: ClickHouseNode, t: string) => n.command(`DROP TABLE IF EXISTS ${ident(t)}`).catch(() => undefined);
-    if (this.entry !== this.stage) await drop(this.p.coordinator.node, this.entry);
-    await Promise.all(this.p.shards.map((s) => drop(s.node, this.stage)));
-  }
-
-  private async commitNow(): Promise<ImportResult> {
-    const L = this.p.layout;
-    const counts = await Promise.all(this.p.shards.map((s) => s.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`)));
-    const total = counts.reduce((n, r) => n + Number(r[0].n), 0);
-    if (total !== this.staged) throw new Error(`staged ${total} rows, expected ${this.staged}`);
-    if (this.staged === 0 && this.engagement.length === 0) {
-      await this.commitCheckpointOnly();
-      return { imported: 0, duplicates: 0, days: [] };
-    }
-    await Promise.all(this.p.shards.map((s) => this.numberRepeats(s)));
-
-    // every (site, day) staged on each server, with the generation that server shows for it now
-    const staged = await Promise.all(
-      this.p.shards.map((s) =>
-        s.node.query<{ site_id: string; d: string; n: number }>(
-          `SELECT site_id, toString(toDate(intDiv(ts_ms, 86400000))) AS d, count() AS n FROM (SELECT site_id, ts_ms, event_id FROM ${ident(this.stage)} LIMIT 1 BY event_id) GROUP BY site_id, d`,
-        ),
-      ),
-    );
-    // engagement may fall on any server's visitors: its days are every server's to look at
-    const engagementDays = uniqueDays(this.engagement.map((e) => ({ site_id: e.site_id, day: utcDay(e.ts_ms) })));
-    const touched = uniqueDays([...staged.flat().map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]);
-    const olds = await currentGens(this.p.coordinator.node, L.days, touched);
-    const oldOf = new Map(olds.map((g) => [`${g.shard}|${dayKey(g)}`, g.gen]));
-    // a new gen is above every gen these days had, so "newest" stays "current" whatever the clocks say
-    const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...olds.map((g) => g.gen + 1));
-
-    const committedMs = Date.now();
-    const logRows = (of: Shard | null) =>
-      committed
-        .filter((c) => of === null || c.shard === of)
-        .map((c) => JSON.stringify({ site_id: c.site_id, day: c.day, gen, shard: c.shard.num, events: c.events, first_ms: c.firstMs, last_ms: c.lastMs, committed_ms: committedMs }))
-        .join('\n') + '\n';
-    const rewritten: { shard: Shard; days: RewrittenDay[] }[] = [];
-    const committed: (RewrittenDay & { shard: Shard })[] = [];
-    let fresh = 0;
-    let applied = 0;
-    const engagementOf = (group: readonly DayRef[]) => {
-      const days = new Set(group.map(dayKey));
-      return this.engagement.filter((e) => days.has(`${e.site_id}|${utcDay(e.ts_ms)}`));
-    };
-    const engaged = () => (this.engagement.length ? { engagement: { applied, dropped: this.engagement.length - applied } } : {});
-    try {
-      await Promise.all(
-        this.p.shards.map(async (s, i) => {
-          const rows = new Map(staged[i].map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
-          const days = uniqueDays([...staged[i].map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]).map(
-            (d): ShardDay & { n: number } => ({ ...d, n: rows.get(dayKey(d)) ?? 0, oldGen: oldOf.get(`${s.num}|${dayKey(d)}`) ?? 0 }),
-          );
-          const stored = await storedRows(this.p.coordinator.node, s.num, L.days, days);
-          let step = 0;
-          for (const group of groupDays(days, stored)) {
-            const r = await rewriteDays(s, L, this.stage, group, engagementOf(group), gen, `${this.tag}_${s.num}_${step++}`);
-            fresh += r.fresh;
-            applied += r.applied;
-            if (r.days.length) rewritten.push({ shard: s, days: r.days });
-          }
-        }),
-      );
-      committed.push(...rewritten.flatMap((r) => r.days.map((d) => ({ shard: r.shard, ...d }))));
-      if (committed.length === 0) {
-        await this.commitCheckpointOnly();
-        return { imported: 0, duplicates: this.staged, days: [], ...engaged() };
-      }
-      // Under the lock, so no other commit lands between the check and the insert.
-      await this.p.commitLock(async () => {
-        // Another process may have committed some of these days since we read them: our rewrite would drop its events.
-        const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
-        const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
-        if (changed.length) {
-          throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
-        }
-        // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
-        const checkpoint = this.checkpoint ? checkpointRow(this.checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '';
-        await this.p.coordinator.node.insertNdjson(ident(L.days), logRows(null) + checkpoint);
-      });
-    } catch (err) {
-      await this.dropGeneration(gen).catch(() => undefined);
-      throw err;
-    }
-    // Committed. Each other server's log gets its rows (readers mend a copy a dead process left behind).
-    await Promise.all(
-      this.p.shards
-        .filter((s) => s !== this.p.coordinator && rewritten.some((r) => r.shard === s))
-        .map((s) => s.node.insertNdjson(ident(L.days), logRows(s)).catch(() => undefined)),
-    );
-    await Promise.all(
-      rewritten.map((r) =>
-        this.dropSuperseded(r.shard, r.days.map((d) => ({ ...d, oldGen: oldOf.get(`${r.shard.num}|${dayKey(d)}`) ?? 0 }))).catch(() => undefined),
-      ),
-    );
-    const days = uniqueDays(rewritten.flatMap((r) => r.days)).sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
-    return { imported: fresh, duplicates: this.staged - fresh, days, ...engaged() };
-  }
-
-  /**
-   * Rows arrive with their occurrence-0 identity, so identical events of this batch share an id;
-   * the 2nd, 3rd ... copy gets the identity of its occurrence number (docs/product.md §8.2). Copies are alike,
-   * so they are on one server; the stage keeps them and each rewrite reads one row per id.
-   */
-  private async numberRepeats(s: Shard): Promise<void> {
-    const st = ident(this.stage);
-    const counts = await s.node.query<{ event_id: string; n: number }>(`SELECT event_id, count() AS n FROM ${st} GROUP BY event_id HAVING n > 1`);
-    if (counts.length === 0) return;
-    const n = new Map(counts.map((c) => [c.event_id, Number(c.n)]));
-    const reps = await s.node.query<Record<string, unknown>>(`SELECT * FROM ${st} WHERE event_id IN (${counts.map((c) => lit(c.event_id)).join(', ')}) LIMIT 1 BY event_id`);
-    const extra: EventRow[] = [];
-    for (const rep of reps) {
-      const row = toEventRow(rep);
-      for (let occ = 2; occ <= n.get(row.event_id)!; occ++) extra.push({ ...row, event_id: this.reidentify(row, occ) });
-    }
-    await s.node.insertTabSeparated(st, TSV_COLUMNS, eventRowsTsv(extra));
-  }
-
-  /** An import that failed before its commit point: its rows were never visible; remove them. */
-  private async dropGeneration(gen: number): Promise<void> {
-    await Promise.all(this.p.shards.map((s) => this.mutate(s, `gen = ${lit(gen)}`)));
-  }
-
-  /**
-   * Rows of the generations the commit replaced (invisible already): reclaimed in the background.
-   * Only gens up to the one replaced: a gen between it and ours belongs to another import still
-   * writing (it will find our commit and fail whole), and deleting its rows under it would make it
-   * count what it wrote as nothing. Rows of an import that died are reclaimed by a later commit.
-   */
-  private async dropSuperseded(s: Shard, days: readonly ShardDay[]): Promise<void> {
-    const byOld = new Map<number, DayRef[]>();
-    for (const d of days) if (d.oldGen > 0) byOld.set(d.oldGen, [...(byOld.get(d.oldGen) ?? []), d]);
-    if (byOld.size === 0) return;
-    await this.mutate(s, [...byOld].map(([old, group]) => `(${daysIn(group)} AND gen <= ${lit(old)})`).join(' OR '));
-  }
-
-  private async mutate(s: Shard, where: string): Promise<void> {
-    const L = this.p.layout;
-    await Promise.all([L.events, L.sessions, L.rollups, L.titles, L.actions].map((t) => s.node.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`)));
-  }
-}
-
-function uniqueDays(days: readonly DayRef[]): DayRef[] {
-  const seen = new Map<string, DayRef>();
-  for (const d of days) if (!seen.has(dayKey(d))) seen.set(dayKey(d), { site_id: d.site_id, day: d.day });
-  return [...seen.values()];
-}
-
-/** How many rows of each (site, day) a server stores at its current generation (the authority's facts). */
-async function storedRows(authority: ClickHouseNode, shard: number, log: string, days: readonly ShardDay[]): Promise<Map<string, number>> {
-  const withOld = days.filter((d) => d.oldGen > 0);
-  if (withOld.length === 0) return new Map();
-  const rows = await authority.query<{ site_id: string; d: string; n: number }>(
-    `SELECT site_id, toString(day) AS d, argMax(events, gen) AS n FROM ${ident(log)} WHERE shard = ${lit(shard)} AND ${daysIn(withOld)} GROUP BY site_id, d`,
-  );
-  return new Map(rows.map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
-}
-
-/** Days in groups of about GROUP_ROWS rows (staged and stored), a day never split. */
-function* groupDays(days: readonly (ShardDay & { n: number })[], stored: Map<string, number>): Generator<ShardDay[]> {
-  let group: ShardDay[] = [];
-  let rows = 0;
-  for (const d of days) {
-    const n = d.n + (stored.get(dayKey(d)) ?? 0);
-    if (group.length && rows + n > GROUP_ROWS) {
-      yield group;
-      group = [];
-      rows = 0;
-    }
-    group.push({ site_id: d.site_id, day: d.day, oldGen: d.oldGen });
-    rows += n;
-  }
-  if (group.length) yield group;
-}
-

@@ -3,8 +3,8 @@
 // committed generations. The first server's log is the authority (an import commits with one
 // insert there); each other server keeps a copy of its own rows, written right after the commit
 // and mended by syncLogs when a process died in between.
-import type { DayRef } from '../../ports/event-store.js';
-import type { RowFilter } from '../sql/sql-writer.js';
+import type { Checkpoint, DayRef } from '../../ports/event-store.js';
+import type { RowFilter } from '../sql/read/sql-writer.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseNode, QueryOptions } from './node.js';
 import { ident } from './schema.js';
@@ -42,6 +42,17 @@ export async function currentGens(node: ClickHouseNode, table: string, days: rea
     `SELECT site_id, toString(day) AS d, shard, max(gen) AS g FROM ${ident(table)} WHERE ${daysIn(days)} GROUP BY site_id, d, shard`,
   );
   return rows.map((r) => ({ site_id: r.site_id, day: r.d, shard: Number(r.shard), gen: Number(r.g) }));
+}
+
+/**
+ * A loader's checkpoint is a row of the first server's commit log itself (no site id starts with `#`):
+ * written by the same insert that commits the import's days, so it is seen exactly when they are. Its
+ * `events` column holds the position.
+ */
+export const checkpointSite = (source: string) => `#checkpoint/${source}`;
+
+export function checkpointRow(cp: Checkpoint, gen: number, shard: number, committedMs: number): string {
+  return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, shard, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
 }
 
 export interface Coverage {

@@ -2,11 +2,11 @@
 // cluster, that the URL lists each shard once), creates the tables on every server if missing
 // (idempotent), and hands back the EventStore and the AnalyticsEngine over the same tables.
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
-import { ClickHouseAnalyticsEngine } from './analytics-engine.js';
+import { ClickHouseAnalyticsEngine } from './clickhouse-analytics-engine.js';
 import { ClickHouseEventStore, SCRATCH_PREFIX } from './clickhouse-event-store.js';
 import type { Shard } from './commit-log.js';
 import { ClickHouseNode, errorCode } from './node.js';
-import { backfillActions, prepareActionsBackfill } from './actions-rollup.js';
+import { backfillActions, prepareActionsBackfill } from './clickhouse-actions-rollup.js';
 import { ident, serverDdl, tableLayout, type TableLayout } from './schema.js';
 import { parseClickHouseUrl, redactClickHouseUrl } from './url.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';

@@ -10,11 +10,9 @@
 import { createHash } from 'node:crypto';
 import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { compileRollupExpansions } from '../sql/rollup-build.js';
+import { compileRollupExpansions } from '../sql/build/rollup-build.js';
 import { ATOMS } from '../../domain/query/metrics.js';
-import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
-import { PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
-import { ACTION_IDENTITY, ACTIONS_COLUMNS, ACTIONS_TABLE } from '../sql/actions-rollup.js';
+import { ACTION_IDENTITY, ACTIONS_COLUMNS, ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 
 export type RowField = (typeof EVENT_ROW_FIELDS)[number];
 
@@ -71,7 +69,7 @@ export const SESSION_COLUMNS: [string, string][] = [
   ['is_engaged', 'UInt8'],
 ];
 
-/** daily_rollups: ROLLUP_COLUMNS (sql/rollup-build.ts) + day and gen for visibility. */
+/** daily_rollups: ROLLUP_COLUMNS (sql/rollup-tables.ts) + day and gen for visibility. */
 export const ROLLUP_TABLE_COLUMNS: [string, string][] = [
   ['site_id', 'String'],
   ['day_ms', 'Int64'],
@@ -87,7 +85,7 @@ export const ROLLUP_TABLE_COLUMNS: [string, string][] = [
   ['gen', 'UInt64'],
 ];
 
-/** daily_page_titles: PAGE_TITLES_COLUMNS (sql/page-titles-rollup.ts) + day and gen. */
+/** daily_page_titles: PAGE_TITLES_COLUMNS (sql/rollup-tables.ts) + day and gen. */
 export const TITLE_TABLE_COLUMNS: [string, string][] = [
   ['site_id', 'String'],
   ['day_ms', 'Int64'],
@@ -101,7 +99,7 @@ export const TITLE_TABLE_COLUMNS: [string, string][] = [
   ['gen', 'UInt64'],
 ];
 
-/** daily_actions: ACTIONS_COLUMNS (sql/actions-rollup.ts) + day and gen. */
+/** daily_actions: ACTIONS_COLUMNS (sql/rollup-tables.ts) + day and gen. */
 export const ACTIONS_TABLE_COLUMNS: [string, string][] = [
   ...ACTIONS_COLUMNS.map((c): [string, string] => [
     c,

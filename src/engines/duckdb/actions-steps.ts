@@ -1,4 +1,4 @@
-// The DuckDB build of the action rows (sql/actions-rollup.ts defines them; compileActionsBuild is
+// The DuckDB build of the action rows (sql/build/actions-build.ts defines them; compileActionsBuild is
 // the one-statement-per-grouping form ClickHouse runs). That form aggregates the input per session
 // again for each of the 32 groupings: 'simple' and 'all' of a grouping re-read the same rows, and the
 // session's channel, device, country and browser (one value per session) make five per-session
@@ -6,11 +6,12 @@
 // finer one below it (action -> family -> any / meaningful), with both eligibility variants carried
 // as columns, and every grouping then only counts those rows (figures in docs/decisions.md
 // (rollups)). Still one statement per step: a statement's memory grows with its operators (the
-// memory limit; see actions-rollup.ts).
+// memory limit; see duckdb-actions-rollup.ts).
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { duckdbDialect as d, type SqlParam } from '../sql/dialect.js';
-import { ACTION_DIMS, ACTION_GROUPINGS, actionRowsSelect, identityOf, type ActionGrouping, type ActionLevel } from '../sql/actions-rollup.js';
-import { classBit, type CompiledBuild } from '../sql/rollup-build.js';
+import { actionRowsSelect } from '../sql/build/actions-build.js';
+import { ACTION_DIMS, ACTION_GROUPINGS, identityOf, type ActionGrouping, type ActionLevel } from '../sql/rollup-tables.js';
+import { classBit, type CompiledBuild } from '../sql/build/rollup-build.js';
 
 const CLASSES = [...new Set(Object.values(TRAFFIC_FILTERS).flat())];
 /** The dimensions the session fixes (k_<dim> of the input); `page` is the event's. */

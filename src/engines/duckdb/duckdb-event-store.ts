@@ -7,6 +7,7 @@ import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
   checkedCheckpoint,
+  importInOneSession,
   encodeEventRows,
   type Checkpoint,
   type EngagementRow,
@@ -22,6 +23,8 @@ import { EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_DDL, stageSel
 import { ensureRollups } from './rollups.js';
 import { COMMIT_GROUP_ROWS, prepareImport, releaseImport, writeImport, type PreparedImport } from './import-commit.js';
 import { importResourceError, openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './duckdb-instance.js';
+import { countRows } from './count-rows.js';
+import { sqlString } from './sql-string.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -119,15 +122,8 @@ export class DuckDbEventStore implements EventStore {
     return `${this.epoch}:${this.versions.get(siteId) ?? 0}`;
   }
 
-  async importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
-    const session = await this.beginImport(options);
-    try {
-      await session.append(rows);
-    } catch (err) {
-      await session.abort();
-      throw err;
-    }
-    return session.commit();
+  importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
+    return importInOneSession(this, rows, options);
   }
 
   async checkpoint(source: string): Promise<number | null> {
@@ -326,7 +322,7 @@ class DuckDbImportSession implements ImportSession {
     const c = this.conn;
     const s = this.stage;
     await c.run(`CREATE TEMP TABLE ${s}_repn AS SELECT event_id, count(*) AS n FROM ${s} GROUP BY event_id HAVING count(*) > 1`);
-    if ((await count(c, `SELECT count(*) FROM ${s}_repn`)) === 0) return;
+    if ((await countRows(c, `${s}_repn`)) === 0) return;
     const reps = (
       await c.runAndReadAll(`SELECT DISTINCT ON (st.event_id) st.*, r.n FROM ${s} st JOIN ${s}_repn r USING (event_id)`)
     ).getRowObjectsJS();
@@ -351,11 +347,8 @@ function fromDb(o: Record<string, unknown>): EventRow {
   delete r.day;
   r.ts_ms = Number(r.ts_ms);
   r.engagement_time_ms = Number(r.engagement_time_ms);
+  // a row of the store's own staging table: EventRow's columns by its DDL, which no type here can see
   return r as unknown as EventRow;
-}
-
-async function count(c: DuckDBConnection, sql: string): Promise<number> {
-  return Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
 }
 
 /** Bytes DuckDB has spilled into the temp folder (its files; not our staged chunks). */
@@ -367,8 +360,4 @@ function spilledBytes(dir: string): number | null {
   } catch {
     return null;
   }
-}
-
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
 }

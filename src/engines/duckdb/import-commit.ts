@@ -12,6 +12,8 @@ import { addCopy, applyImportWrites, createImportWrites, dropScratch, releaseImp
 import { EVENTS_COLUMNS } from './schema.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { prepareRollupDelta, buildRollupRows, groupsOf } from './rollups.js';
+import { countRows } from './count-rows.js';
+import { sqlString } from './sql-string.js';
 
 /** Staged rows one commit step takes (old events of their visitor-days come on top), roughly. */
 export const COMMIT_GROUP_ROWS = 1_500_000;
@@ -101,9 +103,9 @@ async function prepareGroup(
   // Stored ids can only meet staged ones within the batch's visitor-days: the id hashes all three.
   await c.run(`CREATE TEMP TABLE ${old} AS SELECT e.rowid AS rid, e.* FROM events e
     SEMI JOIN ${v} v ON e.site_id = v.site_id AND e.day = v.day AND e.visitor_key = v.visitor_key`);
-  const stored = await count(c, old);
+  const stored = await countRows(c, old);
   if (stored > 0) await c.run(`DELETE FROM ${fresh} WHERE event_id IN (SELECT event_id FROM ${old})`);
-  const imported = await count(c, fresh);
+  const imported = await countRows(c, fresh);
 
   // The touched visitor-days as they were, counted before anything of them changes.
   let beforeRows: string | null = null;
@@ -172,19 +174,11 @@ async function applyEngagement(c: DuckDBConnection, fresh: string, old: string |
   const set = `engagement_time_ms = least(engagement_time_ms + a.add_ms, ${MAX_ENGAGEMENT_MS})`;
   await c.run(`UPDATE ${fresh} SET ${set} FROM ${adds} a WHERE NOT a.old AND ${fresh}.rowid = a.rid`);
   if (old) await c.run(`UPDATE ${old} SET ${set} FROM ${adds} a WHERE a.old AND ${old}.rid = a.rid`);
-  const total = await count(c, eng);
+  const total = await countRows(c, eng);
   await c.run(`DROP TABLE ${adds}`);
   return { applied, dropped: total - applied };
 }
 
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-
 async function rows(c: DuckDBConnection, sql: string): Promise<unknown[][]> {
   return (await c.runAndReadAll(sql)).getRowsJS();
-}
-
-async function count(c: DuckDBConnection, table: string): Promise<number> {
-  return Number((await rows(c, `SELECT count(*) FROM ${table}`))[0]?.[0] ?? 0);
 }

@@ -9,9 +9,7 @@
 // from the scratch tables that computed them (kept until the transaction ends), and the keys and
 // merged rows of what they replace; the transaction copies them in and makes or drops no table.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
-import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
-import { PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
+import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import { EVENTS_COLUMNS } from './schema.js';
 

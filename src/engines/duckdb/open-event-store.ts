@@ -1,15 +1,8 @@
-// Picks the event store the configuration names: DuckDB in the data dir, or (later) ClickHouse.
+// The embedded event store as the configuration names it: DuckDB in the data dir, with the configured
+// memory, temp and thread limits. (A ClickHouse store is opened from its URL by src/container.ts.)
 import path from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { EVENTS_DUCKDB_FILE, openDuckDbEventStore, type DuckDbEventStore } from './duckdb-event-store.js';
-
-export class EventStoreUnsupportedError extends Error {
-  readonly code = 'NOT_SUPPORTED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'EventStoreUnsupportedError';
-  }
-}
 
 export function eventsFile(dataDir: string): string {
   return path.join(dataDir, EVENTS_DUCKDB_FILE);
@@ -20,13 +13,9 @@ export function eventsFile(dataDir: string): string {
  * The memory, temp directory, temp cap and thread settings come from the configuration.
  */
 export async function openEventStore(
-  config: { dataDir: string; eventsUrl?: string; duckdbMemoryLimit?: string; duckdbTempDir?: string; duckdbTempLimit?: string; duckdbThreads?: number },
+  config: { dataDir: string; duckdbMemoryLimit?: string; duckdbTempDir?: string; duckdbTempLimit?: string; duckdbThreads?: number },
   opts: { instance?: DuckDBInstance } = {},
 ): Promise<DuckDbEventStore> {
-  if (config.eventsUrl !== undefined)
-    throw new EventStoreUnsupportedError(
-      'a ClickHouse events store (FOOTFALL_EVENTS_URL / --events-url) is not supported yet; unset it to use DuckDB in the data dir',
-    );
   return openDuckDbEventStore({
     file: eventsFile(config.dataDir),
     instance: opts.instance,

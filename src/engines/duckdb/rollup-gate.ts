@@ -5,10 +5,9 @@
 // the tables are never dropped while a store is open, only rebuilt in one transaction.
 import { VARCHAR } from '@duckdb/node-api';
 import type { NormalizedSpec } from '../../domain/query/query-spec.js';
-import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
-import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
-import { DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
-import { planRollup } from '../sql/rollup-plan.js';
+import { ACTIONS_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
+import { DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
+import { planRollup } from '../sql/read/rollup-plan.js';
 import type { DuckConnection } from './duck-query.js';
 
 export interface RollupGate {

@@ -8,24 +8,23 @@
 // time. The engine detects them (rollup-gate.ts).
 import { BIGINT, BOOLEAN, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
-import { ROLLUP_TABLE } from '../sql/compile-rollup.js';
+import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_COLUMNS, ROLLUP_GROUPINGS, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import {
   compileRollupBuild,
   compileRollupExpansions,
   compileRollupInputs,
   compileSessionSets,
-  ROLLUP_COLUMNS,
   type RollupInputNames,
   type RollupSources,
-} from '../sql/rollup-build.js';
+} from '../sql/build/rollup-build.js';
 import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
-import { ROLLUP_GROUPINGS } from '../sql/rollup-plan.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
-import { ACTIONS_TABLE } from '../sql/actions-rollup.js';
-import { compilePageTitlesBuild, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE } from '../sql/page-titles-rollup.js';
-import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './actions-rollup.js';
+import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
+import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './duckdb-actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
+import { countRows } from './count-rows.js';
+import { sqlString } from './sql-string.js';
 
 const q = duckdbDialect.quoteIdent;
 const READ_COLUMNS = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'];
@@ -123,7 +122,7 @@ async function preparePageTitles(c: DuckDBConnection, fresh: string, p: string, 
   const t = q(PAGE_TITLES_TABLE);
   const match = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-  if ((await scalar(c, `SELECT count(*) FROM ${t} s SEMI JOIN ${p}_titles n ON ${match}`)) === 0) {
+  if ((await countRows(c, `${t} s SEMI JOIN ${p}_titles n ON ${match}`)) === 0) {
     await c.run(`INSERT INTO ${w.titles} (${cols}) SELECT ${cols} FROM ${p}_titles`);
     return;
   }
@@ -142,7 +141,7 @@ const FULL_BUILD_GROUP_EVENTS = 2_000_000;
  * At open: builds the rollups of every stored day when the table is missing or of another version,
  * a group of days at a time, and stores them in one transaction (table, rows and version together),
  * so a rollup table that exists is complete. The actions rollup comes with them, or alone when only
- * it is missing or of another ACTIONS_ROLLUP_VERSION (actions-rollup.ts). As in an import
+ * it is missing or of another ACTIONS_ROLLUP_VERSION (duckdb-actions-rollup.ts). As in an import
  * (import-writes.ts), the building runs before the transaction (whose dropped tables would stay
  * until it ends) into scratch tables the transaction copies; the store is opened by this process
  * alone and nothing writes to it meanwhile.
@@ -161,7 +160,7 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
   const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
   for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
-    const list = group.map((g) => `('${g.site.replace(/'/g, "''")}', DATE '${g.day}')`).join(', ');
+    const list = group.map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
     await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
     // the actions rollup alone reads only the action events
     const only = masks ? ` WHERE e.type = 'action'` : '';
@@ -219,10 +218,6 @@ export function* groupsOf<T extends { n: number }>(days: readonly T[], limit: nu
     rows += d.n;
   }
   if (group.length) yield group;
-}
-
-async function scalar(c: DuckDBConnection, sql: string): Promise<number> {
-  return Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
 }
 
 async function tableExists(c: { runAndReadAll: DuckDBConnection['runAndReadAll'] }, table: string): Promise<boolean> {

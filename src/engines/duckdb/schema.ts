@@ -4,7 +4,7 @@
 // sorted by (site_id, day, start_ms). No primary-key index (dedup is a semi-join within the
 // batch's days).
 import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
-import { ACTION_IDENTITY } from '../sql/actions-rollup.js';
+import { ACTION_IDENTITY } from '../sql/rollup-tables.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -129,7 +129,7 @@ export const PAGE_TITLES_DDL = (table: string) => `CREATE TABLE ${table} (
 
 /**
  * Action sessions and occurrences per (site, day, tenant, traffic filter, grouping, key):
- * ACTIONS_COLUMNS of sql/actions-rollup.ts. Bump ACTIONS_ROLLUP_VERSION when their layout or rules
+ * ACTIONS_COLUMNS of sql/rollup-tables.ts. Bump ACTIONS_ROLLUP_VERSION when their layout or rules
  * change: the store rebuilds this table alone at open.
  */
 export const ACTIONS_ROLLUP_VERSION = 1;

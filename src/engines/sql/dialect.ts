@@ -1,4 +1,4 @@
-// The few places SQL engines differ. The compiler (compile-query.ts) writes everything else once.
+// The few places SQL engines differ. The compiler (read/compile-query.ts) writes everything else once.
 import { encodeClickHouseLiteral } from './clickhouse-literal.js';
 
 export type SqlValue = string | number | boolean | null;

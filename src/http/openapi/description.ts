@@ -48,7 +48,7 @@ function meteringSection(): string {
         ['range', 'ceil(days / 30)'],
         ['limit', 'ceil(limit / 100), breakdown only (default limit 100)'],
         ['dimension', '2 page, 1 any other (breakdown only)'],
-        ['metric', '2 pageviews, visitors, sessions; 1 events'],
+        ['metric', '2 pageviews, visitors, sessions, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms; 1 events'],
       ],
     ),
     '',

@@ -58,7 +58,9 @@ function finishOperation(path: string, method: string, op: Json, examples: Json)
       const out: Json = { description: schema?.description ?? op.summary ?? 'OK', headers };
       if (schema && method !== 'head') {
         const example = examples[op.operationId];
-        out.content = { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } };
+        // Other media types (text/csv of the metrics routes) follow the JSON, as the route declares them.
+        const { 'application/json': _json, ...others } = response.content as Json;
+        out.content = { 'application/json': { schema, ...(example !== undefined ? { example } : {}) }, ...others };
       }
       responses[status] = out;
     } else if (path === '/healthz') {

@@ -6,6 +6,7 @@ export const goalsRoute = defineRoute({
   operationId: 'listGoals',
   family: 'goals',
   scopes: ['metrics:read'],
+  surface: 'goals',
   tags: ['Goals'],
   summary: 'Goals configured for a site',
   querystring: SiteQuery,

@@ -9,6 +9,7 @@ export const meRoute = defineRoute({
   operationId: 'getMe',
   family: 'me',
   scopes: ['metrics:read'],
+  surface: null,
   tags: ['Caller and plan'],
   summary: 'The caller workspace product object',
   querystring: Type.Object({}, { additionalProperties: false }),

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { metricsRoute } from '../../domain/availability.js';
 import { DIMENSIONS } from '../../domain/query/dimensions.js';
 import { PUBLIC_METRICS } from '../../domain/query/metrics.js';
-import { breakdownPlan } from '../../services/analytics/metrics-breakdown.js';
+import { breakdownCsv, breakdownPlan } from '../../services/analytics/metrics-breakdown.js';
 import { checkBreakdown, metricsDimensions, parseMetricsFilters } from '../../services/analytics/metrics-params.js';
-import { serveAnalytics } from '../../services/analytics/serve-analytics.js';
-import { defineRoute, RawJson } from '../define-route.js';
+import { defineRoute } from '../define-route.js';
+import { metricsAnswer } from '../metrics-answer.js';
 import { CommonAnalyticsParams, MetricsFiltersParam, reportEnvelope } from '../schemas/analytics.js';
 import { Nullable, StringEnum } from '../schemas/common.js';
 
@@ -42,13 +42,15 @@ export const metricsBreakdownRoute = defineRoute({
   operationId: 'getBreakdown',
   family: 'metrics',
   scopes: ['metrics:read'],
+  surface: 'overview',
   tags: ['Metrics'],
   summary: 'One metric grouped by a dimension',
   description:
     'dimension: page, entry_page, exit_page, referrer, channel, source, medium, campaign, country, region, city, device, browser, os, tenant. ' +
     'source, medium, campaign, region and city need Extended data (409 otherwise); tenant needs api.allow_tenant_dimension (403 otherwise) and ' +
     'groups by stable tenant_id (a tenant-restricted token sees only its tenants). limit: 1 to api.max_breakdown_limit, default 100. ' +
-    'Units = 4 x ceil(days / 30) x ceil(limit / 100) x dimension (page 2, others 1) x metric (events 1, others 2).',
+    'Units = 4 x ceil(days / 30) x ceil(limit / 100) x dimension (page 2, others 1) x metric (events 1, others 2). ' +
+    'Accept: text/csv answers the rows as CSV (plans with exports.csv, 403 otherwise), metered the same.',
   querystring: Type.Object(
     {
       ...CommonAnalyticsParams,
@@ -60,6 +62,12 @@ export const metricsBreakdownRoute = defineRoute({
     { additionalProperties: false },
   ),
   response: reportEnvelope(BreakdownPayload, 'Report envelope with breakdown rows'),
+  csv: {
+    description:
+      'RFC 4180, UTF-8, CRLF: a header row `key,value` (by tenant `key,value,tenant_id,tenant_slug,tenant_name`), then one record per ' +
+      'row; a null key is an empty field. With compare=prev_period a leading `period` column (current rows, then compare rows). ' +
+      'Sent as an attachment <site_id>-<metric>-by-<dimension>-<from>-<to>.csv.',
+  },
   errors: [402, 409, 503],
   // A restricted token may group by tenant without naming one: its rows are then its tenants only.
   site: { inactive: 'reject', tenantRequiredForRestrictedToken: (q) => q.dimension !== 'tenant' },
@@ -73,13 +81,15 @@ export const metricsBreakdownRoute = defineRoute({
     const dimension = query.dimension;
     const tenants = dimension === 'tenant' ? await deps.catalog.listTenants(site!.id) : undefined;
     const params = { metric: query.metric ?? 'pageviews', dimension, limit: query.limit ?? defaultLimit(ctx.caller.policy.max_breakdown_limit), filters, tenants };
-    return new RawJson(
-      await serveAnalytics(ctx, {
+    return metricsAnswer(
+      ctx,
+      {
         route: metricsRoute('breakdown', { dimension, tenantScoped: ctx.tenant !== null }),
         dimensions: metricsDimensions(filters, dimension),
         query,
         plan: (range) => breakdownPlan(params, range),
-      }),
+      },
+      { name: `${params.metric}-by-${dimension}`, table: breakdownCsv },
     );
   },
 });

@@ -9,12 +9,13 @@ export const sitesRoute = defineRoute({
   operationId: 'listSites',
   family: 'sites',
   scopes: ['metrics:read'],
+  surface: null,
   tags: ['Sites and tenants'],
   summary: 'Sites the token may read, with their product configuration',
   querystring: Type.Object({}, { additionalProperties: false }),
   response: listOf(SiteSchema),
   async handler({ deps, caller }) {
-    const sites = (await deps.catalog.listSites(caller.workspace.id)).filter((s) => canReadSite(caller.token, s));
+    const sites = (await deps.catalog.listSites(caller.workspace.id)).filter((s) => canReadSite(caller.grant, s));
     return {
       items: sites.map((s) => ({
         siteId: s.id,

@@ -6,6 +6,7 @@ export const tenantsRoute = defineRoute({
   operationId: 'listTenants',
   family: 'tenants',
   scopes: ['metrics:read'],
+  surface: 'tenants',
   tags: ['Sites and tenants'],
   summary: 'Active tenants of a site the token may read',
   description: 'A tenant-restricted token sees only its allowed tenants.',
@@ -14,7 +15,7 @@ export const tenantsRoute = defineRoute({
   // Listing reads configuration, not analytics: a suspended site's tenants stay listable.
   site: { inactive: 'allow' },
   async handler({ deps, caller, site }) {
-    const allowed = caller.token.tenantIds;
+    const allowed = caller.grant.tenantIds;
     const tenants = (await deps.catalog.listTenants(site!.id)).filter(
       (t) => t.status === 'ACTIVE' && (allowed === null || allowed.includes(t.id)),
     );

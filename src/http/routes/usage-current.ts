@@ -8,11 +8,12 @@ export const usageCurrentRoute = defineRoute({
   operationId: 'getCurrentUsage',
   family: 'usage',
   scopes: ['usage:read', 'metrics:read'],
+  surface: null,
   tags: ['Usage'],
   summary: 'Metered units of the current UTC month',
   querystring: Type.Object({}, { additionalProperties: false }),
   response: UsageCurrentSchema,
   async handler({ deps, caller, arrivedAt }) {
-    return currentUsage(deps.ledger, caller.workspace.id, caller.policy, arrivedAt);
+    return currentUsage(deps.ledger, caller.workspace.id, caller.api, arrivedAt);
   },
 });

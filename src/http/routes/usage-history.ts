@@ -9,6 +9,7 @@ export const usageHistoryRoute = defineRoute({
   operationId: 'getUsageHistory',
   family: 'usage',
   scopes: ['usage:read', 'metrics:read'],
+  surface: null,
   tags: ['Usage'],
   summary: 'Metered units per UTC month',
   description:
@@ -17,6 +18,6 @@ export const usageHistoryRoute = defineRoute({
   querystring: Type.Object({ from: Type.Optional(DateParam), to: Type.Optional(DateParam) }, { additionalProperties: false }),
   response: listOf(UsageHistoryRecordSchema),
   async handler({ deps, caller, arrivedAt, query }) {
-    return { items: await usageHistory(deps.ledger, caller.workspace.id, caller.policy, arrivedAt, query) };
+    return { items: await usageHistory(deps.ledger, caller.workspace.id, caller.api, arrivedAt, query) };
   },
 });

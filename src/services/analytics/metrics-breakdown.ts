@@ -6,6 +6,7 @@ import type { Filters } from '../../domain/query/query-spec.js';
 import { metricsUnits } from '../../domain/metering.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
 import type { Tenant } from '../../ports/catalog-store.js';
+import { periodTable } from './csv.js';
 import type { AnalyticsPlan, AnalyticsWindow } from './serve-analytics.js';
 
 export interface BreakdownRow {
@@ -86,4 +87,13 @@ export async function buildBreakdown(
     return row;
   });
   return { metric, dimension, rows };
+}
+
+const TENANT_COLUMNS = ['tenant_id', 'tenant_slug', 'tenant_name'] as const;
+
+/** The CSV of the rows: `key,value`, plus the tenant columns by tenant (with compare, a leading period column). */
+export function breakdownCsv(data: { current: BreakdownPayload; compare: BreakdownPayload | null }): string {
+  const tenant = data.current.dimension === 'tenant';
+  const columns = tenant ? ['key', 'value', ...TENANT_COLUMNS] : ['key', 'value'];
+  return periodTable(data, columns, (p) => p.rows.map((r) => (tenant ? [r.key, r.value, r.tenant_id, r.tenant_slug, r.tenant_name] : [r.key, r.value])));
 }

@@ -1,5 +1,5 @@
 // serveAnalytics: the one path every analytics endpoint (metrics, reports, goal conversions) takes
-// after the HTTP pipeline has checked token, rate limit, plan, scope, parameters, site and tenant
+// after the HTTP pipeline has checked the caller, rate limit, plan, scope, parameters, site and tenant
 // access and site status. It runs the rest of docs/product.md §7.2 in order:
 //
 //   range (defaults, prev_period) -> retention 422 RETENTION_EXCEEDED -> max_range_days 422
@@ -10,6 +10,9 @@
 //      query timeout (EngineError -> 503, nothing charged)
 //   -> envelope, JSON.stringify, 5 MiB budget (422 REPORT_RESPONSE_TOO_LARGE, nothing charged,
 //      nothing cached) -> cache store -> commit -> the serialized body.
+//
+// serveAnalyticsAs runs the same path with another rendering of the data (rendering.ts: the metrics
+// routes' CSV), whose bytes the budget measures and the cache keeps apart from the envelope's.
 //
 // Usage from a route (the body is already JSON; wrap it so the pipeline sends it as is):
 //
@@ -39,6 +42,7 @@ import { ApiError, EngineError } from '../../domain/errors.js';
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
 import type { MetricRow } from '../../domain/query/assemble.js';
 import type { QuerySpec } from '../../domain/query/query-spec.js';
+import { retentionName } from '../../domain/read-policy.js';
 import { resolveReportRange, type DayWindow, type ResolvedRange } from '../../domain/report-range.js';
 import type { AnalyticsReads, ReadScope, RunOptions } from '../../ports/analytics-engine.js';
 import type { Site, Tenant } from '../../ports/catalog-store.js';
@@ -46,7 +50,8 @@ import type { Caller } from '../caller.js';
 import type { AnalyticsDeps, AppDeps } from '../deps.js';
 import { termsOf, type MeteredMeta } from '../metering.js';
 import { MAX_RESPONSE_BYTES, checkResponseBudget } from './budget.js';
-import { envelopeBytes, envelopeText, metaUpperBound, serializeEnvelopeData, serializeMeta, type SerializedData } from './report-envelope.js';
+import { envelopeRendering, type Rendering } from './rendering.js';
+import { metaUpperBound, serializeMeta, type SerializedData } from './report-envelope.js';
 import { siteFacts, type SiteFacts } from './site-facts.js';
 import { buildSurface, dataFreshness } from './surface.js';
 
@@ -120,6 +125,18 @@ export interface ServeAnalyticsRequest<P> {
 
 /** Resolves the request to its serialized envelope (wrap in RawJson), or throws the ApiError to answer. */
 export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyticsRequest<P>): Promise<string> {
+  return (await serveAnalyticsAs(ctx, req, envelopeRendering)).body;
+}
+
+/**
+ * The same path, written by `rendering` (e.g. CSV): the body, and the range it resolved (a CSV's file
+ * name says it). Units, cache and budget are the envelope's, applied to the rendering's bytes.
+ */
+export async function serveAnalyticsAs<P>(
+  ctx: AnalyticsContext,
+  req: ServeAnalyticsRequest<P>,
+  rendering: Rendering<P>,
+): Promise<{ body: string; range: ResolvedRange }> {
   const { deps, caller } = ctx;
   const site = ctx.site;
   if (!site) throw new Error('serveAnalytics needs a route that declares `site`');
@@ -129,6 +146,7 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
     to: req.query.to,
     compare: req.query.compare,
     retentionDays: caller.policy.retention_days,
+    retentionName: retentionName(caller.policy),
     maxRangeDays: caller.policy.max_range_days,
     clock: { now: () => ctx.arrivedAt },
   });
@@ -158,17 +176,17 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
 
   const scope: AnalyticsScope = {
     siteId: site.id,
-    tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.token.tenantIds,
+    tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.grant.tenantIds,
     trafficClasses: TRAFFIC_FILTERS[(req.query.traffic ?? 'humans') as TrafficFilter] ?? TRAFFIC_FILTERS.humans,
   };
   const key =
     cache
-      ? cacheKey({ routeUrl: ctx.routeUrl, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
+      ? cacheKey({ routeUrl: ctx.routeUrl, rendering: rendering.cacheName, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
       : null;
   const hit = key ? await cache!.get(key) : undefined;
   if (key) deps.metrics?.responseCache(hit ? 'hit' : 'miss');
 
-  const terms = termsOf(caller.policy);
+  const terms = termsOf(caller.api);
   const surface = buildSurface({
     site,
     workspace: caller.workspace,
@@ -177,30 +195,31 @@ export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyti
   });
   const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const surfaceJson = JSON.stringify(surface);
-  const bound = metaUpperBound({ requestId: ctx.requestId, units: plan.units, included: terms.included, hardCap: terms.hardCap, surfaceJson });
+  const charged = caller.metering === 'metered' ? plan.units : 0;
+  const bound = metaUpperBound({ requestId: ctx.requestId, units: charged, included: terms.included, hardCap: terms.hardCap, surfaceJson });
 
   // A hit that fits the budget can fail no more: charge it in one ledger step. (One that does not
   // fit takes the metered path below, which answers 402 before 422 like a miss.)
   const cached: SerializedData | null = hit ? { text: hit.body, bytes: hit.bytes } : null;
-  if (cached && envelopeBytes(cached, bound) <= maxBytes) {
+  if (cached && rendering.bytes(cached, bound) <= maxBytes) {
     const meta = await ctx.charge(plan.units);
-    return envelopeText(cached, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson));
+    return { body: rendering.body(cached, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson)), range };
   }
 
   const { value: data, meta } = await ctx.meter(plan.units, async (): Promise<SerializedData> => {
     const serialized: SerializedData =
       cached ??
-      serializeEnvelopeData({
+      rendering.serialize({
           ...(await buildBoth(analytics, deps.config.queryTimeoutMs, version, plan, range, decision, scope, facts)),
           range: range.range,
           availability: decision.availability,
         });
     // Inside the metered run: a rejection releases the reservation, so it costs nothing.
-    checkResponseBudget(envelopeBytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
+    checkResponseBudget(rendering.bytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
     if (!cached && key) await cache!.set(key, { body: serialized.text, bytes: serialized.bytes });
     return serialized;
   });
-  return envelopeText(data, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson));
+  return { body: rendering.body(data, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson)), range };
 }
 
 async function buildBoth<P>(
@@ -255,6 +274,8 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
  */
 export function cacheKey(input: {
   routeUrl: string;
+  /** a rendering other than the envelope (csv) */
+  rendering?: string | null;
   site: Site;
   scope: AnalyticsScope;
   range: ResolvedRange;
@@ -264,7 +285,7 @@ export function cacheKey(input: {
 }): string {
   const { site, range } = input;
   return stableJson([
-    input.routeUrl,
+    input.rendering ? `${input.routeUrl} ${input.rendering}` : input.routeUrl,
     site.id,
     site.collectionProfile,
     site.profileEffectiveAt,

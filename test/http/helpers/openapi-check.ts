@@ -1,5 +1,6 @@
 // Checks every response a test sees against the app's own OpenAPI document: the status is documented
-// for the operation, the body matches its schema, the headers it declares required are there.
+// for the operation, the body matches its schema (or is of another media type the operation documents),
+// the headers it declares required are there.
 import assert from 'node:assert/strict';
 import AjvModule from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
@@ -82,6 +83,13 @@ export async function openApiChecker(app: FastifyInstance): Promise<OpenApiCheck
         if (h.required) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${method} ${url} ${r.statusCode}: header ${name} is documented as required`);
       if (method === 'HEAD') {
         assert.equal(r.body, '', `${method} ${url}: no body`);
+        return;
+      }
+      // Another media type the operation documents (text/csv): its schema is the whole body as one string.
+      const type = String(r.headers['content-type'] ?? '').split(';')[0].trim();
+      if (type !== 'application/json' && response.content?.[type]) {
+        assert.equal(response.content[type].schema?.type, 'string', `${method} ${path} ${r.statusCode}: ${type} schema`);
+        assert.ok(r.statusCode < 400, `${method} ${url} ${r.statusCode}: errors are JSON envelopes, not ${type}`);
         return;
       }
       assert.ok(response.content?.['application/json']?.schema, `${method} ${path} ${r.statusCode}: no JSON schema`);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { encodeClickHouseLiteral } from '../../../src/engines/sql/clickhouse-literal.js';
 import { clickhouseDialect } from '../../../src/engines/sql/dialect.js';
-import { compileQuery } from '../../../src/engines/sql/compile-query.js';
+import { compileQuery } from '../../../src/engines/sql/read/compile-query.js';
 import { normalizeSpec, type QuerySpec } from '../../../src/domain/query/query-spec.js';
 
 /**

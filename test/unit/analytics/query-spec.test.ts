@@ -5,7 +5,7 @@ import { ApiError } from '../../../src/domain/errors.js';
 import { normalizeSpec, parseFilterParam, dimensionsUsed, totalSpec, type QuerySpec } from '../../../src/domain/query/query-spec.js';
 import { assembleRows, compareKeys, denseSeries, seriesBuckets, zeroAtoms, type AtomRow } from '../../../src/domain/query/assemble.js';
 import { metricValue, atomsFor, METRICS } from '../../../src/domain/query/metrics.js';
-import { compileQuery } from '../../../src/engines/sql/compile-query.js';
+import { compileQuery } from '../../../src/engines/sql/read/compile-query.js';
 import { duckdbDialect } from '../../../src/engines/sql/dialect.js';
 
 const spec: QuerySpec = {

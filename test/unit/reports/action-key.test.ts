@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatActionKey, parseActionKey, type ActionIdentity } from '../../../src/domain/action-key.js';
-import { goalPatternToLike } from '../../../src/engines/sql/compile-goals.js';
+import { goalPatternToLike } from '../../../src/engines/sql/read/compile-goals.js';
 
 const base: ActionIdentity = { family: 'forms', action_name: 'form.submit', event_name: null, action_id: null, action_target_host: null, form_id: null, form_action_path: null };
 

@@ -2,8 +2,8 @@
 // PAGEVIEW_MATCH: a pageview whose path_canon matches the pattern, case-sensitive, `*` any run of
 // characters (`/` included), anchored at both ends. EVENT_MATCH: an action whose event_name or
 // action_name equals the pattern and whose fields equal every filter of the goal.
-import type { GoalMatch, GoalMatcher, GoalMatchRequest } from '../../ports/analytics-engine.js';
-import type { Dialect } from './dialect.js';
+import type { GoalMatch, GoalMatcher, GoalMatchRequest } from '../../../ports/analytics-engine.js';
+import type { Dialect } from '../dialect.js';
 import type { ReadOptions } from './compile-actions.js';
 import { DEFAULT_TABLES } from './compile-query.js';
 import { toInt, toIntOrNull, type CompiledRead } from './read-rows.js';

@@ -20,19 +20,19 @@ import type {
   PageTitlesRequest,
   RunOptions,
 } from '../../ports/analytics-engine.js';
-import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/compile-actions.js';
-import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/compile-actions-rollup.js';
-import { planActions, type ActionsPlan } from '../sql/actions-plan.js';
-import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
-import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
-import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/compile-query.js';
+import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/read/compile-actions.js';
+import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
+import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
+import { compileGoalMatches, decodeGoalMatches } from '../sql/read/compile-goals.js';
+import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/read/compile-page-titles.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/read/compile-query.js';
 import { atomsFor } from '../../domain/query/metrics.js';
-import { compileSpec } from '../sql/compile-rollup.js';
-import { compileRollupSlice, groupSlice, sliceKey, type SliceMember } from '../sql/compile-rollup-slice.js';
-import { actionsSliceKey, compileActionsSlice, type ActionsSliceMember } from '../sql/compile-actions-slice.js';
-import { planRollup } from '../sql/rollup-plan.js';
+import { compileSpec } from '../sql/read/compile-rollup.js';
+import { compileRollupSlice, groupSlice, sliceKey, type SliceMember } from '../sql/read/compile-rollup-slice.js';
+import { actionsSliceKey, compileActionsSlice, type ActionsSliceMember } from '../sql/read/compile-actions-slice.js';
+import { planRollup } from '../sql/read/rollup-plan.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { mergePartials, toInt, type CompiledRead } from '../sql/read-rows.js';
+import { mergePartials, toInt, type CompiledRead } from '../sql/read/read-rows.js';
 import { DAY_MS, genOfVersion, siteCoverage, syncedState, visibleRows, type Coverage, type DayGens, type Shard } from './commit-log.js';
 import { engineError } from './node.js';
 import { ReadBatcher, type ServerStatement } from './read-batch.js';

@@ -1,5 +1,5 @@
 // The SQL that computes daily rollup rows from events and sessions, through the shared Dialect hooks.
-// Each atom is counted by the rule the raw compiler (compile-query.ts) applies to a one-day window
+// Each atom is counted by the rule the raw compiler (read/compile-query.ts) applies to a one-day window
 // with the same filters; the property test (test/engines/rollups.test.ts) holds the two to equal
 // answers.
 //
@@ -12,15 +12,12 @@
 // over classes or tenants, are counted from one bit mask of classes per visitor and key. The same
 // statements build the rows of a whole store, of the days an import touches, or of a subset of
 // visitor-days (an import's delta: old rows subtracted, new rows added; see duckdb/rollups.ts).
-import { TRAFFIC_CLASSES, TRAFFIC_FILTERS } from '../../domain/events.js';
-import { DIMENSION_DEFS, type Dimension } from '../../domain/query/dimensions.js';
-import { ATOMS, type Atom } from '../../domain/query/metrics.js';
-import { DAY_MS } from '../../domain/report-range.js';
-import type { Dialect, SqlParam, SqlValue } from './dialect.js';
-import type { RollupGrouping } from './rollup-plan.js';
-
-/** Column order of the rollup table (schema and INSERT agree on it). */
-export const ROLLUP_COLUMNS = ['site_id', 'day_ms', 'all_tenants', 'tenant_id', 'traffic', 'dim', 'dim_key', 'filter_dim', 'filter_key', ...ATOMS] as const;
+import { TRAFFIC_CLASSES, TRAFFIC_FILTERS } from '../../../domain/events.js';
+import { DIMENSION_DEFS, type Dimension } from '../../../domain/query/dimensions.js';
+import { ATOMS, type Atom } from '../../../domain/query/metrics.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import type { Dialect, SqlParam, SqlValue } from '../dialect.js';
+import { ROLLUP_COLUMNS, type RollupGrouping } from '../rollup-tables.js';
 
 /** Session columns the session-scoped dimensions read (DIMENSION_DEFS), carried by the session-events table. */
 export const SESSION_DIMENSION_COLUMNS = [

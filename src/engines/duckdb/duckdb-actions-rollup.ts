@@ -1,14 +1,15 @@
-// The actions rollup in the DuckDB store (sql/actions-rollup.ts; docs/decisions.md (rollups)). Built
+// The actions rollup in the DuckDB store (sql/build/actions-build.ts; docs/decisions.md (rollups)). Built
 // with the other rollups: buildRollupRows (rollups.ts) also writes the action rows of its sources
 // next to its own, and an import's delta (prepareActionsDelta) merges both the same way (rows of
 // the touched visitor-days subtracted as they were, added as they are: distinct sessions are sums
 // over visitor-days, since a session is one visitor's on one day). At open, a store without the
 // table (or with another ACTIONS_ROLLUP_VERSION) builds it alone, a group of days at a time.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE, compileActionsInput } from '../sql/actions-rollup.js';
+import { compileActionsInput } from '../sql/build/actions-build.js';
+import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE } from '../sql/rollup-tables.js';
 import { actionsGroupingSql, actionsSteps } from './actions-steps.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
-import type { RollupSources } from '../sql/rollup-build.js';
+import type { RollupSources } from '../sql/build/rollup-build.js';
 import { dropScratch, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
 import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION, asTempTable } from './schema.js';

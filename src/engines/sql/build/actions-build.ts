@@ -5,49 +5,13 @@
 // sum over days and tenants (and over visitor-days, so an import's delta is exact too). Traffic is
 // NOT summed over classes (a session's events may differ in class): a session counts once in every
 // traffic filter sharing a class with its matching events (the class mask of rollup-build.ts).
-//
-// Groupings (`grp`): 'action' (the ActionIdentity columns), 'family', 'any' (no action key) and
-// 'meaningful' (the sessions with an action of a MEANINGFUL family: not a sum over families), each
-// with no dimension or one of the session's channel/device/country/browser or the event's page.
-// `eligible`: 'all' counts every action, 'simple' only SIMPLE_ACTIONS (the actions counted outside
-// the advanced window); the 'action' grouping stores 'all' only (its key says whether it is simple).
-// compile-actions-rollup.ts reads them, actions-plan.ts decides when they answer exactly.
-import { ACTION_ATTRIBUTES } from '../../domain/action-key.js';
-import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
-import { DAY_MS } from '../../domain/report-range.js';
-import type { Dialect, SqlParam } from './dialect.js';
+// The table's shape and groupings are in sql/rollup-tables.ts.
+// read/compile-actions-rollup.ts reads them, read/actions-plan.ts decides when they answer exactly.
+import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../../domain/events.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import type { Dialect, SqlParam } from '../dialect.js';
 import { classBit, type CompiledBuild, type RollupSources } from './rollup-build.js';
-
-export const ACTIONS_TABLE = 'daily_actions';
-export const ACTION_IDENTITY = ['family', 'action_name', ...ACTION_ATTRIBUTES] as const;
-export const ACTION_DIMS = ['page', 'channel', 'device', 'country', 'browser'] as const;
-export type ActionDim = (typeof ACTION_DIMS)[number];
-export type ActionLevel = 'action' | 'family' | 'any' | 'meaningful';
-export type Eligible = 'simple' | 'all';
-
-/** Key columns, then the two counts (schema and INSERT agree on this order). */
-export const ACTIONS_KEY_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic', 'grp', 'eligible', 'dim', ...ACTION_IDENTITY, 'dim_key'] as const;
-export const ACTIONS_COLUMNS = [...ACTIONS_KEY_COLUMNS, 'sessions', 'occurrences'] as const;
-
-export interface ActionGrouping {
-  grp: ActionLevel;
-  eligible: Eligible;
-  dim: ActionDim | '';
-}
-
-const DIMS_AND_NONE: readonly (ActionDim | '')[] = ['', ...ACTION_DIMS];
-
-/** Every grouping the build writes. */
-export const ACTION_GROUPINGS: readonly ActionGrouping[] = [
-  ...DIMS_AND_NONE.map((dim) => ({ grp: 'action' as const, eligible: 'all' as const, dim })),
-  ...(['family', 'any'] as const).flatMap((grp) => (['simple', 'all'] as const).flatMap((eligible) => DIMS_AND_NONE.map((dim) => ({ grp, eligible, dim })))),
-  ...(['simple', 'all'] as const).map((eligible) => ({ grp: 'meaningful' as const, eligible, dim: '' as const })),
-];
-
-/** The identity columns a grouping keeps (the others are NULL in its rows). */
-export function identityOf(grp: ActionLevel): readonly (typeof ACTION_IDENTITY)[number][] {
-  return grp === 'action' ? ACTION_IDENTITY : grp === 'family' ? ['family'] : [];
-}
+import { ACTION_IDENTITY, ACTIONS_COLUMNS, identityOf, type ActionDim, type ActionGrouping } from '../rollup-tables.js';
 
 /** Session columns of the dimensions read from the session (the session's, not the event's, attribute). */
 const SESSION_DIM_COLUMN: Record<Exclude<ActionDim, 'page'>, string> = { channel: 'channel', device: 'device_type', country: 'country', browser: 'browser_family' };

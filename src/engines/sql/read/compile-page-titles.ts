@@ -1,13 +1,13 @@
 // Page titles for listed paths: the title of the latest titled pageview of each path in the window
 // (a page renamed inside the range shows its newest title), from the events or, for whole UTC days,
-// from the page-title rollup (page-titles-rollup.ts): the same answer, since a maximum over
+// from the page-title rollup (build/page-titles-build.ts): the same answer, since a maximum over
 // (ts_ms, event_id) of per-day maxima is the maximum.
-import type { PageTitlesRequest } from '../../ports/analytics-engine.js';
-import { DAY_MS } from '../../domain/report-range.js';
+import type { PageTitlesRequest } from '../../../ports/analytics-engine.js';
+import { DAY_MS } from '../../../domain/report-range.js';
 import type { ReadOptions } from './compile-actions.js';
 import { DEFAULT_TABLES } from './compile-query.js';
-import type { Dialect } from './dialect.js';
-import { PAGE_TITLES_TABLE } from './page-titles-rollup.js';
+import type { Dialect } from '../dialect.js';
+import { PAGE_TITLES_TABLE } from '../rollup-tables.js';
 import { toStr, type CompiledRead } from './read-rows.js';
 import { SqlWriter } from './sql-writer.js';
 

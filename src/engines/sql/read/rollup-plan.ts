@@ -1,42 +1,12 @@
 // The rollup planner: decides, per QuerySpec, whether the daily rollups answer it EXACTLY, and
 // which stored rows they read. Pure (no SQL, no I/O), so it is tested alone; compile-rollup.ts turns
 // a plan into SQL through the shared Dialect hooks (docs/decisions.md (rollups)).
-import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
-import { atomsFor } from '../../domain/query/metrics.js';
-import type { Dimension } from '../../domain/query/dimensions.js';
-import type { NormalizedSpec } from '../../domain/query/query-spec.js';
-import { DAY_MS } from '../../domain/report-range.js';
-
-/**
- * Pairs of dimensions stored together (a breakdown of the first under a filter on the second, or
- * the other way round): the ones the reports run on every overview and acquisition request
- * (landing pages and referrers per channel, regions and cities per country).
- */
-export const ROLLUP_PAIRS: readonly (readonly [Dimension, Dimension])[] = [
-  ['entry_page', 'channel'],
-  ['referrer', 'channel'],
-  ['region', 'country'],
-  ['city', 'country'],
-];
-
-/** Dimensions stored alone. The tenant is not one: it is the rows' tenant scope (see TenantScope). */
-export const ROLLUP_DIMENSIONS: readonly Dimension[] = [
-  'page', 'entry_page', 'exit_page', 'referrer', 'channel', 'source', 'medium', 'campaign',
-  'country', 'region', 'city', 'device', 'browser', 'os',
-];
-
-/** One stored grouping: `dim` ('' = the total) and `filterDim` ('' = none). */
-export interface RollupGrouping {
-  dim: Dimension | '';
-  filterDim: Dimension | '';
-}
-
-/** Every grouping the build writes, in build order. */
-export const ROLLUP_GROUPINGS: readonly RollupGrouping[] = [
-  { dim: '', filterDim: '' },
-  ...ROLLUP_DIMENSIONS.map((dim) => ({ dim, filterDim: '' as const })),
-  ...ROLLUP_PAIRS.map(([dim, filterDim]) => ({ dim, filterDim })),
-];
+import { TRAFFIC_FILTERS, type TrafficFilter } from '../../../domain/events.js';
+import { atomsFor } from '../../../domain/query/metrics.js';
+import type { Dimension } from '../../../domain/query/dimensions.js';
+import type { NormalizedSpec } from '../../../domain/query/query-spec.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import { ROLLUP_DIMENSIONS, ROLLUP_PAIRS, type RollupGrouping } from '../rollup-tables.js';
 
 /**
  * Which tenant scope the rows are read from. Visitors are distinct keys per day over the WHOLE

@@ -1,9 +1,9 @@
 // The pieces every SQL text of engines/sql is written with: values only through the Dialect's value
 // hook, identifiers only through quoteIdent, and one rule for lists that may hold the "none" key.
 // The QuerySpec compiler, the rollup reads and the report reads all extend or use this one writer.
-import { DAY_MS } from '../../domain/report-range.js';
-import type { ReadScope } from '../../ports/analytics-engine.js';
-import type { Dialect, SqlParam, SqlValue } from './dialect.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import type { ReadScope } from '../../../ports/analytics-engine.js';
+import type { Dialect, SqlParam, SqlValue } from '../dialect.js';
 
 /** A statement with its bound values in placeholder order (empty for literal-encoding dialects). */
 export interface CompiledSql {

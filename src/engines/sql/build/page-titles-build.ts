@@ -1,12 +1,10 @@
 // Page titles from a daily rollup: the latest titled pageview of each path is a maximum over
 // (ts_ms, event_id), and a maximum of per-group maxima is the maximum, so one row per (site, day,
 // tenant, traffic class, path) answers every tenant scope and traffic set exactly. The same answer
-// as the raw page-title query for whole-day windows; compile-page-titles.ts reads both.
-import { DAY_MS } from '../../domain/report-range.js';
-import type { Dialect, SqlParam } from './dialect.js';
-
-export const PAGE_TITLES_TABLE = 'daily_page_titles';
-export const PAGE_TITLES_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon', 'ts_ms', 'event_id', 'page_title'] as const;
+// as the raw page-title query for whole-day windows; read/compile-page-titles.ts reads both.
+import { DAY_MS } from '../../../domain/report-range.js';
+import type { Dialect, SqlParam } from '../dialect.js';
+import { PAGE_TITLES_COLUMNS } from '../rollup-tables.js';
 
 /** Rows (in PAGE_TITLES_COLUMNS order) of every event in `tables.events` (the store's, or a subset). */
 export function compilePageTitlesBuild(d: Dialect, tables: { events: string }): { sql: string; params: SqlParam[] } {

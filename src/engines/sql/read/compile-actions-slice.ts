@@ -5,15 +5,15 @@
 // scope and selection filters shared), grouped by grouping, every identity column and the dimension
 // key, and each read gets its grouping's rows added up by its own keys. Exact: a read's rows are
 // those its own statement reads (its grouping, eligibility, scope and filters), and sessions and
-// occurrences of a group are sums over them (actions-rollup.ts: distinct sessions per day, tenant
+// occurrences of a group are sums over them (build/actions-build.ts: distinct sessions per day, tenant
 // and key sum), whatever finer groups the shared statement cut them into. Totals (by day or not)
 // read the 'any', 'meaningful' and 'family' groupings by day and are computed from them (totalsOf),
 // with the day series of families: one statement more for the report, not three.
-import type { ActionRowsRequest, ActionTotalsRequest } from '../../ports/analytics-engine.js';
+import type { ActionRowsRequest, ActionTotalsRequest } from '../../../ports/analytics-engine.js';
 import type { ActionsPlan } from './actions-plan.js';
-import { ACTION_IDENTITY, ACTIONS_TABLE, type ActionDim, type ActionLevel } from './actions-rollup.js';
+import { ACTION_IDENTITY, ACTIONS_TABLE, type ActionDim, type ActionLevel } from '../rollup-tables.js';
 import { actionsEligibility, actionsFilters, actionsScope } from './compile-actions-rollup.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from '../dialect.js';
 import { toInt, type CompiledShared, type SharedOptions } from './read-rows.js';
 import { SqlWriter } from './sql-writer.js';
 

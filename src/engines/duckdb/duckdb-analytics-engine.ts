@@ -14,16 +14,16 @@ import type {
   PageTitlesRequest,
   RunOptions,
 } from '../../ports/analytics-engine.js';
-import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/compile-actions.js';
-import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/compile-actions-rollup.js';
-import { planActions, type ActionsPlan } from '../sql/actions-plan.js';
-import { compileGoalMatches, decodeGoalMatches } from '../sql/compile-goals.js';
-import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/compile-page-titles.js';
-import { BUCKET_COL, KEY_COL, SPLIT_COL, DEFAULT_TABLES, type TableNames } from '../sql/compile-query.js';
+import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/read/compile-actions.js';
+import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
+import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
+import { compileGoalMatches, decodeGoalMatches } from '../sql/read/compile-goals.js';
+import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/read/compile-page-titles.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
-import { compileSpec } from '../sql/compile-rollup.js';
-import { toInt } from '../sql/read-rows.js';
-import type { CompiledSql } from '../sql/sql-writer.js';
+import { compileSpec } from '../sql/read/compile-rollup.js';
+import { toInt } from '../sql/read/read-rows.js';
+import type { CompiledSql } from '../sql/read/sql-writer.js';
 import { runDuckQuery, type DuckConnection } from './duck-query.js';
 import { rollupGate, type RollupGate } from './rollup-gate.js';
 

@@ -1,14 +1,14 @@
 // The actions-rollup planner: decides, per action read, whether the actions rollup
-// (actions-rollup.ts) answers it EXACTLY and which stored rows it reads; otherwise the read scans the
+// (build/actions-build.ts) answers it EXACTLY and which stored rows it reads; otherwise the read scans the
 // events (compile-actions.ts). Pure (no SQL, no I/O), tested alone like rollup-plan.ts.
 //
 // Eligibility (docs/product.md §4.9): simple actions count over the whole window, the others only
 // inside `advanced`. Per day that is one of the two stored variants ('simple' outside the advanced
 // days, 'all' inside), so `advanced` must cover whole UTC days of the window; else the scan answers.
-import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
-import type { ActionGroupKey, ActionSelection } from '../../ports/analytics-engine.js';
-import { DAY_MS } from '../../domain/report-range.js';
-import { ACTION_DIMS, type ActionDim, type ActionLevel } from './actions-rollup.js';
+import { TRAFFIC_FILTERS, type TrafficFilter } from '../../../domain/events.js';
+import type { ActionGroupKey, ActionSelection } from '../../../ports/analytics-engine.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import { ACTION_DIMS, type ActionDim, type ActionLevel } from '../rollup-tables.js';
 
 export interface ActionsPlan {
   siteId: string;

@@ -3,11 +3,11 @@
 // window; every other action only inside the selection's `advanced` window (null: never).
 // Result columns are prefixed (o_, a_) so none is named like a table column: ClickHouse resolves a
 // column name in WHERE to a SELECT alias of the same name.
-import { ACTION_ATTRIBUTES, type ActionIdentity } from '../../domain/action-key.js';
-import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, type ActionFamily } from '../../domain/events.js';
-import type { ActionGroupKey, ActionRow, ActionRowsRequest, ActionSelection, ActionTotals, ActionTotalsRequest } from '../../ports/analytics-engine.js';
+import { ACTION_ATTRIBUTES, type ActionIdentity } from '../../../domain/action-key.js';
+import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, type ActionFamily } from '../../../domain/events.js';
+import type { ActionGroupKey, ActionRow, ActionRowsRequest, ActionSelection, ActionTotals, ActionTotalsRequest } from '../../../ports/analytics-engine.js';
 import { DEFAULT_TABLES, type TableNames } from './compile-query.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from '../dialect.js';
 import { toInt, toStr, type CompiledRead } from './read-rows.js';
 import { SqlWriter, type RowFilter } from './sql-writer.js';
 
@@ -86,9 +86,10 @@ export function decodeActionRows(req: ActionRowsRequest, rows: readonly Record<s
     for (const g of req.groupBy) {
       if (g === 'day') out.day = toInt(r.o_day);
       else if (g === 'action') {
-        const id = {} as Record<string, string | null>;
+        const id = {} as Record<(typeof IDENTITY_COLUMNS)[number], string | null>;
         for (const c of IDENTITY_COLUMNS) id[c] = toStr(r[`a_${c}`]);
-        out.action = id as unknown as ActionIdentity;
+        // every action event is stored with its family and action name, so neither reads back NULL
+        out.action = id as ActionIdentity;
       } else if (g === 'family') out.family = toStr(r.o_family) as ActionFamily | null;
       else out[g] = toStr(r[`o_${g}`]);
     }

@@ -1,11 +1,11 @@
-// Action rows and totals from the actions rollup (actions-rollup.ts), for reads actions-plan.ts
+// Action rows and totals from the actions rollup (build/actions-build.ts), for reads actions-plan.ts
 // found exact: the same result columns (and partial-result merge) as the event scan of
 // compile-actions.ts, so decodeActionRows / decodeActionTotals read both.
-import { SIMPLE_ACTIONS } from '../../domain/events.js';
-import type { ActionRowsRequest, ActionSelection, ActionTotalsRequest } from '../../ports/analytics-engine.js';
-import { ACTION_IDENTITY, ACTIONS_TABLE } from './actions-rollup.js';
+import { SIMPLE_ACTIONS } from '../../../domain/events.js';
+import type { ActionRowsRequest, ActionSelection, ActionTotalsRequest } from '../../../ports/analytics-engine.js';
+import { ACTION_IDENTITY, ACTIONS_TABLE } from '../rollup-tables.js';
 import type { ActionsPlan } from './actions-plan.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from '../dialect.js';
 import type { CompiledRead } from './read-rows.js';
 import { SqlWriter, type RowFilter } from './sql-writer.js';
 

@@ -6,11 +6,12 @@
 // are those its own statement reads, its groups are sums of the same rows (every atom is a sum,
 // rollup-plan.ts), and the caller adds up rows of one (bucket, key, split) and assembles them
 // (HAVING, order and limit in JS, as for partial results: compile-query.ts CompileOptions.partial).
-import { atomsFor } from '../../domain/query/metrics.js';
-import type { NormalizedSpec } from '../../domain/query/query-spec.js';
+import { atomsFor } from '../../../domain/query/metrics.js';
+import type { NormalizedSpec } from '../../../domain/query/query-spec.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL } from './compile-query.js';
-import { ROLLUP_TABLE, rollupGrouping, rollupKeys, rollupScope, rollupTenants } from './compile-rollup.js';
-import type { Dialect } from './dialect.js';
+import { rollupGrouping, rollupKeys, rollupScope, rollupTenants } from './compile-rollup.js';
+import { ROLLUP_TABLE } from '../rollup-tables.js';
+import type { Dialect } from '../dialect.js';
 import type { RollupPlan } from './rollup-plan.js';
 import type { CompiledShared, SharedOptions } from './read-rows.js';
 import { SqlWriter } from './sql-writer.js';

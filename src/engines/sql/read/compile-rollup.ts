@@ -1,15 +1,13 @@
 // Reads a RollupPlan's rows: the same result columns, HAVING, ORDER BY and LIMIT as the raw
 // compiler (compile-query.ts), so the assemble stage cannot tell the two apart. Values go through
 // the Dialect's value hook like every other query.
-import { atomsFor, METRIC_DEFS, presenceAtom, type Atom } from '../../domain/query/metrics.js';
-import type { NormalizedSpec } from '../../domain/query/query-spec.js';
+import { atomsFor, METRIC_DEFS, presenceAtom, type Atom } from '../../../domain/query/metrics.js';
+import type { NormalizedSpec } from '../../../domain/query/query-spec.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, compileQuery, type CompiledQuery, type CompileOptions, type TableNames } from './compile-query.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from '../dialect.js';
 import { planRollup, type RollupPlan } from './rollup-plan.js';
+import { ROLLUP_TABLE } from '../rollup-tables.js';
 import { SqlWriter, type RowFilter } from './sql-writer.js';
-
-/** The rollup table: one row per (site, day, tenant scope, traffic filter, grouping, key(s)). */
-export const ROLLUP_TABLE = 'daily_rollups';
 
 export interface RollupReadOptions {
   /** the rollup table (default ROLLUP_TABLE) */

@@ -1,10 +1,10 @@
 // One compiler from a QuerySpec to SQL for every SQL engine; dialect hooks cover the differences.
 // Each metric's atoms are written here once (docs/metrics.md is the prose of the same rules).
-import { DIMENSION_DEFS, type Dimension } from '../../domain/query/dimensions.js';
-import { atomsFor, presenceAtom, METRIC_DEFS, type Atom } from '../../domain/query/metrics.js';
-import type { NormalizedSpec } from '../../domain/query/query-spec.js';
-import { DAY_MS } from '../../domain/report-range.js';
-import type { Dialect, SqlParam } from './dialect.js';
+import { DIMENSION_DEFS, type Dimension } from '../../../domain/query/dimensions.js';
+import { atomsFor, presenceAtom, METRIC_DEFS, type Atom } from '../../../domain/query/metrics.js';
+import type { NormalizedSpec } from '../../../domain/query/query-spec.js';
+import { DAY_MS } from '../../../domain/report-range.js';
+import type { Dialect, SqlParam } from '../dialect.js';
 import { SqlWriter, type RowFilter } from './sql-writer.js';
 
 export interface TableNames {

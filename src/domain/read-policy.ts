@@ -1,0 +1,68 @@
+// The rules one read runs under, whichever way it came in (docs/product.md §7.7): the plan's API policy for
+// a token (and an embed), the plan's dashboard policy (dashboard-policy.ts) for a person reading their
+// workspace's dashboard. Routes and services read the limits here, never the plan, so that one route
+// definition serves every way in. Pure.
+import { surfaceMessage } from './dashboard-policy.js';
+import { allowsHourly, type ApiPolicy, type PlanId } from './plans.js';
+import { exportsOf, type DashboardSurface } from './product.js';
+
+interface ReadLimits {
+  /** readable days back from today; null = no limit */
+  retention_days: number | null;
+  /** the longest range in days; null = no limit */
+  max_range_days: number | null;
+  max_breakdown_limit: number;
+  max_report_limit: number;
+  /** interval=hour */
+  hourly: boolean;
+  /** dimension=tenant */
+  tenant_dimension: boolean;
+  /** text/csv answers, on the routes that offer them */
+  csv: boolean;
+}
+
+/** A token's reads: routes gated by the API policy's families and the token's scopes. */
+export interface ApiReadPolicy extends ReadLimits {
+  kind: 'api';
+}
+
+/** A person's dashboard reads: routes gated by the plan's dashboard surfaces. */
+export interface DashboardReadPolicy extends ReadLimits {
+  kind: 'dashboard';
+  surfaces: readonly DashboardSurface[];
+}
+
+export type ReadPolicy = ApiReadPolicy | DashboardReadPolicy;
+
+/** The read rules of a token of a workspace on `plan` under the API policy `api`. */
+export function apiReadPolicy(plan: PlanId, api: ApiPolicy): ApiReadPolicy {
+  return {
+    kind: 'api',
+    retention_days: api.retention_days,
+    max_range_days: api.max_range_days,
+    max_breakdown_limit: api.max_breakdown_limit,
+    max_report_limit: api.max_report_limit,
+    hourly: allowsHourly(plan),
+    tenant_dimension: api.allow_tenant_dimension,
+    csv: exportsOf(plan).csv,
+  };
+}
+
+/** How messages name the breakdown limit: the API policy's field, or the dashboard's. */
+export function breakdownLimitName(policy: ReadPolicy): string {
+  return policy.kind === 'api' ? 'api.max_breakdown_limit' : "the plan's dashboard limit";
+}
+
+/** How RETENTION_EXCEEDED messages name the retention in force. */
+export function retentionName(policy: ReadPolicy): string {
+  return policy.kind === 'api' ? 'the API retention' : "the plan's dashboard retention";
+}
+
+/** The 403 message of dimension=tenant where the rules do not open it. */
+export function tenantDimensionRefusal(policy: ReadPolicy): string {
+  if (policy.kind === 'api') return 'The active API policy does not enable the tenant dimension.';
+  return surfaceMessage('tenants', 'the breakdown by tenant');
+}
+
+export const HOURLY_REFUSAL = 'The plan does not include the hourly interval.';
+export const CSV_REFUSAL = 'The plan does not include CSV exports (exports.csv); ask for application/json, or change the plan.';

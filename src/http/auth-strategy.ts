@@ -1,0 +1,42 @@
+// The way into a route (docs/product.md §7.7): an authentication strategy turns a request into an
+// Admission (the Caller, and the rate window it counts against) or throws 401 UNAUTHORIZED. The route
+// pipeline (define-route.ts) runs the same gates after it whatever the strategy; the Caller it makes says
+// what the request may read, under which rules, and whether it is metered.
+//
+//   route.register(app, deps)                                    // /v1: tokenStrategy
+//   route.register(scope, deps, { strategy: sessionStrategy })   // e.g. inside a plugin with a prefix
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../domain/errors.js';
+import { authenticate } from '../services/authenticate.js';
+import type { Admission } from '../services/caller.js';
+import type { AppDeps } from '../services/deps.js';
+
+export interface AuthStrategy {
+  /** how route listings and tests name it: token, session, embed */
+  name: string;
+  /** the OpenAPI security requirement of the routes it guards; never empty (they are authenticated) */
+  security: Record<string, string[]>[];
+  /**
+   * The caller of this request, or throws ApiError('UNAUTHORIZED'). Runs first, before the rate limit:
+   * it may read anything of the request (headers, cookies, the raw query) and set response headers
+   * (a renewed session cookie); it must not send the reply.
+   */
+  admit(request: FastifyRequest, reply: FastifyReply, ctx: { deps: AppDeps; arrivedAt: Date }): Promise<Admission>;
+}
+
+/** /v1's way in: `Authorization: Bearer ff_live_...`, metered, rate-counted per token. */
+export const tokenStrategy: AuthStrategy = {
+  name: 'token',
+  security: [{ bearerAuth: [] }],
+  async admit(request, _reply, { deps }) {
+    // Node keeps the first of two Authorization headers: which one the client meant is unknown.
+    if (authorizationCount(request.raw.rawHeaders) > 1) throw new ApiError('UNAUTHORIZED', 'Send exactly one Authorization header.');
+    return authenticate(deps.catalog, request.headers.authorization);
+  },
+};
+
+function authorizationCount(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
+  return n;
+}
