@@ -9,6 +9,7 @@ import type { AnalyticsEngine } from './ports/analytics-engine.js';
 import type { CatalogStore } from './ports/catalog-store.js';
 import type { PasswordHasher } from './ports/password-hasher.js';
 import type { PeopleStore } from './ports/people-store.js';
+import type { EmbedStore } from './ports/embed-store.js';
 import { Argon2PasswordHasher } from './control/password-hasher.js';
 import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
 import type { EventStore } from './ports/event-store.js';
@@ -123,7 +124,7 @@ export interface Container extends AppDeps {
 export interface ContainerOverrides {
   clock?: Clock;
   /** catalog and ledger come together: they share one control-plane store (and people, when given) */
-  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore };
+  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore; embeds?: EmbedStore };
   /** password hashing (default: argon2id at the production parameters) */
   hasher?: PasswordHasher;
   /** the resolver of domain proofs (default: openDnsTxtResolver of the config) */
@@ -189,6 +190,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     return {
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
+      embeds: control.embeds,
       hasher: overrides.hasher ?? new Argon2PasswordHasher(),
       dns: overrides.dns ?? openDnsTxtResolver(config),
       metrics,
