@@ -1,11 +1,10 @@
 // Embed keys and tokens for the HTTP tests. Tokens are minted with jsonwebtoken, a JWT library other
 // than the one the server verifies with (jose), as a SaaS backend would mint them.
 import jwt from 'jsonwebtoken';
-import { systemClock } from '../../../src/domain/clock.js';
-import { OPERATOR, workspaceAccess } from '../../../src/services/manage/access.js';
+import { OPERATOR, siteAccess, workspaceAccess } from '../../../src/services/manage/access.js';
 import { createEmbedKey } from '../../../src/services/embeds/embed-keys.js';
-import type { Harness } from './harness.js';
-
+import { createShareLink } from '../../../src/services/embeds/share-links.js';
+import { TEST_HASHER, type Harness } from './harness.js';
 
 export interface TestEmbedKey {
   id: string;
@@ -14,7 +13,7 @@ export interface TestEmbedKey {
 
 /** A new embed key of the workspace, as `footfall embed-key create` makes it. */
 export async function embedKey(h: Harness, workspaceId: string, origins: string[] = []): Promise<TestEmbedKey> {
-  const deps = { catalog: h.catalog, people: h.people, embeds: h.container.embeds!, clock: h.clock ?? systemClock };
+  const deps = { catalog: h.catalog, people: h.people, embeds: h.container.embeds!, clock: h.clock };
   const { key, secret } = await createEmbedKey(deps, await workspaceAccess(deps, OPERATOR, workspaceId, 'admin'), { origins });
   return { id: key.id, secret };
 }
@@ -45,4 +44,15 @@ export function mint(h: { clock: { now(): Date } }, key: { id: string; secret: s
 export function unsigned(kid: string, claims: Claims): string {
   const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
   return `${b64({ alg: 'none', typ: 'JWT', kid })}.${b64(claims)}.`;
+}
+
+/** A share link of the site, as `footfall share create` makes it: its id and the slug of its url. */
+export async function shareLink(
+  h: Harness,
+  siteId: string,
+  input: { tenantId?: string; password?: string; expiresAt?: string } = {},
+): Promise<{ id: string; slug: string; url: string }> {
+  const deps = { catalog: h.catalog, people: h.people, embeds: h.container.embeds!, clock: h.clock, hasher: TEST_HASHER, publicUrl: h.container.config.publicUrl };
+  const { share, url } = await createShareLink(deps, await siteAccess(deps, OPERATOR, siteId, 'admin'), input);
+  return { id: share.id, slug: new URL(url).pathname.split('/')[2], url };
 }
