@@ -81,6 +81,11 @@ export function openDnsTxtResolver(config: Pick<Config, 'dnsServers'>): DnsTxtRe
   return new NodeDnsTxtResolver({ servers: config.dnsServers });
 }
 
+/** Password hashing at the production parameters, for a command that sets a password (a share link's). */
+export function openPasswordHasher(): PasswordHasher {
+  return new Argon2PasswordHasher();
+}
+
 /** Whether a control plane exists already (a shared one is configured, or the data dir holds one). */
 export function hasControlPlane(config: Pick<Config, 'dataDir' | 'controlUrl'>): boolean {
   return config.controlUrl !== undefined || fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE));

@@ -57,7 +57,7 @@ test("a share link's url is shown once and opens its page; revoked, the page is 
   const made = await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, { body: { tenant_id: tenant, password: 'a good long password', expires_at: '2099-01-01T00:00:00Z' } });
   assert.equal(made.statusCode, 201, made.body);
   const { share_id, url } = made.json();
-  assert.deepEqual({ ...made.json(), share_id: 'x', url: 'x', created_at: 'x' }, {
+  assert.deepEqual({ ...(made.json() as Record<string, unknown>), share_id: 'x', url: 'x', created_at: 'x' }, {
     share_id: 'x', url: 'x', created_at: 'x', site_id: site, tenant_id: tenant, password: true, expires_at: '2099-01-01T00:00:00.000Z', revoked_at: null, state: 'active',
   });
   const path = new URL(url).pathname;
