@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
 import { openImportStores } from '../../src/container.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
@@ -155,8 +155,8 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
   }
 }
 
-/** Waits until every read of the dashboard answered (no panel busy, every tile drawn). */
-export async function settled(page: Page): Promise<void> {
+/** Waits until every read of the dashboard answered (no panel busy, every tile drawn), in a page or a frame. */
+export async function settled(page: Page | Frame): Promise<void> {
   await page.waitForFunction(
     () =>
       document.querySelector('.dashboard') !== null &&
@@ -167,8 +167,8 @@ export async function settled(page: Page): Promise<void> {
   );
 }
 
-/** axe-core on the page as it is: the serious and critical violations, described. */
-export async function axeViolations(page: Page): Promise<string[]> {
+/** axe-core on the page (or frame) as it is: the serious and critical violations, described. */
+export async function axeViolations(page: Page | Frame): Promise<string[]> {
   // evaluated through the debugging protocol: the page's policy refuses inline scripts, as it should
   await page.evaluate(AXE);
   const result = await page.evaluate(async () => {

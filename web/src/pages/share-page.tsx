@@ -7,7 +7,6 @@ import { shareReader } from '../api/reader.js';
 import { Dashboard } from '../dashboard/dashboard.js';
 import { Field } from '../ui/field.js';
 import { Notice } from '../ui/page-shell.js';
-import { Problem } from '../ui/panel-state.js';
 
 type ShareMeta = { state: 'gone' } | { state: 'password' } | { state: 'open'; site_id: string; site_name: string; tenant_id: string | null };
 
@@ -67,7 +66,11 @@ function PasswordForm({ slug }: { slug: string }) {
         <Field label="Password">
           <input name="password" type="password" autocomplete="current-password" required />
         </Field>
-        {failure ? <Problem failure={failure} /> : null}
+        {failure ? (
+          <div class="problem" role="alert">
+            <p class="problem-message">{failure.message}</p>
+          </div>
+        ) : null}
         <div class="form-actions">
           <button type="submit" class="button">
             Show the dashboard
