@@ -5,6 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import jwt from 'jsonwebtoken';
+import { createFootfallClient, mintEmbedToken } from 'footfall/client';
 import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
 import { embedKey, mint, unsigned, type TestEmbedKey } from './helpers/embeds.js';
 
@@ -255,3 +257,18 @@ function stripKid(token: string): string {
   const { kid: _, ...rest } = JSON.parse(Buffer.from(head, 'base64url').toString());
   return `${Buffer.from(JSON.stringify(rest)).toString('base64url')}.${body}.${sig}`;
 }
+
+test("the typed client's mintEmbedToken makes a standard JWT that jsonwebtoken verifies and /v1 honours; its lifetime is bounded", async () => {
+  const now = h.clock.now();
+  const token = await mintEmbedToken({ keyId: key.id, secret: key.secret }, { tokenId: parent.id, siteId: site, tenantId: tenantA, routes: ['timeseries'], ttlSeconds: 600, now });
+  const decoded = jwt.verify(token, key.secret, { algorithms: ['HS256'], clockTimestamp: Math.floor(now.getTime() / 1000), complete: true });
+  assert.deepEqual(decoded.header, { alg: 'HS256', typ: 'JWT', kid: key.id });
+  const iat = Math.floor(now.getTime() / 1000);
+  assert.deepEqual(decoded.payload, { token_id: parent.id, site_id: site, tenant_id: tenantA, routes: ['timeseries'], iat, exp: iat + 600 });
+  const res = await read('/v1/metrics/timeseries', { from: FROM, to: TO, metric: 'visitors' }, token);
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json().current.total, 12);
+  await assert.rejects(mintEmbedToken({ keyId: key.id, secret: key.secret }, { tokenId: parent.id, siteId: site, ttlSeconds: 86_401 }), RangeError);
+  // the client takes an embed token like an API token
+  assert.equal(typeof createFootfallClient({ baseUrl: 'http://127.0.0.1:1', token }).GET, 'function');
+});
