@@ -7,7 +7,7 @@ import type { Failure } from '../api/read.js';
 import { Field } from '../ui/field.js';
 import { Problem } from '../ui/panel-state.js';
 
-function CreateForm({ title, submitLabel, send, children }: { title: string; submitLabel: string; send(form: FormData): Promise<{ failure: Failure } | { shown: string }>; children: ComponentChildren }) {
+export function CreateForm({ title, submitLabel, send, children }: { title: string; submitLabel: string; send(form: FormData): Promise<{ failure: Failure } | { shown: string }>; children: ComponentChildren }) {
   const [outcome, setOutcome] = useState<{ failure: Failure } | { shown: string } | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();

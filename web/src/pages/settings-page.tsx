@@ -6,6 +6,7 @@ import { AppFrame, Notice } from '../ui/page-shell.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { CreateSite, CreateToken, Invite } from './settings-forms.js';
+import { EMBEDS_SECTION, EmbedSettings } from './settings-embeds.js';
 
 type Row = Record<string, unknown>;
 interface Section {
@@ -44,8 +45,17 @@ export function SettingsPage({ workspaceId, section }: { workspaceId: string; se
             {s.label}
           </a>
         ))}
+        <a href={`${base}/${EMBEDS_SECTION.id}`} aria-current={section === EMBEDS_SECTION.id ? 'page' : undefined}>
+          {EMBEDS_SECTION.label}
+        </a>
       </nav>
-      {spec ? <SectionView workspaceId={workspaceId} id={section} spec={spec} /> : <Notice title="No such settings page">{null}</Notice>}
+      {spec ? (
+        <SectionView workspaceId={workspaceId} id={section} spec={spec} />
+      ) : section === EMBEDS_SECTION.id ? (
+        <EmbedSettings workspaceId={workspaceId} />
+      ) : (
+        <Notice title="No such settings page">{null}</Notice>
+      )}
     </AppFrame>
   );
 }
