@@ -25,6 +25,8 @@ import { CHROMIUM } from './dashboard-world.js';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const DAY_MS = 86_400_000;
 export const SHARE_PASSWORD = 'the share password';
+/** an admin of the workspace, to sign in to the settings */
+export const ADMIN = { email: 'admin@embed.example', password: 'an admin password' };
 
 export interface HostServer {
   origin: string;
@@ -34,6 +36,7 @@ export interface HostServer {
 export interface EmbedWorld {
   server: RunningServer;
   browser: Browser;
+  workspaceId: string;
   site: string;
   tenants: { acme: string; globex: string };
   today: string;
@@ -161,12 +164,15 @@ export async function embedWorld(): Promise<EmbedWorld> {
 
     const deps = { catalog, people: people!, embeds: embeds!, clock, hasher: server.container.hasher!, publicUrl: server.address };
     const share = await createShareLink(deps, await siteAccess(deps, OPERATOR, site.id, 'admin'), { tenantId: acme.id, password: SHARE_PASSWORD });
+    const admin = await people!.createUser({ email: ADMIN.email, name: 'Admin', passwordHash: await deps.hasher.hash(ADMIN.password) });
+    await people!.addMember({ workspaceId: ws.id, userId: admin.id, role: 'admin' });
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     closers.push(() => browser.close());
     return {
       server,
       browser,
+      workspaceId: ws.id,
       site: site.id,
       tenants,
       today: new Date(now).toISOString().slice(0, 10),

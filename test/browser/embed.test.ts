@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { axeViolations, missing, SCREENSHOTS, settled, skip } from './dashboard-world.js';
-import { embedWorld, SHARE_PASSWORD, tileValues, type EmbedWorld } from './embed-world.js';
+import { ADMIN, embedWorld, SHARE_PASSWORD, tileValues, type EmbedWorld } from './embed-world.js';
 
 let w: EmbedWorld;
 before(async () => {
@@ -156,4 +156,32 @@ test('a share link with a password: the form, a wrong password refused, then the
     await shot(page, `share-${scheme}`);
     await context.close();
   }
+});
+
+test('the settings section: an admin creates an embed key (its secret shown once) and a share link, and revokes the link', { skip, timeout: 120_000 }, async () => {
+  const { context, page, console } = await w.newPage();
+  await page.goto(`${w.server.address}/app`);
+  await page.fill('input[name=email]', ADMIN.email);
+  await page.fill('input[name=password]', ADMIN.password);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('.site-list a, a[href^="/app/sites/"]');
+  await page.goto(`${w.server.address}/app/settings/${w.workspaceId}/embeds`);
+  await page.waitForSelector('#embed-keys-title');
+  await page.fill('input[name=origins]', 'https://app.example.com');
+  await page.click('text=Create the key');
+  const secret = await (await page.waitForSelector('.secret code')).textContent();
+  assert.match(secret ?? '', /^ek_[0-9A-Za-z]{22}: ff_embed_[A-Za-z0-9_-]{43}$/);
+  await page.waitForSelector('td:has-text("https://app.example.com")');
+  const shares = page.locator('section:has(h2:has-text("Share links of Embedded example"))');
+  await shares.locator('button:has-text("Create the link")').click();
+  const url = await shares.locator('.secret code').textContent();
+  assert.match(url ?? '', /\/share\/[0-9A-Za-z]{40}$/);
+  assert.deepEqual(await axeViolations(page), []);
+  await shot(page, 'settings-embeds-light');
+  const before = await shares.locator('button:has-text("Revoke")').count();
+  await shares.locator('button:has-text("Revoke")').last().click();
+  await page.waitForFunction((n) => document.querySelectorAll('section:has(h2) button[aria-label^="Revoke shr_"]').length === n - 1, before);
+  assert.equal((await fetch(url!)).status, 404, 'the revoked link is gone');
+  assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+  await context.close();
 });
