@@ -6,6 +6,7 @@ import { newId, type RandomBytes } from '../domain/tokens.js';
 import { CatalogError } from '../ports/catalog-store.js';
 import type { EmbedKey, EmbedStore, NewShareLink, ShareLink } from '../ports/embed-store.js';
 import { isUniqueViolation } from './db-errors.js';
+import { queryTemplate } from './query-template.js';
 import type { ControlDB, EmbedKeysTable, ShareLinksTable } from './schema.js';
 import { checkInstant } from './validation.js';
 
@@ -50,8 +51,11 @@ export class KyselyEmbedStore implements EmbedStore {
     return toEmbedKey(row);
   }
 
+  // Every embed token's request looks its key up: compiled once (query-template.ts).
+  private readonly keyById = queryTemplate(1, (id: string) => this.db.selectFrom('embed_keys').selectAll().where('id', '=', id));
+
   async getEmbedKey(id: string): Promise<EmbedKey | null> {
-    const row = await this.db.selectFrom('embed_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = (await this.db.executeQuery(this.keyById(id))).rows[0];
     return row ? toEmbedKey(row) : null;
   }
 
