@@ -201,6 +201,18 @@ test('revoking the embed key, or the parent token, refuses the next request', as
   assert.match(refused(await read('/v1/reports/overview', {}, embed2), 401, 'UNAUTHORIZED', 'revoked parent'), /parent token/);
 });
 
+test('a token read many times is still refused once it expires (its verified signature is remembered, never its validity)', async () => {
+  const embed = mint(h, key, { token_id: parent.id, site_id: site, tenant_id: tenantA, exp: Math.floor(h.clock.now().getTime() / 1000) + 120 });
+  for (let i = 0; i < 3; i++) assert.equal((await read('/v1/reports/overview', {}, embed)).statusCode, 200);
+  const start = h.clock.now().getTime();
+  try {
+    h.clock.advance(121_000);
+    assert.match(refused(await read('/v1/reports/overview', {}, embed), 401, 'UNAUTHORIZED', 'expired after use'), /expired/);
+  } finally {
+    h.clock.set(start);
+  }
+});
+
 test("everything the parent may not do, the embed may not do: scopes, plan families, site allowlist, hard cap", async () => {
   const usageOnly = await h.token(h.ws.id, { scopes: ['usage:read'] });
   const e1 = mint(h, key, { token_id: usageOnly.id, site_id: site, tenant_id: tenantA });

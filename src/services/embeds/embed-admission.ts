@@ -11,7 +11,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { EmbedStore } from '../../ports/embed-store.js';
 import { tokenAdmission } from '../authenticate.js';
 import type { Admission } from '../caller.js';
-import { embedKeySecret } from './embed-keys.js';
+import { embedKeyVerifyKey } from './embed-keys.js';
 
 export interface EmbedAdmissionDeps {
   catalog: CatalogStore;
@@ -34,17 +34,7 @@ export async function admitEmbedToken(deps: EmbedAdmissionDeps, jwt: string): Pr
   const key = await deps.embeds.getEmbedKey(kid);
   if (!key || key.revokedAt !== null) throw refuse('The embed key named by the token (kid) is unknown or revoked.');
   const now = deps.clock.now();
-  let payload: Record<string, unknown>;
-  try {
-    const secret = new TextEncoder().encode(await embedKeySecret(deps.catalog, key.id));
-    ({ payload } = await jwtVerify(jwt, secret, { algorithms: ['HS256'], currentDate: now }));
-  } catch (err) {
-    if (err instanceof errors.JWTExpired) throw refuse(EXPIRED_EMBED_TOKEN);
-    if (err instanceof errors.JOSEAlgNotAllowed) throw refuse('The embed token must be signed with HS256.');
-    if (err instanceof errors.JWSSignatureVerificationFailed) throw refuse('The embed token is not signed with the secret of its embed key.');
-    if (err instanceof errors.JOSEError) throw refuse(`The embed token is not valid: ${err.message}.`);
-    throw err;
-  }
+  const payload = await verifiedPayload(deps.catalog, key.id, jwt, now);
   const claims = checkEmbedClaims(payload, Math.floor(now.getTime() / 1000));
   if ('problem' in claims) throw refuse(claims.problem.endsWith('.') ? claims.problem : `The embed token is not valid: ${claims.problem}.`);
   const parent = await deps.catalog.getToken(claims.tokenId);
@@ -71,4 +61,35 @@ export async function admitEmbedToken(deps: EmbedAdmissionDeps, jwt: string): Pr
     // the parent's own window: an embed is no way around its parent's rate
     rate,
   };
+}
+
+// Tokens whose signature jose has already verified, by their exact text, per control plane (whose master
+// fixes every key's secret): an embed repeats one token for its whole life, and checking the same bytes
+// under the same immutable key again says nothing new, while it is most of what an embed read costs on
+// top of its parent's. Only successes are kept (a forger fills nothing), at most VERIFIED_MAX, oldest
+// out first. The key and the parent are still read on every request, and the claims (exp, iat) are
+// checked against the clock on every request by checkEmbedClaims; a token with nbf is never kept.
+const VERIFIED_MAX = 10_000;
+const verifiedTokens = new WeakMap<CatalogStore, Map<string, Record<string, unknown>>>();
+
+async function verifiedPayload(catalog: CatalogStore, keyId: string, jwt: string, now: Date): Promise<Record<string, unknown>> {
+  const verified = verifiedTokens.get(catalog) ?? new Map<string, Record<string, unknown>>();
+  verifiedTokens.set(catalog, verified);
+  const known = verified.get(jwt);
+  if (known) return known;
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(jwt, await embedKeyVerifyKey(catalog, keyId), { algorithms: ['HS256'], currentDate: now }));
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw refuse(EXPIRED_EMBED_TOKEN);
+    if (err instanceof errors.JOSEAlgNotAllowed) throw refuse('The embed token must be signed with HS256.');
+    if (err instanceof errors.JWSSignatureVerificationFailed) throw refuse('The embed token is not signed with the secret of its embed key.');
+    if (err instanceof errors.JOSEError) throw refuse(`The embed token is not valid: ${err.message}.`);
+    throw err;
+  }
+  if (payload.nbf === undefined) {
+    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+    verified.set(jwt, payload);
+  }
+  return payload;
 }

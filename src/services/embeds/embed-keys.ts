@@ -33,6 +33,28 @@ export async function embedKeySecret(catalog: CatalogStore, keyId: string): Prom
   return EMBED_KEY_SECRET_PREFIX + createHmac('sha256', await master(catalog)).update(`embed-key:${keyId}`).digest('base64url');
 }
 
+// The HMAC key a token of an embed key is verified with, imported once per key and process: its secret
+// is fixed by the master and the key id, so this holds no state a revocation could outdate (the key's
+// row is still read on every request). Filled only for keys found live, so bounded by the keys there are.
+const verifyKeys = new WeakMap<CatalogStore, Map<string, Promise<CryptoKey>>>();
+const MAX_VERIFY_KEYS = 10_000;
+
+/** embedKeySecret's bytes as an HS256 verification key (what jose's jwtVerify takes). */
+export function embedKeyVerifyKey(catalog: CatalogStore, keyId: string): Promise<CryptoKey> {
+  const keys = verifyKeys.get(catalog) ?? new Map<string, Promise<CryptoKey>>();
+  verifyKeys.set(catalog, keys);
+  let key = keys.get(keyId);
+  if (!key) {
+    if (keys.size >= MAX_VERIFY_KEYS) keys.clear();
+    key = embedKeySecret(catalog, keyId).then((secret) =>
+      crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']),
+    );
+    key.catch(() => keys.delete(keyId));
+    keys.set(keyId, key);
+  }
+  return key;
+}
+
 function origins(input: readonly string[]): string[] {
   try {
     return normalizeOrigins(input);
