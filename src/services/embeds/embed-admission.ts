@@ -1,7 +1,8 @@
 // An embed token -> caller (docs/product.md §7.8). The token is a JWT (HS256) its workspace's backend
 // signed with an embed key; it names a parent API token of the same workspace, a site and maybe a tenant.
-// Verified with jose on every request, and the key and the parent are looked up every time (no cache),
-// so revoking either refuses the token from the next request. The caller is the parent's (its plan, its
+// Its signature is verified with jose (once per token text, see verifiedPayload), its claims against the
+// clock on every request, and the key and the parent are looked up every time (no cache), so revoking
+// either refuses the token from the next request. The caller is the parent's (its plan, its
 // scopes, metered to the workspace, counted in the parent's rate window) narrowed to the site and tenant.
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { checkEmbedClaims, EXPIRED_EMBED_TOKEN } from '../../domain/embeds.js';
