@@ -15,6 +15,8 @@ import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { Prng } from '../../src/ingest/demo/prng.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
 import { startServer, type RunningServer } from '../../src/main.js';
+import { embedKeySecret } from '../../src/services/embeds/embed-keys.js';
+import { mint } from '../http/helpers/embeds.js';
 
 export const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
 export const missing = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set FOOTFALL_TEST_CHROMIUM)`;
@@ -43,7 +45,9 @@ export interface DashboardWorld {
   today: string;
   /** GET a /v1 route with the token: status and parsed body */
   v1(route: string, query: Record<string, string | undefined>): Promise<{ status: number; body: any }>;
-  /** the embed page of a site with the dashboard's query and the token in the fragment */
+  /** the embed key embedUrl's tokens are minted with (its id stays in the embed page's query) */
+  embedKeyId: string;
+  /** the embed page of a site with the dashboard's query and a whole-site embed token (parent: the API token) in the fragment */
   embedUrl(siteId: string, query?: Record<string, string>): string;
   open(url: string, options?: { width?: number; scheme?: 'light' | 'dark' }): Promise<Opened>;
   close(): Promise<void>;
@@ -99,7 +103,10 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
     const c = server.container.catalog;
     const ws = await c.createWorkspace({ name: 'dashboard', plan: 'pro' });
     const secret = generateSecret(randomBytes);
-    await c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+    const token = await c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+    // /embed takes embed tokens only: whole-site ones of an embed key, the API token their parent
+    const embedKey = await server.container.embeds!.createEmbedKey({ workspaceId: ws.id, origins: [] });
+    const embedKeyCredentials = { id: embedKey.id, secret: await embedKeySecret(c, embedKey.id) };
     const extended = await c.createSite({ workspaceId: ws.id, name: 'Extended example', hostnames: ['site.example'], collectionProfile: 'extended' });
     const strict = await c.createSite({ workspaceId: ws.id, name: 'Strict example', hostnames: ['strict.example'], collectionProfile: 'strict' });
     const acme = await c.createTenant({ siteId: extended.id, slug: 'acme', name: 'Acme' });
@@ -125,8 +132,10 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
         const res = await fetch(`${server.address}${route}?${q}`, { headers: { authorization: `Bearer ${secret}` } });
         return { status: res.status, body: await res.json() };
       },
+      embedKeyId: embedKey.id,
       embedUrl(siteId, query = {}) {
-        return `${server.address}/embed?${new URLSearchParams({ site_id: siteId, ...query })}#token=${secret}`;
+        const jwt = mint({ clock: { now: () => new Date() } }, embedKeyCredentials, { token_id: token.id, site_id: siteId });
+        return `${server.address}/embed?${new URLSearchParams({ key: embedKey.id, site_id: siteId, ...query })}#token=${jwt}`;
       },
       async open(url, options = {}) {
         const context = await b.newContext({ viewport: { width: options.width ?? 1400, height: 900 }, colorScheme: options.scheme ?? 'light' });

@@ -1,17 +1,28 @@
 // The dashboard in Chromium against a real server: every number it draws equals /v1 for the same
 // request (periods, compare, a filter, a tenant, traffic, the hourly chart), clicking a row filters the
 // whole page and back/forward undo and redo it, the controls work from the keyboard, and a strict site
-// shows its locked sections as locked, in the API's words. Opened as the embed page with an API token
-// (dashboard-world.ts); no Content-Security-Policy refusal or script error on any page.
+// shows its locked sections as locked, in the API's words. Opened as the embed page with an embed token
+// (dashboard-world.ts), and where a test needs the workspace's reads an embed may not make (the tenant
+// picker, the plan's CSV) as the signed-in dashboard over the management API's stand-in; no
+// Content-Security-Policy refusal or script error on any page.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { assertMatchesV1, assertTilesMatch, listRows } from './dashboard-compare.js';
 import { dashboardWorld, missing, settled, skip, type DashboardWorld } from './dashboard-world.js';
+import { stubManagementApi } from './management-stub.js';
 
 let w: DashboardWorld;
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams) as Record<string, string>;
+
+/** The signed-in dashboard of a site (/app/sites/<id>): it reads /v1/me and /v1/tenants, an embed does not. */
+async function openSignedIn(site: string, query: Record<string, string> = {}) {
+  const opened = await w.open('about:blank');
+  await stubManagementApi(opened.context, w, { signedIn: true });
+  await opened.page.goto(`${w.server.address}/app/sites/${site}?${new URLSearchParams(query)}`, { waitUntil: 'load' });
+  return opened;
+}
 
 before(async () => {
   if (!skip) w = await dashboardWorld();
@@ -37,7 +48,7 @@ test('the tiles, the chart and three top lists equal /v1 for several periods, co
     assert.deepEqual(problems, [], JSON.stringify(state));
     // the token left the address bar at once; the state stayed in it
     assert.equal(new URL(page.url()).hash, '');
-    assert.deepEqual(queryOf(page.url()), { site_id: site, ...state });
+    assert.deepEqual(queryOf(page.url()), { key: w.embedKeyId, site_id: site, ...state });
     await context.close();
   }
 });
@@ -52,7 +63,7 @@ test('clicking a row filters the whole page; back and forward undo and redo it; 
   await page.waitForURL((u) => u.searchParams.has('filters'));
   await settled(page);
   const filtered = { compare: 'prev_period', filters: JSON.stringify({ country: 'FR' }) };
-  assert.deepEqual(queryOf(page.url()), { site_id: site, ...filtered });
+  assert.deepEqual(queryOf(page.url()), { key: w.embedKeyId, site_id: site, ...filtered });
   await assertMatchesV1(w, page, site, filtered);
   assert.equal(await page.textContent('.chip[data-filter="country"]'), 'Country is France ×');
   // the filtered row is marked, and no longer a button
@@ -81,7 +92,7 @@ test('clicking a row filters the whole page; back and forward undo and redo it; 
 test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a row filters, the period steps back; focus is visible', { skip, timeout: 120_000 }, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
-  const { page, problems, context } = await w.open(w.embedUrl(site));
+  const { page, problems, context } = await openSignedIn(site);
   await settled(page);
 
   await page.focus('.tile[data-metric="pageviews"]');
@@ -168,7 +179,7 @@ test('CSV: each list and the chart offer it where the plan exports CSV; a downlo
   const site = w.sites.extended;
   const me = await w.v1('/v1/me', {});
   assert.equal(me.body.product.exports.csv, true, 'a pro plan exports CSV');
-  const { page, problems, context } = await w.open(w.embedUrl(site));
+  const { page, problems, context } = await openSignedIn(site);
   await settled(page);
   assert.deepEqual(
     await page.$$eval('.csv button', (b) => b.map((x) => x.getAttribute('aria-label'))),
