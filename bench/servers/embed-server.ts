@@ -2,11 +2,11 @@
 // with a parent API token and an embed key, so the load generator shares no event loop with it.
 // argv: dataDir workspaceId. Prints {footfall, token, tokenId, keyId, keySecret}.
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { embedKeySecret } from '../../src/services/embeds/embed-keys.js';
+import { followParent } from './parent-link.js';
 
 const [dataDir, workspaceId] = process.argv.slice(2);
 const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent' }, {}));
@@ -18,16 +18,4 @@ const keySecret = await embedKeySecret(catalog, key.id);
 
 process.stdout.write(JSON.stringify({ footfall: server.address, token: secret, tokenId: parent.id, keyId: key.id, keySecret }) + '\n');
 
-const stop = async () => {
-  await server.close();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop); // the parent went away
-// "cpu" on stdin: this process's CPU time so far (µs, user + system).
-createInterface({ input: process.stdin }).on('line', (line) => {
-  if (line.trim() !== 'cpu') return;
-  const u = process.cpuUsage();
-  process.stdout.write(JSON.stringify({ cpuMicros: u.user + u.system }) + '\n');
-});
+followParent(() => server.close());
