@@ -1,12 +1,12 @@
 // Settings: the workspace's embed keys and its sites' share links (admins and owners; the management API
 // refuses viewers in words). A key's secret and a link's url are shown once, when made; revoking either
 // stops it from the next request.
-import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { manage } from '../api/manage.js';
 import type { Failure } from '../api/read.js';
 import { Field } from '../ui/field.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
+import { PlainTable } from '../ui/plain-table.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { CreateForm } from './settings-forms.js';
 
@@ -50,7 +50,8 @@ export function EmbedSettings({ workspaceId }: { workspaceId: string }) {
         ) : !keys.ok ? (
           <Problem failure={keys.error} />
         ) : (
-          <Table
+          <PlainTable
+            label="Embed keys"
             head={['Key', 'Origins', 'Created', '']}
             rows={keys.data.embed_keys.map((k) => [
               k.key_id,
@@ -98,7 +99,8 @@ function SiteShares({ site }: { site: SiteRow }) {
       ) : !shares.ok ? (
         <Problem failure={shares.error} />
       ) : (
-        <Table
+        <PlainTable
+          label={`Share links of ${site.name}`}
           head={['Link', 'Tenant', 'Password', 'Expires', '']}
           rows={shares.data.shares.map((s) => [
             s.share_id,
@@ -130,34 +132,6 @@ function SiteShares({ site }: { site: SiteRow }) {
         </Field>
       </CreateForm>
     </section>
-  );
-}
-
-function Table({ head, rows }: { head: string[]; rows: ComponentChildren[][] }) {
-  if (rows.length === 0) return <p class="empty">None yet.</p>;
-  return (
-    <div class="table-scroll" tabIndex={0} role="region" aria-label="List, scrollable">
-      <table class="plain-table">
-        <thead>
-          <tr>
-            {head.map((h, i) => (
-              <th key={i} scope="col">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row, i) => (
-            <tr key={i}>
-              {row.map((c, j) => (
-                <td key={j}>{c}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 

@@ -4,6 +4,7 @@
 import { manage, readSession } from '../api/manage.js';
 import { AppFrame, Notice } from '../ui/page-shell.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
+import { PlainTable } from '../ui/plain-table.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { CreateSite, CreateToken, Invite } from './settings-forms.js';
 import { EMBEDS_SECTION, EmbedSettings } from './settings-embeds.js';
@@ -72,32 +73,7 @@ function SectionView({ workspaceId, id, spec }: { workspaceId: string; id: strin
     body = (
       <>
         {seats ? <p>Seats: {seats.used} of {seats.limit ?? 'unlimited'}</p> : null}
-        {rows.length === 0 ? (
-          <p class="empty">None yet.</p>
-        ) : (
-          <div class="table-scroll" tabIndex={0} role="region" aria-label={`${spec.label}, scrollable`}>
-            <table class="plain-table">
-              <thead>
-                <tr>
-                  {spec.columns.map(([k, label]) => (
-                    <th key={k} scope="col">
-                      {label}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row, i) => (
-                  <tr key={i}>
-                    {spec.columns.map(([k]) => (
-                      <td key={k}>{cell(row[k])}</td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <PlainTable label={spec.label} head={spec.columns.map(([, label]) => label)} rows={rows.map((row) => spec.columns.map(([k]) => cell(row[k])))} />
       </>
     );
   }
