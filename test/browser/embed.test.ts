@@ -127,7 +127,7 @@ test('the embed page alone, light and dark by theme= and an accent, at 1280 and 
       assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${theme} ${width}: ${overflow}px wider than the page`);
-      await shot(page, `embed-${theme}-${width}`);
+      await shot(page, `embed-tenant-${theme}-${width}`);
       await context.close();
     }
   }
