@@ -1,13 +1,13 @@
 // Sites of a workspace: everyone may list them (the dashboards need them); admins and owners create
 // and change them, and verify their domain scope. The plan's site limit is kept by the store, under a
 // workspace lock; the ownership rules (scopes, patterns, proofs) by the store and verify-site.ts.
-import type { CatalogStore, DomainProof, Site, SiteOwnership, SitePatch } from '../../ports/catalog-store.js';
+import type { CatalogStore, DomainProof, NewSite, Site, SiteOwnership, SitePatch } from '../../ports/catalog-store.js';
 import type { DnsTxtResolver } from '../../ports/dns-txt-resolver.js';
 import { verifySite, type SiteVerification } from '../ownership/verify-site.js';
 import { notFound, requireRole, type ManageDeps, type WorkspaceAccess } from './access.js';
 
 /** What a new site is made of: the store's createSite input but for the workspace, which the access names. */
-export type SiteInput = Omit<Parameters<CatalogStore['createSite']>[0], 'workspaceId'>;
+export type SiteInput = Omit<NewSite, 'workspaceId'>;
 
 export type { SitePatch };
 
