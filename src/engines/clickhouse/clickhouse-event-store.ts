@@ -94,6 +94,26 @@ export class ClickHouseEventStore implements EventStore {
     return this.p.shards.filter((s) => s !== this.p.coordinator);
   }
 
+  async purgeDays(): Promise<never> {
+    throw new Error('purgeDays: not on ClickHouse yet');
+  }
+
+  async previewPurge(): Promise<never> {
+    throw new Error('previewPurge: not on ClickHouse yet');
+  }
+
+  async deleteSiteData(): Promise<never> {
+    throw new Error('deleteSiteData: not on ClickHouse yet');
+  }
+
+  async undoImport(): Promise<never> {
+    throw new Error('undoImport: not on ClickHouse yet');
+  }
+
+  async eventCounts(): Promise<never> {
+    throw new Error('eventCounts: not on ClickHouse yet');
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
     await Promise.all(this.p.shards.map((s) => s.node.query('SELECT 1 AS ok')));
