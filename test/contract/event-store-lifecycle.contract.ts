@@ -57,7 +57,10 @@ export function runLifecycleContract(name: string, factory: () => Promise<EventS
     const ref = await factory();
     try {
       if (rows.length) await ref.store.importBatch(rows);
-      return canonical(await ref.tables(site));
+      const t = canonical(await ref.tables(site));
+      assert.equal(t.events.length, rows.filter((r) => r.site_id === site).length, 'the reference holds the events');
+      assert.ok(rows.length === 0 || Object.values(t).every((table) => table.length > 0), 'the reference fills every table');
+      return t;
     } finally {
       await ref.close();
     }
@@ -177,13 +180,16 @@ export function runLifecycleContract(name: string, factory: () => Promise<EventS
     test(`${name}: kill -9 in the middle of a ${op === 'purge' ? 'purge' : 'site deletion'} leaves every day whole or gone, and calling again finishes it`, { timeout: 240_000 }, withStore(async (_, sut) => {
       if (!sut.location || !sut.release || !sut.reopen) return; // a store in memory has no other process
       const rows = rowsOf(SITE, 10, 3000);
-      const horizon = op === 'purge' ? '2025-02-02' : null;
       await sut.store.importBatch([...rows, ...rowsOf(OTHER, 11, 300)], { importId: 'imp_k' });
       const before = byDay(await sut.tables(SITE));
       const otherTables = canonical(await sut.tables(OTHER));
-      // until a kill has landed in the middle (a kill may come before the child starts, or after it ends)
+      // every round has work to do: a purge one day further, a deletion of data imported again; until
+      // two kills have landed in the middle (a kill may come before the child starts, or after it ends)
+      let horizon: string | null = null;
       let midway = 0;
-      for (let round = 0; round < 6 && midway < 2; round++) {
+      for (let round = 0; round < 7 && midway < 2; round++) {
+        if (op === 'purge') horizon = new Date(START + (round + 1) * DAY).toISOString().slice(0, 10);
+        else if ((await sut.store.siteCoverage(SITE)).events === 0) await sut.store.importBatch(rows);
         await sut.release();
         const { midway: mid, when: killed } = await killMidway(sut.location, { op, site: SITE, beforeDay: horizon });
         if (mid) midway++;

@@ -20,7 +20,7 @@ const SELF = fileURLToPath(import.meta.url);
 /** The wait before each statement of the child. */
 const STEP_MS = 25;
 /** Longest wait after "ready" before the kill: about as long as the operation takes on the engine, slowed so. */
-const KILL_WITHIN_MS = { duckdb: 300, clickhouse: 1500 };
+const KILL_WITHIN_MS = { duckdb: 300, clickhouse: 1000 };
 
 /**
  * Runs `job` on the store at `loc` in a child process and kills it (SIGKILL) at a random moment after
