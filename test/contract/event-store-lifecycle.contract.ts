@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ImportNotFoundError, type EventRow, type EventStore } from '../../src/ports/event-store.js';
 import { manyRows } from '../engines/duckdb-import-fixtures.js';
-import type { EventStoreUnderTest, TableRows } from './event-store.contract.js';
+import { storeTest, type EventStoreUnderTest, type TableRows } from './event-store.contract.js';
 import { killMidway } from './lifecycle-child.js';
 
 const SITE = 'site_l';
@@ -44,14 +44,7 @@ async function counts(s: EventStore, site: string): Promise<number[]> {
 const expectedCounts = (rows: readonly EventRow[]) => MONTHS.map((m) => monthCounts(rows).get(m) ?? 0);
 
 export function runLifecycleContract(name: string, factory: () => Promise<EventStoreUnderTest>): void {
-  const withStore = (fn: (s: EventStore, sut: EventStoreUnderTest) => Promise<void>) => async () => {
-    const sut = await factory();
-    try {
-      await fn(sut.store, sut);
-    } finally {
-      await sut.close();
-    }
-  };
+  const withStore = storeTest(factory);
   /** The tables of a fresh store holding exactly `rows`. */
   const reference = async (rows: readonly EventRow[], site = SITE): Promise<Record<string, string[]>> => {
     const ref = await factory();

@@ -71,15 +71,18 @@ export function makeRow(over: Partial<EventRow> = {}): EventRow {
   };
 }
 
+/** A test body run on a store of `factory`'s, closed afterwards. */
+export const storeTest = (factory: () => Promise<EventStoreUnderTest>) => (fn: (s: EventStore, sut: EventStoreUnderTest) => Promise<void>) => async () => {
+  const sut = await factory();
+  try {
+    await fn(sut.store, sut);
+  } finally {
+    await sut.close();
+  }
+};
+
 export function runEventStoreContract(name: string, factory: () => Promise<EventStoreUnderTest>): void {
-  const withStore = (fn: (s: EventStore, sut: EventStoreUnderTest) => Promise<void>) => async () => {
-    const sut = await factory();
-    try {
-      await fn(sut.store, sut);
-    } finally {
-      await sut.close();
-    }
-  };
+  const withStore = storeTest(factory);
 
   test(`${name}: an empty store has no coverage`, withStore(async (s) => {
     assert.equal(await s.newestEventAt('site_a'), null);

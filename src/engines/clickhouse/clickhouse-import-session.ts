@@ -16,13 +16,11 @@ import {
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseStoreParts } from './clickhouse-event-store.js';
 import { checkpointRow, countRows, currentGens, daysIn, deletedAt, importRow, utcDay, type Shard } from './commit-log.js';
-import { rewriteDays, type RewrittenDay, type ShardDay } from './day-rewrite.js';
+import { groupDays, rewriteDays, storedRows, type RewrittenDay, type ShardDay } from './day-rewrite.js';
 import type { ClickHouseNode } from './node.js';
 import { ident } from './schema.js';
 import { encodedRowsTsv, eventRowsTsv, TSV_COLUMNS } from './tab-separated.js';
 
-/** Rows (staged and stored) one rewrite step of a server reads at most, roughly; a day is never split. */
-const GROUP_ROWS = 1_000_000;
 /** Inserts through a Distributed table reach the servers before the statement returns. */
 const INSERT_SETTINGS = { insert_distributed_sync: 1 } as const;
 
@@ -379,31 +377,3 @@ function uniqueDays(days: readonly DayRef[]): DayRef[] {
   for (const d of days) if (!seen.has(dayKey(d))) seen.set(dayKey(d), { site_id: d.site_id, day: d.day });
   return [...seen.values()];
 }
-
-/** How many rows of each (site, day) a server stores at its current generation (the authority's facts). */
-async function storedRows(authority: ClickHouseNode, shard: number, log: string, days: readonly ShardDay[]): Promise<Map<string, number>> {
-  const withOld = days.filter((d) => d.oldGen > 0);
-  if (withOld.length === 0) return new Map();
-  const rows = await authority.query<{ site_id: string; d: string; n: number }>(
-    `SELECT site_id, toString(day) AS d, argMax(events, gen) AS n FROM ${ident(log)} WHERE shard = ${lit(shard)} AND ${daysIn(withOld)} GROUP BY site_id, d`,
-  );
-  return new Map(rows.map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
-}
-
-/** Days in groups of about GROUP_ROWS rows (staged and stored), a day never split. */
-function* groupDays(days: readonly (ShardDay & { n: number })[], stored: Map<string, number>): Generator<ShardDay[]> {
-  let group: ShardDay[] = [];
-  let rows = 0;
-  for (const d of days) {
-    const n = d.n + (stored.get(dayKey(d)) ?? 0);
-    if (group.length && rows + n > GROUP_ROWS) {
-      yield group;
-      group = [];
-      rows = 0;
-    }
-    group.push({ site_id: d.site_id, day: d.day, oldGen: d.oldGen });
-    rows += n;
-  }
-  if (group.length) yield group;
-}
-

@@ -16,7 +16,8 @@ import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { PAGE_TITLES_COLUMNS, ROLLUP_COLUMNS, ROLLUP_GROUPINGS } from '../sql/rollup-tables.js';
 import { compileRollupBuild, compileRollupInputs } from '../sql/build/rollup-build.js';
 import { actionsRollupSteps } from './clickhouse-actions-rollup.js';
-import { utcDay, type Shard } from './commit-log.js';
+import { daysIn, utcDay, type Shard } from './commit-log.js';
+import type { ClickHouseNode } from './node.js';
 import { inPool, once } from './in-pool.js';
 import { EVENT_COLUMNS, FIRST_EVENT_COLUMNS, SESSION_COLUMNS, ident, type TableLayout } from './schema.js';
 
@@ -292,3 +293,34 @@ function sessionsSql(sessions: string, visitorDays: string, gen: number): string
     `FROM ${ident(visitorDays)} ARRAY JOIN firsts AS fi, lasts AS li`;
   return `INSERT INTO ${ident(sessions)} (${columns.map(ident).join(', ')}) SELECT ${columns.map((column) => value[column]).join(', ')} FROM (${perSession})`;
 }
+
+/** Rows (staged and stored) one rewrite step of a server reads at most, roughly; a day is never split. */
+const GROUP_ROWS = 1_000_000;
+
+/** How many rows of each (site, day) a server stores at its current generation (the authority's facts). */
+export async function storedRows(authority: ClickHouseNode, shard: number, log: string, days: readonly ShardDay[]): Promise<Map<string, number>> {
+  const withOld = days.filter((d) => d.oldGen > 0);
+  if (withOld.length === 0) return new Map();
+  const rows = await authority.query<{ site_id: string; d: string; n: number }>(
+    `SELECT site_id, toString(day) AS d, argMax(events, gen) AS n FROM ${ident(log)} WHERE shard = ${lit(shard)} AND ${daysIn(withOld)} GROUP BY site_id, d`,
+  );
+  return new Map(rows.map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
+}
+
+/** Days in groups of about GROUP_ROWS rows (staged and stored), a day never split. */
+export function* groupDays(days: readonly (ShardDay & { n: number })[], stored: Map<string, number>): Generator<ShardDay[]> {
+  let group: ShardDay[] = [];
+  let rows = 0;
+  for (const d of days) {
+    const n = d.n + (stored.get(`${d.site_id}|${d.day}`) ?? 0);
+    if (group.length && rows + n > GROUP_ROWS) {
+      yield group;
+      group = [];
+      rows = 0;
+    }
+    group.push({ site_id: d.site_id, day: d.day, oldGen: d.oldGen });
+    rows += n;
+  }
+  if (group.length) yield group;
+}
+
