@@ -1,9 +1,10 @@
 // The data lifecycle at size: a store holding N events of one site over 90 days (bench/generate.ts) and
 // N/10 of a second site; then, each as a process of its own (wall time, the operation's own time and
-// peak RSS), purging the big site's first 30 days (a month of its events) and deleting the small site.
-// DuckDB, then one ClickHouse server and two shards when the FOOTFALL_TEST_CLICKHOUSE_* servers are set
-// (scripts/services.sh). The store's size on disk is printed before, after the purge and after the
-// deletion: the DuckDB file (with its write-ahead log) and ClickHouse's active parts.
+// peak RSS), purging the big site's first 30 days (a month of its events) and deleting the small site,
+// each checked to have left nothing it should remove; then the small site imported again (does the
+// store reuse the space it freed?). DuckDB, then one ClickHouse server and two shards when the
+// FOOTFALL_TEST_CLICKHOUSE_* servers are set (scripts/services.sh). The store's size on disk is given
+// before and after each step: the DuckDB file (with its write-ahead log) and ClickHouse's active parts.
 // N: BENCH_LIFECYCLE_EVENTS (default 10,000,000). Run: `npm run bench -- lifecycle`.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,10 +16,10 @@ import { ClickHouseNode } from '../src/engines/clickhouse/node.js';
 import { parseClickHouseUrl } from '../src/engines/clickhouse/url.js';
 import { EVENTS_DUCKDB_FILE } from '../src/engines/duckdb/duckdb-event-store.js';
 import type { RemovedData } from '../src/ports/event-store.js';
-import { scratchUrl, skipReason, type Scratch } from '../test/engines/clickhouse-scratch.js';
 import { writeSiteEvents } from './generate.js';
-import { folderBytes, measure } from './measure.js';
+import { measure } from './measure.js';
 import type { BenchRow } from './run.js';
+import { storeStacks, type StoreStack } from './store-stacks.js';
 
 export const name = 'lifecycle';
 const DAY_MS = 86_400_000;
@@ -26,12 +27,6 @@ const DAYS = 90;
 const PURGED_DAYS = 30;
 const SELF = fileURLToPath(import.meta.url);
 const log = (s: string) => process.stderr.write(s + '\n');
-
-interface Stack {
-  name: string;
-  eventsUrl?: string;
-  scratch?: Scratch;
-}
 
 /** One purge or deletion, run by this file as a child process (see the end of the file). */
 interface Job {
@@ -43,7 +38,7 @@ interface Job {
 }
 
 /** Bytes the store keeps on disk: the DuckDB file and its log, or the active parts on every ClickHouse server. */
-async function storeBytes(s: Stack, dataDir: string): Promise<number> {
+async function storeBytes(s: StoreStack, dataDir: string): Promise<number> {
   if (!s.eventsUrl) {
     return [EVENTS_DUCKDB_FILE, `${EVENTS_DUCKDB_FILE}.wal`].reduce((n, f) => n + (fs.existsSync(path.join(dataDir, f)) ? fs.statSync(path.join(dataDir, f)).size : 0), 0);
   }
@@ -66,15 +61,7 @@ const mb = (bytes: number) => Math.round(bytes / 1e6);
 export async function run(): Promise<BenchRow[]> {
   const events = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 10_000_000);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-lifecycle-'));
-  const stacks: Stack[] = [{ name: 'DuckDB' }];
-  for (const t of ['single', 'cluster'] as const) {
-    const skip = skipReason(t);
-    if (skip) log(`ClickHouse ${t}: skipped (${skip})`);
-    else {
-      const scratch = scratchUrl(t);
-      stacks.push({ name: t === 'single' ? 'ClickHouse' : 'ClickHouse x2', eventsUrl: scratch.url, scratch });
-    }
-  }
+  const stacks = storeStacks(log);
   const rows: BenchRow[] = [];
   try {
     const template = path.join(root, 'template');
@@ -96,8 +83,9 @@ export async function run(): Promise<BenchRow[]> {
       const dataDir = path.join(root, s.name.replace(/\W/g, ''));
       fs.cpSync(template, dataDir, { recursive: true });
       const config = { dataDir, eventsUrl: s.eventsUrl };
-      let t = performance.now();
-      for (const file of [files.big, files.small]) await runImport({ open: () => openImportStores(config), source: file, format: { kind: 'events' } });
+      const importFile = (file: string) => runImport({ open: () => openImportStores(config), source: file, format: { kind: 'events' } });
+      const t = performance.now();
+      for (const file of [files.big, files.small]) await importFile(file);
       log(`${s.name}: imported ${events} + ${Math.round(events / 10)} events in ${((performance.now() - t) / 1000).toFixed(1)} s`);
       const sizes = [await storeBytes(s, dataDir)];
       for (const job of [
@@ -106,9 +94,10 @@ export async function run(): Promise<BenchRow[]> {
       ] as const) {
         const m = await measure(process.execPath, ['--import', 'tsx', SELF, JSON.stringify({ dataDir, eventsUrl: s.eventsUrl, ...job } satisfies Job)]);
         if (m.code !== 0) throw new Error(`${s.name} ${job.op} failed: ${m.stderr}`);
-        const out = JSON.parse(m.stdout) as { seconds: number; removed: RemovedData };
+        const out = JSON.parse(m.stdout) as { seconds: number; removed: RemovedData; left: number };
+        if (out.left !== 0) throw new Error(`${s.name} ${job.op} left ${out.left} events it should have removed`);
         sizes.push(await storeBytes(s, dataDir));
-        log(`${s.name}: ${job.op} removed ${out.removed.events} events of ${out.removed.days} days in ${out.seconds.toFixed(1)} s`);
+        log(`${s.name}: ${job.op} removed ${out.removed.events} events of ${out.removed.days} days in ${out.seconds.toFixed(2)} s`);
         rows.push({
           bench: name,
           case: `${job.op === 'purge' ? `purge ${PURGED_DAYS} of ${DAYS} days` : 'delete a site'}, ${s.name}`,
@@ -120,7 +109,8 @@ export async function run(): Promise<BenchRow[]> {
           store_mb_after: mb(sizes[sizes.length - 1]),
         });
       }
-      log(`${s.name}: data dir ${mb(folderBytes(dataDir))} MB at the end`);
+      const again = await importFile(files.small);
+      rows.push({ bench: name, case: `the deleted site imported again, ${s.name}`, events_imported: again.imported, store_mb_before: mb(sizes[sizes.length - 1]), store_mb_after: mb(await storeBytes(s, dataDir)) });
     }
   } finally {
     for (const s of stacks) await s.scratch?.drop().catch(() => undefined);
@@ -135,6 +125,8 @@ if (process.argv[1] === SELF && process.argv[2]) {
   const t = performance.now();
   const removed = job.op === 'purge' ? await opened.store.purgeDays(job.site, job.beforeDay!) : await opened.store.deleteSiteData(job.site);
   const seconds = (performance.now() - t) / 1000;
+  // what it should have removed and is still there
+  const left = job.op === 'purge' ? (await opened.store.previewPurge(job.site, job.beforeDay!)).events : (await opened.store.siteCoverage(job.site)).events;
   await opened.close();
-  process.stdout.write(JSON.stringify({ seconds, removed }) + '\n');
+  process.stdout.write(JSON.stringify({ seconds, removed, left }) + '\n');
 }
