@@ -4,6 +4,7 @@
 // on each server and in SQL there (day-rewrite.ts), every (site, day) that gains events under a new
 // gen while readers still see the old gen; ONE insert into the first server's commit log (ff_days)
 // then switches all those days at once. The other servers' logs get copies of their rows after it.
+// Purges and deletions commit the same way, then delete what nobody sees any more (clickhouse-lifecycle.ts).
 import { randomBytes } from 'node:crypto';
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import {

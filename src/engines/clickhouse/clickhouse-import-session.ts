@@ -15,7 +15,7 @@ import {
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseStoreParts } from './clickhouse-event-store.js';
-import { checkpointRow, countRows, currentGens, daysIn, deletedAt, importRow, utcDay, type Shard } from './commit-log.js';
+import { checkpointRow, eventCountRows, currentGens, daysIn, deletedAt, importRow, utcDay, type Shard } from './commit-log.js';
 import { groupDays, rewriteDays, storedRows, type RewrittenDay, type ShardDay } from './day-rewrite.js';
 import type { ClickHouseNode } from './node.js';
 import { ident } from './schema.js';
@@ -112,7 +112,7 @@ export class ClickHouseImportSession implements ImportSession {
     return (
       (checkpoint ? checkpointRow(checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '') +
       (importId !== undefined ? importRow(importId, imported, gen, committedMs) + '\n' : '') +
-      countRows(committed, gen, committedMs)
+      eventCountRows(committed, gen, committedMs)
     );
   }
 

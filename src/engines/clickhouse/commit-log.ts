@@ -79,7 +79,7 @@ export function lifecycleRow(site_id: string, day: string, gen: number, committe
 }
 
 /** Rows moving the event counts by the days' change (`added`), one per (site, month); '' when nothing changes. */
-export function countRows(days: readonly (DayRef & { added: number })[], gen: number, committedMs: number): string {
+export function eventCountRows(days: readonly (DayRef & { added: number })[], gen: number, committedMs: number): string {
   const byMonth = new Map<string, number>();
   for (const d of days) if (d.added !== 0) byMonth.set(`${d.site_id}|${d.day.slice(0, 7)}`, (byMonth.get(`${d.site_id}|${d.day.slice(0, 7)}`) ?? 0) + d.added);
   let out = '';

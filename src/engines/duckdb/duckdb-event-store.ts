@@ -1,9 +1,10 @@
 // The embedded event store: DuckDB file <dataDir>/events.duckdb (docs/product.md §1).
-// One logical import = one ImportSession = one transaction at commit (docs/decisions.md (store)).
+// One logical import = one ImportSession = one transaction at commit (docs/decisions.md (store)); a
+// purge, a site deletion or an undo is one transaction too (duckdb-lifecycle.ts, import-undo.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
+import { inProcessCommitLock } from '../../ports/commit-lock.js';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
   checkedCheckpoint,
