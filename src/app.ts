@@ -14,6 +14,8 @@ import { registerHealthz } from './http/routes/healthz.js';
 import { registerCollectEvent } from './http/routes/collect-event.js';
 import { registerTrackerScript } from './http/routes/tracker-script.js';
 import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
+import { registerAppApi } from './http/app-api/register-app-api.js';
+import { withRedaction } from './http/log-redaction.js';
 import type { AppDeps } from './services/deps.js';
 
 export interface BuildAppOptions {
@@ -28,7 +30,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   const knownPaths = new Map<string, string>();
   const app = Fastify({
     // silent: no logger at all, rather than a pino child per request that writes nothing
-    logger: options.logger ?? (deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel }),
+    logger: withRedaction(options.logger ?? (deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel })),
     // HEAD is answered 405 like any method other than GET, except where a route declares it (/healthz).
     exposeHeadRoutes: false,
     requestIdHeader: false,
@@ -69,6 +71,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerOpenApi(app);
   for (const route of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) route.register(app, deps);
   registerHealthz(app, deps);
+  await registerAppApi(app, deps);
   if (deps.collector) {
     await registerCollectEvent(app, { ...deps, collector: deps.collector });
     registerTrackerScript(app);

@@ -7,6 +7,9 @@ import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { AnalyticsEngine } from './ports/analytics-engine.js';
 import type { CatalogStore } from './ports/catalog-store.js';
+import type { PasswordHasher } from './ports/password-hasher.js';
+import type { PeopleStore } from './ports/people-store.js';
+import { Argon2PasswordHasher } from './control/password-hasher.js';
 import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
 import type { EventStore } from './ports/event-store.js';
 import type { CommitLock } from './ports/commit-lock.js';
@@ -94,6 +97,7 @@ export async function openImportStores(config: Pick<Config, 'dataDir' | 'control
   }
   return {
     catalog: control.catalog,
+    people: control.people,
     target,
     close: async () => {
       try {
@@ -118,8 +122,12 @@ export interface Container extends AppDeps {
 
 export interface ContainerOverrides {
   clock?: Clock;
-  /** catalog and ledger come together: they share one control-plane store */
-  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock };
+  /** catalog and ledger come together: they share one control-plane store (and people, when given) */
+  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore };
+  /** password hashing (default: argon2id at the production parameters) */
+  hasher?: PasswordHasher;
+  /** the resolver of domain proofs (default: openDnsTxtResolver of the config) */
+  dns?: DnsTxtResolver;
   limiter?: RateLimiter;
   /** with events: the store the app reads analytics from; without analytics, none (503) */
   events?: EventStore;
@@ -178,7 +186,14 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     }
     // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
     events ??= await open();
-    return { ...assemble(config, clock, control, limiter, events, analytics, backend, closers), metrics, exposition: metrics };
+    return {
+      ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
+      people: control.people,
+      hasher: overrides.hasher ?? new Argon2PasswordHasher(),
+      dns: overrides.dns ?? openDnsTxtResolver(config),
+      metrics,
+      exposition: metrics,
+    };
   } catch (err) {
     await closeOpened();
     throw err;

@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
 import type { Config } from '../config/config.js';
+import type { PeopleStore } from '../ports/people-store.js';
+import { ManageError } from '../domain/manage-errors.js';
 import { openControlStores } from '../container.js';
 import { commandConfig, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
@@ -15,6 +17,12 @@ export interface Result {
   text: string;
 }
 export type Opts = StoreOptions & Record<string, unknown>;
+
+/** What a command may use beyond the catalog: the control plane's stores (people too) and the settings. */
+export interface CommandContext {
+  control: { catalog: CatalogStore; people: PeopleStore };
+  config: Readonly<Config>;
+}
 
 /**
  * A command family. Commander's own argument errors (unknown option, missing value) also honour
@@ -37,11 +45,6 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** What a command may need beyond the catalog. */
-export interface CommandContext {
-  config: Readonly<Config>;
-}
-
 /** Opens the control plane, runs the command, always closes, and reports failures without a stack trace. */
 export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx: CommandContext) => Promise<Result>) {
   return async (...params: unknown[]): Promise<void> => {
@@ -53,7 +56,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx:
       const config = commandConfig(opts);
       const cp = await openControlStores(config);
       try {
-        const out = await fn(cp.catalog, opts, args, { config });
+        const out = await fn(cp.catalog, opts, args, { control: cp, config });
         emit(json, out.json, out.text);
       } finally {
         await cp.close();
@@ -67,6 +70,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx:
 function asCliError(err: unknown): unknown {
   // The spec's site registration codes are refusals of the request, not of its arguments: exit 1.
   if (err instanceof CatalogError) return new CliError(err.message, err.code, isSiteRegistrationCode(err.code) ? 1 : 2, err.details);
+  if (err instanceof ManageError) return new CliError(err.message, err.code, 2, err.details);
   return err;
 }
 

@@ -6,6 +6,7 @@ import { registerSiteCommands } from './site-commands.js';
 import { registerTenantCommands } from './tenant-commands.js';
 import { registerGoalCommands } from './goal-commands.js';
 import { registerTokenCommands } from './token-commands.js';
+import { registerUserCommands } from './user-commands.js';
 
 export function registerCatalogCommands(program: Command): void {
   registerWorkspaceCommands(program);
@@ -13,4 +14,5 @@ export function registerCatalogCommands(program: Command): void {
   registerTenantCommands(program);
   registerGoalCommands(program);
   registerTokenCommands(program);
+  registerUserCommands(program);
 }

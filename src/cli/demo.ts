@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../config/config.js';
-import { seedDemo, type DemoResult } from '../ingest/demo/seed-demo.js';
+import { seedDemo, type DemoOwner, type DemoResult } from '../ingest/demo/seed-demo.js';
+import { systemClock } from '../domain/clock.js';
+import type { PeopleStore } from '../ports/people-store.js';
+import { issueLink } from '../services/people/links.js';
 import { openImportStores } from '../container.js';
 import { createProgressBar, noProgress } from '../ingest/pipeline/progress-bar.js';
 import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
@@ -45,6 +48,7 @@ export async function runDemo(
     const bar = opts.progress ? createProgressBar(opts.progress, null, 'demo traffic') : noProgress;
     const result = await seedDemo({
       catalog: stores.catalog,
+      people: stores.people,
       sink: await stores.target.begin(),
       seed: opts.seed,
       days: opts.days,
@@ -52,11 +56,20 @@ export async function runDemo(
       onProgress: (p) => bar.update(p),
     });
     bar.done();
+    if (result.owner && stores.people) result.owner = await withSignInLink(stores.people, config, result.owner);
     fs.writeFileSync(marker, JSON.stringify({ seed: opts.seed, days: opts.days, loaded_at: new Date().toISOString() }) + '\n');
     return result;
   } finally {
     await stores.close();
   }
+}
+
+/** The demo owner with a one-time sign-in link (valid an hour; `footfall user reset-password` gives another way in). */
+export async function withSignInLink(people: PeopleStore, config: Pick<Config, 'publicUrl'>, owner: DemoOwner): Promise<DemoOwner> {
+  const user = await people.getUser(owner.user_id);
+  if (!user) return owner;
+  const link = await issueLink({ people, clock: systemClock, publicUrl: config.publicUrl }, user, 'sign_in');
+  return { ...owner, sign_in_url: link.url, expires_at: link.expiresAt };
 }
 
 function intOption(name: string, v: string, min: number, max: number): number {
@@ -66,7 +79,7 @@ function intOption(name: string, v: string, min: number, max: number): number {
 }
 
 export function demoJson(r: DemoResult): Record<string, unknown> {
-  return { workspaces: r.workspaces, tokens: r.tokens, from: r.from, to: r.to, imported: r.import.imported, rejected: r.import.rejected, skipped: r.import.skipped };
+  return { ...(r.owner ? { owner: r.owner } : {}), workspaces: r.workspaces, tokens: r.tokens, from: r.from, to: r.to, imported: r.import.imported, rejected: r.import.rejected, skipped: r.import.skipped };
 }
 
 export function demoText(r: DemoResult): string {
@@ -85,6 +98,11 @@ function catalogLines(r: Omit<DemoResult, 'import'>): string {
     lines.push(`\n${w.name} [${w.plan}] ${w.workspace_id}`);
     for (const s of w.sites)
       lines.push(`  site ${s.site_id}  ${s.hostname}  ${s.profile}${s.profile_effective_at ? ` since ${s.profile_effective_at}` : ''}${s.tenants.length ? `  tenants ${s.tenants.join(', ')}` : ''}`);
+  }
+  if (r.owner) {
+    lines.push(`\nDemo owner (owns every demo workspace): ${r.owner.email}`);
+    if (r.owner.sign_in_url)
+      lines.push(`  one-time sign-in link, valid until ${r.owner.expires_at}:\n    ${r.owner.sign_in_url}`, `  later: footfall user reset-password --email ${r.owner.email}`);
   }
   lines.push('\nTokens (secrets are shown only now; only their hashes are stored):');
   for (const t of r.tokens) lines.push(`  ${t.label}\n    ${t.token_id}  ${t.secret}`);

@@ -66,6 +66,7 @@ function configFrom(opts: StoreOptions & Partial<Record<keyof Config, string>>):
     collectRateLimit: opts.collectRateLimit,
     metricsPort: opts.metricsPort,
     metricsHost: opts.metricsHost,
+    publicUrl: opts.publicUrl,
     dnsServers: opts.dnsServers,
   });
 }

@@ -16,7 +16,9 @@ export function registerServe(program: Command): void {
       .option('--collect-rate-limit <n>', 'events per minute one client address may send to POST /api/event, 0 = no limit (FOOTFALL_COLLECT_RATE_LIMIT, default 600)')
       .option('--geoip-db <files>', 'MMDB files that locate collected events, comma-separated, or off (FOOTFALL_GEOIP_DB, default the bundled DB-IP Lite)')
       .option('--metrics-port <port>', 'Prometheus metrics listener, GET /metrics (FOOTFALL_METRICS_PORT, default off)')
-      .option('--metrics-host <host>', 'address of the metrics listener (FOOTFALL_METRICS_HOST, default 127.0.0.1)'),
+      .option('--metrics-host <host>', 'address of the metrics listener (FOOTFALL_METRICS_HOST, default 127.0.0.1)')
+      .option('--public-url <origin>', 'origin browsers reach the server at, for links and the Origin check (FOOTFALL_PUBLIC_URL, default http://<host>:<port>)')
+      .option('--dns-servers <list>', "resolvers the management API's site verify asks, ip[:port] comma-separated (FOOTFALL_DNS_SERVERS, default the system's)"),
   ).action(async (opts: StoreOptions & { host?: string; port?: string; queryTimeoutMs?: string }) => {
     const config = commandConfig(opts);
     // With --json, stdout carries only the one JSON object; logs go to stderr.

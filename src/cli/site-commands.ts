@@ -4,9 +4,11 @@ import type { CatalogStore, Site, SiteOwnership, SiteStatus } from '../ports/cat
 import type { Profile } from '../domain/plans.js';
 import { openDnsTxtResolver } from '../container.js';
 import { verifySite } from '../services/ownership/verify-site.js';
+import { scopeProof, siteViews } from '../services/manage/sites.js';
+import { siteVerificationJson, siteViewJson, verificationJson } from '../services/manage/records-json.js';
 import { withStoreOptions } from './options.js';
 import { Args, collect, group, listParent, run, type CommandContext, type Opts, type Result } from './catalog-command-kit.js';
-import { lines, siteJson, siteOwnershipJson } from './catalog-json.js';
+import { lines, siteJson } from './catalog-json.js';
 
 const PROFILES: readonly Profile[] = ['strict', 'extended'];
 const STATUSES: readonly SiteStatus[] = ['ACTIVE', 'SUSPENDED'];
@@ -62,9 +64,9 @@ async function createSite(catalog: CatalogStore, opts: Opts): Promise<Result> {
   });
   const created = `Created site ${site.id} "${site.name}" (${site.hostnames.join(', ')}), profile ${site.collectionProfile}, ${site.status}.`;
   const ownership = await catalog.getSiteOwnership(site.id);
-  const proof = ownership?.domains.find((d) => d.domain === ownership.domainScope);
+  const proof = ownership ? scopeProof(ownership) : undefined;
   if (!proof) return { json: { site_id: site.id }, text: created };
-  const verification = { name: proof.recordName, type: 'TXT', value: proof.recordValue };
+  const verification = verificationJson(proof);
   const next = proof.verifiedAt
     ? `${proof.domain} is verified already: its hosts collect now.`
     : `To collect for all of ${proof.domain}, publish a TXT record named ${proof.recordName} with the value ${proof.recordValue}, then run: footfall site verify ${site.id}`;
@@ -72,18 +74,15 @@ async function createSite(catalog: CatalogStore, opts: Opts): Promise<Result> {
 }
 
 async function listSites(catalog: CatalogStore, opts: Opts): Promise<Result> {
-  const workspaceId = await listParent(catalog, opts, 'workspace');
-  const [sites, ownership] = await Promise.all([catalog.listSites(workspaceId), catalog.listSiteOwnership(workspaceId)]);
-  const of = new Map(ownership.map((o) => [o.siteId, o]));
-  const rows = sites.map((s) => ({ site: s, ownership: of.get(s.id) }));
+  const views = await siteViews(catalog, await listParent(catalog, opts, 'workspace'));
   return {
-    json: { sites: rows.map((r) => withOwnership(r.site, r.ownership)) },
-    text: lines(rows, 'No sites.', (r) => siteLines(r.site, r.ownership)),
+    json: { sites: views.map(siteViewJson) },
+    text: lines(views, 'No sites.', (v) => siteLines(v.site, v.ownership)),
   };
 }
 
-function withOwnership(site: Site, ownership: SiteOwnership | null | undefined) {
-  return { ...siteJson(site), ...(ownership ? siteOwnershipJson(ownership) : {}) };
+function withOwnership(site: Site, ownership: SiteOwnership | null) {
+  return ownership ? siteViewJson({ site, ownership }) : siteJson(site);
 }
 
 function siteLines(s: Site, o: SiteOwnership | null | undefined): string {
@@ -130,7 +129,7 @@ async function updateSite(catalog: CatalogStore, opts: Opts, [id]: string[]): Pr
 async function verify(catalog: CatalogStore, _opts: Opts, [id]: string[], ctx: CommandContext): Promise<Result> {
   const v = await verifySite({ catalog, dns: openDnsTxtResolver(ctx.config) }, id);
   return {
-    json: { site_id: v.siteId, domain: v.domain, verified: v.verified, verified_at: v.verifiedAt },
+    json: siteVerificationJson(v),
     text: `Verified ${v.domain} for site ${v.siteId} (${v.verifiedAt}): its hosts and patterns collect now, for every site of the workspace.`,
   };
 }

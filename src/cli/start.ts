@@ -8,7 +8,7 @@ import path from 'node:path';
 import { hasControlPlane, openControlStores } from '../container.js';
 import { seedDemoCatalog, type DemoTraffic } from '../ingest/demo/seed-demo.js';
 import { DemoLoad } from '../ingest/demo/load-demo.js';
-import { DEMO_MARKER_FILE, demoCatalogText } from './demo.js';
+import { DEMO_MARKER_FILE, demoCatalogText, withSignInLink } from './demo.js';
 import { commandConfig } from './options.js';
 import { fail } from './output.js';
 
@@ -23,7 +23,8 @@ try {
     process.stderr.write(`footfall: ${config.dataDir} is empty; seeding the demo and serving while its traffic loads…\n`);
     const control = await openControlStores(config);
     try {
-      const seeded = await seedDemoCatalog({ catalog: control.catalog, seed: 1, days: 90, nowMs: Date.now() });
+      const seeded = await seedDemoCatalog({ catalog: control.catalog, people: control.people, seed: 1, days: 90, nowMs: Date.now() });
+      if (seeded.result.owner) seeded.result.owner = await withSignInLink(control.people, config, seeded.result.owner);
       fs.writeFileSync(loadingFile, JSON.stringify(seeded.traffic) + '\n', { mode: 0o600 });
       pending = seeded.traffic;
       process.stdout.write(demoCatalogText(seeded.result) + '\n\n');

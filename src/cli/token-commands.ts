@@ -1,12 +1,14 @@
-// `footfall token create|list|revoke|rotate`. A secret is printed once, by create or rotate; the
-// store keeps only its sha256, and list never shows either.
-import { randomBytes } from 'node:crypto';
+// `footfall token create|list|revoke|rotate`, through the same use-cases as the management API, with
+// the operator's rights. A secret is printed once, by create or rotate; the store keeps only its
+// sha256, and list never shows either.
 import type { Command } from 'commander';
-import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
+import type { CatalogStore } from '../ports/catalog-store.js';
 import { TOKEN_SCOPES, type TokenScope } from '../domain/access.js';
-import { generateSecret, hashSecret } from '../domain/tokens.js';
+import { systemClock } from '../domain/clock.js';
+import { OPERATOR, tokenAccess, workspaceAccess, type ManageDeps } from '../services/manage/access.js';
+import * as tokens from '../services/manage/tokens.js';
 import { withStoreOptions } from './options.js';
-import { Args, group, listParent, run, type Opts, type Result } from './catalog-command-kit.js';
+import { Args, group, listParent, run, type CommandContext, type Opts, type Result } from './catalog-command-kit.js';
 import { lines, tokenJson } from './catalog-json.js';
 
 export function registerTokenCommands(program: Command): void {
@@ -28,7 +30,9 @@ export function registerTokenCommands(program: Command): void {
   ).action(run(rotateToken));
 }
 
-async function createToken(catalog: CatalogStore, opts: Opts): Promise<Result> {
+const manageDeps = (ctx: CommandContext): ManageDeps => ({ catalog: ctx.control.catalog, people: ctx.control.people, clock: systemClock });
+
+async function createToken(_catalog: CatalogStore, opts: Opts, _args: string[], ctx: CommandContext): Promise<Result> {
   const a = new Args(opts);
   const workspaceId = a.need('workspace', '--workspace <id>');
   const scopes = a.list('scopes', '--scopes') ?? [];
@@ -37,8 +41,9 @@ async function createToken(catalog: CatalogStore, opts: Opts): Promise<Result> {
   const siteIds = a.list('sites', '--sites');
   const tenantIds = a.list('tenants', '--tenants');
   a.done();
-  const secret = generateSecret(randomBytes);
-  const t = await catalog.createToken({ workspaceId, scopes: scopes as TokenScope[], siteIds, tenantIds, secretHash: hashSecret(secret) });
+  const deps = manageDeps(ctx);
+  const access = await workspaceAccess(deps, OPERATOR, workspaceId, 'admin');
+  const { token: t, secret } = await tokens.createToken(deps, access, { scopes: scopes as TokenScope[], siteIds, tenantIds });
   return {
     json: { token_id: t.id, secret },
     text: `Created token ${t.id} (${t.scopes.join(', ')}).\nSecret, shown only now (only its hash is stored): ${secret}`,
@@ -63,14 +68,15 @@ async function listTokens(catalog: CatalogStore, opts: Opts): Promise<Result> {
   };
 }
 
-async function revokeToken(catalog: CatalogStore, _opts: Opts, [id]: string[]): Promise<Result> {
-  if (!(await catalog.revokeToken(id, new Date().toISOString()))) throw new CatalogError('NOT_FOUND', `unknown token "${id}"`);
+async function revokeToken(_catalog: CatalogStore, _opts: Opts, [id]: string[], ctx: CommandContext): Promise<Result> {
+  const deps = manageDeps(ctx);
+  await tokens.revokeToken(deps, await tokenAccess(deps, OPERATOR, id, 'admin'));
   return { json: { token_id: id, revoked: true }, text: `Revoked token ${id}; its next request is refused.` };
 }
 
-async function rotateToken(catalog: CatalogStore, _opts: Opts, [id]: string[]): Promise<Result> {
-  const secret = generateSecret(randomBytes);
-  const t = await catalog.rotateToken(id, hashSecret(secret));
+async function rotateToken(_catalog: CatalogStore, _opts: Opts, [id]: string[], ctx: CommandContext): Promise<Result> {
+  const deps = manageDeps(ctx);
+  const { token: t, secret } = await tokens.rotateToken(deps, await tokenAccess(deps, OPERATOR, id, 'admin'));
   return {
     json: { token_id: t.id, secret },
     text: `Rotated token ${t.id}: the old secret is refused from the next request.\nNew secret, shown only now (only its hash is stored): ${secret}`,

@@ -38,6 +38,8 @@ export interface Config {
   metricsPort?: number;
   /** address of the metrics listener (default 127.0.0.1, whatever the API host is) */
   metricsHost: string;
+  /** the origin browsers reach the server at: links handed out, and the Origin the management API accepts */
+  publicUrl: string;
   /** resolvers of domain proofs (`ip` or `ip:port`, `[v6]:port`); undefined = the system's */
   dnsServers?: readonly string[];
 }
@@ -61,6 +63,7 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   collectRateLimit: 'FOOTFALL_COLLECT_RATE_LIMIT',
   metricsPort: 'FOOTFALL_METRICS_PORT',
   metricsHost: 'FOOTFALL_METRICS_HOST',
+  publicUrl: 'FOOTFALL_PUBLIC_URL',
   dnsServers: 'FOOTFALL_DNS_SERVERS',
 };
 
@@ -154,6 +157,9 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   if (!/^\d+$/.test(rateRaw) || collectRateLimit > 1e9)
     problems.push(`${name('collectRateLimit')}: "${rateRaw}" must be a whole number of events per minute per address (0 = no limit)`);
 
+  const publicUrl = publicOrigin(pick('publicUrl'), host, port);
+  if (publicUrl === null) problems.push(`${name('publicUrl')}: "${pick('publicUrl')}" must be an http:// or https:// origin, e.g. https://analytics.example.com`);
+
   const dnsRaw = pick('dnsServers');
   const dnsServers = dnsRaw === undefined ? undefined : Object.freeze(dnsRaw.split(',').map((e) => e.trim()).filter((e) => e !== ''));
   const badDns = dnsServers?.find((e) => !isDnsServer(e));
@@ -164,8 +170,22 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   return Object.freeze({
     host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs,
     duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads, geoipDb, metricsPort, metricsHost,
-    trustProxy: trustProxy as Config['trustProxy'], collectRateLimit, dnsServers,
+    trustProxy: trustProxy as Config['trustProxy'], collectRateLimit, publicUrl: publicUrl!, dnsServers,
   });
+}
+
+/** FOOTFALL_PUBLIC_URL as an origin (scheme, host, port); by default the address `serve` listens on. */
+function publicOrigin(raw: string | undefined, host: string, port: number): string | null {
+  if (raw === undefined) return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) return null;
+  return url.origin;
 }
 
 export const DEFAULT_COLLECT_RATE_LIMIT = 600;

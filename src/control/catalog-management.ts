@@ -13,7 +13,7 @@ import {
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import { validateApiPolicyOverrides, type ApiPolicy, type PlanId } from '../domain/plans.js';
+import { validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId } from '../domain/plans.js';
 import { isSecretHash, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { changeProfile } from './profile-change.js';
@@ -58,7 +58,7 @@ export async function listWorkspaces(ctx: ManageContext): Promise<Workspace[]> {
 export async function updateWorkspace(
   ctx: ManageContext,
   id: string,
-  patch: { name?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> },
+  patch: { name?: string; plan?: PlanId; apiPolicy?: ApiPolicyOverrides },
 ): Promise<Workspace> {
   needSomething('workspace', patch);
   const current = await ctx.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();

@@ -13,11 +13,12 @@ import {
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import { apiPolicyFor, hasApiAccess, validateApiPolicyOverrides, type ApiPolicy, type PlanId, type Profile } from '../domain/plans.js';
+import { apiPolicyFor, hasApiAccess, planLimitsFor, validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId, type Profile } from '../domain/plans.js';
 import type { TokenScope } from '../domain/access.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
+import { countOf, lockWorkspace } from './workspace-lock.js';
 import { refuseTakenHostnames } from './site-hostnames.js';
 import { checkOwnershipRequest, claimInTransaction, markDomainVerified } from './site-ownership.js';
 import { siteOwnerships } from './site-ownership-records.js';
@@ -83,7 +84,7 @@ export class KyselyCatalogStore implements CatalogStore {
     return this.clock.now().toISOString();
   }
 
-  async createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace> {
+  async createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace> {
     const name = checkName('workspace name', input.name);
     const plan = checkPlan(input.plan);
     const apiPolicy = input.apiPolicy ?? {};
@@ -141,9 +142,10 @@ export class KyselyCatalogStore implements CatalogStore {
     const profile = checkProfile(input.collectionProfile);
     const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
     const status = checkSiteStatus(input.status ?? 'ACTIVE');
-    await this.requireWorkspace(input.workspaceId);
+    const ws = await this.requireWorkspace(input.workspaceId);
     const { scope, patterns } = await checkOwnershipRequest(this.db, input.workspaceId, input);
     await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
+    const limit = planLimitsFor(ws.plan, ws.apiPolicy).max_sites;
 
     const row: SitesTable = {
       id: newId('site', this.random),
@@ -157,8 +159,15 @@ export class KyselyCatalogStore implements CatalogStore {
       domain_scope: null,
     };
     try {
-      // Site row first: on SQLite the transaction then holds the write lock before it reads anything.
+      // The workspace row first: the transaction then holds the write lock (SQLite) or the row lock
+      // (PostgreSQL) before it counts, so two creations cannot both take the last place.
       await this.db.transaction().execute(async (trx) => {
+        await lockWorkspace(trx, ws.id);
+        if (limit !== null) {
+          const used = await countOf(trx, 'sites', ws.id);
+          if (used >= limit)
+            throw new CatalogError('SITE_LIMIT_REACHED', `the ${ws.plan} plan of workspace ${ws.id} includes ${limit} sites and all are in use`, { limit, used });
+        }
         await trx.insertInto('sites').values(row).execute();
         await claimInTransaction(
           trx,

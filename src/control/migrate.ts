@@ -8,7 +8,10 @@ import type { ControlDB } from './schema.js';
  * table in any schema on the search path's database and may skip creating this schema's own.
  */
 export async function migrateToLatest(db: Kysely<ControlDB>, schema?: string): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  // allowUnorderedMigrations: 003 (people) landed after 004 (site ownership) had been applied by some data dirs made
+  // in between; the two touch different tables, so applying a missing earlier one late is safe. Keep new migrations
+  // independent of any that may land beside them.
+  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

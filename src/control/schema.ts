@@ -132,6 +132,63 @@ export interface ReservationsTable {
   expires_at: number | string | bigint;
 }
 
+export interface UsersTable {
+  id: string;
+  /** lower case: unique case-insensitively */
+  email: string;
+  name: string | null;
+  /** PHC string (argon2id with its parameters); null until a password is chosen */
+  password_hash: string | null;
+  created_at: string;
+}
+
+export interface MembershipsTable {
+  workspace_id: string;
+  user_id: string;
+  /** owner | admin | viewer */
+  role: string;
+  created_at: string;
+}
+
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: string;
+  secret_hash: string;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface UserLinksTable {
+  secret_hash: string;
+  user_id: string;
+  /** reset | sign_in */
+  purpose: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface SessionsTable {
+  /** sha256 of the cookie's secret */
+  id_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  last_seen_at: string;
+}
+
+export interface SignInFailuresTable {
+  id: string;
+  key_hash: string;
+  /** epoch ms */
+  at: number | string | bigint;
+}
+
 export interface ControlDB {
   workspaces: WorkspacesTable;
   sites: SitesTable;
@@ -142,6 +199,12 @@ export interface ControlDB {
   secrets: SecretsTable;
   usage: UsageTable;
   reservations: ReservationsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
+  user_links: UserLinksTable;
+  sessions: SessionsTable;
+  sign_in_failures: SignInFailuresTable;
   workspace_domains: WorkspaceDomainsTable;
   domain_owners: DomainOwnersTable;
   site_hostname_patterns: SiteHostnamePatternsTable;

@@ -95,7 +95,7 @@ const PRO_API: ApiPolicy = {
 };
 
 /** The API policy in force: the plan's, with an enterprise workspace's own overrides on top of pro's. */
-export function apiPolicyFor(plan: PlanId, overrides: Partial<ApiPolicy> = {}): ApiPolicy {
+export function apiPolicyFor(plan: PlanId, overrides: ApiPolicyOverrides = {}): ApiPolicy {
   switch (plan) {
     case 'free':
       return { ...NO_API };
@@ -103,9 +103,33 @@ export function apiPolicyFor(plan: PlanId, overrides: Partial<ApiPolicy> = {}): 
       return { ...STARTER_API };
     case 'pro':
       return { ...PRO_API };
-    case 'enterprise':
-      return { ...PRO_API, availability: 'custom', ...overrides };
+    case 'enterprise': {
+      // The seat and site limits share the --api-policy object but are no part of product.api.
+      const { max_users: _u, max_sites: _s, ...api } = overrides;
+      return { ...PRO_API, availability: 'custom', ...api };
+    }
   }
+}
+
+/** Seats (members plus open invitations) and sites a workspace may have; null = unlimited. */
+export interface PlanLimits {
+  max_users: number | null;
+  max_sites: number | null;
+}
+
+/** What an enterprise `--api-policy` may hold: product.api overrides and the plan limits. */
+export type ApiPolicyOverrides = Partial<ApiPolicy> & Partial<PlanLimits>;
+
+const PLAN_LIMITS: Record<Exclude<PlanId, 'enterprise'>, PlanLimits> = {
+  free: { max_users: 1, max_sites: 3 },
+  starter: { max_users: 3, max_sites: 10 },
+  pro: { max_users: 10, max_sites: 50 },
+};
+
+/** The plan's seats and sites; enterprise takes its own from the overrides, unlimited when unset. */
+export function planLimitsFor(plan: PlanId, overrides: ApiPolicyOverrides = {}): PlanLimits {
+  if (plan !== 'enterprise') return { ...PLAN_LIMITS[plan] };
+  return { max_users: overrides.max_users ?? null, max_sites: overrides.max_sites ?? null };
 }
 
 /** True when the plan lets tokens reach the API at all. */
@@ -126,7 +150,7 @@ export function validateApiPolicyOverrides(input: unknown): string[] {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return ['api policy must be a JSON object'];
   const problems: string[] = [];
   for (const [key, value] of Object.entries(input)) {
-    const kind = API_POLICY_FIELDS[key as keyof ApiPolicy];
+    const kind = key === 'max_users' || key === 'max_sites' ? 'integer|null' : API_POLICY_FIELDS[key as keyof ApiPolicy];
     if (!kind) {
       problems.push(`unknown api policy field "${key}"`);
       continue;

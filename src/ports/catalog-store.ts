@@ -1,14 +1,14 @@
 // The control plane's catalog: workspaces, sites, tenants, goals and tokens.
 // Implementations: control/ (Kysely over SQLite, later PostgreSQL).
 import type { TokenScope } from '../domain/access.js';
-import type { ApiPolicy, PlanId, Profile } from '../domain/plans.js';
+import type { ApiPolicyOverrides, PlanId, Profile } from '../domain/plans.js';
 
 export interface Workspace {
   id: string;
   name: string;
   plan: PlanId;
-  /** enterprise only: overrides of product.api fields; {} otherwise */
-  apiPolicy: Partial<ApiPolicy>;
+  /** enterprise only: overrides of product.api fields and the plan limits (max_users, max_sites); {} otherwise */
+  apiPolicy: ApiPolicyOverrides;
   createdAt: string;
 }
 
@@ -122,7 +122,7 @@ export interface SitePatch {
 export type GoalPatch = Partial<Pick<Goal, 'name' | 'type' | 'intent' | 'pattern' | 'filters'>>;
 
 export interface CatalogStore {
-  createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
+  createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | null>;
   /** Every workspace, oldest first. */
   listWorkspaces(): Promise<Workspace[]>;
@@ -130,11 +130,12 @@ export interface CatalogStore {
    * Changes name, plan or api policy. apiPolicy replaces the overrides whole and needs the
    * enterprise plan; a move off enterprise drops them. NOT_FOUND / INVALID.
    */
-  updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> }): Promise<Workspace>;
+  updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
 
   /**
-   * Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace), and
-   * with a domain scope or hostname patterns SITE_SCOPE_NOT_ALLOWED / HOSTNAME_PATTERN_OUT_OF_SCOPE /
+   * Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace) /
+   * SITE_LIMIT_REACHED (the plan's max_sites, details limit and used), and with a domain scope or
+   * hostname patterns SITE_SCOPE_NOT_ALLOWED / HOSTNAME_PATTERN_OUT_OF_SCOPE /
    * SITE_DNS_VERIFICATION_UNAVAILABLE. A pattern must lie inside a domain the workspace has asked for
    * (by this site's scope or another site's).
    */
@@ -231,9 +232,11 @@ export class CatalogError extends Error {
       | 'SITE_DNS_VERIFICATION_UNAVAILABLE'
       | 'NOT_FOUND'
       | 'CONFLICT'
-      | 'INVALID',
+      | 'INVALID'
+      | 'SITE_LIMIT_REACHED'
+      | 'SEAT_LIMIT_REACHED',
     message: string,
-    /** what a client may act on (the error envelope's `details`); never names another workspace */
+    /** what a client may act on (the error envelope's `details`, e.g. limit and used); never names another workspace */
     readonly details?: Record<string, unknown>,
   ) {
     super(message);

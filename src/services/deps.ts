@@ -3,9 +3,13 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../domain/clock.js';
 import type { AnalyticsEngine } from '../ports/analytics-engine.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
+import type { DnsTxtResolver } from '../ports/dns-txt-resolver.js';
 import type { EventCollector } from '../ports/event-collector.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Metrics } from '../ports/metrics.js';
+import type { PasswordHasher } from '../ports/password-hasher.js';
+import type { PeopleStore } from '../ports/people-store.js';
+import type { LinkDelivery } from './people/links.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
@@ -39,4 +43,11 @@ export interface AppDeps {
   collector?: EventCollector;
   /** absent: nothing is counted (no metrics listener) */
   metrics?: Metrics;
+  /** people, sessions and their password hashes; absent: no management API (/app/api) */
+  people?: PeopleStore;
+  hasher?: PasswordHasher;
+  /** where reset links asked for on the sign-in page go; absent: they are not sent */
+  linkDelivery?: LinkDelivery;
+  /** looks up the TXT record that proves a site's domain (the management API's verify); the container's asks FOOTFALL_DNS_SERVERS */
+  dns?: DnsTxtResolver;
 }

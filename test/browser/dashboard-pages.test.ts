@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { assertMatchesV1 } from './dashboard-compare.js';
 import { axeViolations, dashboardWorld, missing, SCREENSHOTS, settled, skip, type DashboardWorld } from './dashboard-world.js';
-import { STUB_WORKSPACE, stubManagementApi } from './management-stub.js';
+import { failManagementApi, STUB_WORKSPACE, stubManagementApi } from './management-stub.js';
 
 let w: DashboardWorld;
 before(async () => {
@@ -22,8 +22,8 @@ after(async () => {
 interface PageCase {
   name: string;
   url: () => string;
-  /** the management API's stand-in: none, signed out or signed in */
-  session?: 'signed-in' | 'signed-out';
+  /** the management API's stand-in, signed out or signed in, or failing; none: the real one */
+  session?: 'signed-in' | 'signed-out' | 'failing';
   /** a dashboard: wait for its reads */
   dashboard?: boolean;
   /** screenshots in both schemes at both widths */
@@ -39,7 +39,8 @@ const PAGES: PageCase[] = [
   { name: 'site', url: () => `${w.server.address}/app/sites/${w.sites.extended}?compare=prev_period`, session: 'signed-in', dashboard: true, shots: true },
   { name: 'sign-in', url: () => `${w.server.address}/app`, session: 'signed-out', shots: true, ready: (p) => p.waitForSelector('input[name=email]').then(() => undefined) },
   { name: 'sites', url: () => `${w.server.address}/app`, session: 'signed-in', ready: (p) => p.waitForSelector('.site-list a').then(() => undefined) },
-  { name: 'no-management-api', url: () => `${w.server.address}/app`, ready: (p) => p.waitForSelector('.problem').then(() => undefined) },
+  { name: 'sign-in-real-api', url: () => `${w.server.address}/app`, ready: (p) => p.waitForSelector('input[name=email]').then(() => undefined) },
+  { name: 'management-api-failing', url: () => `${w.server.address}/app`, session: 'failing', ready: (p) => p.waitForSelector('.problem').then(() => undefined) },
   { name: 'invite', url: () => `${w.server.address}/app/invite/secret-value`, ready: (p) => p.waitForSelector('form').then(() => undefined) },
   { name: 'reset', url: () => `${w.server.address}/app/reset/secret-value`, ready: (p) => p.waitForSelector('form').then(() => undefined) },
   { name: 'sign-in-link', url: () => `${w.server.address}/app/sign-in/secret-value`, ready: (p) => p.waitForSelector('form').then(() => undefined) },
@@ -48,7 +49,8 @@ const PAGES: PageCase[] = [
 
 async function openCase(c: PageCase, width: number, scheme: 'light' | 'dark') {
   const opened = await w.open('about:blank', { width, scheme });
-  if (c.session) await stubManagementApi(opened.context, w, { signedIn: c.session === 'signed-in' });
+  if (c.session === 'failing') await failManagementApi(opened.context);
+  else if (c.session) await stubManagementApi(opened.context, w, { signedIn: c.session === 'signed-in' });
   await opened.page.goto(c.url(), { waitUntil: 'load' });
   if (c.dashboard) await settled(opened.page);
   await c.ready?.(opened.page);

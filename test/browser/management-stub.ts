@@ -1,7 +1,8 @@
-// The management API (/app/api: sessions, workspaces, settings) is built on another branch; until it
-// lands, the signed-in pages are drawn in tests against this stand-in, routed inside the browser. The
-// dashboard's reads under /app/api/v1 go to the real /v1 with the test's token: the numbers are real,
-// only the session and the workspace lists are stand-ins.
+// The signed-in pages are drawn in tests against this stand-in of the management API (/app/api:
+// sessions, workspaces, settings), routed inside the browser, because the dashboard's reads under
+// /app/api/v1 (the read routes' twins) and a site's live count are not served yet. Those reads go to
+// the real /v1 with the test's token: the numbers are real, only the session and the workspace lists
+// are stand-ins. Signed out, the pages meet the real management API.
 import type { BrowserContext } from 'playwright-core';
 import type { DashboardWorld } from './dashboard-world.js';
 
@@ -39,4 +40,9 @@ export async function stubManagementApi(context: BrowserContext, w: DashboardWor
     }
     return route.fulfill({ status: 404, json: envelope('NOT_FOUND', 'Unknown endpoint of the management API.') });
   });
+}
+
+/** A management API that fails (503 on every call): the pages say so rather than ask for a sign-in. */
+export async function failManagementApi(context: BrowserContext): Promise<void> {
+  await context.route('**/app/api/**', (route) => route.fulfill({ status: 503, json: envelope('INTERNAL_ERROR', 'Unavailable.') }));
 }

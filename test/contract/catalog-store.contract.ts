@@ -97,6 +97,24 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory): 
     assert.equal(await c.getSite('site_missing'), null);
   }));
 
+  test(`${name}: a site past the plan's included sites is SITE_LIMIT_REACHED and nothing is stored`, withCatalog(async (c) => {
+    const free = await c.createWorkspace({ name: 'F', plan: 'free' });
+    for (let i = 0; i < 3; i++) await site(c, free.id, [`f${i}.example.com`]);
+    await assert.rejects(site(c, free.id, ['f3.example.com']), (err: any) => {
+      isCatalogError('SITE_LIMIT_REACHED')(err);
+      assert.deepEqual(err.details, { limit: 3, used: 3 });
+      return true;
+    });
+    assert.equal((await c.listSites(free.id)).length, 3);
+    assert.equal(await c.findSiteByHostname('f3.example.com'), null, 'its hostname was not registered');
+    // Enterprise: max_sites from the api policy, unlimited without it; racing creations never pass it.
+    const capped = await c.createWorkspace({ name: 'E', plan: 'enterprise', apiPolicy: { max_sites: 2 } });
+    const results = await Promise.allSettled([0, 1, 2, 3, 4].map((i) => site(c, capped.id, [`e${i}.example.com`])));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 2);
+    const open = await c.createWorkspace({ name: 'U', plan: 'enterprise' });
+    for (let i = 0; i < 12; i++) await site(c, open.id, [`u${i}.example.com`]);
+  }));
+
   test(`${name}: a site is found by any of its hostnames, case-insensitive, www. ignored, the exact one first`, withCatalog(async (c) => {
     const ws = await c.createWorkspace({ name: 'A', plan: 'pro' });
     const other = await c.createWorkspace({ name: 'B', plan: 'pro' });

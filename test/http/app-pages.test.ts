@@ -52,6 +52,31 @@ test('paths under /app that are not pages, and another method on a page, are ref
   assert.equal(post.headers.allow, 'GET');
 });
 
+test('the management API keeps its own 404 and 405 under /app/api, and the pages keep theirs', async () => {
+  for (const url of ['/app/api', '/app/api/', '/app/api/nope', '/app/api/sites', '/app/api/sites/some-site/nope', '/app/api/settings/some-ws']) {
+    const r = await h.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+    assert.equal(r.statusCode, 404, url);
+    assert.equal(r.json().error.code, 'NOT_FOUND', url);
+    assert.equal(r.json().error.message, 'Unknown endpoint of the management API.', url);
+  }
+  const put = await h.app.inject({ method: 'PUT', url: '/app/api/session' });
+  assert.equal(put.statusCode, 405);
+  assert.equal(put.headers.allow, 'DELETE, GET, POST');
+  assert.equal(put.json().error.code, 'INVALID_METHOD');
+  // A management route answers JSON to a browser too: no page path reaches under /app/api.
+  const session = await h.app.inject({ method: 'GET', url: '/app/api/session', headers: { accept: 'text/html' } });
+  assert.equal(session.statusCode, 401);
+  assert.equal(session.json().error.code, 'UNAUTHORIZED');
+  // And the management API's handlers answer nothing outside it: the pages' own 404 and 405.
+  const nope = await h.app.inject({ method: 'GET', url: '/app/nope' });
+  assert.equal(nope.json().error.message, 'Unknown endpoint.');
+  const del = await h.app.inject({ method: 'DELETE', url: '/embed' });
+  assert.equal(del.statusCode, 405);
+  assert.equal(del.headers.allow, 'GET');
+  assert.equal(del.json().error.code, 'INVALID_METHOD');
+  assert.doesNotMatch(del.json().error.message, /management/);
+});
+
 test('the files: precompressed br or gzip by Accept-Encoding, else as built; immutable for a year; their types', async () => {
   const types: Record<string, string> = { 'main.js': 'text/javascript; charset=utf-8', 'main.css': 'text/css; charset=utf-8', 'icon.svg': 'image/svg+xml' };
   for (const [logical, file] of Object.entries(manifest.entries)) {

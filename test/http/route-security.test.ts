@@ -1,7 +1,9 @@
 // One suite over the routes the app really registers (read from Fastify as they are added, not listed
-// here): token, scope, plan, method and rate limit on every authenticated route, and the exact set of
-// public ones. A route added tomorrow is covered the day it lands, or fails here until someone decides.
-// No query string is sent: each of these refusals comes before the parameters are read.
+// here): token, scope, plan, method and rate limit on every /v1 route; session, CSRF token, Origin,
+// method and rate limit on every management route (/app/api), whose roles app-api-roles.test.ts
+// checks from the same table; and the exact set of public ones. A route added tomorrow is covered
+// the day it lands, or fails here until someone decides.
+// No query string or body is sent: each of these refusals comes before the parameters are read.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +15,11 @@ import type { ErrorCode } from '../../src/domain/errors.js';
 import type { DashboardSurface } from '../../src/domain/product.js';
 import { generateSecret } from '../../src/domain/tokens.js';
 import { analyticsRoutes, platformRoutes } from '../../src/http/routes/index.js';
+import { APP_API_PREFIX } from '../../src/http/app-api/app-api-prefix.js';
+import { appApiRoutes } from '../../src/http/app-api/routes/index.js';
+import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
+import { call, ORIGIN, person } from './helpers/app-api.js';
+import { ROLE_TABLE } from './helpers/app-api-roles.js';
 
 /** What each route family demands. A new family fails to compile here until it is given its rules. */
 const FAMILIES: Record<RouteFamily, { scopes: readonly TokenScope[]; starter: boolean }> = {
@@ -74,6 +81,14 @@ const PUBLIC_ROUTES = [
   'GET /app/settings/:workspace_id/:section',
   'GET /embed',
   'GET /app/assets/:file',
+  // the management API: its document, and what a person does before having a session (each answers
+  // the same whether or not the email or link is known, and is throttled per email and address)
+  'GET /app/api/openapi.json',
+  'POST /app/api/session',
+  'POST /app/api/password-reset',
+  'POST /app/api/password-reset/accept',
+  'POST /app/api/invitations/accept',
+  'POST /app/api/sign-in-links/accept',
 ].sort();
 
 /** The /v1 routes registered today: a collector that finds fewer is broken. */
@@ -91,11 +106,16 @@ interface Registered {
 }
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
+/** the management routes by `METHOD /app/api/…`, as registered */
+const management = new Map(appApiRoutes.map((d) => [`${d.method} ${APP_API_PREFIX}${d.url}`, d]));
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 let h: Harness;
 let registered: Registered[];
-/** the authenticated routes with the family their definition declares */
+/** the /v1 routes with the family their definition declares */
 let routes: { url: string; family: RouteFamily }[];
+/** the management routes that need a session, with their path parameters filled in */
+let sessionRoutes: { method: string; url: string; path: string }[];
 
 before(async () => {
   const seen = new Map<FastifyInstance, Registered[]>();
@@ -119,14 +139,17 @@ before(async () => {
   }
   registered = seen.get(h.app) ?? [];
   routes = registered
-    .filter((r) => r.authenticated)
+    .filter((r) => r.authenticated && r.url.startsWith('/v1/'))
     .map((r) => ({ url: r.url, family: definitions.get(r.url)?.family as RouteFamily }));
+  sessionRoutes = registered
+    .filter((r) => r.authenticated && r.url.startsWith(`${APP_API_PREFIX}/`))
+    .map((r) => ({ method: r.method, url: r.url, path: r.url.replace(/:([a-z_]+)/g, '$1_unknown') }));
 });
 
 after(() => h.close());
 
-/** The spec's envelope, with the request id of the X-Request-Id header. */
-function assertError(res: LightMyRequestResponse, status: number, code: ErrorCode, what: string): void {
+/** The spec's envelope, with the request id of the X-Request-Id header (the management API's codes are its own). */
+function assertError(res: LightMyRequestResponse, status: number, code: ErrorCode | ManageErrorCode, what: string): void {
   assert.equal(res.statusCode, status, `${what}: ${res.body.slice(0, 300)}`);
   const body = res.json();
   assert.deepEqual(Object.keys(body), ['error'], what);
@@ -140,9 +163,18 @@ function assertAdmitted(res: LightMyRequestResponse, what: string): void {
   assert.ok([200, 422].includes(res.statusCode), `${what}: ${res.statusCode} ${res.body.slice(0, 300)}`);
 }
 
-test('every registered route is either an authenticated GET under /v1 with a known family, or a known public route', () => {
-  assert.ok(routes.length >= V1_ROUTES_TODAY, `only ${routes.length} authenticated routes found`);
+test('every registered route is an authenticated GET under /v1 with a known family, a session route of the management API in its role table, or a known public route', () => {
+  assert.ok(routes.length >= V1_ROUTES_TODAY, `only ${routes.length} authenticated /v1 routes found`);
   for (const r of registered.filter((x) => x.authenticated)) {
+    if (r.url.startsWith(`${APP_API_PREFIX}/`)) {
+      const def = management.get(`${r.method} ${r.url}`);
+      assert.ok(def, `${r.method} ${r.url} is not one of the management route definitions of src/http/app-api/routes/index.ts`);
+      assert.equal(def.auth, 'session', `${r.method} ${r.url}`);
+      const entry = ROLE_TABLE[`${def.method} ${def.url}`];
+      assert.ok(entry, `${r.method} ${r.url} has no entry in the management role table (test/http/helpers/app-api-roles.ts)`);
+      assert.equal(entry.expect[4], 401, `${r.method} ${r.url}: the role table lets a caller without a session in`);
+      continue;
+    }
     assert.equal(r.method, 'GET', `${r.method} ${r.url}`);
     assert.ok(r.url.startsWith('/v1/'), `${r.url} is authenticated but outside /v1`);
     const def = definitions.get(r.url);
@@ -158,6 +190,70 @@ test('every registered route is either an authenticated GET under /v1 with a kno
   const unauthenticated = registered.filter((r) => !r.authenticated);
   for (const r of unauthenticated) assert.ok(!r.url.startsWith('/v1'), `${r.method} ${r.url} is under /v1 without authentication`);
   assert.deepEqual(unauthenticated.map((r) => `${r.method} ${r.url}`).sort(), PUBLIC_ROUTES);
+  // The other way round: every definition that asks for a session is registered as needing one.
+  const sessionDefs = appApiRoutes.filter((d) => d.auth === 'session').map((d) => `${d.method} ${APP_API_PREFIX}${d.url}`).sort();
+  assert.deepEqual(sessionRoutes.map((r) => `${r.method} ${r.url}`).sort(), sessionDefs);
+  assert.ok(sessionDefs.length > 20, `only ${sessionDefs.length} session routes found`);
+});
+
+test('without a session, with an unknown or a malformed session cookie, every session route is 401 UNAUTHORIZED', async () => {
+  const cookies: Record<string, Record<string, string>> = {
+    'no cookie': {},
+    'an unknown session': { cookie: `footfall_session=${'A'.repeat(43)}` },
+    'a malformed cookie': { cookie: 'footfall_session=%%%' },
+  };
+  for (const { method, url, path } of sessionRoutes) {
+    for (const [what, headers] of Object.entries(cookies)) {
+      const res = await h.app.inject({ method: method as 'GET', url: path, headers });
+      assertError(res, 401, 'UNAUTHORIZED', `${method} ${url} with ${what}`);
+    }
+  }
+});
+
+test('a change without the CSRF token, with a wrong one, or from a foreign Origin is 403 FORBIDDEN on every unsafe management route', async () => {
+  const p = await person(h);
+  for (const { method, url, path } of sessionRoutes.filter((r) => UNSAFE.has(r.method))) {
+    assertError(await call(h, p, method, path, { csrf: false }), 403, 'FORBIDDEN', `${method} ${url} without the token`);
+    assertError(await call(h, p, method, path, { csrf: 'x'.repeat(43) }), 403, 'FORBIDDEN', `${method} ${url} with a wrong token`);
+    assertError(await call(h, p, method, path, { origin: 'https://evil.example' }), 403, 'FORBIDDEN', `${method} ${url} from a foreign Origin`);
+  }
+  // The public changes need no token, but a browser's cross-site request is refused all the same.
+  for (const r of registered.filter((x) => !x.authenticated && x.url.startsWith(`${APP_API_PREFIX}/`) && UNSAFE.has(x.method))) {
+    const res = await h.app.inject({ method: r.method as 'POST', url: r.url, headers: { origin: 'https://evil.example' }, payload: {} });
+    assertError(res, 403, 'FORBIDDEN', `${r.method} ${r.url} from a foreign Origin`);
+  }
+  // The server's own origin passes these gates (what follows is the route's own answer).
+  const own = await call(h, p, 'POST', `${APP_API_PREFIX}/workspaces`, { origin: ORIGIN, body: { name: 'Own origin' } });
+  assert.equal(own.statusCode, 201, own.body);
+});
+
+test('every other method on a management path is 405 INVALID_METHOD with the Allow of that path', async () => {
+  const byPath = new Map<string, Set<string>>();
+  for (const r of registered.filter((x) => x.url.startsWith(`${APP_API_PREFIX}/`))) {
+    const path = r.url.replace(/:([a-z_]+)/g, '$1_unknown');
+    (byPath.get(path) ?? byPath.set(path, new Set()).get(path)!).add(r.method);
+  }
+  for (const [path, methods] of byPath) {
+    const allow = [...methods].sort().join(', ');
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'].filter((m) => !methods.has(m))) {
+      const res = await h.app.inject({ method: method as 'GET', url: path });
+      assert.equal(res.statusCode, 405, `${method} ${path}: ${res.body.slice(0, 200)}`);
+      assert.equal(res.headers.allow, allow, `${method} ${path}`);
+      if (method !== 'HEAD') assertError(res, 405, 'INVALID_METHOD', `${method} ${path}`);
+    }
+  }
+});
+
+test("once a session's window is full, every session route is 429 RATE_LIMITED with Retry-After, before its resource is looked up", async () => {
+  const p = await person(h);
+  for (let i = 0; i < 20; i++) assert.equal((await call(h, p, 'GET', `${APP_API_PREFIX}/session`)).statusCode, 200, `request ${i + 1}`);
+  for (const { method, url, path } of sessionRoutes) {
+    const res = await call(h, p, method, path);
+    assertError(res, 429, 'RATE_LIMITED', `${method} ${url}`);
+    const retry = Number(res.headers['retry-after']);
+    assert.ok(Number.isInteger(retry) && retry >= 1, `${method} ${url}: Retry-After ${res.headers['retry-after']}`);
+    assert.deepEqual(res.json().error.details, { retry_after_seconds: retry }, `${method} ${url}`);
+  }
 });
 
 test('no token, an unknown token and a broken Authorization header are 401 UNAUTHORIZED on every route, and not counted', async () => {

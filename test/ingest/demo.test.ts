@@ -148,3 +148,27 @@ test('the demo loaded into a serving store, newest week first, equals the demo i
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
 });
+
+test('the demo has an owner of every demo workspace, with no password and a one-time sign-in link', async () => {
+  const d = await demo(1);
+  try {
+    const owner = d.result.owner!;
+    assert.equal(owner.email, 'owner@demo.footfall.test');
+    const m = /^http:\/\/127\.0\.0\.1:8080\/app\/sign-in\/([0-9A-Za-z]{32})$/.exec(owner.sign_in_url ?? '');
+    assert.ok(m, owner.sign_in_url);
+    assert.ok(Date.parse(owner.expires_at!) > Date.now());
+    const control = await openControlPlane({ dataDir: d.dir });
+    try {
+      assert.equal((await control.people.findUserByEmail(owner.email))?.passwordHash, null);
+      const roles = await Promise.all(d.result.workspaces.map((w) => control.people.getRole(w.workspace_id, owner.user_id)));
+      assert.deepEqual(roles, d.result.workspaces.map(() => 'owner'));
+      const now = new Date().toISOString();
+      assert.equal((await control.people.redeemLink({ secretHash: hashSecret(m[1]), purpose: 'sign_in', now }))?.id, owner.user_id);
+      assert.equal(await control.people.redeemLink({ secretHash: hashSecret(m[1]), purpose: 'sign_in', now }), null, 'used once');
+    } finally {
+      await control.close();
+    }
+  } finally {
+    await d.close();
+  }
+});

@@ -31,7 +31,11 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Operations', description: 'Liveness for load balancers and uptime monitors. No token.' },
 ];
 
-function license(): Json {
+/** The package's version, for the info of every document the server serves. */
+export const PACKAGE_VERSION = pkg.version;
+
+/** The info.license object of the package's licence. */
+export function license(): Json {
   const id = pkg.license;
   // npm's UNLICENSED means no licence is granted; SPDX spells a licence of one's own LicenseRef-*.
   if (!id || id === 'UNLICENSED') return { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' };

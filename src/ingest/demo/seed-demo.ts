@@ -4,6 +4,7 @@
 // token secrets are random (they are credentials) and shown once.
 import { randomBytes } from 'node:crypto';
 import type { CatalogStore, GoalFilters, GoalIntent, GoalType } from '../../ports/catalog-store.js';
+import type { PeopleStore } from '../../ports/people-store.js';
 import type { TokenScope } from '../../domain/access.js';
 import type { Profile, PlanId } from '../../domain/plans.js';
 import { generateSecret, hashSecret } from '../../domain/tokens.js';
@@ -78,7 +79,20 @@ export interface DemoToken {
   workspace_id: string;
 }
 
+/** The person who owns every demo workspace; no password: they sign in by a one-time link. */
+export const DEMO_OWNER_EMAIL = 'owner@demo.footfall.test';
+
+export interface DemoOwner {
+  user_id: string;
+  email: string;
+  /** a one-time sign-in link, when the command made one (shown only now) */
+  sign_in_url?: string;
+  expires_at?: string;
+}
+
 export interface DemoResult {
+  /** set when the demo was seeded with a people store */
+  owner?: DemoOwner;
   workspaces: { workspace_id: string; name: string; plan: PlanId; sites: { site_id: string; name: string; hostname: string; profile: Profile; profile_effective_at: string | null; tenants: string[] }[] }[];
   tokens: DemoToken[];
   import: ImportSummary;
@@ -102,8 +116,8 @@ export interface DemoTraffic {
 }
 
 /** The demo's workspaces, sites, tenants, goals and tokens (no traffic); token secrets only here. */
-export async function seedDemoCatalog(opts: { catalog: CatalogStore; seed: number; days: number; nowMs: number }): Promise<DemoCatalog> {
-  const { catalog } = opts;
+export async function seedDemoCatalog(opts: { catalog: CatalogStore; people?: PeopleStore; seed: number; days: number; nowMs: number }): Promise<DemoCatalog> {
+  const { catalog, people } = opts;
   const todayMs = Math.floor(opts.nowMs / DAY_MS) * DAY_MS;
   const startDayMs = todayMs - (opts.days - 1) * DAY_MS;
   const result: DemoCatalog['result'] = {
@@ -113,8 +127,11 @@ export async function seedDemoCatalog(opts: { catalog: CatalogStore; seed: numbe
     to: new Date(todayMs).toISOString().slice(0, 10),
   };
   const sites: TrafficSite[] = [];
+  const owner = people ? await people.createUser({ email: DEMO_OWNER_EMAIL, name: 'Demo Owner' }) : null;
+  if (owner) result.owner = { user_id: owner.id, email: owner.email };
   for (const wp of DEMO_WORKSPACES) {
     const ws = await catalog.createWorkspace({ name: wp.name, plan: wp.plan });
+    if (owner) await people!.addMember({ workspaceId: ws.id, userId: owner.id, role: 'owner' });
     const siteIds = new Map<string, string>();
     const tenantIds = new Map<string, string>();
     const wsOut: DemoResult['workspaces'][number] = { workspace_id: ws.id, name: ws.name, plan: ws.plan, sites: [] };
@@ -184,6 +201,7 @@ export function importDemoTraffic(opts: {
 /** Catalog and traffic in one go (`footfall demo`). */
 export async function seedDemo(opts: {
   catalog: CatalogStore;
+  people?: PeopleStore;
   sink: ImportSink;
   seed: number;
   days: number;

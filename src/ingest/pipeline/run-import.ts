@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import { newId } from '../../domain/tokens.js';
+import type { PeopleStore } from '../../ports/people-store.js';
 import type { CatalogStore } from '../../ports/catalog-store.js';
 import { importLines, type ImportOptions, type ImportSummary, type LineFormat } from './import-lines.js';
 import { defaultParseWorkers, importChunksParallel } from './import-parallel.js';
@@ -23,6 +24,8 @@ export { ImportInputError };
 /** What an import reads and writes through; close() closes both. */
 export interface ImportStores {
   catalog: CatalogStore;
+  /** the control plane's people (the demo's owner), when the stores came from a whole control plane */
+  people?: PeopleStore;
   target: ImportTarget;
   close(): Promise<void>;
 }

@@ -16,6 +16,9 @@ import { generateSecret, hashSecret } from '../../../src/domain/tokens.js';
 import type { CatalogStore, Workspace } from '../../../src/ports/catalog-store.js';
 import type { TokenScope } from '../../../src/domain/access.js';
 import type { RateLimiter } from '../../../src/ports/rate-limiter.js';
+import type { PasswordHasher } from '../../../src/ports/password-hasher.js';
+import type { PeopleStore } from '../../../src/ports/people-store.js';
+import { Argon2PasswordHasher } from '../../../src/control/password-hasher.js';
 import { openApiChecker, type OpenApiChecker } from './openapi-check.js';
 import { openStack, stackName, type StackName } from './stack.js';
 
@@ -34,6 +37,7 @@ export interface Harness {
   container: Container;
   clock: FakeClock;
   catalog: CatalogStore;
+  people: PeopleStore;
   checker: OpenApiChecker;
   /** live collection (POST /api/event), when asked for with `collect` */
   collection: LiveCollection | null;
@@ -54,7 +58,12 @@ export interface HarnessOptions {
   config?: Record<string, string | number>;
   /** open live collection; its loader runs every `intervalMs` (default: only when flushed) */
   collect?: boolean | { intervalMs?: number };
+  /** password hashing (default: argon2id at the lowest cost, so suites that sign in stay fast) */
+  hasher?: PasswordHasher;
 }
+
+/** Real argon2id with the smallest parameters: what the production ones cost is the bench's business. */
+export const TEST_HASHER = new Argon2PasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
 
 export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = new FakeClock(Date.parse(options.now ?? NOW));
@@ -76,7 +85,12 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   let container: Container;
   let collection: LiveCollection | null = null;
   try {
-    container = await buildContainer(config, { clock, control: { catalog, ledger: cp.ledger }, limiter: options.limiter });
+    container = await buildContainer(config, {
+      clock,
+      control: { catalog, ledger: cp.ledger, people: cp.people },
+      limiter: options.limiter,
+      hasher: options.hasher ?? TEST_HASHER,
+    });
     if (options.collect) {
       const intervalMs = typeof options.collect === 'object' ? options.collect.intervalMs : undefined;
       collection = await openLiveCollection(config, container, { intervalMs: intervalMs ?? 3_600_000 }).catch(async (err) => {
@@ -98,6 +112,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     container,
     clock,
     catalog: base,
+    people: cp.people,
     checker,
     collection,
     async get(url, opts = {}) {

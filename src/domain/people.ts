@@ -1,0 +1,48 @@
+// Rules about people that every entry point shares: emails, passwords, the lifetimes of sessions and
+// links, the sign-in throttle. Pure.
+
+export const MIN_PASSWORD_LENGTH = 10;
+/** argon2 takes any length; a bound keeps one request from hashing megabytes */
+export const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_EMAIL_LENGTH = 254;
+
+const DAY_MS = 86_400_000;
+export const SESSION_LIFETIME_MS = 14 * DAY_MS;
+/** a session's expiry moves at most this often (a write per request would cost every request) */
+export const SESSION_SLIDE_EVERY_MS = 60_000;
+export const INVITATION_LIFETIME_MS = 2 * DAY_MS;
+export const RESET_LINK_LIFETIME_MS = 60 * 60_000;
+export const SIGN_IN_LINK_LIFETIME_MS = 60 * 60_000;
+
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+/** failures allowed per email, then per client address, in any SIGN_IN_WINDOW_MS */
+export const SIGN_IN_MAX_FAILURES_PER_EMAIL = 10;
+export const SIGN_IN_MAX_FAILURES_PER_ADDRESS = 50;
+
+// One @, no spaces or control characters, a dot in the domain: what a mailbox needs, no more.
+const EMAIL_RE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f.]+$/;
+
+/** The email as stored and compared: trimmed and lower case; null when it is not an email address. */
+export function normalizeEmail(input: unknown): string | null {
+  if (typeof input !== 'string') return null;
+  const email = input.trim().toLowerCase();
+  if (email.length === 0 || email.length > MAX_EMAIL_LENGTH || !EMAIL_RE.test(email)) return null;
+  return email;
+}
+
+/** What is wrong with a new password, or null when it is acceptable. */
+export function passwordProblem(password: unknown): string | null {
+  if (typeof password !== 'string') return 'password must be a string';
+  if ([...password].length < MIN_PASSWORD_LENGTH) return `password must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  return null;
+}
+
+/**
+ * When a throttled key may try again: with `times` its failures inside the window (ascending), the
+ * epoch ms at which the window holds fewer than `max` of them; null when it holds fewer already.
+ */
+export function throttledUntil(times: readonly number[], max: number, windowMs: number): number | null {
+  if (times.length < max) return null;
+  return times[times.length - max] + windowMs;
+}

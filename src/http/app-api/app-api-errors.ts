@@ -1,0 +1,72 @@
+// Every error of the management API leaves in the spec's envelope, {error: {code, message, request_id,
+// details?}}, with the management catalog's codes: what a use-case refused (ManageError), what the
+// catalog or people store refused (CatalogError), what Fastify refused before a route ran (the body's
+// JSON or its media type), an unknown path (404) or method (405, with Allow).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.js';
+import { isManageErrorCode, ManageError, MANAGE_ERROR_CATALOG, type ManageErrorCode } from '../../domain/manage-errors.js';
+import { CatalogError } from '../../ports/catalog-store.js';
+
+/** Store codes that are not the management API's own, and what they answer. */
+const CATALOG_CODES: Record<string, ManageErrorCode> = { INVALID: 'INVALID_PARAMS' };
+
+export function toManageError(err: unknown): ManageError | null {
+  if (err instanceof ManageError) return err;
+  if (err instanceof CatalogError) {
+    const code = CATALOG_CODES[err.code] ?? (isManageErrorCode(err.code) ? err.code : 'INVALID_PARAMS');
+    return new ManageError(code, err.message, err.details);
+  }
+  if (err instanceof ApiError && isManageErrorCode(err.code)) return new ManageError(err.code, err.message, err.details);
+  const fe = err as FastifyError;
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    if (fe.statusCode === 404) return new ManageError('NOT_FOUND');
+    if (fe.statusCode === 413) return new ManageError('INVALID_PARAMS', 'The body is too large.', { field: 'body' });
+    if (fe.statusCode === 415) return new ManageError('INVALID_PARAMS', 'Send the body as application/json.', { field: 'body' });
+    return new ManageError('INVALID_PARAMS', 'The body is not valid JSON.', { field: 'body' });
+  }
+  return null;
+}
+
+export function manageEnvelope(e: { code: ManageErrorCode; message: string; details?: Record<string, unknown> }, requestId: string) {
+  return { error: { code: e.code, message: e.message, request_id: requestId, ...(e.details ? { details: e.details } : {}) } };
+}
+
+/** Path patterns of the routes (`:name` matches one segment) and the methods each answers. */
+export class RouteMethods {
+  private readonly routes: { re: RegExp; methods: Set<string> }[] = [];
+  add(url: string, method: string): void {
+    const source = '^' + url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '$';
+    let r = this.routes.find((x) => x.re.source === source);
+    if (!r) this.routes.push((r = { re: new RegExp(source), methods: new Set() }));
+    r.methods.add(method);
+  }
+  allowed(path: string): string[] {
+    const out = new Set<string>();
+    for (const r of this.routes) if (r.re.test(path)) for (const m of r.methods) out.add(m);
+    return [...out].sort();
+  }
+}
+
+export function registerAppApiErrors(scope: FastifyInstance, routes: RouteMethods): void {
+  scope.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const e = toManageError(err);
+    if (!e) {
+      // The cause stays in the log, joined to the request id; the client gets the fixed message.
+      request.log.error({ err, request_id: request.id }, 'unhandled error');
+      return reply.code(500).send(manageEnvelope({ code: 'INTERNAL_ERROR', message: MANAGE_ERROR_CATALOG.INTERNAL_ERROR.message }, request.id));
+    }
+    if (e.headers) reply.headers(e.headers);
+    return reply.code(e.status).send(manageEnvelope(e, request.id));
+  });
+  scope.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allow = routes.allowed(path);
+    if (allow.length) {
+      return reply
+        .code(405)
+        .header('Allow', allow.join(', '))
+        .send(manageEnvelope({ code: 'INVALID_METHOD', message: `Method ${request.method} is not supported on ${path}; use ${allow.join(' or ')}.` }, request.id));
+    }
+    return reply.code(404).send(manageEnvelope({ code: 'NOT_FOUND', message: 'Unknown endpoint of the management API.' }, request.id));
+  });
+}

@@ -1,0 +1,64 @@
+// Query and body checks of the management API: the first problem, as 422 INVALID_PARAMS naming the
+// field (never echoing its value: a field may be a password or a link's secret).
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { invalidField } from '../../domain/manage-errors.js';
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+export function checkInput<T extends TSchema>(schema: T, value: unknown, what: 'field' | 'query parameter'): Static<T> {
+  let check = compiled.get(schema);
+  if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
+  if (check.Check(value)) return value as Static<T>;
+  if (what === 'field' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+    throw invalidField('body', 'The body must be a JSON object.');
+  const first = check.Errors(value).First()!;
+  throw describe(first, what);
+}
+
+function describe(e: ValueError, what: string) {
+  const field = e.path.replace(/^\//, '').replace(/\//g, '.') || 'body';
+  const s = e.schema as Record<string, any>;
+  let why: string;
+  switch (e.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      why = 'is required';
+      break;
+    case ValueErrorType.ObjectAdditionalProperties:
+      return invalidField(field, `Unknown ${what} ${field}.`);
+    case ValueErrorType.Union:
+      why = Array.isArray(s.anyOf) && s.anyOf.every((x: any) => typeof x.const === 'string') ? `must be one of ${s.anyOf.map((x: any) => x.const).join(', ')}` : 'has the wrong type';
+      break;
+    case ValueErrorType.StringMinLength:
+      why = s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters`;
+      break;
+    case ValueErrorType.StringMaxLength:
+      why = `must be at most ${s.maxLength} characters`;
+      break;
+    case ValueErrorType.ArrayMinItems:
+      why = `needs at least ${s.minItems} item${s.minItems === 1 ? '' : 's'}`;
+      break;
+    case ValueErrorType.ArrayMaxItems:
+      why = `takes at most ${s.maxItems} items`;
+      break;
+    case ValueErrorType.String:
+      why = 'must be a string';
+      break;
+    case ValueErrorType.Boolean:
+      why = 'must be true or false';
+      break;
+    case ValueErrorType.Array:
+      why = 'must be an array';
+      break;
+    case ValueErrorType.Object:
+      why = 'must be an object';
+      break;
+    case ValueErrorType.StringFormat:
+      why = s.format === 'date-time' ? 'must be an ISO 8601 instant with a time zone, e.g. 2025-01-31T00:00:00Z' : `must be a ${s.format}`;
+      break;
+    default:
+      why = `is invalid (${e.message.charAt(0).toLowerCase()}${e.message.slice(1)})`;
+  }
+  return invalidField(field, `Invalid ${what} ${field}: it ${why}.`);
+}

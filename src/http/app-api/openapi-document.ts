@@ -1,0 +1,118 @@
+// The management API's own OpenAPI 3.1 document (GET /app/api/openapi.json), built from the route
+// definitions: the same TypeBox schemas that check each body describe it here. The read API's
+// document (/openapi.json) does not list these routes.
+import type { TSchema } from '@sinclair/typebox';
+import { MANAGE_ERROR_CATALOG, MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
+import { errorResponseName } from '../openapi/error-responses.js';
+import { license, PACKAGE_VERSION } from '../openapi/finish-document.js';
+import { hoistTitledSchemas } from '../openapi/hoist-components.js';
+import { APP_API_PREFIX } from './app-api-prefix.js';
+import { securityOf, type AppRouteDefinition } from './define-app-route.js';
+import { ManageErrorEnvelope } from './schemas.js';
+import { SESSION_COOKIE } from './session-cookie.js';
+
+type Json = Record<string, any>;
+
+const TAGS: Record<string, string> = {
+  Session: 'Signing in (password, invitation, reset or one-time link), the session and its CSRF token, signing out.',
+  Workspaces: "The person's workspaces, their role in each, and a workspace's API usage.",
+  Members: 'Members, seats and invitations.',
+  Sites: 'Sites and their hostnames, domain scope and patterns (and their DNS proof), status and collection profile.',
+  Tenants: "Tenants of a workspace's sites.",
+  Goals: "Goals of a workspace's sites.",
+  Tokens: 'API tokens for the read API (/v1): a secret is shown once.',
+};
+
+const DESCRIPTION = [
+  'What the dashboard calls: people sign in, then manage the workspaces they belong to with the rights of their role',
+  '(owner: everything, members included; admin: sites, tenants, goals, tokens, invitations of admins and viewers;',
+  'viewer: reads only). Errors come in the same envelope as the read API, with the codes below.',
+  '',
+  'A session is a cookie (`' + SESSION_COOKIE + '`, HttpOnly, SameSite=Lax, Path=/app) living 14 days from the last request.',
+  'Every request but GET and HEAD needs `X-CSRF-Token` (the `csrf_token` of the session), except signing in and accepting a link;',
+  'any such request whose browser sends `Origin` must come from the server\'s own origin. Otherwise 403 and nothing changes.',
+  'The role is checked before the body (403 before 422). A workspace or resource the caller may not see is 404, as an unknown one is.',
+  'Each session may make 20 requests a second (429 with Retry-After past it).',
+  '',
+  '| Code | HTTP | Meaning |',
+  '|---|---|---|',
+  ...MANAGE_ERROR_CODES.map((c) => `| \`${c}\` | ${MANAGE_ERROR_CATALOG[c].status} | ${MANAGE_ERROR_CATALOG[c].message} |`),
+].join('\n');
+
+const REQUEST_ID = { description: 'The request id; error.request_id repeats it', required: true, schema: { type: 'string' } };
+
+const json = (s: TSchema): Json => JSON.parse(JSON.stringify(s));
+
+/** The error statuses a route can answer. */
+export function errorStatuses(def: AppRouteDefinition): number[] {
+  const unsafe = def.method !== 'GET';
+  const s = new Set<number>([404, 405, 500, ...(def.errors ?? [])]);
+  if (def.body || def.query) s.add(422);
+  if (unsafe) s.add(403); // Origin (and CSRF token with a session)
+  if (def.auth === 'session') [401, 429].forEach((x) => s.add(x));
+  if (def.guard) s.add(403);
+  return [...s].sort((a, b) => a - b);
+}
+
+function operation(def: AppRouteDefinition): Json {
+  const params: Json[] = [];
+  for (const [name, schema] of Object.entries<Json>(json(def.params ?? ({ properties: {} } as never)).properties ?? {}))
+    params.push({ name, in: 'path', required: true, description: schema.description, schema: { ...schema, description: undefined } });
+  const query = def.query ? json(def.query) : null;
+  for (const [name, schema] of Object.entries<Json>(query?.properties ?? {}))
+    params.push({ name, in: 'query', required: (query!.required ?? []).includes(name), description: schema.description, schema: { ...schema, description: undefined } });
+  const ok: Json = { description: def.response ? (json(def.response).description ?? def.summary) : def.summary, headers: { 'X-Request-Id': REQUEST_ID } };
+  if (def.response) ok.content = { 'application/json': { schema: json(def.response) } };
+  const responses: Json = { [def.status]: ok };
+  for (const status of errorStatuses(def)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
+  return JSON.parse(
+    JSON.stringify({
+      operationId: def.operationId,
+      summary: def.summary,
+      description: def.description,
+      tags: [def.tag],
+      security: securityOf(def),
+      parameters: params.length ? params : undefined,
+      requestBody: def.body ? { required: true, content: { 'application/json': { schema: json(def.body) } } } : undefined,
+      responses,
+    }),
+  );
+}
+
+function errorResponse(status: number): Json {
+  const codes = MANAGE_ERROR_CODES.filter((c) => MANAGE_ERROR_CATALOG[c].status === status);
+  const headers: Json = { 'X-Request-Id': REQUEST_ID };
+  if (status === 429) headers['Retry-After'] = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
+  if (status === 405) headers.Allow = { description: 'The methods the path answers', required: true, schema: { type: 'string' } };
+  return { description: `Error: ${codes.join(', ')}`, headers, content: { 'application/json': { schema: json(ManageErrorEnvelope) } } };
+}
+
+export function appApiDocument(routes: readonly AppRouteDefinition[]): Json {
+  const paths: Json = {};
+  const used = new Set<number>();
+  for (const def of routes) {
+    const path = APP_API_PREFIX + def.url.replace(/:([a-z_]+)/g, '{$1}');
+    (paths[path] ??= {})[def.method.toLowerCase()] = operation(def);
+    errorStatuses(def).forEach((s) => used.add(s));
+  }
+  const responses: Json = {};
+  for (const s of [...used].sort((a, b) => a - b)) responses[errorResponseName(s)] = errorResponse(s);
+  const schemas: Json = {};
+  hoistTitledSchemas(paths, schemas);
+  hoistTitledSchemas(responses, schemas);
+  return {
+    openapi: '3.1.0',
+    info: { title: 'footfall management API', version: PACKAGE_VERSION, description: DESCRIPTION, license: license() },
+    servers: [{ url: '/', description: 'The server that serves this document' }],
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAGS[name] ?? name })),
+    paths,
+    components: {
+      securitySchemes: {
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The session cookie that signing in sets' },
+        csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: "The session's csrf_token (GET /app/api/session)" },
+      },
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      responses,
+    },
+  };
+}

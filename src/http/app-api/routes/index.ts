@@ -1,0 +1,20 @@
+// Every management route, in the order the document lists them.
+import type { AppRouteDefinition } from '../define-app-route.js';
+import { linkRoutes } from './links.js';
+import { memberRoutes } from './members.js';
+import { sessionRoutes } from './session.js';
+import { siteRoutes } from './sites.js';
+import { goalRoutes, tenantRoutes } from './tenants-goals.js';
+import { tokenRoutes } from './tokens.js';
+import { workspaceRoutes } from './workspaces.js';
+
+export const appApiRoutes: readonly AppRouteDefinition[] = [
+  ...sessionRoutes,
+  ...linkRoutes,
+  ...workspaceRoutes,
+  ...memberRoutes,
+  ...siteRoutes,
+  ...tenantRoutes,
+  ...goalRoutes,
+  ...tokenRoutes,
+];

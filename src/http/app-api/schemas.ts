@@ -1,0 +1,204 @@
+// Bodies and answers of the management API (/app/api), in the command line's snake_case names. The
+// request schemas are checked with TypeBox's compiler, so enums are unions of literals (which it
+// checks) rather than the read API's Unsafe enums (which only Fastify's validator reads).
+import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../../domain/people.js';
+import { PLAN_IDS } from '../../domain/plans.js';
+import { ROLES } from '../../domain/roles.js';
+import { GOAL_INTENTS } from '../../ports/catalog-store.js';
+import { TOKEN_SCOPES } from '../../domain/access.js';
+import { MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
+
+export function Enum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnion<TLiteral<T[number]>[]> {
+  return Type.Union(values.map((v) => Type.Literal(v)), options);
+}
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
+export const DateTime = Type.String({ format: 'date-time' });
+export const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const Email = Type.String({ minLength: 1, maxLength: MAX_EMAIL_LENGTH, description: 'Compared case-insensitively' });
+export const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH, description: 'At least 10 characters when chosen' });
+/** The secret of a link, as the page at the link's path reads it from its URL. */
+export const LinkSecret = Type.String({ minLength: 1, maxLength: 200 });
+export const RoleSchema = Enum(ROLES, { title: 'Role' });
+export const ProfileSchema = Enum(['strict', 'extended'] as const, { title: 'CollectionProfile' });
+export const SiteStatusSchema = Enum(['ACTIVE', 'SUSPENDED'] as const, { title: 'SiteStatus' });
+export const TenantStatusSchema = Enum(['ACTIVE', 'INACTIVE'] as const, { title: 'TenantStatus' });
+export const GoalTypeSchema = Enum(['PAGEVIEW_MATCH', 'EVENT_MATCH'] as const, { title: 'GoalType' });
+export const GoalIntentSchema = Enum(GOAL_INTENTS, { title: 'GoalIntent' });
+export const ScopeSchema = Enum(TOKEN_SCOPES, { title: 'Scope' });
+
+export const UserSchema = Type.Object(
+  { user_id: Type.String(), email: Type.String(), name: Nullable(Type.String()) },
+  { title: 'User', additionalProperties: false },
+);
+
+export const SessionSchema = Type.Object(
+  { user: UserSchema, csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every request but GET and HEAD' }) },
+  { title: 'Session' },
+);
+
+export const WorkspaceSummarySchema = Type.Object(
+  { workspace_id: Type.String(), name: Type.String(), plan: Enum(PLAN_IDS, { title: 'Plan' }), role: RoleSchema },
+  { title: 'WorkspaceSummary' },
+);
+
+export const SessionStateSchema = Type.Object(
+  { user: UserSchema, csrf_token: Type.String(), workspaces: Type.Array(WorkspaceSummarySchema) },
+  { title: 'SessionState' },
+);
+
+export const DnsVerificationSchema = Type.Object(
+  {
+    name: Type.String({ description: '_footfall.<domain>' }),
+    type: Type.Literal('TXT'),
+    value: Type.String({ description: 'footfall-verification=<code>: fixed for the workspace and the domain' }),
+  },
+  { title: 'DnsVerification', description: 'The TXT record that proves the workspace holds the domain' },
+);
+
+const DomainProofSchema = Type.Object(
+  {
+    domain: Type.String(),
+    verified: Type.Boolean(),
+    verified_at: Nullable(DateTime),
+    claimed_by_another_workspace: Type.Boolean({ description: 'Another workspace has proven this domain: nothing inside it collects here' }),
+    verification: DnsVerificationSchema,
+  },
+  { title: 'DomainProof' },
+);
+
+export const SiteRecordSchema = Type.Object(
+  {
+    site_id: Type.String(),
+    workspace_id: Type.String(),
+    name: Type.String(),
+    hostnames: Type.Array(Type.String()),
+    status: SiteStatusSchema,
+    collection_profile: ProfileSchema,
+    collection_profile_effective_at: Nullable(DateTime),
+    created_at: DateTime,
+    domain_scope: Nullable(Type.String({ description: 'A registrable domain: the site collects for it and every subdomain once it is verified' })),
+    hostname_patterns: Type.Array(Type.String({ description: '*.<suffix>: hosts ending in .<suffix>; collects once its domain is verified' })),
+    domains: Type.Array(DomainProofSchema, { description: "The workspace's proof of each domain the scope and the patterns lie in, the scope's first" }),
+    released_hostnames: Type.Array(
+      Type.Object({ hostname: Type.String(), released_at: DateTime }),
+      { description: "Exact hostnames this site lost when another workspace verified their domain, oldest first" },
+    ),
+  },
+  { title: 'SiteRecord' },
+);
+
+export const CreatedSiteSchema = Type.Intersect(
+  [SiteRecordSchema, Type.Object({ verification: Type.Optional(DnsVerificationSchema) })],
+  { title: 'CreatedSite', description: 'With a domain scope: `verification`, the TXT record to publish before POST /app/api/sites/{site_id}/verify' },
+);
+
+export const SiteVerificationSchema = Type.Object(
+  { site_id: Type.String(), domain: Type.String(), verified: Type.Literal(true), verified_at: DateTime },
+  { title: 'SiteVerification' },
+);
+
+export const TenantRecordSchema = Type.Object(
+  { tenant_id: Type.String(), site_id: Type.String(), slug: Type.String(), name: Type.String(), status: TenantStatusSchema, created_at: DateTime },
+  { title: 'TenantRecord' },
+);
+
+const GoalFiltersSchema = Type.Object(
+  {
+    action_id: Type.Optional(Type.String({ maxLength: 1000 })),
+    action_target_host: Type.Optional(Type.String({ maxLength: 1000 })),
+    form_id: Type.Optional(Type.String({ maxLength: 1000 })),
+    form_action_path: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { title: 'GoalFilters', additionalProperties: false },
+);
+export { GoalFiltersSchema };
+
+export const GoalRecordSchema = Type.Object(
+  {
+    goal_id: Type.String(),
+    site_id: Type.String(),
+    name: Type.String(),
+    type: GoalTypeSchema,
+    intent: GoalIntentSchema,
+    pattern: Type.String(),
+    filters: GoalFiltersSchema,
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { title: 'GoalRecord' },
+);
+
+export const TokenRecordSchema = Type.Object(
+  {
+    token_id: Type.String(),
+    workspace_id: Type.String(),
+    scopes: Type.Array(ScopeSchema),
+    site_ids: Nullable(Type.Array(Type.String())),
+    tenant_ids: Nullable(Type.Array(Type.String())),
+    created_at: DateTime,
+    rotated_at: Nullable(DateTime),
+    revoked_at: Nullable(DateTime),
+  },
+  { title: 'TokenRecord' },
+);
+
+export const TokenWithSecretSchema = Type.Intersect(
+  [TokenRecordSchema, Type.Object({ secret: Type.String({ description: 'Shown only in this answer; only its hash is stored' }) })],
+  { title: 'TokenWithSecret' },
+);
+
+export const MemberSchema = Type.Object(
+  { user_id: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joined_at: DateTime },
+  { title: 'Member' },
+);
+
+export const SeatsSchema = Type.Object(
+  { used: Type.Integer({ minimum: 0, description: 'Members plus open invitations' }), limit: Nullable(Type.Integer({ minimum: 0, description: 'null: unlimited' })) },
+  { title: 'Seats' },
+);
+
+export const InvitationSchema = Type.Object(
+  {
+    invitation_id: Type.String(),
+    email: Type.String(),
+    role: RoleSchema,
+    invited_by: Nullable(Type.String({ description: 'user_id; null when made by the command line' })),
+    created_at: DateTime,
+    expires_at: DateTime,
+  },
+  { title: 'Invitation' },
+);
+
+export const IssuedInvitationSchema = Type.Object(
+  { invitation_url: Type.String({ description: 'The single-use link, shown only in this answer' }), expires_at: DateTime },
+  { title: 'IssuedInvitation' },
+);
+
+export const UsageSchema = Type.Object(
+  {
+    period: Type.String(),
+    units_used: Type.Integer(),
+    units_included: Type.Integer(),
+    units_overage: Type.Integer(),
+    hard_cap_units: Type.Integer(),
+    reset_at: DateTime,
+  },
+  { title: 'ApiUsage' },
+);
+
+export const ManageErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Enum(MANAGE_ERROR_CODES, { title: 'ManageErrorCode', description: 'A code of the management API' }),
+      message: Type.String({ description: 'Human-readable; names the field or the rule' }),
+      request_id: Type.String({ description: 'Equals the X-Request-Id response header' }),
+      details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  },
+  { title: 'ManageErrorEnvelope', description: 'Every error response: one error object' },
+);
+
+export { Id };

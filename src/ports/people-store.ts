@@ -1,0 +1,127 @@
+// The control plane's people: users, memberships, invitations, single-use links, sessions and the
+// sign-in throttle's failures. Implementation: control/people-store.ts (Kysely over SQLite and
+// PostgreSQL). Every secret arrives already hashed (sha256); the store never sees one.
+import type { PlanId } from '../domain/plans.js';
+import type { Role } from '../domain/roles.js';
+import type { Workspace } from './catalog-store.js';
+
+export interface User {
+  id: string;
+  /** lower case */
+  email: string;
+  name: string | null;
+  /** false until the person chooses a password (a demo owner signs in by link) */
+  hasPassword: boolean;
+  createdAt: string;
+}
+
+export interface Member {
+  user: User;
+  role: Role;
+  joinedAt: string;
+}
+
+export interface Membership {
+  workspaceId: string;
+  role: Role;
+  joinedAt: string;
+}
+
+export interface Invitation {
+  id: string;
+  workspaceId: string;
+  email: string;
+  role: Role;
+  /** null: made by the operator's command line */
+  invitedBy: string | null;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+  revokedAt: string | null;
+}
+
+export type LinkPurpose = 'reset' | 'sign_in';
+
+export interface NewInvitation {
+  workspaceId: string;
+  email: string;
+  role: Role;
+  secretHash: string;
+  invitedBy: string | null;
+  expiresAt: string;
+  now: string;
+  /** null = unlimited */
+  seatLimit: number | null;
+}
+
+/** What accepting an invitation does for the person, decided by the caller before the store is asked. */
+export type Joiner =
+  | { kind: 'new'; email: string; name: string | null; passwordHash: string }
+  /** an existing account; passwordHash set when it had none and chose one now */
+  | { kind: 'existing'; userId: string; passwordHash?: string };
+
+export interface PeopleStore {
+  /** CONFLICT when the email (case-insensitive) has an account; INVALID for a malformed email. */
+  createUser(input: { email: string; name?: string | null; passwordHash?: string | null }): Promise<User>;
+  getUser(id: string): Promise<User | null>;
+  /** The user and the stored password hash (null: no password yet). */
+  findUserByEmail(email: string): Promise<{ user: User; passwordHash: string | null } | null>;
+  /** Replaces the password and ends every session of the user, in one transaction. NOT_FOUND. */
+  setPassword(userId: string, passwordHash: string): Promise<void>;
+
+  /** A workspace and its owner's membership, in one transaction (a person creating a workspace). NOT_FOUND (user), INVALID. */
+  createOwnedWorkspace(input: { name: string; plan: PlanId; ownerId: string }): Promise<Workspace>;
+  /** Members of a workspace, owners first, then by email. */
+  listMembers(workspaceId: string): Promise<Member[]>;
+  /** The workspaces a user belongs to, oldest membership first. */
+  listMemberships(userId: string): Promise<Membership[]>;
+  getRole(workspaceId: string, userId: string): Promise<Role | null>;
+  /** NOT_FOUND (workspace or user), CONFLICT (already a member). */
+  addMember(input: { workspaceId: string; userId: string; role: Role }): Promise<void>;
+  /** NOT_FOUND (not a member); CONFLICT when it would leave the workspace without an owner. */
+  changeRole(workspaceId: string, userId: string, role: Role): Promise<void>;
+  /** NOT_FOUND (not a member); CONFLICT when it would leave the workspace without an owner. */
+  removeMember(workspaceId: string, userId: string): Promise<void>;
+  /** Members plus open invitations (not accepted, revoked or expired at `now`). */
+  seatsUsed(workspaceId: string, now: string): Promise<number>;
+
+  /**
+   * One transaction: refuses an email that is a member already (CONFLICT), revokes that email's
+   * earlier open invitation to the workspace (a new one replaces it), then counts seats and refuses
+   * past seatLimit (SEAT_LIMIT_REACHED, details limit and used). Nothing is written when it fails.
+   */
+  createInvitation(input: NewInvitation): Promise<Invitation>;
+  /** Open invitations of a workspace (not accepted, revoked or expired at `now`), oldest first. */
+  listInvitations(workspaceId: string, now: string): Promise<Invitation[]>;
+  getInvitation(id: string): Promise<Invitation | null>;
+  /** An open invitation with this secret hash at `now`, or null (unknown, used, revoked or expired). */
+  findOpenInvitation(secretHash: string, now: string): Promise<Invitation | null>;
+  /** Returns false when there is no such open invitation. */
+  revokeInvitation(id: string, at: string): Promise<boolean>;
+  /**
+   * One transaction: uses the invitation (once: null when it is no longer open at `now`), creates
+   * the user or sets their first password, and adds the membership (a member already keeps the
+   * role they have). CONFLICT when a new account's email was registered meanwhile.
+   */
+  acceptInvitation(secretHash: string, now: string, joiner: Joiner): Promise<{ user: User; workspaceId: string } | null>;
+
+  createLink(input: { secretHash: string; userId: string; purpose: LinkPurpose; expiresAt: string; now: string }): Promise<void>;
+  /**
+   * Uses a link once: the user it was made for, or null when it is unknown, of another purpose,
+   * used or expired. With newPasswordHash, the password is replaced and every session of the user
+   * ended in the same transaction.
+   */
+  redeemLink(input: { secretHash: string; purpose: LinkPurpose; now: string; newPasswordHash?: string }): Promise<User | null>;
+
+  createSession(input: { idHash: string; userId: string; now: string; expiresAt: string }): Promise<void>;
+  /** The live session's user and times, or null (unknown or expired at `now`). */
+  findSession(idHash: string, now: string): Promise<{ user: User; expiresAt: string; lastSeenAt: string } | null>;
+  /** Slides a live session's expiry. */
+  touchSession(idHash: string, now: string, expiresAt: string): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+
+  /** Records one failed sign-in under each key hash. */
+  recordSignInFailure(keyHashes: string[], atMs: number): Promise<void>;
+  /** Times (epoch ms, ascending) of the failures of each key hash since sinceMs; prunes older rows. */
+  signInFailuresSince(keyHashes: string[], sinceMs: number): Promise<Map<string, number[]>>;
+}

@@ -1,0 +1,78 @@
+// Single-use links for a person who cannot sign in with a password: a password reset (the operator's
+// `footfall user reset-password`, or a request delivered by the LinkDelivery the server has) and a
+// one-time sign-in (the demo owner of `npm start`). Both live an hour, are stored hashed, and are
+// used once; a new password ends every session of the person.
+import { invalidField, ManageError } from '../../domain/manage-errors.js';
+import { normalizeEmail, passwordProblem, RESET_LINK_LIFETIME_MS, SIGN_IN_LINK_LIFETIME_MS } from '../../domain/people.js';
+import { hashSecret } from '../../domain/tokens.js';
+import type { LinkPurpose, User } from '../../ports/people-store.js';
+import { notFound } from '../manage/access.js';
+import { linkUrl, looksLikeLinkSecret, newSecret, type PeopleDeps } from './people-deps.js';
+import { checkPassword } from './sign-in.js';
+import type { IssuedLink } from './invitations.js';
+
+/** Where a reset link asked for on the sign-in page goes (e.g. an email); none configured: nowhere. */
+export interface LinkDelivery {
+  sendResetLink(to: User, link: IssuedLink): Promise<void>;
+}
+
+const PAGE: Record<LinkPurpose, 'reset' | 'sign-in'> = { reset: 'reset', sign_in: 'sign-in' };
+const LIFETIME: Record<LinkPurpose, number> = { reset: RESET_LINK_LIFETIME_MS, sign_in: SIGN_IN_LINK_LIFETIME_MS };
+
+export async function issueLink(deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>, user: User, purpose: LinkPurpose): Promise<IssuedLink> {
+  const now = deps.clock.now();
+  const secret = newSecret(deps);
+  const expiresAt = new Date(now.getTime() + LIFETIME[purpose]).toISOString();
+  await deps.people.createLink({ secretHash: hashSecret(secret), userId: user.id, purpose, expiresAt, now: now.toISOString() });
+  return { url: linkUrl(deps.publicUrl, PAGE[purpose], secret), expiresAt };
+}
+
+/** The operator's link for an email (the command line may say that no account has it). */
+export async function issueLinkFor(deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>, email: string, purpose: LinkPurpose): Promise<IssuedLink & { user: User }> {
+  const found = await deps.people.findUserByEmail(email);
+  if (!found) throw notFound('user', email);
+  return { ...(await issueLink(deps, found.user, purpose)), user: found.user };
+}
+
+/**
+ * A reset asked for by email: the same answer whether or not an account has it (nothing to learn
+ * here); the link goes to the delivery, when the server has one.
+ */
+export async function requestReset(deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>, email: string, delivery: LinkDelivery | undefined): Promise<void> {
+  if (!delivery || normalizeEmail(email) === null) return;
+  const found = await deps.people.findUserByEmail(email);
+  if (found) await delivery.sendResetLink(found.user, await issueLink(deps, found.user, 'reset'));
+}
+
+const UNUSABLE = (what: string) => new ManageError('NOT_FOUND', `This ${what} link is unknown, used or expired: ask for a new one.`);
+
+/** Sets the new password from a reset link; every session of the person ends. */
+export async function acceptReset(deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>, input: { secret: string; password: string }): Promise<User> {
+  const problem = passwordProblem(input.password);
+  if (problem) throw invalidField('password', problem);
+  if (!looksLikeLinkSecret(input.secret)) throw UNUSABLE('reset');
+  const newPasswordHash = await deps.hasher.hash(input.password);
+  const user = await deps.people.redeemLink({ secretHash: hashSecret(input.secret), purpose: 'reset', now: deps.clock.now().toISOString(), newPasswordHash });
+  if (!user) throw UNUSABLE('reset');
+  return user;
+}
+
+export async function acceptSignInLink(deps: Pick<PeopleDeps, 'people' | 'clock'>, secret: string): Promise<User> {
+  if (!looksLikeLinkSecret(secret)) throw UNUSABLE('sign-in');
+  const user = await deps.people.redeemLink({ secretHash: hashSecret(secret), purpose: 'sign_in', now: deps.clock.now().toISOString() });
+  if (!user) throw UNUSABLE('sign-in');
+  return user;
+}
+
+/** A signed-in person's new password (the current one confirms it is them); every session ends. */
+export async function changePassword(
+  deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>,
+  user: User,
+  input: { currentPassword: string; newPassword: string; clientAddress: string },
+): Promise<void> {
+  const problem = passwordProblem(input.newPassword);
+  if (problem) throw invalidField('new_password', problem);
+  // A person who signed in by link and never chose a password has none to confirm.
+  if (user.hasPassword) await checkPassword(deps, { email: user.email, password: input.currentPassword, clientAddress: input.clientAddress });
+  await deps.people.setPassword(user.id, await deps.hasher.hash(input.newPassword));
+}

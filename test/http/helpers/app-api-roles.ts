@@ -1,0 +1,117 @@
+// The role table of the management API: for every route, the status each kind of caller gets (owner,
+// admin, viewer, a person of another workspace, no session) and how to make what the call needs.
+// app-api-roles.test.ts calls every route as every caller; route-security.test.ts checks that every
+// session route the app registers is in it.
+import { hashSecret } from '../../../src/domain/tokens.js';
+import type { Role } from '../../../src/domain/roles.js';
+import { TEST_HASHER, type Harness } from './harness.js';
+import { PASSWORD } from './app-api.js';
+
+export type Caller = Role | 'stranger' | 'anonymous';
+export const CALLERS: Caller[] = ['owner', 'admin', 'viewer', 'stranger', 'anonymous'];
+
+export interface World {
+  h: Harness;
+  ws: string;
+  other: string;
+  seq: () => number;
+}
+
+export interface Call {
+  params?: Record<string, string>;
+  query?: string;
+  body?: unknown;
+}
+
+export interface Entry {
+  /** statuses for owner, admin, viewer, stranger, anonymous */
+  expect: [number, number, number, number, number];
+  setup?: (w: World) => Promise<Call>;
+}
+
+export const site = async (w: World) => {
+  const s = await w.h.catalog.createSite({ workspaceId: w.ws, name: 'S', hostnames: [`s${w.seq()}.example.com`], collectionProfile: 'extended' });
+  return s.id;
+};
+const link = async (w: World, purpose: 'reset' | 'sign_in') => {
+  const u = await w.h.people.createUser({ email: `l${w.seq()}@example.com` });
+  const secret = `L${String(w.seq()).padStart(31, '0')}`;
+  await w.h.people.createLink({ secretHash: hashSecret(secret), userId: u.id, purpose, expiresAt: '2099-01-01T00:00:00.000Z', now: w.h.clock.now().toISOString() });
+  return secret;
+};
+
+const SIGNED_IN: Entry['expect'] = [200, 200, 200, 200, 401];
+const OWNER_ONLY: Entry['expect'] = [200, 403, 403, 404, 401];
+const ADMIN_READ: Entry['expect'] = [200, 200, 403, 404, 401];
+const ANY_READ: Entry['expect'] = [200, 200, 200, 404, 401];
+const ADMIN_CREATE: Entry['expect'] = [201, 201, 403, 404, 401];
+const ADMIN_CHANGE: Entry['expect'] = [200, 200, 403, 404, 401];
+const ADMIN_DELETE: Entry['expect'] = [204, 204, 403, 404, 401];
+
+export const ROLE_TABLE: Record<string, Entry> = {
+  'POST /session': { expect: [200, 200, 200, 200, 200], setup: async (w) => {
+    const email = `signin${w.seq()}@example.com`;
+    await w.h.people.createUser({ email, passwordHash: await TEST_HASHER.hash(PASSWORD) });
+    return { body: { email, password: PASSWORD } };
+  } },
+  'GET /session': { expect: SIGNED_IN },
+  'DELETE /session': { expect: [204, 204, 204, 204, 401] },
+  'POST /session/password': { expect: SIGNED_IN, setup: async () => ({ body: { current_password: PASSWORD, new_password: 'a brand new password' } }) },
+  'POST /invitations/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => {
+    const secret = `I${String(w.seq()).padStart(31, '0')}`;
+    await w.h.people.createInvitation({ workspaceId: w.other, email: `inv${w.seq()}@example.com`, role: 'viewer', secretHash: hashSecret(secret), invitedBy: null, expiresAt: '2099-01-01T00:00:00.000Z', now: w.h.clock.now().toISOString(), seatLimit: null });
+    return { body: { invitation: secret, password: PASSWORD, name: 'Invitee' } };
+  } },
+  'POST /password-reset': { expect: [204, 204, 204, 204, 204], setup: async () => ({ body: { email: 'anyone@example.com' } }) },
+  'POST /password-reset/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { reset: await link(w, 'reset'), password: PASSWORD } }) },
+  'POST /sign-in-links/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { sign_in: await link(w, 'sign_in') } }) },
+  'GET /workspaces': { expect: SIGNED_IN },
+  'POST /workspaces': { expect: [201, 201, 201, 201, 401], setup: async () => ({ body: { name: 'Mine' } }) },
+  'PATCH /workspaces/:workspace_id': { expect: OWNER_ONLY, setup: async () => ({ body: { name: 'Renamed' } }) },
+  'GET /workspaces/:workspace_id/usage': { expect: ADMIN_READ },
+  'GET /workspaces/:workspace_id/members': { expect: ADMIN_READ },
+  'PATCH /workspaces/:workspace_id/members/:user_id': { expect: OWNER_ONLY, setup: async (w) => {
+    const u = await w.h.people.createUser({ email: `m${w.seq()}@example.com` });
+    await w.h.people.addMember({ workspaceId: w.ws, userId: u.id, role: 'viewer' });
+    return { params: { user_id: u.id }, body: { role: 'admin' } };
+  } },
+  'DELETE /workspaces/:workspace_id/members/:user_id': { expect: [204, 403, 403, 404, 401], setup: async (w) => {
+    const u = await w.h.people.createUser({ email: `m${w.seq()}@example.com` });
+    await w.h.people.addMember({ workspaceId: w.ws, userId: u.id, role: 'viewer' });
+    return { params: { user_id: u.id } };
+  } },
+  'GET /workspaces/:workspace_id/invitations': { expect: ADMIN_READ },
+  'POST /workspaces/:workspace_id/invitations': { expect: ADMIN_CREATE, setup: async (w) => ({ body: { email: `new${w.seq()}@example.com`, role: 'viewer' } }) },
+  'DELETE /workspaces/:workspace_id/invitations/:invitation_id': { expect: ADMIN_DELETE, setup: async (w) => {
+    const inv = await w.h.people.createInvitation({ workspaceId: w.ws, email: `x${w.seq()}@example.com`, role: 'viewer', secretHash: hashSecret(`x${w.seq()}`), invitedBy: null, expiresAt: '2099-01-01T00:00:00.000Z', now: w.h.clock.now().toISOString(), seatLimit: null });
+    return { params: { invitation_id: inv.id } };
+  } },
+  'GET /workspaces/:workspace_id/sites': { expect: ANY_READ },
+  'POST /workspaces/:workspace_id/sites': { expect: ADMIN_CREATE, setup: async (w) => ({ body: { name: 'New', hostnames: [`n${w.seq()}.example.com`], collection_profile: 'strict' } }) },
+  'PATCH /sites/:site_id': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { site_id: await site(w) }, body: { name: 'Renamed' } }) },
+  // A domain verified already: the answer comes at once, without a DNS lookup (app-api-ownership.test.ts asks DNS).
+  'POST /sites/:site_id/verify': { expect: ADMIN_CHANGE, setup: async (w) => {
+    const domain = `roles-${w.seq()}.com`;
+    const s = await w.h.catalog.createSite({ workspaceId: w.ws, name: 'V', hostnames: [`www.${domain}`], collectionProfile: 'strict', domainScope: domain });
+    await w.h.catalog.markDomainVerified(w.ws, domain);
+    return { params: { site_id: s.id } };
+  } },
+  'GET /workspaces/:workspace_id/tenants': { expect: ANY_READ },
+  'POST /workspaces/:workspace_id/tenants': { expect: ADMIN_CREATE, setup: async (w) => ({ body: { site_id: await site(w), slug: 'north', name: 'North' } }) },
+  'PATCH /tenants/:tenant_id': { expect: ADMIN_CHANGE, setup: async (w) => {
+    const t = await w.h.catalog.createTenant({ siteId: await site(w), slug: 'south', name: 'South' });
+    return { params: { tenant_id: t.id }, body: { name: 'Southern' } };
+  } },
+  'GET /workspaces/:workspace_id/goals': { expect: ANY_READ },
+  'POST /workspaces/:workspace_id/goals': { expect: ADMIN_CREATE, setup: async (w) => ({ body: { site_id: await site(w), name: 'G', type: 'PAGEVIEW_MATCH', intent: 'signup', pattern: '/thanks' } }) },
+  'PATCH /goals/:goal_id': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { goal_id: (await goal(w)).id }, body: { name: 'Renamed' } }) },
+  'DELETE /goals/:goal_id': { expect: ADMIN_DELETE, setup: async (w) => ({ params: { goal_id: (await goal(w)).id } }) },
+  'GET /workspaces/:workspace_id/tokens': { expect: ADMIN_READ },
+  'POST /workspaces/:workspace_id/tokens': { expect: ADMIN_CREATE, setup: async () => ({ body: { scopes: ['metrics:read'] } }) },
+  'POST /workspaces/:workspace_id/tokens/:token_id/revoke': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { token_id: (await w.h.token(w.ws)).id } }) },
+  'POST /workspaces/:workspace_id/tokens/:token_id/rotate': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { token_id: (await w.h.token(w.ws)).id } }) },
+};
+
+async function goal(w: World) {
+  return w.h.catalog.createGoal({ siteId: await site(w), name: 'G', type: 'PAGEVIEW_MATCH', intent: 'content', pattern: '/blog/*', filters: {} });
+}
