@@ -101,7 +101,7 @@ test("a site of another workspace, or none at all, answers exactly as /v1 answer
   const foreign = (await h.catalog.createSite({ workspaceId: other.id, name: 'theirs', hostnames: ['theirs.example'], collectionProfile: 'extended' })).id;
   const stranger = await person(h, { workspaceId: other.id, role: 'owner' });
   for (const [path, extra] of [...ANALYTICS, ['/v1/tenants', {}], ['/v1/goals', {}]] as [string, Record<string, string>][]) {
-    const dated = path.startsWith('/v1/tenants') || path === '/v1/goals' ? {} : { from: FROM, to: TO };
+    const dated: Record<string, string> = path === '/v1/tenants' || path === '/v1/goals' ? {} : { from: FROM, to: TO };
     const api = refusal(await h.call(path, { site_id: foreign, ...dated, ...extra }), 403);
     assert.equal(api.code, 'FORBIDDEN');
     assert.deepEqual(refusal(await dash(viewer, path, { site_id: foreign, ...dated, ...extra }), 403), api, `${path}: another workspace's site`);
@@ -145,7 +145,7 @@ test('one budget per session for the whole of /app/api: 20 requests a second, th
   pace = true;
 });
 
-test("the plan's dashboard rules: a free workspace reads its surfaces, the rest is 403 in words; GET /app/api/sites/{id} says which", async () => {
+test("the plan's dashboard rules: a free workspace reads its surfaces, the rest is 403 in words; GET /app/api/sites/{id} and /workspaces/{id} say which", async () => {
   const free = await h.workspace('free');
   const s = (await h.catalog.createSite({ workspaceId: free.id, name: 'Free site', hostnames: ['free-site.example'], collectionProfile: 'strict' })).id;
   const owner = await person(h, { workspaceId: free.id, role: 'owner' });
@@ -167,6 +167,9 @@ test("the plan's dashboard rules: a free workspace reads its surfaces, the rest 
   assert.deepEqual(pro.json().dashboard, { surfaces: ['overview', 'content', 'acquisition', 'actions', 'goals', 'tenants'], hourly: true, csv: true, retention_days: 730, max_range_days: 730, row_limit: 2000 });
   assert.equal(pro.json().workspace.role, 'viewer');
   assert.equal((await checked(h, owner, 'GET', `/app/api/sites/${site}`)).statusCode, 404, 'a site of another workspace is unknown');
+  const ws = await checked(h, owner, 'GET', `/app/api/workspaces/${free.id}`);
+  assert.deepEqual(ws.json(), { workspace: frame.json().workspace, dashboard: frame.json().dashboard, plan: { api_tokens: false, max_users: 1, max_sites: 3 } });
+  assert.deepEqual((await checked(h, viewer, 'GET', `/app/api/workspaces/${h.ws.id}`)).json().plan, { api_tokens: true, max_users: 10, max_sites: 50 });
 });
 
 test('current visitors: distinct human visitors of the last five minutes, and the newest stored event; none yet is null', async () => {

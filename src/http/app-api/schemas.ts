@@ -202,6 +202,22 @@ export const DashboardRulesSchema = Type.Object(
   { title: 'DashboardRules', description: "The plan's dashboard policy: what the dashboard's reads of this workspace's sites (/app/api/v1/...) may ask" },
 );
 
+export const WorkspaceDetailsSchema = Type.Object(
+  {
+    workspace: WorkspaceSummarySchema,
+    dashboard: DashboardRulesSchema,
+    plan: Type.Object(
+      {
+        api_tokens: Type.Boolean({ description: 'The plan lets the workspace have API tokens (the read API, /v1)' }),
+        max_users: Nullable(Type.Integer({ minimum: 0, description: 'Seats: members plus open invitations; null: unlimited' })),
+        max_sites: Nullable(Type.Integer({ minimum: 0, description: 'null: unlimited' })),
+      },
+      { title: 'PlanAllowances' },
+    ),
+  },
+  { title: 'WorkspaceDetails' },
+);
+
 export const SiteDashboardSchema = Type.Object(
   {
     site: SiteRecordSchema,

@@ -67,6 +67,7 @@ export const ROLE_TABLE: Record<string, Entry> = {
   'POST /sign-in-links/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { sign_in: await link(w, 'sign_in') } }) },
   'GET /workspaces': { expect: SIGNED_IN },
   'POST /workspaces': { expect: [201, 201, 201, 201, 401], setup: async () => ({ body: { name: 'Mine' } }) },
+  'GET /workspaces/:workspace_id': { expect: ANY_READ },
   'PATCH /workspaces/:workspace_id': { expect: OWNER_ONLY, setup: async () => ({ body: { name: 'Renamed' } }) },
   'GET /workspaces/:workspace_id/usage': { expect: ADMIN_READ },
   'GET /workspaces/:workspace_id/members': { expect: ADMIN_READ },

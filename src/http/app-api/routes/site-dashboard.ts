@@ -2,10 +2,9 @@
 // the site, the person's workspace and role, the plan's dashboard rules (what /app/api/v1/... of this
 // site may ask: the page offers no more), the collection script; and the current visitors.
 import type { Role } from '../../../domain/roles.js';
-import { dashboardPolicy } from '../../../domain/dashboard-policy.js';
 import { ApiError } from '../../../domain/errors.js';
 import { liveVisitors } from '../../../services/analytics/live-visitors.js';
-import { siteViewJson } from '../../../services/manage/records-json.js';
+import { dashboardRulesJson, siteViewJson, workspaceSummaryJson } from '../../../services/manage/records-json.js';
 import { getSite } from '../../../services/manage/sites.js';
 import { defineAppRoute } from '../define-app-route.js';
 import { LiveVisitorsSchema, SiteDashboardSchema } from '../schemas.js';
@@ -29,18 +28,10 @@ export const siteDashboardRoutes = [
     response: SiteDashboardSchema,
     handler: async ({ deps, access }) => {
       const view = await getSite(deps, access);
-      const policy = dashboardPolicy(access.workspace);
       return {
         site: siteViewJson(view),
-        workspace: { workspace_id: access.workspace.id, name: access.workspace.name, plan: access.workspace.plan, role: access.role as Role },
-        dashboard: {
-          surfaces: [...policy.surfaces],
-          hourly: policy.hourly,
-          csv: policy.csv,
-          retention_days: policy.retention_days,
-          max_range_days: policy.max_range_days,
-          row_limit: policy.max_breakdown_limit,
-        },
+        workspace: workspaceSummaryJson(access.workspace, access.role as Role),
+        dashboard: dashboardRulesJson(access.workspace),
         tracker_script_url: `${deps.config.publicUrl}/js/script.js`,
       };
     },
