@@ -22,20 +22,32 @@ const TITLES: Record<string, string> = {
   RATE_LIMITED: 'Too many requests',
   HARD_CAP_REACHED: 'Usage limit reached',
   UNAUTHORIZED: 'Not signed in',
+  NOT_FOUND: 'Not found',
+  CONFLICT: 'Already exists',
+  INVALID_PARAMS: 'Check what you entered',
+  SEAT_LIMIT_REACHED: 'Every seat is in use',
+  SITE_LIMIT_REACHED: "Every site of the plan is in use",
+  INVALID_SITE_HOSTNAME: 'Check the hostnames',
+  SITE_SCOPE_NOT_ALLOWED: 'Not a domain that can be a scope',
+  HOSTNAME_PATTERN_OUT_OF_SCOPE: 'A pattern lies outside your domains',
+  SITE_SCOPE_ALREADY_CLAIMED: 'Already claimed',
+  SITE_DNS_VERIFICATION_FAILED: 'The TXT record was not found',
+  SITE_DNS_VERIFICATION_UNAVAILABLE: 'DNS cannot prove this domain',
+  INVALID_CREDENTIALS: 'Wrong email or password',
 };
 
 export function isLocked(failure: Failure): boolean {
   return failure.code === 'REPORT_LOCKED_BY_PROFILE';
 }
 
-/** A refusal or an error, in words: a title from the code and the API's own message. */
-export function Problem({ failure, children }: { failure: Failure; children?: ComponentChildren }) {
+/** A refusal or an error, in words: a title from the code (or the caller's) and the API's own message. */
+export function Problem({ failure, title, alert = false, children }: { failure: Failure; title?: string; alert?: boolean; children?: ComponentChildren }) {
   const locked = isLocked(failure);
   return (
-    <div class={`problem${locked ? ' locked' : ''}`} data-code={failure.code} role={failure.status >= 500 || failure.status === 0 ? 'alert' : undefined}>
+    <div class={`problem${locked ? ' locked' : ''}`} data-code={failure.code} role={alert || failure.status >= 500 || failure.status === 0 ? 'alert' : undefined}>
       <p class="problem-title">
         {locked ? <LockIcon /> : null}
-        {TITLES[failure.code] ?? 'Could not load this'}
+        {TITLES[failure.code] ?? title ?? 'Could not load this'}
       </p>
       <p class="problem-message">{failure.message}</p>
       {children}

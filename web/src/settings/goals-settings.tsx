@@ -1,0 +1,118 @@
+// Settings > Goals: the goals of each site (a pageview matching a path pattern, or an action matching a
+// name), a form to add one, and a way to remove one. A plan without the dashboard's goals surface says
+// so instead of offering them.
+import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
+import { Field } from '../ui/field.js';
+import { ActionButton, ListState, PlanNote, SendForm, useManaged } from './kit.js';
+import { useSites } from './site-names.js';
+
+interface GoalRecord {
+  goal_id: string;
+  site_id: string;
+  name: string;
+  type: 'PAGEVIEW_MATCH' | 'EVENT_MATCH';
+  intent: string;
+  pattern: string;
+}
+
+const INTENTS = ['lead', 'signup', 'purchase', 'download', 'outbound', 'content', 'custom'];
+const TYPES: Record<GoalRecord['type'], string> = { PAGEVIEW_MATCH: 'A page is viewed', EVENT_MATCH: 'An action happens' };
+
+export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
+  const id = ws.workspace.workspace_id;
+  const open = ws.dashboard.surfaces.includes('goals');
+  const goals = useManaged<{ goals: GoalRecord[] }>(`/workspaces/${seg(id)}/goals`);
+  const { sites, name } = useSites(id);
+  return (
+    <section class="settings-section" aria-labelledby="goals-title">
+      <header class="section-head">
+        <h2 id="goals-title">Goals</h2>
+      </header>
+      {!open ? <PlanNote>Goals and their conversions are part of the Pro and Enterprise plans.</PlanNote> : null}
+      <ListState listed={goals} label="goals">
+        {(data) =>
+          data.goals.length === 0 ? (
+            open ? <p class="empty">No goals yet.</p> : null
+          ) : (
+            <div class="table-scroll" tabIndex={0} role="region" aria-label="Goals, scrollable">
+              <table class="plain-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">When</th>
+                    <th scope="col">Pattern</th>
+                    <th scope="col">Site</th>
+                    <th scope="col">
+                      <span class="sr-only">Remove</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.goals.map((g) => (
+                    <tr key={g.goal_id} data-goal={g.goal_id}>
+                      <th scope="row">{g.name}</th>
+                      <td>{TYPES[g.type]}</td>
+                      <td>
+                        <code>{g.pattern}</code>
+                      </td>
+                      <td>{name(g.site_id)}</td>
+                      <td>
+                        <ActionButton quiet label="Remove" run={() => manage('DELETE', `/goals/${seg(g.goal_id)}`)} after={goals.reload} confirm={`Remove the goal ${g.name}?`} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </ListState>
+      {open ? (
+        <div class="panel">
+          <SendForm
+            title="Add a goal"
+            submitLabel="Add the goal"
+            send={(f) =>
+              manage('POST', `/workspaces/${seg(id)}/goals`, { site_id: f.get('site_id'), name: f.get('name'), type: f.get('type'), intent: f.get('intent'), pattern: f.get('pattern') })
+            }
+            after={goals.reload}
+          >
+            <Field label="Site">
+              <select name="site_id" required>
+                {sites.map((s) => (
+                  <option key={s.site_id} value={s.site_id}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Name">
+              <input name="name" required maxLength={200} />
+            </Field>
+            <Field label="Counts when">
+              <select name="type">
+                {Object.entries(TYPES).map(([k, v]) => (
+                  <option key={k} value={k}>
+                    {v}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Pattern: a path such as /pricing or /blog/*, or an action's name">
+              <input name="pattern" required maxLength={1000} autocomplete="off" />
+            </Field>
+            <Field label="Intent">
+              <select name="intent">
+                {INTENTS.map((i) => (
+                  <option key={i} value={i}>
+                    {i}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </SendForm>
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,142 @@
+// Settings > Members: the seats in use (members and open invitations) of the plan's seats, the members
+// (an owner changes roles and removes people; a workspace keeps one owner), the open invitations (each
+// can be revoked), and a form to invite someone: the single-use link is shown once, to send them.
+import { manage, seg, type Role, type WorkspaceDetails } from '../api/manage.js';
+import { CopyField } from '../ui/copy-field.js';
+import { Field } from '../ui/field.js';
+import { ActionButton, ListState, SendForm, useManaged, usedOf, when } from './kit.js';
+
+interface Member {
+  user_id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  joined_at: string;
+}
+interface Invitation {
+  invitation_id: string;
+  email: string;
+  role: Role;
+  expires_at: string;
+}
+
+const ROLE_WORDS: Record<Role, string> = {
+  owner: 'Owner: everything, members included',
+  admin: 'Admin: sites, tenants, goals, tokens, invitations',
+  viewer: 'Viewer: dashboards and their numbers',
+};
+
+export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
+  const id = ws.workspace.workspace_id;
+  const owner = ws.workspace.role === 'owner';
+  const members = useManaged<{ members: Member[]; seats: { used: number; limit: number | null } }>(`/workspaces/${seg(id)}/members`);
+  const invitations = useManaged<{ invitations: Invitation[] }>(`/workspaces/${seg(id)}/invitations`);
+  const reload = () => {
+    members.reload();
+    invitations.reload();
+  };
+  const seats = members.result?.ok ? members.result.data.seats : null;
+  return (
+    <section class="settings-section" aria-labelledby="members-title">
+      <header class="section-head">
+        <h2 id="members-title">Members</h2>
+        {seats ? (
+          <span class="muted" data-seats={`${seats.used}/${seats.limit ?? ''}`}>
+            Seats: {usedOf(seats.used, seats.limit)}, members and open invitations
+          </span>
+        ) : null}
+      </header>
+      <ListState listed={members} label="members">
+        {(data) => (
+          <div class="table-scroll" tabIndex={0} role="region" aria-label="Members, scrollable">
+            <table class="plain-table">
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Joined</th>
+                  {owner ? (
+                    <th scope="col">
+                      <span class="sr-only">Change</span>
+                    </th>
+                  ) : null}
+                </tr>
+              </thead>
+              <tbody>
+                {data.members.map((m) => (
+                  <tr key={m.user_id} data-member={m.email}>
+                    <th scope="row">
+                      {m.name ? `${m.name} ` : ''}
+                      <span class="muted">{m.email}</span>
+                    </th>
+                    <td>{m.role}</td>
+                    <td>{when(m.joined_at)}</td>
+                    {owner ? (
+                      <td class="row-actions">
+                        {(['owner', 'admin', 'viewer'] as const)
+                          .filter((r) => r !== m.role)
+                          .map((r) => (
+                            <ActionButton key={r} quiet label={`Make ${r}`} run={() => manage('PATCH', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`, { role: r })} after={reload} />
+                          ))}
+                        <ActionButton quiet label="Remove" run={() => manage('DELETE', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`)} after={reload} confirm={`Remove ${m.email} from the workspace?`} />
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListState>
+      <h3>Open invitations</h3>
+      <ListState listed={invitations} label="invitations">
+        {(data) =>
+          data.invitations.length === 0 ? (
+            <p class="empty">No open invitations.</p>
+          ) : (
+            <ul class="token-list">
+              {data.invitations.map((i) => (
+                <li key={i.invitation_id} class="token" data-invitation={i.email}>
+                  <div class="token-main">
+                    <span>{i.email}</span>
+                    <span class="muted">
+                      {i.role} · expires {when(i.expires_at)}
+                    </span>
+                  </div>
+                  <ActionButton quiet label="Revoke" run={() => manage('DELETE', `/workspaces/${seg(id)}/invitations/${seg(i.invitation_id)}`)} after={reload} />
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </ListState>
+      <div class="panel">
+        <SendForm<{ invitation_url: string; expires_at: string }>
+          title="Invite someone"
+          submitLabel="Create the invitation"
+          send={(f) => manage('POST', `/workspaces/${seg(id)}/invitations`, { email: f.get('email'), role: f.get('role') })}
+          shown={(inv) => (
+            <>
+              <p>Send them this link: it works once, until {when(inv.expires_at)}, and is shown only now.</p>
+              <CopyField label="Invitation link" value={inv.invitation_url} block />
+            </>
+          )}
+          after={reload}
+        >
+          <Field label="Email">
+            <input name="email" type="email" required autocomplete="off" />
+          </Field>
+          <Field label="Role">
+            <select name="role">
+              {(owner ? (['viewer', 'admin', 'owner'] as const) : (['viewer', 'admin'] as const)).map((r) => (
+                <option key={r} value={r}>
+                  {ROLE_WORDS[r]}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </SendForm>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,99 @@
+// Settings > Tenants: the tenants of each site (the customers of a multi-tenant product, tagged on its
+// pages with props.tenant_id), a form to add one, and a switch between active and inactive. A plan
+// without the dashboard's tenants surface says so instead of offering them.
+import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
+import { Field } from '../ui/field.js';
+import { ActionButton, ListState, PlanNote, SendForm, useManaged } from './kit.js';
+import { useSites } from './site-names.js';
+
+interface TenantRecord {
+  tenant_id: string;
+  site_id: string;
+  slug: string;
+  name: string;
+  status: 'ACTIVE' | 'INACTIVE';
+}
+
+export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
+  const id = ws.workspace.workspace_id;
+  const open = ws.dashboard.surfaces.includes('tenants');
+  const tenants = useManaged<{ tenants: TenantRecord[] }>(`/workspaces/${seg(id)}/tenants`);
+  const { sites, name } = useSites(id);
+  return (
+    <section class="settings-section" aria-labelledby="tenants-title">
+      <header class="section-head">
+        <h2 id="tenants-title">Tenants</h2>
+      </header>
+      {!open ? <PlanNote>Tenants (one dashboard per customer of a multi-tenant product) are part of the Pro and Enterprise plans.</PlanNote> : null}
+      <ListState listed={tenants} label="tenants">
+        {(data) =>
+          data.tenants.length === 0 ? (
+            open ? <p class="empty">No tenants yet.</p> : null
+          ) : (
+            <div class="table-scroll" tabIndex={0} role="region" aria-label="Tenants, scrollable">
+              <table class="plain-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Slug</th>
+                    <th scope="col">Site</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">
+                      <span class="sr-only">Change</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.tenants.map((t) => (
+                    <tr key={t.tenant_id} data-tenant={t.tenant_id}>
+                      <th scope="row">{t.name}</th>
+                      <td>
+                        <code>{t.slug}</code>
+                      </td>
+                      <td>{name(t.site_id)}</td>
+                      <td>{t.status === 'ACTIVE' ? 'Active' : 'Inactive'}</td>
+                      <td>
+                        <ActionButton
+                          quiet
+                          label={t.status === 'ACTIVE' ? 'Deactivate' : 'Activate'}
+                          run={() => manage('PATCH', `/tenants/${seg(t.tenant_id)}`, { status: t.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' })}
+                          after={tenants.reload}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </ListState>
+      {open ? (
+        <div class="panel">
+          <SendForm
+            title="Add a tenant"
+            submitLabel="Add the tenant"
+            send={(f) => manage('POST', `/workspaces/${seg(id)}/tenants`, { site_id: f.get('site_id'), slug: f.get('slug'), name: f.get('name') })}
+            after={tenants.reload}
+          >
+            <Field label="Site">
+              <select name="site_id" required>
+                {sites.map((s) => (
+                  <option key={s.site_id} value={s.site_id}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Name">
+              <input name="name" required maxLength={200} />
+            </Field>
+            <Field label="Slug: lower-case letters, digits, “-” and “_”">
+              <input name="slug" required maxLength={63} pattern="[a-z0-9_\-]+" autocomplete="off" />
+            </Field>
+          </SendForm>
+        </div>
+      ) : null}
+    </section>
+  );
+}
