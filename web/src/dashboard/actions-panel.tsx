@@ -25,7 +25,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   const read = useRead(enabled ? readKey('/v1/reports/actions', query) : null, () => cachedRead(ctx.reader, '/v1/reports/actions', query));
   const result = shown(read);
   let body;
-  if (surface === 'closed') body = <UpgradeNote what="Actions" />;
+  if (surface === 'closed') body = <UpgradeNote what="Actions" plans="the Starter, Pro and Enterprise plans" />;
   else if (!result) body = <Skeleton rows={6} label="actions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;
   else {

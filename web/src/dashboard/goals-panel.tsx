@@ -21,7 +21,7 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
   const list = shown(goals);
   if (list?.ok) for (const g of list.data.items) names.set(g.goalId, g.name);
   let body;
-  if (surface === 'closed') body = <UpgradeNote what="Goal conversions" />;
+  if (surface === 'closed') body = <UpgradeNote what="Goal conversions" plans="the Pro and Enterprise plans" />;
   else if (!result) body = <Skeleton rows={4} label="goal conversions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;
   else if (result.data.current.goals.length === 0) body = <p class="empty">No goals are configured for this site.</p>;

@@ -43,7 +43,7 @@ export function LiveBadge({ live }: { live: LiveVisitors | Failure | null }) {
   if (!isLive(live) || live.last_event_at === null) return null;
   return (
     <p class="live" role="status" data-visitors={live.visitors}>
-      <span class="live-dot" aria-hidden="true" /> {live.visitors} current {live.visitors === 1 ? 'visitor' : 'visitors'}
+      <span class={`live-dot${live.visitors === 0 ? ' idle' : ''}`} aria-hidden="true" /> {live.visitors} current {live.visitors === 1 ? 'visitor' : 'visitors'}
     </p>
   );
 }

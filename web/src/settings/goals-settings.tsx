@@ -34,41 +34,24 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
           data.goals.length === 0 ? (
             open ? <p class="empty">No goals yet.</p> : null
           ) : (
-            <div class="table-scroll" tabIndex={0} role="region" aria-label="Goals, scrollable">
-              <table class="plain-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">When</th>
-                    <th scope="col">Pattern</th>
-                    <th scope="col">Site</th>
-                    <th scope="col">
-                      <span class="sr-only">Remove</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.goals.map((g) => (
-                    <tr key={g.goal_id} data-goal={g.goal_id}>
-                      <th scope="row">{g.name}</th>
-                      <td>{TYPES[g.type]}</td>
-                      <td>
-                        <code>{g.pattern}</code>
-                      </td>
-                      <td>{name(g.site_id)}</td>
-                      <td>
-                        <ActionButton quiet label="Remove" run={() => manage('DELETE', `/goals/${seg(g.goal_id)}`)} after={goals.reload} confirm={`Remove the goal ${g.name}?`} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ul class="record-list">
+              {data.goals.map((g) => (
+                <li key={g.goal_id} class="record" data-goal={g.goal_id}>
+                  <div class="record-main">
+                    <span>{g.name}</span>
+                    <span class="muted">
+                      {TYPES[g.type]}: <code>{g.pattern}</code> · {name(g.site_id)}
+                    </span>
+                  </div>
+                  <ActionButton quiet label="Remove" run={() => manage('DELETE', `/goals/${seg(g.goal_id)}`)} after={goals.reload} confirm={`Remove the goal ${g.name}?`} />
+                </li>
+              ))}
+            </ul>
           )
         }
       </ListState>
       {open ? (
-        <div class="panel">
+        <div class="panel form-panel">
           <SendForm
             title="Add a goal"
             submitLabel="Add the goal"

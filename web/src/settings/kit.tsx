@@ -5,7 +5,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { manage } from '../api/manage.js';
 import type { Failure, Result } from '../api/read.js';
-import { Problem, Skeleton } from '../ui/panel-state.js';
+import { PLAN_DECIDED, Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 
 export interface Listed<T> {
@@ -138,7 +138,9 @@ export function PlanNote({ children }: { children: ComponentChildren }) {
   return (
     <div class="problem upgrade" data-code="PLAN">
       <p class="problem-title">Not in this workspace's plan</p>
-      <p class="problem-message">{children}</p>
+      <p class="problem-message">
+        {children} {PLAN_DECIDED}
+      </p>
     </div>
   );
 }
@@ -152,6 +154,12 @@ const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyl
 /** An instant as a person reads it, in UTC as the numbers are. */
 export function when(iso: string | null | undefined): string {
   return iso ? `${dateFormat.format(new Date(iso))} UTC` : '–';
+}
+
+const dayFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' });
+/** The day of an instant (UTC). */
+export function day(iso: string): string {
+  return dayFormat.format(new Date(iso));
 }
 
 /** A comma- or space-separated list typed into one field. */

@@ -4,7 +4,7 @@
 import { manage, seg, type Role, type WorkspaceDetails } from '../api/manage.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field } from '../ui/field.js';
-import { ActionButton, ListState, SendForm, useManaged, usedOf, when } from './kit.js';
+import { ActionButton, day, ListState, SendForm, useManaged, usedOf, when } from './kit.js';
 
 interface Member {
   user_id: string;
@@ -48,44 +48,31 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
       </header>
       <ListState listed={members} label="members">
         {(data) => (
-          <div class="table-scroll" tabIndex={0} role="region" aria-label="Members, scrollable">
-            <table class="plain-table">
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  {owner ? (
-                    <th scope="col">
-                      <span class="sr-only">Change</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {data.members.map((m) => (
-                  <tr key={m.user_id} data-member={m.email}>
-                    <th scope="row">
-                      {m.name ? `${m.name} ` : ''}
-                      <span class="muted">{m.email}</span>
-                    </th>
-                    <td>{m.role}</td>
-                    <td>{when(m.joined_at)}</td>
-                    {owner ? (
-                      <td class="row-actions">
-                        {(['owner', 'admin', 'viewer'] as const)
-                          .filter((r) => r !== m.role)
-                          .map((r) => (
-                            <ActionButton key={r} quiet label={`Make ${r}`} run={() => manage('PATCH', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`, { role: r })} after={reload} />
-                          ))}
-                        <ActionButton quiet label="Remove" run={() => manage('DELETE', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`)} after={reload} confirm={`Remove ${m.email} from the workspace?`} />
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ul class="record-list">
+            {data.members.map((m) => (
+              <li key={m.user_id} class="record" data-member={m.email}>
+                <div class="record-main">
+                  <span>
+                    {m.name ? `${m.name} · ` : ''}
+                    {m.email}
+                  </span>
+                  <span class="muted">
+                    {m.role} · joined {day(m.joined_at)}
+                  </span>
+                </div>
+                {owner ? (
+                  <div class="card-actions">
+                    {(['owner', 'admin', 'viewer'] as const)
+                      .filter((r) => r !== m.role)
+                      .map((r) => (
+                        <ActionButton key={r} quiet label={`Make ${r}`} run={() => manage('PATCH', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`, { role: r })} after={reload} />
+                      ))}
+                    <ActionButton quiet label="Remove" run={() => manage('DELETE', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`)} after={reload} confirm={`Remove ${m.email} from the workspace?`} />
+                  </div>
+                ) : null}
+              </li>
+            ))}
+          </ul>
         )}
       </ListState>
       <h3>Open invitations</h3>
@@ -94,10 +81,10 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
           data.invitations.length === 0 ? (
             <p class="empty">No open invitations.</p>
           ) : (
-            <ul class="token-list">
+            <ul class="record-list">
               {data.invitations.map((i) => (
-                <li key={i.invitation_id} class="token" data-invitation={i.email}>
-                  <div class="token-main">
+                <li key={i.invitation_id} class="record" data-invitation={i.email}>
+                  <div class="record-main">
                     <span>{i.email}</span>
                     <span class="muted">
                       {i.role} · expires {when(i.expires_at)}
@@ -110,7 +97,7 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
           )
         }
       </ListState>
-      <div class="panel">
+      <div class="panel form-panel">
         <SendForm<{ invitation_url: string; expires_at: string }>
           title="Invite someone"
           submitLabel="Create the invitation"

@@ -32,7 +32,7 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
           )
         }
       </ListState>
-      <div class="panel">
+      <div class="panel form-panel">
         <SendForm<CreatedSite>
           title="Add a site"
           submitLabel="Add the site"

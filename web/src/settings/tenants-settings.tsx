@@ -30,46 +30,31 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
           data.tenants.length === 0 ? (
             open ? <p class="empty">No tenants yet.</p> : null
           ) : (
-            <div class="table-scroll" tabIndex={0} role="region" aria-label="Tenants, scrollable">
-              <table class="plain-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Slug</th>
-                    <th scope="col">Site</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span class="sr-only">Change</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.tenants.map((t) => (
-                    <tr key={t.tenant_id} data-tenant={t.tenant_id}>
-                      <th scope="row">{t.name}</th>
-                      <td>
-                        <code>{t.slug}</code>
-                      </td>
-                      <td>{name(t.site_id)}</td>
-                      <td>{t.status === 'ACTIVE' ? 'Active' : 'Inactive'}</td>
-                      <td>
-                        <ActionButton
-                          quiet
-                          label={t.status === 'ACTIVE' ? 'Deactivate' : 'Activate'}
-                          run={() => manage('PATCH', `/tenants/${seg(t.tenant_id)}`, { status: t.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' })}
-                          after={tenants.reload}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ul class="record-list">
+              {data.tenants.map((t) => (
+                <li key={t.tenant_id} class="record" data-tenant={t.tenant_id}>
+                  <div class="record-main">
+                    <span>
+                      {t.name} <code>{t.slug}</code>
+                    </span>
+                    <span class="muted">
+                      {name(t.site_id)} · {t.status === 'ACTIVE' ? 'active' : 'inactive'}
+                    </span>
+                  </div>
+                  <ActionButton
+                    quiet
+                    label={t.status === 'ACTIVE' ? 'Deactivate' : 'Activate'}
+                    run={() => manage('PATCH', `/tenants/${seg(t.tenant_id)}`, { status: t.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' })}
+                    after={tenants.reload}
+                  />
+                </li>
+              ))}
+            </ul>
           )
         }
       </ListState>
       {open ? (
-        <div class="panel">
+        <div class="panel form-panel">
           <SendForm
             title="Add a tenant"
             submitLabel="Add the tenant"

@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
 import { CopyField } from '../ui/copy-field.js';
-import { ActionButton, ListState, PlanNote, SendForm, useManaged, when } from './kit.js';
+import { ActionButton, day, ListState, PlanNote, SendForm, useManaged, when } from './kit.js';
 import { useSites } from './site-names.js';
 
 interface TokenRecord {
@@ -48,7 +48,7 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
           data.tokens.length === 0 ? (
             ws.plan.api_tokens ? <p class="empty">No tokens yet.</p> : null
           ) : (
-            <ul class="token-list">
+            <ul class="record-list">
               {data.tokens.map((t) => (
                 <TokenRow key={t.token_id} token={t} siteName={name} onChange={tokens.reload} />
               ))}
@@ -57,7 +57,7 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
         }
       </ListState>
       {ws.plan.api_tokens ? (
-        <div class="panel">
+        <div class="panel form-panel">
           <SendForm<WithSecret>
             title="Create a token"
             submitLabel="Create the token"
@@ -98,11 +98,11 @@ function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(
   const path = (action: 'revoke' | 'rotate') => `/workspaces/${seg(token.workspace_id)}/tokens/${seg(token.token_id)}/${action}`;
   const revoked = token.revoked_at !== null;
   return (
-    <li class={`token${revoked ? ' revoked' : ''}`} data-token={token.token_id}>
-      <div class="token-main">
+    <li class={`record${revoked ? ' revoked' : ''}`} data-token={token.token_id}>
+      <div class="record-main">
         <code>{token.token_id}</code>
         <span class="muted">
-          {token.scopes.join(', ')} · {token.site_ids ? token.site_ids.map(siteName).join(', ') : 'every site'} · created {when(token.created_at)}
+          {token.scopes.join(', ')} · {token.site_ids ? token.site_ids.map(siteName).join(', ') : 'every site'} · created {day(token.created_at)}
           {token.rotated_at ? ` · rotated ${when(token.rotated_at)}` : ''}
         </span>
         {revoked ? <span class="badge off">Revoked {when(token.revoked_at)}</span> : null}

@@ -55,12 +55,17 @@ export function Problem({ failure, title, alert = false, children }: { failure: 
   );
 }
 
-/** A section the plan does not include: said plainly, with where to change it. */
-export function UpgradeNote({ what }: { what: string }) {
+/** What a person reads where the plan does not include a part: who decides the plan (the operator). */
+export const PLAN_DECIDED = "Whoever runs this footfall server sets each workspace's plan.";
+
+/** A section the plan does not include: said plainly, with the plans that have it and who changes it. */
+export function UpgradeNote({ what, plans }: { what: string; plans?: string }) {
   return (
     <div class="problem upgrade" data-code="PLAN">
-      <p class="problem-title">Not in your plan</p>
-      <p class="problem-message">{what} are part of a larger plan. A workspace owner can change the plan to see them here.</p>
+      <p class="problem-title">Not in this workspace's plan</p>
+      <p class="problem-message">
+        {what} come with {plans ?? 'a larger plan'}. {PLAN_DECIDED}
+      </p>
     </div>
   );
 }
