@@ -20,13 +20,14 @@ function actionLabel(a: Action): string {
 
 export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   const surface = surfaceState(ctx.product, 'actions');
-  const enabled = surface === 'open';
+  // asked at once, the plan's rules alongside: a refusal they then explain is not shown
+  const enabled = surface !== 'closed';
   const query = reportQuery(ctx.params);
   const read = useRead(enabled ? readKey('/v1/reports/actions', query) : null, () => cachedRead(ctx.reader, '/v1/reports/actions', query));
   const result = shown(read);
   let body;
   if (surface === 'closed') body = <UpgradeNote what="Actions" plans="the Starter, Pro and Enterprise plans" />;
-  else if (!result) body = <Skeleton rows={6} label="actions" />;
+  else if (!result || surface === 'pending') body = <Skeleton rows={6} label="actions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;
   else {
     const actions = result.data.current.actions;
@@ -64,7 +65,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="actions-title">Actions</h2>
       </header>
-      <div class={`list-body${read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface !== 'closed' && read.status === 'loading'}>
+      <div class={`list-body${read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && read.status === 'loading')}>
         {body}
       </div>
     </section>

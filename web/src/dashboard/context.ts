@@ -35,14 +35,11 @@ export function rulesProduct(rules: DashboardRules): DashboardProduct {
   return { hourly: rules.hourly, csv: rules.csv, surfaces: new Set(rules.surfaces) };
 }
 
-/** 'open': read it; 'closed': the plan does not include it (an upgrade note); 'pending': wait. */
+/** 'open': read and show it; 'closed': the plan does not include it (an upgrade note); 'pending': the rules
+ * are on their way (read it already, show a skeleton until they say whether it is open). */
 export function surfaceState(product: DashboardProduct, surface: string): 'open' | 'closed' | 'pending' {
   if (product.pending) return EVERY_PLAN.has(surface) ? 'open' : 'pending';
   return product.surfaces === null || product.surfaces.has(surface) ? 'open' : 'closed';
-}
-
-export function surfaceEnabled(product: DashboardProduct, surface: string): boolean {
-  return surfaceState(product, surface) === 'open';
 }
 
 export interface PanelContext {

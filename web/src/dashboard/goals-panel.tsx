@@ -11,7 +11,8 @@ const rate = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigi
 
 export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
   const surface = surfaceState(ctx.product, 'goals');
-  const enabled = surface === 'open';
+  // asked at once, the plan's rules alongside: a refusal they then explain is not shown
+  const enabled = surface !== 'closed';
   const query = reportQuery(ctx.params);
   const listQuery = { site_id: ctx.siteId };
   const conversions = useRead(enabled ? readKey('/v1/goals/conversions', query) : null, () => cachedRead(ctx.reader, '/v1/goals/conversions', query));
@@ -22,7 +23,7 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
   if (list?.ok) for (const g of list.data.items) names.set(g.goalId, g.name);
   let body;
   if (surface === 'closed') body = <UpgradeNote what="Goal conversions" plans="the Pro and Enterprise plans" />;
-  else if (!result) body = <Skeleton rows={4} label="goal conversions" />;
+  else if (!result || surface === 'pending') body = <Skeleton rows={4} label="goal conversions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;
   else if (result.data.current.goals.length === 0) body = <p class="empty">No goals are configured for this site.</p>;
   else {
@@ -54,9 +55,9 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="goals-title">Goal conversions</h2>
       </header>
-      <div class={`list-body${conversions.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface !== 'closed' && conversions.status === 'loading'}>
+      <div class={`list-body${conversions.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && conversions.status === 'loading')}>
         {body}
-        {enabled && result?.ok ? <NotFilteredNote state={ctx.state} /> : null}
+        {surface === 'open' && result?.ok ? <NotFilteredNote state={ctx.state} /> : null}
       </div>
     </section>
   );
