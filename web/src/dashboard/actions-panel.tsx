@@ -65,7 +65,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="actions-title">Actions</h2>
       </header>
-      <div class={`list-body${read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && read.status === 'loading')}>
+      <div class={`list-body${enabled && read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && read.status === 'loading')}>
         {body}
       </div>
     </section>

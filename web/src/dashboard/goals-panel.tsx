@@ -55,7 +55,7 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="goals-title">Goal conversions</h2>
       </header>
-      <div class={`list-body${conversions.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && conversions.status === 'loading')}>
+      <div class={`list-body${enabled && conversions.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && conversions.status === 'loading')}>
         {body}
         {surface === 'open' && result?.ok ? <NotFilteredNote state={ctx.state} /> : null}
       </div>
