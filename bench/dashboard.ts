@@ -8,7 +8,6 @@
 // Run alone: `npx tsx bench/dashboard.ts`; BENCH_DASHBOARD_LOADS (default 7) loads per case.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,6 +22,7 @@ import { startServer } from '../src/main.js';
 import { createBenchSite } from './bench-site.js';
 import { writeSiteEvents } from './generate.js';
 import type { BenchRow } from './run.js';
+import { freePort } from '../test/stack/fixtures/serve.js';
 
 export const name = 'dashboard';
 
@@ -40,14 +40,6 @@ const median = (xs: number[]) => {
   return +s[Math.floor((s.length - 1) / 2)].toFixed(1);
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 export async function run(): Promise<BenchRow[]> {
   const events = Number(process.env.BENCH_DASHBOARD_EVENTS ?? 1_000_000);

@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -21,6 +20,7 @@ import { runImport } from '../../src/ingest/pipeline/run-import.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
 import { TEST_HASHER } from '../http/helpers/harness.js';
+import { freePort } from '../stack/fixtures/serve.js';
 
 export const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
 export const missing = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set FOOTFALL_TEST_CHROMIUM)`;
@@ -121,18 +121,10 @@ async function addPerson(server: RunningServer, email: string, workspaceId: stri
   await people.addMember({ workspaceId, userId: user.id, role });
 }
 
-/** A port free now: the server's public URL (invitation links, the script tag) must name the port it listens on. */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 export async function dashboardWorld(): Promise<DashboardWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-dashboard-'));
   const dns = await startDnsServer();
+  // a port chosen beforehand: the public URL (invitation links, the script tag) must name the one it listens on
   const config = loadConfig({ dataDir: dir, port: await freePort(), logLevel: 'silent', geoipDb: 'off', dnsServers: dns.address }, {});
   // passwords are hashed at the lowest cost: the browser tests are not about hashing
   const server = await startServer(config, { overrides: { hasher: TEST_HASHER } });
