@@ -1,11 +1,13 @@
 // What every settings section is made of: a list read from the management API that can be read again
 // after a change, a form that posts and shows the answer or the refusal in words, buttons that change
-// one thing (two steps for what cannot be undone), and the note of a plan that does not include a part.
+// one thing (two steps for what cannot be undone), the note of a plan that does not include a part, and
+// the site a new record belongs to.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { manage } from '../api/manage.js';
+import { manage, type SiteRecord } from '../api/manage.js';
 import type { Failure, Result } from '../api/read.js';
 import { PLAN_DECIDED, Problem, Skeleton } from '../ui/panel-state.js';
+import { Field } from '../ui/field.js';
 import { shown, useRead } from '../ui/use-read.js';
 
 export interface Listed<T> {
@@ -130,6 +132,21 @@ export function ActionButton<T>({
       )}
       {failure ? <Problem failure={failure} title="Not done" alert /> : null}
     </span>
+  );
+}
+
+/** The site a new record (a goal, a tenant) belongs to. */
+export function SiteField({ sites }: { sites: SiteRecord[] }) {
+  return (
+    <Field label="Site">
+      <select name="site_id" required>
+        {sites.map((s) => (
+          <option key={s.site_id} value={s.site_id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
 

@@ -3,7 +3,7 @@
 // without the dashboard's tenants surface says so instead of offering them.
 import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
 import { Field } from '../ui/field.js';
-import { ActionButton, ListState, PlanNote, SendForm, useManaged } from './kit.js';
+import { ActionButton, ListState, PlanNote, SendForm, SiteField, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
 
 interface TenantRecord {
@@ -61,15 +61,7 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
             send={(f) => manage('POST', `/workspaces/${seg(id)}/tenants`, { site_id: f.get('site_id'), slug: f.get('slug'), name: f.get('name') })}
             after={tenants.reload}
           >
-            <Field label="Site">
-              <select name="site_id" required>
-                {sites.map((s) => (
-                  <option key={s.site_id} value={s.site_id}>
-                    {s.name}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <SiteField sites={sites} />
             <Field label="Name">
               <input name="name" required maxLength={200} />
             </Field>
