@@ -3,7 +3,7 @@
 // so instead of offering them.
 import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
 import { Field } from '../ui/field.js';
-import { ActionButton, ListState, PlanNote, SendForm, SiteField, useManaged } from './kit.js';
+import { ActionButton, ListState, PlanNote, Section, SendForm, SiteField, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
 
 interface GoalRecord {
@@ -24,10 +24,7 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
   const goals = useManaged<{ goals: GoalRecord[] }>(`/workspaces/${seg(id)}/goals`);
   const { sites, name } = useSites(id);
   return (
-    <section class="settings-section" aria-labelledby="goals-title">
-      <header class="section-head">
-        <h2 id="goals-title">Goals</h2>
-      </header>
+    <Section id="goals" title="Goals">
       {!open ? <PlanNote>Goals and their conversions are part of the Pro and Enterprise plans.</PlanNote> : null}
       <ListState listed={goals} label="goals">
         {(data) =>
@@ -88,6 +85,6 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
           </SendForm>
         </div>
       ) : null}
-    </section>
+    </Section>
   );
 }

@@ -135,6 +135,19 @@ export function ActionButton<T>({
   );
 }
 
+/** A settings section: its heading, with a note beside it, and its content. */
+export function Section({ id, title, note, children }: { id: string; title: string; note?: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <section class="settings-section" aria-labelledby={`${id}-title`}>
+      <header class="section-head">
+        <h2 id={`${id}-title`}>{title}</h2>
+        {note}
+      </header>
+      {children}
+    </section>
+  );
+}
+
 /** The site a new record (a goal, a tenant) belongs to. */
 export function SiteField({ sites }: { sites: SiteRecord[] }) {
   return (

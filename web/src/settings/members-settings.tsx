@@ -4,7 +4,7 @@
 import { manage, seg, type Role, type WorkspaceDetails } from '../api/manage.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field } from '../ui/field.js';
-import { ActionButton, day, ListState, SendForm, useManaged, usedOf, when } from './kit.js';
+import { ActionButton, day, ListState, Section, SendForm, useManaged, usedOf, when } from './kit.js';
 
 interface Member {
   user_id: string;
@@ -37,15 +37,15 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
   };
   const seats = members.result?.ok ? members.result.data.seats : null;
   return (
-    <section class="settings-section" aria-labelledby="members-title">
-      <header class="section-head">
-        <h2 id="members-title">Members</h2>
-        {seats ? (
-          <span class="muted" data-seats={`${seats.used}/${seats.limit ?? ''}`}>
-            Seats: {usedOf(seats.used, seats.limit)}, members and open invitations
-          </span>
-        ) : null}
-      </header>
+    <Section
+      id="members"
+      title="Members"
+      note={seats ? (
+        <span class="muted" data-seats={`${seats.used}/${seats.limit ?? ''}`}>
+          Seats: {usedOf(seats.used, seats.limit)}, members and open invitations
+        </span>
+      ) : null}
+    >
       <ListState listed={members} label="members">
         {(data) => (
           <ul class="record-list">
@@ -124,6 +124,6 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
           </Field>
         </SendForm>
       </div>
-    </section>
+    </Section>
   );
 }

@@ -4,7 +4,7 @@
 import { manage, seg, type DnsRecord, type SiteRecord, type WorkspaceDetails } from '../api/manage.js';
 import { Field } from '../ui/field.js';
 import { DnsRecordFields } from './dns-record.js';
-import { ListState, listField, SendForm, useManaged, usedOf } from './kit.js';
+import { ListState, listField, Section, SendForm, useManaged, usedOf } from './kit.js';
 import { SiteCard } from './site-card.js';
 
 type CreatedSite = SiteRecord & { verification?: DnsRecord };
@@ -14,11 +14,11 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
   const sites = useManaged<{ sites: SiteRecord[] }>(`/workspaces/${seg(id)}/sites`);
   const count = sites.result?.ok ? sites.result.data.sites.length : null;
   return (
-    <section class="settings-section" aria-labelledby="sites-title">
-      <header class="section-head">
-        <h2 id="sites-title">Sites</h2>
-        {count !== null ? <span class="muted">{usedOf(count, ws.plan.max_sites)} sites of the plan</span> : null}
-      </header>
+    <Section
+      id="sites"
+      title="Sites"
+      note={count !== null ? <span class="muted">{usedOf(count, ws.plan.max_sites)} sites of the plan</span> : null}
+    >
       <ListState listed={sites} label="sites">
         {(data) =>
           data.sites.length === 0 ? (
@@ -85,6 +85,6 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
           </Field>
         </SendForm>
       </div>
-    </section>
+    </Section>
   );
 }

@@ -3,7 +3,7 @@
 // without the dashboard's tenants surface says so instead of offering them.
 import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
 import { Field } from '../ui/field.js';
-import { ActionButton, ListState, PlanNote, SendForm, SiteField, useManaged } from './kit.js';
+import { ActionButton, ListState, PlanNote, Section, SendForm, SiteField, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
 
 interface TenantRecord {
@@ -20,10 +20,7 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
   const tenants = useManaged<{ tenants: TenantRecord[] }>(`/workspaces/${seg(id)}/tenants`);
   const { sites, name } = useSites(id);
   return (
-    <section class="settings-section" aria-labelledby="tenants-title">
-      <header class="section-head">
-        <h2 id="tenants-title">Tenants</h2>
-      </header>
+    <Section id="tenants" title="Tenants">
       {!open ? <PlanNote>Tenants (one dashboard per customer of a multi-tenant product) are part of the Pro and Enterprise plans.</PlanNote> : null}
       <ListState listed={tenants} label="tenants">
         {(data) =>
@@ -71,6 +68,6 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
           </SendForm>
         </div>
       ) : null}
-    </section>
+    </Section>
   );
 }

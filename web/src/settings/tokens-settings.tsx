@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
 import { CopyField } from '../ui/copy-field.js';
-import { ActionButton, day, ListState, PlanNote, SendForm, useManaged, when } from './kit.js';
+import { ActionButton, day, ListState, PlanNote, Section, SendForm, useManaged, when } from './kit.js';
 import { useSites } from './site-names.js';
 
 interface TokenRecord {
@@ -35,13 +35,15 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
   const tokens = useManaged<{ tokens: TokenRecord[] }>(`/workspaces/${seg(id)}/tokens`);
   const { sites, name } = useSites(id);
   return (
-    <section class="settings-section" aria-labelledby="tokens-title">
-      <header class="section-head">
-        <h2 id="tokens-title">API tokens</h2>
+    <Section
+      id="tokens"
+      title="API tokens"
+      note={
         <span class="muted">
           For the read API: <a href="/docs">its documentation</a>
         </span>
-      </header>
+      }
+    >
       {!ws.plan.api_tokens ? <PlanNote>The read API and its tokens are part of the Starter, Pro and Enterprise plans.</PlanNote> : null}
       <ListState listed={tokens} label="tokens">
         {(data) =>
@@ -90,7 +92,7 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
           </SendForm>
         </div>
       ) : null}
-    </section>
+    </Section>
   );
 }
 

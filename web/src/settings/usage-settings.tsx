@@ -2,7 +2,7 @@
 // not metered), against the plan's included units and hard cap. Events collected per month are counted
 // by another part of footfall: when the usage answer carries them (`events`), they are shown here too.
 import { seg, type WorkspaceDetails } from '../api/manage.js';
-import { ListState, useManaged, when } from './kit.js';
+import { ListState, Section, useManaged, when } from './kit.js';
 
 interface Usage {
   period: string;
@@ -20,10 +20,7 @@ const n = new Intl.NumberFormat('en');
 export function UsageSettings({ ws }: { ws: WorkspaceDetails }) {
   const usage = useManaged<Usage>(`/workspaces/${seg(ws.workspace.workspace_id)}/usage`);
   return (
-    <section class="settings-section" aria-labelledby="usage-title">
-      <header class="section-head">
-        <h2 id="usage-title">Usage this month</h2>
-      </header>
+    <Section id="usage" title="Usage this month">
       <ListState listed={usage} label="usage">
         {(u) => (
           <div class="usage-grid">
@@ -58,6 +55,6 @@ export function UsageSettings({ ws }: { ws: WorkspaceDetails }) {
           </div>
         )}
       </ListState>
-    </section>
+    </Section>
   );
 }
