@@ -50,6 +50,12 @@ export async function listSites(deps: Pick<ManageDeps, 'catalog'>, access: Works
   return siteViews(deps.catalog, access.workspace.id);
 }
 
+/** One site as a member of its workspace sees it, whatever their role (the dashboard's frame reads it). */
+export async function getSite(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess & { site: Site }): Promise<SiteView> {
+  requireRole(access, 'viewer');
+  return viewOf(deps.catalog, access.site);
+}
+
 export async function createSite(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess, input: SiteInput): Promise<SiteView> {
   requireRole(access, 'admin');
   const site = await deps.catalog.createSite({ workspaceId: access.workspace.id, ...input, profileEffectiveAt: input.profileEffectiveAt ?? null });

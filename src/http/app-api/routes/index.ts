@@ -3,6 +3,7 @@ import type { AppRouteDefinition } from '../define-app-route.js';
 import { linkRoutes } from './links.js';
 import { memberRoutes } from './members.js';
 import { sessionRoutes } from './session.js';
+import { siteDashboardRoutes } from './site-dashboard.js';
 import { siteRoutes } from './sites.js';
 import { goalRoutes, tenantRoutes } from './tenants-goals.js';
 import { tokenRoutes } from './tokens.js';
@@ -14,6 +15,7 @@ export const appApiRoutes: readonly AppRouteDefinition[] = [
   ...workspaceRoutes,
   ...memberRoutes,
   ...siteRoutes,
+  ...siteDashboardRoutes,
   ...tenantRoutes,
   ...goalRoutes,
   ...tokenRoutes,
