@@ -22,7 +22,7 @@ import { buildContainer, openControlStores, openImportStores, type Container } f
 import { generateSecret, hashSecret } from '../src/domain/tokens.js';
 import type { ImportSink } from '../src/ingest/pipeline/import-lines.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
-import { scratchUrl, skipReason, type Scratch } from '../test/engines/clickhouse-scratch.js';
+import { storeStacks, type StoreStack } from './store-stacks.js';
 import { createBenchSite } from './bench-site.js';
 import { writeSiteEvents } from './generate.js';
 import type { BenchRow } from './run.js';
@@ -34,10 +34,7 @@ const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 20);
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-interface Stack {
-  name: string;
-  eventsUrl?: string;
-  scratch?: Scratch;
+interface Stack extends StoreStack {
   container?: Container;
   app?: FastifyInstance;
   importS?: number;
@@ -69,15 +66,7 @@ function timedSink(sink: ImportSink, spent: { ms: number }): ImportSink {
 async function benchSize(events: number, log: (s: string) => void): Promise<BenchRow[]> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-scale-'));
   const dataDir = path.join(root, 'data');
-  const stacks: Stack[] = [{ name: 'DuckDB' }];
-  for (const t of ['single', 'cluster'] as const) {
-    const skip = skipReason(t);
-    if (skip) log(`ClickHouse ${t}: skipped (${skip})`);
-    else {
-      const scratch = scratchUrl(t);
-      stacks.push({ name: t === 'single' ? 'ClickHouse' : 'ClickHouse x2', eventsUrl: scratch.url, scratch });
-    }
-  }
+  const stacks: Stack[] = storeStacks(log);
   try {
     const control = await openControlStores({ dataDir });
     const { workspaceId, siteId, tenants } = await createBenchSite(control.catalog);

@@ -107,13 +107,14 @@ function summaryJson(r: RunImportResult): Record<string, unknown> {
     errors_truncated: r.errors_truncated,
     warnings: r.warnings,
     via: r.via,
+    import_id: r.importId,
   };
 }
 
 function summaryText(r: RunImportResult): string {
   const head =
     `imported ${r.imported}, rejected ${r.rejected}, skipped ${r.skipped}, duplicates ${r.duplicates} ` +
-    `(${r.lines} lines${r.via === 'server' ? ', through the running server' : ''})`;
+    `(${r.lines} lines${r.via === 'server' ? ', through the running server' : ''}); import id ${r.importId}`;
   const skips = r.skipped ? [`skipped by reason: ${reasonsText(r.skipped_by_reason)}`] : [];
   const errs = r.errors.map((e) => `  line ${e.line}: ${e.reason}`);
   if (r.errors_truncated) errs.push(`  … ${r.rejected - r.errors.length} more rejected lines`);

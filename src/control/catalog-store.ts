@@ -5,15 +5,15 @@ import {
   CatalogError,
   type CatalogStore,
   type Goal,
+  type NewSite,
   type Site,
   type SiteOwnership,
-  type SiteStatus,
   type Tenant,
   type TenantStatus,
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import { apiPolicyFor, hasApiAccess, planLimitsFor, validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId, type Profile } from '../domain/plans.js';
+import { apiPolicyFor, hasApiAccess, planLimitsFor, validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId } from '../domain/plans.js';
 import type { TokenScope } from '../domain/access.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
@@ -132,16 +132,7 @@ export class KyselyCatalogStore implements CatalogStore {
     return site;
   }
 
-  async createSite(input: {
-    workspaceId: string;
-    name: string;
-    hostnames: string[];
-    collectionProfile: Profile;
-    profileEffectiveAt?: string | null;
-    status?: SiteStatus;
-    domainScope?: string | null;
-    hostnamePatterns?: string[];
-  }): Promise<Site> {
+  async createSite(input: NewSite): Promise<Site> {
     const name = checkName('site name', input.name);
     const hostnames = normalizeHostnames(input.hostnames);
     const profile = checkProfile(input.collectionProfile);

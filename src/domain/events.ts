@@ -27,8 +27,31 @@ export const SIMPLE_ACTIONS = ['ui.click', 'outbound.click', 'file.download', 'f
 export const DEVICE_TYPES = ['desktop', 'mobile', 'tablet', 'other'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
 
+/** Where and on what a visit happened: an event's, and its session's from the first event. */
+export interface PlaceAndDevice {
+  country: string | null;
+  /** extended only */
+  region: string | null;
+  /** extended only */
+  city: string | null;
+  device_type: DeviceType | null;
+  browser_family: string | null;
+  os_family: string | null;
+}
+
+/** What an action names (all null on a pageview), as an import line gives it and the store keeps it. */
+export interface ActionFields {
+  action_name: string | null;
+  family: ActionFamily | null;
+  event_name: string | null;
+  action_id: string | null;
+  action_target_host: string | null;
+  form_id: string | null;
+  form_action_path: string | null;
+}
+
 /** One event as the analytics store holds it, after validation, enrichment and profile stamping. */
-export interface StoredEvent {
+export interface StoredEvent extends PlaceAndDevice, ActionFields {
   /** deterministic identity: hash of content + occurrence number within the batch (docs/product.md §8.2) */
   event_id: string;
   site_id: string;
@@ -49,23 +72,8 @@ export interface StoredEvent {
   utm_campaign: string | null;
   /** gclid or msclkid present in the URL (counts as Paid) */
   has_click_id: boolean;
-  country: string | null;
-  /** extended only */
-  region: string | null;
-  /** extended only */
-  city: string | null;
-  device_type: DeviceType | null;
-  browser_family: string | null;
-  os_family: string | null;
   traffic_class: TrafficClass;
   engagement_time_ms: number;
-  action_name: string | null;
-  family: ActionFamily | null;
-  event_name: string | null;
-  action_id: string | null;
-  action_target_host: string | null;
-  form_id: string | null;
-  form_action_path: string | null;
 }
 
 /**
@@ -73,7 +81,7 @@ export interface StoredEvent {
  * (site, tenant, visitor_key) ordered by time (pageview before action on ties), split when the
  * gap is over 30 minutes and at 00:00 UTC. Rebuilt for every (site, day) an import touches.
  */
-export interface StoredSession {
+export interface StoredSession extends PlaceAndDevice {
   session_id: string;
   site_id: string;
   tenant_id: string | null;
@@ -90,12 +98,6 @@ export interface StoredSession {
   utm_source: string | null;
   utm_medium: string | null;
   utm_campaign: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  device_type: DeviceType | null;
-  browser_family: string | null;
-  os_family: string | null;
   /** first and last pageviews' path_canon (null when the session has no pageview) */
   entry_page: string | null;
   exit_page: string | null;

@@ -84,22 +84,30 @@ function answerUnrouted(request: FastifyRequest, reply: FastifyReply, knownPaths
   return reply.code(404).send(envelope('NOT_FOUND', ERROR_CATALOG.NOT_FOUND.message, request.id));
 }
 
+/**
+ * A routed request's error in the read API's envelope and catalog: also what the read routes answer
+ * where they are served under another prefix (the dashboard's twins under /app/api).
+ */
+export function sendApiError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof ProtocolError) return reply.code(err.status).send(envelope('INVALID_PARAMS', err.message, request.id));
+  const api = toApiError(err);
+  if (!api) {
+    // The cause stays in the log, joined to the request id; the client gets the fixed message.
+    request.log.error({ err, request_id: request.id }, 'unhandled error');
+    return reply.code(500).send(envelope('INTERNAL_ERROR', ERROR_CATALOG.INTERNAL_ERROR.message, request.id));
+  }
+  if (api.status >= 500) request.log.warn({ err, request_id: request.id, code: api.code }, 'request failed');
+  if (err instanceof RateLimitedError) reply.headers(err.headers);
+  if (api.code === 'ANALYTICS_DB_TIMEOUT' || api.code === 'ANALYTICS_DB_UNAVAILABLE') reply.header('Retry-After', RETRY_AFTER_SECONDS[api.code]);
+  return reply.code(api.status).send(envelope(api.code, api.message, request.id, api.details));
+}
+
 export function registerErrorEnvelope(app: FastifyInstance, knownPaths: KnownPaths): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // An unrouted request Fastify refused before the not-found handler ran (e.g. QUERY without a
     // Content-Type): still a question of path and method.
     if (request.is404) return answerUnrouted(request, reply, knownPaths);
-    if (err instanceof ProtocolError) return reply.code(err.status).send(envelope('INVALID_PARAMS', err.message, request.id));
-    const api = toApiError(err);
-    if (!api) {
-      // The cause stays in the log, joined to the request id; the client gets the fixed message.
-      request.log.error({ err, request_id: request.id }, 'unhandled error');
-      return reply.code(500).send(envelope('INTERNAL_ERROR', ERROR_CATALOG.INTERNAL_ERROR.message, request.id));
-    }
-    if (api.status >= 500) request.log.warn({ err, request_id: request.id, code: api.code }, 'request failed');
-    if (err instanceof RateLimitedError) reply.headers(err.headers);
-    if (api.code === 'ANALYTICS_DB_TIMEOUT' || api.code === 'ANALYTICS_DB_UNAVAILABLE') reply.header('Retry-After', RETRY_AFTER_SECONDS[api.code]);
-    return reply.code(api.status).send(envelope(api.code, api.message, request.id, api.details));
+    return sendApiError(err, request, reply);
   });
 
   app.setNotFoundHandler((request, reply) => answerUnrouted(request, reply, knownPaths));

@@ -121,6 +121,18 @@ export interface SitePatch {
 /** Fields `goal update` may change; filters, when given, replace the goal's filters whole. */
 export type GoalPatch = Partial<Pick<Goal, 'name' | 'type' | 'intent' | 'pattern' | 'filters'>>;
 
+/** A site to register: its workspace, name, hostnames and collection profile, and how it claims its domain. */
+export interface NewSite {
+  workspaceId: string;
+  name: string;
+  hostnames: string[];
+  collectionProfile: Profile;
+  profileEffectiveAt?: string | null;
+  status?: SiteStatus;
+  domainScope?: string | null;
+  hostnamePatterns?: string[];
+}
+
 export interface CatalogStore {
   createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | null>;
@@ -139,16 +151,7 @@ export interface CatalogStore {
    * SITE_DNS_VERIFICATION_UNAVAILABLE. A pattern must lie inside a domain the workspace has asked for
    * (by this site's scope or another site's).
    */
-  createSite(input: {
-    workspaceId: string;
-    name: string;
-    hostnames: string[];
-    collectionProfile: Profile;
-    profileEffectiveAt?: string | null;
-    status?: SiteStatus;
-    domainScope?: string | null;
-    hostnamePatterns?: string[];
-  }): Promise<Site>;
+  createSite(input: NewSite): Promise<Site>;
   getSite(id: string): Promise<Site | null>;
   /**
    * The site that collects for `hostname` (case-insensitive): one of whose exact hostnames it is, a

@@ -1,6 +1,6 @@
 // The analytics event store's write and maintenance side: imports and coverage.
 // Reads for reports belong to the AnalyticsEngine port (same tables, separate interface).
-// Implementations: engines/duckdb (embedded); ClickHouse later. Contract: test/contract/event-store.test.ts.
+// Implementations: engines/duckdb (embedded), engines/clickhouse. Contract: test/contract/event-store.contract.ts.
 import type { Channel, StoredEvent } from '../domain/events.js';
 
 /** A stored event plus its channel, computed once at import by ingest/parse/channel.ts (docs/product.md §4.6). */
@@ -96,6 +96,52 @@ export interface ImportOptions {
   reidentify?: Reidentify;
   /** stored by commit() with the rows, even when they change nothing (all duplicates) */
   checkpoint?: Checkpoint;
+  /**
+   * The import's id (`imp_…`, given by the importer): each event it stores first remembers it (a re-import of a stored
+   * event keeps the first id), and undoImport(id) removes them. Absent (live collection): the events
+   * remember none and no undo can remove them.
+   */
+  importId?: string;
+}
+
+/** A UTC month, `YYYY-MM`. */
+export type Month = string;
+
+/** What a purge or a site deletion removed (or, previewed, would remove). */
+export interface RemovedData {
+  /** UTC days (with events) that went */
+  days: number;
+  /** first and last of them, YYYY-MM-DD; null when none went */
+  firstDay: string | null;
+  lastDay: string | null;
+  events: number;
+  /** events that went, by the UTC month of their own timestamp; months without any left out, in order */
+  byMonth: { month: Month; events: number }[];
+}
+
+/** What undoImport removed: events per (site, UTC month). */
+export interface UndoneImport {
+  importId: string;
+  events: number;
+  /** (site, day)s whose events, sessions and rollups were rebuilt without the import's events */
+  days: DayRef[];
+  bySiteMonth: { site_id: string; month: Month; events: number }[];
+}
+
+/** Events stored for a (site, UTC month), counted at commit (never a scan of events). */
+export interface EventCount {
+  site_id: string;
+  month: Month;
+  events: number;
+}
+
+/** undoImport of an id no committed import carried. */
+export class ImportNotFoundError extends Error {
+  readonly code = 'IMPORT_NOT_FOUND';
+  constructor(readonly importId: string) {
+    super(`no import ${importId} in the event store (footfall import prints the id of each import)`);
+    this.name = 'ImportNotFoundError';
+  }
 }
 
 export interface EventStore {
@@ -112,8 +158,63 @@ export interface EventStore {
    * an import makes entries computed before it unreachable). Opaque; compare for equality only.
    */
   dataVersion(siteId: string): Promise<string>;
+  /**
+   * Deletes every stored row of the site's UTC days before `beforeDay` (YYYY-MM-DD, not included):
+   * events, sessions, rollups, action rows, page titles. All or nothing per day: reads, and a store
+   * after a crash, see each day whole or gone; calling again finishes what a crash left. Event counts
+   * (eventCounts) are kept: they are usage history.
+   */
+  purgeDays(siteId: string, beforeDay: string): Promise<RemovedData>;
+  /** What purgeDays would remove now; changes nothing. */
+  previewPurge(siteId: string, beforeDay: string): Promise<RemovedData>;
+  /**
+   * Deletes every stored row of the site, its event counts included, the same all-or-nothing way
+   * (calling again finishes what a crash left). The caller stops imports into the site first.
+   */
+  deleteSiteData(siteId: string): Promise<RemovedData>;
+  /**
+   * Removes the events the import stored first, rebuilding sessions, rollups, action rows and page titles
+   * of every (site, day) they were on, all or nothing; event counts go down by them. Throws
+   * ImportNotFoundError for an id no committed import carried; an import already undone removes nothing.
+   */
+  undoImport(importId: string): Promise<UndoneImport>;
+  /** Events stored per (site, month) for every listed site and month (0 when none), sites first, in the order given. */
+  eventCounts(query: { siteIds: readonly string[]; months: readonly Month[] }): Promise<EventCount[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** `day` when it is a real UTC date written YYYY-MM-DD; throws otherwise (a day bound goes into every store's SQL). */
+export function checkedDay(day: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day)
+    throw new Error(`not a day (YYYY-MM-DD): ${JSON.stringify(day)}`);
+  return day;
+}
+
+/** `month` when it is written YYYY-MM (01-12); throws otherwise. */
+export function checkedMonth(month: string): Month {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new Error(`not a month (YYYY-MM): ${JSON.stringify(month)}`);
+  return month;
+}
+
+/** RemovedData of days that went, each with its events (any order; days with none are left out). */
+export function removedData(days: readonly { day: string; events: number }[]): RemovedData {
+  const kept = days.filter((d) => d.events > 0).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  const byMonth = new Map<Month, number>();
+  for (const d of kept) byMonth.set(d.day.slice(0, 7), (byMonth.get(d.day.slice(0, 7)) ?? 0) + d.events);
+  return {
+    days: kept.length,
+    firstDay: kept[0]?.day ?? null,
+    lastDay: kept[kept.length - 1]?.day ?? null,
+    events: kept.reduce((n, d) => n + d.events, 0),
+    byMonth: [...byMonth].map(([month, events]) => ({ month, events })),
+  };
+}
+
+/** EventCounts for every (site, month) asked, in that order, from the counts stored (others 0). */
+export function denseCounts(query: { siteIds: readonly string[]; months: readonly Month[] }, stored: readonly EventCount[]): EventCount[] {
+  const of = new Map(stored.map((c) => [`${c.site_id}\u0000${c.month}`, c.events]));
+  return query.siteIds.flatMap((site_id) => query.months.map((month) => ({ site_id, month, events: of.get(`${site_id}\u0000${month}`) ?? 0 })));
 }
 
 /**

@@ -1,8 +1,10 @@
-// A real footfall (startServer) with a pro workspace, an extended and a strict site filled with 96 days
-// of imported events, two tenants, a goal, an API token, and one headless Chromium (Debian's, driven by
-// playwright-core as the tracker tests do). The dashboard is opened as the embed page with the API token
-// in its fragment (`/embed?site_id=...#token=...`): the same components the signed-in dashboard draws,
-// reading /v1 with a bearer, which works today without sessions. Every number is then compared with /v1.
+// A real footfall (startServer) with a pro workspace (its owner, an admin and a viewer), an extended and a
+// strict site filled with 96 days of imported events, two tenants, goals, an API token of the same
+// workspace, a free workspace with its owner and a site, a DNS server of the test's own for domain proofs
+// (FOOTFALL_DNS_SERVERS points at it), and one headless Chromium (Debian's, driven by playwright-core as
+// the tracker tests do). People sign in through the management API; a page is opened with their session
+// cookie, as the browser has it after signing in. The numbers the page draws are compared with /v1 read
+// with the token (dashboard-compare.ts).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,12 +13,14 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
 import { openImportStores } from '../../src/container.js';
+import type { Role } from '../../src/domain/roles.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { Prng } from '../../src/ingest/demo/prng.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
 import { startServer, type RunningServer } from '../../src/main.js';
-import { embedKeySecret } from '../../src/services/embeds/embed-keys.js';
-import { mint } from '../http/helpers/embeds.js';
+import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
+import { TEST_HASHER } from '../http/helpers/harness.js';
+import { freePort } from '../stack/fixtures/serve.js';
 
 export const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
 export const missing = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set FOOTFALL_TEST_CHROMIUM)`;
@@ -25,6 +29,7 @@ export const skip = !process.env.CI && missing;
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 export const SCREENSHOTS = path.resolve('test-results', 'screenshots');
 const AXE = fs.readFileSync(path.resolve('node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+export const PASSWORD = 'a long enough password';
 
 const DAY_MS = 86_400_000;
 export const DAYS = 96;
@@ -36,20 +41,37 @@ export interface Opened {
   problems: string[];
 }
 
+/** Who opens a page: a member of the pro workspace by role, the free workspace's owner, or nobody. */
+export type Who = Role | 'free-owner' | null;
+
+export interface OpenOptions {
+  width?: number;
+  scheme?: 'light' | 'dark';
+  /** signed in as (default: the pro workspace's owner); null: signed out */
+  as?: Who;
+}
+
 export interface DashboardWorld {
   server: RunningServer;
   browser: Browser;
+  dns: TestDnsServer;
+  /** the pro workspace's metrics:read token: /v1, what the page's numbers are compared with */
   secret: string;
-  sites: { extended: string; strict: string };
+  workspaces: { pro: string; free: string };
+  /** extended and strict: 96 and 30 days of events; empty: none yet (its hostname is new.example); free: the free workspace's */
+  sites: { extended: string; strict: string; empty: string; free: string };
   tenants: { acme: string; globex: string };
+  emails: Record<Role | 'free-owner', string>;
   today: string;
   /** GET a /v1 route with the token: status and parsed body */
   v1(route: string, query: Record<string, string | undefined>): Promise<{ status: number; body: any }>;
-  /** the embed key embedUrl's tokens are minted with (its id stays in the embed page's query) */
-  embedKeyId: string;
-  /** the embed page of a site with the dashboard's query and a whole-site embed token (parent: the API token) in the fragment */
-  embedUrl(siteId: string, query?: Record<string, string>): string;
-  open(url: string, options?: { width?: number; scheme?: 'light' | 'dark' }): Promise<Opened>;
+  /** the signed-in dashboard of a site with the dashboard's query */
+  siteUrl(siteId: string, query?: Record<string, string>): string;
+  /** a path of the server, e.g. /app/settings/... */
+  url(path: string): string;
+  /** the session cookie of a person (signed in once through POST /app/api/session, then reused) */
+  session(who: Exclude<Who, null>): Promise<{ cookie: string; csrf: string }>;
+  open(url: string, options?: OpenOptions): Promise<Opened>;
   close(): Promise<void>;
 }
 
@@ -93,87 +115,124 @@ function events(siteId: string, tenants: string[], days: number, seed: number, n
   return lines.join('\n') + '\n';
 }
 
+async function addPerson(server: RunningServer, email: string, workspaceId: string, role: Role): Promise<void> {
+  const people = server.container.people!;
+  const user = await people.createUser({ email, name: email.split('@')[0], passwordHash: await TEST_HASHER.hash(PASSWORD) });
+  await people.addMember({ workspaceId, userId: user.id, role });
+}
+
 export async function dashboardWorld(): Promise<DashboardWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-dashboard-'));
-  const config = loadConfig({ dataDir: dir, port: 0, logLevel: 'silent', geoipDb: 'off' }, {});
-  const server = await startServer(config);
+  const dns = await startDnsServer();
+  // a port chosen beforehand: the public URL (invitation links, the script tag) must name the one it listens on
+  const config = loadConfig({ dataDir: dir, port: await freePort(), logLevel: 'silent', geoipDb: 'off', dnsServers: dns.address }, {});
+  // passwords are hashed at the lowest cost: the browser tests are not about hashing
+  const server = await startServer(config, { overrides: { hasher: TEST_HASHER } });
   const opened: BrowserContext[] = [];
   let browser: Browser | undefined;
   try {
     const c = server.container.catalog;
-    const ws = await c.createWorkspace({ name: 'dashboard', plan: 'pro' });
+    const ws = await c.createWorkspace({ name: 'Dashboard example', plan: 'pro' });
     const secret = generateSecret(randomBytes);
-    const token = await c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
-    // /embed takes embed tokens only: whole-site ones of an embed key, the API token their parent
-    const embedKey = await server.container.embeds!.createEmbedKey({ workspaceId: ws.id, origins: [] });
-    const embedKeyCredentials = { id: embedKey.id, secret: await embedKeySecret(c, embedKey.id) };
+    await c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
     const extended = await c.createSite({ workspaceId: ws.id, name: 'Extended example', hostnames: ['site.example'], collectionProfile: 'extended' });
     const strict = await c.createSite({ workspaceId: ws.id, name: 'Strict example', hostnames: ['strict.example'], collectionProfile: 'strict' });
+    const empty = await c.createSite({ workspaceId: ws.id, name: 'New site', hostnames: ['new.example'], collectionProfile: 'extended' });
     const acme = await c.createTenant({ siteId: extended.id, slug: 'acme', name: 'Acme' });
     const globex = await c.createTenant({ siteId: extended.id, slug: 'globex', name: 'Globex' });
     await c.createGoal({ siteId: extended.id, name: 'Saw pricing', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing', filters: {} });
     await c.createGoal({ siteId: strict.id, name: 'Saw pricing', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing', filters: {} });
+    const free = await c.createWorkspace({ name: 'Free example', plan: 'free' });
+    const freeSite = await c.createSite({ workspaceId: free.id, name: 'Free site', hostnames: ['free.example'], collectionProfile: 'strict' });
+    const emails = { owner: 'owner@example.com', admin: 'admin@example.com', viewer: 'viewer@example.com', 'free-owner': 'free-owner@example.com' };
+    for (const role of ['owner', 'admin', 'viewer'] as const) await addPerson(server, emails[role], ws.id, role);
+    await addPerson(server, emails['free-owner'], free.id, 'owner');
     const now = Date.now();
     const file = path.join(dir, 'events.ndjson');
-    fs.writeFileSync(file, events(extended.id, [acme.id, globex.id], DAYS, 7, now) + events(strict.id, [], 30, 8, now).replace(/site\.example/g, 'strict.example'));
+    fs.writeFileSync(
+      file,
+      events(extended.id, [acme.id, globex.id], DAYS, 7, now) +
+        events(strict.id, [], 30, 8, now).replace(/site\.example/g, 'strict.example') +
+        events(freeSite.id, [], 20, 9, now).replace(/site\.example/g, 'free.example'),
+    );
     const summary = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: file, format: { kind: 'events' } });
     assert.equal(summary.rejected, 0, 'every fixture line imports');
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     const b = browser;
+    const sessions = new Map<string, Promise<{ cookie: string; csrf: string }>>();
+    const session = (who: Exclude<Who, null>) => {
+      let s = sessions.get(who);
+      if (!s) {
+        s = (async () => {
+          const res = await fetch(`${server.address}/app/api/session`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: emails[who], password: PASSWORD }),
+          });
+          assert.equal(res.status, 200, `sign-in of ${who}: ${await res.clone().text()}`);
+          const cookie = /footfall_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+          assert.ok(cookie, 'the sign-in sets the session cookie');
+          return { cookie, csrf: ((await res.json()) as { csrf_token: string }).csrf_token };
+        })();
+        sessions.set(who, s);
+      }
+      return s;
+    };
     return {
       server,
       browser: b,
+      dns,
       secret,
-      sites: { extended: extended.id, strict: strict.id },
+      workspaces: { pro: ws.id, free: free.id },
+      sites: { extended: extended.id, strict: strict.id, empty: empty.id, free: freeSite.id },
       tenants: { acme: acme.id, globex: globex.id },
+      emails,
       today: day(now),
       async v1(route, query) {
         const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
         const res = await fetch(`${server.address}${route}?${q}`, { headers: { authorization: `Bearer ${secret}` } });
         return { status: res.status, body: await res.json() };
       },
-      embedKeyId: embedKey.id,
-      embedUrl(siteId, query = {}) {
-        const jwt = mint({ clock: { now: () => new Date() } }, embedKeyCredentials, { token_id: token.id, site_id: siteId });
-        return `${server.address}/embed?${new URLSearchParams({ key: embedKey.id, site_id: siteId, ...query })}#token=${jwt}`;
+      siteUrl(siteId, query = {}) {
+        const q = new URLSearchParams(query).toString();
+        return `${server.address}/app/sites/${siteId}${q ? `?${q}` : ''}`;
       },
+      url: (p) => `${server.address}${p}`,
+      session,
       async open(url, options = {}) {
-        const context = await b.newContext({ viewport: { width: options.width ?? 1400, height: 900 }, colorScheme: options.scheme ?? 'light' });
+        const context = await b.newContext({ viewport: { width: options.width ?? 1400, height: 900 }, colorScheme: options.scheme ?? 'light', acceptDownloads: true });
         opened.push(context);
+        const who = options.as === undefined ? 'owner' : options.as;
+        if (who) await context.addCookies([{ name: 'footfall_session', value: (await session(who)).cookie, url: server.address }]);
         const page = await context.newPage();
         const problems: string[] = [];
         page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
         page.on('console', (m) => {
           if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
         });
-        await page.goto(url, { waitUntil: 'load' });
+        if (url !== 'about:blank') await page.goto(url, { waitUntil: 'load' });
         return { context, page, problems };
       },
       async close() {
         for (const ctx of opened) await ctx.close().catch(() => undefined);
         await b.close().catch(() => undefined);
         await server.close();
+        await dns.close();
         fs.rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
     await browser?.close().catch(() => undefined);
     await server.close();
+    await dns.close();
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
 }
 
-/** Waits until every read of the dashboard answered (no panel busy, every tile drawn), in a page or a frame. */
+/** Waits until every read of the dashboard answered: the page (or frame) marks it (data-ready, web/src/dashboard/ready-mark.ts). */
 export async function settled(page: Page | Frame): Promise<void> {
-  await page.waitForFunction(
-    () =>
-      document.querySelector('.dashboard') !== null &&
-      document.querySelectorAll('[aria-busy="true"]').length === 0 &&
-      [...document.querySelectorAll('.tile')].every((t) => t.hasAttribute('data-value') || t.querySelector('.tile-problem')),
-    undefined,
-    { timeout: 20_000 },
-  );
+  await page.waitForSelector('.dashboard[data-ready]', { timeout: 20_000 });
 }
 
 /** axe-core on the page (or frame) as it is: the serious and critical violations, described. */

@@ -1,28 +1,18 @@
-// The dashboard in Chromium against a real server: every number it draws equals /v1 for the same
-// request (periods, compare, a filter, a tenant, traffic, the hourly chart), clicking a row filters the
-// whole page and back/forward undo and redo it, the controls work from the keyboard, and a strict site
-// shows its locked sections as locked, in the API's words. Opened as the embed page with an embed token
-// (dashboard-world.ts), and where a test needs the workspace's reads an embed may not make (the tenant
-// picker, the plan's CSV) as the signed-in dashboard over the management API's stand-in; no
-// Content-Security-Policy refusal or script error on any page.
+// The signed-in dashboard (/app/sites/<id>, reading /app/api/v1 with the session cookie) in Chromium
+// against a real server: every number it draws equals /v1 read with a token of the same workspace for the
+// same request (periods, compare, a filter, a tenant, traffic, the hourly chart), clicking a row filters
+// the whole page and back/forward undo and redo it, the controls work from the keyboard, a strict site
+// shows its locked sections as locked, in the API's words, and every CSV download holds the numbers of
+// the JSON. No Content-Security-Policy refusal or script error on any page.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { assertMatchesV1, assertTilesMatch, listRows } from './dashboard-compare.js';
 import { dashboardWorld, missing, settled, skip, type DashboardWorld } from './dashboard-world.js';
-import { stubManagementApi } from './management-stub.js';
 
 let w: DashboardWorld;
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams) as Record<string, string>;
-
-/** The signed-in dashboard of a site (/app/sites/<id>): it reads /v1/me and /v1/tenants, an embed does not. */
-async function openSignedIn(site: string, query: Record<string, string> = {}) {
-  const opened = await w.open('about:blank');
-  await stubManagementApi(opened.context, w, { signedIn: true });
-  await opened.page.goto(`${w.server.address}/app/sites/${site}?${new URLSearchParams(query)}`, { waitUntil: 'load' });
-  return opened;
-}
 
 before(async () => {
   if (!skip) w = await dashboardWorld();
@@ -42,13 +32,12 @@ test('the tiles, the chart and three top lists equal /v1 for several periods, co
     { tenant_id: w.tenants.acme, traffic: 'all', interval: 'hour', from: addDays(w.today, -2), to: w.today },
   ];
   for (const state of states) {
-    const { page, problems, context } = await w.open(w.embedUrl(site, state));
+    const { page, problems, context } = await w.open(w.siteUrl(site, state));
     await settled(page);
     await assertMatchesV1(w, page, site, state);
     assert.deepEqual(problems, [], JSON.stringify(state));
-    // the token left the address bar at once; the state stayed in it
-    assert.equal(new URL(page.url()).hash, '');
-    assert.deepEqual(queryOf(page.url()), { key: w.embedKeyId, site_id: site, ...state });
+    // the state stays in the address, with the API's names
+    assert.deepEqual(queryOf(page.url()), state);
     await context.close();
   }
 });
@@ -56,14 +45,14 @@ test('the tiles, the chart and three top lists equal /v1 for several periods, co
 test('clicking a row filters the whole page; back and forward undo and redo it; the chip removes it', { skip, timeout: 120_000 }, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
-  const { page, problems, context } = await w.open(w.embedUrl(site, { compare: 'prev_period' }));
+  const { page, problems, context } = await w.open(w.siteUrl(site, { compare: 'prev_period' }));
   await settled(page);
   const unfiltered = await listRows(page, 'locations');
   await page.click('[data-panel="locations"] li[data-key="FR"] button');
   await page.waitForURL((u) => u.searchParams.has('filters'));
   await settled(page);
   const filtered = { compare: 'prev_period', filters: JSON.stringify({ country: 'FR' }) };
-  assert.deepEqual(queryOf(page.url()), { key: w.embedKeyId, site_id: site, ...filtered });
+  assert.deepEqual(queryOf(page.url()), filtered);
   await assertMatchesV1(w, page, site, filtered);
   assert.equal(await page.textContent('.chip[data-filter="country"]'), 'Country is France ×');
   // the filtered row is marked, and no longer a button
@@ -92,7 +81,7 @@ test('clicking a row filters the whole page; back and forward undo and redo it; 
 test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a row filters, the period steps back; focus is visible', { skip, timeout: 120_000 }, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
-  const { page, problems, context } = await openSignedIn(site);
+  const { page, problems, context } = await w.open(w.siteUrl(site));
   await settled(page);
 
   await page.focus('.tile[data-metric="pageviews"]');
@@ -143,7 +132,7 @@ test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a
 test("a strict site: regions, cities and goal conversions are locked with the API's reason, never zeros; the numbers it has equal /v1", { skip, timeout: 120_000 }, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.strict;
-  const { page, problems, context } = await w.open(w.embedUrl(site));
+  const { page, problems, context } = await w.open(w.siteUrl(site));
   await settled(page);
   await assertMatchesV1(w, page, site, {});
   const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
@@ -174,37 +163,38 @@ test("a strict site: regions, cities and goal conversions are locked with the AP
   await context.close();
 });
 
-test('CSV: each list and the chart offer it where the plan exports CSV; a download is the same read as text/csv, or the reason there is none; theme and accent from the query', { skip, timeout: 120_000 }, async () => {
+test('CSV: each list and the chart download as CSV; each file is the same read as text/csv, and holds the numbers of the JSON', { skip, timeout: 120_000 }, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
-  const me = await w.v1('/v1/me', {});
-  assert.equal(me.body.product.exports.csv, true, 'a pro plan exports CSV');
-  const { page, problems, context } = await openSignedIn(site);
+  const { page, problems, context } = await w.open(w.siteUrl(site, { compare: 'prev_period' }));
   await settled(page);
   assert.deepEqual(
     await page.$$eval('.csv button', (b) => b.map((x) => x.getAttribute('aria-label'))),
     ['Download Visitors per day as CSV', 'Download Channels as CSV', 'Download Top pages as CSV', 'Download Countries as CSV', 'Download Devices as CSV'],
   );
-  const q = new URLSearchParams({ site_id: site, from: addDays(w.today, -29), to: w.today, metric: 'visitors', dimension: 'channel', limit: '100' });
-  const direct = await fetch(`${w.server.address}/v1/metrics/breakdown?${q}`, { headers: { authorization: `Bearer ${w.secret}`, accept: 'text/csv' } });
-  const body = await direct.text();
-  if ((direct.headers.get('content-type') ?? '').startsWith('text/csv')) {
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-panel="sources"] .csv button')]);
-    assert.equal(download.suggestedFilename(), `Extended_example-${q.get('from')}-${w.today}-channel.csv`);
-    const saved = await download.path();
-    assert.equal(fs.readFileSync(saved, 'utf8'), body);
-  } else {
-    // the server answers JSON to text/csv until CSV lands: the page says so instead of saving JSON as .csv
-    await page.click('[data-panel="sources"] .csv button');
-    assert.equal(await page.textContent('[data-panel="sources"] .csv-error'), direct.status === 200 ? 'This server does not offer CSV for this list yet.' : JSON.parse(body).error.message);
-  }
+  const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
+  const saved = async (selector: string) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+    return { name: download.suggestedFilename(), text: fs.readFileSync(await download.path(), 'utf8') };
+  };
+  // a list: the rows of the JSON, in order, as key,value
+  const list = await saved('[data-panel="locations"] .csv button');
+  assert.equal(list.name, `Extended_example-${base.from}-${w.today}-country.csv`);
+  const q = { ...base, metric: 'visitors', dimension: 'country', limit: '100' };
+  const direct = await fetch(`${w.server.address}/v1/metrics/breakdown?${new URLSearchParams(q)}`, { headers: { authorization: `Bearer ${w.secret}`, accept: 'text/csv' } });
+  assert.equal(list.text, await direct.text(), 'the same bytes as /v1 answers text/csv');
+  const json = await w.v1('/v1/metrics/breakdown', q);
+  const lines = list.text.trimEnd().split('\r\n');
+  assert.equal(lines[0], 'key,value');
+  assert.deepEqual(lines.slice(1), json.body.current.rows.map((r: { key: string | null; value: number }) => `${r.key ?? ''},${r.value}`));
+  // the chart with compare on: every point of both periods, each row naming its period
+  const chart = await saved('.chart-panel .csv button');
+  assert.equal(chart.name, `Extended_example-${base.from}-${w.today}-visitors-day.csv`);
+  const series = await w.v1('/v1/metrics/timeseries', { ...base, metric: 'visitors', compare: 'prev_period' });
+  const points = chart.text.trimEnd().split('\r\n');
+  assert.equal(points[0], 'period,start,value');
+  const rowsOf = (period: string, ps: { start: string; value: number }[]) => ps.map((p) => `${period},${p.start},${p.value}`);
+  assert.deepEqual(points.slice(1), [...rowsOf('current', series.body.current.points), ...rowsOf('compare', series.body.compare.points)]);
   assert.deepEqual(problems, []);
   await context.close();
-
-  // an embedding page may fix the scheme and the accent colour from the query
-  const themed = await w.open(w.embedUrl(site, { theme: 'dark', accent: '0a7c55' }));
-  await settled(themed.page);
-  assert.equal(await themed.page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'theme=dark from the query');
-  assert.equal(await themed.page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#0a7c55');
-  await themed.context.close();
 });

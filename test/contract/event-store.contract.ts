@@ -10,8 +10,27 @@ export interface EventStoreUnderTest {
   engagementOf(siteId: string): Promise<Map<string, number>>;
   /** the site's stored (visible) events, EVENT_ROW_FIELDS only */
   rowsOf(siteId: string): Promise<EventRow[]>;
+  /** the import id each of the site's stored (visible) events remembers (null: none), by event_id */
+  importIdsOf(siteId: string): Promise<Map<string, string | null>>;
+  /**
+   * Every visible row of the site in every table (events without their import id, sessions, rollups,
+   * page titles, action rows), each as a JSON text with its UTC day: two stores holding the same
+   * events give equal tables.
+   */
+  tables(siteId: string): Promise<TableRows>;
+  /** Where a child process opens the same store (a store in memory has none). */
+  location?: StoreLocation;
+  /** Closes `store` (a child may then open the data), and opens it again as `store`. */
+  release?(): Promise<void>;
+  reopen?(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Rows by table: each row's UTC day (YYYY-MM-DD) and its values as JSON. */
+export type TableRows = Record<string, { day: string; row: string }[]>;
+
+/** A store a child process can open: a DuckDB file, or ClickHouse servers by URL. */
+export type StoreLocation = { kind: 'duckdb'; file: string } | { kind: 'clickhouse'; url: string };
 
 let seq = 0;
 /** A plausible stored pageview; override what the test is about. */
@@ -52,15 +71,18 @@ export function makeRow(over: Partial<EventRow> = {}): EventRow {
   };
 }
 
+/** A test body run on a store of `factory`'s, closed afterwards. */
+export const storeTest = (factory: () => Promise<EventStoreUnderTest>) => (fn: (s: EventStore, sut: EventStoreUnderTest) => Promise<void>) => async () => {
+  const sut = await factory();
+  try {
+    await fn(sut.store, sut);
+  } finally {
+    await sut.close();
+  }
+};
+
 export function runEventStoreContract(name: string, factory: () => Promise<EventStoreUnderTest>): void {
-  const withStore = (fn: (s: EventStore, sut: EventStoreUnderTest) => Promise<void>) => async () => {
-    const sut = await factory();
-    try {
-      await fn(sut.store, sut);
-    } finally {
-      await sut.close();
-    }
-  };
+  const withStore = storeTest(factory);
 
   test(`${name}: an empty store has no coverage`, withStore(async (s) => {
     assert.equal(await s.newestEventAt('site_a'), null);

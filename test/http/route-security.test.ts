@@ -1,7 +1,9 @@
 // One suite over the routes the app really registers (read from Fastify as they are added, not listed
 // here): token, scope, plan, method and rate limit on every /v1 route; session, CSRF token, Origin,
 // method and rate limit on every management route (/app/api), whose roles app-api-roles.test.ts
-// checks from the same table; and the exact set of public ones. A route added tomorrow is covered
+// checks from the same table; the dashboard's reads (/app/api/v1/..., the /v1 routes that name a site
+// under the session strategy) with the same session rules and their own roles; and the exact set of
+// public ones. A route added tomorrow is covered
 // the day it lands, or fails here until someone decides.
 // No query string or body is sent: each of these refusals comes before the parameters are read.
 import { after, before, test } from 'node:test';
@@ -19,7 +21,7 @@ import { APP_API_PREFIX } from '../../src/http/app-api/app-api-prefix.js';
 import { appApiRoutes } from '../../src/http/app-api/routes/index.js';
 import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
 import { call, ORIGIN, person } from './helpers/app-api.js';
-import { ROLE_TABLE } from './helpers/app-api-roles.js';
+import { CALLERS, DASHBOARD_READ_ROLES, ROLE_TABLE, type World } from './helpers/app-api-roles.js';
 import type { EmbedRoute } from '../../src/domain/embeds.js';
 import { embedKey, mint, shareLink } from './helpers/embeds.js';
 
@@ -129,18 +131,23 @@ interface Registered {
   /** the authentication strategy the pipeline registered it with (define-route.ts), if any */
   strategy?: string;
   security?: unknown;
+  /** left out of /openapi.json */
+  hidden: boolean;
 }
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
 /** the management routes by `METHOD /app/api/…`, as registered */
 const management = new Map(appApiRoutes.map((d) => [`${d.method} ${APP_API_PREFIX}${d.url}`, d]));
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Where the dashboard's reads live: /app/api followed by the /v1 path. */
+const READS_PREFIX = `${APP_API_PREFIX}/v1/`;
+const isDashboardRead = (url: string) => url.startsWith(READS_PREFIX);
 
 let h: Harness;
 let registered: Registered[];
 /** the /v1 routes with the family their definition declares */
 let routes: { url: string; family: RouteFamily }[];
-/** the management routes that need a session, with their path parameters filled in */
+/** the management routes and the dashboard's reads, which need a session, with their path parameters filled in */
 let sessionRoutes: { method: string; url: string; path: string }[];
 /** the read routes of share links, by the /v1 url they serve again */
 let shareRoutes: string[];
@@ -157,7 +164,8 @@ before(async () => {
     fastify.addHook('onRoute', (route: RouteOptions) => {
       const authenticated = Array.isArray(route.schema?.security) && route.schema.security.length > 0;
       const strategy = (route.config as { strategy?: string } | undefined)?.strategy;
-      for (const method of [route.method].flat()) list.push({ method, url: route.url, authenticated, strategy, security: route.schema?.security });
+      const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+      for (const method of [route.method].flat()) list.push({ method, url: route.url, authenticated, strategy, security: route.schema?.security, hidden });
     });
   };
   init.subscribe(onInit);
@@ -193,9 +201,21 @@ function assertAdmitted(res: LightMyRequestResponse, what: string): void {
   assert.ok([200, 422].includes(res.statusCode), `${what}: ${res.statusCode} ${res.body.slice(0, 300)}`);
 }
 
-test('every registered route is an authenticated GET under /v1 with a known family, a session route of the management API in its role table, or a known public route', () => {
+test('every registered route is an authenticated GET under /v1 with a known family, a session route of the management API or a dashboard read in its role table, or a known public route', () => {
   assert.ok(routes.length >= V1_ROUTES_TODAY, `only ${routes.length} authenticated /v1 routes found`);
   for (const r of registered.filter((x) => x.authenticated)) {
+    if (isDashboardRead(r.url)) {
+      const v1 = r.url.slice(APP_API_PREFIX.length);
+      const def = definitions.get(v1);
+      assert.ok(def, `${r.url} is not the twin of a route definition of src/http/routes/index.ts`);
+      assert.equal(r.method, 'GET', r.url);
+      assert.ok(def.site, `${r.url}: the dashboard reads only the routes that name a site (its frame comes from the management routes)`);
+      assert.equal(r.strategy, 'session', `${r.url}: registered with the ${r.strategy} strategy`);
+      assert.deepEqual(r.security, [{ sessionCookie: [] }], `${r.url}: security`);
+      assert.equal(r.hidden, true, `${r.url} is listed in /openapi.json`);
+      assert.ok(DASHBOARD_READ_ROLES[`GET ${v1}`], `${r.url} has no entry in the dashboard reads' role table (test/http/helpers/app-api-roles.ts)`);
+      continue;
+    }
     if (r.url.startsWith(`${APP_API_PREFIX}/`)) {
       const def = management.get(`${r.method} ${r.url}`);
       assert.ok(def, `${r.method} ${r.url} is not one of the management route definitions of src/http/app-api/routes/index.ts`);
@@ -233,10 +253,33 @@ test('every registered route is an authenticated GET under /v1 with a known fami
   assert.deepEqual(unauthenticated.map((r) => `${r.method} ${r.url}`).sort(), PUBLIC_ROUTES);
   // The other way round: every definition that asks for a session is registered as needing one.
   const sessionDefs = appApiRoutes.filter((d) => d.auth === 'session').map((d) => `${d.method} ${APP_API_PREFIX}${d.url}`).sort();
-  assert.deepEqual(sessionRoutes.map((r) => `${r.method} ${r.url}`).sort(), sessionDefs);
+  assert.deepEqual(sessionRoutes.filter((r) => !isDashboardRead(r.url)).map((r) => `${r.method} ${r.url}`).sort(), sessionDefs);
   assert.ok(sessionDefs.length > 20, `only ${sessionDefs.length} session routes found`);
   // Every route an embed reads is a share link's read too, and no other.
   assert.deepEqual([...shareRoutes].sort(), Object.entries(EMBEDS).filter(([, e]) => e !== null).map(([u]) => u).sort());
+  // Every /v1 route that names a site is a dashboard read, and every entry of its role table is served.
+  const reads = sessionRoutes.filter((r) => isDashboardRead(r.url)).map((r) => `GET ${r.url.slice(APP_API_PREFIX.length)}`).sort();
+  assert.deepEqual(reads, [...definitions.values()].filter((d) => d.site).map((d) => `GET ${d.url}`).sort());
+  assert.deepEqual(reads, Object.keys(DASHBOARD_READ_ROLES).sort());
+});
+
+test("the dashboard's reads: every member of the site's workspace reads it, a person of another workspace gets /v1's 403 for a site it may not read, no session 401", async () => {
+  const ws = (await h.workspace('enterprise')).id;
+  const other = (await h.workspace('pro')).id;
+  let n = 0;
+  const w: World = { h, ws, other, seq: () => ++n };
+  const failures: string[] = [];
+  for (const { url } of sessionRoutes.filter((r) => isDashboardRead(r.url))) {
+    const entry = DASHBOARD_READ_ROLES[`GET ${url.slice(APP_API_PREFIX.length)}`];
+    for (const [i, who] of CALLERS.entries()) {
+      const c = (await entry.setup?.(w)) ?? {};
+      const caller = who === 'anonymous' ? null : await person(h, who === 'stranger' ? { workspaceId: other, role: 'owner' } : { workspaceId: ws, role: who });
+      const res = await call(h, caller, 'GET', `${url}${c.query ?? ''}`);
+      if (res.statusCode !== entry.expect[i]) failures.push(`${who} GET ${url}: ${res.statusCode}, expected ${entry.expect[i]} ${res.body.slice(0, 200)}`);
+      else if (res.statusCode >= 400) assertError(res, res.statusCode, res.statusCode === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', `${who} GET ${url}`);
+    }
+  }
+  assert.deepEqual(failures, []);
 });
 
 test('without a session, with an unknown or a malformed session cookie, every session route is 401 UNAUTHORIZED', async () => {

@@ -58,6 +58,12 @@ test('import while the server holds the store goes through the admin socket; eve
     assert.equal((await store.siteCoverage(siteId)).events, 2);
     const again = JSON.parse((await cli(['import', 'events', file, '--data-dir', dir, '--json'])).stdout);
     assert.deepEqual([again.imported, again.duplicates], [0, 2]);
+    // the id the summary gave reached the store through the socket: the events remember the first import
+    assert.match(out.import_id, /^imp_[0-9A-Za-z]{22}$/);
+    assert.notEqual(again.import_id, out.import_id);
+    assert.equal((await store.undoImport(again.import_id)).events, 0);
+    assert.equal((await store.undoImport(out.import_id)).events, 2);
+    assert.equal((await store.siteCoverage(siteId)).events, 0);
   } finally {
     await admin.close();
     await store.close();
@@ -71,9 +77,12 @@ test('without a server the command opens the store itself', async () => {
     const r = await cli(['import', 'events', file, '--data-dir', dir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).via, 'store');
+    const text = await cli(['import', 'events', file, '--data-dir', dir]);
+    assert.match(text.stdout, /duplicates 2 \(3 lines\); import id imp_[0-9A-Za-z]{22}\n/);
     const store = await openEventStore({ dataDir: dir });
     try {
       assert.equal((await store.siteCoverage(siteId)).events, 2);
+      assert.equal((await store.undoImport(JSON.parse(r.stdout).import_id)).events, 2);
     } finally {
       await store.close();
     }

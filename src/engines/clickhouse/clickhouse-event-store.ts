@@ -4,22 +4,30 @@
 // on each server and in SQL there (day-rewrite.ts), every (site, day) that gains events under a new
 // gen while readers still see the old gen; ONE insert into the first server's commit log (ff_days)
 // then switches all those days at once. The other servers' logs get copies of their rows after it.
+// Purges and deletions commit the same way, then delete what nobody sees any more (clickhouse-lifecycle.ts).
 import { randomBytes } from 'node:crypto';
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import {
   checkedCheckpoint,
+  checkedDay,
   importInOneSession,
+  ImportNotFoundError,
+  type EventCount,
   type EventRow,
   type EventStore,
   type ImportOptions,
   type ImportResult,
   type ImportSession,
+  type Month,
   type Reidentify,
+  type RemovedData,
   type SiteCoverage,
+  type UndoneImport,
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
-import { ClickHouseImportSession } from './clickhouse-import-session.js';
-import { checkpointSite, siteCoverage, syncedVersion, type Shard } from './commit-log.js';
+import { ClickHouseImportSession, type SessionOptions } from './clickhouse-import-session.js';
+import { checkpointSite, importSite, siteCoverage, syncedVersion, type Shard } from './commit-log.js';
+import { previewRemoval, readEventCounts, removeDays } from './clickhouse-lifecycle.js';
 import { ident, stageDdl, stageRouterDdl, type TableLayout } from './schema.js';
 
 /** Names of an import's scratch tables start with this and the creation time (open drops stale ones). */
@@ -43,7 +51,10 @@ export class ClickHouseEventStore implements EventStore {
 
   async beginImport(options: ImportOptions = {}): Promise<ImportSession> {
     this.assertOpen();
-    const checkpoint = checkedCheckpoint(options.checkpoint);
+    return this.session({ reidentify: options.reidentify ?? defaultReidentify, checkpoint: checkedCheckpoint(options.checkpoint), importId: options.importId });
+  }
+
+  private async session(opts: SessionOptions): Promise<ClickHouseImportSession> {
     // the time in the name lets a later open drop the tables of a process that died
     const tag = `${SCRATCH_PREFIX}${Date.now()}_${randomBytes(6).toString('hex')}`;
     const db = this.p.coordinator.node.opts.database;
@@ -54,7 +65,7 @@ export class ClickHouseEventStore implements EventStore {
       entry = `${tag}_route`;
       await this.p.coordinator.node.command(stageRouterDdl(db, entry, this.p.layout.cluster, stage));
     }
-    return new ClickHouseImportSession(this.p, tag, stage, entry, options.reidentify ?? defaultReidentify, this.serialized, checkpoint);
+    return new ClickHouseImportSession(this.p, tag, stage, entry, this.serialized, opts);
   }
 
   importBatch(rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
@@ -92,6 +103,50 @@ export class ClickHouseEventStore implements EventStore {
 
   private get others(): Shard[] {
     return this.p.shards.filter((s) => s !== this.p.coordinator);
+  }
+
+  previewPurge(siteId: string, beforeDay: string): Promise<RemovedData> {
+    this.assertOpen();
+    return previewRemoval(this.p, siteId, checkedDay(beforeDay));
+  }
+
+  /**
+   * Not under this process's import lock: the purge's commit point takes the commit lock as an import's
+   * does, and the mutations after it take long at size while live collection keeps committing.
+   */
+  purgeDays(siteId: string, beforeDay: string): Promise<RemovedData> {
+    this.assertOpen();
+    return removeDays(this.p, siteId, checkedDay(beforeDay));
+  }
+
+  deleteSiteData(siteId: string): Promise<RemovedData> {
+    this.assertOpen();
+    return removeDays(this.p, siteId, null);
+  }
+
+  /**
+   * An import's commit in reverse (clickhouse-import-session.ts): each day holding its events is
+   * rewritten under a new generation from the events it keeps, and one insert into the log commits them.
+   */
+  async undoImport(importId: string): Promise<UndoneImport> {
+    this.assertOpen();
+    const [known] = await this.p.coordinator.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.p.layout.days)} WHERE site_id = ${lit(importSite(importId))}`);
+    if (Number(known?.n ?? 0) === 0) throw new ImportNotFoundError(importId);
+    const session = await this.session({ reidentify: defaultReidentify, checkpoint: null, importId: undefined, undo: importId });
+    const { result, committed } = await session.commitDays();
+    const bySiteMonth = new Map<string, { site_id: string; month: Month; events: number }>();
+    for (const d of committed) {
+      const key = `${d.site_id}|${d.day.slice(0, 7)}`;
+      const m = bySiteMonth.get(key) ?? bySiteMonth.set(key, { site_id: d.site_id, month: d.day.slice(0, 7), events: 0 }).get(key)!;
+      m.events -= d.added;
+    }
+    const months = [...bySiteMonth.values()].sort((a, b) => (a.site_id === b.site_id ? (a.month < b.month ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
+    return { importId, events: months.reduce((n, m) => n + m.events, 0), days: result.days, bySiteMonth: months };
+  }
+
+  eventCounts(query: { siteIds: readonly string[]; months: readonly Month[] }): Promise<EventCount[]> {
+    this.assertOpen();
+    return readEventCounts(this.p, query);
   }
 
   async ping(): Promise<void> {

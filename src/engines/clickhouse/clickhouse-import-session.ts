@@ -15,14 +15,12 @@ import {
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseStoreParts } from './clickhouse-event-store.js';
-import { checkpointRow, currentGens, daysIn, utcDay, type Shard } from './commit-log.js';
-import { rewriteDays, type RewrittenDay, type ShardDay } from './day-rewrite.js';
+import { checkpointRow, eventCountRows, currentGens, daysIn, deletedAt, importRow, utcDay, type Shard } from './commit-log.js';
+import { groupDays, rewriteDays, storedRows, type RewrittenDay, type ShardDay } from './day-rewrite.js';
 import type { ClickHouseNode } from './node.js';
 import { ident } from './schema.js';
 import { encodedRowsTsv, eventRowsTsv, TSV_COLUMNS } from './tab-separated.js';
 
-/** Rows (staged and stored) one rewrite step of a server reads at most, roughly; a day is never split. */
-const GROUP_ROWS = 1_000_000;
 /** Inserts through a Distributed table reach the servers before the statement returns. */
 const INSERT_SETTINGS = { insert_distributed_sync: 1 } as const;
 
@@ -47,7 +45,7 @@ interface StagedDay {
 }
 
 /** A day a server rewrote under the new generation. */
-type CommittedDay = RewrittenDay & { shard: Shard };
+export type CommittedDay = RewrittenDay & { shard: Shard };
 
 /** What the servers' rewrites did: each server's rewritten days, all of them, the staged rows that were new and the engagement applied. */
 interface Rewrites {
@@ -58,13 +56,28 @@ interface Rewrites {
 }
 
 /** The commit log rows of the committed days (of one server's, or of all with null). */
-function logRows(committed: readonly CommittedDay[], of: Shard | null, gen: number, committedMs: number): string {
+function logRows(committed: readonly CommittedDay[], of: Shard | null, gen: number, committedMs: number, importId: string | undefined): string {
   return (
     committed
       .filter((c) => of === null || c.shard === of)
-      .map((c) => JSON.stringify({ site_id: c.site_id, day: c.day, gen, shard: c.shard.num, events: c.events, first_ms: c.firstMs, last_ms: c.lastMs, committed_ms: committedMs }))
+      .map((c) =>
+        JSON.stringify({
+          site_id: c.site_id, day: c.day, gen, shard: c.shard.num, events: c.events, first_ms: c.firstMs, last_ms: c.lastMs, committed_ms: committedMs,
+          import_id: importId ?? '',
+        }),
+      )
       .join('\n') + '\n'
   );
+}
+
+/** What a session commits besides its rows, and what it is. */
+export interface SessionOptions {
+  reidentify: Reidentify;
+  checkpoint: Checkpoint | null;
+  /** remembered by the events the import stores first (ImportOptions.importId) */
+  importId: string | undefined;
+  /** an undo of this import rather than an import: its events leave the days they are on */
+  undo?: string;
 }
 
 export class ClickHouseImportSession implements ImportSession {
@@ -73,6 +86,9 @@ export class ClickHouseImportSession implements ImportSession {
   /** engagement rows of this import: few (live collection batches), kept in memory until commit */
   private readonly engagement: EngagementRow[] = [];
 
+  private readonly reidentify: Reidentify;
+  private readonly checkpoint: Checkpoint | null;
+
   constructor(
     private readonly p: ClickHouseStoreParts,
     private readonly tag: string,
@@ -80,16 +96,30 @@ export class ClickHouseImportSession implements ImportSession {
     private readonly stage: string,
     /** where appends go: the stage (one server) or the router spreading rows over the servers */
     private readonly entry: string,
-    private readonly reidentify: Reidentify,
     private readonly serialized: CommitLock,
-    private readonly checkpoint: Checkpoint | null,
-  ) {}
+    private readonly opts: SessionOptions,
+  ) {
+    this.reidentify = opts.reidentify;
+    this.checkpoint = opts.checkpoint;
+  }
 
-  /** Commits the checkpoint alone (an import that changed nothing still moves its loader on). */
-  private async commitCheckpointOnly(): Promise<void> {
-    if (!this.checkpoint) return;
+  /**
+   * The records a commit writes besides its days: the checkpoint, the import (known to undoImport even
+   * when it stored nothing), the event counts it moves.
+   */
+  private records(gen: number, committedMs: number, imported: number, committed: readonly CommittedDay[]): string {
+    const { checkpoint, importId } = this.opts;
+    return (
+      (checkpoint ? checkpointRow(checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '') +
+      (importId !== undefined ? importRow(importId, imported, gen, committedMs) + '\n' : '') +
+      eventCountRows(committed, gen, committedMs)
+    );
+  }
+
+  /** Commits the records alone (an import that changed nothing still moves its loader on, and is known). */
+  private async commitRecordsOnly(): Promise<void> {
     const now = Date.now();
-    await this.p.coordinator.node.insertNdjson(ident(this.p.layout.days), checkpointRow(this.checkpoint, now * 1000, this.p.coordinator.num, now) + '\n');
+    await this.p.coordinator.node.insertNdjson(ident(this.p.layout.days), this.records(now * 1000, now, 0, []));
   }
 
   async append(rows: readonly EventRow[]): Promise<void> {
@@ -112,7 +142,12 @@ export class ClickHouseImportSession implements ImportSession {
     this.engagement.push(...rows);
   }
 
-  commit(): Promise<ImportResult> {
+  async commit(): Promise<ImportResult> {
+    return (await this.commitDays()).result;
+  }
+
+  /** commit(), and each day committed (with the change of its events): an undo's figures come from them. */
+  commitDays(): Promise<{ result: ImportResult; committed: CommittedDay[] }> {
     if (this.done) return Promise.reject(new Error('import session already finished'));
     this.done = true;
     return this.serialized(async () => {
@@ -137,14 +172,16 @@ export class ClickHouseImportSession implements ImportSession {
   }
 
   /** The commit's stages, in order; any failure from the rewrites to the commit point leaves nothing visible. */
-  private async commitNow(): Promise<ImportResult> {
+  private async commitNow(): Promise<{ result: ImportResult; committed: CommittedDay[] }> {
+    const nothing = { result: { imported: 0, duplicates: 0, days: [] }, committed: [] };
     await this.checkStaged();
-    if (this.staged === 0 && this.engagement.length === 0) {
-      await this.commitCheckpointOnly();
-      return { imported: 0, duplicates: 0, days: [] };
+    if (this.staged === 0 && this.engagement.length === 0 && this.opts.undo === undefined) {
+      await this.commitRecordsOnly();
+      return nothing;
     }
     await Promise.all(this.p.shards.map((s) => this.numberRepeats(s)));
-    const staged = await this.stagedDays();
+    const staged = this.opts.undo === undefined ? await this.stagedDays() : await this.undoneDays(this.opts.undo);
+    if (staged.every((days) => days.length === 0) && this.engagement.length === 0) return nothing;
     // engagement may fall on any server's visitors: its days are every server's to look at
     const engagementDays = uniqueDays(this.engagement.map((e) => ({ site_id: e.site_id, day: utcDay(e.ts_ms) })));
     const { gen, oldOf } = await this.newGeneration(uniqueDays([...staged.flat().map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]));
@@ -153,17 +190,40 @@ export class ClickHouseImportSession implements ImportSession {
     try {
       rewrites = await this.rewriteEveryServer(staged, engagementDays, oldOf, gen);
       if (rewrites.committed.length === 0) {
-        await this.commitCheckpointOnly();
-        return { imported: 0, duplicates: this.staged, days: [], ...this.engaged(rewrites.applied) };
+        await this.commitRecordsOnly();
+        return { result: { imported: 0, duplicates: this.staged, days: [], ...this.engaged(rewrites.applied) }, committed: [] };
       }
-      await this.commitPoint(rewrites.committed, oldOf, gen, committedMs);
+      await this.commitPoint(rewrites, oldOf, gen, committedMs);
     } catch (err) {
       await this.dropGeneration(gen).catch(() => undefined);
       throw err;
     }
     await this.afterCommit(rewrites, oldOf, gen, committedMs);
     const days = uniqueDays(rewrites.byShard.flatMap((r) => r.days)).sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
-    return { imported: rewrites.fresh, duplicates: this.staged - rewrites.fresh, days, ...this.engaged(rewrites.applied) };
+    return { result: { imported: rewrites.fresh, duplicates: this.staged - rewrites.fresh, days, ...this.engaged(rewrites.applied) }, committed: rewrites.committed };
+  }
+
+  /**
+   * Per server, the (site, day)s whose current generation holds events of the import `undo`, with how
+   * many: the days its commits rewrote (their log rows name it), as they stand now.
+   */
+  private async undoneDays(undo: string): Promise<StagedDay[][]> {
+    const L = this.p.layout;
+    const authority = this.p.coordinator.node;
+    const touched = await authority.query<{ site_id: string; day: string }>(
+      `SELECT DISTINCT site_id, toString(day) AS day FROM ${ident(L.days)} WHERE import_id = ${lit(undo)} AND shard > 0`,
+    );
+    const gens = await currentGens(authority, L.days, touched);
+    return Promise.all(
+      this.p.shards.map(async (s) => {
+        const mine = gens.filter((g) => g.shard === s.num);
+        if (mine.length === 0) return [];
+        const current = mine.map((g) => `(${lit(g.site_id)}, toDate(${lit(g.day)}), ${lit(g.gen)})`).join(', ');
+        return s.node.query<StagedDay>(
+          `SELECT site_id, toString(day) AS d, count() AS n FROM ${ident(L.events)} WHERE (site_id, day, gen) IN (${current}) AND import_id = ${lit(undo)} GROUP BY site_id, d`,
+        );
+      }),
+    );
   }
 
   /** Every row appended reached a stage (the servers' stages hold as many rows as were appended). */
@@ -186,10 +246,14 @@ export class ClickHouseImportSession implements ImportSession {
 
   /** The generation this commit writes under, and the one each (server, site, day) it touches shows now. */
   private async newGeneration(touched: readonly DayRef[]): Promise<{ gen: number; oldOf: Map<string, number> }> {
-    const olds = await currentGens(this.p.coordinator.node, this.p.layout.days, touched);
+    const [olds, deleted] = await Promise.all([
+      currentGens(this.p.coordinator.node, this.p.layout.days, touched),
+      deletedAt(this.p.coordinator.node, this.p.layout.days, [...new Set(touched.map((d) => d.site_id))]),
+    ]);
     const oldOf = new Map(olds.map((g) => [`${g.shard}|${dayKey(g)}`, g.gen]));
-    // a new gen is above every gen these days had, so "newest" stays "current" whatever the clocks say
-    const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...olds.map((g) => g.gen + 1));
+    // a new gen is above every gen these days had, so "newest" stays "current" whatever the clocks say,
+    // and above a deletion of their sites (whose older counts are no longer counted)
+    const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...olds.map((g) => g.gen + 1), ...[...deleted.values()].map((g) => g + 1));
     return { gen, oldOf };
   }
 
@@ -211,7 +275,10 @@ export class ClickHouseImportSession implements ImportSession {
         const stored = await storedRows(this.p.coordinator.node, s.num, this.p.layout.days, days);
         let step = 0;
         for (const group of groupDays(days, stored)) {
-          const r = await rewriteDays(s, this.p.layout, this.stage, group, engagementOf(group), gen, `${this.tag}_${s.num}_${step++}`);
+          const r = await rewriteDays(s, this.p.layout, this.stage, group, engagementOf(group), gen, `${this.tag}_${s.num}_${step++}`, {
+            importId: this.opts.importId ?? null,
+            without: this.opts.undo,
+          });
           fresh += r.fresh;
           applied += r.applied;
           if (r.days.length) byShard.push({ shard: s, days: r.days });
@@ -227,8 +294,9 @@ export class ClickHouseImportSession implements ImportSession {
    * process committed one of these days since we read them (our rewrite would drop its events),
    * else writes the commit log rows (and the checkpoint) in one insert.
    */
-  private async commitPoint(committed: readonly CommittedDay[], oldOf: Map<string, number>, gen: number, committedMs: number): Promise<void> {
+  private async commitPoint(rewrites: Rewrites, oldOf: Map<string, number>, gen: number, committedMs: number): Promise<void> {
     const L = this.p.layout;
+    const { committed } = rewrites;
     await this.p.commitLock(async () => {
       const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
       const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
@@ -236,8 +304,8 @@ export class ClickHouseImportSession implements ImportSession {
         throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
       }
       // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
-      const checkpoint = this.checkpoint ? checkpointRow(this.checkpoint, gen, this.p.coordinator.num, committedMs) + '\n' : '';
-      await this.p.coordinator.node.insertNdjson(ident(L.days), logRows(committed, null, gen, committedMs) + checkpoint);
+      const days = logRows(committed, null, gen, committedMs, this.opts.undo === undefined ? this.opts.importId : undefined);
+      await this.p.coordinator.node.insertNdjson(ident(L.days), days + this.records(gen, committedMs, rewrites.fresh, committed));
     });
   }
 
@@ -247,7 +315,7 @@ export class ClickHouseImportSession implements ImportSession {
     await Promise.all(
       this.p.shards
         .filter((s) => s !== this.p.coordinator && rewrites.byShard.some((r) => r.shard === s))
-        .map((s) => s.node.insertNdjson(ident(L.days), logRows(rewrites.committed, s, gen, committedMs)).catch(() => undefined)),
+        .map((s) => s.node.insertNdjson(ident(L.days), logRows(rewrites.committed, s, gen, committedMs, this.opts.undo === undefined ? this.opts.importId : undefined)).catch(() => undefined)),
     );
     await Promise.all(
       rewrites.byShard.map((r) =>
@@ -309,31 +377,3 @@ function uniqueDays(days: readonly DayRef[]): DayRef[] {
   for (const d of days) if (!seen.has(dayKey(d))) seen.set(dayKey(d), { site_id: d.site_id, day: d.day });
   return [...seen.values()];
 }
-
-/** How many rows of each (site, day) a server stores at its current generation (the authority's facts). */
-async function storedRows(authority: ClickHouseNode, shard: number, log: string, days: readonly ShardDay[]): Promise<Map<string, number>> {
-  const withOld = days.filter((d) => d.oldGen > 0);
-  if (withOld.length === 0) return new Map();
-  const rows = await authority.query<{ site_id: string; d: string; n: number }>(
-    `SELECT site_id, toString(day) AS d, argMax(events, gen) AS n FROM ${ident(log)} WHERE shard = ${lit(shard)} AND ${daysIn(withOld)} GROUP BY site_id, d`,
-  );
-  return new Map(rows.map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
-}
-
-/** Days in groups of about GROUP_ROWS rows (staged and stored), a day never split. */
-function* groupDays(days: readonly (ShardDay & { n: number })[], stored: Map<string, number>): Generator<ShardDay[]> {
-  let group: ShardDay[] = [];
-  let rows = 0;
-  for (const d of days) {
-    const n = d.n + (stored.get(dayKey(d)) ?? 0);
-    if (group.length && rows + n > GROUP_ROWS) {
-      yield group;
-      group = [];
-      rows = 0;
-    }
-    group.push({ site_id: d.site_id, day: d.day, oldGen: d.oldGen });
-    rows += n;
-  }
-  if (group.length) yield group;
-}
-

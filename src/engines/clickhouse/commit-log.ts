@@ -55,18 +55,64 @@ export function checkpointRow(cp: Checkpoint, gen: number, shard: number, commit
   return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, shard, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
 }
 
+// Other records committed in the same insert as the days (docs/decisions.md (lifecycle)), each as a row of
+// a site id of its own (no real one starts with `#`) and shard 0 (no server), out of every read of days.
+
+/** A site's event counts: rows whose `delta` sums to the events stored per month (day = the month's first). */
+export const countsSite = (site: string) => `#events/${site}`;
+/** An import committed with this id (`events`: how many it stored). */
+export const importSite = (importId: string) => `#import/${importId}`;
+/** Lifecycle work committed and not finished yet: a purge before `day`, or a deletion, of the site. */
+export const purgeSite = (site: string) => `#purge/${site}`;
+export const deleteSite = (site: string) => `#delete/${site}`;
+
+function recordRow(site_id: string, day: string, gen: number, committedMs: number, more: { events?: number; delta?: number } = {}): string {
+  return JSON.stringify({ site_id, day, gen, shard: 0, events: more.events ?? 0, first_ms: 0, last_ms: 0, committed_ms: committedMs, delta: more.delta ?? 0, import_id: '' });
+}
+
+export function importRow(importId: string, imported: number, gen: number, committedMs: number): string {
+  return recordRow(importSite(importId), '1970-01-01', gen, committedMs, { events: imported });
+}
+
+export function lifecycleRow(site_id: string, day: string, gen: number, committedMs: number): string {
+  return recordRow(site_id, day, gen, committedMs);
+}
+
+/** Rows moving the event counts by the days' change (`added`), one per (site, month); '' when nothing changes. */
+export function eventCountRows(days: readonly (DayRef & { added: number })[], gen: number, committedMs: number): string {
+  const byMonth = new Map<string, number>();
+  for (const d of days) if (d.added !== 0) byMonth.set(`${d.site_id}|${d.day.slice(0, 7)}`, (byMonth.get(`${d.site_id}|${d.day.slice(0, 7)}`) ?? 0) + d.added);
+  let out = '';
+  for (const [key, delta] of byMonth) {
+    if (delta === 0) continue;
+    const [site, month] = [key.slice(0, key.lastIndexOf('|')), key.slice(key.lastIndexOf('|') + 1)];
+    out += recordRow(countsSite(site), `${month}-01`, gen, committedMs, { delta }) + '\n';
+  }
+  return out;
+}
+
+/** The generation of the newest deletion of each listed site that has one (its counts before it no longer count). */
+export async function deletedAt(node: ClickHouseNode, table: string, sites: readonly string[], opts: QueryOptions = {}): Promise<Map<string, number>> {
+  if (sites.length === 0) return new Map();
+  const rows = await node.query<{ s: string; g: number }>(
+    `SELECT site_id AS s, max(gen) AS g FROM ${ident(table)} WHERE site_id IN (${sites.map((s) => lit(deleteSite(s))).join(', ')}) GROUP BY s`,
+    opts,
+  );
+  return new Map(rows.map((r) => [r.s.slice(deleteSite('').length), Number(r.g)]));
+}
+
 export interface Coverage {
   firstMs: number | null;
   lastMs: number | null;
   events: number;
 }
 
-/** From the current generation of every (day, server) of the site. */
+/** From the current generation of every (day, server) of the site; a day left empty (purged, undone) has none. */
 export async function siteCoverage(node: ClickHouseNode, table: string, siteId: string, opts: QueryOptions = {}): Promise<Coverage> {
   const rows = await node.query<{ f: number; l: number; n: number }>(
-    `SELECT min(f) AS f, max(l) AS l, sum(n) AS n FROM (
-       SELECT day, shard, argMax(first_ms, gen) AS f, argMax(last_ms, gen) AS l, argMax(events, gen) AS n
-       FROM ${ident(table)} WHERE site_id = ${lit(siteId)} GROUP BY day, shard)`,
+    `SELECT min(df) AS f, max(dl) AS l, sum(dn) AS n FROM (
+       SELECT day, shard, argMax(first_ms, gen) AS df, argMax(last_ms, gen) AS dl, argMax(events, gen) AS dn
+       FROM ${ident(table)} WHERE site_id = ${lit(siteId)} GROUP BY day, shard) WHERE dn > 0`,
     opts,
   );
   const r = rows[0];

@@ -16,7 +16,8 @@ import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { PAGE_TITLES_COLUMNS, ROLLUP_COLUMNS, ROLLUP_GROUPINGS } from '../sql/rollup-tables.js';
 import { compileRollupBuild, compileRollupInputs } from '../sql/build/rollup-build.js';
 import { actionsRollupSteps } from './clickhouse-actions-rollup.js';
-import { utcDay, type Shard } from './commit-log.js';
+import { daysIn, utcDay, type Shard } from './commit-log.js';
+import type { ClickHouseNode } from './node.js';
 import { inPool, once } from './in-pool.js';
 import { EVENT_COLUMNS, FIRST_EVENT_COLUMNS, SESSION_COLUMNS, ident, type TableLayout } from './schema.js';
 
@@ -25,17 +26,31 @@ export interface ShardDay extends DayRef {
   oldGen: number;
 }
 
-/** What a day looks like on this server after the rewrite (the commit log's facts). */
+/** What a day looks like on this server after the rewrite (the commit log's facts; an emptied day: all 0). */
 export interface RewrittenDay extends DayRef {
   events: number;
   firstMs: number;
   lastMs: number;
+  /** events the rewrite stored anew, less those it removed (the day's change of the event counts) */
+  added: number;
+}
+
+export interface RewriteOptions {
+  /** the id the new events remember (ImportOptions.importId), null for none */
+  importId: string | null;
+  /**
+   * Undo: the events of this import leave the days of the group, each of which is rewritten from the
+   * events it keeps (the stage is empty).
+   */
+  without?: string;
 }
 
 const DAY_OF_TS = 'toDate(intDiv(ts_ms, 86400000))';
 /** Below this many rows in the rewritten days, the rollups of every grouping are built by one statement. */
 const ONE_STATEMENT_ROWS = 200_000;
 const ROW = EVENT_ROW_FIELDS.map((field) => ident(field)).join(', ');
+/** A stored event as a rewrite reads it: its row and the import that stored it. */
+const STORED_ROW = `${ROW}, import_id`;
 
 /**
  * Rewrites the days of `group` that gain events from `stage`, or engagement from `engagement`, on
@@ -51,6 +66,7 @@ export async function rewriteDays(
   engagement: readonly EngagementRow[],
   gen: number,
   tag: string,
+  opts: RewriteOptions,
 ): Promise<{ fresh: number; applied: number; days: RewrittenDay[] }> {
   const node = server.node;
   const scratchTable = (kind: string) => `${tag}_${kind}`;
@@ -64,20 +80,29 @@ export async function rewriteDays(
   try {
     await memory(scratchTable('touch'), group);
     // stored rows of the days' current generation, and staged rows (one per id) not among them
-    const stored = (name: string) => `SELECT ${ROW} FROM ${ident(layout.events)} WHERE (site_id, day, gen) IN (SELECT site_id, day, old_gen FROM ${ident(name)} WHERE old_gen > 0)`;
+    const current = (name: string) => `(site_id, day, gen) IN (SELECT site_id, day, old_gen FROM ${ident(name)} WHERE old_gen > 0)`;
+    const kept = opts.without === undefined ? '' : ` AND ifNull(import_id, '') != ${lit(opts.without)}`;
+    const stored = (name: string) => `SELECT ${STORED_ROW} FROM ${ident(layout.events)} WHERE ${current(name)}${kept}`;
     const fresh = (name: string) =>
-      `SELECT ${ROW} FROM (SELECT ${ROW} FROM ${ident(stage)} WHERE (site_id, ${DAY_OF_TS}) IN ${days(name)} LIMIT 1 BY event_id) ` +
+      `SELECT ${ROW}, CAST(${opts.importId === null ? 'NULL' : lit(opts.importId)} AS Nullable(String)) AS import_id ` +
+      `FROM (SELECT ${ROW} FROM ${ident(stage)} WHERE (site_id, ${DAY_OF_TS}) IN ${days(name)} LIMIT 1 BY event_id) ` +
       `WHERE (site_id, event_id) NOT IN (SELECT site_id, event_id FROM (${stored(name)}))`;
-    const gains = new Map<string, { site_id: string; day: string; fresh: number }>();
-    const gainOf = (site: string, day: string) => gains.get(`${site}|${day}`) ?? gains.set(`${site}|${day}`, { site_id: site, day, fresh: 0 }).get(`${site}|${day}`)!;
+    const gains = new Map<string, { site_id: string; day: string; fresh: number; removed: number }>();
+    const gainOf = (site: string, day: string) =>
+      gains.get(`${site}|${day}`) ?? gains.set(`${site}|${day}`, { site_id: site, day, fresh: 0, removed: 0 }).get(`${site}|${day}`)!;
     for (const row of await node.query<{ site_id: string; d: string; n: number }>(`SELECT site_id, toString(${DAY_OF_TS}) AS d, count() AS n FROM (${fresh(scratchTable('touch'))}) GROUP BY site_id, d`))
       gainOf(row.site_id, row.d).fresh = Number(row.n);
+    if (opts.without !== undefined) {
+      const removed = `SELECT site_id, toString(day) AS d, count() AS n FROM ${ident(layout.events)} WHERE ${current(scratchTable('touch'))} AND import_id = ${lit(opts.without)} GROUP BY site_id, d`;
+      for (const row of await node.query<{ site_id: string; d: string; n: number }>(removed)) gainOf(row.site_id, row.d).removed = Number(row.n);
+    }
     const applied = engagement.length ? await engagementTargets(node, scratchTable, `${stored(scratchTable('touch'))} UNION ALL ${fresh(scratchTable('touch'))}`, engagement) : 0;
     if (applied) for (const row of await node.query<{ site_id: string; d: string }>(`SELECT DISTINCT site_id, toString(day) AS d FROM ${ident(scratchTable('add'))}`)) gainOf(row.site_id, row.d);
     if (gains.size === 0) return { fresh: 0, applied: 0, days: [] };
     const old = new Map(group.map((day) => [`${day.site_id}|${day.day}`, day.oldGen]));
     await memory(scratchTable('gain'), [...gains.values()].map((gain) => ({ site_id: gain.site_id, day: gain.day, oldGen: old.get(`${gain.site_id}|${gain.day}`) ?? 0 })));
     const freshRows = [...gains.values()].reduce((sum, gain) => sum + gain.fresh, 0);
+    const removedRows = [...gains.values()].reduce((sum, gain) => sum + gain.removed, 0);
 
     // every visitor day once, with the engagement added, sorted and cut into sessions; events and
     // sessions are both written from it
@@ -85,15 +110,23 @@ export async function rewriteDays(
     await node.command(`CREATE TABLE ${ident(scratchTable('vd'))} ENGINE = Memory AS ${visitorDaysSql(applied ? withEngagement(input, scratchTable('add')) : input)}`);
     await Promise.all([node.command(eventsSql(layout.events, scratchTable('vd'), gen)), node.command(sessionsSql(layout.sessions, scratchTable('vd'), gen))]);
     const newRows = (table: string) => `SELECT * FROM ${ident(table)} WHERE gen = ${lit(gen)} AND (site_id, day) IN ${days(scratchTable('gain'))}`;
-    await buildRollups(node, layout, scratchTable, newRows, gen, freshRows);
+    await buildRollups(node, layout, scratchTable, newRows, gen, freshRows + removedRows);
 
-    const stats = await node.query<{ site_id: string; d: string; n: number; f: number; l: number }>(
-      `SELECT site_id, toString(day) AS d, count() AS n, min(ts_ms) AS f, max(ts_ms) AS l FROM (${newRows(layout.events)}) GROUP BY site_id, d`,
+    const stats = new Map(
+      (
+        await node.query<{ site_id: string; d: string; n: number; f: number; l: number }>(
+          `SELECT site_id, toString(day) AS d, count() AS n, min(ts_ms) AS f, max(ts_ms) AS l FROM (${newRows(layout.events)}) GROUP BY site_id, d`,
+        )
+      ).map((row) => [`${row.site_id}|${row.d}`, row]),
     );
+    // a day an undo emptied is rewritten too: to nothing (its log row says 0 events)
     return {
       fresh: freshRows,
       applied,
-      days: stats.map((row) => ({ site_id: row.site_id, day: row.d, events: Number(row.n), firstMs: Number(row.f), lastMs: Number(row.l) })),
+      days: [...gains.values()].map((g) => {
+        const row = stats.get(`${g.site_id}|${g.day}`);
+        return { site_id: g.site_id, day: g.day, events: Number(row?.n ?? 0), firstMs: Number(row?.f ?? 0), lastMs: Number(row?.l ?? 0), added: g.fresh - g.removed };
+      }),
     };
   } finally {
     await dropAll();
@@ -183,14 +216,14 @@ async function engagementTargets(node: Shard['node'], scratchTable: (kind: strin
 
 /** `input`'s events (EventRow columns) with the engagement of `add` added to its pageviews, up to the cap. */
 function withEngagement(input: string, add: string): string {
-  const cols = EVENT_ROW_FIELDS.map((field) =>
+  const cols = [...EVENT_ROW_FIELDS, 'import_id'].map((field) =>
     field === 'engagement_time_ms' ? `least(engagement_time_ms + ifNull(a_add, 0), ${MAX_ENGAGEMENT_MS}) AS engagement_time_ms` : ident(field),
   );
   return `SELECT ${cols.join(', ')} FROM (${input}) AS i ANY LEFT JOIN (SELECT site_id AS a_site, event_id AS a_id, add AS a_add FROM ${ident(add)}) AS a ON a.a_site = i.site_id AND a.a_id = i.event_id`;
 }
 
 /** Event fields carried in a visitor day's array after the sort key (ts_ms, is-action, event_id). */
-const CARRIED: string[] = EVENT_ROW_FIELDS.filter((field) => !['ts_ms', 'event_id', 'site_id', 'tenant_id', 'visitor_key'].includes(field));
+const CARRIED: string[] = [...EVENT_ROW_FIELDS, 'import_id'].filter((field) => !['ts_ms', 'event_id', 'site_id', 'tenant_id', 'visitor_key'].includes(field));
 /** The position of a field in an array element (tuple): 1 ts_ms, 2 is-action, 3 event_id, then CARRIED. */
 const at = (element: string, field: string) =>
   field === 'ts_ms' ? `${element}.1` : field === 'event_id' ? `${element}.3` : `${element}.${CARRIED.indexOf(field) + 4}`;
@@ -260,3 +293,34 @@ function sessionsSql(sessions: string, visitorDays: string, gen: number): string
     `FROM ${ident(visitorDays)} ARRAY JOIN firsts AS fi, lasts AS li`;
   return `INSERT INTO ${ident(sessions)} (${columns.map(ident).join(', ')}) SELECT ${columns.map((column) => value[column]).join(', ')} FROM (${perSession})`;
 }
+
+/** Rows (staged and stored) one rewrite step of a server reads at most, roughly; a day is never split. */
+const GROUP_ROWS = 1_000_000;
+
+/** How many rows of each (site, day) a server stores at its current generation (the authority's facts). */
+export async function storedRows(authority: ClickHouseNode, shard: number, log: string, days: readonly ShardDay[]): Promise<Map<string, number>> {
+  const withOld = days.filter((d) => d.oldGen > 0);
+  if (withOld.length === 0) return new Map();
+  const rows = await authority.query<{ site_id: string; d: string; n: number }>(
+    `SELECT site_id, toString(day) AS d, argMax(events, gen) AS n FROM ${ident(log)} WHERE shard = ${lit(shard)} AND ${daysIn(withOld)} GROUP BY site_id, d`,
+  );
+  return new Map(rows.map((r) => [`${r.site_id}|${r.d}`, Number(r.n)]));
+}
+
+/** Days in groups of about GROUP_ROWS rows (staged and stored), a day never split. */
+export function* groupDays(days: readonly (ShardDay & { n: number })[], stored: Map<string, number>): Generator<ShardDay[]> {
+  let group: ShardDay[] = [];
+  let rows = 0;
+  for (const d of days) {
+    const n = d.n + (stored.get(`${d.site_id}|${d.day}`) ?? 0);
+    if (group.length && rows + n > GROUP_ROWS) {
+      yield group;
+      group = [];
+      rows = 0;
+    }
+    group.push({ site_id: d.site_id, day: d.day, oldGen: d.oldGen });
+    rows += n;
+  }
+  if (group.length) yield group;
+}
+

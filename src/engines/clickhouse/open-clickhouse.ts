@@ -7,6 +7,7 @@ import { ClickHouseEventStore, SCRATCH_PREFIX } from './clickhouse-event-store.j
 import type { Shard } from './commit-log.js';
 import { ClickHouseNode, errorCode } from './node.js';
 import { backfillActions, prepareActionsBackfill } from './clickhouse-actions-rollup.js';
+import { addLifecycleColumns, backfillCounts, finishLifecycle } from './clickhouse-lifecycle.js';
 import { ident, serverDdl, tableLayout, type TableLayout } from './schema.js';
 import { parseClickHouseUrl, redactClickHouseUrl } from './url.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
@@ -59,12 +60,14 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
   };
   let nums: number[];
   let backfill: boolean[];
+  let countsBackfill = false;
   try {
     nums = target.cluster ? await checkCluster(admin, target.cluster) : [1];
     for (const n of admin) await checkLayout(n, target.database, layout);
     backfill = [];
     for (const n of admin) backfill.push(await prepareActionsBackfill(n, target.database, layout));
     for (const n of admin) for (const sql of serverDdl(target.database, layout)) await n.command(sql);
+    for (const n of admin) countsBackfill = (await addLifecycleColumns(n, target.database, layout)) || countsBackfill;
     for (const n of admin) await dropStaleScratch(n, target.database);
   } catch (err) {
     await closeAll();
@@ -77,14 +80,18 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
   }
   await Promise.all(admin.map((n) => n.close().catch(() => undefined)));
   const shards = nodes.map((node, i) => ({ node, num: nums[i] }));
+  const parts = { coordinator: shards[0], shards, layout, commitLock: opts.commitLock ?? inProcessCommitLock() };
   try {
     // a database of the release before the actions rollup: built for its committed days
     for (const [i, s] of shards.entries()) if (backfill[i]) await backfillActions(s, shards[0].node, layout);
+    // one before the event counts: counted from its log
+    if (countsBackfill) await backfillCounts(parts);
+    // purges and deletions a process that died left unfinished
+    await finishLifecycle(parts);
   } catch (err) {
     await closeAll();
     throw err;
   }
-  const parts = { coordinator: shards[0], shards, layout, commitLock: opts.commitLock ?? inProcessCommitLock() };
   const store = new ClickHouseEventStore(parts);
   let closing: Promise<void> | undefined;
   return {

@@ -32,7 +32,10 @@ export const ROW_TYPES: Record<RowField, string> = {
 /** EventRow fields other than the leading site_id and ts_ms, in wire order. */
 export const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
 
-/** events columns in DDL order. */
+/**
+ * events columns in DDL order. import_id (the import that stored the event first; NULL for live
+ * collection) comes last: a database of the release before it gets the column added (ADD COLUMN appends).
+ */
 export const EVENT_COLUMNS: [string, string][] = [
   ['site_id', 'String'],
   ['day', 'Date'],
@@ -40,6 +43,7 @@ export const EVENT_COLUMNS: [string, string][] = [
   ['gen', 'UInt64'],
   ['session_id', 'String'],
   ...ROW_COLUMNS.map((c): [string, string] => [c, ROW_TYPES[c]]),
+  ['import_id', 'Nullable(String)'],
 ];
 
 /** The session attributes taken from a session's first event (StoredSession). */
@@ -109,10 +113,17 @@ export const ACTIONS_TABLE_COLUMNS: [string, string][] = [
   ['gen', 'UInt64'],
 ];
 
+/** Columns the commit log gained with the data lifecycle (a database of the release before gets them added). */
+export const LOG_LIFECYCLE_COLUMNS: [string, string][] = [
+  ['delta', 'Int64 DEFAULT 0'],
+  ['import_id', "String DEFAULT ''"],
+];
+
 /**
  * The commit log: one row per (site, day, shard) an import rewrote, with that shard's facts of the
- * day after it. Not partitioned, so one INSERT of all an import's rows is one part: visible all at
- * once or not at all.
+ * day after it (`import_id`: the import it was, '' for none). Not partitioned, so one INSERT of all an
+ * import's rows is one part: visible all at once or not at all. Rows of shard 0 are not days but
+ * records committed with them (commit-log.ts): event counts (`delta`), imports, lifecycle work.
  */
 export const DAYS_COLUMNS: [string, string][] = [
   ['site_id', 'String'],
@@ -123,6 +134,7 @@ export const DAYS_COLUMNS: [string, string][] = [
   ['first_ms', 'Int64'],
   ['last_ms', 'Int64'],
   ['committed_ms', 'Int64'],
+  ...LOG_LIFECYCLE_COLUMNS,
 ];
 
 export interface TableLayout {

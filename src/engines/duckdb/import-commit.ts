@@ -29,6 +29,8 @@ export interface CommitOptions {
   groupRows?: number;
   /** store the new events sorted by day (the input came in no time order) */
   sortByDay?: boolean;
+  /** the import's id, remembered by each event it stores (ImportOptions.importId) */
+  importId?: string;
 }
 
 /** An import ready to write: what it will change, and the tables writeImport copies into the store. */
@@ -66,7 +68,7 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
         await c.run(`CREATE OR REPLACE TEMP TABLE ${eng} AS SELECT s.* FROM ${engagement} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
       }
     }
-    const r = await prepareGroup(c, fresh, eng, `${stage}_${i}`, opts.sortByDay ?? false, writes);
+    const r = await prepareGroup(c, fresh, eng, `${stage}_${i}`, opts, writes);
     out.imported += r.imported;
     out.days.push(...r.days);
     out.engagement.applied += r.engagement.applied;
@@ -92,7 +94,7 @@ async function prepareGroup(
   fresh: string,
   eng: string | null,
   p: string,
-  sortByDay: boolean,
+  opts: CommitOptions,
   w: ImportWrites,
 ): Promise<CommitStats> {
   const v = `${p}_v`;
@@ -131,14 +133,16 @@ async function prepareGroup(
   await c.run(sessionEventsSql(src, sess, nowEvents));
   await c.run(sessionsSql(nowEvents, sessions));
   temps.push(sess, nowEvents, sessions);
-  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, beforeRows, days: v, freshEvents: fresh, prefix: p }, w);
+  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, beforeRows, days: v, titles: { add: fresh }, prefix: p }, w);
   if (beforeRows) temps.push(beforeRows);
 
-  const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : `f.${col}`)).join(', ');
+  const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);
+  const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');
   // Row groups that keep days apart let day-bounded reads skip the rest (zone maps). Input in time
   // order already comes so; shuffled input pays for a sort by day. Groups are runs of days, so
   // appending them in turn keeps the whole in day order.
-  addCopy(w, 'events', `SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`, [fresh, sess]);
+  addCopy(w, 'events', `SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${opts.sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`, [fresh, sess]);
+  await c.run(`INSERT INTO ${w.counts} ${monthCountsSql(fresh)}`);
   if (stored > 0) {
     await c.run(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
     await c.run(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
@@ -178,6 +182,10 @@ async function applyEngagement(c: DuckDBConnection, fresh: string, old: string |
   await c.run(`DROP TABLE ${adds}`);
   return { applied, dropped: total - applied };
 }
+
+/** Events of `events` (a table with site_id and day) per (site, UTC month): the rows of event_counts they add. */
+export const monthCountsSql = (events: string, sign = '') =>
+  `SELECT site_id, strftime(day, '%Y-%m') AS month, ${sign}count(*) AS events FROM ${events} GROUP BY site_id, month`;
 
 async function rows(c: DuckDBConnection, sql: string): Promise<unknown[][]> {
   return (await c.runAndReadAll(sql)).getRowsJS();

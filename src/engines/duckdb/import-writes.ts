@@ -42,6 +42,10 @@ export interface ImportWrites {
   titles: string;
   /** (site_id, day_ms) whose stored action rows are replaced by the action rows copied in */
   actionDays: string;
+  /** stored events removed: rid (rowid in events) */
+  deletes: string;
+  /** what event_counts gains (or loses, negative): site_id, month, events */
+  counts: string;
 }
 
 /** Creates the (empty) write tables of an import, named after `prefix`. */
@@ -55,6 +59,8 @@ export async function createImportWrites(c: DuckDBConnection, prefix: string): P
     titleKeys: `${prefix}_w_tkeys`,
     titles: `${prefix}_w_titles`,
     actionDays: `${prefix}_w_adays`,
+    deletes: `${prefix}_w_deletes`,
+    counts: `${prefix}_w_counts`,
   };
   const like = (table: string, from: string, cols = '*') => c.run(`CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${cols} FROM ${from} LIMIT 0`);
   await c.run(`CREATE OR REPLACE TEMP TABLE ${w.updates} (rid BIGINT, session_id VARCHAR, engagement_time_ms BIGINT)`);
@@ -63,6 +69,8 @@ export async function createImportWrites(c: DuckDBConnection, prefix: string): P
   await like(w.titleKeys, q(PAGE_TITLES_TABLE), TITLE_KEYS.join(', '));
   await like(w.titles, q(PAGE_TITLES_TABLE), PAGE_TITLES_COLUMNS.map(q).join(', '));
   await c.run(`CREATE OR REPLACE TEMP TABLE ${w.actionDays} (site_id VARCHAR, day_ms BIGINT)`);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${w.deletes} (rid BIGINT)`);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${w.counts} (site_id VARCHAR, month VARCHAR, events BIGINT)`);
   return w;
 }
 
@@ -108,4 +116,8 @@ export async function applyImportWrites(c: DuckDBConnection, w: ImportWrites): P
   await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${titleCols}) SELECT ${titleCols} FROM ${w.titles}`);
   await c.run(`DELETE FROM ${q(ACTIONS_TABLE)} r USING ${w.actionDays} dd WHERE ${onDays('r')}`);
   await copy(q(ACTIONS_TABLE), 'actions');
+  // after the updates: they address stored events by rowid, which a delete leaves as they are
+  await c.run(`DELETE FROM events USING ${w.deletes} d WHERE events.rowid = d.rid`);
+  await c.run(`INSERT INTO event_counts SELECT site_id, month, sum(events) FROM ${w.counts} GROUP BY site_id, month
+    ON CONFLICT (site_id, month) DO UPDATE SET events = event_counts.events + excluded.events`);
 }

@@ -89,8 +89,12 @@ export interface RollupDelta {
   beforeRows: string | null;
   /** (site_id, day) of every touched visitor-day (duplicates allowed) */
   days: string;
-  /** the import's new events (EventRow columns + day), for page titles */
-  freshEvents: string;
+  /**
+   * Page titles: `add`, the import's new events (EventRow columns + day), merged into the stored rows
+   * (events only added: the new maximum is the stored one's or theirs); or `rebuild`, every event the
+   * touched days keep (events removed: their rows are computed again from those)
+   */
+  titles: { add: string } | { rebuild: string };
   prefix: string;
 }
 
@@ -105,7 +109,8 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   const now = await buildRollupRows(c, d.now, `${p}_now`);
   await prepareDayDelta(c, ROLLUPS, { now, before: d.beforeRows, dayMs }, w, 'rollups', w.rollupDays);
-  await preparePageTitles(c, d.freshEvents, p, w);
+  if ('add' in d.titles) await preparePageTitles(c, d.titles.add, p, w);
+  else await rebuildPageTitles(c, d.titles.rebuild, dayMs, p, w);
   await prepareActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
@@ -132,6 +137,15 @@ async function preparePageTitles(c: DuckDBConnection, fresh: string, p: string, 
     SELECT ${TITLE_KEYS.join(', ')}, max(ts_ms) AS ts_ms, arg_max(event_id, ${order}) AS event_id, arg_max(page_title, ${order}) AS page_title
     FROM (SELECT ${cols} FROM ${t} s SEMI JOIN ${p}_titles n ON ${match} UNION ALL SELECT ${cols} FROM ${p}_titles)
     GROUP BY ${TITLE_KEYS.join(', ')}`);
+}
+
+/** Page titles of the days of `dayMs` (site_id, day_ms) from `events` (what those days keep), replacing their stored rows. */
+async function rebuildPageTitles(c: DuckDBConnection, events: string, dayMs: string, p: string, w: ImportWrites): Promise<void> {
+  const titles = compilePageTitlesBuild(duckdbDialect, { events });
+  const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+  await runCompiled(c, `INSERT INTO ${w.titles} (${cols}) ${titles.sql}`, titles.params);
+  await c.run(`INSERT INTO ${w.titleKeys} SELECT ${TITLE_KEYS.map((k) => `s.${k}`).join(', ')} FROM ${q(PAGE_TITLES_TABLE)} s
+    SEMI JOIN ${dayMs} dd ON s.site_id = dd.site_id AND s.day_ms = dd.day_ms`);
 }
 
 /** Stored events per build step when a whole store is rolled up (bounded memory). */

@@ -21,17 +21,40 @@ export const ROW_TYPES: Record<(typeof EVENT_ROW_FIELDS)[number], string> = {
 
 const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
 
-/** events = EventRow + day (UTC) + session_id; the leading columns are the read order. */
+/**
+ * events = EventRow + day (UTC) + session_id + import_id (the import that stored the event first; null
+ * for live collection). The leading columns are the read order; import_id comes last because a store of
+ * the release before it gets the column added (ensureLifecycleTables), and ADD COLUMN appends.
+ */
 export const EVENTS_DDL = `CREATE TABLE IF NOT EXISTS events (
   site_id VARCHAR NOT NULL,
   day DATE NOT NULL,
   ts_ms BIGINT NOT NULL,
   session_id VARCHAR NOT NULL,
-  ${ROW_COLUMNS.map((c) => `${c} ${ROW_TYPES[c]}`).join(',\n  ')}
+  ${ROW_COLUMNS.map((c) => `${c} ${ROW_TYPES[c]}`).join(',\n  ')},
+  import_id VARCHAR
 )`;
 
 /** Column list of events in DDL order, for INSERT ... SELECT. */
-export const EVENTS_COLUMNS = ['site_id', 'day', 'ts_ms', 'session_id', ...ROW_COLUMNS];
+export const EVENTS_COLUMNS = ['site_id', 'day', 'ts_ms', 'session_id', ...ROW_COLUMNS, 'import_id'];
+
+/**
+ * Events stored per (site, UTC month of the event's timestamp, `YYYY-MM`): moved in the transaction
+ * that stores or removes the events, so reading usage never scans events. A purge leaves them.
+ */
+export const EVENT_COUNTS_DDL = `CREATE TABLE IF NOT EXISTS event_counts (
+  site_id VARCHAR NOT NULL,
+  month VARCHAR NOT NULL,
+  events BIGINT NOT NULL,
+  PRIMARY KEY (site_id, month)
+)`;
+
+/** Every committed import that carried an id, so that undoing an unknown id can be told from undoing one twice. */
+export const IMPORTS_DDL = `CREATE TABLE IF NOT EXISTS imports (
+  import_id VARCHAR PRIMARY KEY,
+  committed_ms BIGINT NOT NULL,
+  imported BIGINT NOT NULL
+)`;
 
 /** sessions = StoredSession (src/domain/events.ts). */
 export const SESSIONS_DDL = `CREATE TABLE IF NOT EXISTS sessions (

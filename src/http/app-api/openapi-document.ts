@@ -7,6 +7,7 @@ import { errorResponseName } from '../openapi/error-responses.js';
 import { license, PACKAGE_VERSION } from '../openapi/finish-document.js';
 import { hoistTitledSchemas } from '../openapi/hoist-components.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
+import { DASHBOARD_READ_PATHS } from './dashboard-reads.js';
 import { securityOf, type AppRouteDefinition } from './define-app-route.js';
 import { ManageErrorEnvelope } from './schemas.js';
 import { SESSION_COOKIE } from './session-cookie.js';
@@ -34,6 +35,13 @@ const DESCRIPTION = [
   'any such request whose browser sends `Origin` must come from the server\'s own origin. Otherwise 403 and nothing changes.',
   'The role is checked before the body (403 before 422). A workspace or resource the caller may not see is 404, as an unknown one is.',
   'Each session may make 20 requests a second (429 with Retry-After past it).',
+  '',
+  "**The dashboard's reads** are not listed below: they are the read API's GET operations that name a site, served again under",
+  '`/app/api` with the same path after the prefix, query parameters, answers (CSV included) and error codes as in `/openapi.json`:',
+  DASHBOARD_READ_PATHS.map((p) => `\`GET ${p}\``).join(', ') + '.',
+  'They are entered with the session cookie instead of a token: a member of the site\'s workspace, whatever the role, reads it; any other',
+  "site answers 403 `FORBIDDEN` exactly as /v1 answers a site the token may not read. They are not metered (`meta.units_charged` 0), follow the",
+  "plan's dashboard rules (`GET /app/api/sites/{site_id}` gives them) instead of its API policy, and count against the same 20 requests a second.",
   '',
   '| Code | HTTP | Meaning |',
   '|---|---|---|',

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../services/deps.js';
 import { dummyHash } from '../../services/people/sign-in.js';
 import { appApiDeps } from './app-api-deps.js';
+import { registerDashboardReads } from './dashboard-reads.js';
 import { registerAppApiErrors, RouteMethods } from './app-api-errors.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import { registerAppRoute, type AppRouteDefinition } from './define-app-route.js';
@@ -26,6 +27,7 @@ export async function registerAppApi(app: FastifyInstance, deps: AppDeps, routes
         registerAppRoute(scope, d, def);
         methods.add(APP_API_PREFIX + def.url, def.method);
       }
+      await registerDashboardReads(scope, d, methods);
       let doc: Record<string, unknown> | undefined;
       scope.get('/openapi.json', { schema: { hide: true } }, async () => (doc ??= appApiDocument(routes)));
       methods.add(`${APP_API_PREFIX}/openapi.json`, 'GET');

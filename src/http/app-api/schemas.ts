@@ -8,6 +8,7 @@ import { ROLES } from '../../domain/roles.js';
 import { GOAL_INTENTS } from '../../ports/catalog-store.js';
 import { TOKEN_SCOPES } from '../../domain/access.js';
 import { MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
+import { DASHBOARD_SURFACES } from '../../domain/product.js';
 
 export function Enum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnion<TLiteral<T[number]>[]> {
   return Type.Union(values.map((v) => Type.Literal(v)), options);
@@ -187,6 +188,52 @@ export const UsageSchema = Type.Object(
     reset_at: DateTime,
   },
   { title: 'ApiUsage' },
+);
+
+export const DashboardRulesSchema = Type.Object(
+  {
+    surfaces: Type.Array(Enum(DASHBOARD_SURFACES, { title: 'DashboardSurface' }), { description: 'The surfaces the plan\'s dashboard reads; the rest answer 403 FORBIDDEN' }),
+    hourly: Type.Boolean({ description: 'interval=hour' }),
+    csv: Type.Boolean({ description: 'Accept: text/csv on the metrics routes' }),
+    retention_days: Nullable(Type.Integer({ minimum: 0, description: 'Readable days back from today; null: no limit' })),
+    max_range_days: Nullable(Type.Integer({ minimum: 0, description: 'The longest range; null: no limit' })),
+    row_limit: Type.Integer({ minimum: 1, description: 'The largest `limit` of a breakdown or a report' }),
+  },
+  { title: 'DashboardRules', description: "The plan's dashboard policy: what the dashboard's reads of this workspace's sites (/app/api/v1/...) may ask" },
+);
+
+export const WorkspaceDetailsSchema = Type.Object(
+  {
+    workspace: WorkspaceSummarySchema,
+    dashboard: DashboardRulesSchema,
+    plan: Type.Object(
+      {
+        api_tokens: Type.Boolean({ description: 'The plan lets the workspace have API tokens (the read API, /v1)' }),
+        max_users: Nullable(Type.Integer({ minimum: 0, description: 'Seats: members plus open invitations; null: unlimited' })),
+        max_sites: Nullable(Type.Integer({ minimum: 0, description: 'null: unlimited' })),
+      },
+      { title: 'PlanAllowances' },
+    ),
+  },
+  { title: 'WorkspaceDetails' },
+);
+
+export const SiteDashboardSchema = Type.Object(
+  {
+    site: SiteRecordSchema,
+    workspace: WorkspaceSummarySchema,
+    dashboard: DashboardRulesSchema,
+    tracker_script_url: Type.String({ description: "The collection script of this server (FOOTFALL_PUBLIC_URL + /js/script.js): the site's pages load it with data-domain set to one of its hostnames" }),
+  },
+  { title: 'SiteDashboard' },
+);
+
+export const LiveVisitorsSchema = Type.Object(
+  {
+    visitors: Type.Integer({ minimum: 0, description: 'Distinct visitors (human traffic) with an event in the last 5 minutes' }),
+    last_event_at: Nullable(Type.String({ format: 'date-time', description: "The site's newest stored event; null: none yet" })),
+  },
+  { title: 'LiveVisitors' },
 );
 
 export const ManageErrorEnvelope = Type.Object(

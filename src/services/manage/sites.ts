@@ -1,13 +1,13 @@
 // Sites of a workspace: everyone may list them (the dashboards need them); admins and owners create
 // and change them, and verify their domain scope. The plan's site limit is kept by the store, under a
 // workspace lock; the ownership rules (scopes, patterns, proofs) by the store and verify-site.ts.
-import type { CatalogStore, DomainProof, Site, SiteOwnership, SitePatch } from '../../ports/catalog-store.js';
+import type { CatalogStore, DomainProof, NewSite, Site, SiteOwnership, SitePatch } from '../../ports/catalog-store.js';
 import type { DnsTxtResolver } from '../../ports/dns-txt-resolver.js';
 import { verifySite, type SiteVerification } from '../ownership/verify-site.js';
 import { notFound, requireRole, type ManageDeps, type WorkspaceAccess } from './access.js';
 
 /** What a new site is made of: the store's createSite input but for the workspace, which the access names. */
-export type SiteInput = Omit<Parameters<CatalogStore['createSite']>[0], 'workspaceId'>;
+export type SiteInput = Omit<NewSite, 'workspaceId'>;
 
 export type { SitePatch };
 
@@ -48,6 +48,12 @@ export function scopeProof(ownership: SiteOwnership): DomainProof | undefined {
 export async function listSites(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess): Promise<SiteView[]> {
   requireRole(access, 'viewer');
   return siteViews(deps.catalog, access.workspace.id);
+}
+
+/** One site as a member of its workspace sees it, whatever their role (the dashboard's frame reads it). */
+export async function getSite(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess & { site: Site }): Promise<SiteView> {
+  requireRole(access, 'viewer');
+  return viewOf(deps.catalog, access.site);
 }
 
 export async function createSite(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess, input: SiteInput): Promise<SiteView> {

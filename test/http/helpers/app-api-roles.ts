@@ -67,6 +67,7 @@ export const ROLE_TABLE: Record<string, Entry> = {
   'POST /sign-in-links/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { sign_in: await link(w, 'sign_in') } }) },
   'GET /workspaces': { expect: SIGNED_IN },
   'POST /workspaces': { expect: [201, 201, 201, 201, 401], setup: async () => ({ body: { name: 'Mine' } }) },
+  'GET /workspaces/:workspace_id': { expect: ANY_READ },
   'PATCH /workspaces/:workspace_id': { expect: OWNER_ONLY, setup: async () => ({ body: { name: 'Renamed' } }) },
   'GET /workspaces/:workspace_id/usage': { expect: ADMIN_READ },
   'GET /workspaces/:workspace_id/members': { expect: ADMIN_READ },
@@ -96,6 +97,8 @@ export const ROLE_TABLE: Record<string, Entry> = {
     await w.h.catalog.markDomainVerified(w.ws, domain);
     return { params: { site_id: s.id } };
   } },
+  'GET /sites/:site_id': { expect: ANY_READ, setup: async (w) => ({ params: { site_id: await site(w) } }) },
+  'GET /sites/:site_id/live': { expect: ANY_READ, setup: async (w) => ({ params: { site_id: await site(w) } }) },
   'GET /workspaces/:workspace_id/tenants': { expect: ANY_READ },
   'POST /workspaces/:workspace_id/tenants': { expect: ADMIN_CREATE, setup: async (w) => ({ body: { site_id: await site(w), slug: 'north', name: 'North' } }) },
   'PATCH /tenants/:tenant_id': { expect: ADMIN_CHANGE, setup: async (w) => {
@@ -128,3 +131,23 @@ export const ROLE_TABLE: Record<string, Entry> = {
 async function goal(w: World) {
   return w.h.catalog.createGoal({ siteId: await site(w), name: 'G', type: 'PAGEVIEW_MATCH', intent: 'content', pattern: '/blog/*', filters: {} });
 }
+
+/**
+ * The dashboard's reads (/app/api/v1/..., the read routes that name a site), keyed by their /v1 path:
+ * every member of the site's workspace reads it; a person of another workspace gets /v1's 403 for a site
+ * it may not read (not the management API's 404); no session, 401. A read route served there without an
+ * entry fails route-security.test.ts.
+ */
+const MEMBER_READ: Entry['expect'] = [200, 200, 200, 403, 401];
+const siteQuery = (extra = '') => async (w: World) => ({ query: `?site_id=${await site(w)}${extra}` });
+export const DASHBOARD_READ_ROLES: Record<string, Entry> = {
+  'GET /v1/metrics/timeseries': { expect: MEMBER_READ, setup: siteQuery() },
+  'GET /v1/metrics/breakdown': { expect: MEMBER_READ, setup: siteQuery('&dimension=page') },
+  'GET /v1/reports/overview': { expect: MEMBER_READ, setup: siteQuery() },
+  'GET /v1/reports/acquisition': { expect: MEMBER_READ, setup: siteQuery() },
+  'GET /v1/reports/actions': { expect: MEMBER_READ, setup: siteQuery() },
+  'GET /v1/reports/content': { expect: MEMBER_READ, setup: siteQuery() },
+  'GET /v1/goals/conversions': { expect: MEMBER_READ, setup: siteQuery() },
+  'GET /v1/tenants': { expect: MEMBER_READ, setup: siteQuery() },
+  'GET /v1/goals': { expect: MEMBER_READ, setup: siteQuery() },
+};

@@ -1,11 +1,12 @@
 // The management API under /app/api (people, workspaces, sites, settings): JSON in and out with the
-// session cookie, the CSRF token on every change. Its shapes are written here from the design of that
-// API until its own typed client is generated from /app/api/openapi.json.
-import { failureOf, fetchOrFailure, type Result } from './read.js';
+// session cookie, the CSRF token on every change. Its shapes are written here from its OpenAPI document
+// (/app/api/openapi.json); the dashboard's reads of numbers go through read.ts instead.
+import { failureOf, fetchOrFailure, fetchPatiently, type Result } from './read.js';
 
 export const APP_API = '/app/api';
 
 export type Role = 'owner' | 'admin' | 'viewer';
+export type Plan = 'free' | 'starter' | 'pro' | 'enterprise';
 export interface User {
   user_id: string;
   email: string;
@@ -14,7 +15,7 @@ export interface User {
 export interface WorkspaceSummary {
   workspace_id: string;
   name: string;
-  plan: string;
+  plan: Plan;
   role: Role;
 }
 export interface SessionState {
@@ -22,13 +23,56 @@ export interface SessionState {
   csrf_token: string;
   workspaces: WorkspaceSummary[];
 }
+export interface DnsRecord {
+  name: string;
+  type: 'TXT';
+  value: string;
+}
+export interface DomainProof {
+  domain: string;
+  verified: boolean;
+  verified_at: string | null;
+  claimed_by_another_workspace: boolean;
+  verification: DnsRecord;
+}
+export type Profile = 'strict' | 'extended';
 export interface SiteRecord {
   site_id: string;
   workspace_id: string;
   name: string;
   hostnames: string[];
   status: 'ACTIVE' | 'SUSPENDED';
-  collection_profile: 'strict' | 'extended';
+  collection_profile: Profile;
+  collection_profile_effective_at: string | null;
+  created_at: string;
+  domain_scope: string | null;
+  hostname_patterns: string[];
+  domains: DomainProof[];
+  released_hostnames: { hostname: string; released_at: string }[];
+}
+/** The plan's dashboard rules: what the reads under /app/api/v1 may ask (the server applies the same). */
+export interface DashboardRules {
+  surfaces: string[];
+  hourly: boolean;
+  csv: boolean;
+  retention_days: number | null;
+  max_range_days: number | null;
+  row_limit: number;
+}
+export interface SiteDashboard {
+  site: SiteRecord;
+  workspace: WorkspaceSummary;
+  dashboard: DashboardRules;
+  tracker_script_url: string;
+}
+export interface WorkspaceDetails {
+  workspace: WorkspaceSummary;
+  dashboard: DashboardRules;
+  plan: { api_tokens: boolean; max_users: number | null; max_sites: number | null };
+}
+export interface LiveVisitors {
+  visitors: number;
+  last_event_at: string | null;
 }
 
 let csrfToken: string | null = null;
@@ -38,7 +82,8 @@ export async function manage<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', pat
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
-  const res = await fetchOrFailure(APP_API + path, {
+  // a read waits out a full rate window; a change is answered as it came (nothing was changed)
+  const res = await (method === 'GET' ? fetchPatiently : fetchOrFailure)(APP_API + path, {
     method,
     headers,
     credentials: 'same-origin',
@@ -52,6 +97,9 @@ export async function manage<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', pat
   return { ok: true, data };
 }
 
+/** A path segment of an id as the URL carries it. */
+export const seg = encodeURIComponent;
+
 export function readSession(): Promise<Result<SessionState>> {
   return manage<SessionState>('GET', '/session');
 }
@@ -59,4 +107,9 @@ export function readSession(): Promise<Result<SessionState>> {
 export async function signOut(): Promise<void> {
   await manage('DELETE', '/session');
   location.assign('/app');
+}
+
+/** Where a page that needs a session sends a person without one: the sign-in, then back here. */
+export function toSignIn(): void {
+  location.assign(`/app?next=${encodeURIComponent(location.pathname + location.search)}`);
 }

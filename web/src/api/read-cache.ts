@@ -1,14 +1,23 @@
 // One request per distinct read while the page is open: the tile and the chart that show the same
 // series share one answer, and back/forward redraws a view already seen without asking again. A failure
-// that may pass (no connection, 429, 5xx) is not kept.
+// that may pass (no connection, 429, 5xx) is not kept. refreshReads() forgets every answer and asks
+// again (the first event of a new site arrived): the read keys carry an epoch that it moves on.
+import { signal } from '@preact/signals';
 import { queryString, read, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
 import type { Reader } from './reader.js';
 
 const MAX_ENTRIES = 200;
 const cache = new Map<string, Promise<Result<unknown>>>();
+const epoch = signal(0);
 
+/** The key of a read (components re-read when it changes; reading it in a render subscribes to the epoch). */
 export function readKey(path: string, query: object): string {
-  return path + queryString(query);
+  return `${epoch.value}:${path}${queryString(query)}`;
+}
+
+export function refreshReads(): void {
+  cache.clear();
+  epoch.value++;
 }
 
 export function cachedRead<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>): Promise<Result<ReadBody<P>>> {

@@ -57,9 +57,26 @@ export async function fetchOrFailure(url: string, init: RequestInit): Promise<Re
   }
 }
 
+const PATIENCE = { tries: 3, maxWaitSeconds: 5 };
+
+/**
+ * A GET that waits out a 429 (its Retry-After, a few seconds at most) and asks again, twice at most:
+ * the dashboard's reads share one window of requests per session, and a quick succession of views can
+ * fill it for a moment. Anything else is answered as it came.
+ */
+export async function fetchPatiently(url: string, init: RequestInit): Promise<Response | Failure> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetchOrFailure(url, init);
+    if (!(res instanceof Response) || res.status !== 429 || attempt === PATIENCE.tries) return res;
+    const wait = Number(res.headers.get('retry-after'));
+    if (!Number.isFinite(wait) || wait > PATIENCE.maxWaitSeconds) return res;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 1) * 1000));
+  }
+}
+
 /** GET a read route. Throws only when the signal aborts it (a newer state replaced the request). */
 export async function read<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>, signal?: AbortSignal): Promise<Result<ReadBody<P>>> {
-  const res = await fetchOrFailure(reader.base + path + queryString(query), requestInit(reader, 'application/json', signal));
+  const res = await fetchPatiently(reader.base + path + queryString(query), requestInit(reader, 'application/json', signal));
   if (!(res instanceof Response)) return { ok: false, error: res };
   if (res.status !== 200) {
     const error = await failureOf(res);

@@ -5,7 +5,7 @@ import { cachedRead, readKey } from '../api/read-cache.js';
 import type { ReadBody } from '../api/read.js';
 import { Problem, Skeleton, UpgradeNote } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
-import { surfaceEnabled, type PanelContext } from './context.js';
+import { surfaceState, type PanelContext } from './context.js';
 import { formatCount, formatExact } from './format.js';
 import { NotFilteredNote, reportQuery } from './report-scope.js';
 import { LockedSections } from './locked-sections.js';
@@ -19,13 +19,15 @@ function actionLabel(a: Action): string {
 }
 
 export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
-  const enabled = surfaceEnabled(ctx.product, 'actions');
+  const surface = surfaceState(ctx.product, 'actions');
+  // asked at once, the plan's rules alongside: a refusal they then explain is not shown
+  const enabled = surface !== 'closed';
   const query = reportQuery(ctx.params);
   const read = useRead(enabled ? readKey('/v1/reports/actions', query) : null, () => cachedRead(ctx.reader, '/v1/reports/actions', query));
   const result = shown(read);
   let body;
-  if (!enabled) body = <UpgradeNote what="Actions" />;
-  else if (!result) body = <Skeleton rows={6} label="actions" />;
+  if (surface === 'closed') body = <UpgradeNote what="Actions" plans="the Starter, Pro and Enterprise plans" />;
+  else if (!result || surface === 'pending') body = <Skeleton rows={6} label="actions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;
   else {
     const actions = result.data.current.actions;
@@ -63,7 +65,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="actions-title">Actions</h2>
       </header>
-      <div class={`list-body${read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={enabled && read.status === 'loading'}>
+      <div class={`list-body${enabled && read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && read.status === 'loading')}>
         {body}
       </div>
     </section>

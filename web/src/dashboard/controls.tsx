@@ -1,7 +1,7 @@
 // The bar above the numbers: period, compare, traffic class and tenant. Each writes the URL.
 import { cachedRead, readKey } from '../api/read-cache.js';
 import { shown, useRead } from '../ui/use-read.js';
-import { surfaceEnabled, type PanelContext } from './context.js';
+import { surfaceState, type PanelContext } from './context.js';
 import { DatePicker } from './date-picker.js';
 import { periodOf, TRAFFIC, type Traffic } from './query.js';
 import type { Day } from './periods.js';
@@ -32,7 +32,7 @@ export function Controls({ ctx, today, tenantPicker }: { ctx: PanelContext; toda
           ))}
         </select>
       </label>
-      {tenantPicker && surfaceEnabled(ctx.product, 'tenants') ? <TenantPicker ctx={ctx} /> : null}
+      {tenantPicker && surfaceState(ctx.product, 'tenants') !== 'closed' ? <TenantPicker ctx={ctx} /> : null}
     </div>
   );
 }
@@ -42,8 +42,9 @@ function TenantPicker({ ctx }: { ctx: PanelContext }) {
   const query = { site_id: ctx.siteId };
   const result = shown(useRead(readKey('/v1/tenants', query), () => cachedRead(ctx.reader, '/v1/tenants', query)));
   const { state } = ctx;
-  // No tenants, or a plan without them: nothing to pick. A chosen tenant stays visible in any case.
-  const tenants = result?.ok ? result.data.items : [];
+  // No tenants, or a plan without them (asked with its rules still on their way): nothing to pick. A
+  // chosen tenant stays visible in any case.
+  const tenants = result?.ok && surfaceState(ctx.product, 'tenants') === 'open' ? result.data.items : [];
   if (tenants.length === 0 && !state.tenantId) return null;
   const known = tenants.some((t) => t.tenant_id === state.tenantId);
   return (

@@ -1,20 +1,22 @@
 // A site's dashboard: controls, filters, tiles, chart, top lists, actions and goals. The same component
 // serves the dashboard (session reader), the embed and the share page (bearer readers, less chrome).
-// Every read starts in the same pass (no read waits for another); the plan (/v1/me) only changes what
-// is offered (hour interval, CSV, upgrade notes), never what is asked of the other reads.
-import { useMemo } from 'preact/hooks';
+// Every read starts in the same pass (no read waits for another); the plan's rules (given by the page,
+// or read from /v1/me) only change what is offered (hour interval, CSV, upgrade notes), never what is
+// asked of the other reads.
+import { useMemo, useRef } from 'preact/hooks';
 import { cachedRead, readKey } from '../api/read-cache.js';
 import type { Reader } from '../api/reader.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { ActionsPanel } from './actions-panel.js';
 import { Chart } from './chart.js';
-import { dashboardProduct, UNKNOWN_PRODUCT, type PanelContext } from './context.js';
+import { dashboardProduct, UNKNOWN_PRODUCT, type DashboardProduct, type PanelContext } from './context.js';
 import { Controls } from './controls.js';
 import { TOP_LISTS } from './dimensions.js';
 import { FilterBar } from './filter-bar.js';
 import { GoalsPanel } from './goals-panel.js';
 import { todayUtc } from './periods.js';
 import { commonParams } from './query.js';
+import { useReadyMark } from './ready-mark.js';
 import { Tiles } from './tiles.js';
 import { TopList } from './top-list.js';
 import { dashboardState } from './url-state.js';
@@ -24,6 +26,8 @@ export interface DashboardProps {
   siteId: string;
   /** the reader may read the workspace's plan and the site's tenants (an embed token may not) */
   workspaceReads: boolean;
+  /** the plan's rules when the page has them (the signed-in dashboard); absent: read /v1/me when workspaceReads */
+  product?: DashboardProduct;
   /** a tenant the reader is sealed to (an embed token's): every read names it, and no picker is shown */
   sealedTenantId?: string | null;
   /** the site's name, for CSV file names */
@@ -32,18 +36,20 @@ export interface DashboardProps {
 
 const NO_QUERY = {};
 
-export function Dashboard({ reader, siteId, workspaceReads, sealedTenantId = null, siteName }: DashboardProps) {
+export function Dashboard({ reader, siteId, workspaceReads, product: given, sealedTenantId = null, siteName }: DashboardProps) {
   const today = useMemo(() => todayUtc(), []);
-  const me = useRead(workspaceReads ? readKey('/v1/me', NO_QUERY) : null, () => cachedRead(reader, '/v1/me', NO_QUERY));
+  const root = useRef<HTMLDivElement>(null);
+  useReadyMark(root);
+  const me = useRead(workspaceReads && !given ? readKey('/v1/me', NO_QUERY) : null, () => cachedRead(reader, '/v1/me', NO_QUERY));
   const meResult = shown(me);
-  const product = meResult?.ok ? dashboardProduct(meResult.data) : UNKNOWN_PRODUCT;
+  const product = given ?? (meResult?.ok ? dashboardProduct(meResult.data) : UNKNOWN_PRODUCT);
   const url = dashboardState.value;
   const state = sealedTenantId ? { ...url, tenantId: sealedTenantId } : url;
   const params = commonParams(state, siteId, today);
   const stem = (siteName ?? siteId).replace(/[^\w.-]+/g, '_');
   const ctx: PanelContext = { reader, siteId, state, params, product, fileStem: `${stem}-${params.from}-${params.to}` };
   return (
-    <div class="dashboard">
+    <div class="dashboard" ref={root}>
       <p id="filter-hint" class="sr-only">
         Choosing a row filters the whole page by it.
       </p>

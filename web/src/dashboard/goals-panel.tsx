@@ -3,14 +3,16 @@
 import { cachedRead, readKey } from '../api/read-cache.js';
 import { Problem, Skeleton, UpgradeNote } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
-import { surfaceEnabled, type PanelContext } from './context.js';
+import { surfaceState, type PanelContext } from './context.js';
 import { formatCount, formatExact } from './format.js';
 import { NotFilteredNote, reportQuery } from './report-scope.js';
 
 const rate = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
 
 export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
-  const enabled = surfaceEnabled(ctx.product, 'goals');
+  const surface = surfaceState(ctx.product, 'goals');
+  // asked at once, the plan's rules alongside: a refusal they then explain is not shown
+  const enabled = surface !== 'closed';
   const query = reportQuery(ctx.params);
   const listQuery = { site_id: ctx.siteId };
   const conversions = useRead(enabled ? readKey('/v1/goals/conversions', query) : null, () => cachedRead(ctx.reader, '/v1/goals/conversions', query));
@@ -20,8 +22,8 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
   const list = shown(goals);
   if (list?.ok) for (const g of list.data.items) names.set(g.goalId, g.name);
   let body;
-  if (!enabled) body = <UpgradeNote what="Goal conversions" />;
-  else if (!result) body = <Skeleton rows={4} label="goal conversions" />;
+  if (surface === 'closed') body = <UpgradeNote what="Goal conversions" plans="the Pro and Enterprise plans" />;
+  else if (!result || surface === 'pending') body = <Skeleton rows={4} label="goal conversions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;
   else if (result.data.current.goals.length === 0) body = <p class="empty">No goals are configured for this site.</p>;
   else {
@@ -53,9 +55,9 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="goals-title">Goal conversions</h2>
       </header>
-      <div class={`list-body${conversions.status === 'loading' && result ? ' stale' : ''}`} aria-busy={enabled && conversions.status === 'loading'}>
+      <div class={`list-body${enabled && conversions.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && conversions.status === 'loading')}>
         {body}
-        {enabled && result?.ok ? <NotFilteredNote state={ctx.state} /> : null}
+        {surface === 'open' && result?.ok ? <NotFilteredNote state={ctx.state} /> : null}
       </div>
     </section>
   );

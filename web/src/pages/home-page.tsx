@@ -46,14 +46,26 @@ function WorkspaceSites({ workspace }: { workspace: SessionState['workspaces'][n
         <h2 id={headingId}>
           {workspace.name} <span class="muted">{workspace.plan}</span>
         </h2>
-        {workspace.role !== 'viewer' ? <a href={`/app/settings/${encodeURIComponent(workspace.workspace_id)}/sites`}>Settings</a> : null}
+        {workspace.role !== 'viewer' ? (
+          <a href={`/app/settings/${encodeURIComponent(workspace.workspace_id)}/sites`} aria-label={`Settings of ${workspace.name}`}>
+            Settings
+          </a>
+        ) : null}
       </header>
       {!sites ? (
         <Skeleton rows={2} label={`${workspace.name} sites`} />
       ) : !sites.ok ? (
         <Problem failure={sites.error} />
       ) : sites.data.sites.length === 0 ? (
-        <p class="empty">No sites yet.</p>
+        <p class="empty">
+          No sites yet.
+          {workspace.role !== 'viewer' ? (
+            <>
+              {' '}
+              <a href={`/app/settings/${encodeURIComponent(workspace.workspace_id)}/sites`}>Add the first one</a>.
+            </>
+          ) : null}
+        </p>
       ) : (
         <ul class="site-list">
           {sites.data.sites.map((s) => (

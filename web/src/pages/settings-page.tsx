@@ -1,88 +1,92 @@
-// /app/settings/<workspace_id>/<section>: a workspace's sites, tenants, goals, tokens, members and
-// usage over the management API, for its owners and admins (the API refuses viewers with 403, shown
-// in words). Thin on purpose: lists, and the forms that create what the command line creates.
-import { manage, readSession } from '../api/manage.js';
+// /app/settings/<workspace_id>/<section>: a workspace's sites, tenants, goals, API tokens, members and
+// usage over the management API, for its owners and admins. A viewer is told in words that settings
+// are not for their role (and sees no link to them anywhere); a plan without a part says so instead
+// of failing. Each section is its own module under settings/ (embed keys and share links: embeds-settings).
+import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { readSession, seg, toSignIn, type WorkspaceDetails } from '../api/manage.js';
+import { EmbedsSettings } from '../settings/embeds-settings.js';
+import { GoalsSettings } from '../settings/goals-settings.js';
+import { useManaged } from '../settings/kit.js';
+import { MembersSettings } from '../settings/members-settings.js';
+import { SitesSettings } from '../settings/sites-settings.js';
+import { TenantsSettings } from '../settings/tenants-settings.js';
+import { TokensSettings } from '../settings/tokens-settings.js';
+import { UsageSettings } from '../settings/usage-settings.js';
 import { AppFrame, Notice } from '../ui/page-shell.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
-import { PlainTable } from '../ui/plain-table.js';
 import { shown, useRead } from '../ui/use-read.js';
-import { CreateSite, CreateToken, Invite } from './settings-forms.js';
-import { EMBEDS_SECTION, EmbedSettings } from './settings-embeds.js';
 
-type Row = Record<string, unknown>;
-interface Section {
-  label: string;
-  /** the member of the answer that holds the rows */
-  list: string;
-  columns: readonly (readonly [key: string, label: string])[];
-}
-
-const SECTIONS: Record<string, Section> = {
-  sites: { label: 'Sites', list: 'sites', columns: [['name', 'Name'], ['hostnames', 'Hostnames'], ['collection_profile', 'Profile'], ['status', 'Status']] },
-  tenants: { label: 'Tenants', list: 'tenants', columns: [['name', 'Name'], ['slug', 'Slug'], ['site_id', 'Site'], ['status', 'Status']] },
-  goals: { label: 'Goals', list: 'goals', columns: [['name', 'Name'], ['type', 'Type'], ['pattern', 'Pattern'], ['site_id', 'Site']] },
-  tokens: { label: 'API tokens', list: 'tokens', columns: [['token_id', 'Token'], ['scopes', 'Scopes'], ['created_at', 'Created'], ['revoked_at', 'Revoked']] },
-  members: { label: 'Members', list: 'members', columns: [['email', 'Email'], ['name', 'Name'], ['role', 'Role'], ['joined_at', 'Joined']] },
-  usage: { label: 'Usage', list: '', columns: [['period', 'Month'], ['units_used', 'API units used'], ['units_included', 'Included'], ['units_overage', 'Overage'], ['reset_at', 'Resets']] },
+const SECTIONS: Record<string, { label: string; draw: (ws: WorkspaceDetails) => ComponentChildren }> = {
+  sites: { label: 'Sites', draw: (ws) => <SitesSettings ws={ws} /> },
+  tenants: { label: 'Tenants', draw: (ws) => <TenantsSettings ws={ws} /> },
+  goals: { label: 'Goals', draw: (ws) => <GoalsSettings ws={ws} /> },
+  tokens: { label: 'API tokens', draw: (ws) => <TokensSettings ws={ws} /> },
+  members: { label: 'Members', draw: (ws) => <MembersSettings ws={ws} /> },
+  usage: { label: 'Usage', draw: (ws) => <UsageSettings ws={ws} /> },
+  embeds: { label: 'Embeds and sharing', draw: (ws) => <EmbedsSettings ws={ws} /> },
 };
-
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return '–';
-  if (Array.isArray(value)) return value.join(', ');
-  return String(value);
-}
 
 export function SettingsPage({ workspaceId, section }: { workspaceId: string; section: string }) {
   const session = shown(useRead('session', readSession));
+  const details = useManaged<WorkspaceDetails>(`/workspaces/${seg(workspaceId)}`).result;
+  const signedOut = [session, details].some((r) => r && !r.ok && r.error.status === 401);
+  useEffect(() => {
+    if (signedOut) toSignIn();
+  }, [signedOut]);
+  const ws = details?.ok ? details.data : null;
   const spec = SECTIONS[section];
-  const workspace = session?.ok ? session.data.workspaces.find((w) => w.workspace_id === workspaceId) : undefined;
-  const base = `/app/settings/${encodeURIComponent(workspaceId)}`;
+  useEffect(() => {
+    document.title = `${spec?.label ?? 'Settings'}${ws ? ` · ${ws.workspace.name}` : ''} · footfall`;
+  }, [spec, ws]);
+  const who = session?.ok ? session.data : null;
+  let body: ComponentChildren;
+  if (!details || signedOut) body = <Skeleton rows={4} label="the workspace" />;
+  else if (!details.ok && details.error.status === 404) {
+    body = (
+      <Notice title="No such workspace">
+        <p>This workspace does not exist, or you are not one of its members.</p>
+        <p>
+          <a href="/app">Go to your sites</a>
+        </p>
+      </Notice>
+    );
+  } else if (!details.ok) body = <Problem failure={details.error} />;
+  else if (details.data.workspace.role === 'viewer') {
+    body = (
+      <Notice title="Not allowed">
+        <p>
+          Settings are for the owners and admins of {details.data.workspace.name}. Your role there is viewer: you can read its dashboards and download
+          their numbers, and an owner or admin can change the rest.
+        </p>
+        <p>
+          <a href="/app">Go to your sites</a>
+        </p>
+      </Notice>
+    );
+  } else if (!spec) body = <Notice title="No such settings page">{<p>Choose one of the sections above.</p>}</Notice>;
+  else body = spec.draw(details.data);
+  const allowed = ws !== null && ws.workspace.role !== 'viewer';
   return (
-    <AppFrame session={session?.ok ? session.data : null} title={workspace ? `${workspace.name} settings` : 'Settings'}>
-      <h1>{workspace?.name ?? 'Workspace'} settings</h1>
-      <nav class="tabs settings-nav" aria-label="Settings">
-        {Object.entries(SECTIONS).map(([id, s]) => (
-          <a key={id} href={`${base}/${id}`} aria-current={id === section ? 'page' : undefined}>
-            {s.label}
-          </a>
-        ))}
-        <a href={`${base}/${EMBEDS_SECTION.id}`} aria-current={section === EMBEDS_SECTION.id ? 'page' : undefined}>
-          {EMBEDS_SECTION.label}
-        </a>
-      </nav>
-      {spec ? (
-        <SectionView workspaceId={workspaceId} id={section} spec={spec} />
-      ) : section === EMBEDS_SECTION.id ? (
-        <EmbedSettings workspaceId={workspaceId} />
-      ) : (
-        <Notice title="No such settings page">{null}</Notice>
-      )}
+    <AppFrame session={who} title={ws ? `${ws.workspace.name} settings` : 'Settings'}>
+      <div class="page-title-row">
+        <h1>{ws ? `${ws.workspace.name} settings` : 'Settings'}</h1>
+        {ws ? <span class="muted">{planName(ws.workspace.plan)} plan</span> : null}
+      </div>
+      {allowed ? (
+        <nav class="tabs settings-nav" aria-label="Settings">
+          {Object.entries(SECTIONS).map(([id, s]) => (
+            <a key={id} href={`/app/settings/${seg(workspaceId)}/${id}`} aria-current={id === section ? 'page' : undefined}>
+              {s.label}
+            </a>
+          ))}
+        </nav>
+      ) : null}
+      {body}
     </AppFrame>
   );
 }
 
-function SectionView({ workspaceId, id, spec }: { workspaceId: string; id: string; spec: Section }) {
-  const path = `/workspaces/${encodeURIComponent(workspaceId)}/${id}`;
-  const result = shown(useRead(path, () => manage<Row>('GET', path)));
-  let body;
-  if (!result) body = <Skeleton rows={4} label={spec.label} />;
-  else if (!result.ok) body = <Problem failure={result.error} />;
-  else {
-    const rows = (spec.list ? (result.data[spec.list] as Row[] | undefined) : [result.data]) ?? [];
-    const seats = result.data.seats as { used: number; limit: number | null } | undefined;
-    body = (
-      <>
-        {seats ? <p>Seats: {seats.used} of {seats.limit ?? 'unlimited'}</p> : null}
-        <PlainTable label={spec.label} head={spec.columns.map(([, label]) => label)} rows={rows.map((row) => spec.columns.map(([k]) => cell(row[k])))} />
-      </>
-    );
-  }
-  return (
-    <section class="panel" aria-label={spec.label}>
-      {body}
-      {id === 'sites' ? <CreateSite workspaceId={workspaceId} /> : null}
-      {id === 'tokens' ? <CreateToken workspaceId={workspaceId} /> : null}
-      {id === 'members' ? <Invite workspaceId={workspaceId} /> : null}
-    </section>
-  );
+export function planName(plan: string): string {
+  return plan.charAt(0).toUpperCase() + plan.slice(1);
 }

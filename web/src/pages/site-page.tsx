@@ -1,34 +1,59 @@
-// /app/sites/<site_id>: the dashboard of one site for a signed-in person (session cookie, /app/api).
+// /app/sites/<site_id>: the dashboard of one site for a signed-in member of its workspace. The numbers
+// come from /app/api/v1 with the session cookie; the frame (the site's name, the person's role, the
+// plan's dashboard rules, the collection script) from GET /app/api/sites/<id>, read alongside them.
 import { useEffect, useMemo } from 'preact/hooks';
-import { readSession } from '../api/manage.js';
-import { cachedRead, readKey } from '../api/read-cache.js';
+import { manage, readSession, seg, toSignIn, type SiteDashboard } from '../api/manage.js';
 import { sessionReader } from '../api/reader.js';
-import { CurrentVisitors } from '../dashboard/current-visitors.js';
+import { PENDING_PRODUCT, rulesProduct } from '../dashboard/context.js';
 import { Dashboard } from '../dashboard/dashboard.js';
-import { AppFrame } from '../ui/page-shell.js';
+import { FirstEvent, LiveBadge, useLive } from '../dashboard/live.js';
+import { AppFrame, Notice } from '../ui/page-shell.js';
+import { Problem } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 
 export function SitePage({ siteId }: { siteId: string }) {
   const reader = useMemo(sessionReader, []);
   const session = shown(useRead('session', readSession));
-  const sites = shown(useRead(readKey('/v1/sites', {}), () => cachedRead(reader, '/v1/sites', {})));
+  const frame = shown(useRead(`site:${siteId}`, () => manage<SiteDashboard>('GET', `/sites/${seg(siteId)}`)));
+  const live = useLive(siteId);
+  const signedOut = (session && !session.ok && session.error.status === 401) || (frame && !frame.ok && frame.error.status === 401);
   useEffect(() => {
-    if (session && !session.ok && session.error.status === 401) {
-      location.assign(`/app?next=${encodeURIComponent(location.pathname + location.search)}`);
-    }
-  }, [session]);
-  const site = sites?.ok ? sites.data.items.find((s) => s.siteId === siteId) : undefined;
-  const name = site?.name ?? 'Site';
+    if (signedOut) toSignIn();
+  }, [signedOut]);
+  const data = frame?.ok ? frame.data : null;
+  const name = data?.site.name;
   useEffect(() => {
-    document.title = `${name} · footfall`;
+    document.title = `${name ?? 'Site'} · footfall`;
   }, [name]);
+  const who = session?.ok ? session.data : null;
+  if (frame && !frame.ok && frame.error.status === 404) {
+    return (
+      <AppFrame session={who} title="No such site">
+        <Notice title="No such site">
+          <p>This site does not exist, or it is not in a workspace you belong to.</p>
+          <p>
+            <a href="/app">Go to your sites</a>
+          </p>
+        </Notice>
+      </AppFrame>
+    );
+  }
+  const workspace = data?.workspace;
   return (
-    <AppFrame session={session?.ok ? session.data : null} title={name}>
+    <AppFrame session={who} title={name ?? ''}>
       <div class="page-title-row">
-        <h1>{name}</h1>
-        <CurrentVisitors siteId={siteId} />
+        <h1>{name ?? 'Loading the site…'}</h1>
+        {workspace ? <span class="muted">{workspace.name}</span> : null}
+        <LiveBadge live={live} />
+        {workspace && workspace.role !== 'viewer' ? (
+          <a class="title-link" href={`/app/settings/${seg(workspace.workspace_id)}/sites`}>
+            Settings
+          </a>
+        ) : null}
       </div>
-      <Dashboard reader={reader} siteId={siteId} workspaceReads siteName={site?.name} />
+      {frame && !frame.ok && !signedOut ? <Problem failure={frame.error} /> : null}
+      {data ? <FirstEvent live={live} domain={data.site.hostnames[0] ?? data.site.domain_scope ?? ''} scriptUrl={data.tracker_script_url} /> : null}
+      <Dashboard reader={reader} siteId={siteId} workspaceReads product={data ? rulesProduct(data.dashboard) : PENDING_PRODUCT} siteName={name} />
     </AppFrame>
   );
 }

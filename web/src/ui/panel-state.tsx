@@ -22,20 +22,32 @@ const TITLES: Record<string, string> = {
   RATE_LIMITED: 'Too many requests',
   HARD_CAP_REACHED: 'Usage limit reached',
   UNAUTHORIZED: 'Not signed in',
+  NOT_FOUND: 'Not found',
+  CONFLICT: 'Already exists',
+  INVALID_PARAMS: 'Check what you entered',
+  SEAT_LIMIT_REACHED: 'Every seat is in use',
+  SITE_LIMIT_REACHED: "Every site of the plan is in use",
+  INVALID_SITE_HOSTNAME: 'Check the hostnames',
+  SITE_SCOPE_NOT_ALLOWED: 'Not a domain that can be a scope',
+  HOSTNAME_PATTERN_OUT_OF_SCOPE: 'A pattern lies outside your domains',
+  SITE_SCOPE_ALREADY_CLAIMED: 'Already claimed',
+  SITE_DNS_VERIFICATION_FAILED: 'The TXT record was not found',
+  SITE_DNS_VERIFICATION_UNAVAILABLE: 'DNS cannot prove this domain',
+  INVALID_CREDENTIALS: 'Wrong email or password',
 };
 
 export function isLocked(failure: Failure): boolean {
   return failure.code === 'REPORT_LOCKED_BY_PROFILE';
 }
 
-/** A refusal or an error, in words: a title from the code and the API's own message. */
-export function Problem({ failure, children }: { failure: Failure; children?: ComponentChildren }) {
+/** A refusal or an error, in words: a title from the code (or the caller's) and the API's own message. */
+export function Problem({ failure, title, alert = false, children }: { failure: Failure; title?: string; alert?: boolean; children?: ComponentChildren }) {
   const locked = isLocked(failure);
   return (
-    <div class={`problem${locked ? ' locked' : ''}`} data-code={failure.code} role={failure.status >= 500 || failure.status === 0 ? 'alert' : undefined}>
+    <div class={`problem${locked ? ' locked' : ''}`} data-code={failure.code} role={alert || failure.status >= 500 || failure.status === 0 ? 'alert' : undefined}>
       <p class="problem-title">
         {locked ? <LockIcon /> : null}
-        {TITLES[failure.code] ?? 'Could not load this'}
+        {TITLES[failure.code] ?? title ?? 'Could not load this'}
       </p>
       <p class="problem-message">{failure.message}</p>
       {children}
@@ -43,12 +55,17 @@ export function Problem({ failure, children }: { failure: Failure; children?: Co
   );
 }
 
-/** A section the plan does not include: said plainly, with where to change it. */
-export function UpgradeNote({ what }: { what: string }) {
+/** What a person reads where the plan does not include a part: who decides the plan (the operator). */
+export const PLAN_DECIDED = "Whoever runs this footfall server sets each workspace's plan.";
+
+/** A section the plan does not include: said plainly, with the plans that have it and who changes it. */
+export function UpgradeNote({ what, plans }: { what: string; plans?: string }) {
   return (
     <div class="problem upgrade" data-code="PLAN">
-      <p class="problem-title">Not in your plan</p>
-      <p class="problem-message">{what} are part of a larger plan. A workspace owner can change the plan to see them here.</p>
+      <p class="problem-title">Not in this workspace's plan</p>
+      <p class="problem-message">
+        {what} come with {plans ?? 'a larger plan'}. {PLAN_DECIDED}
+      </p>
     </div>
   );
 }

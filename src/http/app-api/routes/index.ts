@@ -4,6 +4,7 @@ import { embedRoutes } from './embeds.js';
 import { linkRoutes } from './links.js';
 import { memberRoutes } from './members.js';
 import { sessionRoutes } from './session.js';
+import { siteDashboardRoutes } from './site-dashboard.js';
 import { siteRoutes } from './sites.js';
 import { goalRoutes, tenantRoutes } from './tenants-goals.js';
 import { tokenRoutes } from './tokens.js';
@@ -15,6 +16,7 @@ export const appApiRoutes: readonly AppRouteDefinition[] = [
   ...workspaceRoutes,
   ...memberRoutes,
   ...siteRoutes,
+  ...siteDashboardRoutes,
   ...tenantRoutes,
   ...goalRoutes,
   ...tokenRoutes,

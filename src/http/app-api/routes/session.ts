@@ -1,6 +1,6 @@
 // Signing in and out, and the signed-in person's own session and password.
 import { Type } from '@sinclair/typebox';
-import { userJson } from '../../../services/manage/records-json.js';
+import { userJson, workspaceSummaryJson } from '../../../services/manage/records-json.js';
 import { workspacesOf } from '../../../services/manage/workspaces.js';
 import { changePassword } from '../../../services/people/links.js';
 import { csrfTokenFor, endSession } from '../../../services/people/sessions.js';
@@ -40,7 +40,7 @@ export const sessionRoutes = [
     handler: async ({ deps, session }) => ({
       user: userJson(session.user),
       csrf_token: await csrfTokenFor(deps, session.idHash),
-      workspaces: (await workspacesOf(deps, session.user)).map(({ workspace, role }) => ({ workspace_id: workspace.id, name: workspace.name, plan: workspace.plan, role })),
+      workspaces: (await workspacesOf(deps, session.user)).map(({ workspace, role }) => workspaceSummaryJson(workspace, role)),
     }),
   }),
   defineAppRoute({

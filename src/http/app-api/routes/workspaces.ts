@@ -1,14 +1,14 @@
 // The person's workspaces: list, create (free plan, the creator its owner), rename, this month's API usage.
 import { Type } from '@sinclair/typebox';
 import type { Role } from '../../../domain/roles.js';
-import type { Workspace } from '../../../ports/catalog-store.js';
+import { dashboardRulesJson, planJson, workspaceSummaryJson } from '../../../services/manage/records-json.js';
 import { createWorkspaceFor, renameWorkspace, workspacesOf, workspaceUsage } from '../../../services/manage/workspaces.js';
 import { defineAppRoute } from '../define-app-route.js';
-import { Name, UsageSchema, WorkspaceSummarySchema } from '../schemas.js';
+import { Name, UsageSchema, WorkspaceDetailsSchema, WorkspaceSummarySchema } from '../schemas.js';
 import { WorkspaceParams } from './params.js';
 
 const TAG = 'Workspaces';
-const summary = (w: Workspace, role: Role) => ({ workspace_id: w.id, name: w.name, plan: w.plan, role });
+const summary = workspaceSummaryJson;
 
 export const workspaceRoutes = [
   defineAppRoute({
@@ -34,6 +34,23 @@ export const workspaceRoutes = [
     status: 201,
     response: WorkspaceSummarySchema,
     handler: async ({ deps, session, body }) => summary(await createWorkspaceFor(deps, session.user, body.name), 'owner'),
+  }),
+  defineAppRoute({
+    method: 'GET',
+    url: '/workspaces/:workspace_id',
+    operationId: 'getWorkspace',
+    summary: "A workspace, the person's role in it, and what its plan opens: the dashboard's rules, API tokens, seats and sites (any member)",
+    tag: TAG,
+    auth: 'session',
+    guard: { on: 'workspace', need: 'viewer' },
+    params: WorkspaceParams,
+    status: 200,
+    response: WorkspaceDetailsSchema,
+    handler: async ({ access }) => ({
+      workspace: summary(access.workspace, access.role as Role),
+      dashboard: dashboardRulesJson(access.workspace),
+      plan: planJson(access.workspace),
+    }),
   }),
   defineAppRoute({
     method: 'PATCH',

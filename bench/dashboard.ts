@@ -1,0 +1,174 @@
+// The dashboard in Chromium over one site of BENCH_DASHBOARD_EVENTS events (default 1M) spread over 90
+// days: time to numbers of a 90-day dashboard, from the navigation's start to the page's own mark that
+// every tile and list shows its numbers (web/src/dashboard/ready-mark.ts), median of several loads,
+// cold (a fresh, empty response cache before each load) and cached; the reads per page load; the
+// compressed weight of the page's assets; and the same /v1 reads made directly with a token in the same
+// run, one after another and all at once, so that what the page adds on top of its reads is visible.
+// The server runs in this process (the browser is its own); Debian's Chromium, as the browser tests.
+// Run alone: `npx tsx bench/dashboard.ts`; BENCH_DASHBOARD_LOADS (default 7) loads per case.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { MemoryResponseCache } from '../src/cache/memory-response-cache.js';
+import { loadConfig } from '../src/config/config.js';
+import { openImportStores } from '../src/container.js';
+import { openControlPlane } from '../src/control/open-control-plane.js';
+import { generateSecret, hashSecret } from '../src/domain/tokens.js';
+import { runImport } from '../src/ingest/pipeline/run-import.js';
+import { startServer } from '../src/main.js';
+import { createBenchSite } from './bench-site.js';
+import { writeSiteEvents } from './generate.js';
+import type { BenchRow } from './run.js';
+import { freePort } from '../test/stack/fixtures/serve.js';
+
+export const name = 'dashboard';
+
+const DAY_MS = 86_400_000;
+const DAYS = 90;
+const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const READY_MARK = 'footfall:dashboard-ready';
+const PASSWORD = 'a bench password of some length';
+/** the session's window is 20 requests a second: a page load (about 17 reads) must not meet the previous one's */
+const PAUSE_MS = 1_100;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return +s[Math.floor((s.length - 1) / 2)].toFixed(1);
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function run(): Promise<BenchRow[]> {
+  const events = Number(process.env.BENCH_DASHBOARD_EVENTS ?? 1_000_000);
+  const loads = Number(process.env.BENCH_DASHBOARD_LOADS ?? 7);
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set FOOTFALL_TEST_CHROMIUM)`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-dashboard-'));
+  const rows: BenchRow[] = [];
+  try {
+    // the site and its events, through the import path every analytics bench uses
+    const control = await openControlPlane({ dataDir: dir });
+    const { workspaceId, siteId, tenants } = await createBenchSite(control.catalog);
+    const secret = generateSecret(randomBytes);
+    await control.catalog.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+    await control.close();
+    const now = Date.now();
+    const endMs = now - 3_600_000;
+    const file = path.join(dir, 'events.ndjson');
+    let t = performance.now();
+    writeSiteEvents(file, { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
+    log(`${summary.imported} events over ${DAYS} days generated and imported in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    fs.rmSync(file);
+
+    const server = await startServer(loadConfig({ dataDir: dir, port: await freePort(), logLevel: 'silent', geoipDb: 'off' }, {}), { collect: false });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    try {
+      const people = server.container.people!;
+      const user = await people.createUser({ email: 'bench@example.com', passwordHash: await server.container.hasher!.hash(PASSWORD) });
+      await people.addMember({ workspaceId, userId: user.id, role: 'viewer' });
+      const signIn = await fetch(`${server.address}/app/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bench@example.com', password: PASSWORD }),
+      });
+      const cookie = /footfall_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
+      if (signIn.status !== 200 || !cookie) throw new Error(`sign-in failed: ${signIn.status}`);
+
+      const today = new Date(now).toISOString().slice(0, 10);
+      const from = new Date(Date.parse(`${today}T00:00:00Z`) - (DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+      const url = `${server.address}/app/sites/${siteId}?from=${from}&to=${today}`;
+      const analytics = server.container.analytics!;
+      const emptyCache = () => void (analytics.cache = new MemoryResponseCache());
+
+      const context: BrowserContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      await context.addCookies([{ name: 'footfall_session', value: cookie, url: server.address }]);
+      /** One page load: time to numbers (ms from the navigation's start), and the API requests it made. */
+      const load = async () => {
+        const page = await context.newPage();
+        const reads: string[] = [];
+        page.on('request', (r) => {
+          const u = new URL(r.url());
+          if (u.pathname.startsWith('/app/api/')) reads.push(u.pathname + u.search);
+        });
+        await page.goto(url, { waitUntil: 'load' });
+        await page.waitForSelector('.dashboard[data-ready]', { timeout: 60_000 });
+        const ms = await page.evaluate((mark) => performance.getEntriesByName(mark, 'mark')[0]?.startTime ?? NaN, READY_MARK);
+        const tiles = await page.$$eval('.tile[data-value]', (t) => t.length);
+        if (tiles !== 6) throw new Error(`only ${tiles} tiles have numbers`);
+        await page.close();
+        await sleep(PAUSE_MS);
+        return { ms, reads };
+      };
+      await load(); // the assets into the browser's cache, the engine's files into the OS's
+
+      const cold: number[] = [];
+      const cached: number[] = [];
+      let reads: string[] = [];
+      for (let i = 0; i < loads; i++) {
+        emptyCache();
+        const r = await load();
+        cold.push(r.ms);
+        reads = r.reads;
+        cached.push((await load()).ms);
+      }
+      const twins = reads.filter((p) => p.startsWith('/app/api/v1/')).map((p) => p.slice('/app/api'.length));
+      log(`time to numbers: cold ${median(cold)} ms, cached ${median(cached)} ms; ${reads.length} requests per load (${twins.length} numbers reads)`);
+      rows.push({ bench: name, case: '90-day dashboard, cold (empty response cache): navigation start to numbers', loads, 'median ms': median(cold), 'min ms': +Math.min(...cold).toFixed(1), 'max ms': +Math.max(...cold).toFixed(1) });
+      rows.push({ bench: name, case: '90-day dashboard, cached: navigation start to numbers', loads, 'median ms': median(cached), 'min ms': +Math.min(...cached).toFixed(1), 'max ms': +Math.max(...cached).toFixed(1) });
+      rows.push({ bench: name, case: 'requests per page load', n: reads.length, 'of which /app/api/v1 reads': twins.length, 'management reads': reads.length - twins.length });
+
+      // the same reads, straight to /v1 with a token
+      const headers = { authorization: `Bearer ${secret}` };
+      const one = async (p: string) => {
+        const res = await fetch(server.address + p, { headers });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${p} answered ${res.status}`);
+      };
+      const timed = async (fn: () => Promise<unknown>) => {
+        const t0 = performance.now();
+        await fn();
+        return performance.now() - t0;
+      };
+      const sequential = async () => {
+        for (const p of twins) await one(p);
+      };
+      const parallel = () => Promise.all(twins.map(one));
+      const direct: Record<string, number[]> = { 'sequential cold': [], 'sequential cached': [], 'parallel cold': [], 'parallel cached': [] };
+      for (let i = 0; i < loads; i++) {
+        emptyCache();
+        direct['sequential cold'].push(await timed(sequential));
+        direct['sequential cached'].push(await timed(sequential));
+        emptyCache();
+        direct['parallel cold'].push(await timed(parallel));
+        direct['parallel cached'].push(await timed(parallel));
+      }
+      for (const [how, times] of Object.entries(direct)) {
+        rows.push({ bench: name, case: `the page's ${twins.length} reads on /v1 with a token, ${how}`, loads, 'median ms': median(times), 'min ms': +Math.min(...times).toFixed(1), 'max ms': +Math.max(...times).toFixed(1) });
+      }
+
+      const manifest = JSON.parse(fs.readFileSync(path.join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'web', 'manifest.json'), 'utf8')) as {
+        files: Record<string, { bytes: number; br: number; gzip: number }>;
+      };
+      const sum = (k: 'bytes' | 'br' | 'gzip') => Object.values(manifest.files).reduce((s, f) => s + f[k], 0);
+      rows.push({ bench: name, case: 'page assets (script, style, icon)', n: Object.keys(manifest.files).length, bytes: sum('bytes'), 'brotli bytes': sum('br'), 'gzip bytes': sum('gzip') });
+      rows.push({ bench: name, case: 'events of the site', n: summary.imported });
+      await context.close();
+    } finally {
+      await browser.close().catch(() => undefined);
+      await server.close();
+    }
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const { printTable } = await import(pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'run.ts')).href);
+  printTable(await run());
+}

@@ -1,0 +1,230 @@
+// One import into the DuckDB store (duckdb-event-store.ts): rows staged chunk by chunk into a temp
+// table of the session's own connection, and one transaction at commit (import-commit.ts prepares it,
+// import-writes.ts writes it; docs/decisions.md (store)).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { CommitLock } from '../../ports/commit-lock.js';
+import {
+  encodeEventRows,
+  type Checkpoint,
+  type EngagementRow,
+  type EventRow,
+  type ImportResult,
+  type ImportSession,
+  type Reidentify,
+} from '../../ports/event-store.js';
+import { stageSelectSql, ENGAGEMENT_STAGE_DDL, engagementSelectSql } from './schema.js';
+import { prepareImport, releaseImport, writeImport, type PreparedImport } from './import-commit.js';
+import { importResourceError, type OpenedInstance } from './duckdb-instance.js';
+import { countRows } from './count-rows.js';
+import { sqlString } from './sql-string.js';
+
+/** The footfall_meta key of a loader's checkpoint. */
+export const checkpointKey = (source: string) => `checkpoint:${source}`;
+
+/** What a session commits besides its rows. */
+export interface SessionOptions {
+  reidentify: Reidentify;
+  /** staged rows one commit step takes */
+  groupRows: number;
+  checkpoint: Checkpoint | null;
+  importId: string | undefined;
+}
+
+export class DuckDbImportSession implements ImportSession {
+  private staged = 0;
+  private engaged = 0;
+  /** neighbouring staged rows whose day goes back (see load) */
+  private dayDescents = 0;
+  private fileSeq = 0;
+  private done = false;
+
+  private readonly reidentify: Reidentify;
+  private readonly groupRows: number;
+  private readonly checkpoint: Checkpoint | null;
+  private readonly importId: string | undefined;
+
+  constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly stage: string,
+    private readonly opened: OpenedInstance,
+    private readonly serialized: CommitLock,
+    opts: SessionOptions,
+  ) {
+    this.reidentify = opts.reidentify;
+    this.groupRows = opts.groupRows;
+    this.checkpoint = opts.checkpoint;
+    this.importId = opts.importId;
+  }
+
+  async append(rows: readonly EventRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.appendEncoded(encodeEventRows(rows), rows.length);
+  }
+
+  async appendEngagement(rows: readonly EngagementRow[]): Promise<void> {
+    if (this.done) throw new Error('import session already finished');
+    if (rows.length === 0) return;
+    const table = `${this.stage}_eng`;
+    if (this.engaged === 0) await this.conn.run(ENGAGEMENT_STAGE_DDL(table));
+    const file = path.join(this.opened.tempDir, `${this.stage}_eng_${++this.fileSeq}.ndjson`);
+    try {
+      await fs.promises.writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      await this.conn.run(`INSERT INTO ${table} ${engagementSelectSql(sqlString(file))}`);
+      this.engaged += rows.length;
+    } catch (err) {
+      throw await this.resourceError(err);
+    } finally {
+      await fs.promises.rm(file, { force: true });
+    }
+  }
+
+  async appendEncoded(ndjson: string | Uint8Array, count: number): Promise<void> {
+    if (this.done) throw new Error('import session already finished');
+    await this.load(ndjson, count);
+  }
+
+  private async load(ndjson: string | Uint8Array, count: number): Promise<void> {
+    if (count === 0) return;
+    // DuckDB's JSON reader loads a chunk far faster than per-value appender calls from JS,
+    // and it runs on DuckDB's threads while JS prepares the next chunk.
+    const file = path.join(this.opened.tempDir, `${this.stage}_${++this.fileSeq}.ndjson`);
+    try {
+      await fs.promises.writeFile(file, ndjson);
+      const r = await this.conn.run(`INSERT INTO ${this.stage} ${stageSelectSql(sqlString(file))}`);
+      const n = Number(r.rowsChanged);
+      if (n !== count) throw new Error(`staged ${n} rows, expected ${count}`);
+      // How often the day goes back between neighbouring rows: input in time order (most logs) is
+      // stored as it comes, with row groups that keep days apart; shuffled input is sorted by day.
+      const descents = await this.conn.runAndReadAll(
+        `SELECT count(*) FILTER (WHERE day < prev) FROM (SELECT day, lag(day) OVER (ORDER BY rowid) AS prev FROM ${this.stage} WHERE rowid >= ${this.staged})`,
+      );
+      this.dayDescents += Number(descents.getRowsJS()[0]?.[0] ?? 0);
+      this.staged += n;
+    } catch (err) {
+      throw await this.resourceError(err);
+    } finally {
+      await fs.promises.rm(file, { force: true });
+    }
+  }
+
+  commit(): Promise<ImportResult> {
+    if (this.done) return Promise.reject(new Error('import session already finished'));
+    this.done = true;
+    return this.serialized(async () => {
+      try {
+        return await this.commitNow();
+      } finally {
+        this.conn.closeSync();
+      }
+    });
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    this.conn.closeSync(); // temp tables die with their connection
+  }
+
+  private async commitNow(): Promise<ImportResult> {
+    const c = this.conn;
+    const engaged = this.engaged > 0 ? { engagement: { applied: 0, dropped: this.engaged } } : {};
+    const cp = this.checkpoint;
+    if (this.staged === 0 && this.engaged === 0 && !cp && this.importId === undefined) return { imported: 0, duplicates: 0, days: [] };
+    let r: PreparedImport | undefined;
+    try {
+      // everything but the writes runs before the transaction (import-writes.ts: tables dropped
+      // inside one stay until it ends)
+      await this.numberRepeats();
+      r = await prepareImport(c, this.stage, this.engaged > 0 ? `${this.stage}_eng` : null, {
+        groupRows: this.groupRows,
+        sortByDay: this.dayDescents * 1000 > this.staged,
+        importId: this.importId,
+      });
+      await c.run('BEGIN TRANSACTION');
+      await writeImport(c, r);
+      // In the same transaction as the rows: the loader's position moves exactly when they land.
+      if (cp) {
+        await c.run(`INSERT INTO footfall_meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+          checkpointKey(cp.source),
+          String(cp.position),
+        ]);
+      }
+      // known to undoImport even when it stored nothing (which it then removes)
+      if (this.importId !== undefined)
+        await c.run(`INSERT INTO imports VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, [this.importId, Date.now(), r.imported]);
+      if (r.imported === 0 && r.engagement.applied === 0) {
+        await c.run(cp || this.importId !== undefined ? 'COMMIT' : 'ROLLBACK');
+        return { imported: 0, duplicates: this.staged, days: [], ...engaged };
+      }
+      await c.run('COMMIT');
+      return {
+        imported: r.imported,
+        duplicates: this.staged - r.imported,
+        days: r.days,
+        ...(this.engaged > 0 ? { engagement: r.engagement } : {}),
+      };
+    } catch (err) {
+      const mapped = await this.resourceError(err);
+      await c.run('ROLLBACK').catch(() => undefined);
+      throw mapped;
+    } finally {
+      // the scratch tables the transaction copied from, now that it has ended
+      if (r) await releaseImport(c, r).catch(() => undefined);
+    }
+  }
+
+  /** A resource error as a person can act on it (with the temp space DuckDB held when it struck), or `err` itself. */
+  private async resourceError(err: unknown): Promise<unknown> {
+    return importResourceError(err, this.opened, spilledBytes(this.opened.tempDir)) ?? err;
+  }
+
+  /**
+   * Rows arrive with their occurrence-0 identity, so identical events of this batch share an
+   * id; give the 2nd, 3rd ... copy the identity of its occurrence number (1-based) (docs/product.md §8.2). Rare, so
+   * it runs on the few repeated ids only.
+   */
+  private async numberRepeats(): Promise<void> {
+    const c = this.conn;
+    const s = this.stage;
+    await c.run(`CREATE TEMP TABLE ${s}_repn AS SELECT event_id, count(*) AS n FROM ${s} GROUP BY event_id HAVING count(*) > 1`);
+    if ((await countRows(c, `${s}_repn`)) === 0) return;
+    const reps = (
+      await c.runAndReadAll(`SELECT DISTINCT ON (st.event_id) st.*, r.n FROM ${s} st JOIN ${s}_repn r USING (event_id)`)
+    ).getRowObjectsJS();
+    const extra: EventRow[] = [];
+    for (const rep of reps) {
+      const n = Number(rep.n);
+      const row = fromDb(rep);
+      for (let occ = 2; occ <= n; occ++) extra.push({ ...row, event_id: this.reidentify(row, occ) });
+    }
+    await c.run(`CREATE TEMP TABLE ${s}_rep AS SELECT DISTINCT ON (event_id) * FROM ${s} SEMI JOIN ${s}_repn USING (event_id)`);
+    await c.run(`DELETE FROM ${s} WHERE event_id IN (SELECT event_id FROM ${s}_repn)`);
+    await c.run(`INSERT INTO ${s} SELECT * FROM ${s}_rep`);
+    const before = this.staged;
+    await this.load(encodeEventRows(extra), extra.length);
+    this.staged = before; // the copies were already counted as staged rows
+  }
+}
+
+function fromDb(o: Record<string, unknown>): EventRow {
+  const r = { ...o } as Record<string, unknown>;
+  delete r.n;
+  delete r.day;
+  r.ts_ms = Number(r.ts_ms);
+  r.engagement_time_ms = Number(r.engagement_time_ms);
+  // a row of the store's own staging table: EventRow's columns by its DDL, which no type here can see
+  return r as unknown as EventRow;
+}
+
+/** Bytes DuckDB has spilled into the temp folder (its files; not our staged chunks). */
+function spilledBytes(dir: string): number | null {
+  try {
+    let total = 0;
+    for (const f of fs.readdirSync(dir)) if (!f.endsWith('.ndjson')) total += fs.statSync(path.join(dir, f)).size;
+    return total;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,143 @@
+// The settings in Chromium on a real server, by hand as an owner would: a site is created with a domain
+// scope, its TXT record shown to copy; verifying before the record exists says so in words, and once the
+// test's DNS server holds it the domain is verified; the site is suspended and resumed; a goal and a tenant
+// are added; a token is created (its secret shown once, and it reads /v1), rotated (the old secret stops
+// working) and revoked; an invitation's link is shown once and its seat counted.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { dashboardWorld, missing, skip, type DashboardWorld } from './dashboard-world.js';
+
+let w: DashboardWorld;
+before(async () => {
+  if (!skip) w = await dashboardWorld();
+});
+after(async () => {
+  await w?.close();
+});
+
+const settings = (section: string) => w.url(`/app/settings/${w.workspaces.pro}/${section}`);
+const me = (secret: string) => fetch(w.url('/v1/me'), { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status);
+
+/** Presses a button that asks first, then confirms. */
+async function confirmed(page: Page, scope: string, label: string): Promise<void> {
+  await page.click(`${scope} button:has-text("${label}")`);
+  await page.click(`${scope} .confirm button:has-text("Yes, ${label.toLowerCase()}")`);
+}
+
+test('a site with a domain scope: its TXT record to copy, verify refused in words until DNS holds it, then verified; suspend and resume', { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(settings('sites'));
+  await page.waitForSelector('.site-card');
+  await page.fill('input[name=name]', 'Proven');
+  await page.fill('input[name=hostnames]', 'www.proven-example.com');
+  await page.check('input[name=collection_profile][value=extended]');
+  await page.fill('input[name=domain_scope]', 'proven-example.com');
+  await page.click('button:has-text("Add the site")');
+  await page.waitForSelector('.done [data-copy="Record name"]');
+  const name = await page.textContent('.done [data-copy="Record name"]');
+  const value = (await page.textContent('.done [data-copy="Record value"]'))!;
+  assert.equal(name, '_footfall.proven-example.com');
+  assert.match(value, /^footfall-verification=[0-9A-Za-z]{32}$/);
+  const card = 'article.site-card:has(h3:has-text("Proven"))';
+  await page.waitForSelector(card);
+  assert.equal(await page.textContent(`${card} .proof [data-copy="Record value"]`), value, 'the card shows the same record');
+  assert.match((await page.textContent('.section-head'))!, /4 of 50 sites of the plan/);
+
+  await page.click(`${card} button:has-text("Verify now")`);
+  await page.waitForSelector(`${card} .problem[data-code="SITE_DNS_VERIFICATION_FAILED"]`);
+  assert.match((await page.textContent(`${card} .problem`))!, /No TXT value was found under that name/);
+
+  w.dns.set(name!, [[value]]);
+  await page.click(`${card} button:has-text("Verify now")`);
+  await page.waitForSelector(`${card} .proof.verified[data-domain="proven-example.com"]`);
+  assert.equal(await page.locator(`${card} .problem`).count(), 0);
+
+  await confirmed(page, card, 'Suspend');
+  await page.waitForSelector(`${card} .badge:has-text("Suspended")`);
+  await page.click(`${card} button:has-text("Resume collecting")`);
+  await page.waitForSelector(`${card} .badge:has-text("Collecting")`);
+
+  // the new site is one of the person's sites
+  await page.goto(w.url('/app'), { waitUntil: 'load' });
+  await page.waitForSelector('.site-list a:has-text("Proven")');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a goal and a tenant added by hand appear in their lists', { skip, timeout: 60_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(settings('goals'));
+  await page.waitForSelector('[data-goal]');
+  await page.selectOption('select[name=site_id]', w.sites.extended);
+  await page.fill('input[name=name]', 'Read the docs');
+  await page.fill('input[name=pattern]', '/docs/*');
+  await page.selectOption('select[name=intent]', 'content');
+  await page.click('button:has-text("Add the goal")');
+  await page.waitForSelector('[data-goal]:has-text("Read the docs")');
+  assert.match((await page.textContent('[data-goal]:has-text("Read the docs")'))!, /\/docs\/\* · Extended example/);
+
+  await page.goto(settings('tenants'), { waitUntil: 'load' });
+  await page.waitForSelector('[data-tenant]');
+  await page.fill('input[name=name]', 'Initech');
+  await page.fill('input[name=slug]', 'initech');
+  await page.click('button:has-text("Add the tenant")');
+  const row = '[data-tenant]:has-text("Initech")';
+  await page.waitForSelector(row);
+  await page.click(`${row} button:has-text("Deactivate")`);
+  await page.waitForSelector(`${row}:has-text("inactive")`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a token: its secret shown once reads /v1; rotating stops the old secret; revoking stops the token', { skip, timeout: 60_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(settings('tokens'));
+  await page.waitForSelector('[data-token]');
+  const before = await page.locator('[data-token]').count();
+  await page.click('button:has-text("Create the token")');
+  await page.waitForSelector('.done [data-copy="Secret"]');
+  const secret = (await page.textContent('.done [data-copy="Secret"]'))!;
+  assert.match(secret, /^ff_live_/);
+  assert.equal(await me(secret), 200);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-token]').length === n + 1, before);
+  const id = (await page.textContent('.done code'))!;
+  const row = `[data-token="${id}"]`;
+
+  await confirmed(page, row, 'Rotate');
+  await page.waitForSelector(`${row} .done [data-copy="Secret"]`);
+  const rotated = (await page.textContent(`${row} .done [data-copy="Secret"]`))!;
+  assert.notEqual(rotated, secret);
+  assert.equal(await me(secret), 401, 'the old secret stopped working');
+  assert.equal(await me(rotated), 200);
+
+  await confirmed(page, row, 'Revoke');
+  await page.waitForSelector(`${row}.revoked`);
+  assert.equal(await me(rotated), 401, 'a revoked token is refused');
+  // the list never shows a secret again
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForSelector(row);
+  assert.ok(!(await page.textContent('main'))!.includes(rotated));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("an invitation's link is shown once and takes a seat", { skip, timeout: 60_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(settings('members'));
+  await page.waitForSelector('[data-seats]');
+  const seats = async () => (await page.getAttribute('[data-seats]', 'data-seats'))!;
+  assert.equal(await seats(), '3/10');
+  await page.fill('input[name=email]', 'guest@example.com');
+  await page.selectOption('select[name=role]', 'admin');
+  await page.click('button:has-text("Create the invitation")');
+  await page.waitForSelector('.done [data-copy="Invitation link"]');
+  assert.ok((await page.textContent('.done [data-copy="Invitation link"]'))!.startsWith(w.url('/app/invite/')));
+  await page.waitForSelector('[data-invitation="guest@example.com"]');
+  await page.waitForFunction(() => document.querySelector('[data-seats]')?.getAttribute('data-seats') === '4/10');
+  await page.click('[data-invitation="guest@example.com"] button:has-text("Revoke")');
+  await page.waitForFunction(() => document.querySelector('[data-invitation]') === null);
+  assert.equal(await seats(), '3/10');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -1,0 +1,129 @@
+// Settings > Members: the seats in use (members and open invitations) of the plan's seats, the members
+// (an owner changes roles and removes people; a workspace keeps one owner), the open invitations (each
+// can be revoked), and a form to invite someone: the single-use link is shown once, to send them.
+import { manage, seg, type Role, type WorkspaceDetails } from '../api/manage.js';
+import { CopyField } from '../ui/copy-field.js';
+import { Field } from '../ui/field.js';
+import { ActionButton, day, ListState, Section, SendForm, useManaged, usedOf, when } from './kit.js';
+
+interface Member {
+  user_id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  joined_at: string;
+}
+interface Invitation {
+  invitation_id: string;
+  email: string;
+  role: Role;
+  expires_at: string;
+}
+
+const ROLE_WORDS: Record<Role, string> = {
+  owner: 'Owner: everything, members included',
+  admin: 'Admin: sites, tenants, goals, tokens, invitations',
+  viewer: 'Viewer: dashboards and their numbers',
+};
+
+export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
+  const id = ws.workspace.workspace_id;
+  const owner = ws.workspace.role === 'owner';
+  const members = useManaged<{ members: Member[]; seats: { used: number; limit: number | null } }>(`/workspaces/${seg(id)}/members`);
+  const invitations = useManaged<{ invitations: Invitation[] }>(`/workspaces/${seg(id)}/invitations`);
+  const reload = () => {
+    members.reload();
+    invitations.reload();
+  };
+  const seats = members.result?.ok ? members.result.data.seats : null;
+  return (
+    <Section
+      id="members"
+      title="Members"
+      note={seats ? (
+        <span class="muted" data-seats={`${seats.used}/${seats.limit ?? ''}`}>
+          Seats: {usedOf(seats.used, seats.limit)}, members and open invitations
+        </span>
+      ) : null}
+    >
+      <ListState listed={members} label="members">
+        {(data) => (
+          <ul class="record-list">
+            {data.members.map((m) => (
+              <li key={m.user_id} class="record" data-member={m.email}>
+                <div class="record-main">
+                  <span>
+                    {m.name ? `${m.name} · ` : ''}
+                    {m.email}
+                  </span>
+                  <span class="muted">
+                    {m.role} · joined {day(m.joined_at)}
+                  </span>
+                </div>
+                {owner ? (
+                  <div class="card-actions">
+                    {(['owner', 'admin', 'viewer'] as const)
+                      .filter((r) => r !== m.role)
+                      .map((r) => (
+                        <ActionButton key={r} quiet label={`Make ${r}`} run={() => manage('PATCH', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`, { role: r })} after={reload} />
+                      ))}
+                    <ActionButton quiet label="Remove" run={() => manage('DELETE', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`)} after={reload} confirm={`Remove ${m.email} from the workspace?`} />
+                  </div>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </ListState>
+      <h3>Open invitations</h3>
+      <ListState listed={invitations} label="invitations">
+        {(data) =>
+          data.invitations.length === 0 ? (
+            <p class="empty">No open invitations.</p>
+          ) : (
+            <ul class="record-list">
+              {data.invitations.map((i) => (
+                <li key={i.invitation_id} class="record" data-invitation={i.email}>
+                  <div class="record-main">
+                    <span>{i.email}</span>
+                    <span class="muted">
+                      {i.role} · expires {when(i.expires_at)}
+                    </span>
+                  </div>
+                  <ActionButton quiet label="Revoke" run={() => manage('DELETE', `/workspaces/${seg(id)}/invitations/${seg(i.invitation_id)}`)} after={reload} />
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </ListState>
+      <div class="panel form-panel">
+        <SendForm<{ invitation_url: string; expires_at: string }>
+          title="Invite someone"
+          submitLabel="Create the invitation"
+          send={(f) => manage('POST', `/workspaces/${seg(id)}/invitations`, { email: f.get('email'), role: f.get('role') })}
+          shown={(inv) => (
+            <>
+              <p>Send them this link: it works once, until {when(inv.expires_at)}, and is shown only now.</p>
+              <CopyField label="Invitation link" value={inv.invitation_url} block />
+            </>
+          )}
+          after={reload}
+        >
+          <Field label="Email">
+            <input name="email" type="email" required autocomplete="off" />
+          </Field>
+          <Field label="Role">
+            <select name="role">
+              {(owner ? (['viewer', 'admin', 'owner'] as const) : (['viewer', 'admin'] as const)).map((r) => (
+                <option key={r} value={r}>
+                  {ROLE_WORDS[r]}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </SendForm>
+      </div>
+    </Section>
+  );
+}

@@ -1,0 +1,115 @@
+// One site in the settings: its hostnames, domain scope and patterns with where each proof stands (the
+// TXT record to publish and a button to verify it now), its collection profile (a switch applies from
+// now on, never to events already stored) and its status (a suspended site keeps its data and stops
+// collecting and answering numbers).
+import { useState } from 'preact/hooks';
+import { manage, seg, type SiteRecord } from '../api/manage.js';
+import type { Failure } from '../api/read.js';
+import { Problem } from '../ui/panel-state.js';
+import { DnsRecordFields } from './dns-record.js';
+import { ActionButton, when } from './kit.js';
+
+export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): void }) {
+  const patch = (body: object) => () => manage<SiteRecord>('PATCH', `/sites/${seg(site.site_id)}`, body);
+  const other = site.collection_profile === 'strict' ? 'extended' : 'strict';
+  const suspended = site.status === 'SUSPENDED';
+  const pendingSwitch = site.collection_profile_effective_at !== null && Date.parse(site.collection_profile_effective_at) > Date.now();
+  return (
+    <article class="panel site-card" aria-labelledby={`site-${site.site_id}`} data-site={site.site_id}>
+      <header class="panel-head">
+        <h3 id={`site-${site.site_id}`}>
+          <a href={`/app/sites/${seg(site.site_id)}`}>{site.name}</a>
+        </h3>
+        <span class={`badge${suspended ? ' off' : ''}`}>{suspended ? 'Suspended' : 'Collecting'}</span>
+      </header>
+      <dl class="facts">
+        <dt>Hostnames</dt>
+        <dd>{site.hostnames.join(', ')}</dd>
+        {site.domain_scope ? (
+          <>
+            <dt>Domain scope</dt>
+            <dd>{site.domain_scope} and every subdomain</dd>
+          </>
+        ) : null}
+        {site.hostname_patterns.length ? (
+          <>
+            <dt>Patterns</dt>
+            <dd>{site.hostname_patterns.join(', ')}</dd>
+          </>
+        ) : null}
+        <dt>Profile</dt>
+        <dd>
+          {site.collection_profile}
+          {pendingSwitch ? ` from ${when(site.collection_profile_effective_at)}` : ''}
+        </dd>
+        <dt>Site id</dt>
+        <dd>
+          <code>{site.site_id}</code>
+        </dd>
+      </dl>
+      {site.released_hostnames.length ? (
+        <p class="note">
+          No longer collecting for {site.released_hostnames.map((r) => r.hostname).join(', ')}: another workspace proved it holds the domain.
+        </p>
+      ) : null}
+      {site.domains.map((d) => (
+        <DomainProof key={d.domain} site={site} domain={d} onChange={onChange} />
+      ))}
+      <div class="card-actions">
+        <ActionButton
+          label={`Switch to ${other}`}
+          run={patch({ collection_profile: other })}
+          after={onChange}
+          confirm={`Collect with the ${other} profile from now on? Events already stored keep their profile.`}
+        />
+        {suspended ? (
+          <ActionButton label="Resume collecting" run={patch({ status: 'ACTIVE' })} after={onChange} />
+        ) : (
+          <ActionButton label="Suspend" run={patch({ status: 'SUSPENDED' })} after={onChange} confirm="Suspend this site? It stops collecting and its dashboard stops answering until resumed; its data stays." />
+        )}
+      </div>
+      <p class="note">Deleting a site is not offered here yet.</p>
+    </article>
+  );
+}
+
+function DomainProof({ site, domain, onChange }: { site: SiteRecord; domain: SiteRecord['domains'][number]; onChange(): void }) {
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [busy, setBusy] = useState(false);
+  const verify = async () => {
+    setBusy(true);
+    const r = await manage('POST', `/sites/${seg(site.site_id)}/verify`);
+    setBusy(false);
+    setFailure(r.ok ? null : r.error);
+    if (r.ok) onChange();
+  };
+  if (domain.verified) {
+    return (
+      <p class="proof verified" data-domain={domain.domain}>
+        <span aria-hidden="true">✓</span> {domain.domain} is verified ({when(domain.verified_at)}).
+      </p>
+    );
+  }
+  const found = failure?.details?.found;
+  return (
+    <div class="proof" data-domain={domain.domain}>
+      <p>
+        <strong>{domain.domain}</strong> is not verified yet
+        {domain.claimed_by_another_workspace ? ': another workspace has proven it, so nothing inside it collects here' : ''}. Publish this TXT record at your
+        DNS provider, then verify.
+      </p>
+      <DnsRecordFields record={domain.verification} />
+      <div class="card-actions">
+        <button type="button" class="button" disabled={busy} onClick={verify}>
+          {busy ? 'Looking the record up…' : 'Verify now'}
+        </button>
+      </div>
+      {failure ? (
+        <Problem failure={failure} title="Not verified" alert>
+          {Array.isArray(found) ? <p class="note">{found.length ? `TXT values found: ${found.join(', ')}` : 'No TXT value was found under that name.'}</p> : null}
+          {failure.details?.retryable === true ? <p class="note">No DNS server answered: try again in a moment.</p> : null}
+        </Problem>
+      ) : null}
+    </div>
+  );
+}

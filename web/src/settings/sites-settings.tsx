@@ -1,0 +1,90 @@
+// Settings > Sites: every site of the workspace (site-card.tsx: its hostnames, domain proof, profile and
+// status), the plan's sites used, and a form to add one with its hostnames, and optionally a domain
+// scope (the TXT record that proves it is shown at once) and hostname patterns.
+import { manage, seg, type DnsRecord, type SiteRecord, type WorkspaceDetails } from '../api/manage.js';
+import { Field } from '../ui/field.js';
+import { DnsRecordFields } from './dns-record.js';
+import { ListState, listField, Section, SendForm, useManaged, usedOf } from './kit.js';
+import { SiteCard } from './site-card.js';
+
+type CreatedSite = SiteRecord & { verification?: DnsRecord };
+
+export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
+  const id = ws.workspace.workspace_id;
+  const sites = useManaged<{ sites: SiteRecord[] }>(`/workspaces/${seg(id)}/sites`);
+  const count = sites.result?.ok ? sites.result.data.sites.length : null;
+  return (
+    <Section
+      id="sites"
+      title="Sites"
+      note={count !== null ? <span class="muted">{usedOf(count, ws.plan.max_sites)} sites of the plan</span> : null}
+    >
+      <ListState listed={sites} label="sites">
+        {(data) =>
+          data.sites.length === 0 ? (
+            <p class="empty">No sites yet: add the first one below.</p>
+          ) : (
+            <div class="site-cards">
+              {data.sites.map((s) => (
+                <SiteCard key={s.site_id} site={s} onChange={sites.reload} />
+              ))}
+            </div>
+          )
+        }
+      </ListState>
+      <div class="panel form-panel">
+        <SendForm<CreatedSite>
+          title="Add a site"
+          submitLabel="Add the site"
+          send={(f) => {
+            const scope = String(f.get('domain_scope') ?? '').trim();
+            const patterns = listField(f.get('hostname_patterns'));
+            return manage<CreatedSite>('POST', `/workspaces/${seg(id)}/sites`, {
+              name: f.get('name'),
+              hostnames: listField(f.get('hostnames')),
+              collection_profile: f.get('collection_profile'),
+              ...(scope ? { domain_scope: scope } : {}),
+              ...(patterns.length ? { hostname_patterns: patterns } : {}),
+            });
+          }}
+          shown={(site) => (
+            <>
+              <p>
+                <strong>{site.name}</strong> is added. <a href={`/app/sites/${seg(site.site_id)}`}>Open its dashboard</a> to get the script tag its pages load.
+              </p>
+              {site.verification ? (
+                <>
+                  <p>Publish this TXT record, then press “Verify” on the site below: until then only its exact hostnames collect.</p>
+                  <DnsRecordFields record={site.verification} />
+                </>
+              ) : null}
+            </>
+          )}
+          after={sites.reload}
+        >
+          <Field label="Name">
+            <input name="name" required maxLength={200} />
+          </Field>
+          <Field label="Hostnames, separated by commas">
+            <input name="hostnames" required placeholder="example.com, www.example.com" autocomplete="off" />
+          </Field>
+          <fieldset>
+            <legend>Collection profile</legend>
+            <label class="check">
+              <input type="radio" name="collection_profile" value="strict" checked /> Strict: pages, sources, countries, devices and simple actions
+            </label>
+            <label class="check">
+              <input type="radio" name="collection_profile" value="extended" /> Extended: also regions, cities, UTM sources and campaigns, goal conversions and every kind of action
+            </label>
+          </fieldset>
+          <Field label="Domain scope (optional): collect for this domain and every subdomain once verified">
+            <input name="domain_scope" placeholder="example.com" autocomplete="off" />
+          </Field>
+          <Field label="Hostname patterns (optional), inside your domains, separated by commas">
+            <input name="hostname_patterns" placeholder="*.shop.example.com" autocomplete="off" />
+          </Field>
+        </SendForm>
+      </div>
+    </Section>
+  );
+}

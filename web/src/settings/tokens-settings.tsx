@@ -1,0 +1,143 @@
+// Settings > API tokens: the workspace's tokens for the read API (/v1), a form to make one (its secret
+// is shown once, here, and never again), and revoke and rotate (a new secret, shown once; the old one
+// stops working). A plan without API access says so instead.
+import { useState } from 'preact/hooks';
+import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
+import { CopyField } from '../ui/copy-field.js';
+import { ActionButton, day, ListState, PlanNote, Section, SendForm, useManaged, when } from './kit.js';
+import { useSites } from './site-names.js';
+
+interface TokenRecord {
+  token_id: string;
+  workspace_id: string;
+  scopes: string[];
+  site_ids: string[] | null;
+  tenant_ids: string[] | null;
+  created_at: string;
+  rotated_at: string | null;
+  revoked_at: string | null;
+}
+type WithSecret = TokenRecord & { secret: string };
+
+function Secret({ token }: { token: WithSecret }) {
+  return (
+    <>
+      <p>
+        The secret of <code>{token.token_id}</code> is shown this once: copy it now. Only its hash is kept.
+      </p>
+      <CopyField label="Secret" value={token.secret} block />
+    </>
+  );
+}
+
+export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
+  const id = ws.workspace.workspace_id;
+  const tokens = useManaged<{ tokens: TokenRecord[] }>(`/workspaces/${seg(id)}/tokens`);
+  const { sites, name } = useSites(id);
+  return (
+    <Section
+      id="tokens"
+      title="API tokens"
+      note={
+        <span class="muted">
+          For the read API: <a href="/docs">its documentation</a>
+        </span>
+      }
+    >
+      {!ws.plan.api_tokens ? <PlanNote>The read API and its tokens are part of the Starter, Pro and Enterprise plans.</PlanNote> : null}
+      <ListState listed={tokens} label="tokens">
+        {(data) =>
+          data.tokens.length === 0 ? (
+            ws.plan.api_tokens ? <p class="empty">No tokens yet.</p> : null
+          ) : (
+            <ul class="record-list">
+              {data.tokens.map((t) => (
+                <TokenRow key={t.token_id} token={t} siteName={name} onChange={tokens.reload} />
+              ))}
+            </ul>
+          )
+        }
+      </ListState>
+      {ws.plan.api_tokens ? (
+        <div class="panel form-panel">
+          <SendForm<WithSecret>
+            title="Create a token"
+            submitLabel="Create the token"
+            send={(f) => {
+              const only = f.getAll('sites').map(String);
+              return manage<WithSecret>('POST', `/workspaces/${seg(id)}/tokens`, { scopes: f.getAll('scopes'), ...(only.length ? { sites: only } : {}) });
+            }}
+            shown={(t) => <Secret token={t} />}
+            after={tokens.reload}
+          >
+            <fieldset>
+              <legend>What it may read</legend>
+              <label class="check">
+                <input type="checkbox" name="scopes" value="metrics:read" checked /> Analytics (metrics:read)
+              </label>
+              <label class="check">
+                <input type="checkbox" name="scopes" value="usage:read" /> Usage (usage:read)
+              </label>
+            </fieldset>
+            {sites.length > 1 ? (
+              <fieldset>
+                <legend>Only these sites (none checked: every site)</legend>
+                {sites.map((s) => (
+                  <label key={s.site_id} class="check">
+                    <input type="checkbox" name="sites" value={s.site_id} /> {s.name}
+                  </label>
+                ))}
+              </fieldset>
+            ) : null}
+          </SendForm>
+        </div>
+      ) : null}
+    </Section>
+  );
+}
+
+function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(id: string): string; onChange(): void }) {
+  const path = (action: 'revoke' | 'rotate') => `/workspaces/${seg(token.workspace_id)}/tokens/${seg(token.token_id)}/${action}`;
+  const revoked = token.revoked_at !== null;
+  return (
+    <li class={`record${revoked ? ' revoked' : ''}`} data-token={token.token_id}>
+      <div class="record-main">
+        <code>{token.token_id}</code>
+        <span class="muted">
+          {token.scopes.join(', ')} · {token.site_ids ? token.site_ids.map(siteName).join(', ') : 'every site'} · created {day(token.created_at)}
+          {token.rotated_at ? ` · rotated ${when(token.rotated_at)}` : ''}
+        </span>
+        {revoked ? <span class="badge off">Revoked {when(token.revoked_at)}</span> : null}
+      </div>
+      {revoked ? null : (
+        <div class="card-actions">
+          <RotateButton path={path('rotate')} onChange={onChange} />
+          <ActionButton label="Revoke" run={() => manage('POST', path('revoke'))} after={onChange} confirm={`Revoke ${token.token_id}? Every request with it is refused from now on.`} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** A new secret for the token, shown once; the old secret stops working at once. */
+function RotateButton({ path, onChange }: { path: string; onChange(): void }) {
+  const [rotated, setRotated] = useState<WithSecret | null>(null);
+  return (
+    <>
+      <ActionButton<WithSecret>
+        label="Rotate"
+        run={() => manage<WithSecret>('POST', path)}
+        after={(t) => {
+          setRotated(t);
+          onChange();
+        }}
+        confirm="Make a new secret? The current one stops working at once."
+      />
+      {rotated ? (
+        <div class="done" role="status">
+          <Secret token={rotated} />
+        </div>
+      ) : null}
+    </>
+  );
+}
