@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import { EMBED_KEY_SECRET_PREFIX, normalizeOrigins } from '../../domain/embeds.js';
 import { invalidField } from '../../domain/manage-errors.js';
 import type { CatalogStore } from '../../ports/catalog-store.js';
+import { controlSecret } from '../control-secret.js';
 import type { EmbedKey, EmbedStore } from '../../ports/embed-store.js';
 import { notFound, requireRole, type ManageDeps, type WorkspaceAccess } from '../manage/access.js';
 
@@ -16,17 +17,7 @@ export interface EmbedDeps extends ManageDeps {
 /** The name of the control-plane secret every embed key's secret is derived from. */
 export const EMBED_KEY_MASTER_NAME = 'embed-key-master';
 
-// The master is fixed once created; each process reads it once.
-const masters = new WeakMap<CatalogStore, Promise<string>>();
-function master(catalog: CatalogStore): Promise<string> {
-  let m = masters.get(catalog);
-  if (!m) {
-    m = catalog.getOrCreateSecret(EMBED_KEY_MASTER_NAME);
-    m.catch(() => masters.delete(catalog));
-    masters.set(catalog, m);
-  }
-  return m;
-}
+const master = (catalog: CatalogStore) => controlSecret(catalog, EMBED_KEY_MASTER_NAME);
 
 /** The secret of an embed key: what its owner signs tokens with (HS256 takes its UTF-8 bytes as the key). */
 export async function embedKeySecret(catalog: CatalogStore, keyId: string): Promise<string> {

@@ -12,6 +12,7 @@ import { SIGN_IN_MAX_FAILURES_PER_ADDRESS, SIGN_IN_MAX_FAILURES_PER_EMAIL } from
 import { apiPolicyFor } from '../../domain/plans.js';
 import { hashSecret } from '../../domain/tokens.js';
 import type { CatalogStore, Site, Workspace } from '../../ports/catalog-store.js';
+import { controlSecret } from '../control-secret.js';
 import type { ShareLink } from '../../ports/embed-store.js';
 import type { PasswordHasher } from '../../ports/password-hasher.js';
 import type { PeopleStore } from '../../ports/people-store.js';
@@ -27,17 +28,7 @@ const COOKIE_KEY_NAME = 'share-cookie-key';
 export const GONE = 'This share link was revoked or has expired, or never existed.';
 export const NEEDS_PASSWORD = 'This share link needs its password: enter it on the share page.';
 
-// The key is fixed once created; each process reads it once.
-const keys = new WeakMap<CatalogStore, Promise<string>>();
-function cookieKey(catalog: CatalogStore): Promise<string> {
-  let k = keys.get(catalog);
-  if (!k) {
-    k = catalog.getOrCreateSecret(COOKIE_KEY_NAME);
-    k.catch(() => keys.delete(catalog));
-    keys.set(catalog, k);
-  }
-  return k;
-}
+const cookieKey = (catalog: CatalogStore) => controlSecret(catalog, COOKIE_KEY_NAME);
 
 async function mac(catalog: CatalogStore, share: ShareLink, expiresMs: number): Promise<string> {
   // The password's hash is in it too: a link whose password changed does not honour older cookies.
