@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../config/config.js';
-import { seedDemo, type DemoOwner, type DemoResult } from '../ingest/demo/seed-demo.js';
+import type { DemoOwner, DemoResult } from '../ingest/demo/seed-demo.js';
 import { systemClock } from '../domain/clock.js';
 import type { PeopleStore } from '../ports/people-store.js';
 import { issueLink } from '../services/people/links.js';
@@ -43,6 +43,8 @@ export async function runDemo(
 ): Promise<DemoResult> {
   const marker = path.join(config.dataDir, DEMO_MARKER_FILE);
   if (fs.existsSync(marker)) throw new CliError(`the demo is already loaded in ${config.dataDir}`, 'CONFLICT', 1);
+  // The demo's generator and the import pipeline load only when the demo is made.
+  const { seedDemo } = await import('../ingest/demo/seed-demo.js');
   const stores = await openImportStores(config);
   try {
     const bar = opts.progress ? createProgressBar(opts.progress, null, 'demo traffic') : noProgress;
