@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { staleOutputs } from '../../scripts/build-server.js';
 
 export const FOOTFALL_BIN = fileURLToPath(new URL('../../bin/footfall.js', import.meta.url));
+/** What `npm start` runs (package.json's start script; its prestart builds dist/). */
+export const FOOTFALL_START = fileURLToPath(new URL('../../dist/cli/start.js', import.meta.url));
 
 const stale = staleOutputs();
 if (stale.length)
