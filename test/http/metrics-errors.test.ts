@@ -78,7 +78,7 @@ test('422 INVALID_PARAMS names the parameter', async () => {
     [TS, { site_id: site, traffic: 'robots' }, 'traffic'],
     [TS, { site_id: site, from: '2025-02-30' }, 'from'],
     [TS, { site_id: site, from: '2025-06-10', to: '2025-06-01' }, 'from'],
-    [TS, { site_id: site, to: '2025-06-16' }, 'to'],
+    [TS, { site_id: site, from: '2025-06-16' }, 'from'], // after today (a later to means up to now)
     [TS, { site_id: site, filters: '{"page":' }, 'filters'],
     [TS, { site_id: site, filters: '["page"]' }, 'filters'],
     [TS, { site_id: site, filters: '{"colour":"red"}' }, 'filters'],
