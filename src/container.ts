@@ -88,8 +88,11 @@ export function hasControlPlane(config: Pick<Config, 'dataDir' | 'controlUrl'>):
 }
 
 /** What an import needs: the catalog (sites, salts) and where events go. The control plane first. */
-export async function openImportStores(config: Pick<Config, 'dataDir' | 'controlUrl' | 'eventsUrl'>): Promise<ImportStores> {
-  const control = await openControlPlane(config);
+export async function openImportStores(
+  config: Pick<Config, 'dataDir' | 'controlUrl' | 'eventsUrl'>,
+  opts: { clock?: Clock } = {},
+): Promise<ImportStores> {
+  const control = await openControlPlane(config, opts);
   let target: ImportTarget;
   try {
     target = await openImportTarget(config, { commitLock: control.commitLock });
