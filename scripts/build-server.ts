@@ -3,7 +3,8 @@
 // script, the OpenAPI examples) copied beside them. dist/ mirrors src/ at the same depth, so paths a
 // module finds from its own URL (../../package.json, ../../dist/web) hold in both. esbuild only strips
 // the types (under a second for the whole tree); `npm run typecheck` is the type check. src/client is
-// left to build:client, which also writes its declarations.
+// left to build:client, which also writes its declarations. Nothing is written while dist/ is as new
+// as src/, and a file is replaced whole, so a start does not pull modules from under a running footfall.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,13 +47,24 @@ export function staleOutputs(): string[] {
     .map(({ source }) => path.relative(ROOT, source));
 }
 
-export async function buildServer(): Promise<{ files: number; ms: number }> {
+/** Replaces a file whole: a footfall process importing it meanwhile reads the old or the new one, never half. */
+function writeWhole(file: string, contents: Uint8Array): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, contents);
+  fs.renameSync(tmp, file);
+}
+
+export async function buildServer(): Promise<{ files: number; ms: number; skipped: boolean }> {
   const started = performance.now();
   const sources = serverSources();
   const previous: string[] = fs.existsSync(MANIFEST) ? (JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as { files: string[] }).files : [];
   const outputs = new Set(sources.map((s) => path.relative(DIST, s.output)));
-  for (const rel of previous) if (!outputs.has(rel)) fs.rmSync(path.join(DIST, rel), { force: true });
-  await build({
+  const gone = previous.filter((rel) => !outputs.has(rel));
+  // dist/ already mirrors src/: prestart leaves alone the files a running footfall may still import.
+  if (previous.length && !gone.length && !staleOutputs().length) return { files: sources.length, ms: Math.round(performance.now() - started), skipped: true };
+  for (const rel of gone) fs.rmSync(path.join(DIST, rel), { force: true });
+  const result = await build({
     absWorkingDir: ROOT,
     entryPoints: sources.filter((s) => s.source.endsWith('.ts')).map((s) => s.source),
     outdir: DIST,
@@ -62,18 +74,16 @@ export async function buildServer(): Promise<{ files: number; ms: number }> {
     target: 'node20',
     tsconfig: path.join(ROOT, 'tsconfig.json'),
     logLevel: 'warning',
+    write: false,
   });
-  for (const { source, output } of sources) {
-    if (source.endsWith('.ts')) continue;
-    fs.mkdirSync(path.dirname(output), { recursive: true });
-    fs.copyFileSync(source, output);
-  }
+  for (const file of result.outputFiles) writeWhole(file.path, file.contents);
+  for (const { source, output } of sources) if (!source.endsWith('.ts')) writeWhole(output, fs.readFileSync(source));
   fs.writeFileSync(MANIFEST, JSON.stringify({ files: [...outputs].sort() }) + '\n');
-  return { files: sources.length, ms: Math.round(performance.now() - started) };
+  return { files: sources.length, ms: Math.round(performance.now() - started), skipped: false };
 }
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const { files, ms } = await buildServer();
-  process.stderr.write(`build:server: ${files} files of src/ into dist/ in ${ms} ms\n`);
+  const { files, ms, skipped } = await buildServer();
+  process.stderr.write(skipped ? `build:server: dist/ is up to date with src/ (${files} files)\n` : `build:server: ${files} files of src/ into dist/ in ${ms} ms\n`);
 }
