@@ -4,6 +4,7 @@
 // definition serves every way in. Pure.
 import { surfaceMessage } from './dashboard-policy.js';
 import { allowsHourly, type ApiPolicy, type PlanId } from './plans.js';
+import { switchRefusal } from './plan-refusals.js';
 import { exportsOf, type DashboardSurface } from './product.js';
 
 interface ReadLimits {
@@ -24,6 +25,8 @@ interface ReadLimits {
 /** A token's reads: routes gated by the API policy's families and the token's scopes. */
 export interface ApiReadPolicy extends ReadLimits {
   kind: 'api';
+  /** whose policy it is: refusals name the plan that decides them */
+  plan: PlanId;
 }
 
 /** A person's dashboard reads: routes gated by the plan's dashboard surfaces. */
@@ -38,6 +41,7 @@ export type ReadPolicy = ApiReadPolicy | DashboardReadPolicy;
 export function apiReadPolicy(plan: PlanId, api: ApiPolicy): ApiReadPolicy {
   return {
     kind: 'api',
+    plan,
     retention_days: api.retention_days,
     max_range_days: api.max_range_days,
     max_breakdown_limit: api.max_breakdown_limit,
@@ -60,7 +64,7 @@ export function retentionName(policy: ReadPolicy): string {
 
 /** The 403 message of dimension=tenant where the rules do not open it. */
 export function tenantDimensionRefusal(policy: ReadPolicy): string {
-  if (policy.kind === 'api') return 'The active API policy does not enable the tenant dimension.';
+  if (policy.kind === 'api') return switchRefusal(policy.plan, 'allow_tenant_dimension');
   return surfaceMessage('tenants', 'the breakdown by tenant');
 }
 
