@@ -2,7 +2,6 @@
 // a token (and an embed), the plan's dashboard policy (dashboard-policy.ts) for a person reading their
 // workspace's dashboard. Routes and services read the limits here, never the plan, so that one route
 // definition serves every way in. Pure.
-import { surfaceMessage } from './dashboard-policy.js';
 import { allowsHourly, type ApiPolicy, type PlanId } from './plans.js';
 import { switchRefusal } from './plan-refusals.js';
 import { exportsOf, type DashboardSurface } from './product.js';
@@ -66,6 +65,14 @@ export function retentionName(policy: ReadPolicy): string {
 export function tenantDimensionRefusal(policy: ReadPolicy): string {
   if (policy.kind === 'api') return switchRefusal(policy.plan, 'allow_tenant_dimension');
   return surfaceMessage('tenants', 'the breakdown by tenant');
+}
+
+/** The 403 message for a surface the plan does not open: the page shows it as an upgrade note. */
+export function surfaceMessage(surface: DashboardSurface, what?: string): string {
+  return (
+    `The plan does not include the dashboard's ${surface} surface${what ? ` (${what})` : ''}: ` +
+    "the workspace's plan decides which surfaces its dashboard reads."
+  );
 }
 
 export const HOURLY_REFUSAL = 'The plan does not include the hourly interval.';
