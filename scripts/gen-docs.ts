@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
-import { buildContainer } from '../src/container.js';
+import { buildContainer, openLiveCollection } from '../src/container.js';
 import { openSqliteControlPlane } from '../src/control/sqlite/open.js';
 import { ERROR_CATALOG, type ErrorCode } from '../src/domain/errors.js';
 
@@ -15,12 +15,16 @@ type Json = Record<string, any>;
 export async function openApiDocument(): Promise<Json> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-docs-'));
   const control = await openSqliteControlPlane(':memory:');
-  const container = await buildContainer(loadConfig({ dataDir, logLevel: 'silent' }, {}), { control });
-  const app = await buildApp(container, { logger: false });
+  const config = loadConfig({ dataDir, logLevel: 'silent', geoipDb: 'off' }, {});
+  const container = await buildContainer(config, { control });
+  // with live collection, as a server has it: its routes are in the document too
+  const collection = await openLiveCollection(config, container, { intervalMs: 3_600_000 });
+  const app = await buildApp({ ...container, collector: collection.collector }, { logger: false });
   try {
     return app.swagger() as Json;
   } finally {
     await app.close();
+    await collection.close();
     await container.close();
     await control.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -88,22 +92,33 @@ export function renderMarkdown(doc: Json): string {
       if (op.description) out.push(op.description, '');
       out.push(op.security?.length ? 'Auth: `Authorization: Bearer <token>`.' : 'Auth: none.', '');
       const params = (op.parameters ?? []) as Json[];
-      if (params.length) {
+      const body = op.requestBody?.content;
+      if (body) {
+        const [media, first] = Object.entries<Json>(body)[0];
+        out.push(`Request body (${Object.keys(body).map((t) => `\`${t}\``).join(' or ')}): ${deref(doc, first.schema)?.description ?? ''}`, '');
+        out.push(table(['Field', 'Type', 'Required', 'Notes'], fields(doc, deref(doc, body[media].schema))), '');
+      } else if (params.length) {
         out.push('Query parameters:', '');
         out.push(table(['Name', 'Type', 'Required', 'Notes'], params.map((x) => [`\`${x.name}\``, typeOf(doc, x.schema), x.required ? 'yes' : 'no', x.schema?.description ?? x.description ?? ''])), '');
-      } else out.push('Query parameters: none (any parameter is answered 422 INVALID_PARAMS).', '');
-      const ok = op.responses['200'];
+      } else if (!op.tags?.includes('Collection')) out.push('Query parameters: none (any parameter is answered 422 INVALID_PARAMS).', '');
+      const success = Object.keys(op.responses).find((st) => st.startsWith('2')) ?? '200';
+      const ok = op.responses[success];
       const schema = ok?.content?.['application/json']?.schema;
-      out.push(`Response 200 headers: ${Object.keys(ok?.headers ?? {}).map((h) => `\`${h}\``).join(', ')}.`, '');
-      if (schema) out.push('Response 200 fields:', '', table(['Field', 'Type', 'Required', 'Notes'], fields(doc, deref(doc, schema))), '');
+      out.push(`Response ${success} headers: ${Object.keys(ok?.headers ?? {}).map((h) => `\`${h}\``).join(', ')}.`, '');
+      if (schema) out.push(`Response ${success} fields:`, '', table(['Field', 'Type', 'Required', 'Notes'], fields(doc, deref(doc, schema))), '');
       for (const [media, other] of Object.entries<Json>(ok?.content ?? {})) {
-        if (media !== 'application/json') out.push(`Also answers \`${media}\` (ask with \`Accept: ${media}\`): ${other.schema?.description ?? ''}`, '');
+        if (media === 'application/json') continue;
+        if (schema) out.push(`Also answers \`${media}\` (ask with \`Accept: ${media}\`): ${other.schema?.description ?? ''}`, '');
+        else out.push(`Response ${success} body: \`${media}\`${other.schema?.enum ? ` (${other.schema.enum.map((v: string) => `\`${v}\``).join(', ')})` : ''}. ${ok.description ?? ''}`, '');
       }
-      const errs = Object.keys(op.responses).filter((s) => s !== '200');
+      const errs = Object.keys(op.responses).filter((st) => st !== success);
       if (errs.length) {
-        const rows = errs.map((s) => {
-          const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((c) => String(ERROR_CATALOG[c].status) === s);
-          return [s, p === '/healthz' && s === '503' ? 'health body with status `unavailable`, Retry-After' : codes.map((c) => `\`${c}\``).join(', ')];
+        const rows = errs.map((st) => {
+          const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((c) => String(ERROR_CATALOG[c].status) === st);
+          if (p === '/healthz' && st === '503') return [st, 'health body with status `unavailable`, Retry-After'];
+          // a route that states its own responses (collection): what the status means
+          if (!op.responses[st].$ref && op.responses[st].description) return [st, op.responses[st].description];
+          return [st, codes.map((c) => `\`${c}\``).join(', ')];
         });
         out.push('Error statuses (the error envelope):', '', table(['Status', 'Codes'], rows), '');
       }

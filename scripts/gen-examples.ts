@@ -19,6 +19,8 @@ type Json = Record<string, any>;
 
 /** The instant the examples are taken at (the demo's "today"). */
 const NOW = Date.parse('2025-06-15T12:00:00.000Z');
+/** When the demo's workspaces are made: usage history lists the months since, so it has a few to show. */
+const CREATED = Date.parse('2025-04-01T00:00:00.000Z');
 const MAX_ITEMS = 3;
 
 /**
@@ -67,7 +69,7 @@ export async function captureExamples(): Promise<Json> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-examples-'));
   try {
     const config = loadConfig({ dataDir, logLevel: 'silent' }, {});
-    const demo = await runDemo(config, { seed: 1, days: 35, nowMs: NOW });
+    const demo = await runDemo(config, { seed: 1, days: 35, nowMs: NOW, clock: new FakeClock(CREATED) });
     const container = await buildContainer(config, { clock: new FakeClock(NOW) });
     try {
       const app = await buildApp(container, { logger: false });

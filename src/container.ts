@@ -10,7 +10,6 @@ import type { CatalogStore } from './ports/catalog-store.js';
 import type { PasswordHasher } from './ports/password-hasher.js';
 import type { PeopleStore } from './ports/people-store.js';
 import type { EmbedStore } from './ports/embed-store.js';
-import { Argon2PasswordHasher } from './control/password-hasher.js';
 import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
 import type { EventStore } from './ports/event-store.js';
 import type { CommitLock } from './ports/commit-lock.js';
@@ -19,20 +18,17 @@ import type { UsageLedger } from './ports/usage-ledger.js';
 import { CONTROL_SQLITE_FILE, openControlPlane } from './control/open-control-plane.js';
 import type { ControlPlane } from './control/sqlite/open.js';
 import { MemoryResponseCache } from './cache/memory-response-cache.js';
-import { PrometheusMetrics } from './http/metrics/prometheus-metrics.js';
-import { DuckDbAnalyticsEngine } from './engines/duckdb/duckdb-analytics-engine.js';
-import { openClickHouse } from './engines/clickhouse/open-clickhouse.js';
-import { openEventStore } from './engines/duckdb/open-event-store.js';
-import { openImportTarget as openTarget, type ImportTarget } from './ingest/pipeline/import-target.js';
+import type { ImportTarget } from './ingest/pipeline/import-target.js';
 import type { ImportStores } from './ingest/pipeline/run-import.js';
 import { MemoryRateLimiter } from './limits/memory.js';
-import { openRedisRateLimiter } from './limits/redis.js';
 import type { AnalyticsDeps, AppDeps } from './services/deps.js';
-import { openGeoLookup } from './ingest/parse/mmdb-geo-lookup.js';
-import { openCollection, type LiveCollection } from './ingest/collect/open-collection.js';
+import type { LiveCollection } from './ingest/collect/open-collection.js';
 import type { LoaderOptions } from './ingest/collect/loader.js';
 import type { DnsTxtResolver } from './ports/dns-txt-resolver.js';
 import { NodeDnsTxtResolver } from './dns/node-dns-txt-resolver.js';
+
+// The engines, the Redis client, prom-client, argon2, the import pipeline and the geolocation reader
+// are imported where they are opened: a command loads what it uses, and `footfall --help` none of it.
 
 /** The analytics store the configuration names, opened: its write side, its read side, and how imports reach it. */
 export interface AnalyticsBackend {
@@ -54,9 +50,14 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
   if (!embedded(config)) {
     // Every process (API servers and importers) reads and writes the same tables; the control
     // plane's commit lock orders their commit points.
+    const { openClickHouse } = await import('./engines/clickhouse/open-clickhouse.js');
     const ch = await openClickHouse(config.eventsUrl!, { commitLock: opts.commitLock });
     return { store: ch.store, engine: ch.engine, adminImports: false, close: () => ch.close() };
   }
+  const [{ openEventStore }, { DuckDbAnalyticsEngine }] = await Promise.all([
+    import('./engines/duckdb/open-event-store.js'),
+    import('./engines/duckdb/duckdb-analytics-engine.js'),
+  ]);
   const store = await openEventStore(config);
   const engine = new DuckDbAnalyticsEngine({
     connect: () => store.instance.connect(),
@@ -67,7 +68,8 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
 }
 
 /** Where an import writes: the running server's admin socket (embedded store), or the store itself. */
-export function openImportTarget(config: StoreConfig, opts: { commitLock?: CommitLock } = {}): Promise<ImportTarget> {
+export async function openImportTarget(config: StoreConfig, opts: { commitLock?: CommitLock } = {}): Promise<ImportTarget> {
+  const { openImportTarget: openTarget } = await import('./ingest/pipeline/import-target.js');
   return openTarget({ dataDir: config.dataDir, adminImports: embedded(config), openStore: () => openAnalyticsBackend(config, opts) });
 }
 
@@ -81,9 +83,9 @@ export function openDnsTxtResolver(config: Pick<Config, 'dnsServers'>): DnsTxtRe
   return new NodeDnsTxtResolver({ servers: config.dnsServers });
 }
 
-/** Password hashing at the production parameters, for a command that sets a password (a share link's). */
-export function openPasswordHasher(): PasswordHasher {
-  return new Argon2PasswordHasher();
+/** Password hashing at the production parameters, for a command that sets a password (a share link's); loaded when asked, like the server's. */
+export async function openPasswordHasher(): Promise<PasswordHasher> {
+  return new (await import('./control/password-hasher.js')).Argon2PasswordHasher();
 }
 
 /** Whether a control plane exists already (a shared one is configured, or the data dir holds one). */
@@ -92,8 +94,11 @@ export function hasControlPlane(config: Pick<Config, 'dataDir' | 'controlUrl'>):
 }
 
 /** What an import needs: the catalog (sites, salts) and where events go. The control plane first. */
-export async function openImportStores(config: Pick<Config, 'dataDir' | 'controlUrl' | 'eventsUrl'>): Promise<ImportStores> {
-  const control = await openControlPlane(config);
+export async function openImportStores(
+  config: Pick<Config, 'dataDir' | 'controlUrl' | 'eventsUrl'>,
+  opts: { clock?: Clock } = {},
+): Promise<ImportStores> {
+  const control = await openControlPlane(config, opts);
   let target: ImportTarget;
   try {
     target = await openImportTarget(config, { commitLock: control.commitLock });
@@ -146,7 +151,9 @@ export interface ContainerOverrides {
 
 export async function buildContainer(config: Readonly<Config>, overrides: ContainerOverrides = {}): Promise<Container> {
   const clock = overrides.clock ?? systemClock;
-  const metrics = overrides.metrics ?? (config.metricsPort !== undefined ? new PrometheusMetrics() : undefined);
+  const metrics =
+    overrides.metrics ??
+    (config.metricsPort !== undefined ? new (await import('./http/metrics/prometheus-metrics.js')).PrometheusMetrics() : undefined);
   /** engine calls timed by engine name when metrics are kept */
   const timed = <T extends object>(port: T, engine: string): T =>
     metrics ? timedCalls(port, (seconds, ok) => metrics.engineQuery(engine, seconds, ok)) : port;
@@ -186,7 +193,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     let limiter = overrides.limiter;
     if (!limiter) {
       // Redis when configured: one exact sliding log shared by every API process.
-      const own = config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
+      const own = config.redisUrl ? await (await import('./limits/redis.js')).openRedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
       closers.push(() => own.close());
       limiter = own;
     }
@@ -196,7 +203,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
       embeds: control.embeds,
-      hasher: overrides.hasher ?? new Argon2PasswordHasher(),
+      hasher: overrides.hasher ?? new (await import('./control/password-hasher.js')).Argon2PasswordHasher(),
       dns: overrides.dns ?? openDnsTxtResolver(config),
       metrics,
       exposition: metrics,
@@ -251,6 +258,10 @@ export async function openLiveCollection(
 ): Promise<LiveCollection> {
   // A database named explicitly is opened now, so a bad file stops the start; the bundled one (large)
   // only when the first event arrives.
+  const [{ openGeoLookup }, { openCollection }] = await Promise.all([
+    import('./ingest/parse/mmdb-geo-lookup.js'),
+    import('./ingest/collect/open-collection.js'),
+  ]);
   const explicit = config.geoipDb !== undefined && config.geoipDb !== 'off' ? openGeoLookup(config.geoipDb) : undefined;
   return openCollection({
     dir: path.join(config.dataDir, 'spool'),

@@ -22,7 +22,13 @@ export interface RunningServer {
 
 export async function startServer(
   config: Readonly<Config>,
-  options: { overrides?: ContainerOverrides; app?: BuildAppOptions; collect?: boolean | { intervalMs?: number } } = {},
+  options: {
+    overrides?: ContainerOverrides;
+    app?: BuildAppOptions;
+    collect?: boolean | { intervalMs?: number };
+    /** called as soon as the port listens, before any request can be answered (and so logged) */
+    onListening?: () => void;
+  } = {},
 ): Promise<RunningServer> {
   const container = await buildContainer(config, options.overrides);
   let app: FastifyInstance | undefined;
@@ -36,6 +42,7 @@ export async function startServer(
       collection = await openLiveCollection(config, container, { log, ...(typeof options.collect === 'object' ? options.collect : {}) });
     app = await buildApp(collection ? { ...container, collector: collection.collector } : container, options.app);
     await app.listen({ host: config.host, port: config.port });
+    options.onListening?.();
     if (config.metricsPort !== undefined && container.exposition)
       metrics = await startMetricsServer(container.exposition, config.metricsHost, config.metricsPort);
     // A store one process owns (DuckDB's file): imports reach it through this server's local socket.

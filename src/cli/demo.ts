@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../config/config.js';
-import { seedDemo, type DemoOwner, type DemoResult } from '../ingest/demo/seed-demo.js';
-import { systemClock } from '../domain/clock.js';
+import type { DemoOwner, DemoResult } from '../ingest/demo/seed-demo.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import type { PeopleStore } from '../ports/people-store.js';
 import { issueLink } from '../services/people/links.js';
 import { openImportStores } from '../container.js';
@@ -39,11 +39,14 @@ export function registerDemo(program: Command): void {
 
 export async function runDemo(
   config: Readonly<Config>,
-  opts: { seed: number; days: number; progress?: NodeJS.WriteStream | null; nowMs?: number },
+  // clock: when the control plane records the demo's workspaces, tokens and plans as made (now by default)
+  opts: { seed: number; days: number; progress?: NodeJS.WriteStream | null; nowMs?: number; clock?: Clock },
 ): Promise<DemoResult> {
   const marker = path.join(config.dataDir, DEMO_MARKER_FILE);
   if (fs.existsSync(marker)) throw new CliError(`the demo is already loaded in ${config.dataDir}`, 'CONFLICT', 1);
-  const stores = await openImportStores(config);
+  // The demo's generator and the import pipeline load only when the demo is made.
+  const { seedDemo } = await import('../ingest/demo/seed-demo.js');
+  const stores = await openImportStores(config, { clock: opts.clock });
   try {
     const bar = opts.progress ? createProgressBar(opts.progress, null, 'demo traffic') : noProgress;
     const result = await seedDemo({

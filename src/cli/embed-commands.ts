@@ -86,7 +86,7 @@ async function createShare(_catalog: CatalogStore, opts: Opts, _args: string[], 
   const expiresAt = a.optional('expires');
   a.done();
   const password = opts.password === true ? await readPassword('Password of the share link') : null;
-  const deps: ShareDeps = { ...embedDeps(ctx), hasher: openPasswordHasher(), publicUrl: ctx.config.publicUrl };
+  const deps: ShareDeps = { ...embedDeps(ctx), hasher: await openPasswordHasher(), publicUrl: ctx.config.publicUrl };
   const { share, url } = await createShareLink(deps, await siteAccess(deps, OPERATOR, siteId, 'admin'), { tenantId, password, expiresAt });
   return {
     json: { share_id: share.id, url },

@@ -2,8 +2,7 @@
 // [--format combined|common] [--forwarded-for]` (docs/product.md §2, §3). While `serve` runs on the
 // same data dir the rows go through its admin socket; otherwise the store is opened here.
 import type { Command } from 'commander';
-import { openImportStores } from '../container.js';
-import { runImport, type RunImportResult } from '../ingest/pipeline/run-import.js';
+import type { RunImportResult } from '../ingest/pipeline/run-import.js';
 import type { LineFormat } from '../ingest/pipeline/import-lines.js';
 import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
@@ -52,6 +51,8 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
   const json = !!opts.json;
   try {
     const config = commandConfig(opts);
+    // The import pipeline (parsers, geolocation, the stores) loads only for an import.
+    const [{ openImportStores }, { runImport }] = await Promise.all([import('../container.js'), import('../ingest/pipeline/run-import.js')]);
     const result = await runImport({
       open: () => openImportStores(config),
       geoipDb: config.geoipDb,

@@ -1,4 +1,6 @@
-// The `footfall` command line. Each command family registers itself from its own file.
+// The `footfall` command line. Each command family registers itself from its own file, listed below.
+// A registration loads only commander and light modules: what a command needs to run (stores, the
+// server, the import pipeline) is imported by its action, so `footfall --help` answers at once.
 import { Command, CommanderError } from 'commander';
 import { registerServe } from './serve.js';
 import { registerCatalogCommands } from './catalog-commands.js';
@@ -6,16 +8,21 @@ import { registerImport } from './import.js';
 import { registerDemo } from './demo.js';
 import { fail } from './output.js';
 
+/** Every command family, in the order `footfall --help` lists them. */
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [
+  registerServe,
+  registerCatalogCommands,
+  registerImport,
+  registerDemo,
+];
+
 const program = new Command('footfall')
   .description('footfall: privacy-first web analytics read API')
   .exitOverride()
   .showHelpAfterError(false)
   .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
-registerServe(program);
-registerCatalogCommands(program);
-registerImport(program);
-registerDemo(program);
+for (const register of COMMANDS) register(program);
 
 try {
   await program.parseAsync(process.argv);

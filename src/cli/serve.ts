@@ -1,6 +1,5 @@
 // `footfall serve`: loads the configuration, listens, logs the address, stops on SIGINT/SIGTERM.
 import type { Command } from 'commander';
-import { closeOnSignals, startServer } from '../main.js';
 import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 
 export function registerServe(program: Command): void {
@@ -21,6 +20,8 @@ export function registerServe(program: Command): void {
       .option('--dns-servers <list>', "resolvers the management API's site verify asks, ip[:port] comma-separated (FOOTFALL_DNS_SERVERS, default the system's)"),
   ).action(async (opts: StoreOptions & { host?: string; port?: string; queryTimeoutMs?: string }) => {
     const config = commandConfig(opts);
+    // Loaded here, not at the top: the server's modules are most of what a command could load.
+    const { closeOnSignals, startServer } = await import('../main.js');
     // With --json, stdout carries only the one JSON object; logs go to stderr.
     const server = await startServer(config, {
       app: opts.json ? { logger: { level: config.logLevel, stream: process.stderr } } : undefined,

@@ -98,7 +98,7 @@ export interface paths {
         };
         /**
          * Metered units per UTC month
-         * @description One item per month from `from` to `to`, clipped to the last api.usage_history_months months (current month included), oldest first. Months without use show zero units under the current terms. Defaults: to = today, from = the start of the window.
+         * @description One item per month from `from` to `to`, clipped to the last api.usage_history_months months (current month included) and to the months since the workspace was created, oldest first. A month without use shows zero units under the allowance of the plan in force at its end (the current plan for the current month). Defaults: to = today, from = the start of the window.
          */
         get: operations["getUsageHistory"];
         put?: never;
@@ -264,6 +264,46 @@ export interface paths {
         options?: never;
         /** Liveness of the server and its stores */
         head: operations["headHealth"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Collect one event from a page or a server
+         * @description Takes what Plausible's tracker (`/js/script.js`, `@plausible-analytics/tracker`) and its Events API send, as JSON (`application/json`, or `text/plain` as the tracker sends it to spare a preflight), at most 8 KiB. No token: any origin may send (CORS). The client address (`X-Forwarded-For` only from proxies FOOTFALL_TRUST_PROXY trusts) and `User-Agent` give the visitor key, device and location, then are dropped. 202 once the event is on disk, readable through /v1 within seconds; the same 202 for a domain no site has (nothing stored, nothing revealed). Each client address may send FOOTFALL_COLLECT_RATE_LIMIT events a minute (default 600).
+         */
+        post: operations["sendEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/js/script.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The first-party tracker script
+         * @description A small script without cookies or storage. A page loads it with a script element: `defer`, `data-domain="example.com"`, `src="https://stats.example.com/js/script.js"`. It sends pageviews (on load and on client-side navigation), outbound clicks, file downloads, form submits and engaged time to POST /api/event. Attributes: data-domain, data-api, data-tenant-id, data-hash. Cached an hour.
+         */
+        get: operations["getTrackerScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -921,6 +961,50 @@ export interface components {
                 value: number;
             }[];
         };
+        /**
+         * TrackerEvent
+         * @description One event, as Plausible's Events API (long names) or its tracker (short keys: n, u, d, r, p, h, i, e) sends it; a short key wins over its long name. name, url and domain are required (under either name). Other fields are ignored.
+         */
+        TrackerEvent: {
+            /** @description `pageview`, `engagement`, a built-in name of the tracker (`Outbound Link: Click`, `File Download`, `Form: Submission`, `404`), or a custom action of your own */
+            name?: string;
+            /** @description The page's absolute http(s) URL */
+            url?: string;
+            /** @description A hostname of the site (as the page configured it): which site the event is for */
+            domain?: string;
+            /** @description The full referring URL, or null */
+            referrer?: string | null;
+            /** @description Custom properties, at most 30: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read */
+            props?: {
+                [key: string]: string | number | boolean | null;
+            } | string;
+            /** @description true or 1: the URL fragment is part of the page (hash-routed apps) */
+            hashMode?: boolean | number;
+            /** @description false: an event that is not an interaction (stored as instrumentation) */
+            interactive?: boolean;
+            /** @description Engaged milliseconds on the page; required by an engagement event */
+            engagement_time?: number;
+            /** @description `pageview`, `engagement`, a built-in name of the tracker (`Outbound Link: Click`, `File Download`, `Form: Submission`, `404`), or a custom action of your own */
+            n?: string;
+            /** @description The page's absolute http(s) URL */
+            u?: string;
+            /** @description A hostname of the site (as the page configured it): which site the event is for */
+            d?: string;
+            /** @description The full referring URL, or null */
+            r?: string | null;
+            /** @description Custom properties, at most 30: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read */
+            p?: {
+                [key: string]: string | number | boolean | null;
+            } | string;
+            /** @description true or 1: the URL fragment is part of the page (hash-routed apps) */
+            h?: boolean | number;
+            /** @description false: an event that is not an interaction (stored as instrumentation) */
+            i?: boolean;
+            /** @description Engaged milliseconds on the page; required by an engagement event */
+            e?: number;
+        } & {
+            [key: string]: unknown;
+        };
         /** UsageMonth */
         UsageMonth: {
             /** @description UTC month, YYYY-MM */
@@ -1237,6 +1321,7 @@ export type Site = components['schemas']['Site'];
 export type Surface = components['schemas']['Surface'];
 export type Tenant = components['schemas']['Tenant'];
 export type Timeseries = components['schemas']['Timeseries'];
+export type TrackerEvent = components['schemas']['TrackerEvent'];
 export type UsageMonth = components['schemas']['UsageMonth'];
 export type WindowReason = components['schemas']['WindowReason'];
 export type WindowStatus = components['schemas']['WindowStatus'];
@@ -1976,6 +2061,128 @@ export interface operations {
                 };
                 content?: never;
             };
+        };
+    };
+    sendEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One event, as Plausible's Events API (long names) or its tracker (short keys: n, u, d, r, p, h, i, e) sends it; a short key wins over its long name. name, url and domain are required (under either name). Other fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackerEvent"];
+                "text/plain": components["schemas"]["TrackerEvent"];
+            };
+        };
+        responses: {
+            /** @description Accepted (or ignored: a domain no site has) */
+            202: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "ok";
+                };
+            };
+            /** @description The body is not a JSON object */
+            400: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The body is larger than 8 KiB */
+            413: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A Content-Type other than application/json or text/plain */
+            415: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A field is missing or malformed: details.field names it */
+            422: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many events from this client address this minute: details.retry_after_seconds, Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    /** @description Seconds until the client address may send again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure */
+            500: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTrackerScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
 }

@@ -20,6 +20,8 @@ import { changeProfile } from './profile-change.js';
 import { refuseTakenHostnames, replaceHostnames } from './site-hostnames.js';
 import { checkOwnershipRequest, claimInTransaction } from './site-ownership.js';
 import { toGoal, toTenant, toToken, toWorkspace } from './catalog-rows.js';
+import { lockWorkspace } from './workspace-lock.js';
+import { recordPlanChange } from './workspace-plans.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, WorkspacesTable } from './schema.js';
 import {
   checkGoal,
@@ -61,24 +63,29 @@ export async function updateWorkspace(
   patch: { name?: string; plan?: PlanId; apiPolicy?: ApiPolicyOverrides },
 ): Promise<Workspace> {
   needSomething('workspace', patch);
-  const current = await ctx.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!current) throw notFound('workspace', id);
-  const plan = patch.plan === undefined ? (current.plan as PlanId) : checkPlan(patch.plan);
-  const set: Partial<WorkspacesTable> = {};
-  if (patch.name !== undefined) set.name = checkName('workspace name', patch.name);
-  set.plan = plan;
-  if (patch.apiPolicy !== undefined) {
-    const problems = validateApiPolicyOverrides(patch.apiPolicy);
-    if (problems.length) throw new CatalogError('INVALID', problems.join('; '));
-    if (plan !== 'enterprise' && Object.keys(patch.apiPolicy).length > 0)
-      throw new CatalogError('INVALID', 'an api policy can be set on enterprise workspaces only');
-    set.api_policy = JSON.stringify(patch.apiPolicy);
-  } else if (plan !== 'enterprise') {
-    // Overrides belong to the enterprise plan: a move off it leaves the plan's own policy.
-    set.api_policy = '{}';
-  }
-  await ctx.db.updateTable('workspaces').set(set).where('id', '=', id).execute();
-  return toWorkspace({ ...current, ...set });
+  return ctx.db.transaction().execute(async (trx) => {
+    // The row lock first: a concurrent change waits, then reads what this one wrote.
+    if (!(await lockWorkspace(trx, id))) throw notFound('workspace', id);
+    const current = await trx.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const plan = patch.plan === undefined ? (current.plan as PlanId) : checkPlan(patch.plan);
+    const set: Partial<WorkspacesTable> = {};
+    if (patch.name !== undefined) set.name = checkName('workspace name', patch.name);
+    set.plan = plan;
+    if (patch.apiPolicy !== undefined) {
+      const problems = validateApiPolicyOverrides(patch.apiPolicy);
+      if (problems.length) throw new CatalogError('INVALID', problems.join('; '));
+      if (plan !== 'enterprise' && Object.keys(patch.apiPolicy).length > 0)
+        throw new CatalogError('INVALID', 'an api policy can be set on enterprise workspaces only');
+      set.api_policy = JSON.stringify(patch.apiPolicy);
+    } else if (plan !== 'enterprise') {
+      // Overrides belong to the enterprise plan: a move off it leaves the plan's own policy.
+      set.api_policy = '{}';
+    }
+    await trx.updateTable('workspaces').set(set).where('id', '=', id).execute();
+    const apiPolicy = set.api_policy ?? current.api_policy;
+    if (plan !== current.plan || apiPolicy !== current.api_policy) await recordPlanChange(trx, id, plan, apiPolicy, ctx.now().toISOString());
+    return toWorkspace({ ...current, ...set });
+  });
 }
 
 export async function updateSite(

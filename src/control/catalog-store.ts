@@ -26,6 +26,7 @@ import { siteIdByProvenDomain } from './site-routing.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
 import { queryTemplate } from './query-template.js';
+import { insertWorkspace, planHistory } from './workspace-plans.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable } from './schema.js';
 import {
   checkGoal,
@@ -94,7 +95,7 @@ export class KyselyCatalogStore implements CatalogStore {
     if (plan !== 'enterprise' && Object.keys(apiPolicy).length > 0)
       throw new CatalogError('INVALID', 'an api policy can be set on enterprise workspaces only');
     const row = { id: newId('ws', this.random), name, plan, api_policy: JSON.stringify(apiPolicy), created_at: this.now() };
-    await this.db.insertInto('workspaces').values(row).execute();
+    await this.db.transaction().execute((trx) => insertWorkspace(trx, row));
     return toWorkspace(row);
   }
 
@@ -102,6 +103,7 @@ export class KyselyCatalogStore implements CatalogStore {
 
   listWorkspaces = () => manage.listWorkspaces(this.manage);
   updateWorkspace: CatalogStore['updateWorkspace'] = (id, patch) => manage.updateWorkspace(this.manage, id, patch);
+  planHistory: CatalogStore['planHistory'] = (workspaceId) => planHistory(this.db, workspaceId);
   updateSite: CatalogStore['updateSite'] = (id, patch) => manage.updateSite(this.manage, id, patch);
   updateTenant: CatalogStore['updateTenant'] = (id, patch) => manage.updateTenant(this.manage, id, patch);
   getGoal: CatalogStore['getGoal'] = (id) => manage.getGoal(this.manage, id);

@@ -17,6 +17,7 @@ import type { ControlDB } from './schema.js';
 import { checkName, checkOneOf, checkPlan } from './validation.js';
 import { toWorkspace } from './catalog-rows.js';
 import { lockWorkspace } from './workspace-lock.js';
+import { insertWorkspace } from './workspace-plans.js';
 
 type Db = Kysely<ControlDB> | Transaction<ControlDB>;
 
@@ -79,7 +80,7 @@ export class KyselyPeopleStore implements PeopleStore {
     await this.db.transaction().execute(async (trx) => {
       if (!(await trx.selectFrom('users').select('id').where('id', '=', input.ownerId).executeTakeFirst()))
         throw new CatalogError('NOT_FOUND', `unknown user "${input.ownerId}"`);
-      await trx.insertInto('workspaces').values(row).execute();
+      await insertWorkspace(trx, row);
       await trx.insertInto('memberships').values({ workspace_id: row.id, user_id: input.ownerId, role: 'owner', created_at: now }).execute();
     });
     return toWorkspace(row);

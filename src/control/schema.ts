@@ -11,6 +11,18 @@ export interface WorkspacesTable {
   created_at: string;
 }
 
+/** One change of a workspace's plan or api policy (and its creation, version 1). */
+export interface WorkspacePlansTable {
+  workspace_id: string;
+  /** 1, 2, … per workspace, in the order of the changes */
+  version: number;
+  /** ISO 8601 instant from which this plan applies */
+  effective_at: string;
+  plan: string;
+  /** JSON object, as workspaces.api_policy */
+  api_policy: string;
+}
+
 export interface SitesTable {
   id: string;
   workspace_id: string;
@@ -214,6 +226,7 @@ export interface ShareLinksTable {
 
 export interface ControlDB {
   workspaces: WorkspacesTable;
+  workspace_plans: WorkspacePlansTable;
   sites: SitesTable;
   site_hostnames: SiteHostnamesTable;
   tenants: TenantsTable;

@@ -21,6 +21,11 @@ const PERIOD_RE = /^\d{4}-(0[1-9]|1[0-2])$/;
 export const LEASE_MARGIN_MS = 60_000;
 export const DEFAULT_LEASE_MS = 10_000 + LEASE_MARGIN_MS;
 
+/** A reservation outlives the longest metered run (bounded by the query timeout) by LEASE_MARGIN_MS. */
+export function leaseMsFor(config: { queryTimeoutMs?: number }): number {
+  return (config.queryTimeoutMs ?? 10_000) + LEASE_MARGIN_MS;
+}
+
 /** Dead-owner checks (a pid probe per owner) run at most this often on the refusal path. */
 const DEAD_OWNER_CHECK_INTERVAL_MS = 1_000;
 

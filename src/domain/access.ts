@@ -16,19 +16,21 @@ export function scopeGrants(held: readonly string[], accepted: readonly TokenSco
   return accepted.some((s) => held.includes(s));
 }
 
+/** The api policy switches that open a part of the API. */
+export type PolicySwitch = 'allow_reports' | 'allow_goals' | 'allow_tenants' | 'allow_tenant_dimension';
+
+/** The switch that opens each gated family; the other families are open to every plan with API access. */
+export const FAMILY_SWITCHES: Partial<Record<RouteFamily, PolicySwitch>> = {
+  reports: 'allow_reports',
+  goals: 'allow_goals',
+  tenants: 'allow_tenants',
+};
+
 /** Whether the active API policy opens this route family. */
 export function familyAllowed(family: RouteFamily, policy: ApiPolicy): boolean {
   if (!hasApiAccess(policy)) return false;
-  switch (family) {
-    case 'reports':
-      return policy.allow_reports;
-    case 'goals':
-      return policy.allow_goals;
-    case 'tenants':
-      return policy.allow_tenants;
-    default:
-      return true;
-  }
+  const flag = FAMILY_SWITCHES[family];
+  return flag === undefined || policy[flag];
 }
 
 /**

@@ -4,7 +4,7 @@
 // workspace's retention. Pure.
 import type { ApiPolicy, PlanId } from './plans.js';
 import { DASHBOARD_SURFACES, workspaceProduct, type DashboardSurface, type ProductRetention } from './product.js';
-import type { DashboardReadPolicy } from './read-policy.js';
+import { surfaceMessage, type DashboardReadPolicy } from './read-policy.js';
 
 /** Rows a dashboard breakdown or report top list may ask for, per plan. */
 export const DASHBOARD_ROW_LIMITS: Readonly<Record<PlanId, number>> = { free: 100, starter: 500, pro: 2000, enterprise: 2000 };
@@ -37,14 +37,6 @@ export function dashboardPolicy(workspace: { plan: PlanId; apiPolicy: Partial<Ap
 export function retentionTargetDays(target: ProductRetention['workspace_retention'], apiRetentionDays: number | null): number | null {
   if (target.kind === 'custom' || target.value === undefined) return apiRetentionDays;
   return target.unit === 'months' ? Math.round(target.value * DAYS_PER_MONTH) : target.value;
-}
-
-/** The 403 message for a surface the plan does not open: the page shows it as an upgrade note. */
-export function surfaceMessage(surface: DashboardSurface, what?: string): string {
-  return (
-    `The plan does not include the dashboard's ${surface} surface${what ? ` (${what})` : ''}: ` +
-    "the workspace's plan decides which surfaces its dashboard reads."
-  );
 }
 
 /** null when the policy opens `surface` (null: a read every dashboard may make), else the 403 message. */

@@ -44,9 +44,26 @@ export function invalidParams(message: string, details?: Record<string, unknown>
   return new ApiError('INVALID_PARAMS', message, details);
 }
 
-/** The one 403 body for unknown, foreign and not-allowed sites and tenants. */
-export function forbidden(): ApiError {
-  return new ApiError('FORBIDDEN');
+/**
+ * The one 403 body for a site_id the caller may not read: unknown, another workspace's, outside an
+ * allowlist, or not an id at all (a hostname, a slug). It says what site_id is and where the readable
+ * ones are listed, the same whether or not such a site exists (docs/product.md §7.3).
+ */
+export function siteForbidden(): ApiError {
+  return new ApiError(
+    'FORBIDDEN',
+    "The site_id is not a site you may read. site_id is a site's id (site_ and 22 letters and digits), not its hostname; GET /v1/sites lists the sites you may read.",
+    { parameter: 'site_id' },
+  );
+}
+
+/** The same for tenant_id: one body for every tenant the caller may not read. */
+export function tenantForbidden(): ApiError {
+  return new ApiError(
+    'FORBIDDEN',
+    "The tenant_id is not a tenant of this site you may read. tenant_id is a tenant's id (ten_ and 22 letters and digits), not its slug; GET /v1/tenants?site_id=… lists the tenants you may read.",
+    { parameter: 'tenant_id' },
+  );
 }
 
 /** Raised by engine adapters; the HTTP layer maps them to 503 responses. */

@@ -2,8 +2,8 @@
 // a token (and an embed), the plan's dashboard policy (dashboard-policy.ts) for a person reading their
 // workspace's dashboard. Routes and services read the limits here, never the plan, so that one route
 // definition serves every way in. Pure.
-import { surfaceMessage } from './dashboard-policy.js';
 import { allowsHourly, type ApiPolicy, type PlanId } from './plans.js';
+import { switchRefusal } from './plan-refusals.js';
 import { exportsOf, type DashboardSurface } from './product.js';
 
 interface ReadLimits {
@@ -24,6 +24,8 @@ interface ReadLimits {
 /** A token's reads: routes gated by the API policy's families and the token's scopes. */
 export interface ApiReadPolicy extends ReadLimits {
   kind: 'api';
+  /** whose policy it is: refusals name the plan that decides them */
+  plan: PlanId;
 }
 
 /** A person's dashboard reads: routes gated by the plan's dashboard surfaces. */
@@ -38,6 +40,7 @@ export type ReadPolicy = ApiReadPolicy | DashboardReadPolicy;
 export function apiReadPolicy(plan: PlanId, api: ApiPolicy): ApiReadPolicy {
   return {
     kind: 'api',
+    plan,
     retention_days: api.retention_days,
     max_range_days: api.max_range_days,
     max_breakdown_limit: api.max_breakdown_limit,
@@ -60,8 +63,16 @@ export function retentionName(policy: ReadPolicy): string {
 
 /** The 403 message of dimension=tenant where the rules do not open it. */
 export function tenantDimensionRefusal(policy: ReadPolicy): string {
-  if (policy.kind === 'api') return 'The active API policy does not enable the tenant dimension.';
+  if (policy.kind === 'api') return switchRefusal(policy.plan, 'allow_tenant_dimension');
   return surfaceMessage('tenants', 'the breakdown by tenant');
+}
+
+/** The 403 message for a surface the plan does not open: the page shows it as an upgrade note. */
+export function surfaceMessage(surface: DashboardSurface, what?: string): string {
+  return (
+    `The plan does not include the dashboard's ${surface} surface${what ? ` (${what})` : ''}: ` +
+    "the workspace's plan decides which surfaces its dashboard reads."
+  );
 }
 
 export const HOURLY_REFUSAL = 'The plan does not include the hourly interval.';

@@ -117,24 +117,30 @@ export function previousPeriod(w: DayWindow): DayWindow {
   return dayWindow(addDays(to, -(w.days - 1)), to);
 }
 
+/** How a date parameter is written, for messages (the schema's pattern, in words). */
+export const DATE_FORMAT_HINT = 'a date written YYYY-MM-DD, e.g. 2026-11-25';
+
 function requireDay(name: 'from' | 'to', value: string): string {
-  if (parseDay(value) === null) throw invalidParams(`${name} must be a real date formatted YYYY-MM-DD`, { parameter: name });
+  if (parseDay(value) === null) throw invalidParams(`${name} must be ${DATE_FORMAT_HINT}; "${value}" is not a day of the calendar`, { parameter: name });
   return value;
 }
 
 /**
- * Resolves from/to/compare in the order docs/product.md §7.2 and §8.8 fix: syntax (422) → from <= to <= today (422)
+ * Resolves from/to/compare in the order docs/product.md §7.2 and §8.8 fix: syntax (422) → `to` after
+ * today means "up to now": clamped to today, before anything counts the days → from <= to (422)
  * → retention of the current then the compare window (422 RETENTION_EXCEEDED) → max_range_days (422).
+ * The range served, and so its units and its max_range_days check, is the clamped one.
  */
 export function resolveReportRange(input: RangeInput): ResolvedRange {
   const today = formatDay(input.clock.now().getTime());
   if (input.compare !== undefined && input.compare !== 'prev_period') {
     throw invalidParams('compare must be prev_period', { parameter: 'compare' });
   }
-  const to = input.to === undefined ? today : requireDay('to', input.to);
+  const askedTo = input.to === undefined ? today : requireDay('to', input.to);
+  const to = askedTo > today ? today : askedTo;
   const from = input.from === undefined ? addDays(to, -6) : requireDay('from', input.from);
-  if (parseDay(from)! > parseDay(to)!) throw invalidParams('from must not be after to', { parameter: 'from' });
-  if (to > today) throw invalidParams('to must not be after today (UTC)', { parameter: 'to' });
+  if (from > today) throw invalidParams(`from must not be after today (${today}, UTC)`, { parameter: 'from' });
+  if (from > to) throw invalidParams('from must not be after to', { parameter: 'from' });
   const current = dayWindow(from, to);
   const compare = input.compare === 'prev_period' ? previousPeriod(current) : null;
 

@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, EngineError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.js';
 import { RateLimitedError } from '../services/rate-limit.js';
+import { PATTERN_WORDS } from './schemas/common.js';
 
 export function envelope(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>) {
   return { error: { code, message, request_id: requestId, ...(details ? { details } : {}) } };
@@ -44,6 +45,9 @@ function parameterOf(issue: ValidationIssue): string | undefined {
 
 function validationError(issue: ValidationIssue): ApiError {
   const parameter = parameterOf(issue);
+  // `from must be a date written YYYY-MM-DD, e.g. …`, not the regular expression that checks it
+  const words = issue.keyword === 'pattern' && typeof issue.params?.pattern === 'string' ? PATTERN_WORDS[issue.params.pattern] : undefined;
+  if (parameter && words) return new ApiError('INVALID_PARAMS', `${parameter} must be ${words}.`, { parameter });
   const allowed = issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues) ? (issue.params.allowedValues as unknown[]) : null;
   const what =
     issue.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed.join(', ')}` : (issue.message ?? 'is invalid');

@@ -3,6 +3,13 @@
 import type { TokenScope } from '../domain/access.js';
 import type { ApiPolicyOverrides, PlanId, Profile } from '../domain/plans.js';
 
+/** A plan and api policy a workspace has from effectiveAt on (until the next change). */
+export interface PlanChange {
+  effectiveAt: string;
+  plan: PlanId;
+  apiPolicy: ApiPolicyOverrides;
+}
+
 export interface Workspace {
   id: string;
   name: string;
@@ -143,6 +150,8 @@ export interface CatalogStore {
    * enterprise plan; a move off enterprise drops them. NOT_FOUND / INVALID.
    */
   updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
+  /** The workspace's plans over time, oldest first: the one it was created with, then every change ([] when unknown). */
+  planHistory(workspaceId: string): Promise<PlanChange[]>;
 
   /**
    * Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace) /

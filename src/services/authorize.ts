@@ -2,10 +2,11 @@
 import { canReadSite, canReadTenant, familyAllowed, scopeGrants, type RouteFamily, type TokenScope } from '../domain/access.js';
 import { surfaceRefusal } from '../domain/dashboard-policy.js';
 import { hasApiAccess } from '../domain/plans.js';
+import { apiAccessRefusal, familyRefusal } from '../domain/plan-refusals.js';
 import type { DashboardSurface } from '../domain/product.js';
 import type { EmbedRoute } from '../domain/embeds.js';
 import { CSV_REFUSAL } from '../domain/read-policy.js';
-import { ApiError, forbidden } from '../domain/errors.js';
+import { ApiError, siteForbidden, tenantForbidden } from '../domain/errors.js';
 import type { CatalogStore, Site, Tenant } from '../ports/catalog-store.js';
 import type { Caller } from './caller.js';
 
@@ -29,14 +30,15 @@ export function authorizeRoute(caller: Caller, route: RouteGate, asked: { csv: b
   const seal = caller.seal;
   if (seal && (route.embed === undefined || (seal.routes !== null && !seal.routes.includes(route.embed))))
     throw new ApiError('FORBIDDEN', `This embed reads only ${seal.routes === null ? 'the reports, metrics and goals of its site' : `these routes: ${seal.routes.join(', ')}`}.`);
-  if (policy.kind === 'api' && !hasApiAccess(caller.api)) throw new ApiError('FORBIDDEN', 'The plan does not include API access.');
+  const plan = caller.workspace.plan;
+  if (policy.kind === 'api' && !hasApiAccess(caller.api)) throw new ApiError('FORBIDDEN', apiAccessRefusal(plan));
   if (!scopeGrants(caller.grant.scopes, route.scopes))
     throw new ApiError('FORBIDDEN', `The token lacks the scope this endpoint needs (${route.scopes.join(' or ')}).`);
   const refusal =
     policy.kind === 'api'
       ? familyAllowed(route.family, caller.api)
         ? null
-        : 'The active API policy does not enable this endpoint.'
+        : familyRefusal(plan, route.family)
       : surfaceRefusal(policy, route.surface);
   if (refusal !== null) throw new ApiError('FORBIDDEN', refusal);
   if (asked.csv && !policy.csv) throw new ApiError('FORBIDDEN', CSV_REFUSAL);
@@ -50,8 +52,8 @@ export interface SiteAccessOptions {
 }
 
 /**
- * Resolves site_id and tenant_id for the caller. Unknown, foreign and not-allowed ids all get the
- * same 403 body, so no caller learns whether an id exists.
+ * Resolves site_id and tenant_id for the caller. Unknown, foreign, not-allowed and malformed ids all
+ * get the same 403 body (one for sites, one for tenants), so no caller learns whether an id exists.
  */
 export async function resolveSiteAccess(
   catalog: CatalogStore,
@@ -61,11 +63,11 @@ export async function resolveSiteAccess(
   options: SiteAccessOptions,
 ): Promise<{ site: Site; tenant: Tenant | null }> {
   const site = await catalog.getSite(siteId);
-  if (!site || !canReadSite(caller.grant, site)) throw forbidden();
+  if (!site || !canReadSite(caller.grant, site)) throw siteForbidden();
   let tenant: Tenant | null = null;
   if (tenantId !== undefined) {
     tenant = await catalog.getTenant(tenantId);
-    if (!canReadTenant(caller.grant, site.id, tenant)) throw forbidden();
+    if (!canReadTenant(caller.grant, site.id, tenant)) throw tenantForbidden();
   } else if (options.tenantRequiredForRestrictedToken && caller.grant.tenantIds !== null) {
     // Says what is missing, not which tenants exist: GET /v1/tenants lists the token's own.
     throw new ApiError('FORBIDDEN', 'This token is restricted to tenants: tenant_id is required (GET /v1/tenants lists them).', {

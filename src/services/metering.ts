@@ -3,7 +3,7 @@
 // Unmetered ones (the dashboard) record nothing and report the month's usage as it stands.
 import { ApiError } from '../domain/errors.js';
 import type { ApiPolicy } from '../domain/plans.js';
-import { periodOf } from '../domain/periods.js';
+import { nextPeriodStart, periodOf } from '../domain/periods.js';
 import { ReservationLostError, type UsageLedger } from '../ports/usage-ledger.js';
 import type { Metering } from './caller.js';
 
@@ -46,6 +46,21 @@ function ledgerRequest(ctx: MeteringContext, units: number) {
 }
 
 /**
+ * The 402 of a request whose units would pass the cap, with the month's usage as it stands, the cap and
+ * when the count starts again (details.used_units, hard_cap_units, requested_units, reset_at).
+ */
+async function hardCapReached(ctx: MeteringContext, units: number, terms: { hardCap: number }): Promise<ApiError> {
+  const used = await ctx.ledger.used(ctx.workspaceId, periodOf(ctx.arrivedAt));
+  const resetAt = nextPeriodStart(ctx.arrivedAt).toISOString();
+  return new ApiError(
+    'HARD_CAP_REACHED',
+    `The workspace has used ${used} of its hard cap of ${terms.hardCap} units this month (UTC) and this request needs ${units}; ` +
+      `the count starts again at ${resetAt}. GET /v1/usage/current shows the month's usage.`,
+    { used_units: used, hard_cap_units: terms.hardCap, requested_units: units, reset_at: resetAt },
+  );
+}
+
+/**
  * Runs `run` under a reservation of `units`. 402 HARD_CAP_REACHED when the reservation would pass
  * the cap (run is not called). Work that must cost nothing when it fails (the 5 MiB budget check)
  * belongs inside `run`.
@@ -57,7 +72,7 @@ export async function withMeteredUnits<T>(
 ): Promise<{ value: T; meta: MeteredMeta }> {
   const { terms, request } = ledgerRequest(ctx, units);
   const reservation = await ctx.ledger.reserve(request);
-  if (!reservation) throw new ApiError('HARD_CAP_REACHED');
+  if (!reservation) throw await hardCapReached(ctx, units, terms);
   let value: T;
   try {
     value = await run();
@@ -73,7 +88,7 @@ export async function withMeteredUnits<T>(
     // The run outlived its lease and the units were given back: charge them now, under the cap
     // like any other charge (402 when they no longer fit; the cap holds either way).
     const charged = await ctx.ledger.charge(request);
-    if (charged === null) throw new ApiError('HARD_CAP_REACHED');
+    if (charged === null) throw await hardCapReached(ctx, units, terms);
     used = charged;
   }
   return { value, meta: usageMeta(units, used, terms) };
@@ -87,7 +102,7 @@ export async function withMeteredUnits<T>(
 export async function chargeUnits(ctx: MeteringContext, units: number): Promise<MeteredMeta> {
   const { terms, request } = ledgerRequest(ctx, units);
   const used = await ctx.ledger.charge(request);
-  if (used === null) throw new ApiError('HARD_CAP_REACHED');
+  if (used === null) throw await hardCapReached(ctx, units, terms);
   return usageMeta(units, used, terms);
 }
 

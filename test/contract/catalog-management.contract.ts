@@ -33,6 +33,29 @@ export function runCatalogManagementContract(name: string, factory: CatalogFacto
     assert.deepEqual((await c.getWorkspace(a.id))?.apiPolicy, { rate_limit_rps: 1 }, 'refused updates changed nothing');
   }));
 
+  test(`${name}: every change of plan or api policy is kept with its time; the creation is the first`, withCatalog(async (c, clock) => {
+    const a = await c.createWorkspace({ name: 'A', plan: 'starter' });
+    const created = a.createdAt;
+    clock.advance(1000);
+    await c.updateWorkspace(a.id, { plan: 'enterprise', apiPolicy: { hard_cap_units: 10 } });
+    const upgraded = clock.now().toISOString();
+    clock.advance(1000);
+    await c.updateWorkspace(a.id, { name: 'A2' });
+    await c.updateWorkspace(a.id, { apiPolicy: { hard_cap_units: 10 } }); // the same policy: no change
+    await assert.rejects(c.updateWorkspace(a.id, { plan: 'pro', apiPolicy: { hard_cap_units: 5 } }), isCatalogError('INVALID'));
+    clock.advance(1000);
+    await c.updateWorkspace(a.id, { plan: 'pro' });
+    assert.deepEqual(
+      (await c.planHistory(a.id)).map((p) => [p.effectiveAt, p.plan, p.apiPolicy]),
+      [
+        [created, 'starter', {}],
+        [upgraded, 'enterprise', { hard_cap_units: 10 }],
+        [clock.now().toISOString(), 'pro', {}],
+      ],
+    );
+    assert.deepEqual(await c.planHistory('ws_missing'), []);
+  }));
+
   test(`${name}: site name, status and hostnames change; ownership rules still hold`, withCatalog(async (c) => {
     const a = await c.createWorkspace({ name: 'A', plan: 'pro' });
     const b = await c.createWorkspace({ name: 'B', plan: 'pro' });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { collectHarness, pageview } from './helpers/collect.js';
+import { openApiValidator } from './helpers/openapi-check.js';
 
 function assertRefused(res: LightMyRequestResponse, status: number, message: RegExp, details?: Record<string, unknown>): void {
   assert.equal(res.statusCode, status, res.body);
@@ -97,10 +98,22 @@ test('CORS: any origin may send events; the preflight is answered; /v1 stays GET
     assert.equal(post.statusCode, 202);
     assert.equal(post.headers['access-control-allow-origin'], '*');
     assert.match(String(post.headers['x-request-id']), /^req_/);
-    // Collection lives beside the read API, not in it, and is not in its OpenAPI document.
+    // Collection lives beside the read API, not in it: in its OpenAPI document under its own tag, without a token.
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/api/') || p.startsWith('/js/')), Object.keys(doc.paths).join());
+    assert.deepEqual(Object.keys(doc.paths['/api/event']), ['post'], 'the preflight is not an operation');
+    assert.deepEqual(Object.keys(doc.paths['/js/script.js']), ['get']);
+    for (const op of [doc.paths['/api/event'].post, doc.paths['/js/script.js'].get]) {
+      assert.deepEqual(op.tags, ['Collection']);
+      assert.ok(!op.security?.length, `${op.operationId}: no token`);
+    }
     assert.ok(Object.entries(doc.paths).every(([p, ops]) => !p.startsWith('/v1') || Object.keys(ops as object).every((m) => m === 'get')));
+    h.checker.check('GET', '/js/script.js', await h.app.inject({ method: 'GET', url: '/js/script.js' }));
+    // The documented body is what senders send: the tracker's short keys, the Events API's long names.
+    const body = doc.paths['/api/event'].post.requestBody;
+    assert.deepEqual(Object.keys(body.content), ['application/json', 'text/plain']);
+    const validate = openApiValidator(doc)('#/paths/~1api~1event/post/requestBody/content/application~1json/schema');
+    for (const event of [pageview('https://live.example/'), { name: 'Signup', url: 'https://live.example/', domain: 'live.example', props: { plan: 'pro' } }])
+      assert.ok(validate(event), JSON.stringify(validate.errors));
     const v1post = await h.app.inject({ method: 'POST', url: '/v1/me', payload: '{}' });
     assert.equal(v1post.statusCode, 405);
     const getEvent = await h.app.inject({ method: 'GET', url: '/api/event' });

@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../../src/domain/errors.js';
+import { nextPeriodStart } from '../../src/domain/periods.js';
 import type { AnalyticsEngine } from '../../src/ports/analytics-engine.js';
 import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
 
@@ -78,7 +79,7 @@ test('422 INVALID_PARAMS names the parameter', async () => {
     [TS, { site_id: site, traffic: 'robots' }, 'traffic'],
     [TS, { site_id: site, from: '2025-02-30' }, 'from'],
     [TS, { site_id: site, from: '2025-06-10', to: '2025-06-01' }, 'from'],
-    [TS, { site_id: site, to: '2025-06-16' }, 'to'],
+    [TS, { site_id: site, from: '2025-06-16' }, 'from'], // after today (a later to means up to now)
     [TS, { site_id: site, filters: '{"page":' }, 'filters'],
     [TS, { site_id: site, filters: '["page"]' }, 'filters'],
     [TS, { site_id: site, filters: '{"colour":"red"}' }, 'filters'],
@@ -139,8 +140,17 @@ test('402 HARD_CAP_REACHED once a request would pass the cap; overage before it 
     assert.deepEqual(r.json().meta.usage, { used_units: 8, overage_units: 3, included_units: 5, hard_cap_units: 10 });
     assert.equal(r.json().meta.billable_overage, true);
     assert.equal(r.json().meta.surface.dataFreshness.cached, true, 'the repeat is a cache hit, charged in one ledger step');
-    expectError(await m.call(TS, { site_id: s }), 402, 'HARD_CAP_REACHED'); // a hit over the cap
-    expectError(await m.call(BD, { site_id: s, dimension: 'page' }), 402, 'HARD_CAP_REACHED');
+    // a hit over the cap, then a miss: each says how far the month got, the cap, the request's units and when it resets
+    const resetAt = nextPeriodStart(m.clock.now()).toISOString();
+    const hit = expectError(await m.call(TS, { site_id: s }), 402, 'HARD_CAP_REACHED');
+    assert.deepEqual(hit.details, { used_units: 8, hard_cap_units: 10, requested_units: 4, reset_at: resetAt });
+    assert.equal(
+      hit.message,
+      `The workspace has used 8 of its hard cap of 10 units this month (UTC) and this request needs 4; the count starts again at ${resetAt}. ` +
+        "GET /v1/usage/current shows the month's usage.",
+    );
+    const miss = expectError(await m.call(BD, { site_id: s, dimension: 'page' }), 402, 'HARD_CAP_REACHED');
+    assert.deepEqual(miss.details, { used_units: 8, hard_cap_units: 10, requested_units: 16, reset_at: resetAt });
     assert.equal(await usedOf(m), 8, 'a refused request records nothing');
     r = await m.call(TS, { site_id: s, metric: 'events' });
     assert.equal(r.statusCode, 200, 'a cheaper request still fits: 8 + 2 = 10');

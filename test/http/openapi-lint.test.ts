@@ -13,7 +13,7 @@ import { harness } from './helpers/harness.js';
 const run = promisify(execFile);
 
 test('redocly lint finds no error and no warning in the served OpenAPI document', async () => {
-  const h = await harness();
+  const h = await harness({ collect: true }); // as a server serves it: with the collection routes
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-lint-'));
   try {
     const file = path.join(dir, 'openapi.json');

@@ -3,6 +3,7 @@
 // without tenant_id is told tenant_id is required, and integers are plain decimal digits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { tenantForbidden } from '../../src/domain/errors.js';
 import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
 import { TIMESERIES_METRICS } from '../../src/domain/query/metrics.js';
 import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
@@ -63,7 +64,8 @@ test('a tenant-restricted token without tenant_id gets a 403 that says tenant_id
   // A tenant it may not read still gets the one FORBIDDEN body that reveals nothing.
   const other = await h.tenant(await h.site(), 'other');
   const foreign = error(await h.call(TS, { site_id: site, tenant_id: other }, { token: restricted }), 403);
-  assert.equal(foreign.message, 'The token may not access this resource.');
+  assert.equal(foreign.message, tenantForbidden().message);
+  assert.deepEqual(foreign.details, { parameter: 'tenant_id' });
   assert.equal((await h.call(TS, { site_id: site, tenant_id: tenant }, { token: restricted })).statusCode, 200);
 });
 

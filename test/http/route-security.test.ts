@@ -382,13 +382,18 @@ test('a free workspace is 403 FORBIDDEN on every route; a starter one on reports
   for (const { url, family } of routes) {
     const res = await h.get(url, { token: freeToken.secret });
     assertError(res, 403, 'FORBIDDEN', `${url} on free`);
-    assert.match(res.json().error.message, /plan does not include API access/, url);
+    assert.equal(res.json().error.message, 'The free plan does not include API access; upgrade to starter or pro, or ask for an enterprise policy.', url);
 
     const st = await h.get(url, { token: starterToken.secret });
     if (FAMILIES[family].starter) assertAdmitted(st, `${url} on starter`);
     else {
       assertError(st, 403, 'FORBIDDEN', `${url} on starter`);
-      assert.match(st.json().error.message, /API policy does not enable/, url);
+      // the plan decided, and the message says which plan and what opens it
+      assert.equal(
+        st.json().error.message,
+        `The starter plan does not include the ${family} endpoints; upgrade to pro or ask for an enterprise policy with allow_${family}.`,
+        url,
+      );
     }
   }
 });

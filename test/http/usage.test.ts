@@ -26,8 +26,9 @@ test('GET /v1/usage/current reports the month, its terms and the reset instant',
 });
 
 test('GET /v1/usage/history: one item per month, clipped to the plan window, zeros for quiet months', async () => {
-  const h = await harness({ now: '2025-06-15T12:00:00Z' });
-  const ws = await h.workspace('starter'); // 12 months: 2024-07 .. 2025-06
+  const h = await harness({ now: '2023-03-01T00:00:00Z' });
+  const ws = await h.workspace('starter'); // older than the window: 12 months, 2024-07 .. 2025-06
+  h.clock.set('2025-06-15T12:00:00Z');
   const t = await h.token(ws.id);
   const ledger = h.container.ledger;
   for (const [period, units] of [['2025-03', 40], ['2024-01', 7]] as const) {
@@ -63,6 +64,44 @@ test('GET /v1/usage/history: 422 for impossible dates and from after to', async 
     assert.equal(r.statusCode, 422, q);
     assert.equal(r.json().error.details.parameter, parameter, q);
   }
+  await h.close();
+});
+
+test('GET /v1/usage/history lists the months since the workspace was created, each with the allowance of its plan then', async () => {
+  const h = await harness({ now: '2025-01-20T10:00:00Z' });
+  const ws = await h.workspace('starter');
+  const t = await h.token(ws.id, { scopes: ['usage:read'] });
+  assert.deepEqual((await h.get('/v1/usage/history', { token: t.secret })).json().items, [
+    { period: '2025-01', units_used: 0, units_included: 100_000, units_overage: 0, hard_cap_units: 250_000 },
+  ]);
+  h.clock.set('2025-03-10T08:00:00Z');
+  await h.catalog.updateWorkspace(ws.id, { plan: 'pro' });
+  h.clock.set('2025-04-05T09:00:00Z');
+  await h.catalog.updateWorkspace(ws.id, { plan: 'enterprise', apiPolicy: { monthly_included_units: 7, hard_cap_units: 9 } });
+  h.clock.set('2025-06-15T12:00:00Z');
+  const items = (await h.get('/v1/usage/history?from=2020-01-01', { token: t.secret })).json().items;
+  assert.deepEqual(
+    items.map((i: any) => [i.period, i.units_included, i.hard_cap_units]),
+    [
+      ['2025-01', 100_000, 250_000], // starter, from its creation on (nothing before it)
+      ['2025-02', 100_000, 250_000],
+      ['2025-03', 1_000_000, 2_000_000], // pro from 03-10: in force at the month's end
+      ['2025-04', 7, 9], // enterprise with its own allowance
+      ['2025-05', 7, 9],
+      ['2025-06', 7, 9],
+    ],
+  );
+  assert.deepEqual(
+    (await h.catalog.planHistory(ws.id)).map((p) => [p.effectiveAt, p.plan, p.apiPolicy]),
+    [
+      ['2025-01-20T10:00:00.000Z', 'starter', {}],
+      ['2025-03-10T08:00:00.000Z', 'pro', {}],
+      ['2025-04-05T09:00:00.000Z', 'enterprise', { monthly_included_units: 7, hard_cap_units: 9 }],
+    ],
+  );
+  // a change of name only is not a change of plan
+  await h.catalog.updateWorkspace(ws.id, { name: 'renamed' });
+  assert.equal((await h.catalog.planHistory(ws.id)).length, 3);
   await h.close();
 });
 

@@ -11,9 +11,9 @@ import { openControlPlane } from '../../src/control/open-control-plane.js';
 import { openEventStore } from '../../src/engines/duckdb/open-event-store.js';
 import { startAdminSocket } from '../../src/ingest/admin/admin-socket-server.js';
 import { pv } from './harness.js';
+import { FOOTFALL_BIN as CLI } from '../helpers/footfall-bin.js';
 
 const run = promisify(execFile);
-const CLI = path.resolve('bin/footfall.js');
 
 async function setup() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-admin-'));

@@ -9,11 +9,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openControlPlane } from '../../src/control/open-control-plane.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
+import { FOOTFALL_BIN as BIN } from '../helpers/footfall-bin.js';
 
-const BIN = fileURLToPath(new URL('../../bin/footfall.js', import.meta.url));
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 async function freePort(): Promise<number> {

@@ -2,8 +2,8 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { FOOTFALL_BIN as CLI } from '../helpers/footfall-bin.js';
 
-const CLI = path.resolve('bin/footfall.js');
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOOTFALL_')));
 export const UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0';
 

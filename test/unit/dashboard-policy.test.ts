@@ -103,6 +103,7 @@ test("a token's read rules are its plan's API policy; messages name whose rules 
     const api = apiPolicyFor(plan);
     assert.deepEqual(apiReadPolicy(plan, api), {
       kind: 'api',
+      plan,
       retention_days: api.retention_days,
       max_range_days: api.max_range_days,
       max_breakdown_limit: api.max_breakdown_limit,
@@ -118,6 +119,9 @@ test("a token's read rules are its plan's API policy; messages name whose rules 
   assert.match(breakdownLimitName(person), /dashboard/);
   assert.equal(retentionName(token), 'the API retention');
   assert.match(retentionName(person), /dashboard/);
-  assert.equal(tenantDimensionRefusal(token), 'The active API policy does not enable the tenant dimension.');
+  assert.equal(
+    tenantDimensionRefusal(apiReadPolicy('starter', apiPolicyFor('starter'))),
+    'The starter plan does not include the tenant dimension (dimension=tenant); upgrade to pro or ask for an enterprise policy with allow_tenant_dimension.',
+  );
   assert.match(tenantDimensionRefusal(person), /tenants surface/);
 });

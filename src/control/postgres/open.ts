@@ -12,7 +12,7 @@ import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
 import { createPostgresPool, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
 
-const TABLES = ['workspaces', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage', 'reservations',
+const TABLES = ['workspaces', 'workspace_plans', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage', 'reservations',
   'users', 'memberships', 'invitations', 'user_links', 'sessions', 'sign_in_failures',
   'workspace_domains', 'domain_owners', 'site_hostname_patterns', 'released_hostnames', 'embed_keys', 'share_links'] as const satisfies readonly (keyof ControlDB)[];
 

@@ -6,7 +6,7 @@
 // then switches all those days at once. The other servers' logs get copies of their rows after it.
 // Purges and deletions commit the same way, then delete what nobody sees any more (clickhouse-lifecycle.ts).
 import { randomBytes } from 'node:crypto';
-import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
+import { inProcessCommitLock } from '../../ports/commit-lock.js';
 import {
   checkedCheckpoint,
   checkedDay,
@@ -28,20 +28,11 @@ import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import { ClickHouseImportSession, type SessionOptions } from './clickhouse-import-session.js';
 import { checkpointSite, importSite, siteCoverage, syncedVersion, type Shard } from './commit-log.js';
 import { previewRemoval, readEventCounts, removeDays } from './clickhouse-lifecycle.js';
-import { ident, stageDdl, stageRouterDdl, type TableLayout } from './schema.js';
+import { ident, stageDdl, stageRouterDdl } from './schema.js';
+import type { ClickHouseStoreParts } from './clickhouse-store-parts.js';
 
 /** Names of an import's scratch tables start with this and the creation time (open drops stale ones). */
 export const SCRATCH_PREFIX = 'ff_tmp_';
-
-export interface ClickHouseStoreParts {
-  /** the first server: the commit log's authority, where imports are routed from */
-  coordinator: Shard;
-  /** every server holding rows, the coordinator among them */
-  shards: Shard[];
-  layout: TableLayout;
-  /** orders commit points with other processes' (ports/commit-lock.ts); absent: this process only */
-  commitLock: CommitLock;
-}
 
 export class ClickHouseEventStore implements EventStore {
   private readonly serialized = inProcessCommitLock();

@@ -14,7 +14,7 @@ import {
   type Reidentify,
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
-import type { ClickHouseStoreParts } from './clickhouse-event-store.js';
+import type { ClickHouseStoreParts } from './clickhouse-store-parts.js';
 import { checkpointRow, eventCountRows, currentGens, daysIn, deletedAt, importRow, utcDay, type Shard } from './commit-log.js';
 import { groupDays, rewriteDays, storedRows, type RewrittenDay, type ShardDay } from './day-rewrite.js';
 import type { ClickHouseNode } from './node.js';

@@ -20,7 +20,7 @@ import {
   type RemovedData,
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
-import type { ClickHouseStoreParts } from './clickhouse-event-store.js';
+import type { ClickHouseStoreParts } from './clickhouse-store-parts.js';
 import { countsSite, DAY_MS, deletedAt, deleteSite, lifecycleRow, purgeSite, type Shard } from './commit-log.js';
 import type { ClickHouseNode } from './node.js';
 import { ident, LOG_LIFECYCLE_COLUMNS, type TableLayout } from './schema.js';

@@ -8,6 +8,8 @@ import { ErrorEnvelope } from '../schemas/common.js';
 import { apiDescription } from './description.js';
 import { errorResponseComponents, errorResponseRef, rateLimitHeaders, REQUEST_ID_HEADER, retryAfterHeader } from './error-responses.js';
 import { hoistTitledSchemas } from './hoist-components.js';
+import { COLLECT_PATH } from '../routes/collect-event.js';
+import { TRACKER_SCRIPT_PATH } from '../routes/tracker-script.js';
 
 type Json = Record<string, any>;
 
@@ -29,7 +31,14 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Metrics', description: 'One metric as a series or grouped by a dimension, in the common report envelope. Metered by the spec formula.' },
   { name: 'Usage', description: 'Metered units of the current month and of past months. Not metered; usage:read or metrics:read.' },
   { name: 'Operations', description: 'Liveness for load balancers and uptime monitors. No token.' },
+  { name: 'Collection', description: 'Live collection: the tracker script, and the endpoint it and server-side senders post events to. No token.' },
 ];
+
+/**
+ * Routes outside the /v1 pipeline that state their own responses (statuses such as 400, 413 and 415,
+ * a 429 of the collection limit): kept as declared, in the error envelope, rather than the shared components.
+ */
+const OWN_RESPONSES = new Set([COLLECT_PATH, TRACKER_SCRIPT_PATH]);
 
 /** The package's version, for the info of every document the server serves. */
 export const PACKAGE_VERSION = pkg.version;
@@ -61,8 +70,20 @@ function finishOperation(path: string, method: string, op: Json, examples: Json)
         // Other media types (text/csv of the metrics routes) follow the JSON, as the route declares them.
         const { 'application/json': _json, ...others } = response.content as Json;
         out.content = { 'application/json': { schema, ...(example !== undefined ? { example } : {}) }, ...others };
+      } else if (response.content && method !== 'head') {
+        // a body that is not JSON (the tracker script, the collection's "ok"), described as the route states it
+        out.content = response.content;
+        if (OWN_RESPONSES.has(path) && response.description) out.description = response.description;
       }
       responses[status] = out;
+    } else if (OWN_RESPONSES.has(path)) {
+      const headers: Json = { 'X-Request-Id': REQUEST_ID_HEADER };
+      if (code === 429) headers['Retry-After'] = retryAfterHeader('Seconds until the client address may send again');
+      responses[status] = {
+        description: response.description,
+        headers,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+      };
     } else if (path === '/healthz') {
       // The health report itself, not an error envelope: monitors read `checks`.
       responses[status] = {

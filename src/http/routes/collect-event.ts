@@ -1,18 +1,46 @@
-// POST /api/event: live collection (docs/product.md §9), beside /v1 (which stays GET-only) and outside the
-// OpenAPI document of the read API (README "Live collection" documents it). Browsers on any origin
-// may send it (CORS, preflight answered); a body is at most 8 KiB; each client address has a rate
-// limit. Errors are the spec's envelope with X-Request-Id, like every other answer.
+// POST /api/event: live collection (docs/product.md §9), beside /v1 (which stays GET-only), in the
+// OpenAPI document under the tag Collection, without a token. Browsers on any origin may send it
+// (CORS, preflight answered); a body is at most 8 KiB; each client address has a rate limit. Errors
+// are the spec's envelope with X-Request-Id, like every other answer.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ERROR_CATALOG } from '../../domain/errors.js';
 import type { AppDeps } from '../../services/deps.js';
 import { envelope } from '../error-envelope.js';
+import { ErrorEnvelope } from '../schemas/common.js';
+import { TrackerEventSchema } from '../schemas/collect.js';
 
 export const COLLECT_PATH = '/api/event';
 /** The largest body accepted (Plausible's own limit is of this order; a real event is a few hundred bytes). */
 export const MAX_EVENT_BYTES = 8 * 1024;
 const PREFLIGHT_MAX_AGE_S = 86_400;
 const ACCEPTED_TYPES = new Set(['application/json', 'text/plain']);
+
+const error = (description: string) => ({ ...ErrorEnvelope, description });
+
+/** What the document says of the route; the body is read and checked by the handler (tracker-payload.ts). */
+const SCHEMA = {
+  operationId: 'sendEvent',
+  summary: 'Collect one event from a page or a server',
+  description:
+    "Takes what Plausible's tracker (`/js/script.js`, `@plausible-analytics/tracker`) and its Events API send, as JSON (`application/json`, " +
+    'or `text/plain` as the tracker sends it to spare a preflight), at most 8 KiB. No token: any origin may send (CORS). The client address ' +
+    '(`X-Forwarded-For` only from proxies FOOTFALL_TRUST_PROXY trusts) and `User-Agent` give the visitor key, device and location, then are dropped. ' +
+    '202 once the event is on disk, readable through /v1 within seconds; the same 202 for a domain no site has (nothing stored, nothing revealed). ' +
+    'Each client address may send FOOTFALL_COLLECT_RATE_LIMIT events a minute (default 600).',
+  tags: ['Collection'],
+  consumes: ['application/json', 'text/plain'],
+  body: TrackerEventSchema,
+  response: {
+    202: { description: 'Accepted (or ignored: a domain no site has)', content: { 'text/plain': { schema: { type: 'string', enum: ['ok'] } } } },
+    400: error('The body is not a JSON object'),
+    413: error('The body is larger than 8 KiB'),
+    415: error('A Content-Type other than application/json or text/plain'),
+    422: error('A field is missing or malformed: details.field names it'),
+    429: error('Too many events from this client address this minute: details.retry_after_seconds, Retry-After'),
+    500: error('Unexpected failure'),
+  },
+};
 
 function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, details?: Record<string, unknown>) {
   return reply.code(status).send(envelope('INVALID_PARAMS', message, request.id, details));
@@ -67,7 +95,9 @@ export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps &
       COLLECT_PATH,
       {
         bodyLimit: MAX_EVENT_BYTES,
-        schema: { hide: true },
+        schema: SCHEMA,
+        // The handler reads the body (a string: see the parser above) and names the bad field itself.
+        validatorCompiler: () => () => true,
         config: deps.config.collectRateLimit > 0 ? { rateLimit: { max: deps.config.collectRateLimit, timeWindow: 60_000 } } : {},
       },
       async (request, reply) => {

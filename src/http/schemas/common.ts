@@ -1,6 +1,7 @@
 // Schema helpers and the error envelope shared by every route.
 import { Type, type TSchema, type Static, type TUnsafe } from '@sinclair/typebox';
 import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
+import { DATE_FORMAT_HINT } from '../../domain/report-range.js';
 
 /** A string enum as one `enum` keyword (reads better in OpenAPI than anyOf of consts). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
@@ -27,8 +28,13 @@ export const Level = StringEnum(LEVELS, { title: 'Level' });
 export const ProfileSchema = StringEnum(['strict', 'extended'] as const, { title: 'CollectionProfile' });
 export const DataEnvelopeSchema = StringEnum(['strict', 'extended', 'mixed'] as const, { title: 'DataEnvelope' });
 export const DateTime = Type.String({ format: 'date-time' });
+const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 /** YYYY-MM-DD; calendar validity (no 2025-02-30) is checked where the date is used. */
-export const DateParam = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC date, YYYY-MM-DD' });
+export const DateParam = Type.String({ pattern: DATE_PATTERN, description: 'UTC date, YYYY-MM-DD' });
+
+/** What a parameter's pattern asks for, in words: a 422 says this rather than the regular expression. */
+export const PATTERN_WORDS: Readonly<Record<string, string>> = { [DATE_PATTERN]: DATE_FORMAT_HINT };
+
 export const Period = Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'UTC month, YYYY-MM' });
 
 export const ErrorEnvelope = Type.Object(

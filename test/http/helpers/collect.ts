@@ -12,7 +12,10 @@ export const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML
 export interface CollectHarness extends Harness {
   siteId: string;
   secret: string;
-  /** POST /api/event; objects are JSON-encoded and sent as text/plain unless `contentType` says otherwise */
+  /**
+   * POST /api/event; objects are JSON-encoded and sent as text/plain unless `contentType` says otherwise.
+   * Every answer is checked against the OpenAPI document (status, headers, body).
+   */
   post(body: unknown, opts?: { ua?: string | null; ip?: string; headers?: Record<string, string>; contentType?: string | null }): Promise<LightMyRequestResponse>;
   /** loads what the spool holds now */
   flush(): Promise<void>;
@@ -48,19 +51,21 @@ export async function collectHarness(
       const body = await read('/v1/metrics/breakdown', { dimension, traffic: 'all', ...query });
       return Object.fromEntries((body.current.rows as { key: string | null; value: number }[]).map((r) => [String(r.key), r.value]));
     },
-    post(body: unknown, o: { ua?: string | null; ip?: string; headers?: Record<string, string>; contentType?: string | null } = {}) {
+    async post(body: unknown, o: { ua?: string | null; ip?: string; headers?: Record<string, string>; contentType?: string | null } = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       const ua = o.ua === undefined ? CHROME : o.ua;
       if (ua !== null) headers['user-agent'] = ua;
       const type = o.contentType === undefined ? 'text/plain' : o.contentType;
       if (type !== null) headers['content-type'] = type;
-      return h.app.inject({
+      const res = await h.app.inject({
         method: 'POST',
         url: '/api/event',
         headers,
         remoteAddress: o.ip ?? '203.0.113.7',
         payload: typeof body === 'string' ? body : JSON.stringify(body),
       });
+      h.checker.check('POST', '/api/event', res);
+      return res;
     },
   });
 }

@@ -52,10 +52,20 @@ test('malformed, unreal and inverted dates are 422 INVALID_PARAMS naming the par
     assert.equal(e.details?.parameter, 'from');
   }
   assert.equal(apiError(() => resolveReportRange({ ...policy, from: '2025-03-05', to: '2025-03-04' })).code, 'INVALID_PARAMS');
-  assert.equal(apiError(() => resolveReportRange({ ...policy, to: '2025-03-11' })).details?.parameter, 'to');
+  assert.equal(apiError(() => resolveReportRange({ ...policy, from: '2025-03-11' })).details?.parameter, 'from', 'from after today');
   assert.equal(apiError(() => resolveReportRange({ ...policy, compare: 'yoy' })).details?.parameter, 'compare');
   assert.ok(parseDay('2024-02-29') !== null);
   assert.equal(parseDay('2025-02-29'), null);
+});
+
+test('to after today means up to now: clamped to today before the days are counted', () => {
+  const r = resolveReportRange({ ...policy, from: '2025-03-01', to: '2025-12-31' });
+  assert.deepEqual([r.current.from, r.current.to, r.current.days], ['2025-03-01', '2025-03-10', 10]);
+  assert.equal(r.range.end, '2025-03-10T23:59:59.999Z');
+  assert.deepEqual([resolveReportRange({ ...policy, to: '2025-03-11' }).current.from, resolveReportRange({ ...policy, to: '2025-03-11' }).current.to], ['2025-03-04', '2025-03-10']);
+  // max_range_days and the compare window see the clamped range
+  assert.equal(resolveReportRange({ ...policy, maxRangeDays: 10, from: '2025-03-01', to: '2026-01-01' }).current.days, 10);
+  assert.equal(resolveReportRange({ ...policy, from: '2025-03-09', to: '2025-04-01', compare: 'prev_period' }).compare!.from, '2025-03-07');
 });
 
 test('retention: the allowed window is [today - (N-1), today], reported in min_allowed_from', () => {

@@ -1,0 +1,89 @@
+// `npm run build:server` (run by prepare, pretest and prestart): the server and the command line as
+// plain JavaScript, src/X.ts -> dist/X.js, one file each (no bundle), and src/'s other files (the tracker
+// script, the OpenAPI examples) copied beside them. dist/ mirrors src/ at the same depth, so paths a
+// module finds from its own URL (../../package.json, ../../dist/web) hold in both. esbuild only strips
+// the types (under a second for the whole tree); `npm run typecheck` is the type check. src/client is
+// left to build:client, which also writes its declarations. Nothing is written while dist/ is as new
+// as src/, and a file is replaced whole, so a start does not pull modules from under a running footfall.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = path.join(ROOT, 'src');
+const DIST = path.join(ROOT, 'dist');
+/** What the last build wrote, so the next one removes what no longer has a source. */
+const MANIFEST = path.join(DIST, '.server-build.json');
+/** Folders of src/ built by others. */
+const SKIP = new Set(['client']);
+
+function walk(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return dir === SRC && SKIP.has(e.name) ? [] : walk(full);
+    return [full];
+  });
+}
+
+/** Each source file of src/ and the file of dist/ it becomes. */
+export function serverSources(): { source: string; output: string }[] {
+  return walk(SRC)
+    .filter((f) => !f.endsWith('.d.ts'))
+    .map((source) => {
+      const rel = path.relative(SRC, source);
+      return { source, output: path.join(DIST, rel.endsWith('.ts') ? rel.replace(/\.ts$/, '.js') : rel) };
+    });
+}
+
+/** Source files whose output is missing or older than they are: the build is stale when any is listed. */
+export function staleOutputs(): string[] {
+  const mtime = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs;
+  return serverSources()
+    .filter(({ source, output }) => {
+      const built = mtime(output);
+      return built === undefined || built < mtime(source)!;
+    })
+    .map(({ source }) => path.relative(ROOT, source));
+}
+
+/** Replaces a file whole: a footfall process importing it meanwhile reads the old or the new one, never half. */
+function writeWhole(file: string, contents: Uint8Array): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, contents);
+  fs.renameSync(tmp, file);
+}
+
+export async function buildServer(): Promise<{ files: number; ms: number; skipped: boolean }> {
+  const started = performance.now();
+  const sources = serverSources();
+  const previous: string[] = fs.existsSync(MANIFEST) ? (JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as { files: string[] }).files : [];
+  const outputs = new Set(sources.map((s) => path.relative(DIST, s.output)));
+  const gone = previous.filter((rel) => !outputs.has(rel));
+  // dist/ already mirrors src/: prestart leaves alone the files a running footfall may still import.
+  if (previous.length && !gone.length && !staleOutputs().length) return { files: sources.length, ms: Math.round(performance.now() - started), skipped: true };
+  for (const rel of gone) fs.rmSync(path.join(DIST, rel), { force: true });
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: sources.filter((s) => s.source.endsWith('.ts')).map((s) => s.source),
+    outdir: DIST,
+    outbase: SRC,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    tsconfig: path.join(ROOT, 'tsconfig.json'),
+    logLevel: 'warning',
+    write: false,
+  });
+  for (const file of result.outputFiles) writeWhole(file.path, file.contents);
+  for (const { source, output } of sources) if (!source.endsWith('.ts')) writeWhole(output, fs.readFileSync(source));
+  fs.writeFileSync(MANIFEST, JSON.stringify({ files: [...outputs].sort() }) + '\n');
+  return { files: sources.length, ms: Math.round(performance.now() - started), skipped: false };
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const { files, ms, skipped } = await buildServer();
+  process.stderr.write(skipped ? `build:server: dist/ is up to date with src/ (${files} files)\n` : `build:server: ${files} files of src/ into dist/ in ${ms} ms\n`);
+}
