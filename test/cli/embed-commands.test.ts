@@ -7,10 +7,10 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 import { hashSecret } from '../../src/domain/tokens.js';
 import { CLI_ENV, cliRunner } from './fixtures/cli-run.js';
+import { FOOTFALL_BIN } from '../helpers/footfall-bin.js';
 
 let dataDir: string;
 const { cli, ok, refused } = cliRunner(() => dataDir);
@@ -26,11 +26,10 @@ before(async () => {
 });
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-/** The catalog CLI with `input` on its standard input. */
+/** `footfall` with `input` on its standard input. */
 function withInput(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const entry = fileURLToPath(new URL('./fixtures/catalog-cli.ts', import.meta.url));
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', entry, ...args, '--data-dir', dataDir, '--json'], { env: CLI_ENV }, (err, stdout, stderr) =>
+    const child = execFile(process.execPath, [FOOTFALL_BIN, ...args, '--data-dir', dataDir, '--json'], { env: CLI_ENV }, (err, stdout, stderr) =>
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end(input);

@@ -223,7 +223,10 @@ test("everything the parent may not do, the embed may not do: scopes, plan famil
   const sParent = await h.token(starter.id);
   const sKey = await embedKey(h, starter.id);
   const e2 = mint(h, sKey, { token_id: sParent.id, site_id: sSite });
-  assert.match(refused(await read('/v1/reports/overview', {}, e2), 403, 'FORBIDDEN', 'family'), /API policy does not enable/);
+  assert.equal(
+    refused(await read('/v1/reports/overview', {}, e2), 403, 'FORBIDDEN', 'family'),
+    'The starter plan does not include the reports endpoints; upgrade to pro or ask for an enterprise policy with allow_reports.',
+  );
   assert.equal((await read('/v1/metrics/timeseries', {}, e2)).statusCode, 200);
 
   const onlyOther = await h.token(h.ws.id, { siteIds: [otherSite] });
