@@ -4,6 +4,8 @@ import { clientErrorHandler, refuseConnect } from './http/client-errors.js';
 import { registerCompression } from './http/compression.js';
 import { registerDocsPage } from './http/docs-page.js';
 import { registerAppPages } from './http/app-pages.js';
+import { registerEmbedPages } from './http/embed-pages.js';
+import { registerShareApi } from './http/share-api.js';
 import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
@@ -72,6 +74,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   for (const route of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) route.register(app, deps);
   registerHealthz(app, deps);
   await registerAppApi(app, deps);
+  await registerShareApi(app, deps, [...platformRoutes, ...analyticsRoutes]);
   if (deps.collector) {
     await registerCollectEvent(app, { ...deps, collector: deps.collector });
     registerTrackerScript(app);
@@ -81,6 +84,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   // the browser half: its files (built by npm run build:web) and the pages that load them
   registerWebAssets(app, () => loadWebBundle());
   registerAppPages(app, () => loadWebBundle());
+  registerEmbedPages(app, deps, () => loadWebBundle());
   await app.ready();
   return app;
 }

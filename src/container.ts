@@ -9,6 +9,7 @@ import type { AnalyticsEngine } from './ports/analytics-engine.js';
 import type { CatalogStore } from './ports/catalog-store.js';
 import type { PasswordHasher } from './ports/password-hasher.js';
 import type { PeopleStore } from './ports/people-store.js';
+import type { EmbedStore } from './ports/embed-store.js';
 import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
 import type { EventStore } from './ports/event-store.js';
 import type { CommitLock } from './ports/commit-lock.js';
@@ -82,6 +83,11 @@ export function openDnsTxtResolver(config: Pick<Config, 'dnsServers'>): DnsTxtRe
   return new NodeDnsTxtResolver({ servers: config.dnsServers });
 }
 
+/** Password hashing at the production parameters, for a command that sets a password (a share link's); loaded when asked, like the server's. */
+export async function openPasswordHasher(): Promise<PasswordHasher> {
+  return new (await import('./control/password-hasher.js')).Argon2PasswordHasher();
+}
+
 /** Whether a control plane exists already (a shared one is configured, or the data dir holds one). */
 export function hasControlPlane(config: Pick<Config, 'dataDir' | 'controlUrl'>): boolean {
   return config.controlUrl !== undefined || fs.existsSync(path.join(config.dataDir, CONTROL_SQLITE_FILE));
@@ -128,7 +134,7 @@ export interface Container extends AppDeps {
 export interface ContainerOverrides {
   clock?: Clock;
   /** catalog and ledger come together: they share one control-plane store (and people, when given) */
-  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore };
+  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore; embeds?: EmbedStore };
   /** password hashing (default: argon2id at the production parameters) */
   hasher?: PasswordHasher;
   /** the resolver of domain proofs (default: openDnsTxtResolver of the config) */
@@ -196,6 +202,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     return {
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
+      embeds: control.embeds,
       hasher: overrides.hasher ?? new (await import('./control/password-hasher.js')).Argon2PasswordHasher(),
       dns: overrides.dns ?? openDnsTxtResolver(config),
       metrics,

@@ -3,11 +3,11 @@
 // load generator shares an event loop with neither. argv: dataDir workspaceId url...
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
+import { followParent } from './parent-link.js';
 
 const [dataDir, workspaceId, ...paths] = process.argv.slice(2);
 const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent' }, {}));
@@ -34,18 +34,7 @@ for (const p of paths) {
 
 process.stdout.write(JSON.stringify({ footfall: server.address, token: secret, bare }) + '\n');
 
-const stop = async () => {
+followParent(async () => {
   for (const s of servers) s.close();
   await server.close();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop); // the parent went away
-// "cpu" on stdin: answers this process's CPU time so far (µs, user + system), so the parent can
-// tell server CPU per request apart from the load generator's share of the two cores.
-createInterface({ input: process.stdin }).on('line', (line) => {
-  if (line.trim() !== 'cpu') return;
-  const u = process.cpuUsage();
-  process.stdout.write(JSON.stringify({ cpuMicros: u.user + u.system }) + '\n');
 });

@@ -1,4 +1,4 @@
-// Shared plumbing of the catalog commands (workspace, site, tenant, goal, token): the command
+// Shared plumbing of the catalog commands (workspace, site, tenant, goal, token, embed-key, share): the command
 // family, opening the control plane around each command, and argument checks that name every
 // problem at once.
 import type { Command } from 'commander';
@@ -6,6 +6,7 @@ import { CatalogError, type CatalogStore } from '../ports/catalog-store.js';
 import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
 import type { Config } from '../config/config.js';
 import type { PeopleStore } from '../ports/people-store.js';
+import type { EmbedStore } from '../ports/embed-store.js';
 import { ManageError } from '../domain/manage-errors.js';
 import { openControlStores } from '../container.js';
 import { commandConfig, type StoreOptions } from './options.js';
@@ -20,7 +21,7 @@ export type Opts = StoreOptions & Record<string, unknown>;
 
 /** What a command may use beyond the catalog: the control plane's stores (people too) and the settings. */
 export interface CommandContext {
-  control: { catalog: CatalogStore; people: PeopleStore };
+  control: { catalog: CatalogStore; people: PeopleStore; embeds: EmbedStore };
   config: Readonly<Config>;
 }
 

@@ -7,6 +7,7 @@ import { registerTenantCommands } from './tenant-commands.js';
 import { registerGoalCommands } from './goal-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerUserCommands } from './user-commands.js';
+import { registerEmbedCommands } from './embed-commands.js';
 
 export function registerCatalogCommands(program: Command): void {
   registerWorkspaceCommands(program);
@@ -15,4 +16,5 @@ export function registerCatalogCommands(program: Command): void {
   registerGoalCommands(program);
   registerTokenCommands(program);
   registerUserCommands(program);
+  registerEmbedCommands(program);
 }

@@ -67,6 +67,7 @@ export class KyselyCatalogStore implements CatalogStore {
   // The lookups every authenticated request makes, compiled once (query-template.ts).
   private readonly q = {
     token: queryTemplate(1, (secretHash: string) => this.db.selectFrom('tokens').selectAll().where('secret_hash', '=', secretHash)),
+    tokenById: queryTemplate(1, (id: string) => this.db.selectFrom('tokens').selectAll().where('id', '=', id)),
     workspace: queryTemplate(1, (id: string) => this.db.selectFrom('workspaces').selectAll().where('id', '=', id)),
     // One row per hostname (none: one row with a null hostname).
     siteWithHostnames: queryTemplate(1, (id: string) =>
@@ -108,7 +109,11 @@ export class KyselyCatalogStore implements CatalogStore {
   getGoal: CatalogStore['getGoal'] = (id) => manage.getGoal(this.manage, id);
   updateGoal: CatalogStore['updateGoal'] = (id, patch) => manage.updateGoal(this.manage, id, patch);
   deleteGoal: CatalogStore['deleteGoal'] = (id) => manage.deleteGoal(this.manage, id);
-  getToken: CatalogStore['getToken'] = (id) => manage.getToken(this.manage, id);
+  // by id: the parent of every embed token, looked up on each of its requests
+  async getToken(id: string): Promise<Token | null> {
+    const row = (await this.db.executeQuery(this.q.tokenById(id))).rows[0];
+    return row ? toToken(row) : null;
+  }
   listTokens: CatalogStore['listTokens'] = (workspaceId) => manage.listTokens(this.manage, workspaceId);
   rotateToken: CatalogStore['rotateToken'] = (id, secretHash) => manage.rotateToken(this.manage, id, secretHash);
 

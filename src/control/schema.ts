@@ -201,6 +201,29 @@ export interface SignInFailuresTable {
   at: number | string | bigint;
 }
 
+export interface EmbedKeysTable {
+  id: string;
+  workspace_id: string;
+  /** JSON array of origins */
+  origins: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface ShareLinksTable {
+  id: string;
+  workspace_id: string;
+  site_id: string;
+  tenant_id: string | null;
+  /** sha256 of the slug */
+  slug_hash: string;
+  /** argon2id PHC string; null: no password */
+  password_hash: string | null;
+  expires_at: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
 export interface ControlDB {
   workspaces: WorkspacesTable;
   workspace_plans: WorkspacePlansTable;
@@ -222,4 +245,6 @@ export interface ControlDB {
   domain_owners: DomainOwnersTable;
   site_hostname_patterns: SiteHostnamePatternsTable;
   released_hostnames: ReleasedHostnamesTable;
+  embed_keys: EmbedKeysTable;
+  share_links: ShareLinksTable;
 }

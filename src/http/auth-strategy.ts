@@ -3,11 +3,13 @@
 // pipeline (define-route.ts) runs the same gates after it whatever the strategy; the Caller it makes says
 // what the request may read, under which rules, and whether it is metered.
 //
-//   route.register(app, deps)                                    // /v1: tokenStrategy
+//   route.register(app, deps)                                    // /v1: tokenStrategy (tokenOrEmbedStrategy where embeds read)
 //   route.register(scope, deps, { strategy: sessionStrategy })   // e.g. inside a plugin with a prefix
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { looksLikeJwt } from '../domain/embeds.js';
 import { ApiError } from '../domain/errors.js';
-import { authenticate } from '../services/authenticate.js';
+import { authenticate, bearerOf } from '../services/authenticate.js';
+import { admitEmbedToken } from '../services/embeds/embed-admission.js';
 import type { Admission } from '../services/caller.js';
 import type { AppDeps } from '../services/deps.js';
 
@@ -29,11 +31,37 @@ export const tokenStrategy: AuthStrategy = {
   name: 'token',
   security: [{ bearerAuth: [] }],
   async admit(request, _reply, { deps }) {
-    // Node keeps the first of two Authorization headers: which one the client meant is unknown.
-    if (authorizationCount(request.raw.rawHeaders) > 1) throw new ApiError('UNAUTHORIZED', 'Send exactly one Authorization header.');
-    return authenticate(deps.catalog, request.headers.authorization);
+    const authorization = oneAuthorization(request);
+    if (isEmbedBearer(authorization))
+      throw new ApiError('UNAUTHORIZED', 'Embed tokens read the reports, metrics and goals of their site only, not this route: use an API token.');
+    return authenticate(deps.catalog, authorization);
   },
 };
+
+/**
+ * The /v1 routes an embed may read (those with an embed name): an API token as on every /v1 route, or an
+ * embed token (a JWT) whose caller is its parent's, sealed to its site and tenant.
+ */
+export const tokenOrEmbedStrategy: AuthStrategy = {
+  name: 'token+embed',
+  security: [{ bearerAuth: [] }, { embedToken: [] }],
+  async admit(request, reply, ctx) {
+    const authorization = oneAuthorization(request);
+    if (!isEmbedBearer(authorization)) return tokenStrategy.admit(request, reply, ctx);
+    return admitEmbedToken(ctx.deps, bearerOf(authorization)!);
+  },
+};
+
+function oneAuthorization(request: FastifyRequest): string | undefined {
+  // Node keeps the first of two Authorization headers: which one the client meant is unknown.
+  if (authorizationCount(request.raw.rawHeaders) > 1) throw new ApiError('UNAUTHORIZED', 'Send exactly one Authorization header.');
+  return request.headers.authorization;
+}
+
+function isEmbedBearer(authorization: string | undefined): boolean {
+  const bearer = bearerOf(authorization);
+  return bearer !== undefined && looksLikeJwt(bearer);
+}
 
 function authorizationCount(raw: readonly string[]): number {
   let n = 0;

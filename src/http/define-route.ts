@@ -8,13 +8,14 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily, TokenScope } from '../domain/access.js';
 import { invalidParams } from '../domain/errors.js';
 import type { DashboardSurface } from '../domain/product.js';
+import type { EmbedRoute } from '../domain/embeds.js';
 import type { Site, Tenant } from '../ports/catalog-store.js';
 import { authorizeRoute, resolveSiteAccess } from '../services/authorize.js';
-import type { Caller } from '../services/caller.js';
+import type { Caller, Seal } from '../services/caller.js';
 import type { AppDeps } from '../services/deps.js';
 import { requestMeter, type MeteredMeta } from '../services/metering.js';
 import { applyRateLimit } from '../services/rate-limit.js';
-import { tokenStrategy, type AuthStrategy } from './auth-strategy.js';
+import { tokenOrEmbedStrategy, tokenStrategy, type AuthStrategy } from './auth-strategy.js';
 import { negotiateFormat, type Format } from './negotiate.js';
 import { errorResponses } from './schemas/common.js';
 
@@ -75,6 +76,8 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
   scopes: readonly TokenScope[];
   /** the dashboard surface it draws (dashboard-policy.ts); null: a read every dashboard may make */
   surface: DashboardSurface | null;
+  /** the name an embed token's `routes` claim gives it; absent: embed tokens and share links do not read it */
+  embed?: EmbedRoute;
   summary: string;
   description?: string;
   tags: string[];
@@ -103,8 +106,9 @@ export interface AnyRoute extends Omit<RouteDefinition, 'site' | 'check' | 'hand
   register(app: FastifyInstance, deps: AppDeps, options?: RegisterOptions): void;
 }
 
-/** How a route is served: /v1 takes the defaults; the dashboard and embeds name their own way in. */
+/** How a route is served: /v1 takes the defaults; the dashboard and share links name their own way in. */
 export interface RegisterOptions {
+  /** default: tokens, and embed tokens where the route has an embed name */
   strategy?: AuthStrategy;
   /** keeps the route out of /openapi.json (a way in that another document describes) */
   hidden?: boolean;
@@ -134,7 +138,7 @@ function registerRoute<Q extends TObject, R extends TSchema>(
   def: RouteDefinition<Q, R>,
   options: RegisterOptions = {},
 ): void {
-  const strategy = options.strategy ?? tokenStrategy;
+  const strategy = options.strategy ?? (def.embed ? tokenOrEmbedStrategy : tokenStrategy);
   const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
   const integers = new Set(
     (Object.entries(def.querystring?.properties ?? {}) as [string, { type?: unknown }][])
@@ -168,6 +172,7 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       // Both representations of one url are different answers to a cache between client and server.
       if (csv) reply.header('Vary', 'Accept');
       const { caller, rate } = await strategy.admit(request, reply, { deps, arrivedAt });
+      if (caller.seal) sealQuery(request.query as Record<string, unknown>, caller.seal, allowed);
       const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
       if (limited) reply.headers(limited.headers);
       const format: Format = csv ? negotiateFormat(request.headers.accept) : 'json';
@@ -222,6 +227,15 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       return result;
     },
   });
+}
+
+/**
+ * An embed or a share reads its own site and tenant: a request that names none reads them (one that names
+ * another is refused by the site and tenant checks, its grant holding only these).
+ */
+function sealQuery(query: Record<string, unknown>, seal: Seal, allowed: ReadonlySet<string>): void {
+  if (allowed.has('site_id') && query.site_id === undefined) query.site_id = seal.siteId;
+  if (allowed.has('tenant_id') && query.tenant_id === undefined && seal.tenantId !== null) query.tenant_id = seal.tenantId;
 }
 
 /** Plain decimal digits: what the schema's integer coercion would otherwise read from 1e3, 0x10, " 10" or 10.0. */

@@ -1,10 +1,10 @@
 // What a request log line may say. Fastify logs the method, URL, host and client address of each
-// request, never bodies or headers (so no password, cookie or CSRF token); the one secret a URL can
-// carry is a link's (/app/invite/<secret>, /app/reset/<secret>, /app/sign-in/<secret>), which is
-// masked here before the line is written.
+// request, never bodies or headers (so no password, cookie, CSRF token or embed token); the one secret a
+// URL can carry is a link's (/app/invite/<secret>, /app/reset/<secret>, /app/sign-in/<secret>, and a
+// share link's /share/<slug> with everything under it), which is masked here before the line is written.
 import type { FastifyServerOptions } from 'fastify';
 
-const LINK_PATH = /^(\/app\/(?:invite|reset|sign-in)\/)[^/?#]+/;
+const LINK_PATH = /^(\/app\/(?:invite|reset|sign-in)\/|\/share\/)[^/?#]+/;
 
 export function redactUrl(url: string): string {
   return url.replace(LINK_PATH, '$1[redacted]');

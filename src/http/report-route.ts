@@ -51,6 +51,8 @@ export function reportRoute<Q extends TObject<typeof ReportQuery.properties>, P 
     family,
     scopes: ['metrics:read'],
     surface,
+    // each report is the embed route of its name (goal conversions: goals)
+    embed: spec.report,
     tags: [tag],
     summary: spec.summary,
     description: spec.description,

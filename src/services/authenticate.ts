@@ -5,20 +5,30 @@ import { apiPolicyFor } from '../domain/plans.js';
 import { ApiError } from '../domain/errors.js';
 import { apiReadPolicy } from '../domain/read-policy.js';
 import { hashSecret, looksLikeSecret } from '../domain/tokens.js';
-import type { CatalogStore } from '../ports/catalog-store.js';
+import type { CatalogStore, Token, Workspace } from '../ports/catalog-store.js';
 import type { Admission } from './caller.js';
 
 const BEARER = /^Bearer ([^\s]+)$/i;
 
+/** The credential of an `Authorization: Bearer <credential>` header; undefined for anything else. */
+export function bearerOf(authorization: string | undefined): string | undefined {
+  return authorization ? BEARER.exec(authorization.trim())?.[1] : undefined;
+}
+
 /** The token's caller: its grant, its plan's API policy, metered; rate-counted per token (docs/product.md §7.4). */
 export async function authenticate(catalog: CatalogStore, authorization: string | undefined): Promise<Admission> {
-  const secret = authorization ? BEARER.exec(authorization.trim())?.[1] : undefined;
+  const secret = bearerOf(authorization);
   // A malformed secret costs no store lookup.
   if (!secret || !looksLikeSecret(secret)) throw new ApiError('UNAUTHORIZED');
   const token = await catalog.findTokenByHash(hashSecret(secret));
   if (!token || token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
   const workspace = await catalog.getWorkspace(token.workspaceId);
   if (!workspace) throw new ApiError('UNAUTHORIZED');
+  return tokenAdmission(token, workspace);
+}
+
+/** What a live token of `workspace` may do, and the window it counts against: an embed's parent is read the same way. */
+export function tokenAdmission(token: Token, workspace: Workspace): Admission {
   const api = apiPolicyFor(workspace.plan, workspace.apiPolicy);
   const limit = rateLimitPerWindow(api);
   return {

@@ -4,6 +4,7 @@ import { surfaceRefusal } from '../domain/dashboard-policy.js';
 import { hasApiAccess } from '../domain/plans.js';
 import { apiAccessRefusal, familyRefusal } from '../domain/plan-refusals.js';
 import type { DashboardSurface } from '../domain/product.js';
+import type { EmbedRoute } from '../domain/embeds.js';
 import { CSV_REFUSAL } from '../domain/read-policy.js';
 import { ApiError, siteForbidden, tenantForbidden } from '../domain/errors.js';
 import type { CatalogStore, Site, Tenant } from '../ports/catalog-store.js';
@@ -15,14 +16,20 @@ export interface RouteGate {
   scopes: readonly TokenScope[];
   /** null: a read every dashboard may make (the caller's workspace, its sites, its usage) */
   surface: DashboardSurface | null;
+  /** the embed name of the route; absent: no embed token or share link reads it */
+  embed?: EmbedRoute;
 }
 
 /**
- * 403 FORBIDDEN unless the caller's rules open the route: under the API policy, API access, then the
- * scope, then the family; under the dashboard policy, the scope, then the surface. Then CSV, when asked.
+ * 403 FORBIDDEN unless the caller's rules open the route: a sealed caller (embed, share) only its routes;
+ * under the API policy, API access, then the scope, then the family; under the dashboard policy, the
+ * scope, then the surface. Then CSV, when asked.
  */
 export function authorizeRoute(caller: Caller, route: RouteGate, asked: { csv: boolean } = { csv: false }): void {
   const policy = caller.policy;
+  const seal = caller.seal;
+  if (seal && (route.embed === undefined || (seal.routes !== null && !seal.routes.includes(route.embed))))
+    throw new ApiError('FORBIDDEN', `This embed reads only ${seal.routes === null ? 'the reports, metrics and goals of its site' : `these routes: ${seal.routes.join(', ')}`}.`);
   const plan = caller.workspace.plan;
   if (policy.kind === 'api' && !hasApiAccess(caller.api)) throw new ApiError('FORBIDDEN', apiAccessRefusal(plan));
   if (!scopeGrants(caller.grant.scopes, route.scopes))

@@ -9,6 +9,7 @@ import type { EventStore } from '../ports/event-store.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { PasswordHasher } from '../ports/password-hasher.js';
 import type { PeopleStore } from '../ports/people-store.js';
+import type { EmbedStore } from '../ports/embed-store.js';
 import type { LinkDelivery } from './people/links.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   /** people, sessions and their password hashes; absent: no management API (/app/api) */
   people?: PeopleStore;
   hasher?: PasswordHasher;
+  /** embed keys and share links; absent: embed tokens are refused and share links do not exist */
+  embeds?: EmbedStore;
   /** where reset links asked for on the sign-in page go; absent: they are not sent */
   linkDelivery?: LinkDelivery;
   /** looks up the TXT record that proves a site's domain (the management API's verify); the container's asks FOOTFALL_DNS_SERVERS */

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
 import { openImportStores } from '../../src/container.js';
 import type { Role } from '../../src/domain/roles.js';
@@ -230,13 +230,13 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
   }
 }
 
-/** Waits until every read of the dashboard answered: the page marks it (data-ready, web/src/dashboard/ready-mark.ts). */
-export async function settled(page: Page): Promise<void> {
+/** Waits until every read of the dashboard answered: the page (or frame) marks it (data-ready, web/src/dashboard/ready-mark.ts). */
+export async function settled(page: Page | Frame): Promise<void> {
   await page.waitForSelector('.dashboard[data-ready]', { timeout: 20_000 });
 }
 
-/** axe-core on the page as it is: the serious and critical violations, described. */
-export async function axeViolations(page: Page): Promise<string[]> {
+/** axe-core on the page (or frame) as it is: the serious and critical violations, described. */
+export async function axeViolations(page: Page | Frame): Promise<string[]> {
   // evaluated through the debugging protocol: the page's policy refuses inline scripts, as it should
   await page.evaluate(AXE);
   const result = await page.evaluate(async () => {

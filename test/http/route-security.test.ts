@@ -22,6 +22,8 @@ import { appApiRoutes } from '../../src/http/app-api/routes/index.js';
 import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
 import { call, ORIGIN, person } from './helpers/app-api.js';
 import { CALLERS, DASHBOARD_READ_ROLES, ROLE_TABLE, type World } from './helpers/app-api-roles.js';
+import type { EmbedRoute } from '../../src/domain/embeds.js';
+import { embedKey, mint, shareLink } from './helpers/embeds.js';
 
 /** What each route family demands. A new family fails to compile here until it is given its rules. */
 const FAMILIES: Record<RouteFamily, { scopes: readonly TokenScope[]; starter: boolean }> = {
@@ -55,6 +57,26 @@ const SURFACES: Record<string, DashboardSurface | null> = {
   '/v1/tenants': 'tenants',
 };
 
+/**
+ * The name each route has for embed tokens and share links (an embed token's `routes` claim), decided one
+ * by one: a new route fails until it is given one. null: no embed or share link reads it.
+ */
+const EMBEDS: Record<string, EmbedRoute | null> = {
+  '/v1/me': null,
+  '/v1/sites': null,
+  '/v1/usage/current': null,
+  '/v1/usage/history': null,
+  '/v1/tenants': null,
+  '/v1/metrics/timeseries': 'timeseries',
+  '/v1/metrics/breakdown': 'breakdown',
+  '/v1/reports/overview': 'overview',
+  '/v1/reports/content': 'content',
+  '/v1/reports/acquisition': 'acquisition',
+  '/v1/reports/actions': 'actions',
+  '/v1/goals': 'goals',
+  '/v1/goals/conversions': 'goals',
+};
+
 /** Routes anyone may call, decided one by one; a new unauthenticated route fails until it is added. */
 const PUBLIC_ROUTES = [
   'GET /healthz',
@@ -83,6 +105,10 @@ const PUBLIC_ROUTES = [
   'GET /app/settings/:workspace_id/:section',
   'GET /embed',
   'GET /app/assets/:file',
+  // a share link's page (the shell, saying whether the link is open, locked or gone) and its password
+  // (throttled per link and address like signing in)
+  'GET /share/:slug',
+  'POST /share/:slug/api/session',
   // the management API: its document, and what a person does before having a session (each answers
   // the same whether or not the email or link is known, and is throttled per email and address)
   'GET /app/api/openapi.json',
@@ -123,6 +149,9 @@ let registered: Registered[];
 let routes: { url: string; family: RouteFamily }[];
 /** the management routes and the dashboard's reads, which need a session, with their path parameters filled in */
 let sessionRoutes: { method: string; url: string; path: string }[];
+/** the read routes of share links, by the /v1 url they serve again */
+let shareRoutes: string[];
+const SHARE_API = '/share/:slug/api';
 
 before(async () => {
   const seen = new Map<FastifyInstance, Registered[]>();
@@ -149,6 +178,7 @@ before(async () => {
   routes = registered
     .filter((r) => r.authenticated && r.url.startsWith('/v1/'))
     .map((r) => ({ url: r.url, family: definitions.get(r.url)?.family as RouteFamily }));
+  shareRoutes = registered.filter((r) => r.authenticated && r.url.startsWith(`${SHARE_API}/`)).map((r) => r.url.slice(SHARE_API.length));
   sessionRoutes = registered
     .filter((r) => r.authenticated && r.url.startsWith(`${APP_API_PREFIX}/`))
     .map((r) => ({ method: r.method, url: r.url, path: r.url.replace(/:([a-z_]+)/g, '$1_unknown') }));
@@ -195,15 +225,26 @@ test('every registered route is an authenticated GET under /v1 with a known fami
       assert.equal(entry.expect[4], 401, `${r.method} ${r.url}: the role table lets a caller without a session in`);
       continue;
     }
+    if (r.url.startsWith(`${SHARE_API}/`)) {
+      // a share link's reads: the /v1 definitions an embed may read, again behind the share strategy
+      const def = definitions.get(r.url.slice(SHARE_API.length));
+      assert.ok(def?.embed, `${r.url} is not a /v1 route an embed reads`);
+      assert.equal(r.method, 'GET', r.url);
+      assert.equal(r.strategy, 'share', `${r.url}: registered with the ${r.strategy} strategy`);
+      continue;
+    }
     assert.equal(r.method, 'GET', `${r.method} ${r.url}`);
     assert.ok(r.url.startsWith('/v1/'), `${r.url} is authenticated but outside /v1`);
     const def = definitions.get(r.url);
     assert.ok(def, `${r.url} is not one of the route definitions of src/http/routes/index.ts`);
     assert.ok(def.family in FAMILIES, `${r.url}: family ${def.family} has no rules in this suite`);
     assert.deepEqual([...def.scopes].sort(), [...FAMILIES[def.family].scopes].sort(), `${r.url}: scopes`);
-    // /v1 is entered with a token, and the document says so; another way in gets a prefix of its own
-    assert.equal(r.strategy, 'token', `${r.url}: registered with the ${r.strategy} strategy`);
-    assert.deepEqual(r.security, [{ bearerAuth: [] }], `${r.url}: security`);
+    // /v1 is entered with a token (or an embed token where embeds read), and the document says so;
+    // another way in gets a prefix of its own
+    assert.ok(r.url in EMBEDS, `${r.url}: whether embeds read it is not decided in this suite`);
+    assert.equal(def.embed ?? null, EMBEDS[r.url], `${r.url}: embed name`);
+    assert.equal(r.strategy, def.embed ? 'token+embed' : 'token', `${r.url}: registered with the ${r.strategy} strategy`);
+    assert.deepEqual(r.security, def.embed ? [{ bearerAuth: [] }, { embedToken: [] }] : [{ bearerAuth: [] }], `${r.url}: security`);
     assert.ok(r.url in SURFACES, `${r.url}: which dashboard surface it draws is not decided in this suite`);
     assert.equal(def.surface, SURFACES[r.url], `${r.url}: dashboard surface`);
   }
@@ -214,6 +255,8 @@ test('every registered route is an authenticated GET under /v1 with a known fami
   const sessionDefs = appApiRoutes.filter((d) => d.auth === 'session').map((d) => `${d.method} ${APP_API_PREFIX}${d.url}`).sort();
   assert.deepEqual(sessionRoutes.filter((r) => !isDashboardRead(r.url)).map((r) => `${r.method} ${r.url}`).sort(), sessionDefs);
   assert.ok(sessionDefs.length > 20, `only ${sessionDefs.length} session routes found`);
+  // Every route an embed reads is a share link's read too, and no other.
+  assert.deepEqual([...shareRoutes].sort(), Object.entries(EMBEDS).filter(([, e]) => e !== null).map(([u]) => u).sort());
   // Every /v1 route that names a site is a dashboard read, and every entry of its role table is served.
   const reads = sessionRoutes.filter((r) => isDashboardRead(r.url)).map((r) => `GET ${r.url.slice(APP_API_PREFIX.length)}`).sort();
   assert.deepEqual(reads, [...definitions.values()].filter((d) => d.site).map((d) => `GET ${d.url}`).sort());
@@ -386,4 +429,43 @@ test("once a token's window is full, every route is 429 RATE_LIMITED with Retry-
     assert.equal(res.headers['x-ratelimit-remaining'], '0', url);
     assert.match(String(res.headers['x-ratelimit-reset']), /^\d+$/, url);
   }
+});
+
+test('an embed token is admitted on every route embeds read, 401 on every other; a forged one is 401 everywhere, not counted', async () => {
+  const ws = await h.workspace('pro');
+  const site = (await h.catalog.createSite({ workspaceId: ws.id, name: 'E', hostnames: ['embed-security.example'], collectionProfile: 'extended' })).id;
+  const parent = await h.token(ws.id);
+  const key = await embedKey(h, ws.id);
+  const good = mint(h, key, { token_id: parent.id, site_id: site });
+  const forged = mint(h, { id: key.id, secret: `${key.secret}x` }, { token_id: parent.id, site_id: site });
+  for (const { url } of routes) {
+    const res = await h.get(url, { token: good });
+    if (EMBEDS[url]) assertAdmitted(res, `${url} with an embed token`);
+    else assertError(res, 401, 'UNAUTHORIZED', `${url} with an embed token`);
+    const bad = await h.get(url, { token: forged });
+    assertError(bad, 401, 'UNAUTHORIZED', `${url} with a forged embed token`);
+    assert.equal(bad.headers['x-ratelimit-limit'], undefined, `${url}: a forged token is not counted`);
+  }
+});
+
+test("a share link's reads: 401 for an unknown or revoked link and for a locked one without its cookie; admitted for an open one; 429 past its viewer's window", async () => {
+  assert.ok(shareRoutes.length >= 8, `only ${shareRoutes.length} share routes found`);
+  const ws = await h.workspace('pro');
+  const site = (await h.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['share-security.example'], collectionProfile: 'extended' })).id;
+  const open = await shareLink(h, site);
+  const locked = await shareLink(h, site, { password: 'a long enough password' });
+  const revoked = await shareLink(h, site);
+  await h.container.embeds!.revokeShareLink(revoked.id, h.clock.now().toISOString());
+  const at = (slug: string, url: string, address = '192.0.2.50') => h.app.inject({ method: 'GET', url: `/share/${slug}/api${url}`, remoteAddress: address });
+  for (const url of shareRoutes) {
+    for (const [what, slug] of [['an unknown link', 'Z'.repeat(40)], ['a revoked link', revoked.slug], ['a locked link', locked.slug], ['a malformed slug', 'x']]) {
+      const res = await at(slug, url);
+      assertError(res, 401, 'UNAUTHORIZED', `${url} through ${what}`);
+      assert.equal(res.headers['x-ratelimit-limit'], undefined, `${url} through ${what}: not counted`);
+    }
+    assertAdmitted(await at(open.slug, url), `${url} through an open link`);
+  }
+  const viewer = '192.0.2.51';
+  for (let i = 0; i < 20; i++) assert.equal((await at(open.slug, '/v1/goals', viewer)).statusCode, 200, `request ${i + 1}`);
+  for (const url of shareRoutes) assertError(await at(open.slug, url, viewer), 429, 'RATE_LIMITED', `${url} past the window`);
 });

@@ -8,6 +8,7 @@ import { takeEmbedBearer } from './pages/embed-token.js';
 import { HomePage } from './pages/home-page.js';
 import { InvitePage, ResetPage, SignInLinkPage } from './pages/link-pages.js';
 import { SettingsPage } from './pages/settings-page.js';
+import { SharePage } from './pages/share-page.js';
 import { SitePage } from './pages/site-page.js';
 import { Notice } from './ui/page-shell.js';
 import { applyTheme } from './ui/theme.js';
@@ -21,6 +22,7 @@ const PAGES: readonly [RegExp, (m: string[]) => ComponentChildren][] = [
   [new RegExp(`^/app/sign-in/${seg}$`), (m) => <SignInLinkPage secret={m[1]} />],
   [new RegExp(`^/app/settings/${seg}(?:/${seg})?/?$`), (m) => <SettingsPage workspaceId={m[1]} section={m[2] ?? 'sites'} />],
   [/^\/embed\/?$/, () => <EmbedPage />],
+  [new RegExp(`^/share/${seg}$`), (m) => <SharePage slug={m[1]} />],
 ];
 
 function decodeSegment(s: string): string {

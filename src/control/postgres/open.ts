@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Clock } from '../../domain/clock.js';
 import type { RandomBytes } from '../../domain/tokens.js';
 import { KyselyCatalogStore } from '../catalog-store.js';
+import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest } from '../migrate.js';
@@ -13,7 +14,7 @@ import { createPostgresPool, useBinaryCollation, withMigrationLock, type Postgre
 
 const TABLES = ['workspaces', 'workspace_plans', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage', 'reservations',
   'users', 'memberships', 'invitations', 'user_links', 'sessions', 'sign_in_failures',
-  'workspace_domains', 'domain_owners', 'site_hostname_patterns', 'released_hostnames'] as const satisfies readonly (keyof ControlDB)[];
+  'workspace_domains', 'domain_owners', 'site_hostname_patterns', 'released_hostnames', 'embed_keys', 'share_links'] as const satisfies readonly (keyof ControlDB)[];
 
 export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
   clock?: Clock;
@@ -59,7 +60,8 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     await close().catch(() => {});
     throw err;
   }
-  return { catalog, ledger, people: new KyselyPeopleStore(db, { clock: opts.clock, random: opts.random }), commitLock: postgresCommitLock(db), close };
+  const stores = { clock: opts.clock, random: opts.random };
+  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: postgresCommitLock(db), close };
 }
 
 /** Network-level failures and server refusals at connect time (SQLSTATE class 08, 28, 3D, 57P). */

@@ -1,12 +1,14 @@
 // The embedded control plane: catalog and usage ledger on one SQLite file (':memory:' for tests).
 import { Kysely } from 'kysely';
 import type { CatalogStore } from '../../ports/catalog-store.js';
+import type { EmbedStore } from '../../ports/embed-store.js';
 import type { PeopleStore } from '../../ports/people-store.js';
 import type { UsageLedger } from '../../ports/usage-ledger.js';
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
 import type { Clock } from '../../domain/clock.js';
 import type { RandomBytes } from '../../domain/tokens.js';
 import { KyselyCatalogStore } from '../catalog-store.js';
+import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest } from '../migrate.js';
@@ -18,6 +20,8 @@ export interface ControlPlane {
   ledger: UsageLedger;
   /** users, memberships, invitations, links and sessions, in the same database */
   people: PeopleStore;
+  /** embed keys and share links, in the same database */
+  embeds: EmbedStore;
   /** serializes import commit points among the processes sharing this control plane's event store */
   commitLock: CommitLock;
   /** Closes the database; safe to call more than once (catalog.close() does the same). */
@@ -58,5 +62,6 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
     throw err;
   }
   // One process owns a data dir (its spool, its DuckDB file): its own commits are all there is to order.
-  return { catalog, ledger, people: new KyselyPeopleStore(db, { clock: opts.clock, random: opts.random }), commitLock: inProcessCommitLock(), close };
+  const stores = { clock: opts.clock, random: opts.random };
+  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: inProcessCommitLock(), close };
 }

@@ -22,6 +22,7 @@ const TAGS: Record<string, string> = {
   Tenants: "Tenants of a workspace's sites.",
   Goals: "Goals of a workspace's sites.",
   Tokens: 'API tokens for the read API (/v1): a secret is shown once.',
+  Embeds: "Embed keys (a secret shown once, the origins that may frame the embed page) and a site's share links (a url shown once).",
 };
 
 const DESCRIPTION = [

@@ -7,6 +7,7 @@ export const goalsRoute = defineRoute({
   family: 'goals',
   scopes: ['metrics:read'],
   surface: 'goals',
+  embed: 'goals',
   tags: ['Goals'],
   summary: 'Goals configured for a site',
   querystring: SiteQuery,

@@ -43,6 +43,7 @@ export const metricsBreakdownRoute = defineRoute({
   family: 'metrics',
   scopes: ['metrics:read'],
   surface: 'overview',
+  embed: 'breakdown',
   tags: ['Metrics'],
   summary: 'One metric grouped by a dimension',
   description:

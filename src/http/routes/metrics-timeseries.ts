@@ -26,6 +26,7 @@ export const metricsTimeseriesRoute = defineRoute({
   family: 'metrics',
   scopes: ['metrics:read'],
   surface: 'overview',
+  embed: 'timeseries',
   tags: ['Metrics'],
   summary: 'One metric as a dense series of UTC days or hours',
   description:

@@ -6,6 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SESSION_LIFETIME_MS, SESSION_SLIDE_EVERY_MS } from '../../domain/people.js';
 import { hashSecret } from '../../domain/tokens.js';
 import type { CatalogStore } from '../../ports/catalog-store.js';
+import { controlSecret } from '../control-secret.js';
 import type { User } from '../../ports/people-store.js';
 import { newSecret, SESSION_SECRET_LENGTH, type PeopleDeps } from './people-deps.js';
 
@@ -54,17 +55,7 @@ export async function endSession(deps: Pick<PeopleDeps, 'people'>, idHash: strin
   await deps.people.deleteSession(idHash);
 }
 
-// The key is fixed once created; each process reads it once.
-const csrfKeys = new WeakMap<CatalogStore, Promise<string>>();
-function csrfKey(catalog: CatalogStore): Promise<string> {
-  let key = csrfKeys.get(catalog);
-  if (!key) {
-    key = catalog.getOrCreateSecret(CSRF_KEY_NAME);
-    key.catch(() => csrfKeys.delete(catalog));
-    csrfKeys.set(catalog, key);
-  }
-  return key;
-}
+const csrfKey = (catalog: CatalogStore) => controlSecret(catalog, CSRF_KEY_NAME);
 
 export async function csrfTokenFor(deps: Pick<PeopleDeps, 'catalog'>, idHash: string): Promise<string> {
   return createHmac('sha256', await csrfKey(deps.catalog)).update(idHash).digest('base64url');

@@ -29,13 +29,13 @@ function throttleKeys(email: string, clientAddress: string): { email: string; ad
   return { email: hashSecret(`sign-in:email:${normalizeEmail(email) ?? email.trim().toLowerCase()}`), address: hashSecret(`sign-in:address:${clientAddress}`) };
 }
 
-/** RATE_LIMITED while either key is past its failures in the window. */
-async function refuseThrottled(deps: Pick<PeopleDeps, 'people'>, keys: { email: string; address: string }, nowMs: number): Promise<void> {
-  const seen = await deps.people.signInFailuresSince([keys.email, keys.address], nowMs - SIGN_IN_WINDOW_MS);
-  const until = Math.max(
-    throttledUntil(seen.get(keys.email) ?? [], SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS) ?? 0,
-    throttledUntil(seen.get(keys.address) ?? [], SIGN_IN_MAX_FAILURES_PER_ADDRESS, SIGN_IN_WINDOW_MS) ?? 0,
-  );
+/**
+ * RATE_LIMITED while any key is past its failures (`max` of each) in the sign-in window. Share link
+ * passwords are throttled the same way under keys of their own.
+ */
+export async function refuseThrottled(deps: Pick<PeopleDeps, 'people'>, limits: readonly { key: string; max: number }[], nowMs: number): Promise<void> {
+  const seen = await deps.people.signInFailuresSince(limits.map((l) => l.key), nowMs - SIGN_IN_WINDOW_MS);
+  const until = Math.max(0, ...limits.map((l) => throttledUntil(seen.get(l.key) ?? [], l.max, SIGN_IN_WINDOW_MS) ?? 0));
   if (until > nowMs) throw rateLimited((until - nowMs) / 1000);
 }
 
@@ -48,7 +48,14 @@ export async function checkPassword(
 ): Promise<User> {
   const nowMs = deps.clock.now().getTime();
   const keys = throttleKeys(input.email, input.clientAddress);
-  await refuseThrottled(deps, keys, nowMs);
+  await refuseThrottled(
+    deps,
+    [
+      { key: keys.email, max: SIGN_IN_MAX_FAILURES_PER_EMAIL },
+      { key: keys.address, max: SIGN_IN_MAX_FAILURES_PER_ADDRESS },
+    ],
+    nowMs,
+  );
   const found = await deps.people.findUserByEmail(input.email);
   // Always one verification: against the account's hash, or the dummy (unknown email, no password yet).
   let ok = false;

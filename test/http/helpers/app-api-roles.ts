@@ -113,6 +113,19 @@ export const ROLE_TABLE: Record<string, Entry> = {
   'POST /workspaces/:workspace_id/tokens': { expect: ADMIN_CREATE, setup: async () => ({ body: { scopes: ['metrics:read'] } }) },
   'POST /workspaces/:workspace_id/tokens/:token_id/revoke': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { token_id: (await w.h.token(w.ws)).id } }) },
   'POST /workspaces/:workspace_id/tokens/:token_id/rotate': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { token_id: (await w.h.token(w.ws)).id } }) },
+  'GET /workspaces/:workspace_id/embed-keys': { expect: ADMIN_READ },
+  'POST /workspaces/:workspace_id/embed-keys': { expect: ADMIN_CREATE, setup: async () => ({ body: { origins: ['https://app.example.com'] } }) },
+  'POST /workspaces/:workspace_id/embed-keys/:key_id/revoke': { expect: ADMIN_CHANGE, setup: async (w) => {
+    const key = await w.h.container.embeds!.createEmbedKey({ workspaceId: w.ws, origins: [] });
+    return { params: { key_id: key.id } };
+  } },
+  'GET /sites/:site_id/shares': { expect: ADMIN_READ, setup: async (w) => ({ params: { site_id: await site(w) } }) },
+  'POST /sites/:site_id/shares': { expect: ADMIN_CREATE, setup: async (w) => ({ params: { site_id: await site(w) }, body: { password: PASSWORD } }) },
+  'POST /sites/:site_id/shares/:share_id/revoke': { expect: ADMIN_CHANGE, setup: async (w) => {
+    const s = await site(w);
+    const share = await w.h.container.embeds!.createShareLink({ siteId: s, tenantId: null, slugHash: hashSecret(`share${w.seq()}`), passwordHash: null, expiresAt: null });
+    return { params: { site_id: s, share_id: share.id } };
+  } },
 };
 
 async function goal(w: World) {

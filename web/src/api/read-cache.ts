@@ -32,3 +32,8 @@ export function cachedRead<P extends ReadPath>(reader: Reader, path: P, query: R
   if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
   return pending;
 }
+
+/** Forgets every answer: the embed page's token was replaced, so what it was refused may now be read. */
+export function forgetReads(): void {
+  cache.clear();
+}

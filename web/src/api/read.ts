@@ -78,6 +78,10 @@ export async function fetchPatiently(url: string, init: RequestInit): Promise<Re
 export async function read<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>, signal?: AbortSignal): Promise<Result<ReadBody<P>>> {
   const res = await fetchPatiently(reader.base + path + queryString(query), requestInit(reader, 'application/json', signal));
   if (!(res instanceof Response)) return { ok: false, error: res };
-  if (res.status !== 200) return { ok: false, error: await failureOf(res) };
+  if (res.status !== 200) {
+    const error = await failureOf(res);
+    if (res.status === 401) reader.onUnauthorized?.(error.message);
+    return { ok: false, error };
+  }
   return { ok: true, data: (await res.json()) as ReadBody<P> };
 }

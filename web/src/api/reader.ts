@@ -4,9 +4,11 @@
 export type ReaderAuth = { kind: 'session' } | { kind: 'bearer'; token: string };
 
 export interface Reader {
-  /** prefix of the API's own paths: '' (this origin's /v1) or '/app/api' (the dashboard's twins) */
+  /** prefix of the API's own paths: '' (this origin's /v1), '/app/api' (the dashboard's twins) or a share link's */
   readonly base: string;
   readonly auth: ReaderAuth;
+  /** hears of every 401 a read gets (the embed page: its token expired, ask the host page for another) */
+  readonly onUnauthorized?: (message: string) => void;
 }
 
 /** The dashboard: /app/api/v1/..., the session cookie (same origin, sent by the browser). */
@@ -14,9 +16,14 @@ export function sessionReader(): Reader {
   return { base: '/app/api', auth: { kind: 'session' } };
 }
 
-/** Embeds, share links and API tokens: /v1/... with Authorization: Bearer. */
-export function bearerReader(token: string): Reader {
-  return { base: '', auth: { kind: 'bearer', token } };
+/** Embeds: /v1/... with Authorization: Bearer. */
+export function bearerReader(token: string, onUnauthorized?: (message: string) => void): Reader {
+  return { base: '', auth: { kind: 'bearer', token }, onUnauthorized };
+}
+
+/** A share link: its own twins of the read routes (/share/<slug>/api/v1/...), with its password cookie if any. */
+export function shareReader(slug: string): Reader {
+  return { base: `/share/${encodeURIComponent(slug)}/api`, auth: { kind: 'session' } };
 }
 
 export function requestInit(reader: Reader, accept: string, signal?: AbortSignal): RequestInit {

@@ -1,62 +1,145 @@
-// /embed: the dashboard of one site (and tenant) for an iframe, without the dashboard's frame. It
-// reads /v1 with the bearer of its fragment (pages/embed-token.ts), takes the view's state from its
-// query like the dashboard, and tells the parent window its height so the iframe can fit it.
-import { useEffect, useMemo } from 'preact/hooks';
-import { cachedRead, readKey } from '../api/read-cache.js';
+// /embed?key=<key_id>#token=<jwt>: the dashboard of one site (and tenant) for an iframe, without the
+// dashboard's frame or settings. It reads /v1 with the embed token of its fragment (embed-token.ts), takes
+// the view's state from its query like the dashboard, and talks to its host page, the origins of its
+// embed key only (the server put them in the page and in its frame-ancestors):
+//   to the host   { type: 'footfall:height', height }       its height in CSS pixels, on every change
+//                 { type: 'footfall:token-expired' }        the token expired: send a fresh one
+//   from the host { type: 'footfall:token', token: '<jwt>' } a fresh token (same key): the numbers come back
+import type { ComponentChildren } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { forgetReads } from '../api/read-cache.js';
 import { bearerReader } from '../api/reader.js';
 import { Dashboard } from '../dashboard/dashboard.js';
 import { Notice } from '../ui/page-shell.js';
-import { shown, useRead } from '../ui/use-read.js';
-import { takeEmbedBearer } from './embed-token.js';
+import { embedBearerOf, takeEmbedBearer, type EmbedBearer } from './embed-token.js';
 
-/** What the parent window receives: `{ type: 'footfall:height', height }` in CSS pixels. */
 export const HEIGHT_MESSAGE = 'footfall:height';
+export const EXPIRED_MESSAGE = 'footfall:token-expired';
+export const TOKEN_MESSAGE = 'footfall:token';
 
-function usePostHeight(): void {
-  useEffect(() => {
-    if (window.parent === window) return;
-    const post = () => window.parent.postMessage({ type: HEIGHT_MESSAGE, height: document.documentElement.scrollHeight }, '*');
-    const observer = new ResizeObserver(post);
-    observer.observe(document.body);
-    return () => observer.disconnect();
-  }, []);
+interface EmbedMeta {
+  key: 'missing' | 'unknown' | 'active';
+  key_id?: string;
+  origins?: string[];
 }
+
+function embedMeta(): EmbedMeta {
+  try {
+    const content = document.querySelector('meta[name="footfall-embed"]')?.getAttribute('content');
+    return content ? (JSON.parse(content) as EmbedMeta) : { key: 'missing' };
+  } catch {
+    return { key: 'missing' };
+  }
+}
+
+/** Posts to the host page if it is one of the key's origins (the one the browser names, where it says). */
+function postToHost(origins: readonly string[], message: unknown): void {
+  if (window.parent === window || origins.length === 0) return;
+  const parent = location.ancestorOrigins?.[0];
+  for (const origin of parent !== undefined ? origins.filter((o) => o === parent) : origins) window.parent.postMessage(message, origin);
+}
+
+function usePostHeight(origins: readonly string[]): void {
+  useEffect(() => {
+    let last = -1;
+    const post = () => {
+      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height === last) return;
+      last = height;
+      postToHost(origins, { type: HEIGHT_MESSAGE, height });
+    };
+    const observer = new ResizeObserver(post);
+    observer.observe(document.documentElement);
+    post();
+    return () => observer.disconnect();
+  }, [origins]);
+}
+
+/** A token handed over by the host page (a message from one of the key's origins), once it is an embed token of the same key. */
+function useFreshTokens(origins: readonly string[], keyId: string | undefined, accept: (bearer: EmbedBearer & { kind: 'embed' }) => void): void {
+  useEffect(() => {
+    const onMessage = (e: MessageEvent) => {
+      if (e.source !== window.parent || !origins.includes(e.origin)) return;
+      const data = e.data as { type?: unknown; token?: unknown } | null;
+      if (!data || data.type !== TOKEN_MESSAGE || typeof data.token !== 'string') return;
+      const next = embedBearerOf(data.token);
+      if (next.kind === 'embed' && next.claims.kid === keyId) accept(next);
+    };
+    addEventListener('message', onMessage);
+    return () => removeEventListener('message', onMessage);
+  }, [origins, keyId]);
+}
+
+const NO_ORIGINS: readonly string[] = [];
 
 export function EmbedPage() {
-  usePostHeight();
-  const bearer = takeEmbedBearer();
-  const reader = useMemo(() => (bearer ? bearerReader(bearer.token) : null), [bearer]);
-  const siteId = bearer?.claims?.site_id ?? new URLSearchParams(location.search).get('site_id');
-  if (!bearer || !reader) {
-    return (
-      <Notice title="This embed has no token">
-        <p>Open it with a token in the address's fragment: <code>/embed#token=…</code>. The token never reaches the server's logs.</p>
-      </Notice>
-    );
-  }
-  if (!siteId) {
-    return (
-      <Notice title="Which site?">
-        <p>
-          Add <code>site_id=…</code> to the embed's query, or use an embed token, which names its site.
-        </p>
-      </Notice>
-    );
-  }
-  return <EmbedDashboard reader={reader} siteId={siteId} embedToken={bearer.claims !== null} tenantId={bearer.claims?.tenant_id ?? null} />;
-}
+  const meta = useMemo(embedMeta, []);
+  const origins = meta.key === 'active' ? (meta.origins ?? NO_ORIGINS) : NO_ORIGINS;
+  const [bearer, setBearer] = useState<EmbedBearer | null>(() => takeEmbedBearer());
+  const [generation, setGeneration] = useState(0);
+  const [refusal, setRefusal] = useState<{ expired: boolean; message: string } | null>(null);
+  usePostHeight(origins);
+  useFreshTokens(origins, meta.key_id, (next) => {
+    forgetReads();
+    setBearer(next);
+    setRefusal(null);
+    setGeneration((g) => g + 1);
+  });
 
-function EmbedDashboard({ reader, siteId, embedToken, tenantId }: { reader: ReturnType<typeof bearerReader>; siteId: string; embedToken: boolean; tenantId: string | null }) {
-  // An embed token may read only the analytics routes: the site's name comes from an API token alone.
-  const sites = shown(useRead(embedToken ? null : readKey('/v1/sites', {}), () => cachedRead(reader, '/v1/sites', {})));
-  const name = sites?.ok ? sites.data.items.find((s) => s.siteId === siteId)?.name : undefined;
+  const token = bearer?.kind === 'embed' ? bearer.token : null;
+  const exp = bearer?.kind === 'embed' ? bearer.claims.exp : null;
+  // The token's own expiry, told before any read is refused (the server refuses it from then on anyway).
   useEffect(() => {
-    if (name) document.title = `${name} · footfall`;
-  }, [name]);
+    if (exp === null) return;
+    const expire = () => setRefusal({ expired: true, message: 'The embed token has expired.' });
+    const ms = exp * 1000 - Date.now();
+    if (ms <= 0) return expire();
+    const timer = setTimeout(expire, Math.min(ms, 2 ** 31 - 1));
+    return () => clearTimeout(timer);
+  }, [token, exp]);
+  useEffect(() => {
+    if (refusal?.expired) postToHost(origins, { type: EXPIRED_MESSAGE });
+  }, [refusal, origins]);
+  const reader = useMemo(
+    () => (token ? bearerReader(token, (message) => setRefusal((r) => r ?? { expired: /expired/i.test(message), message })) : null),
+    [token],
+  );
+
+  if (!bearer) return <Page title="This embed has no token">Open it with an embed token in the address's fragment: <code>/embed?key=…#token=…</code>.</Page>;
+  if (bearer.kind === 'api-token')
+    return (
+      <Page title="An API token cannot be used here">
+        An API token must never be put in a page, where anyone can read it. Mint an embed token on your server with an embed key (<code>footfall embed-key create</code>) and put that in
+        the address instead.
+      </Page>
+    );
+  if (bearer.kind === 'malformed') return <Page title="This is not an embed token">The token in the address's fragment is not a JWT. Mint an embed token with your embed key.</Page>;
+  if (meta.key === 'missing') return <Page title="This embed names no embed key">Add the id of the embed key that signed the token to the address: <code>/embed?key=&lt;key_id&gt;#token=…</code>.</Page>;
+  if (meta.key === 'unknown') return <Page title="This embed key is unknown or revoked">The embed key named in the address does not exist or was revoked. Create another one and sign new tokens with it.</Page>;
+  if (bearer.claims.kid !== meta.key_id)
+    return <Page title="The token and the address name different keys">The token is signed with embed key {bearer.claims.kid ?? '(none)'}, but the address names {meta.key_id}.</Page>;
+  if (!bearer.claims.siteId || !reader) return <Page title="The token names no site">Give the embed token a site_id claim.</Page>;
+  if (refusal?.expired)
+    return (
+      <Page title="This view has expired">
+        Its embed token has expired. The page that shows it can hand it a fresh one: mint another token and post <code>{`{ type: '${TOKEN_MESSAGE}', token }`}</code> to this frame.
+      </Page>
+    );
+  if (refusal) return <Page title="This embed's token was refused">{refusal.message}</Page>;
   return (
     <main class="embed-main">
-      <h1 class="sr-only">{name ? `Analytics of ${name}` : 'Analytics'}</h1>
-      <Dashboard reader={reader} siteId={siteId} workspaceReads={!embedToken} sealedTenantId={tenantId} siteName={name} />
+      <h1 class="sr-only">Analytics</h1>
+      <Dashboard key={generation} reader={reader} siteId={bearer.claims.siteId} workspaceReads={false} sealedTenantId={bearer.claims.tenantId} />
+    </main>
+  );
+}
+
+function Page({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <main class="embed-main">
+      <Notice title={title}>
+        <p>{children}</p>
+      </Notice>
     </main>
   );
 }

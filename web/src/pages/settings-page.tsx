@@ -1,10 +1,11 @@
 // /app/settings/<workspace_id>/<section>: a workspace's sites, tenants, goals, API tokens, members and
 // usage over the management API, for its owners and admins. A viewer is told in words that settings
 // are not for their role (and sees no link to them anywhere); a plan without a part says so instead
-// of failing. Each section is its own module under settings/.
+// of failing. Each section is its own module under settings/ (embed keys and share links: embeds-settings).
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { readSession, seg, toSignIn, type WorkspaceDetails } from '../api/manage.js';
+import { EmbedsSettings } from '../settings/embeds-settings.js';
 import { GoalsSettings } from '../settings/goals-settings.js';
 import { useManaged } from '../settings/kit.js';
 import { MembersSettings } from '../settings/members-settings.js';
@@ -23,6 +24,7 @@ const SECTIONS: Record<string, { label: string; draw: (ws: WorkspaceDetails) => 
   tokens: { label: 'API tokens', draw: (ws) => <TokensSettings ws={ws} /> },
   members: { label: 'Members', draw: (ws) => <MembersSettings ws={ws} /> },
   usage: { label: 'Usage', draw: (ws) => <UsageSettings ws={ws} /> },
+  embeds: { label: 'Embeds and sharing', draw: (ws) => <EmbedsSettings ws={ws} /> },
 };
 
 export function SettingsPage({ workspaceId, section }: { workspaceId: string; section: string }) {

@@ -1,5 +1,6 @@
 // Every management route, in the order the document lists them.
 import type { AppRouteDefinition } from '../define-app-route.js';
+import { embedRoutes } from './embeds.js';
 import { linkRoutes } from './links.js';
 import { memberRoutes } from './members.js';
 import { sessionRoutes } from './session.js';
@@ -19,4 +20,5 @@ export const appApiRoutes: readonly AppRouteDefinition[] = [
   ...tenantRoutes,
   ...goalRoutes,
   ...tokenRoutes,
+  ...embedRoutes,
 ];

@@ -1,0 +1,189 @@
+// Embeds and share links in Chromium against a real server: a SaaS page on another loopback origin frames
+// /embed for tenant acme and sees acme's numbers (equal to /v1 with the parent token naming acme) and
+// nothing of globex, sized by the height the embed posts; a page on an origin the key does not list cannot
+// frame it; an expired token says so and a fresh one handed over by postMessage brings the numbers back;
+// an API token in the fragment is refused unused; a share link asks its password, then shows its tenant.
+// axe-core on every page; screenshots (light and dark) to test-results/screenshots/.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { axeViolations, missing, SCREENSHOTS, settled, skip } from './dashboard-world.js';
+import { ADMIN, embedWorld, SHARE_PASSWORD, tileValues, type EmbedWorld } from './embed-world.js';
+
+let w: EmbedWorld;
+before(async () => {
+  if (!skip) w = await embedWorld();
+});
+after(async () => {
+  await w?.close();
+});
+
+const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+
+async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The six tiles equal /v1's totals for the tenant over the default period (the last 30 days). */
+async function assertTenantTiles(where: Page | Frame, tenant: string): Promise<void> {
+  const tiles = await tileValues(where);
+  assert.equal(Object.keys(tiles).length, 6);
+  for (const [metric, value] of Object.entries(tiles)) {
+    const r = await w.v1('/v1/metrics/timeseries', { site_id: w.site, tenant_id: tenant, metric, from: addDays(w.today, -29), to: w.today });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(value, r.body.current.total, `${metric} tile`);
+  }
+}
+
+async function embedFrame(page: Page): Promise<Frame> {
+  const frame = await (await page.waitForSelector('iframe#analytics')).contentFrame();
+  assert.ok(frame, 'the iframe has a frame');
+  return frame;
+}
+
+test("a host page on another origin frames the embed of tenant acme: acme's numbers, none of globex's, the iframe sized to its content", { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the embed tests: ${missing}`);
+  const { context, page, console } = await w.newPage();
+  await page.goto(`${w.host.origin}/?tenant=acme`);
+  const frame = await embedFrame(page);
+  await settled(frame);
+  await assertTenantTiles(frame, w.tenants.acme);
+  const text = await frame.textContent('main');
+  assert.match(text ?? '', /acme-home/);
+  assert.doesNotMatch(text ?? '', /globex/i, 'nothing of the other tenant');
+  const pages = await frame.$$eval('[data-panel="pages"] .rows li', (items) => items.map((li) => li.getAttribute('data-key')));
+  assert.ok(pages.length > 0 && pages.every((p) => p?.startsWith('/acme-')), pages.join());
+  const globex = await w.v1('/v1/metrics/timeseries', { site_id: w.site, tenant_id: w.tenants.globex, metric: 'visitors', from: addDays(w.today, -29), to: w.today });
+  assert.notEqual((await tileValues(frame)).visitors, globex.body.current.total, 'the fixture tells the tenants apart');
+  // the token left the frame's address at once
+  assert.equal(new URL(frame.url()).hash, '');
+  // the host sized the iframe from the height messages: all of the dashboard, no scroll bar inside
+  await page.waitForFunction(() => {
+    const heights = (window as unknown as { heights: number[] }).heights;
+    const iframe = document.querySelector('iframe')!;
+    return heights.length > 0 && iframe.getBoundingClientRect().height === heights[heights.length - 1];
+  });
+  const height = await page.$eval('iframe', (f) => f.getBoundingClientRect().height);
+  assert.ok(height > 900, `the iframe grew to its content: ${height}px`);
+  const inner = await frame.evaluate(() => document.documentElement.scrollHeight);
+  assert.ok(inner <= height + 1, `no scrolling inside the frame: ${inner} > ${height}`);
+  assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+  await shot(page, 'embed-host-light');
+  await context.close();
+});
+
+test('a page on an origin the embed key does not list cannot frame it: Chromium refuses by frame-ancestors', { skip, timeout: 60_000 }, async () => {
+  const { context, page, console } = await w.newPage();
+  await page.goto(`${w.stranger.origin}/?tenant=acme`);
+  const frame = await embedFrame(page);
+  await page.waitForTimeout(1500);
+  assert.ok(!frame.url().startsWith(w.server.address), `the frame did not load the embed: ${frame.url()}`);
+  assert.equal(await frame.$('.dashboard, #app').catch(() => null), null, 'nothing of the embed in the frame');
+  assert.ok(console.some((m) => /frame-ancestors/.test(m)), `Chromium says why: ${console.join(' | ')}`);
+  assert.deepEqual(await page.evaluate(() => (window as unknown as { heights: number[] }).heights), [], 'no message from it');
+  await context.close();
+});
+
+test('an expired token shows the message and tells the host; a fresh token handed over by postMessage brings the numbers back', { skip, timeout: 120_000 }, async () => {
+  const { context, page } = await w.newPage();
+  await page.goto(`${w.host.origin}/?tenant=acme&stale=1`);
+  const frame = await embedFrame(page);
+  await frame.waitForSelector('text=This view has expired', { timeout: 20_000 });
+  await page.waitForFunction(() => (window as unknown as { expired: number }).expired >= 1);
+  assert.equal(await frame.$('.dashboard'), null, 'no numbers under an expired token');
+  assert.deepEqual(await axeViolations(frame), []);
+  await shot(page, 'embed-expired-light');
+  await page.evaluate(() => (window as unknown as { refresh(): Promise<void> }).refresh());
+  await settled(frame);
+  await assertTenantTiles(frame, w.tenants.acme);
+  await context.close();
+});
+
+test('an API token in the fragment is refused without a single request made with it', { skip, timeout: 60_000 }, async () => {
+  const { context, page } = await w.newPage();
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  const apiToken = 'ff_live_' + 'A'.repeat(38);
+  await page.goto(`${w.server.address}/embed?key=ek_whatever#token=${apiToken}`);
+  await page.waitForSelector('text=An API token cannot be used here');
+  assert.equal(new URL(page.url()).hash, '', 'gone from the address too');
+  assert.deepEqual(requests.filter((u) => u.includes('/v1/')), []);
+  assert.deepEqual(await axeViolations(page), []);
+  await context.close();
+});
+
+test('the embed page alone, light and dark by theme= and an accent, at 1280 and 375 px: axe finds nothing serious', { skip, timeout: 180_000 }, async () => {
+  for (const theme of ['light', 'dark'] as const) {
+    for (const width of [1280, 375]) {
+      const { context, page, console } = await w.newPage({ width, scheme: theme === 'dark' ? 'light' : 'dark' });
+      await page.goto(w.embedUrl(w.mint(w.tenants.globex), { theme, accent: theme === 'dark' ? 'f59e0b' : '7c3aed', compare: 'prev_period' }));
+      await settled(page);
+      await assertTenantTiles(page, w.tenants.globex);
+      assert.equal(await page.getAttribute('html', 'data-theme'), theme, 'the query fixes the scheme over the browser preference');
+      assert.deepEqual(await axeViolations(page), [], `${theme} ${width}`);
+      assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${theme} ${width}: ${overflow}px wider than the page`);
+      await shot(page, `embed-tenant-${theme}-${width}`);
+      await context.close();
+    }
+  }
+});
+
+test('a share link with a password: the form, a wrong password refused, then the dashboard of its tenant', { skip, timeout: 120_000 }, async () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    const { context, page, console } = await w.newPage({ scheme });
+    await page.goto(`${w.server.address}${w.sharePath}`);
+    await page.waitForSelector('input[name=password]');
+    assert.deepEqual(await axeViolations(page), [], `form ${scheme}`);
+    if (scheme === 'light') {
+      await page.fill('input[name=password]', 'not the password');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('text=Wrong password');
+      await shot(page, 'share-password-light');
+    }
+    await page.fill('input[name=password]', SHARE_PASSWORD);
+    await page.click('button[type=submit]');
+    await settled(page);
+    await assertTenantTiles(page, w.tenants.acme);
+    assert.match(await page.title(), /Embedded example/);
+    assert.doesNotMatch((await page.textContent('main')) ?? '', /globex/i);
+    assert.deepEqual(await axeViolations(page), [], `dashboard ${scheme}`);
+    assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+    await shot(page, `share-${scheme}`);
+    await context.close();
+  }
+});
+
+test('the settings section: an admin creates an embed key (its secret shown once) and a share link, and revokes the link', { skip, timeout: 120_000 }, async () => {
+  const { context, page, console } = await w.newPage();
+  await page.goto(`${w.server.address}/app`);
+  await page.fill('input[name=email]', ADMIN.email);
+  await page.fill('input[name=password]', ADMIN.password);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('a[href^="/app/sites/"]');
+  await page.goto(`${w.server.address}/app/settings/${w.workspaceId}/embeds`);
+  await page.waitForSelector('#embed-keys-title');
+  await page.fill('input[name=origins]', 'https://app.example.com');
+  await page.click('button:has-text("Create the key")');
+  const secret = await (await page.waitForSelector('code[data-copy="Secret"]')).textContent();
+  assert.match(secret ?? '', /^ff_embed_[A-Za-z0-9_-]{43}$/);
+  await page.waitForSelector('li[data-embed-key]:has-text("https://app.example.com")');
+  const shares = page.locator('section:has(h2:has-text("Share links of Embedded example"))');
+  await shares.locator('button:has-text("Create the link")').click();
+  const url = await shares.locator('code[data-copy="Link"]').textContent();
+  assert.match(url ?? '', /\/share\/[0-9A-Za-z]{40}$/);
+  assert.equal((await fetch(url!)).status, 200, 'the new link opens');
+  assert.deepEqual(await axeViolations(page), []);
+  await shot(page, 'settings-embeds-light');
+  const created = shares.locator('li[data-share]:has-text("the whole site")');
+  await created.locator('button:has-text("Revoke")').click();
+  await created.locator('button:has-text("Yes, revoke")').click();
+  await created.locator('.badge:has-text("Revoked")').waitFor();
+  assert.equal((await fetch(url!)).status, 404, 'the revoked link is gone');
+  assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+  await context.close();
+});

@@ -1,0 +1,157 @@
+// Settings > Embeds and sharing: the workspace's embed keys (what its backend signs embed tokens with;
+// the secret shown once, here) and each site's share links (the url shown once: only its hash is kept),
+// each revoked from the next request. Owners and admins; the management API refuses the others.
+import { manage, seg, type SiteRecord, type WorkspaceDetails } from '../api/manage.js';
+import { CopyField } from '../ui/copy-field.js';
+import { Field } from '../ui/field.js';
+import { ActionButton, day, listField, ListState, Section, SendForm, useManaged, when } from './kit.js';
+import { useSites } from './site-names.js';
+
+interface EmbedKeyRecord {
+  key_id: string;
+  origins: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+interface ShareRecord {
+  share_id: string;
+  site_id: string;
+  tenant_id: string | null;
+  password: boolean;
+  expires_at: string | null;
+  created_at: string;
+  state: 'active' | 'revoked' | 'expired';
+}
+
+const optional = (v: FormDataEntryValue | null) => (String(v ?? '').trim() === '' ? undefined : String(v).trim());
+
+export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
+  const id = ws.workspace.workspace_id;
+  const keys = useManaged<{ embed_keys: EmbedKeyRecord[] }>(`/workspaces/${seg(id)}/embed-keys`);
+  const { sites } = useSites(id);
+  return (
+    <>
+      <Section id="embed-keys" title="Embed keys" note={<span class="muted">Your backend signs embed tokens with a key's secret; only the origins listed may frame the embed.</span>}>
+        <ListState listed={keys} label="embed keys">
+          {(data) =>
+            data.embed_keys.length === 0 ? (
+              <p class="empty">No embed keys yet.</p>
+            ) : (
+              <ul class="record-list">
+                {data.embed_keys.map((k) => (
+                  <li key={k.key_id} class={`record${k.revoked_at ? ' revoked' : ''}`} data-embed-key={k.key_id}>
+                    <div class="record-main">
+                      <code>{k.key_id}</code>
+                      <span class="muted">
+                        {k.origins.join(', ') || 'no origin (not framable)'} · created {day(k.created_at)}
+                      </span>
+                      {k.revoked_at ? <span class="badge off">Revoked {when(k.revoked_at)}</span> : null}
+                    </div>
+                    {k.revoked_at ? null : (
+                      <div class="card-actions">
+                        <ActionButton
+                          label="Revoke"
+                          run={() => manage('POST', `/workspaces/${seg(id)}/embed-keys/${seg(k.key_id)}/revoke`)}
+                          after={keys.reload}
+                          confirm={`Revoke ${k.key_id}? Its embed tokens are refused from now on.`}
+                        />
+                      </div>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </ListState>
+        <div class="panel form-panel">
+          <SendForm<{ key_id: string; secret: string }>
+            title="Create an embed key"
+            submitLabel="Create the key"
+            send={(f) => manage('POST', `/workspaces/${seg(id)}/embed-keys`, { origins: listField(f.get('origins')) })}
+            shown={(k) => (
+              <>
+                <p>
+                  The secret of <code>{k.key_id}</code> is shown this once: copy it now.
+                </p>
+                <CopyField label="Secret" value={k.secret} block />
+              </>
+            )}
+            after={keys.reload}
+          >
+            <Field label="Origins that may frame it (separated by commas or spaces)">
+              <input name="origins" placeholder="https://app.example.com" />
+            </Field>
+          </SendForm>
+        </div>
+      </Section>
+      {sites.map((s) => (
+        <SiteShares key={s.site_id} site={s} />
+      ))}
+    </>
+  );
+}
+
+function SiteShares({ site }: { site: SiteRecord }) {
+  const path = `/sites/${seg(site.site_id)}/shares`;
+  const shares = useManaged<{ shares: ShareRecord[] }>(path);
+  return (
+    <Section id={`shares-${site.site_id}`} title={`Share links of ${site.name}`}>
+      <ListState listed={shares} label="share links">
+        {(data) =>
+          data.shares.length === 0 ? (
+            <p class="empty">No share links yet.</p>
+          ) : (
+            <ul class="record-list">
+              {data.shares.map((s) => (
+                <li key={s.share_id} class={`record${s.state !== 'active' ? ' revoked' : ''}`} data-share={s.share_id}>
+                  <div class="record-main">
+                    <code>{s.share_id}</code>
+                    <span class="muted">
+                      {s.tenant_id ? `tenant ${s.tenant_id}` : 'the whole site'} · {s.password ? 'password' : 'no password'} ·{' '}
+                      {s.expires_at ? `expires ${when(s.expires_at)}` : 'no expiry'}
+                    </span>
+                    {s.state !== 'active' ? <span class="badge off">{s.state === 'revoked' ? 'Revoked' : 'Expired'}</span> : null}
+                  </div>
+                  {s.state === 'active' ? (
+                    <div class="card-actions">
+                      <ActionButton
+                        label="Revoke"
+                        run={() => manage('POST', `${path}/${seg(s.share_id)}/revoke`)}
+                        after={shares.reload}
+                        confirm={`Revoke ${s.share_id}? The link is gone from now on.`}
+                      />
+                    </div>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </ListState>
+      <div class="panel form-panel">
+        <SendForm<{ url: string }>
+          title="Create a share link"
+          submitLabel="Create the link"
+          send={(f) => manage('POST', path, { tenant_id: optional(f.get('tenant_id')), password: optional(f.get('password')), expires_at: optional(f.get('expires_at')) })}
+          shown={(r) => (
+            <>
+              <p>The link is shown this once: copy it now. Only its hash is kept.</p>
+              <CopyField label="Link" value={r.url} block />
+            </>
+          )}
+          after={shares.reload}
+        >
+          <Field label="Tenant id (optional: the whole site)">
+            <input name="tenant_id" />
+          </Field>
+          <Field label="Password (optional, at least 10 characters)">
+            <input name="password" type="password" autocomplete="new-password" />
+          </Field>
+          <Field label="Expires (optional, e.g. 2026-01-31T00:00:00Z)">
+            <input name="expires_at" />
+          </Field>
+        </SendForm>
+      </div>
+    </Section>
+  );
+}
