@@ -11,7 +11,7 @@ import { createSqliteDialect, openSqliteDatabase } from '../../src/control/sqlit
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 
 test('workspaces older than the plan history get one entry, at their creation, with their plan', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-m005-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-m006-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'control.sqlite');
   const raw = openSqliteDatabase(file);

@@ -5,16 +5,16 @@ import * as m001 from './001_initial.js';
 import * as m002 from './002_leases_and_rotation.js';
 import * as m003 from './003_people.js';
 import * as m004 from './004_domain_scopes_and_patterns.js';
-import * as m005e from './005_embeds_and_shares.js';
-import * as m005p from './005_workspace_plan_history.js';
+import * as m005 from './005_embeds_and_shares.js';
+import * as m006 from './006_workspace_plan_history.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '002_leases_and_rotation': m002,
   '003_people': m003,
   '004_domain_scopes_and_patterns': m004,
-  '005_embeds_and_shares': m005e,
-  '005_workspace_plan_history': m005p,
+  '005_embeds_and_shares': m005,
+  '006_workspace_plan_history': m006,
 };
 
 export const migrationProvider: MigrationProvider = {
