@@ -12,9 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { harness, type Harness } from './helpers/harness.js';
-import type { RouteFamily, TokenScope } from '../../src/domain/access.js';
+import type { RouteFamily } from '../../src/domain/access.js';
 import type { ErrorCode } from '../../src/domain/errors.js';
-import type { DashboardSurface } from '../../src/domain/product.js';
 import { generateSecret } from '../../src/domain/tokens.js';
 import { analyticsRoutes, platformRoutes } from '../../src/http/routes/index.js';
 import { APP_API_PREFIX } from '../../src/http/app-api/app-api-prefix.js';
@@ -22,118 +21,8 @@ import { appApiRoutes } from '../../src/http/app-api/routes/index.js';
 import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
 import { call, ORIGIN, person } from './helpers/app-api.js';
 import { CALLERS, DASHBOARD_READ_ROLES, ROLE_TABLE, type World } from './helpers/app-api-roles.js';
-import type { EmbedRoute } from '../../src/domain/embeds.js';
 import { embedKey, mint, shareLink } from './helpers/embeds.js';
-
-/** What each route family demands. A new family fails to compile here until it is given its rules. */
-const FAMILIES: Record<RouteFamily, { scopes: readonly TokenScope[]; starter: boolean }> = {
-  me: { scopes: ['metrics:read'], starter: true },
-  sites: { scopes: ['metrics:read'], starter: true },
-  usage: { scopes: ['usage:read', 'metrics:read'], starter: true },
-  metrics: { scopes: ['metrics:read'], starter: true },
-  reports: { scopes: ['metrics:read'], starter: false },
-  goals: { scopes: ['metrics:read'], starter: false },
-  tenants: { scopes: ['metrics:read'], starter: false },
-};
-const ALL_SCOPES: readonly TokenScope[] = ['metrics:read', 'usage:read'];
-
-/**
- * The dashboard surface each route draws (a plan without it refuses it on the dashboard), decided one by
- * one: a new route fails until it is given one. null: every dashboard may read it.
- */
-const SURFACES: Record<string, DashboardSurface | null> = {
-  '/v1/me': null,
-  '/v1/sites': null,
-  '/v1/usage/current': null,
-  '/v1/usage/history': null,
-  '/v1/metrics/timeseries': 'overview',
-  '/v1/metrics/breakdown': 'overview',
-  '/v1/reports/overview': 'overview',
-  '/v1/reports/content': 'content',
-  '/v1/reports/acquisition': 'acquisition',
-  '/v1/reports/actions': 'actions',
-  '/v1/goals': 'goals',
-  '/v1/goals/conversions': 'goals',
-  '/v1/tenants': 'tenants',
-};
-
-/**
- * The name each route has for embed tokens and share links (an embed token's `routes` claim), decided one
- * by one: a new route fails until it is given one. null: no embed or share link reads it.
- */
-const EMBEDS: Record<string, EmbedRoute | null> = {
-  '/v1/me': null,
-  '/v1/sites': null,
-  '/v1/usage/current': null,
-  '/v1/usage/history': null,
-  '/v1/tenants': null,
-  '/v1/metrics/timeseries': 'timeseries',
-  '/v1/metrics/breakdown': 'breakdown',
-  '/v1/reports/overview': 'overview',
-  '/v1/reports/content': 'content',
-  '/v1/reports/acquisition': 'acquisition',
-  '/v1/reports/actions': 'actions',
-  '/v1/goals': 'goals',
-  '/v1/goals/conversions': 'goals',
-};
-
-/** Routes anyone may call, decided one by one; a new unauthenticated route fails until it is added. */
-const PUBLIC_ROUTES = [
-  'GET /healthz',
-  'HEAD /healthz',
-  'GET /openapi.json',
-  'POST /api/event',
-  'OPTIONS /api/event',
-  'GET /js/script.js',
-  // the docs page: @fastify/swagger-ui's page, its files and the document it shows
-  'GET /docs',
-  'GET /docs/json',
-  'GET /docs/yaml',
-  'GET /docs/static/index.html',
-  'GET /docs/static/swagger-initializer.js',
-  'GET /docs/static/*',
-  'HEAD /docs/static/*',
-  // the browser half: `/` points at it; its pages answer one HTML shell that holds no data (the page then
-  // reads with a session cookie or a bearer, each checked by the routes it calls), and its hashed files
-  'GET /',
-  'GET /app',
-  'GET /app/sites/:site_id',
-  'GET /app/invite/:secret',
-  'GET /app/reset/:secret',
-  'GET /app/sign-in/:secret',
-  'GET /app/settings/:workspace_id',
-  'GET /app/settings/:workspace_id/:section',
-  'GET /embed',
-  'GET /app/assets/:file',
-  // a share link's page (the shell, saying whether the link is open, locked or gone) and its password
-  // (throttled per link and address like signing in)
-  'GET /share/:slug',
-  'POST /share/:slug/api/session',
-  // the management API: its document, and what a person does before having a session (each answers
-  // the same whether or not the email or link is known, and is throttled per email and address)
-  'GET /app/api/openapi.json',
-  'POST /app/api/session',
-  'POST /app/api/password-reset',
-  'POST /app/api/password-reset/accept',
-  'POST /app/api/invitations/accept',
-  'POST /app/api/sign-in-links/accept',
-].sort();
-
-/** The /v1 routes registered today: a collector that finds fewer is broken. */
-const V1_ROUTES_TODAY = 13;
-
-const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
-
-interface Registered {
-  method: string;
-  url: string;
-  authenticated: boolean;
-  /** the authentication strategy the pipeline registered it with (define-route.ts), if any */
-  strategy?: string;
-  security?: unknown;
-  /** left out of /openapi.json */
-  hidden: boolean;
-}
+import { FAMILIES, ALL_SCOPES, SURFACES, EMBEDS, PUBLIC_ROUTES, V1_ROUTES_TODAY, OTHER_METHODS, type Registered } from './helpers/route-rules.js';
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
 /** the management routes by `METHOD /app/api/…`, as registered */
