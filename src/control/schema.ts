@@ -189,6 +189,20 @@ export interface SignInFailuresTable {
   at: number | string | bigint;
 }
 
+/** A site removed from the catalog whose stored events the event store has still to delete. */
+export interface PendingSiteDeletionsTable {
+  site_id: string;
+  workspace_id: string;
+  requested_at: string;
+}
+
+/** Who runs a periodic job (the daily purge) until when (epoch ms). */
+export interface JobLeasesTable {
+  name: string;
+  owner: string;
+  expires_at: number | string | bigint;
+}
+
 export interface ControlDB {
   workspaces: WorkspacesTable;
   sites: SitesTable;
@@ -209,4 +223,6 @@ export interface ControlDB {
   domain_owners: DomainOwnersTable;
   site_hostname_patterns: SiteHostnamePatternsTable;
   released_hostnames: ReleasedHostnamesTable;
+  pending_site_deletions: PendingSiteDeletionsTable;
+  job_leases: JobLeasesTable;
 }

@@ -5,12 +5,14 @@ import * as m001 from './001_initial.js';
 import * as m002 from './002_leases_and_rotation.js';
 import * as m003 from './003_people.js';
 import * as m004 from './004_domain_scopes_and_patterns.js';
+import * as m005 from './005_data_lifecycle.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '002_leases_and_rotation': m002,
   '003_people': m003,
   '004_domain_scopes_and_patterns': m004,
+  '005_data_lifecycle': m005,
 };
 
 export const migrationProvider: MigrationProvider = {
