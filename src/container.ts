@@ -24,6 +24,8 @@ import { openClickHouse } from './engines/clickhouse/open-clickhouse.js';
 import { openEventStore } from './engines/duckdb/open-event-store.js';
 import { openImportTarget as openTarget, type ImportTarget } from './ingest/pipeline/import-target.js';
 import type { ImportStores } from './ingest/pipeline/run-import.js';
+import { AdminClient } from './ingest/admin/admin-socket-client.js';
+import type { LifecycleStore } from './services/lifecycle/lifecycle-deps.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import { openRedisRateLimiter } from './limits/redis.js';
 import type { AnalyticsDeps, AppDeps } from './services/deps.js';
@@ -68,6 +70,45 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
 /** Where an import writes: the running server's admin socket (embedded store), or the store itself. */
 export function openImportTarget(config: StoreConfig, opts: { commitLock?: CommitLock } = {}): Promise<ImportTarget> {
   return openTarget({ dataDir: config.dataDir, adminImports: embedded(config), openStore: () => openAnalyticsBackend(config, opts) });
+}
+
+/** What a lifecycle command (purge, delete, undo, usage) works with: the control plane and the store's lifecycle side. */
+export interface LifecycleStores {
+  control: ControlPlane;
+  store: LifecycleStore;
+  /** the running server's store through its admin socket, or the store opened here */
+  via: 'server' | 'store';
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the control plane, then the event store's lifecycle side: through the running server's admin socket
+ * when it owns the embedded store, else the store itself (ClickHouse takes every process).
+ */
+export async function openLifecycleStores(config: Pick<Config, 'dataDir' | 'controlUrl' | 'eventsUrl'>): Promise<LifecycleStores> {
+  const control = await openControlPlane(config);
+  try {
+    const client = embedded(config) ? await AdminClient.connect(config.dataDir) : null;
+    if (client) {
+      const close = async () => {
+        client.close();
+        await control.close();
+      };
+      return { control, store: client.lifecycleStore(), via: 'server', close };
+    }
+    const backend = await openAnalyticsBackend(config, { commitLock: control.commitLock });
+    const close = async () => {
+      try {
+        await backend.close();
+      } finally {
+        await control.close();
+      }
+    };
+    return { control, store: backend.store, via: 'store', close };
+  } catch (err) {
+    await control.close();
+    throw err;
+  }
 }
 
 /** The control plane (SQLite in the data dir or PostgreSQL) for a command. */

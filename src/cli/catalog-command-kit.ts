@@ -67,7 +67,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx:
   };
 }
 
-function asCliError(err: unknown): unknown {
+export function asCliError(err: unknown): unknown {
   // The spec's site registration codes are refusals of the request, not of its arguments: exit 1.
   if (err instanceof CatalogError) return new CliError(err.message, err.code, isSiteRegistrationCode(err.code) ? 1 : 2, err.details);
   if (err instanceof ManageError) return new CliError(err.message, err.code, 2, err.details);

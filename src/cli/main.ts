@@ -4,6 +4,7 @@ import { registerServe } from './serve.js';
 import { registerCatalogCommands } from './catalog-commands.js';
 import { registerImport } from './import.js';
 import { registerDemo } from './demo.js';
+import { registerPurge, registerUsage } from './lifecycle-commands.js';
 import { fail } from './output.js';
 
 const program = new Command('footfall')
@@ -16,6 +17,8 @@ registerServe(program);
 registerCatalogCommands(program);
 registerImport(program);
 registerDemo(program);
+registerPurge(program);
+registerUsage(program);
 
 try {
   await program.parseAsync(process.argv);
