@@ -26,6 +26,7 @@ import { openImportTarget as openTarget, type ImportTarget } from './ingest/pipe
 import type { ImportStores } from './ingest/pipeline/run-import.js';
 import { AdminClient } from './ingest/admin/admin-socket-client.js';
 import type { LifecycleStore } from './services/lifecycle/lifecycle-deps.js';
+import type { LifecycleControl } from './ports/lifecycle-control.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import { openRedisRateLimiter } from './limits/redis.js';
 import type { AnalyticsDeps, AppDeps } from './services/deps.js';
@@ -164,7 +165,7 @@ export interface Container extends AppDeps {
 export interface ContainerOverrides {
   clock?: Clock;
   /** catalog and ledger come together: they share one control-plane store (and people, when given) */
-  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore };
+  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore; lifecycle?: LifecycleControl };
   /** password hashing (default: argon2id at the production parameters) */
   hasher?: PasswordHasher;
   /** the resolver of domain proofs (default: openDnsTxtResolver of the config) */
@@ -230,6 +231,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     return {
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
+      lifecycle: control.lifecycle,
       hasher: overrides.hasher ?? new Argon2PasswordHasher(),
       dns: overrides.dns ?? openDnsTxtResolver(config),
       metrics,
