@@ -27,6 +27,7 @@ import type { ImportStores } from './ingest/pipeline/run-import.js';
 import { AdminClient } from './ingest/admin/admin-socket-client.js';
 import type { LifecycleStore } from './services/lifecycle/lifecycle-deps.js';
 import type { LifecycleControl } from './ports/lifecycle-control.js';
+import { allowanceSamples } from './services/lifecycle/event-usage.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import { openRedisRateLimiter } from './limits/redis.js';
 import type { AnalyticsDeps, AppDeps } from './services/deps.js';
@@ -228,6 +229,9 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     }
     // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
     events ??= await open();
+    const store = events;
+    const catalog = control.catalog;
+    metrics?.eventAllowance?.(() => allowanceSamples({ catalog, store, clock }));
     return {
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,

@@ -33,6 +33,13 @@ export interface EventUsageDeps {
   clock: Clock;
 }
 
+/** The workspace's sites and their counts of the month. */
+async function workspaceCounts(deps: { catalog: Pick<CatalogStore, 'listSites'>; store: Pick<LifecycleStore, 'eventCounts'> }, workspaceId: string, period: string) {
+  const sites = await deps.catalog.listSites(workspaceId);
+  const counts = sites.length ? await deps.store.eventCounts({ siteIds: sites.map((s) => s.id), months: [period] }) : [];
+  return { sites, counts };
+}
+
 /** The workspace's events and units of `period` (default: the current UTC month). NOT_FOUND for an unknown workspace. */
 export async function eventUsage(deps: EventUsageDeps, workspaceId: string, period?: string): Promise<EventUsage> {
   const ws = await deps.catalog.getWorkspace(workspaceId);
@@ -42,8 +49,7 @@ export async function eventUsage(deps: EventUsageDeps, workspaceId: string, peri
 
 /** eventUsage for a workspace already read. */
 export async function eventUsageOf(deps: Omit<EventUsageDeps, 'catalog'> & { catalog: Pick<CatalogStore, 'listSites'> }, ws: Workspace, period: string): Promise<EventUsage> {
-  const sites = await deps.catalog.listSites(ws.id);
-  const counts = sites.length ? await deps.store.eventCounts({ siteIds: sites.map((s) => s.id), months: [period] }) : [];
+  const { sites, counts } = await workspaceCounts(deps, ws.id, period);
   const bySite = new Map(counts.map((c) => [c.site_id, c.events]));
   const eventsUsed = counts.reduce((n, c) => n + c.events, 0);
   const included = includedEventsFor(ws.plan, ws.apiPolicy);
@@ -61,4 +67,15 @@ export async function eventUsageOf(deps: Omit<EventUsageDeps, 'catalog'> & { cat
     units_overage: Math.max(0, unitsUsed - terms.included),
     sites: sites.map((s) => ({ site_id: s.id, name: s.name, events_used: bySite.get(s.id) ?? 0 })),
   };
+}
+
+/** Every workspace's events of the current UTC month and its included events (the metrics gauges). */
+export async function allowanceSamples(deps: { catalog: Pick<CatalogStore, 'listWorkspaces' | 'listSites'>; store: Pick<LifecycleStore, 'eventCounts'>; clock: Clock }) {
+  const period = periodOf(deps.clock.now());
+  const out: { workspace_id: string; used: number; included: number | null }[] = [];
+  for (const ws of await deps.catalog.listWorkspaces()) {
+    const { counts } = await workspaceCounts(deps, ws.id, period);
+    out.push({ workspace_id: ws.id, used: counts.reduce((n, c) => n + c.events, 0), included: includedEventsFor(ws.plan, ws.apiPolicy) });
+  }
+  return out;
 }
