@@ -1,4 +1,4 @@
-// The data lifecycle's commands (docs/product.md §13): `footfall purge [--dry-run]`, `footfall usage --workspace W`,
+// The data lifecycle's commands (docs/product.md §10): `footfall purge [--dry-run]`, `footfall usage --workspace W`,
 // `footfall site delete`, `footfall workspace delete` and `footfall import undo`. Registration loads only
 // commander: each action imports the stores and use-cases it runs.
 import type { Command } from 'commander';

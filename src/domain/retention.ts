@@ -1,4 +1,4 @@
-// Technical retention (docs/product.md §13): the first UTC day a site keeps is today minus the plan's
+// Technical retention (docs/product.md §10): the first UTC day a site keeps is today minus the plan's
 // months, as calendar months; every day before it is purged. Pure: the caller gives today.
 
 /**

@@ -1,4 +1,4 @@
-// The control plane's side of the data lifecycle (docs/product.md §13): removing sites and workspaces from
+// The control plane's side of the data lifecycle (docs/product.md §10): removing sites and workspaces from
 // the catalog while remembering the event-store work left to do, and the lease of the daily purge.
 // Implementation: control/data-lifecycle.ts (SQLite and PostgreSQL).
 

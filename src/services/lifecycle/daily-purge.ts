@@ -1,4 +1,4 @@
-// The running server's daily purge (docs/product.md §13): technical retention and the deletions a crash left
+// The running server's daily purge (docs/product.md §10): technical retention and the deletions a crash left
 // pending, once a day. On a shared control plane several servers run this timer: a lease row lets one of
 // them at a time do the work; the others skip that turn.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Deleting sites and workspaces (docs/product.md §13). The order makes every crash recoverable: the catalog
+// Deleting sites and workspaces (docs/product.md §10). The order makes every crash recoverable: the catalog
 // rows go first in one transaction that records the deletion as pending (from then the id answers like an
 // unknown one, and its hostnames are free), then the event store deletes the site's rows (all or nothing,
 // idempotent), then the pending row goes. A run that died in between is finished by the same command run

@@ -1,4 +1,4 @@
-// Events used per UTC month against the plan's included events (docs/product.md §13), next to the API units
+// Events used per UTC month against the plan's included events (docs/product.md §10), next to the API units
 // of the same month. From the event store's counts kept at commit: never a scan of events. Collection never
 // stops past the allowance: the overage is a preview.
 import { apiPolicyFor, includedEventsFor, type PlanId } from '../../domain/plans.js';

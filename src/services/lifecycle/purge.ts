@@ -1,4 +1,4 @@
-// Technical retention (docs/product.md §13): every site loses its UTC days before today minus its
+// Technical retention (docs/product.md §10): every site loses its UTC days before today minus its
 // workspace's plan months. Read per run, so a plan change moves the window on the next run.
 import type { PlanId } from '../../domain/plans.js';
 import { technicalRetentionMonths } from '../../domain/product.js';

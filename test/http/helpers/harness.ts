@@ -87,7 +87,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   try {
     container = await buildContainer(config, {
       clock,
-      control: { catalog, ledger: cp.ledger, people: cp.people },
+      control: { catalog, ledger: cp.ledger, people: cp.people, lifecycle: cp.lifecycle },
       limiter: options.limiter,
       hasher: options.hasher ?? TEST_HASHER,
     });
