@@ -157,3 +157,23 @@ test('workspace delete: needs --yes; removes its sites, their events and the wor
   await ok('workspace', 'create', '--name', 'B', '--plan', 'pro');
   assert.equal((await ok('site', 'create', '--workspace', (await ok('workspace', 'list')).workspaces.at(-1).workspace_id, '--name', 'S', '--hostname', 'ws-gone.example.com', '--profile', 'strict')).site_id.slice(0, 5), 'site_');
 });
+
+test('while footfall serve owns the embedded store, the commands go through its admin socket', async () => {
+  const { startServe } = await import('./fixtures/serve-process.js');
+  const { ws, site } = await newSite('pro', 'served.example.com');
+  const imp = await ok('import', 'events', file('served.ndjson', [pageview(site, new Date(Date.now() - 60_000).toISOString()), pageview(site, new Date(Date.now() - 60_000).toISOString(), '/b')]));
+  const server = await startServe(dataDir);
+  try {
+    // the server holds the DuckDB file: a command that opened it itself would fail on its lock
+    assert.equal((await ok('usage', '--workspace', ws)).events_used, 2);
+    const dry = await ok('purge', '--dry-run');
+    assert.equal(dry.sites.find((s: { site_id: string }) => s.site_id === site).events, 0);
+    assert.equal((await ok('import', 'undo', imp.import_id)).undone.events, 2);
+    await refused(['import', 'undo', 'imp_unknown'], 'IMPORT_NOT_FOUND', /no import imp_unknown/, 1);
+    assert.equal((await ok('usage', '--workspace', ws)).events_used, 0);
+    assert.equal((await ok('site', 'delete', site, '--yes')).deleted.site_id, site);
+  } finally {
+    server.proc.kill('SIGTERM');
+    await server.exited;
+  }
+});
