@@ -1,4 +1,4 @@
-// The data lifecycle as a user runs it (docs/product.md §13): purge, usage, site and workspace deletion and
+// The data lifecycle as a user runs it (docs/product.md §10): purge, usage, site and workspace deletion and
 // import undo, as real processes on a real data dir with the embedded stores.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
