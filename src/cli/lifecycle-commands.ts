@@ -7,16 +7,13 @@ import type { LifecycleDeps } from '../services/lifecycle/lifecycle-deps.js';
 import type { RemovedData } from '../ports/event-store.js';
 import { commandConfig, withStoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
-import { asCliError, type Opts, type Result } from './catalog-command-kit.js';
+import { actionParams, asCliError, type Opts, type Result } from './catalog-command-kit.js';
 import { purgeJson, purgeText } from './purge-output.js';
 
 /** Opens the control plane and the store's lifecycle side around one command. */
 function runLifecycle(fn: (deps: LifecycleDeps & { opened: LifecycleStores }, opts: Opts, args: string[]) => Promise<Result & { exitCode?: number }>) {
   return async (...params: unknown[]): Promise<void> => {
-    const cmd = params[params.length - 1] as Command;
-    const opts = cmd.opts() as Opts;
-    const args = params.slice(0, -2) as string[];
-    const json = opts.json === true;
+    const { opts, args, json } = actionParams(params);
     try {
       const config = commandConfig(opts);
       const { openLifecycleStores } = await import('../container.js');
@@ -44,7 +41,7 @@ function confirmed(opts: Opts, command: string): void {
 /** Checks --yes before anything opens. */
 function needYes(command: string, action: ReturnType<typeof runLifecycle>) {
   return async (...params: unknown[]): Promise<void> => {
-    const opts = (params[params.length - 1] as Command).opts() as Opts;
+    const { opts } = actionParams(params);
     try {
       confirmed(opts, command);
     } catch (err) {
@@ -103,34 +100,33 @@ export function registerUsage(program: Command): void {
   );
 }
 
-export function addSiteDelete(site: Command): void {
-  withStoreOptions(site.command('delete').description('delete a site, its tenants, goals and every stored event, session and rollup of it').argument('<site-id>'))
+/** `<group> delete ID --yes`: refused without --yes before anything opens. */
+function addDelete(parent: Command, what: 'site' | 'workspace', description: string, fn: Parameters<typeof runLifecycle>[0]): void {
+  withStoreOptions(parent.command('delete').description(description).argument(`<${what}-id>`))
     .option('--yes', 'confirm: the deletion cannot be undone')
-    .action(
-      needYes('site delete', runLifecycle(async (deps, _opts, [id]) => {
-        const { deleteSite } = await import('../services/lifecycle/deletion.js');
-        const d = await deleteSite(deps, id);
-        return {
-          json: { deleted: { site_id: d.siteId, workspace_id: d.workspaceId, removed: removedJson(d.removed) } },
-          text: `Deleted site ${d.siteId}: ${removedText(d.removed)} removed; its id now answers like an unknown one and its hostnames are free.`,
-        };
-      })),
-    );
+    .action(needYes(`${what} delete`, runLifecycle(fn)));
+}
+
+export function addSiteDelete(site: Command): void {
+  addDelete(site, 'site', 'delete a site, its tenants, goals and every stored event, session and rollup of it', async (deps, _opts, [id]) => {
+    const { deleteSite } = await import('../services/lifecycle/deletion.js');
+    const d = await deleteSite(deps, id);
+    return {
+      json: { deleted: { site_id: d.siteId, workspace_id: d.workspaceId, removed: removedJson(d.removed) } },
+      text: `Deleted site ${d.siteId}: ${removedText(d.removed)} removed; its id now answers like an unknown one and its hostnames are free.`,
+    };
+  });
 }
 
 export function addWorkspaceDelete(workspace: Command): void {
-  withStoreOptions(workspace.command('delete').description('delete a workspace, its members, tokens, sites and everything stored of them').argument('<workspace-id>'))
-    .option('--yes', 'confirm: the deletion cannot be undone')
-    .action(
-      needYes('workspace delete', runLifecycle(async (deps, _opts, [id]) => {
-        const { deleteWorkspace } = await import('../services/lifecycle/deletion.js');
-        const done = await deleteWorkspace(deps, id);
-        return {
-          json: { deleted: { workspace_id: id, sites: done.map((d) => ({ site_id: d.siteId, removed: removedJson(d.removed) })) } },
-          text: [`Deleted workspace ${id} and ${done.length} site(s).`, ...done.map((d) => `  ${d.siteId}: ${removedText(d.removed)} removed`)].join('\n'),
-        };
-      })),
-    );
+  addDelete(workspace, 'workspace', 'delete a workspace, its members, tokens, sites and everything stored of them', async (deps, _opts, [id]) => {
+    const { deleteWorkspace } = await import('../services/lifecycle/deletion.js');
+    const done = await deleteWorkspace(deps, id);
+    return {
+      json: { deleted: { workspace_id: id, sites: done.map((d) => ({ site_id: d.siteId, removed: removedJson(d.removed) })) } },
+      text: [`Deleted workspace ${id} and ${done.length} site(s).`, ...done.map((d) => `  ${d.siteId}: ${removedText(d.removed)} removed`)].join('\n'),
+    };
+  });
 }
 
 export function addImportUndo(imp: Command): void {
