@@ -71,3 +71,19 @@ test('a viewer may not delete a site, and the name check comes after the role', 
     await h.close();
   }
 });
+
+test('live collection counts in the allowance and never stops past it (enterprise max_events_per_month)', async () => {
+  const { collectHarness, pageview } = await import('./helpers/collect.js');
+  const { eventUsage } = await import('../../src/services/lifecycle/event-usage.js');
+  const h = await collectHarness({ now: '2025-06-15T10:00:00.000Z', apiPolicy: { max_events_per_month: 2 } });
+  try {
+    const ws = (await h.catalog.getSite(h.siteId))!.workspaceId;
+    for (const p of ['/a', '/b', '/c']) assert.equal((await h.post(pageview(`https://live.example${p}`))).statusCode, 202, 'accepted past the allowance');
+    await h.flush();
+    const u = await eventUsage({ catalog: h.catalog, ledger: h.container.ledger, store: h.container.events, clock: h.clock }, ws);
+    assert.deepEqual([u.period, u.events_used, u.events_included, u.events_overage], ['2025-06', 3, 2, 1]);
+    assert.equal((await h.read('/v1/reports/overview')).current.overview.totals.pageviews, 3);
+  } finally {
+    await h.close();
+  }
+});
