@@ -53,7 +53,7 @@ function needYes(command: string, action: ReturnType<typeof runLifecycle>) {
 
 function removedText(r: RemovedData): string {
   if (r.days === 0) return 'no stored events';
-  return `${r.events} events on ${r.days} days (${r.firstDay} to ${r.lastDay})`;
+  return `${r.events} events on ${r.days} day${r.days === 1 ? '' : 's'} (${r.firstDay} to ${r.lastDay})`;
 }
 
 const removedJson = (r: RemovedData) => ({ days: r.days, first_day: r.firstDay, last_day: r.lastDay, events: r.events, by_month: r.byMonth });

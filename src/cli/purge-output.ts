@@ -1,6 +1,8 @@
 // What `footfall purge` prints: per site its window, and what went (or would go) per UTC month.
 import type { PurgeRun, SitePurge } from '../services/lifecycle/purge.js';
 
+const days = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
+
 function siteJson(s: SitePurge): Record<string, unknown> {
   return {
     site_id: s.siteId,
@@ -33,7 +35,7 @@ export function purgeText(run: PurgeRun): string {
     if (s.error !== undefined) out.push(`${head}: FAILED: ${s.error} (nothing half-done; run footfall purge again)`);
     else if (!s.removed || s.removed.days === 0) out.push(`${head}: nothing older`);
     else {
-      out.push(`${head}: ${verb} ${s.removed.events} events on ${s.removed.days} days (${s.removed.firstDay} to ${s.removed.lastDay})`);
+      out.push(`${head}: ${verb} ${s.removed.events} events on ${days(s.removed.days)} (${s.removed.firstDay} to ${s.removed.lastDay})`);
       for (const m of s.removed.byMonth) out.push(`  ${m.month}  ${m.events} events`);
     }
   }

@@ -1,17 +1,26 @@
 // The data lifecycle as a user runs it (docs/product.md §10): purge, usage, site and workspace deletion and
-// import undo, as real processes on a real data dir with the embedded stores.
+// import undo, as real processes on a real data dir: the embedded stores, or with FOOTFALL_TEST_STACK=scale a
+// scratch PostgreSQL control plane and a scratch ClickHouse database (two shards when configured).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
-import { openAnalyticsBackend } from '../../src/container.js';
+import { openAnalyticsBackend, openControlStores } from '../../src/container.js';
+import { scratchDatabase, stackName } from '../http/helpers/stack.js';
+import { scratchUrl, type Scratch } from '../engines/clickhouse-scratch.js';
 import { firstKeptDay } from '../../src/domain/retention.js';
 import { importCli } from '../ingest/import-cli-fixture.js';
 
 let dataDir: string;
-const { cli, file } = importCli(() => dataDir);
+const scale = stackName() === 'scale';
+/** the stores' URLs on the scale stack (none: the data dir's) */
+let stores: { controlUrl?: string; eventsUrl?: string } = {};
+let scratches: { drop(): Promise<void> }[] = [];
+const fixture = importCli(() => dataDir);
+const { file } = fixture;
+const cli = (args: string[]) =>
+  fixture.cli([...args, ...(stores.controlUrl ? ['--control-url', stores.controlUrl] : []), ...(stores.eventsUrl ? ['--events-url', stores.eventsUrl] : [])]);
 
 async function ok(...args: string[]): Promise<Record<string, any>> {
   const r = await cli([...args, '--json']);
@@ -39,7 +48,7 @@ async function newSite(plan: string, host: string): Promise<{ ws: string; site: 
 }
 
 async function coverage(site: string) {
-  const backend = await openAnalyticsBackend({ dataDir, eventsUrl: undefined });
+  const backend = await openAnalyticsBackend({ dataDir, eventsUrl: stores.eventsUrl });
   try {
     return await backend.store.siteCoverage(site);
   } finally {
@@ -47,10 +56,20 @@ async function coverage(site: string) {
   }
 }
 
-before(() => {
+before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-lifecycle-'));
+  if (scale) {
+    const db = await scratchDatabase(process.env.FOOTFALL_TEST_POSTGRES_URL!);
+    const cluster = process.env.FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL && process.env.FOOTFALL_TEST_CLICKHOUSE_CLUSTER;
+    const ch: Scratch = scratchUrl(cluster ? 'cluster' : 'single');
+    scratches = [db, ch];
+    stores = { controlUrl: db.url, eventsUrl: ch.url };
+  }
 });
-after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+after(async () => {
+  for (const s of scratches) await s.drop().catch(() => undefined);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 test('purge: a dry run changes nothing; the real one keeps the boundary day and removes the day before it, per site and month', async () => {
   const { ws, site } = await newSite('free', 'purge.example.com');
@@ -127,7 +146,7 @@ test('a deletion a crash left half-way (catalog rows gone, events still stored) 
   const ts = new Date(Date.now() - 60_000).toISOString();
   await ok('import', 'events', file('crash.ndjson', [pageview(site, ts), pageview(second, ts)]));
   // the first step alone, as a process killed right after it would leave it
-  const cp = await openSqliteControlPlane(path.join(dataDir, 'control.sqlite'));
+  const cp = await openControlStores({ dataDir, controlUrl: stores.controlUrl });
   try {
     assert.equal((await cp.lifecycle.removeSite(site))?.siteId, site);
     assert.equal((await cp.lifecycle.removeSite(second))?.siteId, second);
@@ -158,7 +177,7 @@ test('workspace delete: needs --yes; removes its sites, their events and the wor
   assert.equal((await ok('site', 'create', '--workspace', (await ok('workspace', 'list')).workspaces.at(-1).workspace_id, '--name', 'S', '--hostname', 'ws-gone.example.com', '--profile', 'strict')).site_id.slice(0, 5), 'site_');
 });
 
-test('while footfall serve owns the embedded store, the commands go through its admin socket', async () => {
+test('while footfall serve owns the embedded store, the commands go through its admin socket', { skip: scale && 'ClickHouse takes every process: no admin socket' }, async () => {
   const { startServe } = await import('./fixtures/serve-process.js');
   const { ws, site } = await newSite('pro', 'served.example.com');
   const imp = await ok('import', 'events', file('served.ndjson', [pageview(site, new Date(Date.now() - 60_000).toISOString()), pageview(site, new Date(Date.now() - 60_000).toISOString(), '/b')]));
