@@ -97,6 +97,10 @@ test('purge: a dry run changes nothing; the real one keeps the boundary day and 
   const left = await coverage(site);
   assert.deepEqual([left.events, left.firstEventAt?.slice(0, 10)], [1, keep], 'the boundary day stays');
   assert.equal((await ok('purge')).sites.find((s: { site_id: string }) => s.site_id === site).events, 0, 'a second run finds nothing');
+  // a plan change moves the window on the next run
+  await ok('workspace', 'update', ws, '--plan', 'starter');
+  const moved = (await ok('purge', '--dry-run')).sites.find((s: { site_id: string }) => s.site_id === site);
+  assert.deepEqual([moved.plan, moved.retention_months, moved.first_kept_day], ['starter', 14, firstKeptDay(today, 14)]);
 
   // events used are usage history: the purge does not lower the month's count
   const usage = await ok('usage', '--workspace', ws, '--period', gone.slice(0, 7));
