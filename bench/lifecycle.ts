@@ -5,6 +5,9 @@
 // store reuse the space it freed?). DuckDB, then one ClickHouse server and two shards when the
 // FOOTFALL_TEST_CLICKHOUSE_* servers are set (scripts/services.sh). The store's size on disk is given
 // before and after each step: the DuckDB file (with its write-ahead log) and ClickHouse's active parts.
+// Before the purge, usage reads: the p50 of the event allowance's read (events per workspace and month from the
+// counts kept at commit, plus the month's units: what `footfall usage` and the management API's usage do) next
+// to the ledger read that /v1/usage/current makes, both in process over the same stores.
 // N: BENCH_LIFECYCLE_EVENTS (default 10,000,000). Run: `npm run bench -- lifecycle`.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +20,10 @@ import { parseClickHouseUrl } from '../src/engines/clickhouse/url.js';
 import { EVENTS_DUCKDB_FILE } from '../src/engines/duckdb/duckdb-event-store.js';
 import type { RemovedData } from '../src/ports/event-store.js';
 import { writeSiteEvents } from './generate.js';
+import { systemClock } from '../src/domain/clock.js';
+import { apiPolicyFor } from '../src/domain/plans.js';
+import { eventUsage } from '../src/services/lifecycle/event-usage.js';
+import { currentUsage } from '../src/services/usage.js';
 import { measure } from './measure.js';
 import type { BenchRow } from './run.js';
 import { storeStacks, type StoreStack } from './store-stacks.js';
@@ -57,6 +64,38 @@ async function storeBytes(s: StoreStack, dataDir: string): Promise<number> {
 }
 
 const mb = (bytes: number) => Math.round(bytes / 1e6);
+const READS = 200;
+
+/** p50 and p95 (ms) of the event allowance's read and of /v1/usage/current's ledger read, READS each. */
+async function usageReads(config: { dataDir: string; eventsUrl?: string }, workspaceId: string, stack: string): Promise<BenchRow[]> {
+  const control = await openControlStores(config);
+  const backend = await openAnalyticsBackend(config, { commitLock: control.commitLock });
+  try {
+    const ws = (await control.catalog.getWorkspace(workspaceId))!;
+    const reads: [string, () => Promise<unknown>][] = [
+      ['events used (footfall usage, management API usage)', () => eventUsage({ catalog: control.catalog, ledger: control.ledger, store: backend.store, clock: systemClock }, workspaceId)],
+      ['units used (/v1/usage/current)', () => currentUsage(control.ledger, workspaceId, apiPolicyFor(ws.plan, ws.apiPolicy), new Date())],
+    ];
+    const out: BenchRow[] = [];
+    for (const [label, read] of reads) {
+      for (let i = 0; i < 20; i++) await read(); // warm-up
+      const ms: number[] = [];
+      for (let i = 0; i < READS; i++) {
+        const t = performance.now();
+        await read();
+        ms.push(performance.now() - t);
+      }
+      ms.sort((a, b) => a - b);
+      const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(2);
+      log(`${stack}: ${label}: p50 ${at(0.5)} ms`);
+      out.push({ bench: name, case: `usage read: ${label}, ${stack}`, reads: READS, p50_ms: at(0.5), p95_ms: at(0.95) });
+    }
+    return out;
+  } finally {
+    await backend.close();
+    await control.close();
+  }
+}
 
 export async function run(): Promise<BenchRow[]> {
   const events = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 10_000_000);
@@ -87,6 +126,7 @@ export async function run(): Promise<BenchRow[]> {
       const t = performance.now();
       for (const file of [files.big, files.small]) await importFile(file);
       log(`${s.name}: imported ${events} + ${Math.round(events / 10)} events in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      rows.push(...(await usageReads(config, ws.id, s.name)));
       const sizes = [await storeBytes(s, dataDir)];
       for (const job of [
         { op: 'purge', site: big.id, beforeDay },

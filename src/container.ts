@@ -20,6 +20,10 @@ import type { ControlPlane } from './control/sqlite/open.js';
 import { MemoryResponseCache } from './cache/memory-response-cache.js';
 import type { ImportTarget } from './ingest/pipeline/import-target.js';
 import type { ImportStores } from './ingest/pipeline/run-import.js';
+import { AdminClient } from './ingest/admin/admin-socket-client.js';
+import type { LifecycleStore } from './services/lifecycle/lifecycle-deps.js';
+import type { LifecycleControl } from './ports/lifecycle-control.js';
+import { allowanceSamples } from './services/lifecycle/event-usage.js';
 import { MemoryRateLimiter } from './limits/memory.js';
 import type { AnalyticsDeps, AppDeps } from './services/deps.js';
 import type { LiveCollection } from './ingest/collect/open-collection.js';
@@ -71,6 +75,45 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
 export async function openImportTarget(config: StoreConfig, opts: { commitLock?: CommitLock } = {}): Promise<ImportTarget> {
   const { openImportTarget: openTarget } = await import('./ingest/pipeline/import-target.js');
   return openTarget({ dataDir: config.dataDir, adminImports: embedded(config), openStore: () => openAnalyticsBackend(config, opts) });
+}
+
+/** What a lifecycle command (purge, delete, undo, usage) works with: the control plane and the store's lifecycle side. */
+export interface LifecycleStores {
+  control: ControlPlane;
+  store: LifecycleStore;
+  /** the running server's store through its admin socket, or the store opened here */
+  via: 'server' | 'store';
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the control plane, then the event store's lifecycle side: through the running server's admin socket
+ * when it owns the embedded store, else the store itself (ClickHouse takes every process).
+ */
+export async function openLifecycleStores(config: Pick<Config, 'dataDir' | 'controlUrl' | 'eventsUrl'>): Promise<LifecycleStores> {
+  const control = await openControlPlane(config);
+  try {
+    const client = embedded(config) ? await AdminClient.connect(config.dataDir) : null;
+    if (client) {
+      const close = async () => {
+        client.close();
+        await control.close();
+      };
+      return { control, store: client.lifecycleStore(), via: 'server', close };
+    }
+    const backend = await openAnalyticsBackend(config, { commitLock: control.commitLock });
+    const close = async () => {
+      try {
+        await backend.close();
+      } finally {
+        await control.close();
+      }
+    };
+    return { control, store: backend.store, via: 'store', close };
+  } catch (err) {
+    await control.close();
+    throw err;
+  }
 }
 
 /** The control plane (SQLite in the data dir or PostgreSQL) for a command. */
@@ -134,7 +177,7 @@ export interface Container extends AppDeps {
 export interface ContainerOverrides {
   clock?: Clock;
   /** catalog and ledger come together: they share one control-plane store (and people, when given) */
-  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore; embeds?: EmbedStore };
+  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore; embeds?: EmbedStore; lifecycle?: LifecycleControl };
   /** password hashing (default: argon2id at the production parameters) */
   hasher?: PasswordHasher;
   /** the resolver of domain proofs (default: openDnsTxtResolver of the config) */
@@ -199,10 +242,14 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     }
     // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
     events ??= await open();
+    const store = events;
+    const catalog = control.catalog;
+    metrics?.eventAllowance?.(() => allowanceSamples({ catalog, store, clock }));
     return {
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
       embeds: control.embeds,
+      lifecycle: control.lifecycle,
       hasher: overrides.hasher ?? new (await import('./control/password-hasher.js')).Argon2PasswordHasher(),
       dns: overrides.dns ?? openDnsTxtResolver(config),
       metrics,

@@ -6,6 +6,7 @@ import { buildContainer, openLiveCollection, type Container, type ContainerOverr
 import type { LiveCollection } from './ingest/collect/open-collection.js';
 import { startMetricsServer, type MetricsServer } from './http/metrics/metrics-server.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
+import { startDailyPurge, type DailyPurge, type DailyPurgeOptions } from './services/lifecycle/daily-purge.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -16,6 +17,8 @@ export interface RunningServer {
   collection: LiveCollection | null;
   /** the Prometheus listener, e.g. http://127.0.0.1:9464 (GET /metrics); undefined when off */
   metricsAddress?: string;
+  /** technical retention once a day; null without a control plane of the container's own */
+  purge: DailyPurge | null;
   /** stops accepting, lets in-flight requests finish, closes the stores; idempotent */
   close(): Promise<void>;
 }
@@ -28,6 +31,8 @@ export async function startServer(
     collect?: boolean | { intervalMs?: number };
     /** called as soon as the port listens, before any request can be answered (and so logged) */
     onListening?: () => void;
+    /** false: no daily purge (default on, when the control plane has its lifecycle side) */
+    purge?: boolean | Omit<DailyPurgeOptions, 'log'>;
   } = {},
 ): Promise<RunningServer> {
   const container = await buildContainer(config, options.overrides);
@@ -61,6 +66,14 @@ export async function startServer(
       ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
       : String(addr);
   app.log.info({ address, metrics: metrics?.address }, `footfall listening on ${address}`);
+  const lifecycle = container.lifecycle;
+  const purge =
+    options.purge !== false && lifecycle
+      ? startDailyPurge(
+          { catalog: container.catalog, lifecycle, store: container.events, clock: container.clock },
+          { log: app.log, ...(typeof options.purge === 'object' ? options.purge : {}) },
+        )
+      : null;
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -68,9 +81,11 @@ export async function startServer(
     address,
     collection,
     metricsAddress: metrics?.address,
+    purge,
     close: () =>
       (closing ??= (async () => {
         try {
+          purge?.stop();
           await admin?.close();
           await metrics?.close();
           await app.close();

@@ -46,13 +46,16 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** What commander hands an action: its positional arguments, then the options and the command. */
+export function actionParams(params: unknown[]): { opts: Opts; args: string[]; json: boolean } {
+  const opts = (params[params.length - 1] as Command).opts() as Opts;
+  return { opts, args: params.slice(0, -2) as string[], json: opts.json === true };
+}
+
 /** Opens the control plane, runs the command, always closes, and reports failures without a stack trace. */
 export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx: CommandContext) => Promise<Result>) {
   return async (...params: unknown[]): Promise<void> => {
-    const cmd = params[params.length - 1] as Command;
-    const opts = cmd.opts() as Opts;
-    const args = params.slice(0, -2) as string[];
-    const json = opts.json === true;
+    const { opts, args, json } = actionParams(params);
     try {
       const config = commandConfig(opts);
       const cp = await openControlStores(config);
@@ -68,7 +71,7 @@ export function run(fn: (catalog: CatalogStore, opts: Opts, args: string[], ctx:
   };
 }
 
-function asCliError(err: unknown): unknown {
+export function asCliError(err: unknown): unknown {
   // The spec's site registration codes are refusals of the request, not of its arguments: exit 1.
   if (err instanceof CatalogError) return new CliError(err.message, err.code, isSiteRegistrationCode(err.code) ? 1 : 2, err.details);
   if (err instanceof ManageError) return new CliError(err.message, err.code, 2, err.details);

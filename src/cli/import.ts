@@ -7,6 +7,7 @@ import type { LineFormat } from '../ingest/pipeline/import-lines.js';
 import { commandConfig, withStoreOptions, type StoreOptions } from './options.js';
 import { CliError, emit, fail } from './output.js';
 import { EVENTS_FORMAT_HELP } from './import-help.js';
+import { addImportUndo } from './lifecycle-commands.js';
 
 type ImportOpts = StoreOptions & { site?: string; format?: string; geoipDb?: string; forwardedFor?: boolean };
 
@@ -45,6 +46,8 @@ export function registerImport(program: Command): void {
     if (!opts.site) return fail(!!opts.json, new CliError('import access-log needs --site'));
     await run(file, opts, { kind: 'access-log', format: opts.format, forwardedFor: opts.forwardedFor === true });
   });
+
+  addImportUndo(imp);
 }
 
 async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<void> {

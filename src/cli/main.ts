@@ -6,6 +6,7 @@ import { registerServe } from './serve.js';
 import { registerCatalogCommands } from './catalog-commands.js';
 import { registerImport } from './import.js';
 import { registerDemo } from './demo.js';
+import { registerPurge, registerUsage } from './lifecycle-commands.js';
 import { fail } from './output.js';
 
 /** Every command family, in the order `footfall --help` lists them. */
@@ -14,6 +15,8 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerCatalogCommands,
   registerImport,
   registerDemo,
+  registerPurge,
+  registerUsage,
 ];
 
 const program = new Command('footfall')

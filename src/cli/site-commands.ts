@@ -9,6 +9,7 @@ import { siteVerificationJson, siteViewJson, verificationJson } from '../service
 import { withStoreOptions } from './options.js';
 import { Args, collect, group, listParent, run, type CommandContext, type Opts, type Result } from './catalog-command-kit.js';
 import { lines, siteJson } from './catalog-json.js';
+import { addSiteDelete } from './lifecycle-commands.js';
 
 const PROFILES: readonly Profile[] = ['strict', 'extended'];
 const STATUSES: readonly SiteStatus[] = ['ACTIVE', 'SUSPENDED'];
@@ -42,6 +43,7 @@ export function registerSiteCommands(program: Command): void {
   withStoreOptions(site.command('verify').description("look up the site's TXT record now and, if it is there, verify its domain scope").argument('<site-id>'))
     .option('--dns-servers <list>', 'resolvers to ask, ip[:port] comma-separated (FOOTFALL_DNS_SERVERS, default the system\'s)')
     .action(run(verify));
+  addSiteDelete(site);
 }
 
 async function createSite(catalog: CatalogStore, opts: Opts): Promise<Result> {

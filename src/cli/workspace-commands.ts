@@ -5,6 +5,7 @@ import { PLAN_IDS } from '../domain/plans.js';
 import { withStoreOptions } from './options.js';
 import { Args, group, run, type Opts, type Result } from './catalog-command-kit.js';
 import { lines, workspaceJson } from './catalog-json.js';
+import { addWorkspaceDelete } from './lifecycle-commands.js';
 
 export function registerWorkspaceCommands(program: Command): void {
   const workspace = group(program, 'workspace', 'manage workspaces');
@@ -19,6 +20,7 @@ export function registerWorkspaceCommands(program: Command): void {
     .option('--plan <plan>', `${PLAN_IDS.join('|')} (leaving enterprise drops the api policy overrides)`)
     .option('--api-policy <json>', 'enterprise only: replaces the overrides whole ({} clears them)')
     .action(run(updateWorkspace));
+  addWorkspaceDelete(workspace);
 }
 
 async function createWorkspace(catalog: CatalogStore, opts: Opts): Promise<Result> {

@@ -224,6 +224,20 @@ export interface ShareLinksTable {
   revoked_at: string | null;
 }
 
+/** A site removed from the catalog whose stored events the event store has still to delete. */
+export interface PendingSiteDeletionsTable {
+  site_id: string;
+  workspace_id: string;
+  requested_at: string;
+}
+
+/** Who runs a periodic job (the daily purge) until when (epoch ms). */
+export interface JobLeasesTable {
+  name: string;
+  owner: string;
+  expires_at: number | string | bigint;
+}
+
 export interface ControlDB {
   workspaces: WorkspacesTable;
   workspace_plans: WorkspacePlansTable;
@@ -247,4 +261,6 @@ export interface ControlDB {
   released_hostnames: ReleasedHostnamesTable;
   embed_keys: EmbedKeysTable;
   share_links: ShareLinksTable;
+  pending_site_deletions: PendingSiteDeletionsTable;
+  job_leases: JobLeasesTable;
 }

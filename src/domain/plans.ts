@@ -105,7 +105,7 @@ export function apiPolicyFor(plan: PlanId, overrides: ApiPolicyOverrides = {}): 
       return { ...PRO_API };
     case 'enterprise': {
       // The seat and site limits share the --api-policy object but are no part of product.api.
-      const { max_users: _u, max_sites: _s, ...api } = overrides;
+      const { max_users: _u, max_sites: _s, max_events_per_month: _e, ...api } = overrides;
       return { ...PRO_API, availability: 'custom', ...api };
     }
   }
@@ -117,8 +117,17 @@ export interface PlanLimits {
   max_sites: number | null;
 }
 
-/** What an enterprise `--api-policy` may hold: product.api overrides and the plan limits. */
-export type ApiPolicyOverrides = Partial<ApiPolicy> & Partial<PlanLimits>;
+/** What an enterprise `--api-policy` may hold: product.api overrides, the plan limits and the event allowance. */
+export type ApiPolicyOverrides = Partial<ApiPolicy> & Partial<PlanLimits> & { max_events_per_month?: number | null };
+
+/** Events a plan includes per UTC month (collection goes on past it: overage is a preview). */
+const INCLUDED_EVENTS: Record<Exclude<PlanId, 'enterprise'>, number> = { free: 25_000, starter: 100_000, pro: 1_000_000 };
+
+/** The workspace's included events per month; enterprise takes `max_events_per_month` of its policy, null (unlimited) when unset. */
+export function includedEventsFor(plan: PlanId, overrides: ApiPolicyOverrides = {}): number | null {
+  if (plan !== 'enterprise') return INCLUDED_EVENTS[plan];
+  return overrides.max_events_per_month ?? null;
+}
 
 const PLAN_LIMITS: Record<Exclude<PlanId, 'enterprise'>, PlanLimits> = {
   free: { max_users: 1, max_sites: 3 },
@@ -150,7 +159,7 @@ export function validateApiPolicyOverrides(input: unknown): string[] {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return ['api policy must be a JSON object'];
   const problems: string[] = [];
   for (const [key, value] of Object.entries(input)) {
-    const kind = key === 'max_users' || key === 'max_sites' ? 'integer|null' : API_POLICY_FIELDS[key as keyof ApiPolicy];
+    const kind = key === 'max_users' || key === 'max_sites' || key === 'max_events_per_month' ? 'integer|null' : API_POLICY_FIELDS[key as keyof ApiPolicy];
     if (!kind) {
       problems.push(`unknown api policy field "${key}"`);
       continue;

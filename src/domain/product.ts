@@ -215,6 +215,11 @@ function core(plan: PlanId, apiOverrides: Partial<ApiPolicy>, envelope: DataEnve
 }
 
 /** The plan's exports (`exports` of the product object), without building the rest of it. */
+/** Months of site data the plan keeps (technical retention: older UTC days are purged). */
+export function technicalRetentionMonths(plan: PlanId): number {
+  return PACKAGING[plan].technicalMonths;
+}
+
 export function exportsOf(plan: PlanId): { csv: boolean; level: Level } {
   return { ...PACKAGING[plan].exports };
 }

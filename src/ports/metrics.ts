@@ -25,6 +25,18 @@ export interface Metrics {
   importCommitted(imported: number, duplicates: number): void;
   /** one event received by live collection */
   collected(outcome: CollectionOutcome): void;
+  /**
+   * Where the gauges of events used and included per workspace read from at each scrape (the current UTC
+   * month; included absent when unlimited). Optional: a Metrics without gauges ignores it.
+   */
+  eventAllowance?(read: () => Promise<EventAllowanceSample[]>): void;
+}
+
+export interface EventAllowanceSample {
+  workspace_id: string;
+  used: number;
+  /** null: unlimited */
+  included: number | null;
 }
 
 /** The text a scrape returns. */

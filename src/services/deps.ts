@@ -1,4 +1,5 @@
 // What the HTTP layer and the use-cases need from the process: ports only, never implementations.
+import type { LifecycleControl } from '../ports/lifecycle-control.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../domain/clock.js';
 import type { AnalyticsEngine } from '../ports/analytics-engine.js';
@@ -51,6 +52,8 @@ export interface AppDeps {
   embeds?: EmbedStore;
   /** where reset links asked for on the sign-in page go; absent: they are not sent */
   linkDelivery?: LinkDelivery;
+  /** site and workspace removal, pending deletions, the daily purge's lease; absent: no deletion route, no daily purge */
+  lifecycle?: LifecycleControl;
   /** looks up the TXT record that proves a site's domain (the management API's verify); the container's asks FOOTFALL_DNS_SERVERS */
   dns?: DnsTxtResolver;
 }

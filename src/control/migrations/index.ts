@@ -7,6 +7,7 @@ import * as m003 from './003_people.js';
 import * as m004 from './004_domain_scopes_and_patterns.js';
 import * as m005 from './005_embeds_and_shares.js';
 import * as m006 from './006_workspace_plan_history.js';
+import * as m007 from './007_data_lifecycle.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004_domain_scopes_and_patterns': m004,
   '005_embeds_and_shares': m005,
   '006_workspace_plan_history': m006,
+  '007_data_lifecycle': m007,
 };
 
 export const migrationProvider: MigrationProvider = {

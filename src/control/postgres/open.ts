@@ -1,10 +1,11 @@
 // The shared control plane: catalog and usage ledger on PostgreSQL, for several API processes at once.
 import { Kysely, PostgresDialect } from 'kysely';
-import type { Clock } from '../../domain/clock.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import type { RandomBytes } from '../../domain/tokens.js';
 import { KyselyCatalogStore } from '../catalog-store.js';
 import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
+import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
@@ -61,7 +62,7 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     throw err;
   }
   const stores = { clock: opts.clock, random: opts.random };
-  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: postgresCommitLock(db), close };
+  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: postgresCommitLock(db), lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock), close };
 }
 
 /** Network-level failures and server refusals at connect time (SQLSTATE class 08, 28, 3D, 57P). */

@@ -4,12 +4,14 @@ import type { CatalogStore } from '../../ports/catalog-store.js';
 import type { EmbedStore } from '../../ports/embed-store.js';
 import type { PeopleStore } from '../../ports/people-store.js';
 import type { UsageLedger } from '../../ports/usage-ledger.js';
+import type { LifecycleControl } from '../../ports/lifecycle-control.js';
 import { inProcessCommitLock, type CommitLock } from '../../ports/commit-lock.js';
-import type { Clock } from '../../domain/clock.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import type { RandomBytes } from '../../domain/tokens.js';
 import { KyselyCatalogStore } from '../catalog-store.js';
 import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
+import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
@@ -24,6 +26,8 @@ export interface ControlPlane {
   embeds: EmbedStore;
   /** serializes import commit points among the processes sharing this control plane's event store */
   commitLock: CommitLock;
+  /** site and workspace removal, pending event-store deletions, the daily purge's lease */
+  lifecycle: LifecycleControl;
   /** Closes the database; safe to call more than once (catalog.close() does the same). */
   close(): Promise<void>;
 }
@@ -63,5 +67,5 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
   }
   // One process owns a data dir (its spool, its DuckDB file): its own commits are all there is to order.
   const stores = { clock: opts.clock, random: opts.random };
-  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: inProcessCommitLock(), close };
+  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: inProcessCommitLock(), lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock), close };
 }

@@ -186,6 +186,11 @@ export const UsageSchema = Type.Object(
     units_overage: Type.Integer(),
     hard_cap_units: Type.Integer(),
     reset_at: DateTime,
+    events_used: Type.Optional(Type.Integer({ description: "Events stored for this UTC month (each event's own timestamp), imports and collection" })),
+    events_included: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], { description: "The plan's included events per month (free 25,000, starter 100,000, pro 1,000,000); null: unlimited" }),
+    ),
+    events_overage: Type.Optional(Type.Integer({ description: 'Events past the included ones: a preview, never an invoice; collection goes on' })),
   },
   { title: 'ApiUsage' },
 );

@@ -1,7 +1,7 @@
 // The metrics port over prom-client, in a registry of its own (so two servers in one process, as in
 // tests, never share counts). Names and labels are listed in README "Metrics".
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { CollectionOutcome, Metrics, MetricsExposition, RouteMetrics } from '../../ports/metrics.js';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CollectionOutcome, EventAllowanceSample, Metrics, MetricsExposition, RouteMetrics } from '../../ports/metrics.js';
 
 /** Seconds: from a cache hit (sub-millisecond) to a query near the default 10 s timeout. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -59,7 +59,49 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     registers: [this.registry],
   });
 
+  private allowance: (() => Promise<EventAllowanceSample[]>) | null = null;
+  // Read at each scrape from the counts the event store keeps at commit (no scan of events).
+  private readonly eventsUsed = new Gauge({
+    name: 'footfall_workspace_events_used',
+    help: "Events stored for the current UTC month, by workspace (each event's own timestamp)",
+    labelNames: ['workspace'] as const,
+    registers: [this.registry],
+    collect: () => this.sampleAllowance(),
+  });
+  private readonly eventsIncluded = new Gauge({
+    name: 'footfall_workspace_events_included',
+    help: "Events the workspace's plan includes per month (no series: unlimited)",
+    labelNames: ['workspace'] as const,
+    registers: [this.registry],
+    collect: () => this.sampleAllowance(),
+  });
+  /** one read per scrape: the registry collects both gauges at once */
+  private sampling: Promise<void> | null = null;
+
   private readonly routes = new Map<string, RouteMetrics>();
+
+  eventAllowance(read: () => Promise<EventAllowanceSample[]>): void {
+    this.allowance = read;
+  }
+
+  private sampleAllowance(): Promise<void> {
+    this.sampling ??= this.readAllowance().finally(() => {
+      this.sampling = null;
+    });
+    return this.sampling;
+  }
+
+  private async readAllowance(): Promise<void> {
+    if (!this.allowance) return;
+    const samples = await this.allowance().catch(() => null);
+    // a failed read leaves no stale series behind: the gauges are absent for that scrape
+    this.eventsUsed.reset();
+    this.eventsIncluded.reset();
+    for (const s of samples ?? []) {
+      this.eventsUsed.set({ workspace: s.workspace_id }, s.used);
+      if (s.included !== null) this.eventsIncluded.set({ workspace: s.workspace_id }, s.included);
+    }
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

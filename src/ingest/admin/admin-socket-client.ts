@@ -1,9 +1,9 @@
 // `footfall import`'s side of the admin socket: if a server runs on the data dir, rows go to it.
 import fs from 'node:fs';
 import net from 'node:net';
-import { encodeEventRows, type EventRow, type ImportResult } from '../../ports/event-store.js';
+import { encodeEventRows, ImportNotFoundError, type EventRow, type EventStore, type ImportResult } from '../../ports/event-store.js';
 import type { ImportSink } from '../pipeline/import-lines.js';
-import { FrameReader, writeJson, type AdminReply, type AdminRequest } from './framing.js';
+import { FrameReader, writeJson, type AdminReply, type AdminRequest, type LifecycleCall } from './framing.js';
 import { adminSocketPath } from './admin-socket-server.js';
 
 export class AdminSocketError extends Error {
@@ -62,6 +62,26 @@ export class AdminClient {
         await this.request({ op: 'abort' });
       },
     };
+  }
+
+  /** The running server's store, for its lifecycle calls (purge, deletion, undo, counts). */
+  lifecycleStore(): Pick<EventStore, LifecycleCall> {
+    const call = (name: LifecycleCall) => async (...args: unknown[]) => {
+      try {
+        return (await this.request({ op: 'lifecycle', call: name, args })).result;
+      } catch (err) {
+        // the same error as the store's own, so callers tell an unknown import apart either way
+        if (err instanceof AdminSocketError && err.code === 'IMPORT_NOT_FOUND') throw new ImportNotFoundError(String(args[0]));
+        throw err;
+      }
+    };
+    return {
+      purgeDays: call('purgeDays'),
+      previewPurge: call('previewPurge'),
+      deleteSiteData: call('deleteSiteData'),
+      undoImport: call('undoImport'),
+      eventCounts: call('eventCounts'),
+    } as Pick<EventStore, LifecycleCall>;
   }
 
   close(): void {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { EventStore, ImportSession } from '../../ports/event-store.js';
 import type { Metrics } from '../../ports/metrics.js';
 import { reidentify } from '../pipeline/import-lines.js';
-import { ADMIN_SOCKET_FILE, FrameReader, writeJson, type AdminRequest } from './framing.js';
+import { ADMIN_SOCKET_FILE, FrameReader, LIFECYCLE_CALLS, writeJson, type AdminRequest } from './framing.js';
 
 export interface AdminSocketDeps {
   events: EventStore;
@@ -109,14 +109,24 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
             session = null;
             writeJson(socket, { ok: true });
             break;
+          case 'lifecycle': {
+            // only the listed calls: the socket never becomes a way to call anything else of the store
+            if (!LIFECYCLE_CALLS.includes(req.call) || !Array.isArray(req.args)) throw new Error(`unknown lifecycle call ${JSON.stringify(req.call)}`);
+            const fn = deps.events[req.call] as (...args: unknown[]) => Promise<unknown>;
+            const result = await fn.apply(deps.events, req.args);
+            deps.log?.info({ call: req.call }, 'lifecycle call done');
+            writeJson(socket, { ok: true, result });
+            break;
+          }
           default:
             throw new Error(`unknown op ${JSON.stringify((req as { op?: unknown }).op)}`);
         }
       } catch (err) {
         const e = err as { code?: unknown; message?: string };
-        const code = typeof e.code === 'string' ? e.code : 'IMPORT_FAILED';
-        // The import fails alone: the server logs why and goes on serving.
-        deps.log?.error({ err, code }, `import failed: ${e.message ?? String(err)}`);
+        const what = req.op === 'lifecycle' ? 'lifecycle call' : 'import';
+        const code = typeof e.code === 'string' ? e.code : req.op === 'lifecycle' ? 'LIFECYCLE_FAILED' : 'IMPORT_FAILED';
+        // The request fails alone: the server logs why and goes on serving.
+        deps.log?.error({ err, code }, `${what} failed: ${e.message ?? String(err)}`);
         writeJson(socket, { ok: false, error: { code, message: e.message ?? String(err) } });
         if (session) await session.abort();
         session = null;

@@ -8,7 +8,13 @@ export type AdminRequest =
   | { op: 'import-begin'; import_id?: string }
   | { op: 'rows'; count: number; bytes: number }
   | { op: 'commit' }
-  | { op: 'abort' };
+  | { op: 'abort' }
+  /** one call of the store's lifecycle side (LIFECYCLE_CALLS), its arguments as JSON */
+  | { op: 'lifecycle'; call: LifecycleCall; args: unknown[] };
+
+/** The event store's calls the admin socket takes for `footfall purge`, `site delete`, `import undo` and `usage`. */
+export const LIFECYCLE_CALLS = ['purgeDays', 'previewPurge', 'deleteSiteData', 'undoImport', 'eventCounts'] as const;
+export type LifecycleCall = (typeof LIFECYCLE_CALLS)[number];
 
 export type AdminReply = { ok: true; [k: string]: unknown } | { ok: false; error: { code: string; message: string } };
 

@@ -7,6 +7,8 @@ import type { Workspace } from '../../ports/catalog-store.js';
 import type { UsageLedger } from '../../ports/usage-ledger.js';
 import type { User } from '../../ports/people-store.js';
 import { currentUsage } from '../usage.js';
+import { eventUsageOf } from '../lifecycle/event-usage.js';
+import type { EventStore } from '../../ports/event-store.js';
 import { requireRole, type ManageDeps, type WorkspaceAccess } from './access.js';
 
 export const PERSON_WORKSPACE_PLAN: PlanId = 'free';
@@ -30,10 +32,20 @@ export async function renameWorkspace(deps: Pick<ManageDeps, 'catalog'>, access:
   return deps.catalog.updateWorkspace(access.workspace.id, { name });
 }
 
-export async function workspaceUsage(deps: Pick<ManageDeps, 'clock'> & { ledger: UsageLedger }, access: WorkspaceAccess) {
+/**
+ * This month's API units and, with an event store, its events against the plan's included events (counts kept
+ * at commit: no scan of events).
+ */
+export async function workspaceUsage(
+  deps: Pick<ManageDeps, 'clock' | 'catalog'> & { ledger: UsageLedger; events?: Pick<EventStore, 'eventCounts'> },
+  access: WorkspaceAccess,
+) {
   requireRole(access, 'admin');
   const policy = apiPolicyFor(access.workspace.plan, access.workspace.apiPolicy);
-  return currentUsage(deps.ledger, access.workspace.id, policy, deps.clock.now());
+  const units = await currentUsage(deps.ledger, access.workspace.id, policy, deps.clock.now());
+  if (!deps.events) return units;
+  const e = await eventUsageOf({ ...deps, store: deps.events }, access.workspace, units.period);
+  return { ...units, events_used: e.events_used, events_included: e.events_included, events_overage: e.events_overage };
 }
 
 /** The plan's seats and sites, for the settings' "used of limit". */

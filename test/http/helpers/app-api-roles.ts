@@ -90,6 +90,7 @@ export const ROLE_TABLE: Record<string, Entry> = {
   'GET /workspaces/:workspace_id/sites': { expect: ANY_READ },
   'POST /workspaces/:workspace_id/sites': { expect: ADMIN_CREATE, setup: async (w) => ({ body: { name: 'New', hostnames: [`n${w.seq()}.example.com`], collection_profile: 'strict' } }) },
   'PATCH /sites/:site_id': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { site_id: await site(w) }, body: { name: 'Renamed' } }) },
+  'DELETE /sites/:site_id': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { site_id: await site(w) }, body: { name: 'S' } }) },
   // A domain verified already: the answer comes at once, without a DNS lookup (app-api-ownership.test.ts asks DNS).
   'POST /sites/:site_id/verify': { expect: ADMIN_CHANGE, setup: async (w) => {
     const domain = `roles-${w.seq()}.com`;

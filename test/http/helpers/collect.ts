@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Profile } from '../../../src/domain/plans.js';
-import type { ApiPolicy } from '../../../src/domain/plans.js';
+import type { ApiPolicyOverrides } from '../../../src/domain/plans.js';
 import { harness, type Harness, type HarnessOptions } from './harness.js';
 
 /** A desktop Chrome: a human visitor (a headless or empty agent is a bot). */
@@ -27,7 +27,7 @@ export interface CollectHarness extends Harness {
 }
 
 export async function collectHarness(
-  opts: HarnessOptions & { hostnames?: string[]; profile?: Profile; apiPolicy?: Partial<ApiPolicy> } = {},
+  opts: HarnessOptions & { hostnames?: string[]; profile?: Profile; apiPolicy?: ApiPolicyOverrides } = {},
 ): Promise<CollectHarness> {
   const h = await harness({ collect: true, ...opts });
   const ws = await h.workspace('enterprise', { allow_tenant_dimension: true, rate_limit_rps: null, ...opts.apiPolicy });

@@ -11,7 +11,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { buildContainer, openLiveCollection, type Container } from '../../../src/container.js';
 import type { LiveCollection } from '../../../src/ingest/collect/open-collection.js';
 import { FakeClock } from '../../../src/domain/clock.js';
-import type { ApiPolicy, PlanId } from '../../../src/domain/plans.js';
+import type { ApiPolicyOverrides, PlanId } from '../../../src/domain/plans.js';
 import { generateSecret, hashSecret } from '../../../src/domain/tokens.js';
 import type { CatalogStore, Workspace } from '../../../src/ports/catalog-store.js';
 import type { TokenScope } from '../../../src/domain/access.js';
@@ -43,7 +43,7 @@ export interface Harness {
   collection: LiveCollection | null;
   /** inject + validate the response against the OpenAPI document */
   get(url: string, opts?: { token?: string; headers?: Record<string, string>; method?: InjectOptions['method'] }): Promise<LightMyRequestResponse>;
-  workspace(plan: PlanId, apiPolicy?: Partial<ApiPolicy>): Promise<Workspace>;
+  workspace(plan: PlanId, apiPolicy?: ApiPolicyOverrides): Promise<Workspace>;
   token(workspaceId: string, opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null }): Promise<{ id: string; secret: string }>;
   /** pretends the workspace is now on another plan (the store cannot downgrade; tokens survive a downgrade) */
   setPlan(workspaceId: string, plan: PlanId): void;
@@ -87,7 +87,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   try {
     container = await buildContainer(config, {
       clock,
-      control: { catalog, ledger: cp.ledger, people: cp.people, embeds: cp.embeds },
+      control: { catalog, ledger: cp.ledger, people: cp.people, embeds: cp.embeds, lifecycle: cp.lifecycle },
       limiter: options.limiter,
       hasher: options.hasher ?? TEST_HASHER,
     });

@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { siteVerificationJson, siteViewJson, verificationJson } from '../../../services/manage/records-json.js';
 import { createSite, listSites, scopeProof, updateSite, verifySiteDomain } from '../../../services/manage/sites.js';
+import { deleteSiteConfirmed } from '../../../services/manage/site-deletion.js';
 import { defineAppRoute } from '../define-app-route.js';
 import { CreatedSiteSchema, Name, ProfileSchema, SiteRecordSchema, SiteStatusSchema, SiteVerificationSchema } from '../schemas.js';
 import { SiteParams, WorkspaceParams } from './params.js';
@@ -128,5 +129,34 @@ export const siteRoutes = [
     response: SiteVerificationSchema,
     errors: [409, 422],
     handler: async ({ deps, access }) => siteVerificationJson(await verifySiteDomain(deps, access)),
+  }),
+  defineAppRoute({
+    method: 'DELETE',
+    url: '/sites/:site_id',
+    operationId: 'deleteSite',
+    summary: "Delete a site, its tenants, goals and every stored event, session and rollup of it (admins and owners)",
+    description:
+      "The body's name must be the site's name, typed as confirmation (else 422 INVALID_PARAMS, details field name, and nothing is deleted). " +
+      'From then on the site id answers like an unknown one (404 here, 403 on /v1), its hostnames can be registered again, and a token restricted to it reads nothing. ' +
+      'If removing the stored events does not finish (500), the site is gone already and the next daily purge, or this request again, finishes it.',
+    tag: TAG,
+    auth: 'session',
+    guard: { on: 'site', need: 'admin' },
+    params: SiteParams,
+    body: Type.Object({ name: Type.String({ maxLength: 200, description: "The site's name, typed as confirmation" }) }, { additionalProperties: false }),
+    status: 200,
+    response: Type.Object(
+      {
+        site_id: Type.String(),
+        events_removed: Type.Integer({ description: 'Stored events removed' }),
+        days_removed: Type.Integer({ description: 'UTC days that held them' }),
+      },
+      { title: 'DeletedSite' },
+    ),
+    errors: [404, 422],
+    handler: async ({ deps, access, body }) => {
+      const d = await deleteSiteConfirmed(deps, access, body.name);
+      return { site_id: d.siteId, events_removed: d.removed.events, days_removed: d.removed.days };
+    },
   }),
 ];
