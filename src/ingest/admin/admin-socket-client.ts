@@ -4,7 +4,7 @@ import net from 'node:net';
 import { encodeEventRows, ImportNotFoundError, type EventRow, type EventStore, type ImportResult } from '../../ports/event-store.js';
 import type { ImportSink } from '../pipeline/import-lines.js';
 import { FrameReader, writeJson, type AdminReply, type AdminRequest, type LifecycleCall } from './framing.js';
-import { adminSocketPath } from './admin-socket-server.js';
+import { adminSocketPath } from './framing.js';
 
 export class AdminSocketError extends Error {
   constructor(readonly code: string, message: string) {

@@ -3,11 +3,10 @@
 // socket in the data dir, mode 0600: only the data dir's owner can import; never the public port.
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import type { EventStore, ImportSession } from '../../ports/event-store.js';
 import type { Metrics } from '../../ports/metrics.js';
 import { reidentify } from '../pipeline/import-lines.js';
-import { ADMIN_SOCKET_FILE, FrameReader, LIFECYCLE_CALLS, writeJson, type AdminRequest } from './framing.js';
+import { adminSocketPath, FrameReader, LIFECYCLE_CALLS, writeJson, type AdminRequest } from './framing.js';
 
 export interface AdminSocketDeps {
   events: EventStore;
@@ -28,9 +27,6 @@ export class AdminSocketInUseError extends Error {
   }
 }
 
-export function adminSocketPath(dataDir: string): string {
-  return path.join(dataDir, ADMIN_SOCKET_FILE);
-}
 
 /** Listens on <dataDir>/admin.sock; a stale socket file left by a dead server is replaced. */
 export async function startAdminSocket(dataDir: string, deps: AdminSocketDeps): Promise<AdminSocket> {

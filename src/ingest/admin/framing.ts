@@ -1,7 +1,13 @@
 // Wire format of the admin socket: a JSON header line, optionally followed by `bytes` raw bytes.
 import type { Socket } from 'node:net';
+import path from 'node:path';
 
 export const ADMIN_SOCKET_FILE = 'admin.sock';
+
+/** The socket of a data dir (client and server meet there; the client must not load the server to know it). */
+export function adminSocketPath(dataDir: string): string {
+  return path.join(dataDir, ADMIN_SOCKET_FILE);
+}
 
 export type AdminRequest =
   | { op: 'ping' }
