@@ -66,10 +66,18 @@ export interface AppRouteDefinition<P extends TObject = TObject, Q extends TObje
   handler(ctx: AppRouteContext<Static<P>, Static<Q>, Static<B>, K>): Promise<Static<R> | void>;
 }
 
+/**
+ * A route as the API and its document see it: the definition without its typed handler, which the
+ * route's own `register` closes over (so the list of routes needs no cast to hold routes of many types).
+ */
+export interface AppRoute extends Omit<AppRouteDefinition, 'handler'> {
+  register(scope: FastifyInstance, deps: AppApiDeps): void;
+}
+
 export function defineAppRoute<P extends TObject, Q extends TObject, B extends TObject, R extends TSchema, K extends GuardOn = never>(
   def: AppRouteDefinition<P, Q, B, R, K>,
-): AppRouteDefinition {
-  return def as unknown as AppRouteDefinition;
+): AppRoute {
+  return { ...def, register: (scope, deps) => registerAppRoute(scope, deps, def) };
 }
 
 /** OpenAPI security of a route: a session, and the CSRF token for anything but a read; none when public. */
@@ -88,7 +96,11 @@ type WithState = FastifyRequest & { [STATE]?: RouteState };
 
 const UNSAFE = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
 
-export function registerAppRoute(scope: FastifyInstance, deps: AppApiDeps, def: AppRouteDefinition): void {
+function registerAppRoute<P extends TObject, Q extends TObject, B extends TObject, R extends TSchema, K extends GuardOn>(
+  scope: FastifyInstance,
+  deps: AppApiDeps,
+  def: AppRouteDefinition<P, Q, B, R, K>,
+): void {
   const origin = new URL(deps.config.publicUrl).origin;
   scope.route({
     method: def.method,

@@ -8,7 +8,7 @@ import { license, PACKAGE_VERSION } from '../openapi/finish-document.js';
 import { hoistTitledSchemas } from '../openapi/hoist-components.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import { DASHBOARD_READ_PATHS } from './dashboard-reads.js';
-import { securityOf, type AppRouteDefinition } from './define-app-route.js';
+import { securityOf, type AppRoute } from './define-app-route.js';
 import { ManageErrorEnvelope } from './schemas.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 
@@ -53,7 +53,7 @@ const REQUEST_ID = { description: 'The request id; error.request_id repeats it',
 const json = (s: TSchema): Json => JSON.parse(JSON.stringify(s));
 
 /** The error statuses a route can answer. */
-export function errorStatuses(def: AppRouteDefinition): number[] {
+export function errorStatuses(def: AppRoute): number[] {
   const unsafe = def.method !== 'GET';
   const s = new Set<number>([404, 405, 500, ...(def.errors ?? [])]);
   if (def.body || def.query) s.add(422);
@@ -63,7 +63,7 @@ export function errorStatuses(def: AppRouteDefinition): number[] {
   return [...s].sort((a, b) => a - b);
 }
 
-function operation(def: AppRouteDefinition): Json {
+function operation(def: AppRoute): Json {
   const params: Json[] = [];
   for (const [name, schema] of Object.entries<Json>(json(def.params ?? ({ properties: {} } as never)).properties ?? {}))
     params.push({ name, in: 'path', required: true, description: schema.description, schema: { ...schema, description: undefined } });
@@ -96,7 +96,7 @@ function errorResponse(status: number): Json {
   return { description: `Error: ${codes.join(', ')}`, headers, content: { 'application/json': { schema: json(ManageErrorEnvelope) } } };
 }
 
-export function appApiDocument(routes: readonly AppRouteDefinition[]): Json {
+export function appApiDocument(routes: readonly AppRoute[]): Json {
   const paths: Json = {};
   const used = new Set<number>();
   for (const def of routes) {

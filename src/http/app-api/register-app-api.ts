@@ -9,11 +9,11 @@ import { appApiDeps } from './app-api-deps.js';
 import { registerDashboardReads } from './dashboard-reads.js';
 import { registerAppApiErrors, RouteMethods } from './app-api-errors.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
-import { registerAppRoute, type AppRouteDefinition } from './define-app-route.js';
+import type { AppRoute } from './define-app-route.js';
 import { appApiDocument } from './openapi-document.js';
 import { appApiRoutes } from './routes/index.js';
 
-export async function registerAppApi(app: FastifyInstance, deps: AppDeps, routes: readonly AppRouteDefinition[] = appApiRoutes): Promise<void> {
+export async function registerAppApi(app: FastifyInstance, deps: AppDeps, routes: readonly AppRoute[] = appApiRoutes): Promise<void> {
   const d = appApiDeps(deps);
   if (!d) return;
   // Made now, so the first unknown email costs one verification like every later one.
@@ -24,7 +24,7 @@ export async function registerAppApi(app: FastifyInstance, deps: AppDeps, routes
       const methods = new RouteMethods();
       registerAppApiErrors(scope, methods);
       for (const def of routes) {
-        registerAppRoute(scope, d, def);
+        def.register(scope, d);
         methods.add(APP_API_PREFIX + def.url, def.method);
       }
       await registerDashboardReads(scope, d, methods);

@@ -1,5 +1,5 @@
 // Every management route, in the order the document lists them.
-import type { AppRouteDefinition } from '../define-app-route.js';
+import type { AppRoute } from '../define-app-route.js';
 import { embedRoutes } from './embeds.js';
 import { linkRoutes } from './links.js';
 import { memberRoutes } from './members.js';
@@ -10,7 +10,7 @@ import { goalRoutes, tenantRoutes } from './tenants-goals.js';
 import { tokenRoutes } from './tokens.js';
 import { workspaceRoutes } from './workspaces.js';
 
-export const appApiRoutes: readonly AppRouteDefinition[] = [
+export const appApiRoutes: readonly AppRoute[] = [
   ...sessionRoutes,
   ...linkRoutes,
   ...workspaceRoutes,
