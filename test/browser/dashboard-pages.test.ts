@@ -56,7 +56,7 @@ const PAGES: PageCase[] = [
   { name: 'settings-goals', url: settings('goals'), ready: visible('[data-goal]') },
   { name: 'settings-tokens', url: settings('tokens'), dark: true, shots: true, ready: visible('[data-token]') },
   { name: 'settings-members', url: settings('members'), dark: true, shots: true, ready: visible('[data-member]') },
-  { name: 'settings-usage', url: settings('usage'), ready: visible('[data-usage="api-units"]') },
+  { name: 'settings-usage', url: settings('usage'), shots: true, ready: visible('[data-usage="events"] .usage-value') },
   { name: 'settings-viewer', url: settings('sites'), as: 'viewer', ready: visible('.notice') },
   { name: 'settings-free-tokens', url: settings('tokens', () => w.workspaces.free), as: 'free-owner', dark: true, ready: visible('.upgrade') },
 ];
@@ -104,6 +104,20 @@ test('the signed-in dashboard reads /app/api/v1 and the management API only (the
   assert.ok(api.includes('/app/api/v1/metrics/timeseries'), api.join(' '));
   assert.deepEqual(api.filter((p) => p.startsWith('/v1/')), [], 'nothing of /v1 itself');
   assert.ok(['/app/api/session', `/app/api/sites/${w.sites.extended}`, `/app/api/sites/${w.sites.extended}/live`].every((p) => api.includes(p)), api.join(' '));
+  await context.close();
+});
+
+test("Settings > Usage shows the month's stored events and the plan's included ones, as the management API counts them", { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(settings('usage')());
+  await page.waitForSelector('[data-usage="events"] .usage-value');
+  const shown = (await page.textContent('[data-usage="events"] .usage-value'))?.replace(/\s+/g, ' ').trim();
+  const usage = await page.evaluate(async (url) => (await fetch(url)).json(), `/app/api/workspaces/${w.workspaces.pro}/usage`);
+  assert.equal(typeof usage.events_used, 'number', JSON.stringify(usage));
+  assert.equal(usage.events_included, 1_000_000, 'a pro workspace includes a million events a month');
+  const n = new Intl.NumberFormat('en');
+  assert.equal(shown, `${n.format(usage.events_used)} of ${n.format(usage.events_included)} included`);
+  assert.deepEqual(problems, []);
   await context.close();
 });
 

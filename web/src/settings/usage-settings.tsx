@@ -1,6 +1,7 @@
 // Settings > Usage: this month's metered API units (what tokens spent on /v1; the dashboard itself is
-// not metered), against the plan's included units and hard cap. Events collected per month are counted
-// by another part of footfall: when the usage answer carries them (`events`), they are shown here too.
+// not metered), against the plan's included units and hard cap; and the events stored for the month
+// (imports and collection, by each event's own timestamp) against the plan's included events. Overage of
+// either is a preview: collection never stops for it.
 import { seg, type WorkspaceDetails } from '../api/manage.js';
 import { ListState, Section, useManaged, when } from './kit.js';
 
@@ -11,8 +12,10 @@ interface Usage {
   units_overage: number;
   hard_cap_units: number;
   reset_at: string;
-  /** events collected this month and the plan's allowance, once the server counts them */
-  events?: { used: number; included: number | null };
+  /** events stored this month (absent: a server without an event store) and the plan's included events (null: unlimited) */
+  events_used?: number;
+  events_included?: number | null;
+  events_overage?: number;
 }
 
 const n = new Intl.NumberFormat('en');
@@ -44,12 +47,22 @@ export function UsageSettings({ ws }: { ws: WorkspaceDetails }) {
             </div>
             <div class="panel usage" data-usage="events">
               <h3>Events</h3>
-              {u.events ? (
-                <p class="usage-value">
-                  {n.format(u.events.used)} <span class="muted">{u.events.included === null ? 'collected' : `of ${n.format(u.events.included)} included`}</span>
-                </p>
+              {u.events_used === undefined ? (
+                <p class="note">This server keeps no events, so it counts none.</p>
               ) : (
-                <p class="note">Events collected this month are not counted here yet.</p>
+                <>
+                  <p class="usage-value">
+                    {n.format(u.events_used)} <span class="muted">{u.events_included == null ? 'stored' : `of ${n.format(u.events_included)} included`}</span>
+                  </p>
+                  {u.events_included != null && (
+                    <meter min={0} max={Math.max(u.events_included, u.events_used, 1)} value={u.events_used} aria-label="Events stored of the included events" />
+                  )}
+                  <dl class="facts">
+                    <dt>Beyond the included events</dt>
+                    <dd>{n.format(u.events_overage ?? 0)}</dd>
+                  </dl>
+                  <p class="note">Imports and collection, by each event's own time. Past the included events collection goes on; the overage is a preview.</p>
+                </>
               )}
             </div>
           </div>
