@@ -89,4 +89,4 @@ async function memoryStore(): Promise<EventStoreUnderTest> {
 runEventStoreContract('duckdb file', fileStore);
 runEventStoreContract('duckdb :memory:', memoryStore);
 runLifecycleContract('duckdb file', fileStore);
-runLifecycleContract('duckdb :memory:', memoryStore);
+runLifecycleContract('duckdb :memory:', memoryStore, { inMemory: true });
