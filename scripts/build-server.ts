@@ -1,6 +1,6 @@
 // `npm run build:server` (run by prepare, pretest and prestart): the server and the command line as
 // plain JavaScript, src/X.ts -> dist/X.js, one file each (no bundle), and src/'s other files (the tracker
-// script, the OpenAPI examples) copied beside them. dist/ mirrors src/ at the same depth, so paths a
+// script, the OpenAPI examples) copied beside them; a few packages (VENDORED) bundled into dist/vendor. dist/ mirrors src/ at the same depth, so paths a
 // module finds from its own URL (../../package.json, ../../dist/web) hold in both. esbuild only strips
 // the types (under a second for the whole tree); `npm run typecheck` is the type check. src/client is
 // left to build:client, which also writes its declarations. Nothing is written while dist/ is as new
