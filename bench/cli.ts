@@ -3,18 +3,27 @@
 // tsx compiling src/ at the call (`node --import tsx src/cli/main.ts`, how bin/footfall.js ran before)
 // and as the compiled dist/ that bin/footfall.js runs now. The two take turns, run by run, so a
 // noisy neighbour slows both; each figure is the median of BENCH_CLI_RUNS runs (default 7) after one
-// run not counted. `npm run bench -- cli` (prebench builds dist/).
+// run not counted. Then `npm start` (`node dist/cli/start.js`, as package.json's start runs it) from
+// its spawn to the first 200 of GET /healthz, on a fresh empty data dir (it seeds the demo) and on
+// one that holds the demo already, the two in turn; each server is killed by its pid once it answers.
+// `npm run bench -- cli` (prebench builds dist/).
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openControlPlane } from '../src/control/open-control-plane.js';
-import { staleOutputs } from '../scripts/build-server.js';
+// Imported, it refuses a dist/ older than src/ (through footfall-bin), so no figure is of stale code.
+import { freePort } from '../test/stack/fixtures/serve.js';
 import { measure } from './measure.js';
 import type { BenchRow } from './run.js';
 
 export const name = 'cli';
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 7);
+/** Starts per case: a fresh one seeds the demo (several seconds each). */
+const START_RUNS = Number(process.env.BENCH_CLI_START_RUNS ?? 5);
+/** A start slower than this is a failure, not a figure. */
+const START_TIMEOUT_MS = 120_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0';
 
@@ -47,8 +56,6 @@ const median = (xs: number[]) => {
 };
 
 export async function run(): Promise<BenchRow[]> {
-  const stale = staleOutputs();
-  if (stale.length) throw new Error(`dist/ is older than ${stale[0]}: run npm run build:server`);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-cli-'));
   const dataDir = path.join(root, 'data');
   const control = await openControlPlane({ dataDir });
@@ -85,8 +92,91 @@ export async function run(): Promise<BenchRow[]> {
         speedup: `${(before / after).toFixed(1)}x`,
       });
     }
+    rows.push(...(await startRows(root, env)));
     return rows;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+interface Started {
+  seconds: number;
+  /** SIGTERM by pid, SIGKILL if it is still there 10 s later; resolves once it has exited. */
+  stop(): Promise<void>;
+}
+
+/** `npm start` in `cwd` on `dataDir`, timed from the spawn to the first 200 of GET /healthz. */
+async function startServer(cwd: string, dataDir: string, env: NodeJS.ProcessEnv): Promise<Started> {
+  const port = await freePort();
+  let stderr = '';
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/cli/start.js')], {
+    cwd,
+    env: { ...env, FOOTFALL_DATA_DIR: dataDir, FOOTFALL_HOST: '127.0.0.1', FOOTFALL_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.on('data', (b) => (stderr += b));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}: ${stderr}`);
+      if (performance.now() - started > START_TIMEOUT_MS) throw new Error(`npm start gave no 200 on /healthz within ${START_TIMEOUT_MS / 1000} s: ${stderr}`);
+      const status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status,
+        () => 0, // not listening yet
+      );
+      if (status === 200) return { seconds: (performance.now() - started) / 1000, stop };
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The demo's traffic loads in the background after the first start: wait for it, so later starts find the demo whole. */
+async function untilDemoLoaded(dataDir: string): Promise<void> {
+  const until = Date.now() + START_TIMEOUT_MS * 2;
+  while (!fs.existsSync(path.join(dataDir, 'demo-loaded.json'))) {
+    if (Date.now() > until) throw new Error('the demo traffic did not finish loading within 4 minutes');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function startRows(root: string, env: NodeJS.ProcessEnv): Promise<BenchRow[]> {
+  const seeded = path.join(root, 'start-demo');
+  fs.mkdirSync(seeded);
+  const first = await startServer(seeded, path.join(seeded, 'data'), env);
+  try {
+    await untilDemoLoaded(path.join(seeded, 'data'));
+  } finally {
+    await first.stop();
+  }
+  const cases = {
+    fresh: { label: 'npm start to first 200 /healthz (empty data dir: seeds the demo)', seconds: [] as number[] },
+    demo: { label: 'npm start to first 200 /healthz (data dir holding the demo)', seconds: [] as number[] },
+  };
+  for (let i = 0; i <= START_RUNS; i++) {
+    for (const key of ['fresh', 'demo'] as const) {
+      const cwd = key === 'fresh' ? fs.mkdtempSync(path.join(root, 'start-fresh-')) : seeded;
+      const s = await startServer(cwd, path.join(cwd, 'data'), env);
+      await s.stop();
+      if (key === 'fresh') fs.rmSync(cwd, { recursive: true, force: true });
+      if (i > 0) cases[key].seconds.push(s.seconds);
+    }
+  }
+  return Object.values(cases).map(({ label, seconds }) => ({
+    bench: name,
+    case: label,
+    runs: START_RUNS,
+    compiled_median_s: median(seconds).toFixed(2),
+    compiled_min_max_s: `${Math.min(...seconds).toFixed(2)}-${Math.max(...seconds).toFixed(2)}`,
+  }));
 }

@@ -1,6 +1,6 @@
 // Brings a control-plane database to the latest schema; throws when a migration fails.
 import { Migrator, type Kysely } from 'kysely';
-import { migrationProvider } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import type { ControlDB } from './schema.js';
 
 /**
@@ -19,4 +19,14 @@ export async function migrateToLatest(db: Kysely<ControlDB>, schema?: string): P
     throw new Error(`control-plane migration ${failed?.migrationName ?? ''} failed: ${why}`.replace('  ', ' '));
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Whether a database whose migration table lists `applied` has exactly this code's migrations: then
+ * the Migrator would run none and find none unknown, and a caller may skip it (its table checks and
+ * lock cost more than the rest of a short command's database work).
+ */
+export function isLatestSchema(applied: readonly string[]): boolean {
+  const names = new Set(applied);
+  return names.size === applied.length && names.size === MIGRATION_NAMES.length && MIGRATION_NAMES.every((n) => names.has(n));
 }

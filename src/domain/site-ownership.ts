@@ -1,6 +1,7 @@
 // What a domain scope, a hostname pattern and their DNS proof are (docs/decisions.md "Site ownership").
 // Pure: the Public Suffix List comes compiled into tldts, so nothing here asks the network.
-import { parse } from 'tldts';
+import { createRequire } from 'node:module';
+import type { parse as Parse } from 'tldts';
 
 /**
  * Names public DNS cannot prove (RFC 6761 and its successors): nobody can publish a record under
@@ -26,6 +27,17 @@ export function isSpecialUse(name: string): boolean {
 // The private section counts: `me.github.io` is registrable and `github.io` is a suffix nobody owns
 // alone, as the browsers' cookie rules have it.
 const PSL = { allowPrivateDomains: true, extractHostname: false, validateHostname: false } as const;
+
+/**
+ * tldts is CommonJS: imported, Node scans its 200 kB for named exports at every start of the control
+ * plane (60-130 ms); required at the first look-up it costs about 10 ms, and a command that looks up
+ * no domain (site list) not even that.
+ */
+let tldtsParse: typeof Parse | undefined;
+function parse(host: string, opts: typeof PSL): ReturnType<typeof Parse> {
+  tldtsParse ??= (createRequire(import.meta.url)('tldts') as { parse: typeof Parse }).parse;
+  return tldtsParse(host, opts);
+}
 
 /**
  * The registrable domain of a lower-case host name (one label below its public suffix), or null

@@ -32,7 +32,7 @@ export async function load(url, context, next) {
 
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** The packages of node_modules a command loaded (by name), after checking it succeeded. */
+/** The packages a command loaded (by name, from node_modules or dist/vendor), after checking it succeeded. */
 function packagesLoaded(args: string[]): Promise<Set<string>> {
   const log = path.join(dir, `modules-${args[0]}.log`);
   return new Promise((resolve, reject) => {
@@ -41,7 +41,8 @@ function packagesLoaded(args: string[]): Promise<Set<string>> {
       const names = fs
         .readFileSync(log, 'utf8')
         .split('\n')
-        .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+        // a package build:server bundles into dist/vendor/<name>.js counts as that package
+        .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? /\/dist\/vendor\/((?:@[^/]+\/)?[^/]+)\.js$/.exec(url)?.[1])
         .filter((n): n is string => n !== undefined);
       resolve(new Set(names));
     });

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildServer, serverSources, staleOutputs } from '../../scripts/build-server.js';
+import { pathToFileURL } from 'node:url';
+import { buildServer, serverSources, staleOutputs, useVendored, VENDORED, vendorSources } from '../../scripts/build-server.js';
 
 function leftovers(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tmp'));
@@ -28,4 +29,28 @@ test('build:server writes nothing while dist/ is as new as src/, and rebuilds a 
   assert.ok(fs.statSync(output).mtimeMs >= fs.statSync(source).mtimeMs, 'the output is new again');
   assert.deepEqual(staleOutputs(), []);
   assert.deepEqual(leftovers(path.dirname(path.dirname(output))), [], 'no temporary file is left in dist/');
+});
+
+test('dist/ imports each vendored package through its bundle, which exports what the package does', async () => {
+  await buildServer();
+  const outputs = serverSources().filter((s) => s.source.endsWith('.ts')).map((s) => s.output);
+  for (const name of VENDORED) {
+    const bare = new RegExp(`(?:from|import)\\s*\\(?\\s*["']${name}["']`);
+    const importing = outputs.filter((o) => fs.readFileSync(o, 'utf8').includes(`/vendor/${name}.js"`));
+    assert.ok(importing.length > 0, `some module of dist/ imports ${name}`);
+    assert.deepEqual(outputs.filter((o) => bare.test(fs.readFileSync(o, 'utf8'))), [], `no module of dist/ imports ${name} itself`);
+    const bundle = vendorSources().find((v) => v.output.endsWith(`${name}.js`))!.output;
+    const [own, vendored] = [await import(name), await import(pathToFileURL(bundle).href)];
+    assert.deepEqual(Object.keys(vendored).sort(), Object.keys(own).sort());
+  }
+});
+
+test('useVendored rewrites static, re-exporting and dynamic imports to a path relative to the module', () => {
+  const dist = path.dirname(path.dirname(vendorSources()[0].output));
+  const code = 'import { sql } from "kysely";\nexport { Kysely } from "kysely";\nconst m = await import("kysely");\nconst s = "kysely";\n';
+  assert.equal(
+    useVendored(path.join(dist, 'control', 'sqlite', 'open.js'), code),
+    'import { sql } from "../../vendor/kysely.js";\nexport { Kysely } from "../../vendor/kysely.js";\nconst m = await import("../../vendor/kysely.js");\nconst s = "kysely";\n',
+  );
+  assert.match(useVendored(path.join(dist, 'main.js'), code), /from "\.\/vendor\/kysely\.js"/);
 });

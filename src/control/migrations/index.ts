@@ -19,6 +19,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '007_data_lifecycle': m007,
 };
 
+/** The migrations this code knows, by name. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => MIGRATIONS,
 };

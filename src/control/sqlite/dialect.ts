@@ -1,7 +1,7 @@
 // The SQLite side of the control plane: connection settings and transaction mode. This is the one
 // place with SQLite-only SQL.
 import Database from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, DEFAULT_MIGRATION_TABLE, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
 
 /** How long a writer waits for another process's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -73,6 +73,12 @@ export function openSqliteDatabase(file: string): Database.Database {
     throw err;
   }
   return db;
+}
+
+/** The migrations Kysely's table lists as applied; [] on a file that has no such table yet. */
+export function appliedMigrations(db: Database.Database): string[] {
+  const table = db.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(DEFAULT_MIGRATION_TABLE);
+  return table ? (db.prepare(`select name from "${DEFAULT_MIGRATION_TABLE}"`).pluck().all() as string[]) : [];
 }
 
 export function createSqliteDialect(db: Database.Database): SqliteDialect {

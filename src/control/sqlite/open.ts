@@ -13,9 +13,9 @@ import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
-import { migrateToLatest } from '../migrate.js';
+import { isLatestSchema, migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
-import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner, withWriteLock } from './dialect.js';
+import { appliedMigrations, createSqliteDialect, openSqliteDatabase, synchronousPairRunner, withWriteLock } from './dialect.js';
 
 export interface ControlPlane {
   catalog: CatalogStore;
@@ -45,7 +45,10 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= db.destroy());
   try {
-    await withWriteLock(raw, () => migrateToLatest(db));
+    // Every command opens this file: one read under the lock tells whether there is anything to migrate.
+    await withWriteLock(raw, async () => {
+      if (!isLatestSchema(appliedMigrations(raw))) await migrateToLatest(db);
+    });
   } catch (err) {
     await close();
     throw err;
