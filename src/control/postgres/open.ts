@@ -13,9 +13,15 @@ import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
 import { createPostgresPool, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
 
-const TABLES = ['workspaces', 'workspace_plans', 'sites', 'site_hostnames', 'tenants', 'goals', 'tokens', 'secrets', 'usage', 'reservations',
-  'users', 'memberships', 'invitations', 'user_links', 'sessions', 'sign_in_failures',
-  'workspace_domains', 'domain_owners', 'site_hostname_patterns', 'released_hostnames', 'embed_keys', 'share_links'] as const satisfies readonly (keyof ControlDB)[];
+/** Every table of ours, which gets the "C" collation: a table added to ControlDB fails to compile until listed. */
+const TABLE_SET: Record<keyof ControlDB, true> = {
+  workspaces: true, workspace_plans: true, sites: true, site_hostnames: true, tenants: true, goals: true,
+  tokens: true, secrets: true, usage: true, reservations: true, users: true, memberships: true, invitations: true,
+  user_links: true, sessions: true, sign_in_failures: true, workspace_domains: true, domain_owners: true,
+  site_hostname_patterns: true, released_hostnames: true, embed_keys: true, share_links: true,
+  pending_site_deletions: true, job_leases: true,
+};
+const TABLES = Object.keys(TABLE_SET);
 
 export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
   clock?: Clock;
