@@ -65,6 +65,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
+    // A HEAD answer carries no body whatever answered it (an error, a 405, a route with a HEAD of its own),
+    // its Content-Length saying what GET would send: Fastify does so only for the HEAD routes it adds.
+    if (request.method === 'HEAD' && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      reply.header('content-length', String(Buffer.byteLength(payload)));
+      return done(null, null);
+    }
     done(null, payload);
   });
   registerErrorEnvelope(app, knownPaths);

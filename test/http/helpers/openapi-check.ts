@@ -83,6 +83,7 @@ export async function openApiChecker(app: FastifyInstance): Promise<OpenApiCheck
         if (h.required) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${method} ${url} ${r.statusCode}: header ${name} is documented as required`);
       if (method === 'HEAD') {
         assert.equal(r.body, '', `${method} ${url}: no body`);
+        assert.ok(Number(r.headers['content-length']) > 0, `${method} ${url}: Content-Length says what GET would send`);
         return;
       }
       // Another media type the operation documents (text/csv): its schema is the whole body as one string.
