@@ -6,11 +6,9 @@
 //   the load generator takes one core).
 // Run alone: `npx tsx bench/analytics.ts [events]`; bench/run.ts calls benchAnalytics().
 // BENCH_DURATION_S (default 10) sets each load run's length.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { openControlPlane } from '../src/control/open-control-plane.js';
@@ -18,11 +16,10 @@ import { writeSiteEvents } from './generate.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
 import { openImportStores } from '../src/container.js';
 import { createBenchSite } from './bench-site.js';
+import { spawnAnalyticsServer, type AnalyticsServerChild } from './servers/spawn-analytics-server.js';
 
 const DAY_MS = 86_400_000;
 const DAYS = 90;
-// BENCH_SERVER_NODE_ARGS: extra node flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const MISSES = Number(process.env.BENCH_MISSES ?? 60);
 
@@ -39,7 +36,7 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
   const events = opts.events ?? 1_000_000;
   const log = opts.log ?? ((s: string) => process.stderr.write(s + '\n'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-analytics-'));
-  let child: ReturnType<typeof spawn> | undefined;
+  let child: AnalyticsServerChild | undefined;
   try {
     const control = await openControlPlane({ dataDir: dir });
     const { workspaceId, siteId, tenants } = await createBenchSite(control.catalog);
@@ -73,22 +70,9 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
       'goal conversions': `/v1/goals/conversions?site_id=${site.id}&from=${day(29)}&to=${today}`,
     };
 
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/analytics-server.ts'), dir, ws.id, ...Object.values(hitPaths)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const lines = createInterface({ input: child!.stdout! })[Symbol.asyncIterator]();
-    const nextLine = async () => {
-      const r = await lines.next();
-      if (r.done) throw new Error('bench server exited early');
-      return r.value as string;
-    };
-    const line = await nextLine();
-    const serverCpu = async () => {
-      child!.stdin!.write('cpu\n');
-      return (JSON.parse(await nextLine()) as { cpuMicros: number }).cpuMicros;
-    };
-    const info = JSON.parse(line) as { footfall: string; token: string; bare: Record<string, { address: string; bytes: number }> };
+    child = await spawnAnalyticsServer(dir, ws.id, Object.values(hitPaths));
+    const info = child.info;
+    const serverCpu = child.cpuMicros;
     const headers = { authorization: `Bearer ${info.token}` };
 
     // Distinct misses: every request differs in range, metric or dimension, so none is served from the cache.
@@ -162,10 +146,7 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     }
     return { events, importSeconds, rows };
   } finally {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child!.once('exit', r));
-    }
+    await child?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

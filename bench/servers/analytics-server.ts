@@ -1,6 +1,7 @@
-// Child process of bench/analytics.ts: serves footfall over a data dir that already holds the
-// bench events, and one bare node:http server per cache-hit URL answering the same bytes, so the
-// load generator shares an event loop with neither. argv: dataDir workspaceId url...
+// Child process of bench/analytics.ts and bench/hot.ts: serves footfall over a data dir (and over the
+// servers BENCH_SERVER_STORES names, JSON of controlUrl, eventsUrl, redisUrl) that already hold the
+// bench events, and one bare node:http server per cache-hit URL answering the
+// same bytes, so the load generator shares an event loop with neither. argv: dataDir workspaceId url...
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +11,9 @@ import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { followParent } from './parent-link.js';
 
 const [dataDir, workspaceId, ...paths] = process.argv.slice(2);
-const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent' }, {}));
+// the parent names the stores; nothing of the shell's FOOTFALL_* variables applies
+const stores = JSON.parse(process.env.BENCH_SERVER_STORES ?? '{}') as { controlUrl?: string; eventsUrl?: string; redisUrl?: string };
+const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', ...stores }, {}));
 const secret = generateSecret(randomBytes);
 await server.container.catalog.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
 

@@ -25,7 +25,7 @@ import { siteOwnerships } from './site-ownership-records.js';
 import { siteIdByProvenDomain } from './site-routing.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
-import { queryTemplate } from './query-template.js';
+import { kyselyRunner, queryTemplate, type RunQuery } from './query-template.js';
 import { insertWorkspace, planHistory } from './workspace-plans.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable } from './schema.js';
 import {
@@ -47,6 +47,8 @@ export interface ControlStoreOptions {
   random?: RandomBytes;
   /** Called by close(); the factory that opened the database decides what closing means. */
   onClose?: () => Promise<void>;
+  /** how the request path's lookups run, given Kysely's way (default: Kysely's way) */
+  runner?: (fallback: RunQuery) => RunQuery;
 }
 
 export class KyselyCatalogStore implements CatalogStore {
@@ -61,12 +63,29 @@ export class KyselyCatalogStore implements CatalogStore {
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? randomBytes;
     this.onClose = opts.onClose ?? (async () => {});
+    this.run = opts.runner ? opts.runner(kyselyRunner(db)) : kyselyRunner(db);
     this.manage = { db, now: () => this.clock.now(), random: this.random, getSite: (id) => this.getSite(id) };
   }
+
+  private readonly run: RunQuery;
 
   // The lookups every authenticated request makes, compiled once (query-template.ts).
   private readonly q = {
     token: queryTemplate(1, (secretHash: string) => this.db.selectFrom('tokens').selectAll().where('secret_hash', '=', secretHash)),
+    // a token and its workspace in one statement: the one control-plane read authentication makes
+    tokenWithWorkspace: queryTemplate(1, (secretHash: string) =>
+      this.db
+        .selectFrom('tokens')
+        .innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id')
+        .selectAll('tokens')
+        .select([
+          'workspaces.name as ws_name',
+          'workspaces.plan as ws_plan',
+          'workspaces.api_policy as ws_api_policy',
+          'workspaces.created_at as ws_created_at',
+        ])
+        .where('tokens.secret_hash', '=', secretHash),
+    ),
     tokenById: queryTemplate(1, (id: string) => this.db.selectFrom('tokens').selectAll().where('id', '=', id)),
     workspace: queryTemplate(1, (id: string) => this.db.selectFrom('workspaces').selectAll().where('id', '=', id)),
     // One row per hostname (none: one row with a null hostname).
@@ -111,14 +130,14 @@ export class KyselyCatalogStore implements CatalogStore {
   deleteGoal: CatalogStore['deleteGoal'] = (id) => manage.deleteGoal(this.manage, id);
   // by id: the parent of every embed token, looked up on each of its requests
   async getToken(id: string): Promise<Token | null> {
-    const row = (await this.db.executeQuery(this.q.tokenById(id))).rows[0];
+    const row = (await this.run(this.q.tokenById(id))).rows[0];
     return row ? toToken(row) : null;
   }
   listTokens: CatalogStore['listTokens'] = (workspaceId) => manage.listTokens(this.manage, workspaceId);
   rotateToken: CatalogStore['rotateToken'] = (id, secretHash) => manage.rotateToken(this.manage, id, secretHash);
 
   async getWorkspace(id: string): Promise<Workspace | null> {
-    const row = (await this.db.executeQuery(this.q.workspace(id))).rows[0];
+    const row = (await this.run(this.q.workspace(id))).rows[0];
     return row ? toWorkspace(row) : null;
   }
 
@@ -189,7 +208,7 @@ export class KyselyCatalogStore implements CatalogStore {
 
   /** One round trip: every request of an analytics route reads its site. */
   async getSite(id: string): Promise<Site | null> {
-    const { rows } = await this.db.executeQuery(this.q.siteWithHostnames(id));
+    const { rows } = await this.run(this.q.siteWithHostnames(id));
     if (rows.length === 0) return null;
     const hostnames: string[] = [];
     for (const r of rows) if (r.hostname !== null) hostnames.push(r.hostname);
@@ -273,7 +292,7 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   async getTenant(id: string): Promise<Tenant | null> {
-    const row = (await this.db.executeQuery(this.q.tenant(id))).rows[0];
+    const row = (await this.run(this.q.tenant(id))).rows[0];
     return row ? toTenant(row) : null;
   }
 
@@ -366,8 +385,17 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   async findTokenByHash(secretHash: string): Promise<Token | null> {
-    const row = (await this.db.executeQuery(this.q.token(secretHash))).rows[0];
+    const row = (await this.run(this.q.token(secretHash))).rows[0];
     return row ? toToken(row) : null;
+  }
+
+  async findTokenWithWorkspace(secretHash: string): Promise<{ token: Token; workspace: Workspace } | null> {
+    const row = (await this.run(this.q.tokenWithWorkspace(secretHash))).rows[0];
+    if (!row) return null;
+    return {
+      token: toToken(row),
+      workspace: toWorkspace({ id: row.workspace_id, name: row.ws_name, plan: row.ws_plan, api_policy: row.ws_api_policy, created_at: row.ws_created_at }),
+    };
   }
 
   /** Revoking twice keeps the first revocation time and still answers true. */

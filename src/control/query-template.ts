@@ -2,7 +2,16 @@
 // costs more than running the small indexed statements of the request path (token, site, ledger),
 // so those are compiled the first time with placeholders and later runs only swap the values in.
 // Dialect-independent: the dialect's own compiler produces the SQL, once.
-import type { Compilable, CompiledQuery } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+
+/** Runs one compiled query: Kysely's executeQuery, or a dialect's faster way (sqlite/dialect.ts). */
+export type RunQuery = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
+
+/** Kysely's own way: through its connection provider. */
+export const kyselyRunner =
+  (db: Kysely<any>): RunQuery =>
+  (query) =>
+    db.executeQuery(query);
 
 /** Stands for the i-th argument while the shape is compiled. */
 class Hole {

@@ -4,7 +4,7 @@
 // counter, so the units of a request whose process died can be found and given back.
 import { randomBytes } from 'node:crypto';
 import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely, type QueryResult } from 'kysely';
-import { queryTemplate } from './query-template.js';
+import { kyselyRunner, queryTemplate, type RunQuery } from './query-template.js';
 import { ReservationLostError, type Reservation, type UsageLedger, type UsageRecord } from '../ports/usage-ledger.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { randomBase62, type RandomBytes } from '../domain/tokens.js';
@@ -50,6 +50,8 @@ export interface UsageLedgerOptions {
   reclaimDeadLocalOwners?: boolean;
   /** a faster PairRunner for this database, falling back to `fallback` when it cannot run now */
   pairRunner?: (fallback: PairRunner) => PairRunner;
+  /** how the single statements of the request path (charge, used) run, given Kysely's way */
+  runner?: (fallback: RunQuery) => RunQuery;
 }
 
 function checkPeriod(period: unknown): string {
@@ -72,6 +74,7 @@ export class KyselyUsageLedger implements UsageLedger {
   private readonly owner: LeaseOwner;
   private readonly reclaimDeadLocalOwners: boolean;
   private readonly pair: PairRunner;
+  private readonly run: RunQuery;
   private lastDeadOwnerCheck = -Infinity;
 
   constructor(
@@ -87,6 +90,7 @@ export class KyselyUsageLedger implements UsageLedger {
     const inTransaction: PairRunner = (first, second) =>
       db.transaction().execute(async (trx) => (updatedOne(await trx.executeQuery(first)) ? trx.executeQuery(second) : null));
     this.pair = opts.pairRunner ? opts.pairRunner(inTransaction) : inTransaction;
+    this.run = opts.runner ? opts.runner(kyselyRunner(db)) : kyselyRunner(db);
     const key = (workspaceId: string, period: string) => (eb: ExpressionBuilder<ControlDB, 'usage'>) =>
       eb.and([eb('workspace_id', '=', workspaceId), eb('period', '=', period)]);
     this.q = {
@@ -186,7 +190,7 @@ export class KyselyUsageLedger implements UsageLedger {
   async charge(input: TermsInput): Promise<number | null> {
     const { workspaceId, period, units, included, hardCap } = checkTerms(input);
     if (units > hardCap) return null;
-    const run = () => this.db.executeQuery(this.q.chargeWithTerms(workspaceId, period, units, included, hardCap));
+    const run = () => this.run(this.q.chargeWithTerms(workspaceId, period, units, included, hardCap));
     let row = (await run()).rows[0];
     if (!row) {
       // No row yet, or a refusal: make sure the row exists, then the conditional update decides.
@@ -301,7 +305,7 @@ export class KyselyUsageLedger implements UsageLedger {
   }
 
   async used(workspaceId: string, period: string): Promise<number> {
-    const row = (await this.db.executeQuery(this.q.used(workspaceId, checkPeriod(period)))).rows[0];
+    const row = (await this.run(this.q.used(workspaceId, checkPeriod(period)))).rows[0];
     return row ? Number(row.used) : 0;
   }
 }

@@ -28,13 +28,13 @@ declare module 'fastify' {
 
 /** A body the handler serialized itself (large reports: JSON.stringify beats the schema serializer there). */
 export class RawJson {
-  constructor(readonly body: string) {}
+  constructor(readonly body: string | Buffer) {}
 }
 
 /** A CSV body (RFC 4180, UTF-8), sent as an attachment named `filename`. */
 export class RawCsv {
   constructor(
-    readonly body: string,
+    readonly body: string | Buffer,
     readonly filename: string,
   ) {}
 }

@@ -213,6 +213,8 @@ export interface CatalogStore {
     secretHash: string;
   }): Promise<Token>;
   findTokenByHash(secretHash: string): Promise<Token | null>;
+  /** The token of this hash and its workspace, read together (one statement): authentication's one read. */
+  findTokenWithWorkspace(secretHash: string): Promise<{ token: Token; workspace: Workspace } | null>;
   getToken(id: string): Promise<Token | null>;
   /** Tokens of a workspace, oldest first, revoked ones included. Never exposes a secret or its hash. */
   listTokens(workspaceId: string): Promise<Token[]>;

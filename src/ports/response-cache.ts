@@ -3,9 +3,12 @@
 // invalidated by hand. Implementations: cache/memory-response-cache.ts (in process).
 
 export interface CachedBody {
-  /** serialized text (for reports: the envelope's JSON without its per-request meta; or a CSV body) */
-  body: string;
-  /** UTF-8 bytes of body, measured once when stored */
+  /**
+   * serialized UTF-8 (for reports: the envelope's JSON without its per-request meta; or a CSV body),
+   * encoded once when stored: a hit copies these bytes out rather than encoding the text again
+   */
+  body: Buffer;
+  /** body.length */
   bytes: number;
 }
 

@@ -20,11 +20,9 @@ export async function authenticate(catalog: CatalogStore, authorization: string 
   const secret = bearerOf(authorization);
   // A malformed secret costs no store lookup.
   if (!secret || !looksLikeSecret(secret)) throw new ApiError('UNAUTHORIZED');
-  const token = await catalog.findTokenByHash(hashSecret(secret));
-  if (!token || token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
-  const workspace = await catalog.getWorkspace(token.workspaceId);
-  if (!workspace) throw new ApiError('UNAUTHORIZED');
-  return tokenAdmission(token, workspace);
+  const found = await catalog.findTokenWithWorkspace(hashSecret(secret));
+  if (!found || found.token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
+  return tokenAdmission(found.token, found.workspace);
 }
 
 /** What a live token of `workspace` may do, and the window it counts against: an embed's parent is read the same way. */

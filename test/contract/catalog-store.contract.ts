@@ -276,6 +276,9 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory): 
       id: b.id, workspaceId: ws.id, scopes: ['metrics:read', 'usage:read'], siteIds: [s1.id, s2.id], tenantIds: [t1.id], revokedAt: null, rotatedAt: null, createdAt: T0,
     });
     assert.equal(await c.findTokenByHash(hashSecret(generateSecret(randomBytes))), null);
+    // authentication's one read: the token and its workspace together, the same records as read apart
+    assert.deepEqual(await c.findTokenWithWorkspace(hashSecret(narrow)), { token: await c.findTokenByHash(hashSecret(narrow)), workspace: await c.getWorkspace(ws.id) });
+    assert.equal(await c.findTokenWithWorkspace(hashSecret(generateSecret(randomBytes))), null);
     await assert.rejects(
       c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(open) }),
       isCatalogError('CONFLICT'),
@@ -289,6 +292,7 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory): 
     clock.advance(60_000);
     assert.equal(await c.revokeToken(t.id, '2025-03-01T10:01:00.000Z'), true);
     assert.equal((await c.findTokenByHash(hash))?.revokedAt, '2025-03-01T10:01:00.000Z');
+    assert.equal((await c.findTokenWithWorkspace(hash))?.token.revokedAt, '2025-03-01T10:01:00.000Z');
     assert.equal(await c.revokeToken(t.id, '2025-03-02T00:00:00.000Z'), true);
     assert.equal((await c.findTokenByHash(hash))?.revokedAt, '2025-03-01T10:01:00.000Z', 'the first revocation stands');
     assert.equal(await c.revokeToken('tok_missing', '2025-03-02T00:00:00.000Z'), false);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kysely } from 'kysely';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
-import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner } from '../../src/control/sqlite/dialect.js';
+import { createSqliteDialect, openSqliteDatabase, synchronousPairRunner, synchronousRunner } from '../../src/control/sqlite/dialect.js';
 import { runUsageLedgerContract } from './usage-ledger.contract.js';
 import { strandReservations } from './fixtures/race-children.js';
 
@@ -167,6 +167,42 @@ test('sqlite: the synchronous lease step never joins a Kysely transaction open o
     assert.ok(await pair(insert(5), insert(6)), 'outside a transaction it runs by itself');
     const rows = (await db.selectFrom('t').select('v').orderBy('v').execute()).map((r) => r.v);
     assert.deepEqual(rows, [2, 3, 5, 6], 'the rolled-back transaction took nothing of the lease steps with it');
+  } finally {
+    await db.destroy();
+  }
+});
+
+test('sqlite: a request-path statement run straight on the connection never joins a Kysely transaction open on it', async () => {
+  const raw = openSqliteDatabase(':memory:');
+  const db = new Kysely<{ t: { v: number } }>({ dialect: createSqliteDialect(raw) });
+  try {
+    await db.schema.createTable('t').addColumn('v', 'integer').execute();
+    let fellBack = 0;
+    const run = synchronousRunner(raw)((q) => {
+      fellBack++;
+      // waits for the connection like any Kysely query, so it runs after the transaction ended
+      return db.executeQuery(q);
+    });
+    const insert = (v: number) => db.insertInto('t').values({ v }).compile();
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 1 }).execute();
+        const later = run(insert(2));
+        // a read inside the open transaction would see v = 1; one that waits its turn does not
+        const seen = run(db.selectFrom('t').select('v').compile());
+        throw Object.assign(new Error('roll back'), { later, seen });
+      })
+      .catch(async (err: Error & { later: Promise<unknown>; seen: Promise<{ rows: { v: number }[] }> }) => {
+        assert.equal(err.message, 'roll back');
+        await err.later;
+        assert.deepEqual((await err.seen).rows.map((r) => r.v), [2], 'the read ran after the rollback, not inside the transaction');
+      });
+    assert.equal(fellBack, 2);
+    await run(insert(3));
+    assert.equal(fellBack, 2, 'outside a transaction it runs by itself');
+    const rows = (await db.selectFrom('t').select('v').orderBy('v').execute()).map((r) => r.v);
+    assert.deepEqual(rows, [2, 3], 'the rolled-back transaction took nothing of the straight statements with it');
   } finally {
     await db.destroy();
   }

@@ -5,7 +5,7 @@ import { MemoryResponseCache } from '../../src/cache/memory-response-cache.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { MAX_RESPONSE_BYTES, checkResponseBudget } from '../../src/services/analytics/budget.js';
 import { usageMeta } from '../../src/services/metering.js';
-import { envelopeBytes, envelopeText, metaUpperBound, serializeEnvelopeData, serializeMeta } from '../../src/services/analytics/report-envelope.js';
+import { envelopeBody, envelopeBytes, metaUpperBound, serializeEnvelopeData, serializeMeta } from '../../src/services/analytics/report-envelope.js';
 import { stableJson } from '../../src/services/analytics/serve-analytics.js';
 import { dataFreshness, type Surface } from '../../src/services/analytics/surface.js';
 
@@ -43,7 +43,7 @@ test('the envelope body is the data, then meta, as one JSON object in the spec m
   const data = serializeEnvelopeData({ current: { x: 'é' }, compare: null, range: { start: 's', end: 'e', compare_start: null, compare_end: null }, availability: availability as any });
   const meta = { request_id: 'r1', ...usageMeta(4, 10, { included: 5, hardCap: 20 }), surface };
   const metaJson = serializeMeta(meta, JSON.stringify(surface));
-  const body = envelopeText(data, metaJson);
+  const body = envelopeBody(data, metaJson).toString('utf8');
   const parsed = JSON.parse(body);
   assert.deepEqual(Object.keys(parsed), ['current', 'compare', 'range', 'availability', 'meta']);
   assert.deepEqual(parsed.meta, meta);
@@ -108,7 +108,7 @@ test('cache keys do not depend on the order parameters were written in', () => {
 });
 
 test('the memory cache evicts least recently used entries to stay within its byte budget', async () => {
-  const body = (n: number) => ({ body: 'x'.repeat(n), bytes: n });
+  const body = (n: number) => ({ body: Buffer.alloc(n, 'x'), bytes: n });
   const c = new MemoryResponseCache(1000);
   for (const k of ['a', 'b', 'c', 'd']) await c.set(k, body(240));
   assert.equal(c.stats().bytes, 4 * 242, 'bodies plus keys');

@@ -15,7 +15,7 @@ import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { isLatestSchema, migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
-import { appliedMigrations, createSqliteDialect, openSqliteDatabase, synchronousPairRunner, withWriteLock } from './dialect.js';
+import { appliedMigrations, createSqliteDialect, openSqliteDatabase, synchronousPairRunner, synchronousRunner, withWriteLock } from './dialect.js';
 
 export interface ControlPlane {
   catalog: CatalogStore;
@@ -53,13 +53,15 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
     await close();
     throw err;
   }
-  const catalog = new KyselyCatalogStore(db, { clock: opts.clock, random: opts.random, onClose: close });
+  const runner = synchronousRunner(raw);
+  const catalog = new KyselyCatalogStore(db, { clock: opts.clock, random: opts.random, onClose: close, runner });
   // Every process sharing this file runs on this host, so a dead one's leases are known at once.
   const ledger = new KyselyUsageLedger(db, {
     clock: opts.clock,
     leaseMs: opts.leaseMs,
     reclaimDeadLocalOwners: true,
     pairRunner: synchronousPairRunner(raw),
+    runner,
   });
   try {
     // A process killed between reserve and commit held units; the cap is whole again before we serve.

@@ -1,7 +1,9 @@
 // The common report envelope (spec "Common report envelope"), serialized in two parts: the data
-// (current, compare, range, availability), which the response cache keeps as text, and the meta of
-// this one request (request id, units, usage, surface), appended to it. JSON.stringify throughout:
-// on multi-MB bodies it beats a schema serializer (ARCHITECTURE "Known traps").
+// (current, compare, range, availability), which the response cache keeps as UTF-8 bytes, and the meta
+// of this one request (request id, units, usage, surface), appended to it. JSON.stringify throughout:
+// on multi-MB bodies it beats a schema serializer. The body goes out as bytes: a string body is encoded
+// on every write, and one holding any character past U+00FF (a page title, an ellipsis) costs several
+// times the copy of its bytes (docs/decisions.md, "The hot path").
 import type { Availability } from '../../domain/availability.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
 import type { MeteredMeta } from '../metering.js';
@@ -19,25 +21,24 @@ export interface EnvelopeMeta extends MeteredMeta {
   surface: Surface;
 }
 
-/** Serialized data part: the envelope's JSON without its closing brace (meta follows). */
+/** Serialized data part, UTF-8: the envelope's JSON without its closing brace (meta follows). */
 export interface SerializedData {
-  text: string;
-  bytes: number;
+  buf: Buffer;
 }
 
 export function serializeEnvelopeData<P>(data: EnvelopeData<P>): SerializedData {
   // Member order is the spec's: current, compare, range, availability, then meta.
   const json = JSON.stringify({ current: data.current, compare: data.compare, range: data.range, availability: data.availability });
-  const text = json.slice(0, -1);
-  return { text, bytes: Buffer.byteLength(text, 'utf8') };
+  return { buf: Buffer.from(json.slice(0, -1), 'utf8') };
 }
 
 const META_JOIN = ',"meta":';
 const CLOSE = '}';
 
-/** The envelope from the data part and its serialized meta (serializeMeta). */
-export function envelopeText(data: SerializedData, metaJson: string): string {
-  return data.text + META_JOIN + metaJson + CLOSE;
+/** The envelope from the data part and its serialized meta (serializeMeta): one copy of the data's bytes. */
+export function envelopeBody(data: SerializedData, metaJson: string): Buffer {
+  const tail = Buffer.from(META_JOIN + metaJson + CLOSE, 'utf8');
+  return Buffer.concat([data.buf, tail], data.buf.length + tail.length);
 }
 
 /**
@@ -53,9 +54,9 @@ export function serializeMeta(meta: Omit<EnvelopeMeta, 'surface'>, surfaceJson: 
   );
 }
 
-/** Bytes of envelopeText(data, metaJson), without building it. */
+/** Bytes of envelopeBody(data, metaJson), without building it. */
 export function envelopeBytes(data: SerializedData, metaJson: string): number {
-  return data.bytes + META_JOIN.length + Buffer.byteLength(metaJson, 'utf8') + CLOSE.length;
+  return data.buf.length + META_JOIN.length + Buffer.byteLength(metaJson, 'utf8') + CLOSE.length;
 }
 
 /**

@@ -123,8 +123,8 @@ export interface ServeAnalyticsRequest<P> {
   plan(range: ResolvedRange): AnalyticsPlan<P> | Promise<AnalyticsPlan<P>>;
 }
 
-/** Resolves the request to its serialized envelope (wrap in RawJson), or throws the ApiError to answer. */
-export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyticsRequest<P>): Promise<string> {
+/** Resolves the request to its serialized envelope, UTF-8 (wrap in RawJson), or throws the ApiError to answer. */
+export async function serveAnalytics<P>(ctx: AnalyticsContext, req: ServeAnalyticsRequest<P>): Promise<Buffer> {
   return (await serveAnalyticsAs(ctx, req, envelopeRendering)).body;
 }
 
@@ -136,7 +136,7 @@ export async function serveAnalyticsAs<P>(
   ctx: AnalyticsContext,
   req: ServeAnalyticsRequest<P>,
   rendering: Rendering<P>,
-): Promise<{ body: string; range: ResolvedRange }> {
+): Promise<{ body: Buffer; range: ResolvedRange }> {
   const { deps, caller } = ctx;
   const site = ctx.site;
   if (!site) throw new Error('serveAnalytics needs a route that declares `site`');
@@ -200,7 +200,7 @@ export async function serveAnalyticsAs<P>(
 
   // A hit that fits the budget can fail no more: charge it in one ledger step. (One that does not
   // fit takes the metered path below, which answers 402 before 422 like a miss.)
-  const cached: SerializedData | null = hit ? { text: hit.body, bytes: hit.bytes } : null;
+  const cached: SerializedData | null = hit ? { buf: hit.body } : null;
   if (cached && rendering.bytes(cached, bound) <= maxBytes) {
     const meta = await ctx.charge(plan.units);
     return { body: rendering.body(cached, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson)), range };
@@ -216,7 +216,7 @@ export async function serveAnalyticsAs<P>(
         });
     // Inside the metered run: a rejection releases the reservation, so it costs nothing.
     checkResponseBudget(rendering.bytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
-    if (!cached && key) await cache!.set(key, { body: serialized.text, bytes: serialized.bytes });
+    if (!cached && key) await cache!.set(key, { body: serialized.buf, bytes: serialized.buf.length });
     return serialized;
   });
   return { body: rendering.body(data, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson)), range };

@@ -17,12 +17,12 @@ export async function siteFacts(
   const key = memo ? JSON.stringify(['site-facts', siteId, memo.version]) : null;
   if (memo && key) {
     const hit = await memo.cache.get(key);
-    if (hit) return JSON.parse(hit.body) as SiteFacts;
+    if (hit) return JSON.parse(hit.body.toString('utf8')) as SiteFacts;
   }
   const [first, newest] = await Promise.all([engine.firstEventAt(siteId), engine.newestEventAt(siteId)]);
   const facts: SiteFacts = { firstEventMs: first ? first.getTime() : null, newestEventMs: newest ? newest.getTime() : null };
   if (memo && key) {
-    const body = JSON.stringify(facts);
+    const body = Buffer.from(JSON.stringify(facts), 'utf8');
     await memo.cache.set(key, { body, bytes: body.length });
   }
   return facts;

@@ -79,6 +79,14 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
         return ws && planOverride.has(id) ? { ...ws, plan: planOverride.get(id)! } : ws;
       },
     },
+    // authentication reads the workspace with the token: the same override
+    findTokenWithWorkspace: {
+      value: async (secretHash: string) => {
+        const found = await base.findTokenWithWorkspace(secretHash);
+        const id = found?.workspace.id;
+        return found && id && planOverride.has(id) ? { ...found, workspace: { ...found.workspace, plan: planOverride.get(id)! } } : found;
+      },
+    },
   });
   const catalog = options.catalog ? options.catalog(withPlans) : withPlans;
   const config = loadConfig({ dataDir, logLevel: 'silent', geoipDb: 'off', ...stores.config, ...options.config }, {});
