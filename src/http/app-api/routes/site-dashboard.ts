@@ -41,7 +41,8 @@ export const siteDashboardRoutes = [
     url: '/sites/:site_id/live',
     operationId: 'getLiveVisitors',
     summary: 'Current visitors: distinct visitors (human traffic) of the last 5 minutes, and the newest stored event (any member)',
-    description: 'Not metered. `last_event_at` null: the site has no event yet (the dashboard then polls every 5 s for the first one).',
+    description:
+      'Not metered. One count serves every page of the site for 5 s (per server process). `last_event_at` null: the site has no event yet (the dashboard then polls every 5 s for the first one; that answer is never held).',
     tag: TAG,
     auth: 'session',
     guard: { on: 'site', need: 'viewer' },
