@@ -34,9 +34,15 @@ export const tokenStrategy: AuthStrategy = {
     const authorization = oneAuthorization(request);
     if (isEmbedBearer(authorization))
       throw new ApiError('UNAUTHORIZED', 'Embed tokens read the reports, metrics and goals of their site only, not this route: use an API token.');
-    return authenticate(deps.catalog, authorization);
+    return authenticate(deps.catalog, authorization, siteIdOf(request));
   },
 };
+
+/** The request's one site_id as sent (checked later like any parameter): read with the token. */
+function siteIdOf(request: FastifyRequest): string | undefined {
+  const id = (request.query as Record<string, unknown> | undefined)?.site_id;
+  return typeof id === 'string' ? id : undefined;
+}
 
 /**
  * The /v1 routes an embed may read (those with an embed name): an API token as on every /v1 route, or an

@@ -122,6 +122,8 @@ interface RequestState {
   caller: Caller;
   arrivedAt: Date;
   format: Format;
+  /** the site read with the caller, for the site rule (Admission.site) */
+  site?: { id: string; site: Site | null };
 }
 
 const STATE = Symbol('footfall.request');
@@ -171,14 +173,14 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       const arrivedAt = deps.clock.now();
       // Both representations of one url are different answers to a cache between client and server.
       if (csv) reply.header('Vary', 'Accept');
-      const { caller, rate } = await strategy.admit(request, reply, { deps, arrivedAt });
+      const { caller, rate, site } = await strategy.admit(request, reply, { deps, arrivedAt });
       if (caller.seal) sealQuery(request.query as Record<string, unknown>, caller.seal, allowed);
       const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
       if (limited) reply.headers(limited.headers);
       const format: Format = csv ? negotiateFormat(request.headers.accept) : 'json';
       authorizeRoute(caller, def, { csv: format === 'csv' });
       checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
-      request[STATE] = { caller, arrivedAt, format };
+      request[STATE] = { caller, arrivedAt, format, site };
     },
     handler: async (request: WithState, reply: FastifyReply) => {
       const state = request[STATE]!;
@@ -193,6 +195,7 @@ function registerRoute<Q extends TObject, R extends TSchema>(
         ({ site, tenant } = await resolveSiteAccess(deps.catalog, state.caller, q.site_id, q.tenant_id, {
           inactive: def.site.inactive,
           tenantRequiredForRestrictedToken: typeof rule === 'function' ? rule(query) : rule === true,
+          known: state.site,
         }));
       }
       const { caller, arrivedAt, format } = state;

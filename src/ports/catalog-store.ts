@@ -213,8 +213,13 @@ export interface CatalogStore {
     secretHash: string;
   }): Promise<Token>;
   findTokenByHash(secretHash: string): Promise<Token | null>;
-  /** The token of this hash and its workspace, read together (one statement): authentication's one read. */
+  /**
+   * The token of this hash and its workspace, read together (one statement): authentication's one read.
+   * With `siteId`, also the site of that id when it belongs to the token's workspace (`site` null when
+   * there is none such, foreign or unknown alike): the request's site, read in the same statement.
+   */
   findTokenWithWorkspace(secretHash: string): Promise<{ token: Token; workspace: Workspace } | null>;
+  findTokenWithWorkspace(secretHash: string, siteId: string): Promise<{ token: Token; workspace: Workspace; site: Site | null } | null>;
   getToken(id: string): Promise<Token | null>;
   /** Tokens of a workspace, oldest first, revoked ones included. Never exposes a secret or its hash. */
   listTokens(workspaceId: string): Promise<Token[]>;

@@ -15,14 +15,23 @@ export function bearerOf(authorization: string | undefined): string | undefined 
   return authorization ? BEARER.exec(authorization.trim())?.[1] : undefined;
 }
 
-/** The token's caller: its grant, its plan's API policy, metered; rate-counted per token (docs/product.md §7.4). */
-export async function authenticate(catalog: CatalogStore, authorization: string | undefined): Promise<Admission> {
+/**
+ * The token's caller: its grant, its plan's API policy, metered; rate-counted per token (docs/product.md
+ * §7.4). With `siteId` (the request's site_id), the site is read in the same statement as the token.
+ */
+export async function authenticate(catalog: CatalogStore, authorization: string | undefined, siteId?: string): Promise<Admission> {
   const secret = bearerOf(authorization);
   // A malformed secret costs no store lookup.
   if (!secret || !looksLikeSecret(secret)) throw new ApiError('UNAUTHORIZED');
-  const found = await catalog.findTokenWithWorkspace(hashSecret(secret));
+  const hash = hashSecret(secret);
+  if (siteId === undefined) {
+    const found = await catalog.findTokenWithWorkspace(hash);
+    if (!found || found.token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
+    return tokenAdmission(found.token, found.workspace);
+  }
+  const found = await catalog.findTokenWithWorkspace(hash, siteId);
   if (!found || found.token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
-  return tokenAdmission(found.token, found.workspace);
+  return { ...tokenAdmission(found.token, found.workspace), site: { id: siteId, site: found.site } };
 }
 
 /** What a live token of `workspace` may do, and the window it counts against: an embed's parent is read the same way. */

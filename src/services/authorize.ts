@@ -49,6 +49,8 @@ export interface SiteAccessOptions {
   inactive: 'reject' | 'allow';
   /** a tenant-restricted token must name one of its tenants */
   tenantRequiredForRestrictedToken: boolean;
+  /** the site already read with the caller (Admission.site): used when it is the one asked for */
+  known?: { id: string; site: Site | null };
 }
 
 /**
@@ -62,7 +64,7 @@ export async function resolveSiteAccess(
   tenantId: string | undefined,
   options: SiteAccessOptions,
 ): Promise<{ site: Site; tenant: Tenant | null }> {
-  const site = await catalog.getSite(siteId);
+  const site = options.known?.id === siteId ? options.known.site : await catalog.getSite(siteId);
   if (!site || !canReadSite(caller.grant, site)) throw siteForbidden();
   let tenant: Tenant | null = null;
   if (tenantId !== undefined) {

@@ -7,7 +7,7 @@ import { dashboardPolicy } from '../domain/dashboard-policy.js';
 import type { EmbedRoute } from '../domain/embeds.js';
 import { apiPolicyFor, type ApiPolicy } from '../domain/plans.js';
 import type { ReadPolicy } from '../domain/read-policy.js';
-import type { Workspace } from '../ports/catalog-store.js';
+import type { Site, Workspace } from '../ports/catalog-store.js';
 import type { RateWindow } from './rate-limit.js';
 
 export type CallerKind = 'token' | 'person' | 'embed' | 'share';
@@ -47,6 +47,11 @@ export interface Admission {
   caller: Caller;
   /** null: not rate limited (a policy without a rate) */
   rate: RateWindow | null;
+  /**
+   * The site the request's site_id names, read with the caller (one statement with the token): null when
+   * the caller's workspace has no such site. Absent: not read; the site rule reads it.
+   */
+  site?: { id: string; site: Site | null };
 }
 
 /** A person reading their workspace's dashboard: every site and tenant of it, the dashboard policy, unmetered. */

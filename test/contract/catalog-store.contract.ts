@@ -279,6 +279,16 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory): 
     // authentication's one read: the token and its workspace together, the same records as read apart
     assert.deepEqual(await c.findTokenWithWorkspace(hashSecret(narrow)), { token: await c.findTokenByHash(hashSecret(narrow)), workspace: await c.getWorkspace(ws.id) });
     assert.equal(await c.findTokenWithWorkspace(hashSecret(generateSecret(randomBytes))), null);
+    // ... and the request's site in the same statement: its own workspace's only, with its hostnames in order
+    await c.updateSite(s1.id, { hostnames: ['one.example.com', 'www.one.example.com', 'alt.example.com'] });
+    const other = await c.createWorkspace({ name: 'B', plan: 'pro' });
+    const foreign = await site(c, other.id, ['foreign.example.com']);
+    assert.deepEqual(await c.findTokenWithWorkspace(hashSecret(narrow), s1.id), { token: await c.findTokenByHash(hashSecret(narrow)), workspace: await c.getWorkspace(ws.id), site: await c.getSite(s1.id) });
+    assert.deepEqual((await c.findTokenWithWorkspace(hashSecret(open), s1.id))?.site?.hostnames, ['one.example.com', 'www.one.example.com', 'alt.example.com']);
+    assert.equal((await c.findTokenWithWorkspace(hashSecret(open), foreign.id))?.site, null, 'another workspace\'s site is none of this token\'s');
+    assert.equal((await c.findTokenWithWorkspace(hashSecret(open), 'site_missing'))?.site, null);
+    assert.equal((await c.findTokenWithWorkspace(hashSecret(open), 'site_missing'))?.workspace.id, ws.id);
+    assert.equal(await c.findTokenWithWorkspace(hashSecret(generateSecret(randomBytes)), s1.id), null);
     await assert.rejects(
       c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(open) }),
       isCatalogError('CONFLICT'),

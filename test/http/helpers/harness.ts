@@ -81,8 +81,8 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     },
     // authentication reads the workspace with the token: the same override
     findTokenWithWorkspace: {
-      value: async (secretHash: string) => {
-        const found = await base.findTokenWithWorkspace(secretHash);
+      value: async (secretHash: string, siteId?: string) => {
+        const found = siteId === undefined ? await base.findTokenWithWorkspace(secretHash) : await base.findTokenWithWorkspace(secretHash, siteId);
         const id = found?.workspace.id;
         return found && id && planOverride.has(id) ? { ...found, workspace: { ...found.workspace, plan: planOverride.get(id)! } } : found;
       },
