@@ -78,12 +78,7 @@ export class KyselyCatalogStore implements CatalogStore {
         .selectFrom('tokens')
         .innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id')
         .selectAll('tokens')
-        .select([
-          'workspaces.name as ws_name',
-          'workspaces.plan as ws_plan',
-          'workspaces.api_policy as ws_api_policy',
-          'workspaces.created_at as ws_created_at',
-        ])
+        .select(WORKSPACE_COLUMNS)
         .where('tokens.secret_hash', '=', secretHash),
     ),
     // ... and the site the request names, when it is one of that workspace's (one row per hostname)
@@ -94,11 +89,8 @@ export class KyselyCatalogStore implements CatalogStore {
         .leftJoin('sites', (join) => join.onRef('sites.workspace_id', '=', 'tokens.workspace_id').on('sites.id', '=', siteId))
         .leftJoin('site_hostnames', 'site_hostnames.site_id', 'sites.id')
         .selectAll('tokens')
+        .select(WORKSPACE_COLUMNS)
         .select([
-          'workspaces.name as ws_name',
-          'workspaces.plan as ws_plan',
-          'workspaces.api_policy as ws_api_policy',
-          'workspaces.created_at as ws_created_at',
           'sites.id as site_id',
           'sites.name as site_name',
           'sites.status as site_status',
@@ -474,7 +466,9 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 }
 
-/** The workspace columns a token lookup reads beside the token's (ws_*). */
+/** The workspace columns a token lookup reads beside the token's, and their reading (ws_*). */
+const WORKSPACE_COLUMNS = ['workspaces.name as ws_name', 'workspaces.plan as ws_plan', 'workspaces.api_policy as ws_api_policy', 'workspaces.created_at as ws_created_at'] as const;
+
 function workspaceOf(row: { workspace_id: string; ws_name: string; ws_plan: string; ws_api_policy: string; ws_created_at: string }): Workspace {
   return toWorkspace({ id: row.workspace_id, name: row.ws_name, plan: row.ws_plan, api_policy: row.ws_api_policy, created_at: row.ws_created_at });
 }
