@@ -10,6 +10,8 @@
 // (the aim on the embedded stack: 0.5x or better). The events only make the answer real (a hit reads
 // none of them): BENCH_HOT_EVENTS (default 200000) over 90 days. BENCH_DURATION_S (default 10) sets
 // each load run's length; each is preceded by a 1 s warm-up. BENCH_HOT_STACKS=embedded or =scale runs one.
+// Then 300 hits one at a time, timed stage by stage (bench/servers/stage-timer.ts): the control plane's
+// read, the rate limit, the units, the data version, the cache, and the rest (HTTP, routing, writing).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +33,7 @@ const DAYS = 90;
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const EVENTS = Number(process.env.BENCH_HOT_EVENTS ?? 200_000);
+const STAGE_REQUESTS = 300;
 
 interface HotStack {
   name: string;
@@ -111,6 +114,10 @@ async function benchStack(stack: HotStack, log: (s: string) => void): Promise<Be
         log(`${stack.name}, ${side} (run ${round}): ${Math.round(r.requests.average)} req/s, server CPU ${cpu.toFixed(1)} µs/req`);
       }
     }
+    // one request at a time, stage by stage (bench/servers/stage-timer.ts)
+    const stages = await child.stages(STAGE_REQUESTS);
+    rows.push({ bench: 'hot', case: `${stack.name}: one cache hit, stage by stage (median ms of ${STAGE_REQUESTS})`, ...stages });
+    log(`${stack.name}, stages (ms): ${JSON.stringify(stages)}`);
     const ratio = (round: number) => measured[`footfall, cache hit #${round}`] / measured[`bare node:http, same bytes #${round}`];
     rows.push({ bench: 'hot', case: `${stack.name}: footfall / bare`, 'x bare': +((ratio(1) + ratio(2)) / 2).toFixed(2), 'run 1': +ratio(1).toFixed(2), 'run 2': +ratio(2).toFixed(2) });
     return rows;

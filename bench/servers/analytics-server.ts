@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { followParent } from './parent-link.js';
+import { timeStages, type StageTimer } from './stage-timer.js';
 
 const [dataDir, workspaceId, ...paths] = process.argv.slice(2);
 // the parent names the stores; nothing of the shell's FOOTFALL_* variables applies
@@ -37,7 +38,39 @@ for (const p of paths) {
 
 process.stdout.write(JSON.stringify({ footfall: server.address, token: secret, bare }) + '\n');
 
-followParent(async () => {
-  for (const s of servers) s.close();
-  await server.close();
-});
+// `stages N`: N requests of the first path one after another, timed stage by stage (stage-timer.ts);
+// answers the median ms of each stage, of the request in the server (from its 'request' event to the
+// answer handed to the socket) and "rest": that time less its stages (routing, validation, the pipeline's
+// own work, serialization, the write). The timers go in on the first such command, so the load runs
+// before it pay nothing for them.
+let timer: StageTimer | undefined;
+let served = 0;
+const stages = async (arg: string) => {
+  if (!timer) {
+    timer = timeStages(server.container);
+    server.app.server.prependListener('request', (_req, res) => {
+      const t = performance.now();
+      res.once('finish', () => (served = performance.now() - t));
+    });
+  }
+  const n = Number(arg) || 200;
+  const per: Record<string, number[]> = {};
+  for (let i = 0; i < n; i++) {
+    timer.take();
+    const res = await fetch(`${server.address}${paths[0]}`, { headers: { authorization: `Bearer ${secret}` } });
+    await res.arrayBuffer();
+    const spent = timer.take();
+    const rest = served - Object.values(spent).reduce((a, b) => a + b, 0);
+    for (const [k, v] of Object.entries({ ...spent, rest, server: served })) (per[k] ??= []).push(v);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  return Object.fromEntries(Object.entries(per).map(([k, xs]) => [k, +median(xs).toFixed(3)]));
+};
+
+followParent(
+  async () => {
+    for (const s of servers) s.close();
+    await server.close();
+  },
+  { stages },
+);

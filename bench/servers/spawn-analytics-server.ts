@@ -17,6 +17,8 @@ export interface AnalyticsServerChild {
   info: AnalyticsServerInfo;
   /** the server process's user + system CPU so far, µs */
   cpuMicros(): Promise<number>;
+  /** `n` requests of the first hit path one at a time: the median ms of each stage, "rest" and "server" */
+  stages(n: number): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,10 @@ export async function spawnAnalyticsServer(
       cpuMicros: async () => {
         child.stdin!.write('cpu\n');
         return (JSON.parse(await nextLine()) as { cpuMicros: number }).cpuMicros;
+      },
+      stages: async (n) => {
+        child.stdin!.write(`stages ${n}\n`);
+        return JSON.parse(await nextLine()) as Record<string, number>;
       },
       stop,
     };
