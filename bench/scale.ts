@@ -13,7 +13,7 @@
 // and ledger are not what differs) and, when FOOTFALL_TEST_REDIS_URL is set, the Redis limiter.
 // Run: eval "$(bash scripts/services.sh start)"; npm run bench -- scale   (sizes: BENCH_SCALE_EVENTS,
 // default 1000000,10000000), or `npx tsx bench/scale.ts 200000 1000000`. BENCH_SCALE_REQUESTS
-// (default 20) sets the requests per case.
+// (default 20) sets the requests per case, BENCH_SCALE_CASES (e.g. overview,breakdown) which cases run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -133,7 +133,8 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       breakdown: (i) => `/v1/metrics/breakdown?${q}&${range(i)}&dimension=${['page', 'referrer', 'country', 'browser', 'entry_page'][i % 5]}&metric=${['visitors', 'sessions', 'pageviews'][i % 3]}`,
     };
     const rows: BenchRow[] = [];
-    for (const [label, url] of Object.entries(cases)) {
+    const only = process.env.BENCH_SCALE_CASES?.split(',').filter(Boolean);
+    for (const [label, url] of Object.entries(cases).filter(([label]) => !only || only.includes(label))) {
       const times = new Map(stacks.map((s) => [s.name, [] as number[]]));
       const sent = new Map(stacks.map((s) => [s.name, 0]));
       const staged = new Map(stacks.map((s) => [s.name, [] as { total: number; stages: Record<Stage, number> }[]]));

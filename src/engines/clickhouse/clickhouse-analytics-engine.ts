@@ -33,7 +33,7 @@ import { actionsSliceKey, compileActionsSlice, type ActionsSliceMember } from '.
 import { planRollup } from '../sql/read/rollup-plan.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, toInt, type CompiledRead } from '../sql/read/read-rows.js';
-import { DAY_MS, genOfVersion, siteCoverage, syncedState, visibleRows, type Coverage, type DayGens, type Shard } from './commit-log.js';
+import { DAY_MS, genOfVersion, syncedState, visibleRows, type CopiesSeen, type Coverage, type DayGens, type Shard, type SyncedState } from './commit-log.js';
 import { engineError } from './node.js';
 import { ReadBatcher, type ServerStatement } from './read-batch.js';
 import type { TableLayout } from './schema.js';
@@ -68,10 +68,15 @@ function specStatement(q: CompiledQuery): ServerStatement {
 
 export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   private readonly batcher: ReadBatcher;
-  /** coverage reads in flight, by site: first and newest event share one */
-  private readonly coverageReads = new Map<string, Promise<Coverage>>();
+  /**
+   * Reads of a site's state in flight (its data version, pinned generations and coverage: one
+   * statement, syncedState), by site: a request's data version, first and newest event share one.
+   */
+  private readonly stateReads = new Map<string, Promise<SyncedState>>();
   /** by site, the newest version read and its servers' current generations: reads pinned to it filter by them */
   private readonly pinned = new Map<string, { version: string; gens: DayGens }>();
+  /** the other servers' copies of the log last found whole (commit-log.ts CopiesSeen) */
+  private readonly copiesSeen: CopiesSeen = new Map();
 
   constructor(
     private readonly p: ClickHouseEngineParts,
@@ -83,7 +88,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   ) {
     this.batcher = new ReadBatcher({
       servers: p.shards,
-      currentGen: async (siteId, settings, signal) => genOfVersion(await this.version(siteId, settings, signal)),
+      currentGen: async (siteId, settings, signal) => genOfVersion((await this.readState(siteId, settings, signal)).version),
       genOf: genOfVersion,
       // members of one key are of one kind, and share site, window and (one batch) pinned version
       share: {
@@ -192,8 +197,8 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   }
 
   /** From the commit log, so every process sharing the store sees the same versions. */
-  dataVersion(siteId: string): Promise<string> {
-    return this.guard(30_000, (settings, signal) => this.version(siteId, settings, signal));
+  async dataVersion(siteId: string): Promise<string> {
+    return (await this.state(siteId)).version;
   }
 
   async newestEventAt(siteId: string): Promise<Date | null> {
@@ -206,26 +211,32 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return c.firstMs === null ? null : new Date(c.firstMs);
   }
 
-  /** The site's coverage from the commit log; concurrent callers share one read. */
-  private coverage(siteId: string): Promise<Coverage> {
-    let read = this.coverageReads.get(siteId);
+  /** The site's coverage from the commit log. */
+  private async coverage(siteId: string): Promise<Coverage> {
+    return (await this.state(siteId)).coverage;
+  }
+
+  /**
+   * The site's state from the commit log; callers while a read is in flight share it (it may then
+   * not show a commit that ended after it started: concurrent with that commit, either order holds).
+   */
+  private state(siteId: string): Promise<SyncedState> {
+    let read = this.stateReads.get(siteId);
     if (!read) {
-      read = this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator.node, this.p.layout.days, siteId, { settings, signal })).finally(() =>
-        this.coverageReads.delete(siteId),
-      );
-      this.coverageReads.set(siteId, read);
+      read = this.guard(30_000, (settings, signal) => this.readState(siteId, settings, signal)).finally(() => this.stateReads.delete(siteId));
+      this.stateReads.set(siteId, read);
     }
     return read;
   }
 
-  private async version(siteId: string, settings: Settings, signal: AbortSignal): Promise<string> {
+  private async readState(siteId: string, settings: Settings, signal: AbortSignal): Promise<SyncedState> {
     const others = this.p.shards.filter((s) => s !== this.p.coordinator);
-    const state = await syncedState(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal });
+    const state = await syncedState(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal }, this.copiesSeen);
     // the newest read last; the sites read longest ago go past MAX_PINNED (their reads fall back to the subquery)
     this.pinned.delete(siteId);
-    this.pinned.set(siteId, state);
+    this.pinned.set(siteId, { version: state.version, gens: state.gens });
     if (this.pinned.size > MAX_PINNED) this.pinned.delete(this.pinned.keys().next().value!);
-    return state.version;
+    return state;
   }
 
   /**
