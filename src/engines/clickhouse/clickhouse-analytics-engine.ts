@@ -24,7 +24,7 @@ import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionT
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
 import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/read/compile-goals.js';
-import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/read/compile-page-titles.js';
+import { compilePageTitles, compilePageTitlesFromRollup, compilePageTitlesSlice, decodePageTitles, wholeDays } from '../sql/read/compile-page-titles.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/read/compile-query.js';
 import { atomsFor } from '../../domain/query/metrics.js';
 import { compileSpec } from '../sql/read/compile-rollup.js';
@@ -54,7 +54,7 @@ type Window = { startMs: number; endMs: number };
  * A read offered for a shared statement: a QuerySpec or action rows from a rollup, with the window
  * and the version it is pinned to (they pick the rows each server shows it).
  */
-type SharedRead = ({ kind: 'spec' } & SliceMember) | ({ kind: 'actions' } & ActionsSliceMember);
+type SharedRead = ({ kind: 'spec' } & SliceMember) | ({ kind: 'actions' } & ActionsSliceMember) | { kind: 'titles'; req: PageTitlesRequest };
 type Shared = SharedRead & { window: Window; asOf: string | undefined };
 
 /** Sites whose newest version's generations the engine keeps (each: its days on each server). */
@@ -98,7 +98,10 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
         },
         statement: (members, s, gen) => {
           const m = members as Shared[];
-          const options = { rowFilter: this.visibility(s, this.siteOf(m[0]), m[0].window, gen, m[0].asOf) };
+          // title reads of one scope may differ in window: their statement shows the rows of every one
+          const window = { startMs: Math.min(...m.map((x) => x.window.startMs)), endMs: Math.max(...m.map((x) => x.window.endMs)) };
+          const options = { rowFilter: this.visibility(s, this.siteOf(m[0]), window, gen, m[0].asOf) };
+          if (m[0].kind === 'titles') return compilePageTitlesSlice(clickhouseDialect, (m as { req: PageTitlesRequest }[]).map((x) => x.req), { table: this.p.layout.titles, ...options });
           return m[0].kind === 'spec'
             ? compileRollupSlice(m as SliceMember[], clickhouseDialect, { table: this.p.layout.rollups, ...options })
             : compileActionsSlice(m as ActionsSliceMember[], clickhouseDialect, { table: this.p.layout.actions, ...options });
@@ -188,12 +191,16 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return this.read(request.scope.siteId, request.window, options, (o) => compileGoalMatches(clickhouseDialect, request, o)!, (rows) => decodeGoalMatches(request, rows));
   }
 
-  /** From the page-title rollup for whole UTC days, else from the events. */
+  /** From the page-title rollup for whole UTC days (title reads of one scope started together: one statement), else from the events. */
   async pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>> {
     if (request.paths.length === 0) return new Map();
     const L = this.p.layout;
     const compile = (o: ReadOptions) => compilePageTitlesFromRollup(clickhouseDialect, request, { table: L.titles, rowFilter: o.rowFilter }) ?? compilePageTitles(clickhouseDialect, request, o);
-    return this.read(request.scope.siteId, request.window, options, compile, decodePageTitles);
+    const { scope } = request;
+    const share = wholeDays(request.window)
+      ? this.share(`titles ${JSON.stringify([scope.siteId, scope.tenantIds, scope.trafficClasses])}`, { kind: 'titles', req: request }, request.window, options)
+      : undefined;
+    return this.read(scope.siteId, request.window, options, compile, decodePageTitles, share);
   }
 
   /** From the commit log, so every process sharing the store sees the same versions. */
@@ -279,7 +286,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   }
 
   private siteOf(m: Shared): string {
-    return m.kind === 'spec' ? m.spec.siteId : m.plan.siteId;
+    return m.kind === 'spec' ? m.spec.siteId : m.kind === 'titles' ? m.req.scope.siteId : m.plan.siteId;
   }
 
   /**
