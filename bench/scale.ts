@@ -4,12 +4,16 @@
 // own pipeline (runImport), then every case runs REQUESTS distinct requests (each a response-cache
 // miss: the cache is off) through the real app on each stack in turn, checking that the three
 // answer the same payload. Printed per case and stack: p50/p99 ms, the ratio to DuckDB's p50, and
-// the engine statements per request; per stack: import events/s end to end and the store's share
+// the engine statements per request, and where a request's time goes (stage-timing.ts: medians of
+// authenticate, site access, rate limit, meter, data version + site facts, report reads, other); per stack: import events/s end to end and the store's share
 // (the time the pipeline waited on the store's append and commit); across sizes: the 90-day
 // overview's p50 growth.
+// The stacks: DuckDB on the SQLite control plane and the in-process limiter (the embedded deployment);
+// ClickHouse on one server, then on two shards, both on the same SQLite control plane (the catalog
+// and ledger are not what differs) and, when FOOTFALL_TEST_REDIS_URL is set, the Redis limiter.
 // Run: eval "$(bash scripts/services.sh start)"; npm run bench -- scale   (sizes: BENCH_SCALE_EVENTS,
 // default 1000000,10000000), or `npx tsx bench/scale.ts 200000 1000000`. BENCH_SCALE_REQUESTS
-// (default 20) sets the requests per case.
+// (default 20) sets the requests per case, BENCH_SCALE_CASES (e.g. overview,breakdown) which cases run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +27,7 @@ import { generateSecret, hashSecret } from '../src/domain/tokens.js';
 import type { ImportSink } from '../src/ingest/pipeline/import-lines.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
 import { storeStacks, type StoreStack } from './store-stacks.js';
+import { StageClock, stageLine, STAGES, type Stage } from './stage-timing.js';
 import { createBenchSite } from './bench-site.js';
 import { writeSiteEvents } from './generate.js';
 import type { BenchRow } from './run.js';
@@ -36,6 +41,9 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 
 interface Stack extends StoreStack {
   container?: Container;
+  /** the engine itself (the container's is wrapped in timing proxies) */
+  engine?: unknown;
+  clock?: StageClock;
   app?: FastifyInstance;
   importS?: number;
   storeS?: number;
@@ -43,7 +51,7 @@ interface Stack extends StoreStack {
 }
 
 /** Statements the stack's engine has sent so far (both engines count them). */
-const statements = (s: Stack) => (s.container!.analytics!.engine as unknown as { statements: number }).statements;
+const statements = (s: Stack) => (s.engine as unknown as { statements: number }).statements;
 
 /** Times what the pipeline waits on the store: append, appendEncoded and commit. */
 function timedSink(sink: ImportSink, spent: { ms: number }): ImportSink {
@@ -99,8 +107,13 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       s.storeS = spent.ms / 1000;
       s.imported = summary.imported;
       log(`${events} events, ${s.name}: imported ${summary.imported} in ${s.importS.toFixed(1)} s (${Math.round(summary.imported / s.importS)} ev/s; store ${s.storeS.toFixed(1)} s)`);
-      s.container = await buildContainer(loadConfig({ dataDir, logLevel: 'silent', eventsUrl: s.eventsUrl }, {}), { control });
+      // the ClickHouse stacks limit rates in Redis when the env names one, as a scale deployment does
+      const redisUrl = s.eventsUrl ? process.env.FOOTFALL_TEST_REDIS_URL || undefined : undefined;
+      s.container = await buildContainer(loadConfig({ dataDir, logLevel: 'silent', eventsUrl: s.eventsUrl, redisUrl }, {}), { control });
       s.container.analytics!.cache = null; // every request runs its queries: the engine's figures, not the cache's
+      s.engine = s.container.analytics!.engine;
+      s.clock = new StageClock();
+      s.clock.instrument(s.container);
       s.app = await buildApp(s.container, { logger: false });
     }
     fs.rmSync(file);
@@ -120,18 +133,23 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       breakdown: (i) => `/v1/metrics/breakdown?${q}&${range(i)}&dimension=${['page', 'referrer', 'country', 'browser', 'entry_page'][i % 5]}&metric=${['visitors', 'sessions', 'pageviews'][i % 3]}`,
     };
     const rows: BenchRow[] = [];
-    for (const [label, url] of Object.entries(cases)) {
+    const only = process.env.BENCH_SCALE_CASES?.split(',').filter(Boolean);
+    for (const [label, url] of Object.entries(cases).filter(([label]) => !only || only.includes(label))) {
       const times = new Map(stacks.map((s) => [s.name, [] as number[]]));
       const sent = new Map(stacks.map((s) => [s.name, 0]));
+      const staged = new Map(stacks.map((s) => [s.name, [] as { total: number; stages: Record<Stage, number> }[]]));
       let differ = 0;
       for (let i = 0; i < REQUESTS; i++) {
         let first: string | undefined;
         // one stack after the other on the same request, so drift on a shared machine hits all
         for (const s of stacks) {
           const before = statements(s);
+          s.clock!.take();
           const t0 = performance.now();
           const res = await s.app!.inject({ method: 'GET', url: url(i), headers: { authorization: `Bearer ${secret}` } });
-          times.get(s.name)!.push(performance.now() - t0);
+          const total = performance.now() - t0;
+          times.get(s.name)!.push(total);
+          staged.get(s.name)!.push({ total, stages: s.clock!.take() });
           sent.set(s.name, sent.get(s.name)! + statements(s) - before);
           if (res.statusCode !== 200) throw new Error(`${s.name} ${url(i)}: ${res.statusCode} ${res.body.slice(0, 300)}`);
           const { meta: _meta, ...data } = res.json() as Record<string, unknown>;
@@ -154,8 +172,11 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
           'queries/req': +(sent.get(s.name)! / REQUESTS).toFixed(1),
           'same payload': differ === 0 ? 'yes' : `NO (${differ} differ)`,
         };
+        const line = stageLine(staged.get(s.name)!);
+        // one column, so the table stays readable: ms per stage, medians over the case's requests
+        row['stages ms (median): auth/site/limit/meter/version+facts/reads/other'] = [...STAGES, 'other'].map((k) => line[k]).join(' / ');
         rows.push(row);
-        log(`${events} events, ${label}, ${s.name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms (${row['x DuckDB p50']}x DuckDB), ${row['queries/req']} queries/request`);
+        log(`${events} events, ${label}, ${s.name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms (${row['x DuckDB p50']}x DuckDB), ${row['queries/req']} queries/request; stages ${STAGES.map((k) => `${k} ${line[k]}`).join(', ')}, other ${line.other} ms`);
       }
       if (differ) log(`${label}: ${differ} answers differ between stacks`);
     }

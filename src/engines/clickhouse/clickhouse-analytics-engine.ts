@@ -24,7 +24,7 @@ import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionT
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
 import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/read/compile-goals.js';
-import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/read/compile-page-titles.js';
+import { compilePageTitles, compilePageTitlesFromRollup, compilePageTitlesSlice, decodePageTitles, wholeDays } from '../sql/read/compile-page-titles.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/read/compile-query.js';
 import { atomsFor } from '../../domain/query/metrics.js';
 import { compileSpec } from '../sql/read/compile-rollup.js';
@@ -33,7 +33,7 @@ import { actionsSliceKey, compileActionsSlice, type ActionsSliceMember } from '.
 import { planRollup } from '../sql/read/rollup-plan.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, toInt, type CompiledRead } from '../sql/read/read-rows.js';
-import { DAY_MS, genOfVersion, siteCoverage, syncedState, visibleRows, type Coverage, type DayGens, type Shard } from './commit-log.js';
+import { DAY_MS, genOfVersion, syncedState, visibleRows, type CopiesSeen, type Coverage, type DayGens, type Shard, type SyncedState } from './commit-log.js';
 import { engineError } from './node.js';
 import { ReadBatcher, type ServerStatement } from './read-batch.js';
 import type { TableLayout } from './schema.js';
@@ -54,7 +54,7 @@ type Window = { startMs: number; endMs: number };
  * A read offered for a shared statement: a QuerySpec or action rows from a rollup, with the window
  * and the version it is pinned to (they pick the rows each server shows it).
  */
-type SharedRead = ({ kind: 'spec' } & SliceMember) | ({ kind: 'actions' } & ActionsSliceMember);
+type SharedRead = ({ kind: 'spec' } & SliceMember) | ({ kind: 'actions' } & ActionsSliceMember) | { kind: 'titles'; req: PageTitlesRequest };
 type Shared = SharedRead & { window: Window; asOf: string | undefined };
 
 /** Sites whose newest version's generations the engine keeps (each: its days on each server). */
@@ -68,10 +68,15 @@ function specStatement(q: CompiledQuery): ServerStatement {
 
 export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   private readonly batcher: ReadBatcher;
-  /** coverage reads in flight, by site: first and newest event share one */
-  private readonly coverageReads = new Map<string, Promise<Coverage>>();
+  /**
+   * Reads of a site's state in flight (its data version, pinned generations and coverage: one
+   * statement, syncedState), by site: a request's data version, first and newest event share one.
+   */
+  private readonly stateReads = new Map<string, Promise<SyncedState>>();
   /** by site, the newest version read and its servers' current generations: reads pinned to it filter by them */
   private readonly pinned = new Map<string, { version: string; gens: DayGens }>();
+  /** the other servers' copies of the log last found whole (commit-log.ts CopiesSeen) */
+  private readonly copiesSeen: CopiesSeen = new Map();
 
   constructor(
     private readonly p: ClickHouseEngineParts,
@@ -83,7 +88,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   ) {
     this.batcher = new ReadBatcher({
       servers: p.shards,
-      currentGen: async (siteId, settings, signal) => genOfVersion(await this.version(siteId, settings, signal)),
+      currentGen: async (siteId, settings, signal) => genOfVersion((await this.readState(siteId, settings, signal)).version),
       genOf: genOfVersion,
       // members of one key are of one kind, and share site, window and (one batch) pinned version
       share: {
@@ -93,7 +98,10 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
         },
         statement: (members, s, gen) => {
           const m = members as Shared[];
-          const options = { rowFilter: this.visibility(s, this.siteOf(m[0]), m[0].window, gen, m[0].asOf) };
+          // title reads of one scope may differ in window: their statement shows the rows of every one
+          const window = { startMs: Math.min(...m.map((x) => x.window.startMs)), endMs: Math.max(...m.map((x) => x.window.endMs)) };
+          const options = { rowFilter: this.visibility(s, this.siteOf(m[0]), window, gen, m[0].asOf) };
+          if (m[0].kind === 'titles') return compilePageTitlesSlice(clickhouseDialect, (m as { req: PageTitlesRequest }[]).map((x) => x.req), { table: this.p.layout.titles, ...options });
           return m[0].kind === 'spec'
             ? compileRollupSlice(m as SliceMember[], clickhouseDialect, { table: this.p.layout.rollups, ...options })
             : compileActionsSlice(m as ActionsSliceMember[], clickhouseDialect, { table: this.p.layout.actions, ...options });
@@ -183,17 +191,21 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return this.read(request.scope.siteId, request.window, options, (o) => compileGoalMatches(clickhouseDialect, request, o)!, (rows) => decodeGoalMatches(request, rows));
   }
 
-  /** From the page-title rollup for whole UTC days, else from the events. */
+  /** From the page-title rollup for whole UTC days (title reads of one scope started together: one statement), else from the events. */
   async pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>> {
     if (request.paths.length === 0) return new Map();
     const L = this.p.layout;
     const compile = (o: ReadOptions) => compilePageTitlesFromRollup(clickhouseDialect, request, { table: L.titles, rowFilter: o.rowFilter }) ?? compilePageTitles(clickhouseDialect, request, o);
-    return this.read(request.scope.siteId, request.window, options, compile, decodePageTitles);
+    const { scope } = request;
+    const share = wholeDays(request.window)
+      ? this.share(`titles ${JSON.stringify([scope.siteId, scope.tenantIds, scope.trafficClasses])}`, { kind: 'titles', req: request }, request.window, options)
+      : undefined;
+    return this.read(scope.siteId, request.window, options, compile, decodePageTitles, share);
   }
 
   /** From the commit log, so every process sharing the store sees the same versions. */
-  dataVersion(siteId: string): Promise<string> {
-    return this.guard(30_000, (settings, signal) => this.version(siteId, settings, signal));
+  async dataVersion(siteId: string): Promise<string> {
+    return (await this.state(siteId)).version;
   }
 
   async newestEventAt(siteId: string): Promise<Date | null> {
@@ -206,26 +218,32 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return c.firstMs === null ? null : new Date(c.firstMs);
   }
 
-  /** The site's coverage from the commit log; concurrent callers share one read. */
-  private coverage(siteId: string): Promise<Coverage> {
-    let read = this.coverageReads.get(siteId);
+  /** The site's coverage from the commit log. */
+  private async coverage(siteId: string): Promise<Coverage> {
+    return (await this.state(siteId)).coverage;
+  }
+
+  /**
+   * The site's state from the commit log; callers while a read is in flight share it (it may then
+   * not show a commit that ended after it started: concurrent with that commit, either order holds).
+   */
+  private state(siteId: string): Promise<SyncedState> {
+    let read = this.stateReads.get(siteId);
     if (!read) {
-      read = this.guard(30_000, (settings, signal) => siteCoverage(this.p.coordinator.node, this.p.layout.days, siteId, { settings, signal })).finally(() =>
-        this.coverageReads.delete(siteId),
-      );
-      this.coverageReads.set(siteId, read);
+      read = this.guard(30_000, (settings, signal) => this.readState(siteId, settings, signal)).finally(() => this.stateReads.delete(siteId));
+      this.stateReads.set(siteId, read);
     }
     return read;
   }
 
-  private async version(siteId: string, settings: Settings, signal: AbortSignal): Promise<string> {
+  private async readState(siteId: string, settings: Settings, signal: AbortSignal): Promise<SyncedState> {
     const others = this.p.shards.filter((s) => s !== this.p.coordinator);
-    const state = await syncedState(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal });
+    const state = await syncedState(this.p.coordinator, others, this.p.layout.days, siteId, { settings, signal }, this.copiesSeen);
     // the newest read last; the sites read longest ago go past MAX_PINNED (their reads fall back to the subquery)
     this.pinned.delete(siteId);
-    this.pinned.set(siteId, state);
+    this.pinned.set(siteId, { version: state.version, gens: state.gens });
     if (this.pinned.size > MAX_PINNED) this.pinned.delete(this.pinned.keys().next().value!);
-    return state.version;
+    return state;
   }
 
   /**
@@ -268,7 +286,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   }
 
   private siteOf(m: Shared): string {
-    return m.kind === 'spec' ? m.spec.siteId : m.plan.siteId;
+    return m.kind === 'spec' ? m.spec.siteId : m.kind === 'titles' ? m.req.scope.siteId : m.plan.siteId;
   }
 
   /**

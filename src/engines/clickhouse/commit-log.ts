@@ -140,10 +140,11 @@ export function genOfVersion(version: string): number {
 /** Per server (shard number), the current generation of each day with log rows (days since 1970-01-01). */
 export type DayGens = Map<number, Map<number, number>>;
 
-/** A site's data version and the current generation of each day it pins, on each server. */
+/** A site's data version, the current generation of each day it pins on each server, and the coverage of those generations. */
 export interface SyncedState {
   version: string;
   gens: DayGens;
+  coverage: Coverage;
 }
 
 /**
@@ -155,39 +156,74 @@ export async function syncedVersion(coordinator: Shard, others: readonly Shard[]
 }
 
 /**
+ * Per (site, server), the authority's count and newest generation of the server's rows at which the
+ * server's copy was last found whole (syncedState). A commit adds rows under a newer generation and a
+ * purge removes some, so the pair is seen again only while neither happened: the copy is whole still.
+ */
+export type CopiesSeen = Map<string, string>;
+const MAX_COPIES_SEEN = 4096;
+
+/**
  * syncedVersion, with the current generation of each (server, day) of the authority's log at that
  * version: the same read (per server and generation, the days whose newest generation it is). The log
- * only grows, so a version always pins the same generations.
+ * only grows, so a version always pins the same generations. With `seen`, a server's copy is counted
+ * only when the authority's rows for it changed since it was last found whole (then after the
+ * authority's read, not beside it): as long as nothing is committed, one statement in all.
  */
-export async function syncedState(coordinator: Shard, others: readonly Shard[], table: string, siteId: string, opts: QueryOptions = {}): Promise<SyncedState> {
+export async function syncedState(
+  coordinator: Shard,
+  others: readonly Shard[],
+  table: string,
+  siteId: string,
+  opts: QueryOptions = {},
+  seen?: CopiesSeen,
+): Promise<SyncedState> {
   const t = ident(table);
   const site = lit(siteId);
-  const count = (extra: string) => `SELECT shard, uniqExact(day, gen) AS n, max(gen) AS g FROM ${t} WHERE site_id = ${site}${extra} GROUP BY shard`;
-  // uniqExact(day, gen) of a server is the sum over its days of each day's distinct generations
+  const count = (s: Shard) => s.node.query<Row>(`SELECT shard, uniqExact(day, gen) AS n, max(gen) AS g FROM ${t} WHERE site_id = ${site} AND shard = ${lit(s.num)} GROUP BY shard`, opts);
+  // uniqExact(day, gen) of a server is the sum over its days of each day's distinct generations; the
+  // current generation's first, last and events of each day give the coverage (siteCoverage's
+  // figures) in the same statement: every request reads both, and each statement costs a round trip
   const byGen =
-    `SELECT shard, g, sum(n) AS n, groupArray(dn) AS days FROM (SELECT shard, toUInt16(day) AS dn, uniqExact(gen) AS n, max(gen) AS g ` +
+    `SELECT shard, g, sum(n) AS n, groupArray(dn) AS days, minIf(df, de > 0) AS f, maxIf(dl, de > 0) AS l, sumIf(de, de > 0) AS e ` +
+    `FROM (SELECT shard, toUInt16(day) AS dn, uniqExact(gen) AS n, max(gen) AS g, ` +
+    `argMax(first_ms, gen) AS df, argMax(last_ms, gen) AS dl, argMax(events, gen) AS de ` +
     `FROM ${t} WHERE site_id = ${site} GROUP BY shard, day) GROUP BY shard, g`;
   type Row = { shard: number; n: number; g: number };
   const [authority, ...copies] = await Promise.all([
-    coordinator.node.query<Row & { days: number[] }>(byGen, opts),
-    ...others.map((s) => s.node.query<Row>(count(` AND shard = ${lit(s.num)}`), opts)),
+    coordinator.node.query<Row & { days: number[]; f: number; l: number; e: number }>(byGen, opts),
+    ...others.map((s) => (seen ? null : count(s))),
   ]);
-  const want = new Map<number, number>();
+  const want = new Map<number, { n: number; g: number }>();
   const gens: DayGens = new Map();
   for (const r of authority) {
     const shard = Number(r.shard);
-    want.set(shard, (want.get(shard) ?? 0) + Number(r.n));
+    const w = want.get(shard) ?? { n: 0, g: 0 };
+    want.set(shard, { n: w.n + Number(r.n), g: Math.max(w.g, Number(r.g)) });
     let days = gens.get(shard);
     if (!days) gens.set(shard, (days = new Map()));
     for (const d of r.days) days.set(Number(d), Number(r.g));
   }
   for (const [i, s] of others.entries()) {
-    const have = Number(copies[i][0]?.n ?? 0);
-    if (have < (want.get(s.num) ?? 0)) await copyLog(coordinator.node, s, table, siteId, opts);
+    const w = want.get(s.num) ?? { n: 0, g: 0 };
+    const key = `${siteId}\u0000${s.num}`;
+    const whole = `${w.n}:${w.g}`;
+    if (seen?.get(key) === whole) continue;
+    const have = Number((copies[i] ?? (await count(s)))[0]?.n ?? 0);
+    if (have < w.n) await copyLog(coordinator.node, s, table, siteId, opts);
+    if (seen) {
+      seen.delete(key);
+      seen.set(key, whole);
+      if (seen.size > MAX_COPIES_SEEN) seen.delete(seen.keys().next().value!);
+    }
   }
   const rows = authority.reduce((n, r) => n + Number(r.n), 0);
   const gen = authority.reduce((g, r) => Math.max(g, Number(r.g)), 0);
-  return { version: versionOf(rows, gen), gens };
+  const covered = authority.filter((r) => Number(r.e) > 0);
+  const coverage: Coverage = covered.length
+    ? { firstMs: Math.min(...covered.map((r) => Number(r.f))), lastMs: Math.max(...covered.map((r) => Number(r.l))), events: covered.reduce((n, r) => n + Number(r.e), 0) }
+    : { firstMs: null, lastMs: null, events: 0 };
+  return { version: versionOf(rows, gen), gens, coverage };
 }
 
 /** Copies the authority's rows of one server (and site) that its own log lacks. */

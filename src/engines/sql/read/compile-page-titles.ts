@@ -39,10 +39,15 @@ export function compilePageTitles(d: Dialect, req: PageTitlesRequest, options: R
   return titlesRead(q, 'e', q.table(t.events, 'e'), where);
 }
 
+/** Whether the rollup answers a window: whole UTC days. */
+export function wholeDays(window: PageTitlesRequest['window']): boolean {
+  return window.startMs % DAY_MS === 0 && (window.endMs + 1) % DAY_MS === 0;
+}
+
 /** From the page-title rollup, or null when the window is not whole UTC days (read the events then). */
 export function compilePageTitlesFromRollup(d: Dialect, req: PageTitlesRequest, options: { table?: string; rowFilter?: ReadOptions['rowFilter'] } = {}): CompiledRead | null {
   const { startMs, endMs } = req.window;
-  if (startMs % DAY_MS !== 0 || (endMs + 1) % DAY_MS !== 0) return null;
+  if (!wholeDays(req.window)) return null;
   const q = new SqlWriter(d, options.rowFilter);
   const col = (n: string) => q.col('r', n);
   const where = [
@@ -65,4 +70,52 @@ export function decodePageTitles(rows: readonly Record<string, unknown>[]): Map<
     if (p !== null && t !== null) out.set(p, t);
   }
   return out;
+}
+
+/**
+ * Title reads of one scope over whole days (a report's titles of its top pages and of its movers) as
+ * one statement over the rollup: per path, each read's own columns (compilePageTitlesFromRollup's),
+ * its rows ordered first by whether they are its own (its days and paths), so each read's latest
+ * title is the one it gets alone; a read with no row of a path (`n` 0) gets none for it. `split`
+ * gives each read its rows.
+ */
+export function compilePageTitlesSlice(
+  d: Dialect,
+  reqs: readonly PageTitlesRequest[],
+  options: { table?: string; rowFilter?: ReadOptions['rowFilter'] } = {},
+): { sql: string; columns: string[]; text: string[]; split(rows: readonly Record<string, unknown>[]): Record<string, unknown>[][] } {
+  const q = new SqlWriter(d, options.rowFilter);
+  const col = (n: string) => q.col('r', n);
+  const { scope } = reqs[0];
+  const firstDay = Math.min(...reqs.map((r) => r.window.startMs));
+  const lastDay = Math.max(...reqs.map((r) => r.window.endMs + 1 - DAY_MS));
+  const where = [
+    `${col('site_id')} = ${q.v(scope.siteId)}`,
+    `${col('day_ms')} >= ${q.v(firstDay)}`,
+    `${col('day_ms')} <= ${q.v(lastDay)}`,
+    q.inList(col('traffic_class'), scope.trafficClasses),
+    q.inList(col('path_canon'), [...new Set(reqs.flatMap((r) => r.paths))]),
+    ...q.visible(['titles', 'r']),
+  ];
+  if (scope.tenantIds !== null) where.push(q.inList(col('tenant_id'), scope.tenantIds));
+  const cols = [`${col('path_canon')} AS o_path`];
+  reqs.forEach((r, i) => {
+    const own = `(${col('day_ms')} >= ${q.v(r.window.startMs)} AND ${col('day_ms')} <= ${q.v(r.window.endMs + 1 - DAY_MS)} AND ${q.inList(col('path_canon'), r.paths)})`;
+    const order = [own, col('ts_ms'), col('event_id')];
+    cols.push(
+      `${q.sumIf(own)} AS n_${i}`,
+      `${d.argMax(col('page_title'), order)} AS t_${i}`,
+      `${d.argMax(col('ts_ms'), order)} AS ts_${i}`,
+      `${d.argMax(col('event_id'), order)} AS id_${i}`,
+    );
+  });
+  const { sql } = q.done(`SELECT ${cols.join(', ')} FROM ${q.table(options.table ?? PAGE_TITLES_TABLE, 'r')} WHERE ${where.join(' AND ')} GROUP BY ${col('path_canon')}`);
+  const each = reqs.map((_, i) => [`n_${i}`, `t_${i}`, `ts_${i}`, `id_${i}`]);
+  return {
+    sql,
+    columns: ['o_path', ...each.flat()],
+    text: ['o_path', ...each.flatMap(([, t, , id]) => [t, id])],
+    split: (rows) =>
+      reqs.map((_, i) => rows.filter((r) => Number(r[`n_${i}`]) > 0).map((r) => ({ o_path: r.o_path, o_title: r[`t_${i}`], o_ts: r[`ts_${i}`], o_id: r[`id_${i}`] }))),
+  };
 }
