@@ -10,8 +10,9 @@
 // (the aim on the embedded stack: 0.5x or better). The events only make the answer real (a hit reads
 // none of them): BENCH_HOT_EVENTS (default 200000) over 90 days. BENCH_DURATION_S (default 10) sets
 // each load run's length; each is preceded by a 1 s warm-up. BENCH_HOT_STACKS=embedded or =scale runs one.
-// Then 300 hits one at a time, timed stage by stage (bench/servers/stage-timer.ts): the control plane's
-// read, the rate limit, the units, the data version, the cache, and the rest (HTTP, routing, writing).
+// Then 300 hits one at a time, timed stage by stage (bench/stage-timing.ts): authenticate (the token, its
+// workspace and the site in one statement), rate limit, meter (the units), version+facts, and the rest
+// in the server (routing, validation, the cache, serialization, the write).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -114,7 +115,7 @@ async function benchStack(stack: HotStack, log: (s: string) => void): Promise<Be
         log(`${stack.name}, ${side} (run ${round}): ${Math.round(r.requests.average)} req/s, server CPU ${cpu.toFixed(1)} µs/req`);
       }
     }
-    // one request at a time, stage by stage (bench/servers/stage-timer.ts)
+    // one request at a time, stage by stage (bench/stage-timing.ts)
     const stages = await child.stages(STAGE_REQUESTS);
     rows.push({ bench: 'hot', case: `${stack.name}: one cache hit, stage by stage (median ms of ${STAGE_REQUESTS})`, ...stages });
     log(`${stack.name}, stages (ms): ${JSON.stringify(stages)}`);

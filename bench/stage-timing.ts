@@ -9,7 +9,8 @@ import type { Container } from '../src/container.js';
 export const STAGES = ['authenticate', 'site access', 'rate limit', 'meter', 'version+facts', 'reads'] as const;
 export type Stage = (typeof STAGES)[number];
 
-const CATALOG_AUTH = new Set(['findTokenByHash', 'getToken', 'getWorkspace']);
+// findTokenWithWorkspace reads the request's site in the same statement as the token: authenticate
+const CATALOG_AUTH = new Set(['findTokenWithWorkspace', 'findTokenByHash', 'getToken', 'getWorkspace']);
 const ENGINE_FACTS = new Set(['dataVersion', 'firstEventAt', 'newestEventAt']);
 const LEDGER_METER = new Set(['reserve', 'commit', 'charge', 'release']);
 
@@ -35,6 +36,25 @@ export class StageClock {
     if (--a.n === 0) this.spent.set(stage, (this.spent.get(stage) ?? 0) + performance.now() - a.since);
   }
 
+  /** `fn` of `obj`, charged to `stage`. */
+  private timed(obj: object, fn: (...a: unknown[]) => unknown, stage: Stage) {
+    return (...args: unknown[]) => {
+      this.enter(stage);
+      let out: unknown;
+      try {
+        out = fn.apply(obj, args);
+      } catch (e) {
+        this.leave(stage);
+        throw e;
+      }
+      if (!(out instanceof Promise)) {
+        this.leave(stage);
+        return out;
+      }
+      return out.finally(() => this.leave(stage));
+    };
+  }
+
   /** `port` with every promise-returning method the stage `of` names (undefined: not timed) charged to it. */
   wrap<T extends object>(port: T, of: (method: string) => Stage | undefined): T {
     return new Proxy(port, {
@@ -42,34 +62,51 @@ export class StageClock {
         const value = Reflect.get(obj, prop, receiver);
         const stage = typeof prop === 'string' && typeof value === 'function' ? of(prop) : undefined;
         if (!stage) return typeof value === 'function' ? value.bind(obj) : value;
-        return (...args: unknown[]) => {
-          this.enter(stage);
-          let out: unknown;
-          try {
-            out = (value as (...a: unknown[]) => unknown).apply(obj, args);
-          } catch (e) {
-            this.leave(stage);
-            throw e;
-          }
-          if (!(out instanceof Promise)) {
-            this.leave(stage);
-            return out;
-          }
-          return out.finally(() => this.leave(stage));
-        };
+        return this.timed(obj, value as (...a: unknown[]) => unknown, stage);
       },
     });
   }
 
-  /** Wraps the container's ports in place (before the app is built on it). */
+  /** Wraps the container's ports (before the app is built on it). */
   instrument(c: Container): void {
-    c.catalog = this.wrap(c.catalog, (m) => (CATALOG_AUTH.has(m) ? 'authenticate' : 'site access'));
-    c.limiter = this.wrap(c.limiter, (m) => (m === 'hit' ? 'rate limit' : undefined));
-    c.ledger = this.wrap(c.ledger, (m) => (LEDGER_METER.has(m) ? 'meter' : undefined));
+    c.catalog = this.wrap(c.catalog, STAGE_OF.catalog);
+    c.limiter = this.wrap(c.limiter, STAGE_OF.limiter);
+    c.ledger = this.wrap(c.ledger, STAGE_OF.ledger);
     const a = c.analytics!;
-    c.analytics = { ...a, engine: this.wrap(a.engine, (m) => (ENGINE_FACTS.has(m) ? 'version+facts' : 'reads')) };
+    c.analytics = { ...a, engine: this.wrap(a.engine, STAGE_OF.engine) };
+  }
+
+  /**
+   * Times the ports of a server already running on `c` (its app holds the same port objects): their
+   * methods are replaced on the objects themselves, so the requests before this call paid nothing.
+   */
+  instrumentInPlace(c: Container): void {
+    const ports: [object | undefined, (m: string) => Stage | undefined, readonly string[]][] = [
+      [c.catalog, STAGE_OF.catalog, [...CATALOG_AUTH, 'getSite', 'getTenant']],
+      [c.limiter, STAGE_OF.limiter, ['hit']],
+      [c.ledger, STAGE_OF.ledger, [...LEDGER_METER]],
+      [c.analytics?.engine, STAGE_OF.engine, [...ENGINE_FACTS, 'run', 'actionRows', 'actionTotals', 'goalMatches', 'pageTitles']],
+    ];
+    for (const [port, of, methods] of ports) {
+      if (!port) continue;
+      // each port's own methods a request calls, by name: a method replaced on the object is also what
+      // the port's own code calls through `this`, and an inner call charged to a stage would count twice
+      for (const name of methods) {
+        const value = (port as Record<string, unknown>)[name];
+        const stage = typeof value === 'function' ? of(name) : undefined;
+        if (stage) (port as Record<string, unknown>)[name] = this.timed(port, value as (...a: unknown[]) => unknown, stage);
+      }
+    }
   }
 }
+
+/** The stage of each port's methods (undefined: not timed). */
+const STAGE_OF: Record<'catalog' | 'limiter' | 'ledger' | 'engine', (method: string) => Stage | undefined> = {
+  catalog: (m) => (CATALOG_AUTH.has(m) ? 'authenticate' : 'site access'),
+  limiter: (m) => (m === 'hit' ? 'rate limit' : undefined),
+  ledger: (m) => (LEDGER_METER.has(m) ? 'meter' : undefined),
+  engine: (m) => (ENGINE_FACTS.has(m) ? 'version+facts' : 'reads'),
+};
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { followParent } from './parent-link.js';
-import { timeStages, type StageTimer } from './stage-timer.js';
+import { StageClock, STAGES } from '../stage-timing.js';
 
 const [dataDir, workspaceId, ...paths] = process.argv.slice(2);
 // the parent names the stores; nothing of the shell's FOOTFALL_* variables applies
@@ -38,16 +38,17 @@ for (const p of paths) {
 
 process.stdout.write(JSON.stringify({ footfall: server.address, token: secret, bare }) + '\n');
 
-// `stages N`: N requests of the first path one after another, timed stage by stage (stage-timer.ts);
+// `stages N`: N requests of the first path one after another, timed stage by stage (../stage-timing.ts);
 // answers the median ms of each stage, of the request in the server (from its 'request' event to the
 // answer handed to the socket) and "rest": that time less its stages (routing, validation, the pipeline's
 // own work, serialization, the write). The timers go in on the first such command, so the load runs
 // before it pay nothing for them.
-let timer: StageTimer | undefined;
+let timer: StageClock | undefined;
 let served = 0;
 const stages = async (arg: string) => {
   if (!timer) {
-    timer = timeStages(server.container);
+    timer = new StageClock();
+    timer.instrumentInPlace(server.container);
     server.app.server.prependListener('request', (_req, res) => {
       const t = performance.now();
       res.once('finish', () => (served = performance.now() - t));
@@ -60,7 +61,7 @@ const stages = async (arg: string) => {
     const res = await fetch(`${server.address}${paths[0]}`, { headers: { authorization: `Bearer ${secret}` } });
     await res.arrayBuffer();
     const spent = timer.take();
-    const rest = served - Object.values(spent).reduce((a, b) => a + b, 0);
+    const rest = served - STAGES.reduce((a, s) => a + spent[s], 0);
     for (const [k, v] of Object.entries({ ...spent, rest, server: served })) (per[k] ??= []).push(v);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
