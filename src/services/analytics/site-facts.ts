@@ -1,6 +1,7 @@
 // The two facts about a site's stored data that every analytics request needs before it is
 // metered: its first event (availability source coverage) and its newest (freshness). They change
-// only with an import, so they are remembered under the site's data version in the response cache.
+// only with an import, so they are remembered under the site's data version in the response cache, and
+// read once however many requests of one site ask at the same time.
 import type { ResponseCache } from '../../ports/response-cache.js';
 import type { AnalyticsEngine } from '../../ports/analytics-engine.js';
 
@@ -14,16 +15,30 @@ export async function siteFacts(
   siteId: string,
   memo: { cache: ResponseCache; version: string } | null,
 ): Promise<SiteFacts> {
-  const key = memo ? JSON.stringify(['site-facts', siteId, memo.version]) : null;
-  if (memo && key) {
-    const hit = await memo.cache.get(key);
-    if (hit) return JSON.parse(hit.body.toString('utf8')) as SiteFacts;
+  if (!memo) return readFacts(engine, siteId);
+  const key = JSON.stringify(['site-facts', siteId, memo.version]);
+  const hit = await memo.cache.get(key);
+  if (hit) return JSON.parse(hit.body.toString('utf8')) as SiteFacts;
+  // A dashboard's first load sends a dozen reads of one site at once, each missing the cache: they share
+  // one read of the facts instead of each scanning the store for them.
+  let pending = reading.get(key);
+  if (!pending) {
+    pending = readFacts(engine, siteId).then(async (facts) => {
+      const body = Buffer.from(JSON.stringify(facts), 'utf8');
+      await memo.cache.set(key, { body, bytes: body.length });
+      return facts;
+    });
+    reading.set(key, pending);
+    const done = () => reading.delete(key);
+    pending.then(done, done);
   }
+  return pending;
+}
+
+/** The facts being read now, by cache key (the data version is in it): one read per site and version. */
+const reading = new Map<string, Promise<SiteFacts>>();
+
+async function readFacts(engine: AnalyticsEngine, siteId: string): Promise<SiteFacts> {
   const [first, newest] = await Promise.all([engine.firstEventAt(siteId), engine.newestEventAt(siteId)]);
-  const facts: SiteFacts = { firstEventMs: first ? first.getTime() : null, newestEventMs: newest ? newest.getTime() : null };
-  if (memo && key) {
-    const body = Buffer.from(JSON.stringify(facts), 'utf8');
-    await memo.cache.set(key, { body, bytes: body.length });
-  }
-  return facts;
+  return { firstEventMs: first ? first.getTime() : null, newestEventMs: newest ? newest.getTime() : null };
 }
