@@ -43,7 +43,7 @@ export interface SpoolOptions {
   segmentBytes?: number;
   /** bytes read from a segment at a time (default 8 MiB) */
   readBytes?: number;
-  /** synced writes under way at once (default 3; each takes a thread of libuv's pool, 4 by default) */
+  /** synced writes under way at once (default 2: more wake more threads on a busy machine for no gain) */
   writesInFlight?: number;
 }
 
@@ -56,7 +56,7 @@ export interface OpenSpoolOptions extends SpoolOptions {
 
 const DEFAULT_SEGMENT_BYTES = 32 << 20;
 const DEFAULT_READ_BYTES = 8 << 20;
-const DEFAULT_WRITES_IN_FLIGHT = 3;
+const DEFAULT_WRITES_IN_FLIGHT = 2;
 
 /** Spools opened by this process: a second open of the same directory would take over its lock. */
 const openHere = new Set<string>();
