@@ -107,7 +107,7 @@ export class Loader {
   /** When the next load is due (Infinity: nothing waits). */
   private dueAt(): number {
     if (this.oldestAt === null && this.waiting === 0) return Infinity;
-    const wanted = this.waiting >= this.triggerRecords ? 0 : (this.oldestAt ?? Date.now()) + this.intervalMs;
+    const wanted = this.waiting >= this.triggerRecords ? 0 : (this.oldestAt ?? this.lastEndAt) + this.intervalMs;
     return Math.max(wanted, this.lastEndAt + this.restMs(), this.retryAt);
   }
 
@@ -182,6 +182,7 @@ export class Loader {
   private async loadOnce(): Promise<boolean> {
     // what is accepted from now on waits for the next load (what this read takes, it takes)
     this.oldestAt = null;
+    const durable = this.spool.durableEnd;
     const { records, next } = await this.spool.read(this.position, this.maxBatch);
     if (next === this.position) return false;
     const end = next;
@@ -216,8 +217,9 @@ export class Loader {
     this.waiting = Math.max(0, this.waiting - records.length);
     this.events.loaded?.(end, result);
     await this.spool.release(end).catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
-    // A backlog goes on at once; otherwise the next load waits for schedule().
-    return records.length >= this.maxBatch || (this.draining && records.length > 0);
+    // A backlog (a read stops at the end of each segment, and at maxBatch) goes on at once; otherwise
+    // the next load waits for schedule().
+    return records.length >= this.maxBatch || next < durable || (this.draining && records.length > 0);
   }
 
   /**

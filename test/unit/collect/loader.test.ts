@@ -94,3 +94,28 @@ test('the rest gives way to readableWithinMs: with no time to spare, loads follo
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('records of earlier runs, one segment each, are all loaded at start, one load after another', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
+  const spoolDir = path.join(dir, 'spool');
+  for (let run = 0; run < 3; run++) {
+    const earlier = await Spool.open(spoolDir);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => earlier.append('E', `["r${run}e${i}"]`)));
+    await earlier.close();
+  }
+  const spool = await Spool.open(spoolDir);
+  const { store, loads } = timedStore(dir);
+  let replayed = 0;
+  // no timer to speak of: only the start and the backlog rule load
+  const loader = new Loader(spool, store, { replayed: () => replayed++ }, { intervalMs: 3_600_000 });
+  try {
+    await loader.start();
+    for (let i = 0; i < 100 && loads.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(replayed, 30);
+    assert.equal(fs.readFileSync(path.join(dir, 'events'), 'utf8').trim().split('\n').length, 30);
+  } finally {
+    await loader.stop();
+    await spool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
