@@ -7,7 +7,8 @@
 // A commit has a large fixed cost (sessions and rollups of the visitor-days it touches), and it shares
 // the cores with the requests that keep arriving: while they do, the loader rests after a load as long
 // as that load took (so it loads at most half the time, in bigger batches), but never so long that the
-// oldest waiting event would miss `readableWithinMs` (its wait, the rest and a load like the last).
+// oldest waiting event would miss `readableWithinMs` (its wait, the rest and a load as long as the
+// longest of the last few).
 import type { EngagementRow, EventStore, ImportResult } from '../../ports/event-store.js';
 import { eventIdentity } from '../parse/identity.js';
 import type { Spool } from './spool.js';
@@ -35,6 +36,8 @@ export interface LoaderEvents {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** loads whose durations the rest looks at */
+const RECENT_LOADS = 3;
 
 export class Loader {
   private position = 0;
@@ -43,8 +46,8 @@ export class Loader {
   private timerAt = Infinity;
   /** when the oldest record not yet taken by a load was accepted (null: none) */
   private oldestAt: number | null = null;
-  /** how long the last load took, and when it ended (the rest between loads follows them) */
-  private lastLoadMs = 0;
+  /** how long the last loads took (newest last), and when the last one ended: the rest follows them */
+  private loadMs: number[] = [];
   private lastEndAt = 0;
   private running: Promise<void> | null = null;
   private again = false;
@@ -99,9 +102,13 @@ export class Loader {
     if (!this.running && (first || this.waiting === this.triggerRecords)) this.schedule();
   }
 
-  /** How long to rest after the last load: as long as it took, less what the oldest waiting record cannot spare. */
+  /**
+   * How long to rest after the last load: as long as it took, less what the oldest waiting record
+   * cannot spare (the next load may take as long as the longest of the last few).
+   */
   private restMs(): number {
-    return Math.max(0, Math.min(this.lastLoadMs, this.readableWithinMs - 2 * this.lastLoadMs));
+    const last = this.loadMs.at(-1) ?? 0;
+    return Math.max(0, Math.min(last, this.readableWithinMs - last - Math.max(0, ...this.loadMs)));
   }
 
   /** When the next load is due (Infinity: nothing waits). */
@@ -162,7 +169,7 @@ export class Loader {
         const more = await this.loadOnce();
         if (this.position !== from) {
           this.lastEndAt = Date.now();
-          this.lastLoadMs = this.lastEndAt - started;
+          this.loadMs = [...this.loadMs.slice(-(RECENT_LOADS - 1)), this.lastEndAt - started];
         }
         this.failures = 0;
         this.retryAt = 0;
