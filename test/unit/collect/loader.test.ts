@@ -49,50 +49,44 @@ async function stream(spool: Spool, loader: Loader, ms: number): Promise<number>
   return n;
 }
 
-test('while events keep arriving, the loader rests after each load at least as long as the load took', async () => {
+/** A loader over a fresh spool and a timed store, fed records for 2.5 s, then flushed and stopped. */
+async function streamed(readableWithinMs: number): Promise<{ loads: { begin: number; end: number }[]; sent: number; stored: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
   const spool = await Spool.open(path.join(dir, 'spool'));
   const { store, loads } = timedStore(dir);
   // due at once on every record (a 1 ms timer): only the rest spaces the loads
-  const loader = new Loader(spool, store, {}, { intervalMs: 1, readableWithinMs: 60_000 });
+  const loader = new Loader(spool, store, {}, { intervalMs: 1, readableWithinMs });
   try {
     await loader.start();
     const sent = await stream(spool, loader, 2500);
     await loader.stop({ flush: true });
-    assert.ok(loads.length >= 3, `${loads.length} loads`);
-    for (let i = 1; i < loads.length - 1; i++) {
-      const took = loads[i - 1].end - loads[i - 1].begin;
-      const rest = loads[i].begin - loads[i - 1].end;
-      assert.ok(rest >= took - 5, `load ${i} started ${rest} ms after one that took ${took} ms`);
-    }
-    const stored = fs.readFileSync(path.join(dir, 'events'), 'utf8').trim().split('\n');
-    assert.equal(stored.length, sent, 'every record loaded once');
+    const stored = fs.readFileSync(path.join(dir, 'events'), 'utf8').trim().split('\n').length;
+    return { loads, sent, stored };
   } finally {
     await loader.stop();
     await spool.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('while events keep arriving, the loader rests after each load at least as long as the load took', async () => {
+  const { loads, sent, stored } = await streamed(60_000);
+  assert.ok(loads.length >= 3, `${loads.length} loads`);
+  for (let i = 1; i < loads.length - 1; i++) {
+    const took = loads[i - 1].end - loads[i - 1].begin;
+    const rest = loads[i].begin - loads[i - 1].end;
+    assert.ok(rest >= took - 5, `load ${i} started ${rest} ms after one that took ${took} ms`);
+  }
+  assert.equal(stored, sent, 'every record loaded once');
 });
 
 test('the rest gives way to readableWithinMs: with no time to spare, loads follow each other', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
-  const spool = await Spool.open(path.join(dir, 'spool'));
-  const { store, loads } = timedStore(dir);
-  const loader = new Loader(spool, store, {}, { intervalMs: 1, readableWithinMs: 2 * COMMIT_MS });
-  try {
-    await loader.start();
-    await stream(spool, loader, 2500);
-    await loader.stop({ flush: true });
-    assert.ok(loads.length >= 3, `${loads.length} loads`);
-    const rests = loads.slice(1).map((l, i) => l.begin - loads[i].end);
-    const tooks = loads.map((l) => l.end - l.begin);
-    // the loader measures more than the commit (read, release): its rest is at most 0 here
-    assert.ok(Math.min(...rests) < Math.min(...tooks), `rests ${rests.join(', ')} ms; loads took ${tooks.join(', ')} ms`);
-  } finally {
-    await loader.stop();
-    await spool.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const { loads } = await streamed(2 * COMMIT_MS);
+  assert.ok(loads.length >= 3, `${loads.length} loads`);
+  const rests = loads.slice(1).map((l, i) => l.begin - loads[i].end);
+  const tooks = loads.map((l) => l.end - l.begin);
+  // the loader measures more than the commit (read, release): its rest is at most 0 here
+  assert.ok(Math.min(...rests) < Math.min(...tooks), `rests ${rests.join(', ')} ms; loads took ${tooks.join(', ')} ms`);
 });
 
 test('records of earlier runs, one segment each, are all loaded at start, one load after another', async () => {
