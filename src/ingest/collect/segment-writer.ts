@@ -38,7 +38,7 @@ export class SegmentWriter {
   private io = 0;
   private idle: (() => void)[] = [];
   /** where the next write goes in the active segment */
-  private reserved: number;
+  private reserved = 0;
   /** bytes of the active segment acknowledged (written and synced, with everything before them) */
   private size = 0;
   private rotating = false;
@@ -55,9 +55,7 @@ export class SegmentWriter {
     private fh: fs.promises.FileHandle,
     private readonly segmentBytes: number,
     private readonly maxInFlight: number,
-  ) {
-    this.reserved = 0;
-  }
+  ) {}
 
   get activeSegment(): number {
     return this.segment;
