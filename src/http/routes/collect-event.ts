@@ -81,7 +81,9 @@ export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps &
       return reply.code(500).send(envelope('INTERNAL_ERROR', ERROR_CATALOG.INTERNAL_ERROR.message, request.id));
     });
 
-    scope.options(COLLECT_PATH, { schema: { hide: true } }, async (request, reply) => {
+    // Neither answer has a body worth compressing (a 202's `ok`, an envelope of a few hundred bytes):
+    // the compression hooks would only cost every request.
+    scope.options(COLLECT_PATH, { schema: { hide: true }, compress: false }, async (request, reply) => {
       const asked = request.headers['access-control-request-headers'];
       return reply
         .code(204)
@@ -95,6 +97,7 @@ export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps &
       COLLECT_PATH,
       {
         bodyLimit: MAX_EVENT_BYTES,
+        compress: false,
         schema: SCHEMA,
         // The handler reads the body (a string: see the parser above) and names the bad field itself.
         validatorCompiler: () => () => true,

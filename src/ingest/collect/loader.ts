@@ -1,17 +1,24 @@
-// Moves spooled events into the event store: every 2 s, or at once when 10,000 are waiting, one
-// import of what the spool holds past the loader's checkpoint, committed WITH the checkpoint
+// Moves spooled events into the event store: once the oldest waiting one is 2 s old, or at once when
+// 10,000 are waiting, one import of what the spool holds past the loader's checkpoint, committed WITH the checkpoint
 // (EventStore Checkpoint). So each record lands exactly once: a crash before the commit replays the
 // batch at the next start, a crash after it finds the checkpoint past the batch. Event ids are the
 // spool's (given at acceptance), so the store's deduplication would also hold on its own; engagement
 // is not idempotent, and the checkpoint is what keeps it from being added twice.
+// A commit has a large fixed cost (sessions and rollups of the visitor-days it touches), and it shares
+// the cores with the requests that keep arriving: while they do, the loader rests after a load as long
+// as that load took (so it loads at most half the time, in bigger batches), but never so long that the
+// oldest waiting event would miss `readableWithinMs` (its wait, the rest and a load as long as the
+// longest of the last few).
 import type { EngagementRow, EventStore, ImportResult } from '../../ports/event-store.js';
 import { eventIdentity } from '../parse/identity.js';
 import type { Spool } from './spool.js';
 import type { SpoolRecord } from './spool-format.js';
 
 export interface LoaderOptions {
-  /** how often the loader looks at the spool (default 2000 ms) */
+  /** how long the oldest waiting record waits before a load starts (default 2000 ms) */
   intervalMs?: number;
+  /** what the rest between loads keeps to: accepted records readable within this (default 4000 ms) */
+  readableWithinMs?: number;
   /** load at once when this many records are waiting (default 10,000) */
   triggerRecords?: number;
   /** records one import takes at most (default 100,000: a backlog is loaded in steps) */
@@ -29,10 +36,19 @@ export interface LoaderEvents {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** loads whose durations the rest looks at */
+const RECENT_LOADS = 3;
 
 export class Loader {
   private position = 0;
+  /** the next look at the spool (schedule()) */
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  /** when the oldest record not yet taken by a load was accepted (null: none) */
+  private oldestAt: number | null = null;
+  /** how long the last loads took (newest last), and when the last one ended: the rest follows them */
+  private loadMs: number[] = [];
+  private lastEndAt = 0;
   private running: Promise<void> | null = null;
   private again = false;
   private failures = 0;
@@ -45,6 +61,7 @@ export class Loader {
   /** records committed by this loader */
   private committed = 0;
   private readonly intervalMs: number;
+  private readonly readableWithinMs: number;
   private readonly triggerRecords: number;
   private readonly maxBatch: number;
 
@@ -55,6 +72,7 @@ export class Loader {
     private readonly opts: LoaderOptions = {},
   ) {
     this.intervalMs = opts.intervalMs ?? 2000;
+    this.readableWithinMs = opts.readableWithinMs ?? 4000;
     this.triggerRecords = opts.triggerRecords ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 100_000;
   }
@@ -67,18 +85,55 @@ export class Loader {
         const { records, next } = await this.spool.read(at, 50_000);
         for (const r of records) this.events.replayed(r);
         this.waiting += records.length;
+        if (records.length) this.oldestAt ??= Date.now();
         if (records.length === 0 || next === at) break;
         at = next;
       }
     }
-    this.timer = setInterval(() => this.kick(), this.intervalMs);
-    this.timer.unref();
-    this.kick();
+    void this.kick();
   }
 
   /** The collector calls this for each record it spooled. */
   accepted(): void {
-    if (++this.waiting >= this.triggerRecords && !this.running) void this.kick();
+    this.waiting++;
+    const first = this.oldestAt === null;
+    if (first) this.oldestAt = Date.now();
+    // (the load under way, if any, schedules the next when it ends)
+    if (!this.running && (first || this.waiting === this.triggerRecords)) this.schedule();
+  }
+
+  /**
+   * How long to rest after the last load: as long as it took, less what the oldest waiting record
+   * cannot spare (the next load may take as long as the longest of the last few).
+   */
+  private restMs(): number {
+    const last = this.loadMs.at(-1) ?? 0;
+    return Math.max(0, Math.min(last, this.readableWithinMs - last - Math.max(0, ...this.loadMs)));
+  }
+
+  /** When the next load is due (Infinity: nothing waits). */
+  private dueAt(): number {
+    if (this.oldestAt === null && this.waiting === 0) return Infinity;
+    const wanted = this.waiting >= this.triggerRecords ? 0 : (this.oldestAt ?? this.lastEndAt) + this.intervalMs;
+    return Math.max(wanted, this.lastEndAt + this.restMs(), this.retryAt);
+  }
+
+  /** Arms the timer for the next due load (or loads now). */
+  private schedule(): void {
+    if (this.stopped || this.running) return;
+    const at = this.dueAt();
+    if (at === Infinity || at >= this.timerAt) return;
+    const now = Date.now();
+    if (at <= now) return void this.kick();
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      if (this.dueAt() <= Date.now()) void this.kick();
+      else this.schedule();
+    }, at - now);
+    this.timer.unref();
   }
 
   /** Everything before this position is in the store. */
@@ -93,8 +148,12 @@ export class Loader {
       this.again = true;
       return this.running;
     }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
     this.running = this.loop().finally(() => {
       this.running = null;
+      this.schedule();
     });
     return this.running;
   }
@@ -105,7 +164,13 @@ export class Loader {
       if (Date.now() < this.retryAt) return;
       if (this.stopped) return;
       try {
+        const started = Date.now();
+        const from = this.position;
         const more = await this.loadOnce();
+        if (this.position !== from) {
+          this.lastEndAt = Date.now();
+          this.loadMs = [...this.loadMs.slice(-(RECENT_LOADS - 1)), this.lastEndAt - started];
+        }
         this.failures = 0;
         this.retryAt = 0;
         if (more) this.again = true;
@@ -122,6 +187,9 @@ export class Loader {
 
   /** One import of the waiting records; true when more were left for another. */
   private async loadOnce(): Promise<boolean> {
+    // what is accepted from now on waits for the next load (what this read takes, it takes)
+    this.oldestAt = null;
+    const durable = this.spool.durableEnd;
     const { records, next } = await this.spool.read(this.position, this.maxBatch);
     if (next === this.position) return false;
     const end = next;
@@ -156,8 +224,9 @@ export class Loader {
     this.waiting = Math.max(0, this.waiting - records.length);
     this.events.loaded?.(end, result);
     await this.spool.release(end).catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
-    // A backlog goes on at once; otherwise the next load waits for the timer or the trigger.
-    return records.length >= this.maxBatch || this.waiting >= this.triggerRecords || (this.draining && records.length > 0);
+    // A backlog (a read stops at the end of each segment, and at maxBatch) goes on at once; otherwise
+    // the next load waits for schedule().
+    return records.length >= this.maxBatch || next < durable || (this.draining && records.length > 0);
   }
 
   /**
@@ -180,8 +249,9 @@ export class Loader {
 
   /** Stops the timer and waits for the load under way; with `flush`, first loads what is waiting (once). */
   async stop(opts: { flush?: boolean } = {}): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.timerAt = Infinity;
     if (opts.flush && !this.stopped) {
       this.retryAt = 0;
       this.draining = true;
@@ -189,5 +259,7 @@ export class Loader {
     }
     this.stopped = true;
     while (this.running) await this.running.catch(() => undefined);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 }

@@ -1,8 +1,9 @@
 // The collection spool: an append-only log in a directory of its own. append() resolves once its
-// record is on disk: records that arrive while one write + fdatasync is under way wait and go
-// together in the next one (group commit), so a 202 costs a share of one fsync, not one each.
-// Segments are written full of zeros and synced before their first record (the next one while the
-// current fills up), so an fdatasync only has data to flush, never a new file size. One process
+// record is on disk: the records of one turn of the event loop go in one synced write, several such
+// writes under way at once, acknowledged in order (group commit: segment-writer.ts), so a 202 costs
+// a share of one sync, not one each. Segments are written full of zeros and synced before their first
+// record (the next one while the current fills up), so a sync only has data to flush, never a new
+// file size. One process
 // holds a spool (SPOOL.lock, a ProcessLock: released by the kernel when the process dies); each
 // open writes a new segment, and the loader reads every segment from its checkpoint on
 // (spool-format.ts positions), then deletes those it has passed. The zeros after a segment's last
@@ -14,7 +15,6 @@ import path from 'node:path';
 import {
   decodeRecords,
   encodeRecord,
-  MAX_SEGMENT,
   offsetOf,
   position,
   segmentFile,
@@ -24,6 +24,9 @@ import {
   type SpoolRecord,
 } from './spool-format.js';
 import { ProcessLock } from './process-lock.js';
+import { createSegment, SegmentWriter, syncDir, type Pending } from './segment-writer.js';
+
+export { syncDir };
 
 /** The file whose ProcessLock a spool's holder keeps. */
 export const SPOOL_LOCK = 'SPOOL.lock';
@@ -40,6 +43,8 @@ export interface SpoolOptions {
   segmentBytes?: number;
   /** bytes read from a segment at a time (default 8 MiB) */
   readBytes?: number;
+  /** synced writes under way at once (default 2: more wake more threads on a busy machine for no gain) */
+  writesInFlight?: number;
 }
 
 export interface OpenSpoolOptions extends SpoolOptions {
@@ -49,36 +54,20 @@ export interface OpenSpoolOptions extends SpoolOptions {
   readOnly?: boolean;
 }
 
-/** A record waiting to be written (null line: a barrier), and who waits for it. */
-interface Pending {
-  line: string | null;
-  resolve(end: number): void;
-  reject(err: unknown): void;
-}
-
 const DEFAULT_SEGMENT_BYTES = 32 << 20;
 const DEFAULT_READ_BYTES = 8 << 20;
+const DEFAULT_WRITES_IN_FLIGHT = 2;
 
 /** Spools opened by this process: a second open of the same directory would take over its lock. */
 const openHere = new Set<string>();
 
 export class Spool {
-  /** the records waiting for the next write */
-  private queue: Pending[] = [];
-  private flushing: Promise<void> | null = null;
-  /** the active segment; of a read-only spool, the number after its last one (no file) */
-  private segment: number;
-  private fh: fs.promises.FileHandle | null;
-  /** bytes of the active segment on disk (written and synced) */
-  private size = 0;
-  private failed: unknown = null;
+  /** the appends; null: a read-only spool */
+  private readonly writer: SegmentWriter | null;
+  /** of a read-only spool: the number after its last segment (no file) */
+  private readonly endSegment: number;
   private closed = false;
-  /** the next segment, made ahead of time once the active one is half full */
-  private nextSegment: Promise<fs.promises.FileHandle> | null = null;
-  private readonly segmentBytes: number;
   private readonly readBytes: number;
-  /** writes (each one fdatasync) and the records they carried: records / writes is the group-commit factor */
-  readonly stats = { writes: 0, records: 0 };
 
   private constructor(
     readonly dir: string,
@@ -89,10 +78,25 @@ export class Spool {
     private readonly lock: ProcessLock,
     opts: SpoolOptions,
   ) {
-    this.segment = segment;
-    this.fh = fh;
-    this.segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.endSegment = segment;
+    this.writer =
+      fh === null ? null : new SegmentWriter(dir, segment, fh, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES, opts.writesInFlight ?? DEFAULT_WRITES_IN_FLIGHT);
     this.readBytes = opts.readBytes ?? DEFAULT_READ_BYTES;
+  }
+
+  /** writes (each one sync) and the records they carried: records / writes is the group-commit factor */
+  get stats(): { writes: number; records: number } {
+    return this.writer?.stats ?? { writes: 0, records: 0 };
+  }
+
+  /** the active segment (of a read-only spool, the number after its last one) */
+  private get segment(): number {
+    return this.writer?.activeSegment ?? this.endSegment;
+  }
+
+  /** bytes of the active segment acknowledged */
+  private get size(): number {
+    return this.writer?.durableSize ?? 0;
   }
 
   static async open(dir: string, opts: OpenSpoolOptions = {}): Promise<Spool> {
@@ -150,80 +154,8 @@ export class Spool {
 
   private enqueue(p: Pending): void {
     if (this.closed) return p.reject(new Error('the collection spool is closed'));
-    if (this.fh === null) return p.reject(new Error('a spool taken over from another process is read-only'));
-    if (this.failed) return p.reject(this.failed);
-    this.queue.push(p);
-    this.flushing ??= this.flushLoop();
-  }
-
-  private async flushLoop(): Promise<void> {
-    try {
-      while (this.queue.length) {
-        const batch = this.queue;
-        this.queue = [];
-        let ends: number[];
-        try {
-          ends = await this.write(batch);
-        } catch (err) {
-          // A failed write may have left part of the batch in the file: nothing is appended after it
-          // (the loader would stop at the torn record), and every later append fails fast.
-          this.failed = err;
-          for (const p of [...batch, ...this.queue]) p.reject(err);
-          this.queue = [];
-          return;
-        }
-        for (let i = 0; i < batch.length; i++) batch[i].resolve(ends[i]);
-      }
-    } finally {
-      this.flushing = null;
-    }
-  }
-
-  /** Writes and syncs the batch's records; the position past each (a barrier: past the batch). */
-  private async write(batch: Pending[]): Promise<number[]> {
-    let text = '';
-    for (const p of batch) if (p.line !== null) text += p.line;
-    const buf = Buffer.from(text, 'utf8');
-    if (buf.length === 0) return batch.map(() => this.durableEnd);
-    if (this.size > 0 && this.size + buf.length > this.segmentBytes) await this.rotate();
-    if (this.nextSegment === null && this.size + buf.length > this.segmentBytes / 2) this.prepareNext();
-    const fh = this.fh!;
-    let done = 0;
-    while (done < buf.length) {
-      const { bytesWritten } = await fh.write(buf, done, buf.length - done, this.size + done);
-      done += bytesWritten;
-    }
-    await fh.datasync();
-    this.stats.writes++;
-    const ends: number[] = [];
-    let at = this.size;
-    for (const p of batch) {
-      if (p.line !== null) {
-        at += Buffer.byteLength(p.line, 'utf8');
-        this.stats.records++;
-      }
-      ends.push(position(this.segment, p.line !== null ? at : this.size + buf.length));
-    }
-    this.size += buf.length;
-    return ends;
-  }
-
-  private prepareNext(): void {
-    if (this.segment >= MAX_SEGMENT) return;
-    this.nextSegment = createSegment(this.dir, this.segment + 1, this.segmentBytes);
-    this.nextSegment.catch(() => undefined); // rotate() reports it
-  }
-
-  private async rotate(): Promise<void> {
-    if (this.segment >= MAX_SEGMENT) throw new Error('the collection spool ran out of segment numbers');
-    if (this.nextSegment === null) this.prepareNext();
-    const pending = this.nextSegment!;
-    this.nextSegment = null;
-    const next = await pending;
-    await this.fh!.close();
-    this.fh = next;
-    this.segment += 1;
-    this.size = 0;
+    if (this.writer === null) return p.reject(new Error('a spool taken over from another process is read-only'));
+    this.writer.enqueue(p);
   }
 
   /**
@@ -275,16 +207,13 @@ export class Spool {
     for (const s of await listSegments(this.dir)) if (s < upTo) await fs.promises.rm(path.join(this.dir, segmentFile(s)), { force: true });
   }
 
-  /** Waits for the write under way, then closes; later appends fail. */
+  /** Waits for the writes under way, then closes; later appends fail. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.flushing) await this.flushing;
-    await this.fh?.close().catch(() => undefined);
-    if (this.nextSegment) {
-      // made ahead and never used: all zeros
-      await (await this.nextSegment.catch(() => null))?.close();
-      await fs.promises.rm(path.join(this.dir, segmentFile(this.segment + 1)), { force: true });
+    if (this.writer) {
+      await this.writer.drained();
+      await this.writer.close();
     }
     this.lock.release();
     openHere.delete(this.dir);
@@ -296,7 +225,7 @@ export class Spool {
    * half deleted: a process that takes it afterwards finds no spool at its name.
    */
   async remove(): Promise<void> {
-    if (this.fh !== null) throw new Error('only a spool taken over read-only is removed');
+    if (this.writer !== null) throw new Error('only a spool taken over read-only is removed');
     const gone = path.join(path.dirname(this.dir), `${REMOVED_PREFIX}${path.basename(this.dir)}`);
     try {
       await fs.promises.rename(this.dir, gone);
@@ -317,33 +246,6 @@ async function listSegments(dir: string): Promise<number[]> {
     if (n !== null) out.push(n);
   }
   return out.sort((a, b) => a - b);
-}
-
-/** A segment of `bytes` zeros, and its directory entry, durable before any record in it is acknowledged. */
-async function createSegment(dir: string, segment: number, bytes: number): Promise<fs.promises.FileHandle> {
-  const file = path.join(dir, segmentFile(segment));
-  const fh = await fs.promises.open(file, 'wx');
-  try {
-    const zeros = Buffer.alloc(Math.min(bytes, 1 << 20));
-    for (let at = 0; at < bytes; at += zeros.length) await fh.write(zeros, 0, Math.min(zeros.length, bytes - at), at);
-    await fh.sync();
-    await syncDir(dir);
-    return fh;
-  } catch (err) {
-    await fh.close().catch(() => undefined);
-    await fs.promises.rm(file, { force: true });
-    throw err;
-  }
-}
-
-/** Makes a directory's entries (files made, renamed, removed) durable. */
-export async function syncDir(dir: string): Promise<void> {
-  const d = await fs.promises.open(dir, 'r');
-  try {
-    await d.sync();
-  } finally {
-    await d.close();
-  }
 }
 
 async function fileSize(file: string): Promise<number | null> {

@@ -123,6 +123,78 @@ test('a record torn by a crash (never acknowledged) ends its segment; reading go
   }
 });
 
+/**
+ * Holds back (or fails) chosen writes of every FileHandle of this process: `plan(n)` says what the
+ * n-th write (1-based) does. Restored by the returned function.
+ */
+async function interceptWrites(dir: string, plan: (n: number) => 'hold' | 'fail' | 'go'): Promise<{ release(): void; writes(): number; restore(): void }> {
+  const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
+  const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+  await probe.close();
+  const original = proto.write;
+  const held: (() => void)[] = [];
+  let n = 0;
+  proto.write = function (this: unknown, ...args: unknown[]) {
+    const what = plan(++n);
+    if (what === 'fail') return Promise.reject(Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }));
+    if (what === 'hold') return new Promise<void>((r) => held.push(r)).then(() => original.apply(this, args));
+    return original.apply(this, args);
+  };
+  return { release: () => held.splice(0).forEach((r) => r()), writes: () => n, restore: () => void (proto.write = original) };
+}
+
+const nextTurn = () => new Promise((r) => setTimeout(r, 20));
+
+test('groups written side by side are acknowledged in order: a group whose write is done waits for every earlier one', async () => {
+  const dir = tmp();
+  const spool = await Spool.open(dir, { writesInFlight: 2 });
+  const io = await interceptWrites(dir, (n) => (n === 1 ? 'hold' : 'go'));
+  try {
+    const acked: string[] = [];
+    const a = spool.append('E', '"a"').then(() => acked.push('a'));
+    await nextTurn();
+    const b = spool.append('E', '"b"').then(() => acked.push('b'));
+    await nextTurn();
+    assert.equal(io.writes(), 2, 'the second group did not wait for the first to start its write');
+    assert.deepEqual(acked, [], 'b is on disk, but not acknowledged before a');
+    io.release();
+    await Promise.all([a, b]);
+    assert.deepEqual(acked, ['a', 'b']);
+    assert.deepEqual((await readAll(spool, await spool.firstPosition())).payloads, ['E"a"', 'E"b"']);
+  } finally {
+    io.restore();
+    await spool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a failed write fails its group and every later one, written or not; earlier groups are still acknowledged', async () => {
+  const dir = tmp();
+  const spool = await Spool.open(dir, { writesInFlight: 3 });
+  const io = await interceptWrites(dir, (n) => (n === 1 ? 'hold' : n === 2 ? 'fail' : 'go'));
+  try {
+    const a = spool.append('E', '"a"');
+    await nextTurn();
+    const b = spool.append('E', '"b"');
+    b.catch(() => undefined); // asserted below
+    await nextTurn();
+    const c = spool.append('E', '"c"'); // written after the gap b left: never acknowledged
+    c.catch(() => undefined);
+    await nextTurn();
+    await assert.rejects(b, /EIO/);
+    await assert.rejects(c, /EIO/);
+    await assert.rejects(spool.append('E', '"d"'), /EIO/, 'later appends fail fast');
+    io.release();
+    const end = await a;
+    assert.equal(end, spool.durableEnd);
+    assert.deepEqual((await readAll(spool, await spool.firstPosition())).payloads, ['E"a"']);
+  } finally {
+    io.restore();
+    await spool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a checksum tells a damaged record from a whole one', () => {
   const good = encodeRecord('G', '{"a":1}');
   assert.equal(decodeRecords(good + good, position(1, 0)).records.length, 2);

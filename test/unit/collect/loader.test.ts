@@ -1,0 +1,115 @@
+// The loader's pace while events keep arriving: it rests after a load as long as that load took, so
+// that commits (a large fixed cost each) leave the cores to the requests half the time, unless the
+// rest would make the oldest waiting event miss readableWithinMs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EventStore } from '../../../src/ports/event-store.js';
+import { Loader } from '../../../src/ingest/collect/loader.js';
+import { Spool } from '../../../src/ingest/collect/spool.js';
+import { fileStore } from './fixtures/file-store.js';
+
+const COMMIT_MS = 250;
+
+/** fileStore, noting when each import began and when its commit ended. */
+function timedStore(dir: string): { store: Pick<EventStore, 'beginImport' | 'checkpoint'>; loads: { begin: number; end: number }[] } {
+  const inner = fileStore(dir, COMMIT_MS);
+  const loads: { begin: number; end: number }[] = [];
+  return {
+    loads,
+    store: {
+      checkpoint: (source) => inner.checkpoint(source),
+      async beginImport(opts) {
+        const load = { begin: Date.now(), end: 0 };
+        const session = await inner.beginImport(opts);
+        const commit = session.commit.bind(session);
+        session.commit = async () => {
+          const r = await commit();
+          load.end = Date.now();
+          loads.push(load);
+          return r;
+        };
+        return session;
+      },
+    },
+  };
+}
+
+/** Appends a record every few ms for `ms`, telling the loader of each. */
+async function stream(spool: Spool, loader: Loader, ms: number): Promise<number> {
+  const until = Date.now() + ms;
+  let n = 0;
+  while (Date.now() < until) {
+    await spool.append('E', `["e${n++}"]`);
+    loader.accepted();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return n;
+}
+
+/** A loader over a fresh spool and a timed store, fed records for 2.5 s, then flushed and stopped. */
+async function streamed(readableWithinMs: number): Promise<{ loads: { begin: number; end: number }[]; sent: number; stored: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
+  const spool = await Spool.open(path.join(dir, 'spool'));
+  const { store, loads } = timedStore(dir);
+  // due at once on every record (a 1 ms timer): only the rest spaces the loads
+  const loader = new Loader(spool, store, {}, { intervalMs: 1, readableWithinMs });
+  try {
+    await loader.start();
+    const sent = await stream(spool, loader, 2500);
+    await loader.stop({ flush: true });
+    const stored = fs.readFileSync(path.join(dir, 'events'), 'utf8').trim().split('\n').length;
+    return { loads, sent, stored };
+  } finally {
+    await loader.stop();
+    await spool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('while events keep arriving, the loader rests after each load at least as long as the load took', async () => {
+  const { loads, sent, stored } = await streamed(60_000);
+  assert.ok(loads.length >= 3, `${loads.length} loads`);
+  for (let i = 1; i < loads.length - 1; i++) {
+    const took = loads[i - 1].end - loads[i - 1].begin;
+    const rest = loads[i].begin - loads[i - 1].end;
+    assert.ok(rest >= took - 5, `load ${i} started ${rest} ms after one that took ${took} ms`);
+  }
+  assert.equal(stored, sent, 'every record loaded once');
+});
+
+test('the rest gives way to readableWithinMs: with no time to spare, loads follow each other', async () => {
+  const { loads } = await streamed(2 * COMMIT_MS);
+  assert.ok(loads.length >= 3, `${loads.length} loads`);
+  const rests = loads.slice(1).map((l, i) => l.begin - loads[i].end);
+  const tooks = loads.map((l) => l.end - l.begin);
+  // the loader measures more than the commit (read, release): its rest is at most 0 here
+  assert.ok(Math.min(...rests) < Math.min(...tooks), `rests ${rests.join(', ')} ms; loads took ${tooks.join(', ')} ms`);
+});
+
+test('records of earlier runs, one segment each, are all loaded at start, one load after another', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
+  const spoolDir = path.join(dir, 'spool');
+  for (let run = 0; run < 3; run++) {
+    const earlier = await Spool.open(spoolDir);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => earlier.append('E', `["r${run}e${i}"]`)));
+    await earlier.close();
+  }
+  const spool = await Spool.open(spoolDir);
+  const { store, loads } = timedStore(dir);
+  let replayed = 0;
+  // no timer to speak of: only the start and the backlog rule load
+  const loader = new Loader(spool, store, { replayed: () => replayed++ }, { intervalMs: 3_600_000 });
+  try {
+    await loader.start();
+    for (let i = 0; i < 100 && loads.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(replayed, 30);
+    assert.equal(fs.readFileSync(path.join(dir, 'events'), 'utf8').trim().split('\n').length, 30);
+  } finally {
+    await loader.stop();
+    await spool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
