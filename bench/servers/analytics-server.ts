@@ -38,32 +38,36 @@ for (const p of paths) {
 
 process.stdout.write(JSON.stringify({ footfall: server.address, token: secret, bare }) + '\n');
 
-// `stages N`: N requests of the first path one after another, timed stage by stage (../stage-timing.ts);
-// answers the median ms of each stage, of the request in the server (from its 'request' event to the
-// answer handed to the socket) and "rest": that time less its stages (routing, validation, the pipeline's
-// own work, serialization, the write). The timers go in on the first such command, so the load runs
-// before it pay nothing for them.
+// `stages start`, then requests one after another from the bench (so that no client shares this event
+// loop), then `stages stop`: each request timed stage by stage (../stage-timing.ts) from its 'request'
+// event to its answer handed to the socket; answers the median ms of each stage, of the request in the
+// server and of "rest", its time less its stages (routing, validation, the pipeline's own work, the
+// cache, serialization, the write). The timers go in on the first start, so the load runs before it pay
+// nothing for them.
 let timer: StageClock | undefined;
-let served = 0;
+let recording: Record<string, number[]> | null = null;
 const stages = async (arg: string) => {
-  if (!timer) {
-    timer = new StageClock();
-    timer.instrumentInPlace(server.container);
-    server.app.server.prependListener('request', (_req, res) => {
-      const t = performance.now();
-      res.once('finish', () => (served = performance.now() - t));
-    });
+  if (arg === 'start') {
+    if (!timer) {
+      const clock = (timer = new StageClock());
+      clock.instrumentInPlace(server.container);
+      server.app.server.prependListener('request', (_req, res) => {
+        const t = performance.now();
+        clock.take();
+        res.once('finish', () => {
+          const served = performance.now() - t;
+          const spent = clock.take();
+          if (!recording) return;
+          const rest = served - STAGES.reduce((a, s) => a + spent[s], 0);
+          for (const [k, v] of Object.entries({ ...spent, rest, server: served })) (recording[k] ??= []).push(v);
+        });
+      });
+    }
+    recording = {};
+    return { recording: true };
   }
-  const n = Number(arg) || 200;
-  const per: Record<string, number[]> = {};
-  for (let i = 0; i < n; i++) {
-    timer.take();
-    const res = await fetch(`${server.address}${paths[0]}`, { headers: { authorization: `Bearer ${secret}` } });
-    await res.arrayBuffer();
-    const spent = timer.take();
-    const rest = served - STAGES.reduce((a, s) => a + spent[s], 0);
-    for (const [k, v] of Object.entries({ ...spent, rest, server: served })) (per[k] ??= []).push(v);
-  }
+  const per = recording ?? {};
+  recording = null;
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
   return Object.fromEntries(Object.entries(per).map(([k, xs]) => [k, +median(xs).toFixed(3)]));
 };
