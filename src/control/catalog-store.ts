@@ -26,6 +26,7 @@ import { siteIdByProvenDomain } from './site-routing.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
 import { kyselyRunner, queryTemplate, type RunQuery } from './query-template.js';
+import { admissionReads, type AdmissionReads } from './admission-reads.js';
 import { insertWorkspace, planHistory } from './workspace-plans.js';
 import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable } from './schema.js';
 import {
@@ -64,45 +65,16 @@ export class KyselyCatalogStore implements CatalogStore {
     this.random = opts.random ?? randomBytes;
     this.onClose = opts.onClose ?? (async () => {});
     this.run = opts.runner ? opts.runner(kyselyRunner(db)) : kyselyRunner(db);
+    this.admission = admissionReads(db, this.run);
     this.manage = { db, now: () => this.clock.now(), random: this.random, getSite: (id) => this.getSite(id) };
   }
 
   private readonly run: RunQuery;
+  private readonly admission: AdmissionReads;
 
   // The lookups every authenticated request makes, compiled once (query-template.ts).
   private readonly q = {
     token: queryTemplate(1, (secretHash: string) => this.db.selectFrom('tokens').selectAll().where('secret_hash', '=', secretHash)),
-    // a token and its workspace in one statement: the one control-plane read authentication makes
-    tokenWithWorkspace: queryTemplate(1, (secretHash: string) =>
-      this.db
-        .selectFrom('tokens')
-        .innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id')
-        .selectAll('tokens')
-        .select(WORKSPACE_COLUMNS)
-        .where('tokens.secret_hash', '=', secretHash),
-    ),
-    // ... and the site the request names, when it is one of that workspace's (one row per hostname)
-    tokenWithWorkspaceAndSite: queryTemplate(2, (secretHash: string, siteId: string) =>
-      this.db
-        .selectFrom('tokens')
-        .innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id')
-        .leftJoin('sites', (join) => join.onRef('sites.workspace_id', '=', 'tokens.workspace_id').on('sites.id', '=', siteId))
-        .leftJoin('site_hostnames', 'site_hostnames.site_id', 'sites.id')
-        .selectAll('tokens')
-        .select(WORKSPACE_COLUMNS)
-        .select([
-          'sites.id as site_id',
-          'sites.name as site_name',
-          'sites.status as site_status',
-          'sites.collection_profile as site_collection_profile',
-          'sites.profile_effective_at as site_profile_effective_at',
-          'sites.created_at as site_created_at',
-          'sites.domain_scope as site_domain_scope',
-          'site_hostnames.hostname',
-        ])
-        .where('tokens.secret_hash', '=', secretHash)
-        .orderBy('site_hostnames.ordinal'),
-    ),
     tokenById: queryTemplate(1, (id: string) => this.db.selectFrom('tokens').selectAll().where('id', '=', id)),
     workspace: queryTemplate(1, (id: string) => this.db.selectFrom('workspaces').selectAll().where('id', '=', id)),
     // One row per hostname (none: one row with a null hostname).
@@ -409,32 +381,7 @@ export class KyselyCatalogStore implements CatalogStore {
   async findTokenWithWorkspace(secretHash: string): Promise<{ token: Token; workspace: Workspace } | null>;
   async findTokenWithWorkspace(secretHash: string, siteId: string): Promise<{ token: Token; workspace: Workspace; site: Site | null } | null>;
   async findTokenWithWorkspace(secretHash: string, siteId?: string): Promise<{ token: Token; workspace: Workspace; site?: Site | null } | null> {
-    if (siteId === undefined) {
-      const row = (await this.run(this.q.tokenWithWorkspace(secretHash))).rows[0];
-      return row ? { token: toToken(row), workspace: workspaceOf(row) } : null;
-    }
-    const { rows } = await this.run(this.q.tokenWithWorkspaceAndSite(secretHash, siteId));
-    if (rows.length === 0) return null;
-    const first = rows[0];
-    let site: Site | null = null;
-    if (first.site_id !== null) {
-      const hostnames: string[] = [];
-      for (const r of rows) if (r.hostname !== null) hostnames.push(r.hostname);
-      site = toSite(
-        {
-          id: first.site_id,
-          workspace_id: first.workspace_id,
-          name: first.site_name!,
-          status: first.site_status!,
-          collection_profile: first.site_collection_profile!,
-          profile_effective_at: first.site_profile_effective_at,
-          created_at: first.site_created_at!,
-          domain_scope: first.site_domain_scope,
-        },
-        hostnames,
-      );
-    }
-    return { token: toToken(first), workspace: workspaceOf(first), site };
+    return siteId === undefined ? this.admission.token(secretHash) : this.admission.tokenAndSite(secretHash, siteId);
   }
 
   /** Revoking twice keeps the first revocation time and still answers true. */
@@ -466,9 +413,3 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 }
 
-/** The workspace columns a token lookup reads beside the token's, and their reading (ws_*). */
-const WORKSPACE_COLUMNS = ['workspaces.name as ws_name', 'workspaces.plan as ws_plan', 'workspaces.api_policy as ws_api_policy', 'workspaces.created_at as ws_created_at'] as const;
-
-function workspaceOf(row: { workspace_id: string; ws_name: string; ws_plan: string; ws_api_policy: string; ws_created_at: string }): Workspace {
-  return toWorkspace({ id: row.workspace_id, name: row.ws_name, plan: row.ws_plan, api_policy: row.ws_api_policy, created_at: row.ws_created_at });
-}
