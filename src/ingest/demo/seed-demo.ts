@@ -184,11 +184,13 @@ export function importDemoTraffic(opts: {
   onProgress?: (p: { lines: number }) => void;
   /** lines per chunk handed on (smaller: the event loop of a serving process gets more turns) */
   chunkSize?: number;
+  /** aborted: the import stops at the next chunk and stores nothing (it rejects with the signal's reason) */
+  signal?: AbortSignal;
 }): Promise<ImportSummary> {
   const t = opts.traffic;
   const from = Math.max(t.startDayMs, opts.days?.fromDayMs ?? t.startDayMs);
   const to = Math.min(t.startDayMs + (t.days - 1) * DAY_MS, opts.days?.toDayMs ?? Number.POSITIVE_INFINITY);
-  return importLines(demoLines(t, from, to), {
+  return importLines(untilAborted(demoLines(t, from, to), opts.signal), {
     format: { kind: 'events' },
     catalog: opts.catalog,
     sink: opts.sink,
@@ -211,6 +213,13 @@ export async function seedDemo(opts: {
   const seeded = await seedDemoCatalog(opts);
   const summary = await importDemoTraffic({ catalog: opts.catalog, sink: opts.sink, traffic: seeded.traffic, onProgress: opts.onProgress });
   return { ...seeded.result, import: summary };
+}
+
+async function* untilAborted<T>(lines: AsyncGenerator<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+  for await (const chunk of lines) {
+    signal?.throwIfAborted();
+    yield chunk;
+  }
 }
 
 async function* demoLines(t: DemoTraffic, fromDayMs: number, toDayMs: number): AsyncGenerator<string[]> {
