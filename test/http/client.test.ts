@@ -28,7 +28,7 @@ let control: { close(): Promise<void> };
 let dataDir: string;
 let siteId: string;
 let ws: Workspace;
-/** one failure of catalog.getSite to come, for the 500 case */
+/** failures to come of the control plane's read of the request's site (with the token, or alone), for the 500 case */
 let failGetSite = 0;
 /** refusals the rate limiter gives before it lets hits through again, for the 429 case */
 let refuse = 0;
@@ -37,14 +37,24 @@ before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-client-'));
   const cp = await openSqliteControlPlane(path.join(dataDir, 'control.sqlite'));
   control = cp;
+  const hiccup = () => {
+    if (failGetSite > 0) {
+      failGetSite--;
+      throw new Error('control plane hiccup');
+    }
+  };
   const catalog: CatalogStore = Object.create(cp.catalog, {
     getSite: {
       value: async (id: string) => {
-        if (failGetSite > 0) {
-          failGetSite--;
-          throw new Error('control plane hiccup');
-        }
+        hiccup();
         return cp.catalog.getSite(id);
+      },
+    },
+    findTokenWithWorkspace: {
+      value: async (secretHash: string, siteId?: string) => {
+        if (siteId === undefined) return cp.catalog.findTokenWithWorkspace(secretHash);
+        hiccup();
+        return cp.catalog.findTokenWithWorkspace(secretHash, siteId);
       },
     },
   });
