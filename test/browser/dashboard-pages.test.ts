@@ -92,7 +92,12 @@ test('the signed-in dashboard reads /app/api/v1 and the management API only (the
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const reads: string[] = [];
   const { page, context } = await w.open('about:blank');
-  page.on('request', (r) => reads.push(new URL(r.url()).pathname));
+  // a batch (GET /app/api/reads) carries the page's reads as its r parameters: each counts as the read it names
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    reads.push(url.pathname);
+    if (url.pathname === '/app/api/reads') reads.push(...url.searchParams.getAll('r').map((read) => `/app/api${read.split('?')[0]}`));
+  });
   await page.goto(w.siteUrl(w.sites.extended, { compare: 'prev_period' }), { waitUntil: 'load' });
   await settled(page);
   await assertMatchesV1(w, page, w.sites.extended, { compare: 'prev_period' });
@@ -102,6 +107,7 @@ test('the signed-in dashboard reads /app/api/v1 and the management API only (the
   assert.equal(await page.getAttribute('.live', 'data-visitors'), '0');
   const api = reads.filter((p) => p.startsWith('/app/api/') || p.startsWith('/v1/'));
   assert.ok(api.includes('/app/api/v1/metrics/timeseries'), api.join(' '));
+  assert.ok(api.includes('/app/api/reads'), `the reads leave together: ${api.join(' ')}`);
   assert.deepEqual(api.filter((p) => p.startsWith('/v1/')), [], 'nothing of /v1 itself');
   assert.ok(['/app/api/session', `/app/api/sites/${w.sites.extended}`, `/app/api/sites/${w.sites.extended}/live`].every((p) => api.includes(p)), api.join(' '));
   await context.close();

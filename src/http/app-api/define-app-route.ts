@@ -3,6 +3,7 @@
 // -> rate limit per session (429) -> workspace, site, tenant, goal or token and the role (404, 403)
 // -> query and body (422, naming the field) -> the use-case (404, 409, 422) -> the answer.
 // The role is checked before the body, as the read API checks scope before parameters.
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
@@ -60,10 +61,13 @@ export interface AppRouteDefinition<P extends TObject = TObject, Q extends TObje
   query?: Q;
   body?: B;
   status: 200 | 201 | 202 | 204;
+  /** the response's media type when it is not one JSON document (the handler then answers a stream); `response` describes one of its lines */
+  produces?: string;
   response?: R;
   /** error statuses this route answers beyond those of every route of its kind */
   errors?: readonly number[];
-  handler(ctx: AppRouteContext<Static<P>, Static<Q>, Static<B>, K>): Promise<Static<R> | void>;
+  /** the answer: a JSON value, or the stream of a route that `produces` another media type */
+  handler(ctx: AppRouteContext<Static<P>, Static<Q>, Static<B>, K>): Promise<Static<R> | void | Readable>;
 }
 
 /**
@@ -102,6 +106,7 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
   def: AppRouteDefinition<P, Q, B, R, K>,
 ): void {
   const origin = new URL(deps.config.publicUrl).origin;
+  const repeated = arrayParameters(def.query);
   scope.route({
     method: def.method,
     url: def.url,
@@ -132,7 +137,7 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
     },
     handler: async (request: WithState, reply: FastifyReply) => {
       const state = request[STATE]!;
-      const query = def.query ? checkInput(def.query, request.query ?? {}, 'query parameter') : {};
+      const query = def.query ? checkInput(def.query, repeatedAsArrays(request.query, repeated), 'query parameter') : {};
       const body = def.body ? checkInput(def.body, request.body ?? {}, 'field') : {};
       const result = await def.handler({
         deps,
@@ -147,9 +152,24 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
       });
       reply.code(def.status);
       if (def.status === 204) return reply.send();
+      if (def.produces) return reply.type(def.produces).send(result);
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(result ?? {}));
     },
   });
+}
+
+/** The query parameters a route takes as a list: a list given once arrives as one string. */
+function arrayParameters(query: TObject | undefined): string[] {
+  return Object.entries(query?.properties ?? {})
+    .filter(([, schema]) => (schema as TSchema).type === 'array')
+    .map(([name]) => name);
+}
+
+function repeatedAsArrays(query: unknown, names: readonly string[]): unknown {
+  if (names.length === 0 || typeof query !== 'object' || query === null) return query ?? {};
+  const q = { ...(query as Record<string, unknown>) };
+  for (const name of names) if (typeof q[name] === 'string') q[name] = [q[name]];
+  return q;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {

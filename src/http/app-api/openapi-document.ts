@@ -71,7 +71,7 @@ function operation(def: AppRoute): Json {
   for (const [name, schema] of Object.entries<Json>(query?.properties ?? {}))
     params.push({ name, in: 'query', required: (query!.required ?? []).includes(name), description: schema.description, schema: { ...schema, description: undefined } });
   const ok: Json = { description: def.response ? (json(def.response).description ?? def.summary) : def.summary, headers: { 'X-Request-Id': REQUEST_ID } };
-  if (def.response) ok.content = { 'application/json': { schema: json(def.response) } };
+  if (def.response) ok.content = { [def.produces ?? 'application/json']: { schema: json(def.response) } };
   const responses: Json = { [def.status]: ok };
   for (const status of errorStatuses(def)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
   return JSON.parse(

@@ -241,6 +241,16 @@ export const LiveVisitorsSchema = Type.Object(
   { title: 'LiveVisitors' },
 );
 
+export const ReadBatchLineSchema = Type.Object(
+  {
+    i: Type.Integer({ minimum: 0, description: 'The position in `r` of the read this line answers' }),
+    status: Type.Integer({ description: 'The status the read, sent on its own, would have' }),
+    retry_after: Type.Optional(Type.String({ description: "The read's Retry-After (status 429): seconds to wait before asking for it again" })),
+    body: Type.Unknown({ description: "What the read, sent on its own, would answer: its JSON, or the read API's error envelope" }),
+  },
+  { title: 'ReadBatchLine', description: 'One line of the stream: one read\'s answer, sent as soon as it is ready' },
+);
+
 export const ManageErrorEnvelope = Type.Object(
   {
     error: Type.Object({

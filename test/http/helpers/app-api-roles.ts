@@ -100,6 +100,8 @@ export const ROLE_TABLE: Record<string, Entry> = {
   } },
   'GET /sites/:site_id': { expect: ANY_READ, setup: async (w) => ({ params: { site_id: await site(w) } }) },
   'GET /sites/:site_id/live': { expect: ANY_READ, setup: async (w) => ({ params: { site_id: await site(w) } }) },
+  // the batch answers 200 to anyone signed in: each of its reads answers on its own line as it would alone (app-api-read-batch.test.ts)
+  'GET /reads': { expect: SIGNED_IN, setup: async (w) => ({ query: `?r=${encodeURIComponent(`/v1/tenants?site_id=${await site(w)}`)}` }) },
   'GET /workspaces/:workspace_id/tenants': { expect: ANY_READ },
   'POST /workspaces/:workspace_id/tenants': { expect: ADMIN_CREATE, setup: async (w) => ({ body: { site_id: await site(w), slug: 'north', name: 'North' } }) },
   'PATCH /tenants/:tenant_id': { expect: ADMIN_CHANGE, setup: async (w) => {

@@ -89,8 +89,11 @@ function checkerOf(h: Harness) {
           assert.equal(r.body, '', `${method} ${url} ${r.statusCode}: no body documented`);
           return;
         }
-        const validate = validator(`#${pointer}/content/application~1json/schema`);
-        assert.ok(validate(r.json()), `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`);
+        const media = Object.keys(response.content)[0];
+        const validate = validator(`#${pointer}/content/${media.replace(/\//g, '~1')}/schema`);
+        // NDJSON: the schema is a line's
+        const values = media === 'application/x-ndjson' ? r.body.split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [r.json()];
+        for (const value of values) assert.ok(validate(value), `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`);
         if (r.statusCode >= 400) assert.equal(r.json().error.request_id, r.headers['x-request-id']);
       };
     })();

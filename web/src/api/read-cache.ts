@@ -2,7 +2,9 @@
 // series share one answer, and back/forward redraws a view already seen without asking again. A failure
 // that may pass (no connection, 429, 5xx) is not kept. refreshReads() forgets every answer and asks
 // again (the first event of a new site arrived): the read keys carry an epoch that it moves on.
+// Reads asked for in the same turn leave together as one request when the reader can (read-batch.ts).
 import { signal } from '@preact/signals';
+import { batchedRead } from './read-batch.js';
 import { queryString, read, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
 import type { Reader } from './reader.js';
 
@@ -24,7 +26,7 @@ export function cachedRead<P extends ReadPath>(reader: Reader, path: P, query: R
   const key = `${reader.base}|${readKey(path, query)}`;
   const hit = cache.get(key);
   if (hit) return hit as Promise<Result<ReadBody<P>>>;
-  const pending = read(reader, path, query).then((result) => {
+  const pending = (reader.batch ? batchedRead : read)(reader, path, query).then((result) => {
     if (!result.ok && (result.error.status === 0 || result.error.status === 429 || result.error.status >= 500)) cache.delete(key);
     return result;
   });

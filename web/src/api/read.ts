@@ -36,16 +36,23 @@ export function queryString(query: object): string {
 /** The failure a non-200 answer carries: its envelope when it has one. */
 export async function failureOf(res: Response): Promise<Failure> {
   const text = await res.text().catch(() => '');
+  let body: unknown;
   try {
-    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
-    if (body.error && typeof body.error.code === 'string' && typeof body.error.message === 'string') {
-      const details = typeof body.error.details === 'object' && body.error.details !== null ? (body.error.details as Record<string, unknown>) : undefined;
-      return { status: res.status, code: body.error.code, message: body.error.message, ...(details ? { details } : {}) };
-    }
+    body = JSON.parse(text);
   } catch {
     // not JSON: a proxy's page, say
   }
-  return { status: res.status, code: `HTTP_${res.status}`, message: `The server answered ${res.status} without an explanation; try again in a moment.` };
+  return failureFromBody(res.status, body);
+}
+
+/** The failure of a status and its parsed body: the envelope's code and message, or words for a status without one. */
+export function failureFromBody(status: number, body: unknown): Failure {
+  const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null | undefined)?.error;
+  if (error && typeof error.code === 'string' && typeof error.message === 'string') {
+    const details = typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : undefined;
+    return { status, code: error.code, message: error.message, ...(details ? { details } : {}) };
+  }
+  return { status, code: `HTTP_${status}`, message: `The server answered ${status} without an explanation; try again in a moment.` };
 }
 
 export async function fetchOrFailure(url: string, init: RequestInit): Promise<Response | Failure> {

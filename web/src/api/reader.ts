@@ -7,13 +7,15 @@ export interface Reader {
   /** prefix of the API's own paths: '' (this origin's /v1), '/app/api' (the dashboard's twins) or a share link's */
   readonly base: string;
   readonly auth: ReaderAuth;
+  /** where reads asked together go as one request (GET /app/api/reads), when the reader has it */
+  readonly batch?: string;
   /** hears of every 401 a read gets (the embed page: its token expired, ask the host page for another) */
   readonly onUnauthorized?: (message: string) => void;
 }
 
 /** The dashboard: /app/api/v1/..., the session cookie (same origin, sent by the browser). */
 export function sessionReader(): Reader {
-  return { base: '/app/api', auth: { kind: 'session' } };
+  return { base: '/app/api', auth: { kind: 'session' }, batch: '/app/api/reads' };
 }
 
 /** Embeds: /v1/... with Authorization: Bearer. */

@@ -3,6 +3,7 @@ import type { AppRoute } from '../define-app-route.js';
 import { embedRoutes } from './embeds.js';
 import { linkRoutes } from './links.js';
 import { memberRoutes } from './members.js';
+import { readBatchRoutes } from './read-batch.js';
 import { sessionRoutes } from './session.js';
 import { siteDashboardRoutes } from './site-dashboard.js';
 import { siteRoutes } from './sites.js';
@@ -17,6 +18,7 @@ export const appApiRoutes: readonly AppRoute[] = [
   ...memberRoutes,
   ...siteRoutes,
   ...siteDashboardRoutes,
+  ...readBatchRoutes,
   ...tenantRoutes,
   ...goalRoutes,
   ...tokenRoutes,

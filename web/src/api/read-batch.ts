@@ -1,0 +1,84 @@
+// The reads a page asks for together leave as one request (GET /app/api/reads), and each answer is
+// taken from the stream as soon as its line arrives. Over HTTP/1.1 a browser opens six connections to
+// one origin: a dashboard's dozen reads sent one by one wait for each other in waves, where one request
+// lets the server run them side by side. Each line is what the read alone would have answered, so the
+// panels see the same Result either way. A read the session's window refused (429) is asked again on
+// its own, which waits out its Retry-After as any read does.
+import { failureFromBody, fetchOrFailure, failureOf, NETWORK_FAILURE_CODE, queryString, read, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
+import { requestInit, type Reader } from './reader.js';
+
+/** the server's bound (MAX_BATCHED_READS): a larger set leaves as several batches */
+const MAX_PER_BATCH = 32;
+
+interface Waiting {
+  path: ReadPath;
+  query: object;
+  resolve: (result: Result<unknown>) => void;
+}
+
+const queued = new Map<Reader, Waiting[]>();
+
+/** A read through the reader's batch: it leaves with every read asked for in the same turn. */
+export function batchedRead<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>): Promise<Result<ReadBody<P>>> {
+  return new Promise((resolve) => {
+    let list = queued.get(reader);
+    if (!list) {
+      queued.set(reader, (list = []));
+      // every panel's effect of one render runs in the same task: wait for the last of them
+      setTimeout(() => {
+        queued.delete(reader);
+        for (let k = 0; k < list!.length; k += MAX_PER_BATCH) void send(reader, list!.slice(k, k + MAX_PER_BATCH));
+      }, 0);
+    }
+    list.push({ path, query, resolve: resolve as Waiting['resolve'] });
+  });
+}
+
+function alone(reader: Reader, w: Waiting): void {
+  void read(reader, w.path, w.query as never).then(w.resolve);
+}
+
+async function send(reader: Reader, batch: Waiting[]): Promise<void> {
+  if (batch.length === 1) return alone(reader, batch[0]);
+  const url = `${reader.batch}?${batch.map((w) => `r=${encodeURIComponent(w.path + queryString(w.query))}`).join('&')}`;
+  const res = await fetchOrFailure(url, requestInit(reader, 'application/x-ndjson'));
+  if (!(res instanceof Response)) return batch.forEach((w) => w.resolve({ ok: false, error: res }));
+  if (res.status === 429) return batch.forEach((w) => alone(reader, w));
+  if (res.status !== 200 || !res.body) {
+    const error = await failureOf(res);
+    if (res.status === 401) reader.onUnauthorized?.(error.message);
+    return batch.forEach((w) => w.resolve({ ok: false, error }));
+  }
+  const answered = new Set<number>();
+  const take = (text: string) => {
+    const line = JSON.parse(text) as { i: number; status: number; body: unknown };
+    const w = batch[line.i];
+    if (!w || answered.has(line.i)) return;
+    answered.add(line.i);
+    if (line.status === 200) return w.resolve({ ok: true, data: line.body });
+    if (line.status === 429) return alone(reader, w);
+    const error = failureFromBody(line.status, line.body);
+    if (line.status === 401) reader.onUnauthorized?.(error.message);
+    w.resolve({ ok: false, error });
+  };
+  const stream = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  try {
+    for (;;) {
+      const { done, value } = await stream.read();
+      if (done) break;
+      rest += value;
+      let nl: number;
+      while ((nl = rest.indexOf('\n')) >= 0) {
+        const text = rest.slice(0, nl);
+        rest = rest.slice(nl + 1);
+        if (text) take(text);
+      }
+    }
+    if (rest.trim()) take(rest);
+  } catch {
+    // the connection broke mid-answer: what did not arrive is said below
+  }
+  const cut = { status: 0, code: NETWORK_FAILURE_CODE, message: 'The answer was cut off before this read arrived. Check the connection, then reload the page.' };
+  batch.forEach((w, i) => answered.has(i) || w.resolve({ ok: false, error: cut }));
+}
