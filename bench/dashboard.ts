@@ -32,7 +32,7 @@ const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const READY_MARK = 'footfall:dashboard-ready';
 const PASSWORD = 'a bench password of some length';
-/** the session's window is 20 requests a second: a page load (about 17 reads) must not meet the previous one's */
+/** the session's window is 20 requests a second: a page load (18 of them: its batch and the 14 reads in it, 3 of the frame) must not meet the previous one's */
 const PAUSE_MS = 1_100;
 
 const median = (xs: number[]) => {
@@ -108,6 +108,11 @@ export async function run(): Promise<BenchRow[]> {
             script: script ? script.responseEnd : NaN,
             'first read sent': api.length ? Math.min(...api.map((r) => r.startTime)) : NaN,
             'last read answered': api.length ? Math.max(...api.map((r) => r.responseEnd)) : NaN,
+            // the numbers' batch (GET /app/api/reads): when it left, and when its first and last bytes came
+            'batch sent': Math.min(...api.filter((r) => new URL(r.name).pathname === '/app/api/reads').map((r) => r.startTime)),
+            'batch first byte': Math.min(...api.filter((r) => new URL(r.name).pathname === '/app/api/reads').map((r) => r.responseStart)),
+            'batch answered': Math.max(...api.filter((r) => new URL(r.name).pathname === '/app/api/reads').map((r) => r.responseEnd)),
+            'frame answered': Math.max(...api.filter((r) => /^\/app\/api\/sites\/[^/]+$/.test(new URL(r.name).pathname)).map((r) => r.responseEnd)),
             // a read waits for one of the browser's 6 connections to the origin (HTTP/1.1) before it is sent
             'longest wait for a connection': api.length ? Math.max(...api.map((r) => r.requestStart - r.startTime)) : NaN,
           };
@@ -134,15 +139,18 @@ export async function run(): Promise<BenchRow[]> {
         cached.push(again.ms);
         phases.cached.push(again.phases);
       }
-      const twins = reads.filter((p) => p.startsWith('/app/api/v1/')).map((p) => p.slice('/app/api'.length));
-      log(`time to numbers: cold ${median(cold)} ms, cached ${median(cached)} ms; ${reads.length} requests per load (${twins.length} numbers reads)`);
+      // the numbers' reads: each /app/api/v1 request, and each read a batch (GET /app/api/reads) carries
+      const batches = reads.filter((p) => p.startsWith('/app/api/reads?'));
+      const batched = batches.flatMap((p) => new URLSearchParams(p.slice(p.indexOf('?'))).getAll('r'));
+      const twins = [...reads.filter((p) => p.startsWith('/app/api/v1/')).map((p) => p.slice('/app/api'.length)), ...batched];
+      log(`time to numbers: cold ${median(cold)} ms, cached ${median(cached)} ms; ${reads.length} API requests per load, ${twins.length} numbers reads (${batched.length} in ${batches.length} batches)`);
       rows.push({ bench: name, case: '90-day dashboard, cold (empty response cache): navigation start to numbers', loads, 'median ms': median(cold), 'min ms': +Math.min(...cold).toFixed(1), 'max ms': +Math.max(...cold).toFixed(1) });
       rows.push({ bench: name, case: '90-day dashboard, cached: navigation start to numbers', loads, 'median ms': median(cached), 'min ms': +Math.min(...cached).toFixed(1), 'max ms': +Math.max(...cached).toFixed(1) });
       for (const which of ['cold', 'cached'] as const) {
         const keys = Object.keys(phases[which][0] ?? {});
         rows.push({ bench: name, case: `${which}: where the time went, median ms from the navigation's start`, loads, ...Object.fromEntries(keys.map((k) => [k, median(phases[which].map((p) => p[k]))])) });
       }
-      rows.push({ bench: name, case: 'requests per page load', n: reads.length, 'of which /app/api/v1 reads': twins.length, 'management reads': reads.length - twins.length });
+      rows.push({ bench: name, case: 'API requests per page load', n: reads.length, 'numbers reads': twins.length, 'of them in batches': batched.length, batches: batches.length, 'management reads': reads.length - batches.length - (twins.length - batched.length) });
 
       // the same reads, straight to /v1 with a token
       const headers = { authorization: `Bearer ${secret}` };
@@ -160,7 +168,15 @@ export async function run(): Promise<BenchRow[]> {
         for (const p of twins) await one(p);
       };
       const parallel = () => Promise.all(twins.map(one));
-      const direct: Record<string, number[]> = { 'sequential cold': [], 'sequential cached': [], 'parallel cold': [], 'parallel cached': [] };
+      // the same reads as the page's one batch, with its session cookie (what the browser adds on top of it is the rest)
+      const batchUrl = `${server.address}/app/api/reads?${twins.map((p) => `r=${encodeURIComponent(p)}`).join('&')}`;
+      const batch = async () => {
+        const res = await fetch(batchUrl, { headers: { cookie: `footfall_session=${cookie}`, 'accept-encoding': 'br' } });
+        const lines = (await res.text()).split('\n').filter(Boolean);
+        if (res.status !== 200 || lines.length !== twins.length) throw new Error(`the batch answered ${res.status} with ${lines.length} lines`);
+        for (const line of lines) if (!line.startsWith('{"i":') || !/^\{"i":\d+,"status":200,/.test(line)) throw new Error(`a batched read failed: ${line.slice(0, 200)}`);
+      };
+      const direct: Record<string, number[]> = { 'sequential cold': [], 'sequential cached': [], 'parallel cold': [], 'parallel cached': [], 'one batch cold': [], 'one batch cached': [] };
       for (let i = 0; i < loads; i++) {
         emptyCache();
         direct['sequential cold'].push(await timed(sequential));
@@ -168,9 +184,15 @@ export async function run(): Promise<BenchRow[]> {
         emptyCache();
         direct['parallel cold'].push(await timed(parallel));
         direct['parallel cached'].push(await timed(parallel));
+        await sleep(PAUSE_MS); // the session's window
+        emptyCache();
+        direct['one batch cold'].push(await timed(batch));
+        await sleep(PAUSE_MS);
+        direct['one batch cached'].push(await timed(batch));
       }
       for (const [how, times] of Object.entries(direct)) {
-        rows.push({ bench: name, case: `the page's ${twins.length} reads on /v1 with a token, ${how}`, loads, 'median ms': median(times), 'min ms': +Math.min(...times).toFixed(1), 'max ms': +Math.max(...times).toFixed(1) });
+        const via = how.startsWith('one batch') ? 'as GET /app/api/reads with the session' : 'on /v1 with a token';
+        rows.push({ bench: name, case: `the page's ${twins.length} reads ${via}, ${how}`, loads, 'median ms': median(times), 'min ms': +Math.min(...times).toFixed(1), 'max ms': +Math.max(...times).toFixed(1) });
       }
 
       const manifest = JSON.parse(fs.readFileSync(path.join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'web', 'manifest.json'), 'utf8')) as {
