@@ -24,11 +24,12 @@ export function batchedRead<P extends ReadPath>(reader: Reader, path: P, query: 
     let list = queued.get(reader);
     if (!list) {
       queued.set(reader, (list = []));
-      // every panel's effect of one render runs in the same task: wait for the last of them
-      setTimeout(() => {
+      // every panel's layout effect of one render runs in one synchronous pass (ui/use-read.ts): the
+      // batch leaves right after the last of them, before the browser lays the page out
+      queueMicrotask(() => {
         queued.delete(reader);
         for (let k = 0; k < list!.length; k += MAX_PER_BATCH) void send(reader, list!.slice(k, k + MAX_PER_BATCH));
-      }, 0);
+      });
     }
     list.push({ path, query, resolve: resolve as Waiting['resolve'] });
   });

@@ -1,8 +1,9 @@
-// A read bound to a component: started when its key changes (every panel's effect runs in the same
-// pass, so the page's reads leave together), the newest answer wins, and the previous answer stays on
-// screen (dimmed) while the next one loads, so the layout does not jump. An answer counts only for the
+// A read bound to a component: started when its key changes, in a layout effect (every panel's runs in
+// the same pass right after the render, before the browser lays out and paints: the page's reads leave
+// together, a frame sooner than plain effects would send them). The newest answer wins, and the previous
+// answer stays on screen (dimmed) while the next one loads, so the layout does not jump. An answer counts only for the
 // key it was asked for: the render after a change of key already says "loading".
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import type { Result } from '../api/read.js';
 
 export type ReadState<T> =
@@ -11,7 +12,7 @@ export type ReadState<T> =
 
 export function useRead<T>(key: string | null, run: () => Promise<Result<T>>): ReadState<T> {
   const [answer, setAnswer] = useState<{ key: string; result: Result<T> } | null>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (key === null) return;
     let current = true;
     run().then((result) => {
