@@ -44,8 +44,10 @@ export function compileGoalMatches(d: Dialect, req: GoalMatchRequest, options: R
   const q = new SqlWriter(d, options.rowFilter);
   const cols: string[] = [];
   const merge: Record<string, 'sum' | 'max'> = {};
+  const matches: string[] = [];
   req.goals.forEach((g, i) => {
     const m = matchCondition(q, g);
+    matches.push(m);
     cols.push(
       `${q.int64(q.sumIf(m))} AS c${i}`,
       `${q.int64(d.countDistinct(`CASE WHEN ${m} THEN ${q.col('e', 'session_id')} END`))} AS s${i}`,
@@ -53,7 +55,10 @@ export function compileGoalMatches(d: Dialect, req: GoalMatchRequest, options: R
     );
     Object.assign(merge, { [`c${i}`]: 'sum', [`s${i}`]: 'sum', [`l${i}`]: 'max' });
   });
-  const where = [...q.inScope('e', 'ts_ms', req.scope, req.window.startMs, req.window.endMs), ...q.visible(['events', 'e'])];
+  // Only the events that match some goal reach the aggregates (the others add nothing to any of them):
+  // the engine drops the rest while it scans, instead of carrying every event through three aggregates
+  // per goal (on DuckDB at 1M events and the demo's 6 goals, about half the time).
+  const where = [...q.inScope('e', 'ts_ms', req.scope, req.window.startMs, req.window.endMs), ...q.visible(['events', 'e']), `(${matches.join(' OR ')})`];
   const sql = `SELECT ${cols.join(', ')} FROM ${q.table(t.events, 'e')} WHERE ${where.join(' AND ')}`;
   return { ...q.done(sql), columns: Object.keys(merge), text: [], keys: [], merge };
 }
