@@ -70,6 +70,10 @@ test('no secret the run made reaches the server log', async () => {
     const rotated = await inject('POST', `/app/api/workspaces/${ws}/tokens/${token.json().token_id}/rotate`, { cookie, csrf });
     keep(rotated.json().secret);
     await app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${rotated.json().secret}` } });
+    // The dashboard's batch: each of its reads is a request of its own, made with the batch's cookie.
+    const site = await h.catalog.createSite({ workspaceId: ws, name: 'Logged', hostnames: ['logged.example'], collectionProfile: 'extended' });
+    const batch = await inject('GET', `/app/api/reads?r=${encodeURIComponent(`/v1/tenants?site_id=${site.id}`)}&r=${encodeURIComponent(`/v1/goals?site_id=${site.id}`)}`, { cookie });
+    assert.equal(batch.body.split('\n').filter((l) => l.includes('"status":200')).length, 2, batch.body);
     await inject('DELETE', '/app/api/session', { cookie, csrf });
   } finally {
     await app.close();
