@@ -216,7 +216,7 @@ export async function serveAnalyticsAs<P>(
         });
     // Inside the metered run: a rejection releases the reservation, so it costs nothing.
     checkResponseBudget(rendering.bytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
-    if (!cached && key) await cache!.set(key, { body: serialized.buf, bytes: serialized.buf.length });
+    if (!cached && key) await cache!.set(key, { body: serialized.buf });
     return serialized;
   });
   return { body: rendering.body(data, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson)), range };

@@ -25,7 +25,7 @@ export async function siteFacts(
   if (!pending) {
     pending = readFacts(engine, siteId).then(async (facts) => {
       const body = Buffer.from(JSON.stringify(facts), 'utf8');
-      await memo.cache.set(key, { body, bytes: body.length });
+      await memo.cache.set(key, { body });
       return facts;
     });
     reading.set(key, pending);
