@@ -207,3 +207,26 @@ test('sqlite: a request-path statement run straight on the connection never join
     await db.destroy();
   }
 });
+
+test('sqlite: Kysely and the straight runners prepare a statement once per connection, whichever runs it first', async () => {
+  const raw = openSqliteDatabase(':memory:');
+  const db = new Kysely<{ t: { v: number } }>({ dialect: createSqliteDialect(raw) });
+  try {
+    await db.schema.createTable('t').addColumn('v', 'integer').execute();
+    const prepared: string[] = [];
+    const prepare = raw.prepare.bind(raw);
+    raw.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as typeof raw.prepare;
+    const insert = (v: number) => db.insertInto('t').values({ v }).compile();
+    const select = db.selectFrom('t').select('v').compile();
+    const run = synchronousRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
+    const pair = synchronousPairRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
+    await db.executeQuery(insert(1));
+    await run(insert(2));
+    await pair(insert(3), insert(4));
+    await run(select);
+    assert.deepEqual((await db.executeQuery(select)).rows, [{ v: 1 }, { v: 2 }, { v: 3 }, { v: 4 }]);
+    assert.deepEqual(prepared, [insert(0).sql, select.sql], 'one prepare per SQL text on the connection');
+  } finally {
+    await db.destroy();
+  }
+});

@@ -21,7 +21,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
 class ImmediateSqliteDialect extends SqliteDialect {
   private readonly database: SqliteDatabase;
   constructor(database: Database.Database) {
-    const cached = withStatementCache(database);
+    const cached = statementsOf(database);
     super({ database: cached });
     this.database = cached;
   }
@@ -38,14 +38,24 @@ interface StatementCache extends SqliteDatabase {
   prepare(sql: string): Database.Statement;
 }
 
+/** Each connection's one statement cache, shared by Kysely's driver and the direct runners below. */
+const caches = new WeakMap<Database.Database, StatementCache>();
+
+/** The statement cache of `db` (made on first use): one per connection, whoever runs the statement. */
+export function statementsOf(db: Database.Database): StatementCache {
+  let cache = caches.get(db);
+  if (cache === undefined) caches.set(db, (cache = withStatementCache(db)));
+  return cache;
+}
+
 /**
  * Kysely's SQLite driver prepares every query it runs, and preparing costs more than running the
  * small indexed queries of the request path. Kysely compiles the same query shape to the same SQL
  * text (values are parameters), so statements are kept by text and reused. Safe: the driver runs
- * one query at a time on its single connection, and SQLite re-prepares a statement by itself when
- * the schema changes under it.
+ * one query at a time on its single connection, the direct runners run synchronously between its
+ * queries, and SQLite re-prepares a statement by itself when the schema changes under it.
  */
-export function withStatementCache(db: Database.Database, size: number = STATEMENT_CACHE_SIZE): StatementCache {
+function withStatementCache(db: Database.Database, size: number = STATEMENT_CACHE_SIZE): StatementCache {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => db.close(),
@@ -124,7 +134,7 @@ function directRun(statements: StatementCache): (q: CompiledQuery) => QueryResul
  * `fallback` rather than reading (or writing) inside that transaction.
  */
 export function synchronousRunner(db: Database.Database): (fallback: RunQuery) => RunQuery {
-  const run = directRun(withStatementCache(db));
+  const run = directRun(statementsOf(db));
   return (fallback) =>
     async <R>(q: CompiledQuery<R>): Promise<QueryResult<R>> => {
       if (db.inTransaction) return fallback(q);
@@ -140,7 +150,7 @@ export function synchronousRunner(db: Database.Database): (fallback: RunQuery) =
  * its awaits, the step waits its turn through `fallback` instead of joining that transaction.
  */
 export function synchronousPairRunner(db: Database.Database): (fallback: Pair) => Pair {
-  const run = directRun(withStatementCache(db));
+  const run = directRun(statementsOf(db));
   return (fallback) => async (first, second) => {
     if (db.inTransaction) return fallback(first, second);
     db.exec('begin immediate');
