@@ -166,3 +166,56 @@ export function synchronousPairRunner(db: Database.Database): (fallback: Pair) =
   };
 }
 
+/**
+ * The usage ledger's charges (one conditional UPDATE each) of one event-loop turn, committed together:
+ * each charge is its own statement in one transaction, in the order they came, so each gets the outcome
+ * it would have got alone (under the cap or refused), and the commit, the most of a charge's cost
+ * (the write lock, the WAL frame), is paid once per turn instead of once per request. A charge's promise
+ * settles only after the commit: nothing acknowledged can be lost to a crash before it. A statement that
+ * fails fails its own charge only; a commit that fails (the disk) fails the turn's charges. While a
+ * Kysely transaction is open on the connection between its awaits, the turn's charges wait their turn
+ * through `fallback`, one by one, rather than joining it.
+ */
+export function groupedChargeRunner(db: Database.Database): (fallback: RunQuery) => RunQuery {
+  const run = directRun(statementsOf(db));
+  return (fallback) => {
+    let waiting: { q: CompiledQuery; resolve(r: QueryResult<any>): void; reject(e: unknown): void }[] = [];
+    const flush = () => {
+      const turn = waiting;
+      waiting = [];
+      if (db.inTransaction) {
+        for (const c of turn) fallback(c.q).then(c.resolve, c.reject);
+        return;
+      }
+      const outcomes: ({ ok: QueryResult<any> } | { error: unknown })[] = [];
+      try {
+        db.exec('begin immediate');
+        for (const c of turn) {
+          try {
+            outcomes.push({ ok: run(c.q) });
+          } catch (error) {
+            // SQLite undoes the failed statement; an error that ended the transaction ends the turn
+            if (!db.inTransaction) throw error;
+            outcomes.push({ error });
+          }
+        }
+        db.exec('commit');
+      } catch (err) {
+        if (db.inTransaction) db.exec('rollback');
+        for (const c of turn) c.reject(err);
+        return;
+      }
+      turn.forEach((c, i) => {
+        const o = outcomes[i];
+        if ('ok' in o) c.resolve(o.ok);
+        else c.reject(o.error);
+      });
+    };
+    return <R>(q: CompiledQuery<R>): Promise<QueryResult<R>> =>
+      new Promise<QueryResult<R>>((resolve, reject) => {
+        // the first charge of a turn books the flush, after the turn's I/O callbacks (and their charges)
+        if (waiting.push({ q, resolve, reject }) === 1) setImmediate(flush);
+      });
+  };
+}
+
