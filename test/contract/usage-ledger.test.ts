@@ -230,3 +230,27 @@ test('sqlite: Kysely and the straight runners prepare a statement once per conne
     await db.destroy();
   }
 });
+
+test('sqlite: a straight read answers the rows better-sqlite3 would, and Kysely still reads objects from the shared statement', async () => {
+  const raw = openSqliteDatabase(':memory:');
+  const db = new Kysely<{ t: { a: number; b: string | null; c: number | null } }>({ dialect: createSqliteDialect(raw) });
+  try {
+    await db.schema.createTable('t').addColumn('a', 'integer').addColumn('b', 'text').execute();
+    await db.insertInto('t').values([{ a: 1, b: 'x' }, { a: 2, b: null }]).execute();
+    const run = synchronousRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
+    const named = db.selectFrom('t').select(['a', 'b', 'a as again']).orderBy('a').compile();
+    const expected = raw.prepare(named.sql).all(...(named.parameters as unknown[]));
+    assert.deepEqual((await run(named)).rows, expected);
+    assert.deepEqual((await db.executeQuery(named)).rows, expected, 'the statement reads objects again after a straight read');
+    // a `*` follows the schema: a column added later is in the row
+    const star = db.selectFrom('t').selectAll().orderBy('a').compile();
+    await run(star);
+    await db.schema.alterTable('t').addColumn('c', 'integer').execute();
+    assert.deepEqual((await run(star)).rows, [
+      { a: 1, b: 'x', c: null },
+      { a: 2, b: null, c: null },
+    ]);
+  } finally {
+    await db.destroy();
+  }
+});

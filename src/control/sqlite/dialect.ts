@@ -119,10 +119,39 @@ function directRun(statements: StatementCache): (q: CompiledQuery) => QueryResul
   return (q) => {
     const stmt = statements.prepare(q.sql);
     const params = q.parameters as unknown[];
-    if (stmt.reader) return { rows: stmt.all(...params) };
+    if (stmt.reader) return { rows: rowsOf(stmt, params) };
     const r = stmt.run(...params);
     return { rows: [], numAffectedRows: BigInt(r.changes) };
   };
+}
+
+/** Each reading statement's column names, or null for one whose text does not fix its columns (`*`). */
+const columnNames = new WeakMap<Database.Statement, string[] | null>();
+
+/**
+ * A reading statement's rows as objects. better-sqlite3 makes each key of each row from the column's
+ * C string (a string-table lookup per column per row); rows read as arrays get the names kept per
+ * statement instead, when its text names every column: a `*` expands to what the schema holds when
+ * SQLite prepares the statement again, so those keep better-sqlite3's own objects.
+ */
+function rowsOf(stmt: Database.Statement, params: unknown[]): Record<string, unknown>[] {
+  let names = columnNames.get(stmt);
+  if (names === undefined) columnNames.set(stmt, (names = stmt.source.includes('*') ? null : stmt.columns().map((c) => c.name)));
+  if (names === null) return stmt.all(...params) as Record<string, unknown>[];
+  let raw: unknown[][];
+  try {
+    raw = stmt.raw(true).all(...params) as unknown[][];
+  } finally {
+    // the statement is shared with Kysely's driver, which reads objects
+    stmt.raw(false);
+  }
+  const rows = new Array<Record<string, unknown>>(raw.length);
+  for (let r = 0; r < raw.length; r++) {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]] = raw[r][i];
+    rows[r] = row;
+  }
+  return rows;
 }
 
 /**
