@@ -55,5 +55,5 @@ export class MemoryResponseCache implements ResponseCache {
 
 /** Keys are mostly ASCII; two bytes per UTF-16 unit bounds them without encoding each one. */
 function weigh(key: string, value: CachedBody): number {
-  return value.bytes + key.length * 2;
+  return value.body.length + key.length * 2;
 }

@@ -8,6 +8,19 @@ import { toSite, toToken, toWorkspace } from './catalog-rows.js';
 import { queryTemplate, type RunQuery } from './query-template.js';
 import type { ControlDB } from './schema.js';
 
+/** The token's columns, each named: a statement whose text fixes its columns reads its rows faster (sqlite/dialect.ts). */
+const TOKEN_COLUMNS = [
+  'tokens.id',
+  'tokens.workspace_id',
+  'tokens.secret_hash',
+  'tokens.scopes',
+  'tokens.site_ids',
+  'tokens.tenant_ids',
+  'tokens.revoked_at',
+  'tokens.created_at',
+  'tokens.rotated_at',
+] as const;
+
 /** The workspace columns read beside the token's (ws_*: the token has an id and a created_at of its own). */
 const WORKSPACE_COLUMNS = ['workspaces.name as ws_name', 'workspaces.plan as ws_plan', 'workspaces.api_policy as ws_api_policy', 'workspaces.created_at as ws_created_at'] as const;
 
@@ -19,7 +32,7 @@ export interface AdmissionReads {
 
 export function admissionReads(db: Kysely<ControlDB>, run: RunQuery): AdmissionReads {
   const withWorkspace = queryTemplate(1, (secretHash: string) =>
-    db.selectFrom('tokens').innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id').selectAll('tokens').select(WORKSPACE_COLUMNS).where('tokens.secret_hash', '=', secretHash),
+    db.selectFrom('tokens').innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id').select(TOKEN_COLUMNS).select(WORKSPACE_COLUMNS).where('tokens.secret_hash', '=', secretHash),
   );
   // one row per hostname of the site (none, or no such site: one row with nulls)
   const withSite = queryTemplate(2, (secretHash: string, siteId: string) =>
@@ -28,7 +41,7 @@ export function admissionReads(db: Kysely<ControlDB>, run: RunQuery): AdmissionR
       .innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id')
       .leftJoin('sites', (join) => join.onRef('sites.workspace_id', '=', 'tokens.workspace_id').on('sites.id', '=', siteId))
       .leftJoin('site_hostnames', 'site_hostnames.site_id', 'sites.id')
-      .selectAll('tokens')
+      .select(TOKEN_COLUMNS)
       .select(WORKSPACE_COLUMNS)
       .select([
         'sites.id as site_id',

@@ -52,6 +52,8 @@ export interface UsageLedgerOptions {
   pairRunner?: (fallback: PairRunner) => PairRunner;
   /** how the single statements of the request path (charge, used) run, given Kysely's way */
   runner?: (fallback: RunQuery) => RunQuery;
+  /** how the charge statement runs, given Kysely's way (default: as `runner`; SQLite commits a turn's charges together) */
+  chargeRunner?: (fallback: RunQuery) => RunQuery;
 }
 
 function checkPeriod(period: unknown): string {
@@ -75,6 +77,7 @@ export class KyselyUsageLedger implements UsageLedger {
   private readonly reclaimDeadLocalOwners: boolean;
   private readonly pair: PairRunner;
   private readonly run: RunQuery;
+  private readonly runCharge: RunQuery;
   private lastDeadOwnerCheck = -Infinity;
 
   constructor(
@@ -91,6 +94,7 @@ export class KyselyUsageLedger implements UsageLedger {
       db.transaction().execute(async (trx) => (updatedOne(await trx.executeQuery(first)) ? trx.executeQuery(second) : null));
     this.pair = opts.pairRunner ? opts.pairRunner(inTransaction) : inTransaction;
     this.run = opts.runner ? opts.runner(kyselyRunner(db)) : kyselyRunner(db);
+    this.runCharge = opts.chargeRunner ? opts.chargeRunner(kyselyRunner(db)) : this.run;
     const key = (workspaceId: string, period: string) => (eb: ExpressionBuilder<ControlDB, 'usage'>) =>
       eb.and([eb('workspace_id', '=', workspaceId), eb('period', '=', period)]);
     this.q = {
@@ -190,7 +194,7 @@ export class KyselyUsageLedger implements UsageLedger {
   async charge(input: TermsInput): Promise<number | null> {
     const { workspaceId, period, units, included, hardCap } = checkTerms(input);
     if (units > hardCap) return null;
-    const run = () => this.run(this.q.chargeWithTerms(workspaceId, period, units, included, hardCap));
+    const run = () => this.runCharge(this.q.chargeWithTerms(workspaceId, period, units, included, hardCap));
     let row = (await run()).rows[0];
     if (!row) {
       // No row yet, or a refusal: make sure the row exists, then the conditional update decides.

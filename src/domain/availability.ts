@@ -191,21 +191,46 @@ function coverage(w: MsWindow, firstEventAtMs: number | null, reason: WindowReas
   return { window: make(w, 'partially_available_outside_source_coverage', 'outside_source_coverage', compatible), count: w };
 }
 
+/** What the profile makes of an extended-only window: its status, and what is counted (null: nothing). */
+interface ProfileRule {
+  status: WindowStatus;
+  reason: WindowReason;
+  compatible: MsWindow | null;
+}
+
 /**
- * An extended-only slice over one window. Only the current profile grants extended reads: a strict
- * site is locked whatever it collected before its switch (docs/availability.md). On an extended site
- * data is extended from effective_at (or always), so the window is counted from there.
+ * The profile's rule for an extended-only window, or null when the profile allows all of it (source
+ * coverage decides). Only the current profile grants extended reads: a strict site is locked whatever
+ * it collected before its switch (docs/availability.md). On an extended site data is extended from
+ * effective_at (or always), so the window is counted from there.
  */
-function extendedSlice(w: MsWindow, profile: Profile, effectiveAtMs: number | null, firstEventAtMs: number | null): Computed {
-  if (profile === 'strict') return { window: make(w, 'locked_by_profile', 'extended_data_required', null), count: null };
-  if (effectiveAtMs !== null && w.endMs < effectiveAtMs) {
-    return { window: make(w, 'not_available_for_requested_period', 'requested_period_has_no_extended_data', null), count: null };
-  }
+function profileRule(w: MsWindow, profile: Profile, effectiveAtMs: number | null): ProfileRule | null {
+  if (profile === 'strict') return { status: 'locked_by_profile', reason: 'extended_data_required', compatible: null };
+  if (effectiveAtMs !== null && w.endMs < effectiveAtMs) return { status: 'not_available_for_requested_period', reason: 'requested_period_has_no_extended_data', compatible: null };
   if (effectiveAtMs !== null && w.startMs < effectiveAtMs) {
-    const compatible = { startMs: effectiveAtMs, endMs: w.endMs };
-    return { window: make(w, 'partially_available_after_effective_at', 'requested_period_crosses_profile_change', compatible), count: compatible };
+    return { status: 'partially_available_after_effective_at', reason: 'requested_period_crosses_profile_change', compatible: { startMs: effectiveAtMs, endMs: w.endMs } };
   }
-  return coverage(w, firstEventAtMs, null);
+  return null;
+}
+
+/** An extended-only slice over one window. */
+function extendedSlice(w: MsWindow, profile: Profile, effectiveAtMs: number | null, firstEventAtMs: number | null): Computed {
+  const rule = profileRule(w, profile, effectiveAtMs);
+  if (rule === null) return coverage(w, firstEventAtMs, null);
+  return { window: make(w, rule.status, rule.reason, rule.compatible), count: rule.compatible };
+}
+
+/** The statuses that answer 409 on an extended-only route (its current window's). */
+const REFUSING: ReadonlySet<WindowStatus> = new Set(['locked_by_profile', 'not_available_for_requested_period']);
+
+/**
+ * Whether buildAvailability(input) answers 409 (its `error` is set), without writing out its windows:
+ * a cached answer holds them already, and only the refusal is decided per request.
+ */
+export function availabilityRefuses(input: AvailabilityInput): boolean {
+  if (classifyRoute(input.route, input.dimensions) !== 'extended_only') return false;
+  const rule = profileRule(input.current, input.profile, parseInstant(input.effectiveAt));
+  return rule !== null && REFUSING.has(rule.status);
 }
 
 export function buildAvailability(input: AvailabilityInput): AvailabilityDecision {
@@ -250,7 +275,7 @@ export function buildAvailability(input: AvailabilityInput): AvailabilityDecisio
   let error: ApiError | null = null;
   if (classification === 'extended_only') {
     const status = current.window.status;
-    if (status === 'locked_by_profile' || status === 'not_available_for_requested_period') {
+    if (REFUSING.has(status)) {
       const code = status === 'locked_by_profile' ? 'REPORT_LOCKED_BY_PROFILE' : 'REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD';
       error = new ApiError(code, undefined, {
         route: input.route,

@@ -148,6 +148,9 @@ const PACKAGING: Record<PlanId, PlanPackaging> = {
   },
 };
 
+/** The notes of the exports capability: the same on every plan and site. */
+export const EXPORT_NOTES: readonly string[] = ['CSV: the dashboard downloads it, and /v1/metrics/* answer Accept: text/csv; the API has no asynchronous export.'];
+
 function capabilities(p: PlanPackaging, api: ApiPolicy, envelope: DataEnvelope): Capabilities {
   const strictNote =
     envelope === 'strict'
@@ -186,7 +189,7 @@ function capabilities(p: PlanPackaging, api: ApiPolicy, envelope: DataEnvelope):
       level: p.exports.level,
       data_envelope: envelope,
       maturity: 'not_applicable',
-      notes: ['CSV: the dashboard downloads it, and /v1/metrics/* answer Accept: text/csv; the API has no asynchronous export.'],
+      notes: [...EXPORT_NOTES],
     },
     api: {
       level: api.availability,

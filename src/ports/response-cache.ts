@@ -8,8 +8,6 @@ export interface CachedBody {
    * encoded once when stored: a hit copies these bytes out rather than encoding the text again
    */
   body: Buffer;
-  /** body.length */
-  bytes: number;
 }
 
 export interface ResponseCacheStats {

@@ -25,13 +25,17 @@ export async function authenticate(catalog: CatalogStore, authorization: string 
   if (!secret || !looksLikeSecret(secret)) throw new ApiError('UNAUTHORIZED');
   const hash = hashSecret(secret);
   if (siteId === undefined) {
-    const found = await catalog.findTokenWithWorkspace(hash);
-    if (!found || found.token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
+    const found = live(await catalog.findTokenWithWorkspace(hash));
     return tokenAdmission(found.token, found.workspace);
   }
-  const found = await catalog.findTokenWithWorkspace(hash, siteId);
-  if (!found || found.token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
+  const found = live(await catalog.findTokenWithWorkspace(hash, siteId));
   return { ...tokenAdmission(found.token, found.workspace), site: { id: siteId, site: found.site } };
+}
+
+/** The token found, unless there is none or it is revoked: then 401, the same answer for both. */
+function live<F extends { token: Token }>(found: F | null): F {
+  if (!found || found.token.revokedAt !== null) throw new ApiError('UNAUTHORIZED');
+  return found;
 }
 
 /** What a live token of `workspace` may do, and the window it counts against: an embed's parent is read the same way. */

@@ -207,3 +207,50 @@ test('sqlite: a request-path statement run straight on the connection never join
     await db.destroy();
   }
 });
+
+test('sqlite: Kysely and the straight runners prepare a statement once per connection, whichever runs it first', async () => {
+  const raw = openSqliteDatabase(':memory:');
+  const db = new Kysely<{ t: { v: number } }>({ dialect: createSqliteDialect(raw) });
+  try {
+    await db.schema.createTable('t').addColumn('v', 'integer').execute();
+    const prepared: string[] = [];
+    const prepare = raw.prepare.bind(raw);
+    raw.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as typeof raw.prepare;
+    const insert = (v: number) => db.insertInto('t').values({ v }).compile();
+    const select = db.selectFrom('t').select('v').compile();
+    const run = synchronousRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
+    const pair = synchronousPairRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
+    await db.executeQuery(insert(1));
+    await run(insert(2));
+    await pair(insert(3), insert(4));
+    await run(select);
+    assert.deepEqual((await db.executeQuery(select)).rows, [{ v: 1 }, { v: 2 }, { v: 3 }, { v: 4 }]);
+    assert.deepEqual(prepared, [insert(0).sql, select.sql], 'one prepare per SQL text on the connection');
+  } finally {
+    await db.destroy();
+  }
+});
+
+test('sqlite: a straight read answers the rows better-sqlite3 would, and Kysely still reads objects from the shared statement', async () => {
+  const raw = openSqliteDatabase(':memory:');
+  const db = new Kysely<{ t: { a: number; b: string | null; c: number | null } }>({ dialect: createSqliteDialect(raw) });
+  try {
+    await db.schema.createTable('t').addColumn('a', 'integer').addColumn('b', 'text').execute();
+    await db.insertInto('t').values([{ a: 1, b: 'x' }, { a: 2, b: null }]).execute();
+    const run = synchronousRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
+    const named = db.selectFrom('t').select(['a', 'b', 'a as again']).orderBy('a').compile();
+    const expected = raw.prepare(named.sql).all(...(named.parameters as unknown[]));
+    assert.deepEqual((await run(named)).rows, expected);
+    assert.deepEqual((await db.executeQuery(named)).rows, expected, 'the statement reads objects again after a straight read');
+    // a `*` follows the schema: a column added later is in the row
+    const star = db.selectFrom('t').selectAll().orderBy('a').compile();
+    await run(star);
+    await db.schema.alterTable('t').addColumn('c', 'integer').execute();
+    assert.deepEqual((await run(star)).rows, [
+      { a: 1, b: 'x', c: null },
+      { a: 2, b: null, c: null },
+    ]);
+  } finally {
+    await db.destroy();
+  }
+});

@@ -21,7 +21,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
 class ImmediateSqliteDialect extends SqliteDialect {
   private readonly database: SqliteDatabase;
   constructor(database: Database.Database) {
-    const cached = withStatementCache(database);
+    const cached = statementsOf(database);
     super({ database: cached });
     this.database = cached;
   }
@@ -38,14 +38,24 @@ interface StatementCache extends SqliteDatabase {
   prepare(sql: string): Database.Statement;
 }
 
+/** Each connection's one statement cache, shared by Kysely's driver and the direct runners below. */
+const caches = new WeakMap<Database.Database, StatementCache>();
+
+/** The statement cache of `db` (made on first use): one per connection, whoever runs the statement. */
+export function statementsOf(db: Database.Database): StatementCache {
+  let cache = caches.get(db);
+  if (cache === undefined) caches.set(db, (cache = withStatementCache(db)));
+  return cache;
+}
+
 /**
  * Kysely's SQLite driver prepares every query it runs, and preparing costs more than running the
  * small indexed queries of the request path. Kysely compiles the same query shape to the same SQL
  * text (values are parameters), so statements are kept by text and reused. Safe: the driver runs
- * one query at a time on its single connection, and SQLite re-prepares a statement by itself when
- * the schema changes under it.
+ * one query at a time on its single connection, the direct runners run synchronously between its
+ * queries, and SQLite re-prepares a statement by itself when the schema changes under it.
  */
-export function withStatementCache(db: Database.Database, size: number = STATEMENT_CACHE_SIZE): StatementCache {
+function withStatementCache(db: Database.Database, size: number = STATEMENT_CACHE_SIZE): StatementCache {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => db.close(),
@@ -109,10 +119,39 @@ function directRun(statements: StatementCache): (q: CompiledQuery) => QueryResul
   return (q) => {
     const stmt = statements.prepare(q.sql);
     const params = q.parameters as unknown[];
-    if (stmt.reader) return { rows: stmt.all(...params) };
+    if (stmt.reader) return { rows: rowsOf(stmt, params) };
     const r = stmt.run(...params);
     return { rows: [], numAffectedRows: BigInt(r.changes) };
   };
+}
+
+/** Each reading statement's column names, or null for one whose text does not fix its columns (`*`). */
+const columnNames = new WeakMap<Database.Statement, string[] | null>();
+
+/**
+ * A reading statement's rows as objects. better-sqlite3 makes each key of each row from the column's
+ * C string (a string-table lookup per column per row); rows read as arrays get the names kept per
+ * statement instead, when its text names every column: a `*` expands to what the schema holds when
+ * SQLite prepares the statement again, so those keep better-sqlite3's own objects.
+ */
+function rowsOf(stmt: Database.Statement, params: unknown[]): Record<string, unknown>[] {
+  let names = columnNames.get(stmt);
+  if (names === undefined) columnNames.set(stmt, (names = stmt.source.includes('*') ? null : stmt.columns().map((c) => c.name)));
+  if (names === null) return stmt.all(...params) as Record<string, unknown>[];
+  let raw: unknown[][];
+  try {
+    raw = stmt.raw(true).all(...params) as unknown[][];
+  } finally {
+    // the statement is shared with Kysely's driver, which reads objects
+    stmt.raw(false);
+  }
+  const rows = new Array<Record<string, unknown>>(raw.length);
+  for (let r = 0; r < raw.length; r++) {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]] = raw[r][i];
+    rows[r] = row;
+  }
+  return rows;
 }
 
 /**
@@ -124,7 +163,7 @@ function directRun(statements: StatementCache): (q: CompiledQuery) => QueryResul
  * `fallback` rather than reading (or writing) inside that transaction.
  */
 export function synchronousRunner(db: Database.Database): (fallback: RunQuery) => RunQuery {
-  const run = directRun(withStatementCache(db));
+  const run = directRun(statementsOf(db));
   return (fallback) =>
     async <R>(q: CompiledQuery<R>): Promise<QueryResult<R>> => {
       if (db.inTransaction) return fallback(q);
@@ -140,7 +179,7 @@ export function synchronousRunner(db: Database.Database): (fallback: RunQuery) =
  * its awaits, the step waits its turn through `fallback` instead of joining that transaction.
  */
 export function synchronousPairRunner(db: Database.Database): (fallback: Pair) => Pair {
-  const run = directRun(withStatementCache(db));
+  const run = directRun(statementsOf(db));
   return (fallback) => async (first, second) => {
     if (db.inTransaction) return fallback(first, second);
     db.exec('begin immediate');
@@ -153,6 +192,59 @@ export function synchronousPairRunner(db: Database.Database): (fallback: Pair) =
       if (db.inTransaction) db.exec('rollback');
       throw err;
     }
+  };
+}
+
+/**
+ * The usage ledger's charges (one conditional UPDATE each) of one event-loop turn, committed together:
+ * each charge is its own statement in one transaction, in the order they came, so each gets the outcome
+ * it would have got alone (under the cap or refused), and the commit, the most of a charge's cost
+ * (the write lock, the WAL frame), is paid once per turn instead of once per request. A charge's promise
+ * settles only after the commit: nothing acknowledged can be lost to a crash before it. A statement that
+ * fails fails its own charge only; a commit that fails (the disk) fails the turn's charges. While a
+ * Kysely transaction is open on the connection between its awaits, the turn's charges wait their turn
+ * through `fallback`, one by one, rather than joining it.
+ */
+export function groupedChargeRunner(db: Database.Database): (fallback: RunQuery) => RunQuery {
+  const run = directRun(statementsOf(db));
+  return (fallback) => {
+    let waiting: { q: CompiledQuery; resolve(r: QueryResult<any>): void; reject(e: unknown): void }[] = [];
+    const flush = () => {
+      const turn = waiting;
+      waiting = [];
+      if (db.inTransaction) {
+        for (const c of turn) fallback(c.q).then(c.resolve, c.reject);
+        return;
+      }
+      const outcomes: ({ ok: QueryResult<any> } | { error: unknown })[] = [];
+      try {
+        db.exec('begin immediate');
+        for (const c of turn) {
+          try {
+            outcomes.push({ ok: run(c.q) });
+          } catch (error) {
+            // SQLite undoes the failed statement; an error that ended the transaction ends the turn
+            if (!db.inTransaction) throw error;
+            outcomes.push({ error });
+          }
+        }
+        db.exec('commit');
+      } catch (err) {
+        if (db.inTransaction) db.exec('rollback');
+        for (const c of turn) c.reject(err);
+        return;
+      }
+      turn.forEach((c, i) => {
+        const o = outcomes[i];
+        if ('ok' in o) c.resolve(o.ok);
+        else c.reject(o.error);
+      });
+    };
+    return <R>(q: CompiledQuery<R>): Promise<QueryResult<R>> =>
+      new Promise<QueryResult<R>>((resolve, reject) => {
+        // the first charge of a turn books the flush, after the turn's I/O callbacks (and their charges)
+        if (waiting.push({ q, resolve, reject }) === 1) setImmediate(flush);
+      });
   };
 }
 

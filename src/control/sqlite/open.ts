@@ -15,7 +15,7 @@ import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { isLatestSchema, migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
-import { appliedMigrations, createSqliteDialect, openSqliteDatabase, synchronousPairRunner, synchronousRunner, withWriteLock } from './dialect.js';
+import { appliedMigrations, createSqliteDialect, groupedChargeRunner, openSqliteDatabase, synchronousPairRunner, synchronousRunner, withWriteLock } from './dialect.js';
 
 export interface ControlPlane {
   catalog: CatalogStore;
@@ -62,6 +62,7 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
     reclaimDeadLocalOwners: true,
     pairRunner: synchronousPairRunner(raw),
     runner,
+    chargeRunner: groupedChargeRunner(raw),
   });
   try {
     // A process killed between reserve and commit held units; the cap is whole again before we serve.

@@ -37,7 +37,7 @@
 // counts `w.count` (null: nothing compatible to count, return the empty payload) or, for a
 // section of a mixed route, `w.sections[id]`; `w.days` is the requested window for dense series.
 import type { Availability, MsWindow, SectionId, ServedRoute } from '../../domain/availability.js';
-import { buildAvailability } from '../../domain/availability.js';
+import { availabilityRefuses, buildAvailability, type AvailabilityInput } from '../../domain/availability.js';
 import { ApiError, EngineError } from '../../domain/errors.js';
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
 import type { MetricRow } from '../../domain/query/assemble.js';
@@ -51,7 +51,7 @@ import type { AnalyticsDeps, AppDeps } from '../deps.js';
 import { termsOf, type MeteredMeta } from '../metering.js';
 import { MAX_RESPONSE_BYTES, checkResponseBudget } from './budget.js';
 import { envelopeRendering, type Rendering } from './rendering.js';
-import { metaUpperBound, serializeMeta, type SerializedData } from './report-envelope.js';
+import { metaUpperBound, serializeMeta, type EnvelopeData, type SerializedData } from './report-envelope.js';
 import { siteFacts, type SiteFacts } from './site-facts.js';
 import { buildSurface, dataFreshness } from './surface.js';
 
@@ -159,11 +159,11 @@ export async function serveAnalyticsAs<P>(
   const cache = notes.length === 0 ? (analytics.cache ?? null) : null;
   // one version per request: the cache key, and the snapshot every read of this request sees
   // (without a cache to remember the facts under the version, they are read alongside it: one round trip, not two)
-  const versionRead = withDeadline(analytics.engine.dataVersion(site.id), deps.config.queryTimeoutMs);
+  const versionRead = analytics.engine.dataVersion(site.id);
   const factsRead = cache ? versionRead.then((version) => siteFacts(analytics.engine, site.id, { cache, version })) : siteFacts(analytics.engine, site.id, null);
-  const [version, facts] = await Promise.all([versionRead, withDeadline(factsRead, deps.config.queryTimeoutMs)]);
+  const [version, facts] = await withDeadline(Promise.all([versionRead, factsRead]), deps.config.queryTimeoutMs);
 
-  const decision = buildAvailability({
+  const availabilityInput: AvailabilityInput = {
     route: req.route,
     dimensions: req.dimensions,
     profile: site.collectionProfile,
@@ -171,8 +171,10 @@ export async function serveAnalyticsAs<P>(
     current: range.current,
     compare: range.compare,
     firstEventAtMs: facts.firstEventMs,
-  });
-  if (decision.error) throw decision.error;
+  };
+  // The 409 is decided on every request; the windows themselves are written only into a fresh answer
+  // (a cached one holds them already, and its key holds everything they depend on).
+  if (availabilityRefuses(availabilityInput)) throw buildAvailability(availabilityInput).error!;
 
   const scope: AnalyticsScope = {
     siteId: site.id,
@@ -208,21 +210,17 @@ export async function serveAnalyticsAs<P>(
 
   const { value: data, meta } = await ctx.meter(plan.units, async (): Promise<SerializedData> => {
     const serialized: SerializedData =
-      cached ??
-      rendering.serialize({
-          ...(await buildBoth(analytics, deps.config.queryTimeoutMs, version, plan, range, decision, scope, facts)),
-          range: range.range,
-          availability: decision.availability,
-        });
+      cached ?? rendering.serialize(await buildData(analytics, deps.config.queryTimeoutMs, version, plan, range, buildAvailability(availabilityInput), scope, facts));
     // Inside the metered run: a rejection releases the reservation, so it costs nothing.
     checkResponseBudget(rendering.bytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
-    if (!cached && key) await cache!.set(key, { body: serialized.buf, bytes: serialized.buf.length });
+    if (!cached && key) await cache!.set(key, { body: serialized.buf });
     return serialized;
   });
   return { body: rendering.body(data, serializeMeta({ request_id: ctx.requestId, ...meta }, surfaceJson)), range };
 }
 
-async function buildBoth<P>(
+/** The data part of a fresh answer: current and compare built in parallel under the query timeout. */
+async function buildData<P>(
   analytics: AnalyticsDeps,
   timeoutMs: number,
   version: string,
@@ -231,7 +229,7 @@ async function buildBoth<P>(
   decision: ReturnType<typeof buildAvailability>,
   scope: AnalyticsScope,
   facts: SiteFacts,
-): Promise<{ current: P; compare: P | null }> {
+): Promise<EnvelopeData<P>> {
   const deadline = Date.now() + timeoutMs;
   const engine = analytics.engine;
   const within = <T>(read: (options: RunOptions) => Promise<T>): Promise<T> => {
@@ -255,7 +253,7 @@ async function buildBoth<P>(
     Promise.all([plan.build(windowOf('current', range.current)), range.compare ? plan.build(windowOf('compare', range.compare)) : null]),
     timeoutMs,
   );
-  return { current, compare };
+  return { current, compare, range: range.range, availability: decision.availability };
 }
 
 /** Rejects with EngineError('timeout') after `ms`, for an engine that does not stop by itself. */
@@ -284,7 +282,8 @@ export function cacheKey(input: {
   params: Record<string, unknown>;
 }): string {
   const { site, range } = input;
-  return stableJson([
+  // Only the plan's parameters are written in an order that can vary (stableJson); the rest in this one.
+  const fixed = JSON.stringify([
     input.rendering ? `${input.routeUrl} ${input.rendering}` : input.routeUrl,
     site.id,
     site.collectionProfile,
@@ -294,9 +293,9 @@ export function cacheKey(input: {
     range.current.from,
     range.current.to,
     range.compare !== null,
-    input.params,
     input.version,
   ]);
+  return fixed + stableJson(input.params);
 }
 
 /** JSON with object keys sorted, so equal parameters give equal keys whatever order built them. */

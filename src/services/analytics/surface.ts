@@ -1,7 +1,7 @@
 // meta.surface of the report envelope: the data envelope the response describes, its freshness,
 // the compare window and what exports the plan offers (docs/api.md report envelope, docs/product.md §8.16).
 import type { DataEnvelope, Level, Profile } from '../../domain/plans.js';
-import { siteDataEnvelope, siteProductConfiguration } from '../../domain/product.js';
+import { EXPORT_NOTES, exportsOf, siteDataEnvelope } from '../../domain/product.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
 import type { Site, Workspace } from '../../ports/catalog-store.js';
 import type { CollectionProgress } from '../../ports/event-collector.js';
@@ -82,7 +82,8 @@ export function buildSurface(input: {
 }): Surface {
   const { site, range } = input;
   const envelope = siteDataEnvelope(site);
-  const product = siteProductConfiguration(input.workspace, site);
+  // the exports part of the site's product configuration (siteProductConfiguration), without the rest of it
+  const exports = exportsOf(input.workspace.plan);
   return {
     mode: site.collectionProfile,
     dataEnvelope: envelope,
@@ -94,10 +95,10 @@ export function buildSurface(input: {
       compareEnd: range.range.compare_end,
     },
     exportCapability: {
-      csv: product.exports.csv,
-      level: product.exports.level,
+      csv: exports.csv,
+      level: exports.level,
       dataEnvelope: envelope,
-      notes: [...product.capabilities.exports.notes],
+      notes: [...EXPORT_NOTES],
     },
   };
 }

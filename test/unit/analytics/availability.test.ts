@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildAvailability, classifyRoute, metricsRoute, type AvailabilityInput } from '../../../src/domain/availability.js';
+import { availabilityRefuses, buildAvailability, classifyRoute, metricsRoute, type AvailabilityInput } from '../../../src/domain/availability.js';
 
 const ms = (s: string) => Date.parse(s);
 const MAR = { startMs: ms('2025-03-01T00:00:00.000Z'), endMs: ms('2025-03-07T23:59:59.999Z') };
@@ -157,4 +157,21 @@ test('the profile change takes precedence over source coverage on extended-only 
 
 test('an unparsable effective_at is a data fault, not a silent default', () => {
   assert.throws(() => buildAvailability(input({ effectiveAt: 'yesterday' })), RangeError);
+});
+
+test('availabilityRefuses says exactly when buildAvailability answers 409, whatever the route, profile, change and coverage', () => {
+  const routes = ['overview', 'acquisition', 'actions', 'content', 'goals', 'timeseries', 'breakdown', 'breakdown_tenant'] as const;
+  let refused = 0;
+  for (const route of routes)
+    for (const dimensions of [[], ['page'], ['source']])
+      for (const profile of ['strict', 'extended'] as const)
+        for (const effectiveAt of [null, '2025-02-01T00:00:00.000Z', MID_MARCH_4, '2025-04-01T00:00:00.000Z'])
+          for (const firstEventAtMs of [null, ms('2024-01-01T00:00:00Z'), ms(MID_MARCH_4), ms('2025-05-01T00:00:00Z')])
+            for (const compare of [null, FEB]) {
+              const i = input({ route, dimensions, profile, effectiveAt, firstEventAtMs, compare });
+              const error = buildAvailability(i).error;
+              assert.equal(availabilityRefuses(i), error !== null, JSON.stringify(i));
+              if (error) refused++;
+            }
+  assert.ok(refused > 0, 'the table holds refusals');
 });
