@@ -58,12 +58,13 @@ export async function buildActionRows(c: DuckDBConnection, run: Run, src: Rollup
 
 /**
  * Adds an import's delta of the action rows of the touched days (`dayMs`: site_id, day_ms) to its
- * writes: `now` added, `before` (null: none stored) subtracted, the stored rows of those days added
- * (they are replaced), keys left at zero dropped. Drops `now` and `before` (unless a copy reads them).
+ * writes: `rows`, the action rows of the touched visitor-days as they are now, or with `tagged` of a
+ * before-and-now build (before-and-now.ts: the rows as they were are subtracted), the stored rows of
+ * those days added (they are replaced), keys left at zero dropped. Drops `rows` (unless a copy reads it).
  */
-export async function prepareActionsDelta(c: DuckDBConnection, now: string, before: string | null, dayMs: string, w: ImportWrites): Promise<void> {
-  await prepareDayDelta(c, ACTIONS, { now, before, dayMs }, w, 'actions', w.actionDays);
-  await dropScratch(c, w, [now, ...(before ? [before] : [])]);
+export async function prepareActionsDelta(c: DuckDBConnection, rows: string, tagged: boolean, dayMs: string, w: ImportWrites): Promise<void> {
+  await prepareDayDelta(c, ACTIONS, { rows, tagged, dayMs }, w, 'actions', w.actionDays);
+  await dropScratch(c, w, [rows]);
 }
 
 /** Whether the table must be (re)built at open: missing, or of another version. */

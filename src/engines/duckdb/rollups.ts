@@ -22,6 +22,7 @@ import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION
 import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './duckdb-actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
+import { beforeAndNow, dropViews } from './before-and-now.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
 import { countRows } from './count-rows.js';
 import { sqlString } from './sql-string.js';
@@ -85,8 +86,8 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
 export interface RollupDelta {
   /** the touched visitor-days' events and sessions as they are after the import */
   now: RollupSources;
-  /** buildRollupRows() of the same as they were stored before it; null when none was stored */
-  beforeRows: string | null;
+  /** the same as they were stored before it (snapshotBefore, before-and-now.ts); null when none was stored */
+  before: RollupSources | null;
   /** (site_id, day) of every touched visitor-day (duplicates allowed) */
   days: string;
   /**
@@ -107,14 +108,18 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const p = d.prefix;
   const dayMs = `${p}_days`;
   await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
-  const now = await buildRollupRows(c, d.now, `${p}_now`);
-  await prepareDayDelta(c, ROLLUPS, { now, before: d.beforeRows, dayMs }, w, 'rollups', w.rollupDays);
+  // the visitor-days as they were and as they are, in one build (before-and-now.ts)
+  const src = d.before ? await beforeAndNow(c, d.before, d.now, p) : d.now;
+  const rows = await buildRollupRows(c, src, `${p}_bn`);
+  if (d.before) await dropViews(c, src);
+  const tagged = d.before !== null;
+  await prepareDayDelta(c, ROLLUPS, { rows, tagged, dayMs }, w, 'rollups', w.rollupDays);
   if ('add' in d.titles) await preparePageTitles(c, d.titles.add, p, w);
   else await rebuildPageTitles(c, d.titles.rebuild, dayMs, p, w);
-  await prepareActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, w);
+  await prepareActionsDelta(c, actionRowsOf(rows), tagged, dayMs, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
-  await dropScratch(c, w, [now, dayMs, `${p}_titles`]);
+  await dropScratch(c, w, [rows, dayMs, `${p}_titles`]);
 }
 
 /**
