@@ -1,7 +1,7 @@
 // An import's rollup delta counts the visitor-days it touches twice: as they were stored (subtracted)
-// and as they are after it (added; day-delta.ts). Each count is a build of a few dozen statements
-// whose cost is nearly all fixed (planning, one pipeline per operator), whatever the rows: two builds
-// were most of a small commit. So both are counted in ONE build: the rows of each half carry a tag
+// and as they are after it (added; day-delta.ts). Each count is a build of about 60 statements whose
+// cost hardly depends on the rows: two builds were most of a small commit (a live collection load).
+// So both are counted in ONE build: the rows of each half carry a tag
 // before their site id ('b' before, 'n' now), and before their session id, so that nothing of one
 // half meets the other (every rollup and action row is grouped by site; sessions are joined on their
 // id). The tag is one character on every row, so untagging never depends on what a site id holds.
