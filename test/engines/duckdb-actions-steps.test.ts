@@ -10,6 +10,7 @@ import path from 'node:path';
 import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { buildActionRows } from '../../src/engines/duckdb/duckdb-actions-rollup.js';
 import { runCompiled } from '../../src/engines/duckdb/rollups.js';
+import { StatementScript } from '../../src/engines/duckdb/statement-script.js';
 import { compileActionsBuild, compileActionsInput } from '../../src/engines/sql/build/actions-build.js';
 import { ACTION_GROUPINGS, ACTIONS_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import { duckdbDialect } from '../../src/engines/sql/dialect.js';
@@ -41,7 +42,7 @@ test('the per-level DuckDB build of the action rows equals the per-grouping buil
     await runCompiled(c, `CREATE TEMP TABLE inp AS ${input.sql}`, input.params);
     const expected = compileActionsBuild(duckdbDialect, ACTION_GROUPINGS, 'inp', 'masks');
     await runCompiled(c, `CREATE TEMP TABLE expected AS ${expected.sql}`, expected.params);
-    await buildActionRows(c, runCompiled, src, 'actual', 'masks');
+    await buildActionRows(c, new StatementScript(), src, 'actual', 'masks');
 
     const count = async (sql: string) => Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0]);
     const n = await count(`SELECT count(*) FROM expected`);

@@ -8,7 +8,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { compileActionsInput } from '../sql/build/actions-build.js';
 import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE } from '../sql/rollup-tables.js';
 import { actionsGroupingSql, actionsSteps } from './actions-steps.js';
-import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
+import { duckdbDialect } from '../sql/dialect.js';
+import type { StatementScript } from './statement-script.js';
 import type { RollupSources } from '../sql/build/rollup-build.js';
 import { dropScratch, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
@@ -24,46 +25,47 @@ const VERSION_KEY = 'actions_rollup_version';
 /** The action rows table buildRollupRows writes next to its rollup rows table `rows`. */
 export const actionRowsOf = (rows: string) => `${rows}_act`;
 
-type Run = (c: DuckDBConnection, sql: string, params: readonly SqlParam[]) => Promise<unknown>;
-
 /**
  * Creates the temp table `out`: the action rows (ACTIONS_COLUMNS) of exactly the events and
- * sessions of `src`. `masks` is the rollup build's traffic-mask table.
+ * sessions of `src`. `masks` is the rollup build's traffic-mask table. Adds the statements to
+ * `script` (after what it holds) and runs it.
  */
-export async function buildActionRows(c: DuckDBConnection, run: Run, src: RollupSources, out: string, masks: string): Promise<void> {
+export async function buildActionRows(c: DuckDBConnection, script: StatementScript, src: RollupSources, out: string, masks: string): Promise<void> {
   const input = `${out}_in`;
   const x = compileActionsInput(duckdbDialect, src);
-  await run(c, `CREATE OR REPLACE TEMP TABLE ${input} AS ${x.sql}`, x.params);
+  script.add(`CREATE OR REPLACE TEMP TABLE ${input} AS ${x.sql}`, x.params);
   // of the layout this code writes (at open the stored table may be missing or older)
-  await c.run(asTempTable(ACTIONS_DDL(out)));
+  script.add(asTempTable(ACTIONS_DDL(out)));
   // one statement per step and per grouping: a statement's memory grows with its operators
   // (rollups.ts); a statement of the twelve family groupings passed a 640 MB limit on 6,000 events
   const steps = actionsSteps(input, out);
   const held = new Set([input]);
   for (const [k, s] of steps.entries()) {
-    await run(c, `CREATE OR REPLACE TEMP TABLE ${s.table} AS ${s.build.sql}`, s.build.params);
+    script.add(`CREATE OR REPLACE TEMP TABLE ${s.table} AS ${s.build.sql}`, s.build.params);
     held.add(s.table);
     for (const grouping of s.groupings) {
       const b = actionsGroupingSql(grouping, out, masks);
-      await run(c, `INSERT INTO ${out} ${b.sql}`, b.params);
+      script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
     }
     // a table no later step reads goes now (memory)
     for (const t of held) {
       if (steps.slice(k + 1).some((later) => later.reads === t)) continue;
-      await c.run(`DROP TABLE ${t}`);
+      script.add(`DROP TABLE ${t}`);
       held.delete(t);
     }
   }
+  await script.run(c);
 }
 
 /**
  * Adds an import's delta of the action rows of the touched days (`dayMs`: site_id, day_ms) to its
- * writes: `now` added, `before` (null: none stored) subtracted, the stored rows of those days added
- * (they are replaced), keys left at zero dropped. Drops `now` and `before` (unless a copy reads them).
+ * writes: `rows`, the action rows of the touched visitor-days as they are now, or with `tagged` of a
+ * before-and-now build (before-and-now.ts: the rows as they were are subtracted), the stored rows of
+ * those days added (they are replaced), keys left at zero dropped. Drops `rows` (unless a copy reads it).
  */
-export async function prepareActionsDelta(c: DuckDBConnection, now: string, before: string | null, dayMs: string, w: ImportWrites): Promise<void> {
-  await prepareDayDelta(c, ACTIONS, { now, before, dayMs }, w, 'actions', w.actionDays);
-  await dropScratch(c, w, [now, ...(before ? [before] : [])]);
+export async function prepareActionsDelta(c: DuckDBConnection, rows: string, tagged: boolean, dayMs: string, w: ImportWrites): Promise<void> {
+  await prepareDayDelta(c, ACTIONS, { rows, tagged, dayMs }, w, 'actions', w.actionDays);
+  await dropScratch(c, w, [rows]);
 }
 
 /** Whether the table must be (re)built at open: missing, or of another version. */

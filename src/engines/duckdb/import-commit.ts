@@ -11,7 +11,8 @@ import type { DayRef } from '../../ports/event-store.js';
 import { addCopy, applyImportWrites, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
 import { EVENTS_COLUMNS } from './schema.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
-import { prepareRollupDelta, buildRollupRows, groupsOf } from './rollups.js';
+import { prepareRollupDelta, groupsOf } from './rollups.js';
+import { snapshotBefore } from './before-and-now.js';
 import { countRows } from './count-rows.js';
 import { sqlString } from './sql-string.js';
 
@@ -109,18 +110,13 @@ async function prepareGroup(
   if (stored > 0) await c.run(`DELETE FROM ${fresh} WHERE event_id IN (SELECT event_id FROM ${old})`);
   const imported = await countRows(c, fresh);
 
-  // The touched visitor-days as they were, counted before anything of them changes.
-  let beforeRows: string | null = null;
-  const oldSessions = `${p}_oldsess`;
-  if (stored > 0) {
-    await c.run(`CREATE TEMP TABLE ${oldSessions} AS SELECT s.* FROM sessions s
-      SEMI JOIN ${v} v ON s.site_id = v.site_id AND s.day = v.day AND s.visitor_key = v.visitor_key`);
-    temps.push(oldSessions);
-    if (imported > 0 || eng) beforeRows = await buildRollupRows(c, { events: old, sessions: oldSessions }, `${p}_before`);
-  }
+  // The touched visitor-days as they were, kept before anything of them changes (engagement below
+  // changes `old` in place); counted with them as they will be (prepareRollupDelta).
+  const before = stored > 0 && (imported > 0 || eng) ? await snapshotBefore(c, old, v, `${p}_b`) : null;
+  if (before) temps.push(before.events, before.sessions);
   const engagement = eng ? await applyEngagement(c, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
   if (imported === 0 && engagement.applied === 0) {
-    await dropScratch(c, w, [...temps, ...(beforeRows ? [beforeRows] : [])]);
+    await dropScratch(c, w, temps);
     return { imported: 0, days: [], engagement };
   }
 
@@ -133,8 +129,7 @@ async function prepareGroup(
   await c.run(sessionEventsSql(src, sess, nowEvents));
   await c.run(sessionsSql(nowEvents, sessions));
   temps.push(sess, nowEvents, sessions);
-  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, beforeRows, days: v, titles: { add: fresh }, prefix: p }, w);
-  if (beforeRows) temps.push(beforeRows);
+  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p }, w);
 
   const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);
   const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');

@@ -12,6 +12,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import { EVENTS_COLUMNS } from './schema.js';
+import { StatementScript } from './statement-script.js';
 
 const q = duckdbDialect.quoteIdent;
 
@@ -62,15 +63,17 @@ export async function createImportWrites(c: DuckDBConnection, prefix: string): P
     deletes: `${prefix}_w_deletes`,
     counts: `${prefix}_w_counts`,
   };
-  const like = (table: string, from: string, cols = '*') => c.run(`CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${cols} FROM ${from} LIMIT 0`);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${w.updates} (rid BIGINT, session_id VARCHAR, engagement_time_ms BIGINT)`);
-  await like(w.visitorDays, 'sessions', 'site_id, day, visitor_key');
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${w.rollupDays} (site_id VARCHAR, day_ms BIGINT)`);
-  await like(w.titleKeys, q(PAGE_TITLES_TABLE), TITLE_KEYS.join(', '));
-  await like(w.titles, q(PAGE_TITLES_TABLE), PAGE_TITLES_COLUMNS.map(q).join(', '));
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${w.actionDays} (site_id VARCHAR, day_ms BIGINT)`);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${w.deletes} (rid BIGINT)`);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${w.counts} (site_id VARCHAR, month VARCHAR, events BIGINT)`);
+  const like = (table: string, from: string, cols = '*') => `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${cols} FROM ${from} LIMIT 0`;
+  await new StatementScript()
+    .add(`CREATE OR REPLACE TEMP TABLE ${w.updates} (rid BIGINT, session_id VARCHAR, engagement_time_ms BIGINT)`)
+    .add(like(w.visitorDays, 'sessions', 'site_id, day, visitor_key'))
+    .add(`CREATE OR REPLACE TEMP TABLE ${w.rollupDays} (site_id VARCHAR, day_ms BIGINT)`)
+    .add(like(w.titleKeys, q(PAGE_TITLES_TABLE), TITLE_KEYS.join(', ')))
+    .add(like(w.titles, q(PAGE_TITLES_TABLE), PAGE_TITLES_COLUMNS.map(q).join(', ')))
+    .add(`CREATE OR REPLACE TEMP TABLE ${w.actionDays} (site_id VARCHAR, day_ms BIGINT)`)
+    .add(`CREATE OR REPLACE TEMP TABLE ${w.deletes} (rid BIGINT)`)
+    .add(`CREATE OR REPLACE TEMP TABLE ${w.counts} (site_id VARCHAR, month VARCHAR, events BIGINT)`)
+    .run(c);
   return w;
 }
 
@@ -82,13 +85,17 @@ export function addCopy(w: ImportWrites, table: CopiedTable, select: string, rea
 
 /** Drops scratch tables, but not those a copy still reads (releaseImportWrites drops them). */
 export async function dropScratch(c: DuckDBConnection, w: ImportWrites, tables: readonly string[]): Promise<void> {
-  for (const t of tables) if (!w.held.has(t)) await c.run(`DROP TABLE IF EXISTS ${t}`);
+  const script = new StatementScript();
+  for (const t of tables) if (!w.held.has(t)) script.add(`DROP TABLE IF EXISTS ${t}`);
+  await script.run(c);
 }
 
 /** After the transaction (committed or not): the held scratch tables go. */
 export async function releaseImportWrites(c: DuckDBConnection, w: ImportWrites): Promise<void> {
-  for (const t of w.held) await c.run(`DROP TABLE IF EXISTS ${t}`);
+  const script = new StatementScript();
+  for (const t of w.held) script.add(`DROP TABLE IF EXISTS ${t}`);
   w.held.clear();
+  await script.run(c);
 }
 
 /**
@@ -96,28 +103,31 @@ export async function releaseImportWrites(c: DuckDBConnection, w: ImportWrites):
  * own. Rows go in the order they were added (each group's rows sorted as the reads want them).
  */
 export async function applyImportWrites(c: DuckDBConnection, w: ImportWrites): Promise<void> {
-  const copy = async (table: string, kind: CopiedTable) => {
-    for (const select of w.copies[kind]) await c.run(`INSERT INTO ${table} ${select}`);
+  const script = new StatementScript();
+  const copy = (table: string, kind: CopiedTable) => {
+    for (const select of w.copies[kind]) script.add(`INSERT INTO ${table} ${select}`);
   };
-  await copy(`events (${EVENTS_COLUMNS.join(', ')})`, 'events');
+  copy(`events (${EVENTS_COLUMNS.join(', ')})`, 'events');
   // Older events of a touched visitor-day may belong to another session now (e.g. a gap got
   // filled) or have gained engagement.
-  await c.run(`UPDATE events SET session_id = u.session_id, engagement_time_ms = u.engagement_time_ms FROM ${w.updates} u
+  script.add(`UPDATE events SET session_id = u.session_id, engagement_time_ms = u.engagement_time_ms FROM ${w.updates} u
     WHERE events.rowid = u.rid AND (events.session_id <> u.session_id OR events.engagement_time_ms <> u.engagement_time_ms)`);
-  await c.run(`DELETE FROM sessions USING ${w.visitorDays} v
+  script.add(`DELETE FROM sessions USING ${w.visitorDays} v
     WHERE sessions.site_id = v.site_id AND sessions.day = v.day AND sessions.visitor_key = v.visitor_key`);
-  await copy('sessions', 'sessions');
+  copy('sessions', 'sessions');
   const onDays = (alias: string) => `${alias}.site_id = dd.site_id AND ${alias}.day_ms = dd.day_ms`;
-  await c.run(`DELETE FROM ${q(ROLLUP_TABLE)} r USING ${w.rollupDays} dd WHERE ${onDays('r')}`);
-  await copy(q(ROLLUP_TABLE), 'rollups');
+  script.add(`DELETE FROM ${q(ROLLUP_TABLE)} r USING ${w.rollupDays} dd WHERE ${onDays('r')}`);
+  copy(q(ROLLUP_TABLE), 'rollups');
   const match = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
   const titleCols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-  await c.run(`DELETE FROM ${q(PAGE_TITLES_TABLE)} s USING ${w.titleKeys} n WHERE ${match}`);
-  await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${titleCols}) SELECT ${titleCols} FROM ${w.titles}`);
-  await c.run(`DELETE FROM ${q(ACTIONS_TABLE)} r USING ${w.actionDays} dd WHERE ${onDays('r')}`);
-  await copy(q(ACTIONS_TABLE), 'actions');
+  script.add(`DELETE FROM ${q(PAGE_TITLES_TABLE)} s USING ${w.titleKeys} n WHERE ${match}`);
+  script.add(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${titleCols}) SELECT ${titleCols} FROM ${w.titles}`);
+  script.add(`DELETE FROM ${q(ACTIONS_TABLE)} r USING ${w.actionDays} dd WHERE ${onDays('r')}`);
+  copy(q(ACTIONS_TABLE), 'actions');
   // after the updates: they address stored events by rowid, which a delete leaves as they are
-  await c.run(`DELETE FROM events USING ${w.deletes} d WHERE events.rowid = d.rid`);
-  await c.run(`INSERT INTO event_counts SELECT site_id, month, sum(events) FROM ${w.counts} GROUP BY site_id, month
+  script.add(`DELETE FROM events USING ${w.deletes} d WHERE events.rowid = d.rid`);
+  script.add(`INSERT INTO event_counts SELECT site_id, month, sum(events) FROM ${w.counts} GROUP BY site_id, month
     ON CONFLICT (site_id, month) DO UPDATE SET events = event_counts.events + excluded.events`);
+  // one call (statement-script.ts): the transaction lasts what its statements take
+  await script.run(c);
 }

@@ -22,6 +22,8 @@ import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION
 import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './duckdb-actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
+import { StatementScript } from './statement-script.js';
+import { beforeAndNow, dropViews } from './before-and-now.js';
 import { prepareDayDelta, type DayRollup } from './day-delta.js';
 import { countRows } from './count-rows.js';
 import { sqlString } from './sql-string.js';
@@ -43,50 +45,52 @@ export function runCompiled(c: DuckDBConnection, sql: string, params: readonly S
   return c.run(sql, params.map(bind), params.map((p) => TYPES[p.type]));
 }
 
-/** The expansion tables every build joins (temp tables of the connection). */
-async function expansions(c: DuckDBConnection): Promise<{ trafficMap: string; trafficMasks: string }> {
+/** The expansion tables every build joins (temp tables of the connection), added to `script`. */
+function expansions(script: StatementScript): { trafficMap: string; trafficMasks: string } {
   const x = compileRollupExpansions(duckdbDialect);
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ff_rollup_traffic AS ${x.trafficMap.sql}`, x.trafficMap.params);
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ff_rollup_masks AS ${x.trafficMasks.sql}`, x.trafficMasks.params);
+  script.add(`CREATE OR REPLACE TEMP TABLE ff_rollup_traffic AS ${x.trafficMap.sql}`, x.trafficMap.params);
+  script.add(`CREATE OR REPLACE TEMP TABLE ff_rollup_masks AS ${x.trafficMasks.sql}`, x.trafficMasks.params);
   return { trafficMap: 'ff_rollup_traffic', trafficMasks: 'ff_rollup_masks' };
 }
 
 /**
  * Creates `prefix`_rows: the rollup rows (ROLLUP_COLUMNS) of exactly the events and sessions of
- * `src`, through temp tables named after `prefix`. Returns the table's name.
+ * `src`, through temp tables named after `prefix`. Returns the table's name. The statements run as
+ * one script (statement-script.ts), each on its own.
  */
 export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, prefix: string): Promise<string> {
+  const script = new StatementScript();
   const names: RollupInputNames = { pageEvents: `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.sessionRows} AS ${inputs.sessionRows.sql}`, inputs.sessionRows.params);
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${names.sessionEvents} AS ${inputs.sessionEvents.sql}`, inputs.sessionEvents.params);
-  await c.run(`DROP TABLE ${names.sessionRows}`);
+  script.add(`CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
+  script.add(`CREATE OR REPLACE TEMP TABLE ${names.sessionRows} AS ${inputs.sessionRows.sql}`, inputs.sessionRows.params);
+  script.add(`CREATE OR REPLACE TEMP TABLE ${names.sessionEvents} AS ${inputs.sessionEvents.sql}`, inputs.sessionEvents.params);
+  script.add(`DROP TABLE ${names.sessionRows}`);
   const sets = compileSessionSets(duckdbDialect, names.sessionEvents, ROLLUP_GROUPINGS);
   const sessionSets = { sums: `${prefix}_gs`, visitors: `${prefix}_gv` };
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${sessionSets.sums} AS ${sets.sums.sql}`, sets.sums.params);
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${sessionSets.visitors} AS ${sets.visitors.sql}`, sets.visitors.params);
-  const tables = { ...names, ...(await expansions(c)), sessionSets };
+  script.add(`CREATE OR REPLACE TEMP TABLE ${sessionSets.sums} AS ${sets.sums.sql}`, sets.sums.params);
+  script.add(`CREATE OR REPLACE TEMP TABLE ${sessionSets.visitors} AS ${sets.visitors.sql}`, sets.visitors.params);
+  const tables = { ...names, ...expansions(script), sessionSets };
   const out = `${prefix}_rows`;
   // of the layout this code writes (at open the stored table may be missing or older)
-  await c.run(asTempTable(ROLLUPS_DDL(out)));
+  script.add(asTempTable(ROLLUPS_DDL(out)));
   // One statement per grouping: a statement's memory grows with its operators (every hash table
   // starts with room of its own), so one statement of all nineteen needed about 200 MB even for a
   // handful of rows; one grouping at a time spills instead of failing.
   for (const grouping of ROLLUP_GROUPINGS) {
     const b = compileRollupBuild(duckdbDialect, [grouping], tables);
-    await runCompiled(c, `INSERT INTO ${out} ${b.sql}`, b.params);
+    script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
   }
-  for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) await c.run(`DROP TABLE ${t}`);
-  await buildActionRows(c, runCompiled, src, actionRowsOf(out), tables.trafficMasks);
+  for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) script.add(`DROP TABLE ${t}`);
+  await buildActionRows(c, script, src, actionRowsOf(out), tables.trafficMasks);
   return out;
 }
 
 export interface RollupDelta {
   /** the touched visitor-days' events and sessions as they are after the import */
   now: RollupSources;
-  /** buildRollupRows() of the same as they were stored before it; null when none was stored */
-  beforeRows: string | null;
+  /** the same as they were stored before it (snapshotBefore, before-and-now.ts); null when none was stored */
+  before: RollupSources | null;
   /** (site_id, day) of every touched visitor-day (duplicates allowed) */
   days: string;
   /**
@@ -107,14 +111,18 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const p = d.prefix;
   const dayMs = `${p}_days`;
   await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
-  const now = await buildRollupRows(c, d.now, `${p}_now`);
-  await prepareDayDelta(c, ROLLUPS, { now, before: d.beforeRows, dayMs }, w, 'rollups', w.rollupDays);
+  // the visitor-days as they were and as they are, in one build (before-and-now.ts)
+  const src = d.before ? await beforeAndNow(c, d.before, d.now, p) : d.now;
+  const rows = await buildRollupRows(c, src, `${p}_bn`);
+  if (d.before) await dropViews(c, src);
+  const tagged = d.before !== null;
+  await prepareDayDelta(c, ROLLUPS, { rows, tagged, dayMs }, w, 'rollups', w.rollupDays);
   if ('add' in d.titles) await preparePageTitles(c, d.titles.add, p, w);
   else await rebuildPageTitles(c, d.titles.rebuild, dayMs, p, w);
-  await prepareActionsDelta(c, actionRowsOf(now), d.beforeRows && actionRowsOf(d.beforeRows), dayMs, w);
+  await prepareActionsDelta(c, actionRowsOf(rows), tagged, dayMs, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
-  await dropScratch(c, w, [now, dayMs, `${p}_titles`]);
+  await dropScratch(c, w, [rows, dayMs, `${p}_titles`]);
 }
 
 /**
@@ -170,7 +178,12 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
   await c.run(asTempTable(ROLLUPS_DDL(built.rollups)));
   await c.run(asTempTable(PAGE_TITLES_DDL(built.titles)));
   await c.run(asTempTable(ACTIONS_DDL(built.actions)));
-  const masks = full ? null : (await expansions(c)).trafficMasks;
+  let masks: string | null = null;
+  if (!full) {
+    const script = new StatementScript();
+    masks = expansions(script).trafficMasks;
+    await script.run(c);
+  }
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
   const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
   for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
@@ -182,7 +195,7 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
     await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
     const src = { events: `${p}_ev`, sessions: `${p}_ss` };
     if (masks) {
-      await buildActionRows(c, runCompiled, src, `${p}_act`, masks);
+      await buildActionRows(c, new StatementScript(), src, `${p}_act`, masks);
       await insertActionRows(c, `${p}_act`, built.actions);
     } else {
       const rows = await buildRollupRows(c, src, p);

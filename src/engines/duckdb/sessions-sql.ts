@@ -51,7 +51,7 @@ const MEANINGFUL = MEANINGFUL_FAMILIES.map((f) => `'${f}'`).join(', ');
 const FIRST_EVENT_COLUMNS = ['profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium',
   'utm_campaign', 'country', 'region', 'city', 'device_type', 'browser_family', 'os_family'];
 /** The columns sessions and rollups read of an event (the action identity: the actions rollup). */
-const EVENT_COLUMNS = ['site_id', 'day', 'tenant_id', 'visitor_key', 'ts_ms', 'type', 'family', 'engagement_time_ms',
+export const SESSION_EVENT_COLUMNS = ['site_id', 'day', 'tenant_id', 'visitor_key', 'ts_ms', 'type', 'family', 'engagement_time_ms',
   'path_canon', ...FIRST_EVENT_COLUMNS, 'action_name', ...ACTION_ATTRIBUTES];
 
 /**
@@ -59,7 +59,7 @@ const EVENT_COLUMNS = ['site_id', 'day', 'tenant_id', 'visitor_key', 'ts_ms', 't
  * session id and its rank `rn` in session order (from `sess`, sessionizeSql's output).
  */
 export function sessionEventsSql(src: SessionSources, sess: string, out: string): string {
-  const cols = (alias: string) => EVENT_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
+  const cols = (alias: string) => SESSION_EVENT_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
   const old = src.old
     ? `UNION ALL SELECT ${cols('o')}, x.session_id, x.rn FROM ${src.old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`
     : '';

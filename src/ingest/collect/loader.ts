@@ -17,7 +17,10 @@ import type { SpoolRecord } from './spool-format.js';
 export interface LoaderOptions {
   /** how long the oldest waiting record waits before a load starts (default 2000 ms) */
   intervalMs?: number;
-  /** what the rest between loads keeps to: accepted records readable within this (default 4000 ms) */
+  /**
+   * what the rest between loads keeps to: accepted records readable within this (default 3000 ms: with
+   * the /v1 read that finds them, within 5 s)
+   */
   readableWithinMs?: number;
   /** load at once when this many records are waiting (default 10,000) */
   triggerRecords?: number;
@@ -72,7 +75,7 @@ export class Loader {
     private readonly opts: LoaderOptions = {},
   ) {
     this.intervalMs = opts.intervalMs ?? 2000;
-    this.readableWithinMs = opts.readableWithinMs ?? 4000;
+    this.readableWithinMs = opts.readableWithinMs ?? 3000;
     this.triggerRecords = opts.triggerRecords ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 100_000;
   }

@@ -1,0 +1,53 @@
+// An import's rollup delta counts the visitor-days it touches twice: as they were stored (subtracted)
+// and as they are after it (added; day-delta.ts). Each count is a build of about 60 statements whose
+// cost hardly depends on the rows: two builds were most of a small commit (a live collection load).
+// So both are counted in ONE build: the rows of each half carry a tag
+// before their site id ('b' before, 'n' now), and before their session id, so that nothing of one
+// half meets the other (every rollup and action row is grouped by site; sessions are joined on their
+// id). The tag is one character on every row, so untagging never depends on what a site id holds.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RollupSources } from '../sql/build/rollup-build.js';
+import { SESSION_EVENT_COLUMNS } from './sessions-sql.js';
+
+const BEFORE = 'b';
+const NOW = 'n';
+/** The event columns a build reads besides site_id and session_id (which come first, tagged). */
+const OTHER_COLUMNS = SESSION_EVENT_COLUMNS.filter((col) => col !== 'site_id').join(', ');
+const tagged = (tag: string) => `'${tag}' || site_id AS site_id, '${tag}' || session_id AS session_id`;
+
+/** A tagged build's before-rows: `site_id` of a row of the rollups or the action rows (SQL). */
+export const isBeforeRow = (site: string) => `starts_with(${site}, '${BEFORE}')`;
+/** The site id of a tagged build's row (SQL). */
+export const untaggedSite = (site: string) => `substr(${site}, 2)`;
+
+/**
+ * Copies the stored events of the visitor-days in `visitorDays` (site_id, day, visitor_key) held by
+ * `events` (events columns), and their stored sessions, as they are now (an import may change its
+ * copy of the events afterwards), tagged as the before half. The tables are `prefix`_ev and _sess.
+ */
+export async function snapshotBefore(c: DuckDBConnection, events: string, visitorDays: string, prefix: string): Promise<RollupSources> {
+  const out = { events: `${prefix}_ev`, sessions: `${prefix}_sess` };
+  await c.run(`CREATE TEMP TABLE ${out.events} AS SELECT ${tagged(BEFORE)}, ${OTHER_COLUMNS} FROM ${events}`);
+  await c.run(`CREATE TEMP TABLE ${out.sessions} AS SELECT s.* REPLACE (${tagged(BEFORE)}) FROM sessions s
+    SEMI JOIN ${visitorDays} v ON s.site_id = v.site_id AND s.day = v.day AND s.visitor_key = v.visitor_key`);
+  return out;
+}
+
+/**
+ * Views of `before` (snapshotBefore's) and `now` (events with SESSION_EVENT_COLUMNS and session_id;
+ * sessions in the sessions table's layout) together, `now` tagged as such: one build reads them.
+ * The caller drops them with dropViews().
+ */
+export async function beforeAndNow(c: DuckDBConnection, before: RollupSources, now: RollupSources, prefix: string): Promise<RollupSources> {
+  const out = { events: `${prefix}_bnev`, sessions: `${prefix}_bnsess` };
+  await c.run(`CREATE TEMP VIEW ${out.events} AS SELECT * FROM ${before.events}
+    UNION ALL SELECT ${tagged(NOW)}, ${OTHER_COLUMNS} FROM ${now.events}`);
+  await c.run(`CREATE TEMP VIEW ${out.sessions} AS SELECT * FROM ${before.sessions}
+    UNION ALL SELECT * REPLACE (${tagged(NOW)}) FROM ${now.sessions}`);
+  return out;
+}
+
+export async function dropViews(c: DuckDBConnection, views: RollupSources): Promise<void> {
+  await c.run(`DROP VIEW IF EXISTS ${views.events}`);
+  await c.run(`DROP VIEW IF EXISTS ${views.sessions}`);
+}
