@@ -82,7 +82,9 @@ test('two processes share a data dir; one killed with kill -9 mid-load, the othe
           page.engaged = 'sent';
           if ((await post(to.base, page, { n: 'engagement', e: page.ms })) === 202) page.engaged = 'acked';
         }
-        await new Promise((r) => setTimeout(r, 10));
+        // Past the first quarter and until the kill, slower: the victim must be killed while events still
+        // arrive, after its loader's first commit, however fast the processes accept them.
+        await new Promise((r) => setTimeout(r, n >= PAGES / 4 && !killed ? 60 : 10));
       }
     };
     const senders = Array.from({ length: 8 }, sender);
