@@ -112,6 +112,19 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => Promise<
   }
 }
 
+/** `fn` in one `begin immediate` transaction: committed when it returns, rolled back when it throws. Synchronous, so nothing else runs on the connection meanwhile. */
+function inImmediateTransaction<T>(db: Database.Database, fn: () => T): T {
+  db.exec('begin immediate');
+  try {
+    const out = fn();
+    db.exec('commit');
+    return out;
+  } catch (err) {
+    if (db.inTransaction) db.exec('rollback');
+    throw err;
+  }
+}
+
 type Pair = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult<any> | null>;
 
 /** One compiled query on better-sqlite3, synchronously, through the statement cache. */
@@ -182,16 +195,7 @@ export function synchronousPairRunner(db: Database.Database): (fallback: Pair) =
   const run = directRun(statementsOf(db));
   return (fallback) => async (first, second) => {
     if (db.inTransaction) return fallback(first, second);
-    db.exec('begin immediate');
-    try {
-      const a = run(first);
-      const out = Number(a.numAffectedRows ?? 0n) === 1 ? run(second) : null;
-      db.exec('commit');
-      return out;
-    } catch (err) {
-      if (db.inTransaction) db.exec('rollback');
-      throw err;
-    }
+    return inImmediateTransaction(db, () => (Number(run(first).numAffectedRows ?? 0n) === 1 ? run(second) : null));
   };
 }
 
@@ -216,21 +220,20 @@ export function groupedChargeRunner(db: Database.Database): (fallback: RunQuery)
         for (const c of turn) fallback(c.q).then(c.resolve, c.reject);
         return;
       }
-      const outcomes: ({ ok: QueryResult<any> } | { error: unknown })[] = [];
+      let outcomes: ({ ok: QueryResult<any> } | { error: unknown })[];
       try {
-        db.exec('begin immediate');
-        for (const c of turn) {
-          try {
-            outcomes.push({ ok: run(c.q) });
-          } catch (error) {
-            // SQLite undoes the failed statement; an error that ended the transaction ends the turn
-            if (!db.inTransaction) throw error;
-            outcomes.push({ error });
-          }
-        }
-        db.exec('commit');
+        outcomes = inImmediateTransaction(db, () =>
+          turn.map((c) => {
+            try {
+              return { ok: run(c.q) };
+            } catch (error) {
+              // SQLite undoes the failed statement; an error that ended the transaction ends the turn
+              if (!db.inTransaction) throw error;
+              return { error };
+            }
+          }),
+        );
       } catch (err) {
-        if (db.inTransaction) db.exec('rollback');
         for (const c of turn) c.reject(err);
         return;
       }
