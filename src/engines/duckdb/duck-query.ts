@@ -21,6 +21,11 @@ function bindValue(p: SqlParam): DuckDBValue {
   return p.type === 'bigint' ? BigInt(p.value as number) : (p.value as DuckDBValue);
 }
 
+/** The compilers' values (dialect.value) as the driver binds them: the values, and their types. */
+export function bindingOf(params: readonly SqlParam[]): [DuckDBValue[], DuckDBType[]] {
+  return [params.map(bindValue), params.map((p) => TYPES[p.type])];
+}
+
 function isTimeoutError(e: unknown): boolean {
   return e instanceof Error && /interrupt/i.test(e.message);
 }
@@ -53,7 +58,7 @@ export async function runDuckQuery<C extends DuckConnection>(
   }, timeoutMs);
   try {
     const stmt = await conn.prepare(sql);
-    stmt.bind(params.map(bindValue), params.map((p) => TYPES[p.type]));
+    stmt.bind(...bindingOf(params));
     const reader = await stmt.runAndReadAll();
     return reader.getRowObjectsJS();
   } catch (e) {

@@ -6,7 +6,7 @@
 // day), so the delta is exact and costs what the touched visitor-days cost, not what their days or
 // the store hold. At open, a store without current rollups builds them whole, a group of days at a
 // time. The engine detects them (rollup-gate.ts).
-import { BIGINT, BOOLEAN, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
 import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_COLUMNS, ROLLUP_GROUPINGS, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import {
@@ -17,7 +17,8 @@ import {
   type RollupInputNames,
   type RollupSources,
 } from '../sql/build/rollup-build.js';
-import { duckdbDialect, type ParamType, type SqlParam } from '../sql/dialect.js';
+import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
+import { bindingOf } from './duck-query.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
 import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './duckdb-actions-rollup.js';
@@ -31,8 +32,6 @@ import { sqlString } from './sql-string.js';
 const q = duckdbDialect.quoteIdent;
 const READ_COLUMNS = ['site_id', 'dim', 'filter_dim', 'traffic', 'all_tenants', 'tenant_id', 'day_ms'];
 const READ_ORDER = READ_COLUMNS.map(q).join(', ');
-const TYPES: Record<ParamType, DuckDBType> = { varchar: VARCHAR, bigint: BIGINT, double: DOUBLE, boolean: BOOLEAN };
-const bind = (p: SqlParam): DuckDBValue => (p.value === null ? null : p.type === 'bigint' ? BigInt(p.value as number) : (p.value as DuckDBValue));
 /** The rollup table as the import's delta merges it (day-delta.ts). */
 const ROLLUPS: DayRollup = {
   table: q(ROLLUP_TABLE),
@@ -42,7 +41,7 @@ const ROLLUPS: DayRollup = {
 };
 
 export function runCompiled(c: DuckDBConnection, sql: string, params: readonly SqlParam[]) {
-  return c.run(sql, params.map(bind), params.map((p) => TYPES[p.type]));
+  return c.run(sql, ...bindingOf(params));
 }
 
 /** The expansion tables every build joins (temp tables of the connection), added to `script`. */
