@@ -6,9 +6,8 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
-import { linesFor } from '../unit/reports/reference.js';
-import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
-import { call, checked, person, type Person } from './helpers/app-api.js';
+import type { MetricsHarness } from './metrics-harness.js';
+import { call, checked, viewerOfReferenceSite, type Person } from './helpers/app-api.js';
 
 const FROM = '2025-06-10';
 const TO = '2025-06-12';
@@ -18,10 +17,7 @@ let site: string;
 let viewer: Person;
 
 before(async () => {
-  h = await metricsHarness();
-  site = await h.site();
-  await h.importEvents(linesFor(site));
-  viewer = await person(h, { workspaceId: h.ws.id, role: 'viewer' });
+  ({ h, site, viewer } = await viewerOfReferenceSite());
 });
 after(() => h?.close());
 

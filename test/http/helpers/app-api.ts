@@ -6,6 +6,8 @@ import { openApiValidator, resolvePointer } from './openapi-check.js';
 import type { Role } from '../../../src/domain/roles.js';
 import type { User } from '../../../src/ports/people-store.js';
 import { TEST_HASHER, type Harness } from './harness.js';
+import { metricsHarness, type MetricsHarness } from '../metrics-harness.js';
+import { linesFor } from '../../unit/reports/reference.js';
 
 export const ORIGIN = 'http://127.0.0.1:8080';
 export const PASSWORD = 'correct horse battery';
@@ -107,4 +109,12 @@ export async function checked(h: Harness, who: Person | null, method: string, ur
   const r = await call(h, who, method, url, opts);
   (await checkerOf(h))(method, url, r);
   return r;
+}
+
+/** A metrics harness with one site holding the reference events (test/unit/reports/reference.ts) and a viewer of its workspace, signed in. */
+export async function viewerOfReferenceSite(): Promise<{ h: MetricsHarness; site: string; viewer: Person }> {
+  const h = await metricsHarness();
+  const site = await h.site();
+  await h.importEvents(linesFor(site));
+  return { h, site, viewer: await person(h, { workspaceId: h.ws.id, role: 'viewer' }) };
 }
