@@ -102,6 +102,7 @@ export async function run(): Promise<BenchRow[]> {
           const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
           const res = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
           const api = res.filter((r) => new URL(r.name).pathname.startsWith('/app/api/'));
+          const batches = api.filter((r) => new URL(r.name).pathname === '/app/api/reads');
           const script = res.find((r) => r.initiatorType === 'script' || /\.js(\?|$)/.test(r.name));
           return {
             document: nav.responseEnd,
@@ -109,9 +110,9 @@ export async function run(): Promise<BenchRow[]> {
             'first read sent': api.length ? Math.min(...api.map((r) => r.startTime)) : NaN,
             'last read answered': api.length ? Math.max(...api.map((r) => r.responseEnd)) : NaN,
             // the numbers' batch (GET /app/api/reads): when it left, and when its first and last bytes came
-            'batch sent': Math.min(...api.filter((r) => new URL(r.name).pathname === '/app/api/reads').map((r) => r.startTime)),
-            'batch first byte': Math.min(...api.filter((r) => new URL(r.name).pathname === '/app/api/reads').map((r) => r.responseStart)),
-            'batch answered': Math.max(...api.filter((r) => new URL(r.name).pathname === '/app/api/reads').map((r) => r.responseEnd)),
+            'batch sent': Math.min(...batches.map((r) => r.startTime)),
+            'batch first byte': Math.min(...batches.map((r) => r.responseStart)),
+            'batch answered': Math.max(...batches.map((r) => r.responseEnd)),
             'frame answered': Math.max(...api.filter((r) => /^\/app\/api\/sites\/[^/]+$/.test(new URL(r.name).pathname)).map((r) => r.responseEnd)),
             // a read waits for one of the browser's 6 connections to the origin (HTTP/1.1) before it is sent
             'longest wait for a connection': api.length ? Math.max(...api.map((r) => r.requestStart - r.startTime)) : NaN,
