@@ -2,13 +2,19 @@
 // taken from the stream as soon as its line arrives. Over HTTP/1.1 a browser opens six connections to
 // one origin: a dashboard's dozen reads sent one by one wait for each other in waves, where one request
 // lets the server run them side by side. Each line is what the read alone would have answered, so the
-// panels see the same Result either way. A read the session's window refused (429) is asked again on
-// its own, which waits out its Retry-After as any read does.
-import { failureFromBody, fetchOrFailure, failureOf, NETWORK_FAILURE_CODE, queryString, read, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
+// panels see the same Result either way. A read the session's window refused (429) waits out the
+// Retry-After its line carries, then is asked again on its own (as any read would be).
+import { failureFromBody, fetchOrFailure, failureOf, NETWORK_FAILURE_CODE, queryString, read, waitOut, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
 import { requestInit, type Reader } from './reader.js';
 
 /** the server's bound (MAX_BATCHED_READS): a larger set leaves as several batches */
 const MAX_PER_BATCH = 32;
+/**
+ * A batch's URL stays below this many characters: Node refuses a request whose headers pass 16 KiB
+ * (431), and the cookie and the other headers need their share. Reads with long filters leave in
+ * more batches instead.
+ */
+export const MAX_BATCH_URL = 8_192;
 
 interface Waiting {
   path: ReadPath;
@@ -28,23 +34,52 @@ export function batchedRead<P extends ReadPath>(reader: Reader, path: P, query: 
       // batch leaves right after the last of them, before the browser lays the page out
       queueMicrotask(() => {
         queued.delete(reader);
-        for (let k = 0; k < list!.length; k += MAX_PER_BATCH) void send(reader, list!.slice(k, k + MAX_PER_BATCH));
+        for (const batch of batchesOf(reader, list!)) void send(reader, batch);
       });
     }
     list.push({ path, query, resolve: resolve as Waiting['resolve'] });
   });
 }
 
+const param = (w: Waiting) => `r=${encodeURIComponent(w.path + queryString(w.query))}`;
+
+/** The reads in batches of MAX_PER_BATCH at most, each URL within MAX_BATCH_URL (a read too long for any batch leaves alone). */
+export function batchesOf<T extends Waiting>(reader: Reader, list: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let batch: T[] = [];
+  let length = (reader.batch ?? '').length + 1;
+  for (const w of list) {
+    const add = param(w).length + 1;
+    if (batch.length && (batch.length === MAX_PER_BATCH || length + add > MAX_BATCH_URL)) {
+      out.push(batch);
+      batch = [];
+      length = (reader.batch ?? '').length + 1;
+    }
+    batch.push(w);
+    length += add;
+  }
+  if (batch.length) out.push(batch);
+  return out;
+}
+
 function alone(reader: Reader, w: Waiting): void {
   void read(reader, w.path, w.query as never).then(w.resolve);
 }
 
+/** A read the window refused: asked again on its own once its Retry-After is waited out (too long: the refusal stands). */
+function afterWaiting(reader: Reader, w: Waiting, retryAfter: string | null | undefined, refusal: () => Promise<Result<unknown>>): void {
+  void waitOut(retryAfter).then(async (waited) => (waited ? alone(reader, w) : w.resolve(await refusal())));
+}
+
 async function send(reader: Reader, batch: Waiting[]): Promise<void> {
   if (batch.length === 1) return alone(reader, batch[0]);
-  const url = `${reader.batch}?${batch.map((w) => `r=${encodeURIComponent(w.path + queryString(w.query))}`).join('&')}`;
+  const url = `${reader.batch}?${batch.map(param).join('&')}`;
   const res = await fetchOrFailure(url, requestInit(reader, 'application/x-ndjson'));
   if (!(res instanceof Response)) return batch.forEach((w) => w.resolve({ ok: false, error: res }));
-  if (res.status === 429) return batch.forEach((w) => alone(reader, w));
+  if (res.status === 429) {
+    const refusal = failureOf(res).then((error): Result<unknown> => ({ ok: false, error }));
+    return batch.forEach((w) => afterWaiting(reader, w, res.headers.get('retry-after'), () => refusal));
+  }
   if (res.status !== 200 || !res.body) {
     const error = await failureOf(res);
     if (res.status === 401) reader.onUnauthorized?.(error.message);
@@ -52,12 +87,12 @@ async function send(reader: Reader, batch: Waiting[]): Promise<void> {
   }
   const answered = new Set<number>();
   const take = (text: string) => {
-    const line = JSON.parse(text) as { i: number; status: number; body: unknown };
+    const line = JSON.parse(text) as { i: number; status: number; retry_after?: string; body: unknown };
     const w = batch[line.i];
     if (!w || answered.has(line.i)) return;
     answered.add(line.i);
     if (line.status === 200) return w.resolve({ ok: true, data: line.body });
-    if (line.status === 429) return alone(reader, w);
+    if (line.status === 429) return afterWaiting(reader, w, line.retry_after, async () => ({ ok: false, error: failureFromBody(429, line.body) }));
     const error = failureFromBody(line.status, line.body);
     if (line.status === 401) reader.onUnauthorized?.(error.message);
     w.resolve({ ok: false, error });

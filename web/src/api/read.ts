@@ -75,10 +75,19 @@ export async function fetchPatiently(url: string, init: RequestInit): Promise<Re
   for (let attempt = 1; ; attempt++) {
     const res = await fetchOrFailure(url, init);
     if (!(res instanceof Response) || res.status !== 429 || attempt === PATIENCE.tries) return res;
-    const wait = Number(res.headers.get('retry-after'));
-    if (!Number.isFinite(wait) || wait > PATIENCE.maxWaitSeconds) return res;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 1) * 1000));
+    if (!(await waitOut(res.headers.get('retry-after')))) return res;
   }
+}
+
+/**
+ * Waits out a 429's Retry-After (seconds; at least 1, also when it is missing) when it is a few
+ * seconds at most: true once waited, false when it is too long to keep a panel waiting.
+ */
+export async function waitOut(retryAfter: string | null | undefined): Promise<boolean> {
+  const wait = Number(retryAfter ?? 0);
+  if (!Number.isFinite(wait) || wait > PATIENCE.maxWaitSeconds) return false;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 1) * 1000));
+  return true;
 }
 
 /** GET a read route. Throws only when the signal aborts it (a newer state replaced the request). */
