@@ -8,7 +8,7 @@ import proxyAddr from '@fastify/proxy-addr';
 export type TrustProxy = boolean | string[] | ((address: string, hop: number) => boolean);
 
 /** Trust the `hops` proxies nearest to the server (proxy-addr's numeric form). */
-export function hopsOf(hops: number): (address: string, hop: number) => boolean {
+function hopsOf(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
