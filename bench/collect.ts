@@ -112,15 +112,17 @@ export async function run(): Promise<BenchRow[]> {
     const serverCpu = async () => {
       const next = new Promise<string>((resolve) => lines.once('line', resolve));
       child.stdin!.write('cpu\n');
-      return (JSON.parse(await next) as { cpuMicros: number }).cpuMicros;
+      return JSON.parse(await next) as { cpuMicros: number; mainMicros: number | null };
     };
     const rows: BenchRow[] = [];
     const measured = async (url: string) => {
       const cpu0 = await serverCpu();
       const r = await load(url, DURATION_S);
-      return { r, cpuMicros: (await serverCpu()) - cpu0 };
+      const cpu1 = await serverCpu();
+      const mainMicros = cpu0.mainMicros === null || cpu1.mainMicros === null ? null : cpu1.mainMicros - cpu0.mainMicros;
+      return { r, cpuMicros: cpu1.cpuMicros - cpu0.cpuMicros, mainMicros };
     };
-    const row = (label: string, { r, cpuMicros }: { r: autocannon.Result; cpuMicros: number }, floor?: number) => {
+    const row = (label: string, { r, cpuMicros, mainMicros }: { r: autocannon.Result; cpuMicros: number; mainMicros: number | null }, floor?: number) => {
       const perS = Math.round((r.requests.total - r.non2xx) / DURATION_S);
       rows.push({
         bench: name,
@@ -130,6 +132,8 @@ export async function run(): Promise<BenchRow[]> {
         'p99 ms': r.latency.p99,
         non2xx: r.non2xx + r.errors,
         'server CPU µs/event': Math.round(cpuMicros / Math.max(1, r.requests.total)),
+        // the thread that answers requests (the bound: a request waits for it), 10 ms resolution
+        'main thread µs/event': mainMicros === null ? 'n/a' : Math.round(mainMicros / Math.max(1, r.requests.total)),
         ...(floor ? { 'of floor': `${Math.round((100 * perS) / floor)}%` } : {}),
       });
       return perS;

@@ -14,6 +14,8 @@ import type { AnyRoute } from './http/define-route.js';
 import { registerRequestMetrics } from './http/metrics/request-metrics.js';
 import { registerHealthz } from './http/routes/healthz.js';
 import { registerCollectEvent } from './http/routes/collect-event.js';
+import { answerFirst } from './http/collect/collect-fast-path.js';
+import { trustProxyOption } from './http/collect/client-address.js';
 import { registerTrackerScript } from './http/routes/tracker-script.js';
 import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
 import { registerAppApi } from './http/app-api/register-app-api.js';
@@ -40,7 +42,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     return503OnClosing: false,
     // the client address of collected events (request.ip); nothing else reads it. A hop count is
     // what Fastify does with a number (its types only list the function form).
-    trustProxy: typeof deps.config.trustProxy === 'number' ? hopsOf(deps.config.trustProxy) : deps.config.trustProxy,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     // Node would answer a missing Host with a bare 400; the hook below answers it in the envelope.
     http: { requireHostHeader: false },
     frameworkErrors: frameworkError,
@@ -82,7 +84,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerAppApi(app, deps);
   await registerShareApi(app, deps, [...platformRoutes, ...analyticsRoutes]);
   if (deps.collector) {
-    await registerCollectEvent(app, { ...deps, collector: deps.collector });
+    // the route's requests are answered before Fastify routes them (http/collect/collect-fast-path.ts)
+    answerFirst(app.server, await registerCollectEvent(app, { ...deps, collector: deps.collector }));
     registerTrackerScript(app);
   }
   registerOpenApiRoute(app);
@@ -93,9 +96,4 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerEmbedPages(app, deps, () => loadWebBundle());
   await app.ready();
   return app;
-}
-
-/** Trust the `hops` proxies nearest to the server (proxy-addr's numeric form). */
-function hopsOf(hops: number): (address: string, hop: number) => boolean {
-  return (_address, hop) => hop < hops;
 }

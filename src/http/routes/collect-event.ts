@@ -2,19 +2,18 @@
 // OpenAPI document under the tag Collection, without a token. Browsers on any origin may send it
 // (CORS, preflight answered); a body is at most 8 KiB; each client address has a rate limit. Errors
 // are the spec's envelope with X-Request-Id, like every other answer.
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERROR_CATALOG } from '../../domain/errors.js';
 import type { AppDeps } from '../../services/deps.js';
+import { clientAddressReader, trustProxyOption } from '../collect/client-address.js';
+import { COLLECT_PATH, CORS_HEADER, CollectEndpoint, MAX_EVENT_BYTES, type CollectAnswer } from '../collect/collect-endpoint.js';
+import { collectFastPath, type RawHandler } from '../collect/collect-fast-path.js';
+import { CollectRateLimit } from '../collect/collect-rate-limit.js';
 import { envelope } from '../error-envelope.js';
 import { ErrorEnvelope } from '../schemas/common.js';
 import { TrackerEventSchema } from '../schemas/collect.js';
 
-export const COLLECT_PATH = '/api/event';
-/** The largest body accepted (Plausible's own limit is of this order; a real event is a few hundred bytes). */
-export const MAX_EVENT_BYTES = 8 * 1024;
-const PREFLIGHT_MAX_AGE_S = 86_400;
-const ACCEPTED_TYPES = new Set(['application/json', 'text/plain']);
+export { COLLECT_PATH, MAX_EVENT_BYTES };
+const RATE_WINDOW_MS = 60_000;
 
 const error = (description: string) => ({ ...ErrorEnvelope, description });
 
@@ -42,56 +41,39 @@ const SCHEMA = {
   },
 };
 
-function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, details?: Record<string, unknown>) {
-  return reply.code(status).send(envelope('INVALID_PARAMS', message, request.id, details));
+/** The shared endpoint's answer through Fastify (its onSend hook adds X-Request-Id). */
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CollectAnswer): FastifyReply {
+  reply.code(answer.status);
+  if (answer.headers) reply.headers(answer.headers);
+  if (answer.error) return reply.send(envelope(answer.error.code, answer.error.message, request.id, answer.error.details));
+  if (answer.status === 202) return reply.type('text/plain; charset=utf-8').send('ok');
+  return reply.send();
 }
 
-export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps & { collector: NonNullable<AppDeps['collector']> }): Promise<void> {
-  const collector = deps.collector;
+/**
+ * Registers the route (for the document, inject, and whatever the raw path leaves to Fastify) and
+ * returns the raw path, which the caller puts ahead of Fastify's own request listener.
+ */
+export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps & { collector: NonNullable<AppDeps['collector']> }): Promise<RawHandler> {
+  const limit = deps.config.collectRateLimit > 0 ? new CollectRateLimit(deps.config.collectRateLimit, RATE_WINDOW_MS) : null;
+  const endpoint = new CollectEndpoint(deps.collector, deps.metrics, limit);
   await app.register(async (scope) => {
-    // Every answer of this scope may be read by a page of any origin (no credentials are involved).
     scope.addHook('onRequest', (_request, reply, done) => {
-      reply.header('Access-Control-Allow-Origin', '*');
+      reply.header(CORS_HEADER, '*');
       done();
     });
-    if (deps.config.collectRateLimit > 0) {
-      await scope.register(rateLimit, {
-        global: false,
-        cache: 50_000,
-        // Only the refusal says anything (X-RateLimit-Reset would not mean what it means on /v1).
-        addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
-        addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': false, 'retry-after': true },
-        errorResponseBuilder: (_request, ctx) =>
-          new ApiError('RATE_LIMITED', `Too many events from this address: at most ${ctx.max} a minute; retry in ${ctx.after}.`, {
-            retry_after_seconds: Math.max(1, Math.ceil(ctx.ttl / 1000)),
-          }),
-      });
-    }
     // The body is read as text whatever its type says (the tracker sends JSON as text/plain to spare
     // browsers a preflight); the handler decides which types it takes.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_EVENT_BYTES }, (_request, body, done) => done(null, body));
 
-    scope.setErrorHandler((err: FastifyError, request, reply) => {
-      if (err instanceof ApiError) return reply.code(err.status).send(envelope(err.code, err.message, request.id, err.details));
-      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-        return sendError(request, reply, 413, `The event is larger than ${MAX_EVENT_BYTES} bytes.`, { max_bytes: MAX_EVENT_BYTES });
-      if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return sendError(request, reply, 400, err.message);
-      request.log.error({ err, request_id: request.id }, 'collection failed');
-      return reply.code(500).send(envelope('INTERNAL_ERROR', ERROR_CATALOG.INTERNAL_ERROR.message, request.id));
-    });
+    scope.setErrorHandler((err: FastifyError, request, reply) => sendAnswer(request, reply, endpoint.failure(err, request.log, request.id)));
 
     // Neither answer has a body worth compressing (a 202's `ok`, an envelope of a few hundred bytes):
     // the compression hooks would only cost every request.
-    scope.options(COLLECT_PATH, { schema: { hide: true }, compress: false }, async (request, reply) => {
-      const asked = request.headers['access-control-request-headers'];
-      return reply
-        .code(204)
-        .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
-        .header('Access-Control-Allow-Headers', typeof asked === 'string' && asked.length <= 1024 ? asked : 'Content-Type')
-        .header('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_S))
-        .send();
-    });
+    scope.options(COLLECT_PATH, { schema: { hide: true }, compress: false }, async (request, reply) =>
+      sendAnswer(request, reply, endpoint.preflight(request.headers['access-control-request-headers'])),
+    );
 
     scope.post(
       COLLECT_PATH,
@@ -101,21 +83,28 @@ export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps &
         schema: SCHEMA,
         // The handler reads the body (a string: see the parser above) and names the bad field itself.
         validatorCompiler: () => () => true,
-        config: deps.config.collectRateLimit > 0 ? { rateLimit: { max: deps.config.collectRateLimit, timeWindow: 60_000 } } : {},
+        // the limit counts before the body is read, as the raw path does
+        onRequest: (request, reply, done) => {
+          const refusal = endpoint.limit(request.ip);
+          if (refusal === null) return done();
+          sendAnswer(request, reply, refusal);
+        },
       },
       async (request, reply) => {
-        const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-        if (type !== '' && !ACCEPTED_TYPES.has(type)) {
-          deps.metrics?.collected('rejected');
-          return sendError(request, reply, 415, `Content-Type ${type} is not accepted; send the event as application/json or text/plain.`);
-        }
-        const body = typeof request.body === 'string' ? request.body : '';
-        const out = await collector.collect({ body, clientIp: request.ip, userAgent: request.headers['user-agent'] ?? null });
-        deps.metrics?.collected(out.kind === 'invalid' ? 'rejected' : out.kind === 'accepted' ? (out.engagement ? 'engagement' : 'accepted') : 'ignored');
-        if (out.kind === 'invalid') return sendError(request, reply, out.status, out.message, out.field ? { field: out.field } : undefined);
-        // What the tracker reads is the status; an unknown domain gets the very same answer.
-        return reply.code(202).type('text/plain; charset=utf-8').send('ok');
+        const answer = await endpoint.accept({
+          contentType: request.headers['content-type'],
+          body: typeof request.body === 'string' ? request.body : '',
+          clientIp: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+        });
+        return sendAnswer(request, reply, answer);
       },
     );
+  });
+  return collectFastPath({
+    endpoint,
+    clientAddress: clientAddressReader(trustProxyOption(deps.config.trustProxy)),
+    log: app.log,
+    routeMetrics: deps.metrics?.route(COLLECT_PATH),
   });
 }
