@@ -113,3 +113,41 @@ export function actionsGroupingSql(g: ActionGrouping, out: string, trafficMasks:
     params,
   };
 }
+
+/**
+ * The rows of every grouping counted from one per-session table (`groupings`: a step's, at least
+ * one) in ONE statement: each row is taken once per grouping (a small table of grouping numbers),
+ * with that grouping's mask, occurrences and dimension key, and counted as actionsGroupingSql counts
+ * it, grouped by the grouping's number too. The same rows as actionsGroupingSql of each, with one
+ * grouping's operators: a small build pays mostly for planning and starting operators (rollups.ts).
+ */
+export function actionsGroupingsSql(groupings: readonly ActionGrouping[], out: string, trafficMasks: string): CompiledBuild {
+  const params: SqlParam[] = [];
+  const g0 = groupings[0];
+  const src = tableOf(out, g0.grp, g0.dim === 'page');
+  const keys = [...HEAD, ...keysOf(g0.grp)];
+  const each = (value: (g: ActionGrouping) => string, of = 'm.gi') => `CASE ${of} ${groupings.map((g, i) => `WHEN ${i} THEN ${value(g)}`).join(' ')} END`;
+  const mask = each((g) => `m_${g.eligible}`);
+  const perMask =
+    `SELECT ${keys.join(', ')}, m.gi AS gi, ${each((g) => (g.dim ? `k_${g.dim}` : 'CAST(NULL AS VARCHAR)'))} AS k_dim, ${mask} AS mask, count(*) AS n, ` +
+    `${CLASSES.map((c) => `sum(${each((g) => `c_${c}_${g.eligible}`)}) AS c_${c}`).join(', ')} ` +
+    `FROM ${src} CROSS JOIN (VALUES ${groupings.map((_, i) => `(${i})`).join(', ')}) AS m(gi) WHERE ${mask} <> 0 ` +
+    `GROUP BY ${keys.join(', ')}, gi, k_dim, mask`;
+  const select = actionRowsSelect(d, g0, params, {
+    site: 'a.g_site',
+    day: 'a.g_day',
+    tenant: 'a.g_tenant',
+    traffic: 'x.traffic',
+    key: (c) => (keys.includes(`k_${c}`) ? `a.k_${c}` : null),
+    sessions: 'sum(a.n)',
+    occurrences: (c) => `a.c_${c}`,
+    labels: { eligible: each((g) => d.value(g.eligible, params), 'a.gi'), dim: each((g) => d.value(g.dim, params), 'a.gi'), dimKey: 'a.k_dim' },
+  });
+  return {
+    sql:
+      `SELECT ${select} ` +
+      `FROM (${perMask}) AS a INNER JOIN ${d.quoteIdent(trafficMasks)} AS x ON x.mask = a.mask ` +
+      `GROUP BY ${[...keys.slice(0, 3).map((k) => `a.${k}`), 'x.traffic', ...keys.slice(3).map((k) => `a.${k}`), 'a.gi', 'a.k_dim'].join(', ')}`,
+    params,
+  };
+}

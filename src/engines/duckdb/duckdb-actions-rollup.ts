@@ -7,7 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { compileActionsInput } from '../sql/build/actions-build.js';
 import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE } from '../sql/rollup-tables.js';
-import { actionsGroupingSql, actionsSteps } from './actions-steps.js';
+import { actionsGroupingSql, actionsGroupingsSql, actionsSteps } from './actions-steps.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import type { StatementScript } from './statement-script.js';
 import type { RollupSources } from '../sql/build/rollup-build.js';
@@ -28,9 +28,9 @@ export const actionRowsOf = (rows: string) => `${rows}_act`;
 /**
  * Creates the temp table `out`: the action rows (ACTIONS_COLUMNS) of exactly the events and
  * sessions of `src`. `masks` is the rollup build's traffic-mask table. Adds the statements to
- * `script` (after what it holds) and runs it.
+ * `script` (after what it holds) and runs it. `few`: the sources are small (rollups.ts, TOGETHER_MAX_ROWS).
  */
-export async function buildActionRows(c: DuckDBConnection, script: StatementScript, src: RollupSources, out: string, masks: string): Promise<void> {
+export async function buildActionRows(c: DuckDBConnection, script: StatementScript, src: RollupSources, out: string, masks: string, few = false): Promise<void> {
   const input = `${out}_in`;
   const x = compileActionsInput(duckdbDialect, src);
   script.add(`CREATE OR REPLACE TEMP TABLE ${input} AS ${x.sql}`, x.params);
@@ -43,8 +43,8 @@ export async function buildActionRows(c: DuckDBConnection, script: StatementScri
   for (const [k, s] of steps.entries()) {
     script.add(`CREATE OR REPLACE TEMP TABLE ${s.table} AS ${s.build.sql}`, s.build.params);
     held.add(s.table);
-    for (const grouping of s.groupings) {
-      const b = actionsGroupingSql(grouping, out, masks);
+    // few rows: a step's groupings in one statement (actionsGroupingsSql)
+    for (const b of few ? [actionsGroupingsSql(s.groupings, out, masks)] : s.groupings.map((g) => actionsGroupingSql(g, out, masks))) {
       script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
     }
     // a table no later step reads goes now (memory)

@@ -129,7 +129,7 @@ async function prepareGroup(
   await c.run(sessionEventsSql(src, sess, nowEvents));
   await c.run(sessionsSql(nowEvents, sessions));
   temps.push(sess, nowEvents, sessions);
-  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p }, w);
+  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + 2 * stored }, w);
 
   const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);
   const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');

@@ -13,7 +13,9 @@ import {
   compileRollupBuild,
   compileRollupExpansions,
   compileRollupInputs,
+  compileSessionRollupBuild,
   compileSessionSets,
+  isSessionGrouping,
   type RollupInputNames,
   type RollupSources,
 } from '../sql/build/rollup-build.js';
@@ -53,11 +55,19 @@ function expansions(script: StatementScript): { trafficMap: string; trafficMasks
 }
 
 /**
- * Creates `prefix`_rows: the rollup rows (ROLLUP_COLUMNS) of exactly the events and sessions of
- * `src`, through temp tables named after `prefix`. Returns the table's name. The statements run as
- * one script (statement-script.ts), each on its own.
+ * Source events up to which a build takes its session groupings (and each per-session table's action
+ * groupings) in one statement: one grouping's operators holding the rows of all (an import of
+ * 100,000 live records, about 240,000 source events, peaked at the memory of the per-grouping build).
+ * Bigger builds (whole stores, large imports) keep one statement per grouping, which spills.
  */
-export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, prefix: string): Promise<string> {
+const TOGETHER_MAX_ROWS = 200_000;
+
+/**
+ * Creates `prefix`_rows: the rollup rows (ROLLUP_COLUMNS) of exactly the events and sessions of
+ * `src` (about `sourceRows` events; unknown: many), through temp tables named after `prefix`.
+ * Returns the table's name. The statements run as one script (statement-script.ts), each on its own.
+ */
+export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, prefix: string, sourceRows = Infinity): Promise<string> {
   const script = new StatementScript();
   const names: RollupInputNames = { pageEvents: `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
@@ -75,13 +85,20 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
   script.add(asTempTable(ROLLUPS_DDL(out)));
   // One statement per grouping: a statement's memory grows with its operators (every hash table
   // starts with room of its own), so one statement of all nineteen needed about 200 MB even for a
-  // handful of rows; one grouping at a time spills instead of failing.
+  // handful of rows; one grouping at a time spills instead of failing. A few rows (a live load)
+  // take the session groupings in one statement of one grouping's operators instead
+  // (compileSessionRollupBuild): planning and starting the operators of eighteen was most of their cost.
+  if (sourceRows <= TOGETHER_MAX_ROWS) {
+    const b = compileSessionRollupBuild(duckdbDialect, ROLLUP_GROUPINGS, tables);
+    script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
+  }
   for (const grouping of ROLLUP_GROUPINGS) {
+    if (sourceRows <= TOGETHER_MAX_ROWS && isSessionGrouping(grouping)) continue;
     const b = compileRollupBuild(duckdbDialect, [grouping], tables);
     script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
   }
   for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) script.add(`DROP TABLE ${t}`);
-  await buildActionRows(c, script, src, actionRowsOf(out), tables.trafficMasks);
+  await buildActionRows(c, script, src, actionRowsOf(out), tables.trafficMasks, sourceRows <= TOGETHER_MAX_ROWS);
   return out;
 }
 
@@ -99,6 +116,8 @@ export interface RollupDelta {
    */
   titles: { add: string } | { rebuild: string };
   prefix: string;
+  /** events of `now` and `before` together, about (the build's size); unknown: many */
+  sourceRows?: number;
 }
 
 /**
@@ -112,7 +131,7 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   // the visitor-days as they were and as they are, in one build (before-and-now.ts)
   const src = d.before ? await beforeAndNow(c, d.before, d.now, p) : d.now;
-  const rows = await buildRollupRows(c, src, `${p}_bn`);
+  const rows = await buildRollupRows(c, src, `${p}_bn`, d.sourceRows);
   if (d.before) await dropViews(c, src);
   const tagged = d.before !== null;
   await prepareDayDelta(c, ROLLUPS, { rows, tagged, dayMs }, w, 'rollups', w.rollupDays);

@@ -1,0 +1,52 @@
+// A build of few source rows (a live load: rollups.ts takes the session groupings, and each
+// per-session table's action groupings, in one statement each) writes exactly the rows of the
+// statement-per-grouping build every bigger one runs, also for what imports rarely hold: sessions
+// whose events have several traffic classes, an unknown class, actions without a name, simple and
+// other actions mixed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
+import { buildRollupRows } from '../../src/engines/duckdb/rollups.js';
+import { actionRowsOf } from '../../src/engines/duckdb/duckdb-actions-rollup.js';
+import { ACTION_GROUPINGS, ROLLUP_GROUPINGS } from '../../src/engines/sql/rollup-tables.js';
+import type { EventRow } from '../../src/ports/event-store.js';
+import { actionRows } from './actions-rollup-check.js';
+
+const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
+
+test('a build of few rows writes the rollup and action rows of the per-grouping build, edge rows included', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-rollup-few-'));
+  const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb'), threads: 2, tempDir: dir });
+  const c = await store.instance.connect();
+  try {
+    await store.importBatch(actionRows(23, 900), { reidentify });
+    await c.run(`CREATE TEMP TABLE ev AS SELECT * FROM events`);
+    await c.run(`UPDATE ev SET traffic_class = CASE WHEN rowid % 7 = 0 THEN 'ai_agent' WHEN rowid % 11 = 0 THEN 'bot' WHEN rowid % 13 = 0 THEN 'no-such-class' ELSE traffic_class END`);
+    await c.run(`UPDATE ev SET action_name = NULL WHERE type = 'action' AND rowid % 17 = 0`);
+    await c.run(`UPDATE ev SET action_name = 'ui.click' WHERE type = 'action' AND rowid % 5 = 1`);
+    const src = { events: 'ev', sessions: 'sessions' };
+    const many = await buildRollupRows(c, src, 'many');
+    const few = await buildRollupRows(c, src, 'few', 900);
+
+    const count = async (sql: string) => Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0]);
+    for (const [expected, actual, groupings, key] of [
+      [many, few, ROLLUP_GROUPINGS.length, '(dim, filter_dim)'],
+      [actionRowsOf(many), actionRowsOf(few), ACTION_GROUPINGS.length, '(grp, eligible, dim)'],
+    ] as const) {
+      const n = await count(`SELECT count(*) FROM ${expected}`);
+      assert.ok(n > 1000, `the build writes rows (${n})`);
+      assert.equal(await count(`SELECT count(*) FROM ${actual}`), n);
+      assert.equal(await count(`SELECT count(*) FROM (SELECT * FROM ${expected} EXCEPT ALL SELECT * FROM ${actual})`), 0);
+      assert.equal(await count(`SELECT count(*) FROM (SELECT * FROM ${actual} EXCEPT ALL SELECT * FROM ${expected})`), 0);
+      // every grouping has rows
+      assert.equal(await count(`SELECT count(DISTINCT ${key}) FROM ${actual}`), groupings);
+    }
+  } finally {
+    c.closeSync();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
