@@ -17,7 +17,7 @@ import {
 import { stageSelectSql, ENGAGEMENT_STAGE_DDL, engagementSelectSql } from './schema.js';
 import { prepareImport, releaseImport, writeImport, type PreparedImport } from './import-commit.js';
 import { importResourceError, type OpenedInstance } from './duckdb-instance.js';
-import { countRows } from './count-rows.js';
+import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
 
 /** The footfall_meta key of a loader's checkpoint. */
@@ -188,8 +188,10 @@ export class DuckDbImportSession implements ImportSession {
   private async numberRepeats(): Promise<void> {
     const c = this.conn;
     const s = this.stage;
-    await c.run(`CREATE TEMP TABLE ${s}_repn AS SELECT event_id, count(*) AS n FROM ${s} GROUP BY event_id HAVING count(*) > 1`);
-    if ((await countRows(c, `${s}_repn`)) === 0) return;
+    const repeated = await new StatementScript()
+      .add(`CREATE TEMP TABLE ${s}_repn AS SELECT event_id, count(*) AS n FROM ${s} GROUP BY event_id HAVING count(*) > 1`)
+      .read(c, `SELECT count(*) FROM ${s}_repn`);
+    if (Number(repeated[0]?.[0] ?? 0) === 0) return;
     const reps = (
       await c.runAndReadAll(`SELECT DISTINCT ON (st.event_id) st.*, r.n FROM ${s} st JOIN ${s}_repn r USING (event_id)`)
     ).getRowObjectsJS();

@@ -83,11 +83,9 @@ export function addCopy(w: ImportWrites, table: CopiedTable, select: string, rea
   for (const t of reads) w.held.add(t);
 }
 
-/** Drops scratch tables, but not those a copy still reads (releaseImportWrites drops them). */
-export async function dropScratch(c: DuckDBConnection, w: ImportWrites, tables: readonly string[]): Promise<void> {
-  const script = new StatementScript();
+/** Adds to `script` the drops of scratch tables, but not of those a copy still reads (releaseImportWrites drops them). */
+export function dropScratch(script: StatementScript, w: ImportWrites, tables: readonly string[]): void {
   for (const t of tables) if (!w.held.has(t)) script.add(`DROP TABLE IF EXISTS ${t}`);
-  await script.run(c);
 }
 
 /** After the transaction (committed or not): the held scratch tables go. */
