@@ -8,7 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
-import { addCopy, applyImportWrites, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
+import { addCopy, addImportWrites, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
 import { EVENTS_COLUMNS } from './schema.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { prepareRollupDelta, groupsOf } from './rollups.js';
@@ -85,9 +85,9 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
   return out;
 }
 
-/** Writes a prepared import into the store, inside the caller's transaction. */
-export async function writeImport(c: DuckDBConnection, prepared: PreparedImport): Promise<void> {
-  if (prepared.imported > 0 || prepared.engagement.applied > 0) await applyImportWrites(c, prepared.writes);
+/** Adds to `script` the writes of a prepared import into the store, for the caller's transaction. */
+export function writeImport(script: StatementScript, prepared: PreparedImport): void {
+  if (prepared.imported > 0 || prepared.engagement.applied > 0) addImportWrites(script, prepared.writes);
 }
 
 /** After the transaction (committed or rolled back): the scratch tables the writes read go. */

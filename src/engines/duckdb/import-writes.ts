@@ -102,6 +102,13 @@ export async function releaseImportWrites(c: DuckDBConnection, w: ImportWrites):
  */
 export async function applyImportWrites(c: DuckDBConnection, w: ImportWrites): Promise<void> {
   const script = new StatementScript();
+  addImportWrites(script, w);
+  // one call (statement-script.ts): the transaction lasts what its statements take
+  await script.run(c);
+}
+
+/** applyImportWrites' statements, added to `script` (the caller's transaction runs it). */
+export function addImportWrites(script: StatementScript, w: ImportWrites): void {
   const copy = (table: string, kind: CopiedTable) => {
     for (const select of w.copies[kind]) script.add(`INSERT INTO ${table} ${select}`);
   };
@@ -126,6 +133,4 @@ export async function applyImportWrites(c: DuckDBConnection, w: ImportWrites): P
   script.add(`DELETE FROM events USING ${w.deletes} d WHERE events.rowid = d.rid`);
   script.add(`INSERT INTO event_counts SELECT site_id, month, sum(events) FROM ${w.counts} GROUP BY site_id, month
     ON CONFLICT (site_id, month) DO UPDATE SET events = event_counts.events + excluded.events`);
-  // one call (statement-script.ts): the transaction lasts what its statements take
-  await script.run(c);
 }
