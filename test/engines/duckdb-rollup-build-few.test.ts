@@ -13,7 +13,7 @@ import { buildRollupRows } from '../../src/engines/duckdb/rollups.js';
 import { actionRowsOf } from '../../src/engines/duckdb/duckdb-actions-rollup.js';
 import { ACTION_GROUPINGS, ROLLUP_GROUPINGS } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';
-import { actionRows } from './actions-rollup-check.js';
+import { actionRows, edgeEventsTable } from './actions-rollup-check.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 
@@ -23,10 +23,7 @@ test('a build of few rows writes the rollup and action rows of the per-grouping 
   const c = await store.instance.connect();
   try {
     await store.importBatch(actionRows(23, 900), { reidentify });
-    await c.run(`CREATE TEMP TABLE ev AS SELECT * FROM events`);
-    await c.run(`UPDATE ev SET traffic_class = CASE WHEN rowid % 7 = 0 THEN 'ai_agent' WHEN rowid % 11 = 0 THEN 'bot' WHEN rowid % 13 = 0 THEN 'no-such-class' ELSE traffic_class END`);
-    await c.run(`UPDATE ev SET action_name = NULL WHERE type = 'action' AND rowid % 17 = 0`);
-    await c.run(`UPDATE ev SET action_name = 'ui.click' WHERE type = 'action' AND rowid % 5 = 1`);
+    await edgeEventsTable(c);
     const src = { events: 'ev', sessions: 'sessions' };
     const many = await buildRollupRows(c, src, 'many');
     const few = await buildRollupRows(c, src, 'few', 900);
