@@ -53,10 +53,10 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
       ${engagement ? `UNION ALL SELECT site_id, day, count(*) FROM ${engagement} GROUP BY 1, 2` : ''}) GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   const groups = [...groupsOf(perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) })), groupRows)];
-  const writes = await createImportWrites(c, stage);
-  const out: PreparedImport = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 }, writes };
   // statements whose results are not read wait here for the next read (statement-script.ts)
   const script = new StatementScript();
+  const writes = createImportWrites(script, stage);
+  const out: PreparedImport = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 }, writes };
   for (let i = 0; i < groups.length; i++) {
     let fresh = stage;
     let eng = engagement;

@@ -27,14 +27,14 @@ export async function undoImport(c: DuckDBConnection, importId: string, p: strin
   await c.run(`CREATE TEMP TABLE ${v} AS SELECT DISTINCT site_id, day, visitor_key FROM events WHERE import_id = ${id}`);
   if ((await countRows(c, v)) === 0) return { importId, events: 0, days: [], bySiteMonth: [] };
 
-  const w = await createImportWrites(c, p);
+  const script = new StatementScript();
+  const w = createImportWrites(script, p);
   try {
     const all = `${p}_all`;
     const kept = `${p}_old`;
     const onVisitorDays = (a: string) => `${a}.site_id = v.site_id AND ${a}.day = v.day AND ${a}.visitor_key = v.visitor_key`;
     await c.run(`CREATE TEMP TABLE ${all} AS SELECT e.rowid AS rid, e.* FROM events e SEMI JOIN ${v} v ON ${onVisitorDays('e')}`);
     await c.run(`CREATE TEMP TABLE ${kept} AS SELECT * FROM ${all} WHERE import_id IS DISTINCT FROM ${id}`);
-    const script = new StatementScript();
     const before = snapshotBefore(script, all, v, `${p}_b`);
     await script.run(c);
 

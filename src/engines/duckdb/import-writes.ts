@@ -49,8 +49,8 @@ export interface ImportWrites {
   counts: string;
 }
 
-/** Creates the (empty) write tables of an import, named after `prefix`. */
-export async function createImportWrites(c: DuckDBConnection, prefix: string): Promise<ImportWrites> {
+/** The (empty) write tables of an import, named after `prefix`: their creation is added to `script`. */
+export function createImportWrites(script: StatementScript, prefix: string): ImportWrites {
   const w: ImportWrites = {
     copies: { events: [], sessions: [], rollups: [], actions: [] },
     held: new Set(),
@@ -64,7 +64,7 @@ export async function createImportWrites(c: DuckDBConnection, prefix: string): P
     counts: `${prefix}_w_counts`,
   };
   const like = (table: string, from: string, cols = '*') => `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${cols} FROM ${from} LIMIT 0`;
-  await new StatementScript()
+  script
     .add(`CREATE OR REPLACE TEMP TABLE ${w.updates} (rid BIGINT, session_id VARCHAR, engagement_time_ms BIGINT)`)
     .add(like(w.visitorDays, 'sessions', 'site_id, day, visitor_key'))
     .add(`CREATE OR REPLACE TEMP TABLE ${w.rollupDays} (site_id VARCHAR, day_ms BIGINT)`)
@@ -72,8 +72,7 @@ export async function createImportWrites(c: DuckDBConnection, prefix: string): P
     .add(like(w.titles, q(PAGE_TITLES_TABLE), PAGE_TITLES_COLUMNS.map(q).join(', ')))
     .add(`CREATE OR REPLACE TEMP TABLE ${w.actionDays} (site_id VARCHAR, day_ms BIGINT)`)
     .add(`CREATE OR REPLACE TEMP TABLE ${w.deletes} (rid BIGINT)`)
-    .add(`CREATE OR REPLACE TEMP TABLE ${w.counts} (site_id VARCHAR, month VARCHAR, events BIGINT)`)
-    .run(c);
+    .add(`CREATE OR REPLACE TEMP TABLE ${w.counts} (site_id VARCHAR, month VARCHAR, events BIGINT)`);
   return w;
 }
 
