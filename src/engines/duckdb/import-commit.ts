@@ -116,7 +116,10 @@ async function prepareGroup(
   script.add(`CREATE TEMP TABLE ${old} AS SELECT e.rowid AS rid, e.* FROM events e
     SEMI JOIN ${v} v ON e.site_id = v.site_id AND e.day = v.day AND e.visitor_key = v.visitor_key`);
   script.add(`DELETE FROM ${fresh} WHERE event_id IN (SELECT event_id FROM ${old})`);
-  const [stored, imported] = (await script.read(c, `SELECT (SELECT count(*) FROM ${old}), (SELECT count(*) FROM ${fresh})`))[0].map(Number);
+  const actionsIn = (t: string) => `(SELECT count(*) FROM ${t} WHERE type = 'action')`;
+  const [stored, imported, actionEvents] = (
+    await script.read(c, `SELECT (SELECT count(*) FROM ${old}), (SELECT count(*) FROM ${fresh}), ${actionsIn(old)} + ${actionsIn(fresh)}`)
+  )[0].map(Number);
 
   // The touched visitor-days as they were, kept before anything of them changes (engagement below
   // changes `old` in place); counted with them as they will be (prepareRollupDelta).
@@ -137,7 +140,8 @@ async function prepareGroup(
   script.add(sessionEventsSql(src, sess, nowEvents));
   script.add(sessionsSql(nowEvents, sessions));
   temps.push(sess, nowEvents, sessions);
-  const delta = { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + 2 * stored };
+  // without action events before or now (sites without custom events), the action rows are left alone
+  const delta = { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + 2 * stored, actions: actionEvents > 0 };
   await prepareRollupDelta(c, delta, w, script);
 
   const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);

@@ -82,8 +82,11 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
   return out;
 }
 
-/** buildRollupRows' statements, added to `script` (which the caller runs); returns the table's name. */
-function addRollupRows(script: StatementScript, src: RollupSources, prefix: string, sourceRows: number): string {
+/**
+ * buildRollupRows' statements, added to `script` (which the caller runs); returns the table's name.
+ * `actions` false: the sources hold no action event, and no action rows are built.
+ */
+function addRollupRows(script: StatementScript, src: RollupSources, prefix: string, sourceRows: number, actions = true): string {
   const names: RollupInputNames = { pageEvents: `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
   script.add(`CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
@@ -113,7 +116,7 @@ function addRollupRows(script: StatementScript, src: RollupSources, prefix: stri
     script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
   }
   for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) script.add(`DROP TABLE ${t}`);
-  addActionRows(script, src, actionRowsOf(out), tables.trafficMasks, sourceRows <= TOGETHER_MAX_ROWS);
+  if (actions) addActionRows(script, src, actionRowsOf(out), tables.trafficMasks, sourceRows <= TOGETHER_MAX_ROWS);
   return out;
 }
 
@@ -133,6 +136,11 @@ export interface RollupDelta {
   prefix: string;
   /** events of `now` and `before` together, about (the build's size); unknown: many */
   sourceRows?: number;
+  /**
+   * false: neither `now` nor `before` holds an action event, so their action rows are none and the
+   * stored ones of the touched days stay as they are (their delta is nothing); unknown: true
+   */
+  actions?: boolean;
 }
 
 /**
@@ -148,19 +156,20 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   script.add(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   // the visitor-days as they were and as they are, in one build (before-and-now.ts)
   const src = d.before ? beforeAndNow(script, d.before, d.now, p) : d.now;
-  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity);
+  const actions = d.actions ?? true;
+  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity, actions);
   if (d.before) dropViews(script, src);
   const titles = `${p}_titles`;
   const storedTitles = 'add' in d.titles ? newPageTitles(script, d.titles.add, titles) : '(SELECT 0)';
   const count = (select: string) => `(SELECT count(*) FROM (${select}))`;
   const [stored, storedActions, storedTitleRows] = (
-    await script.read(c, `SELECT ${count(storedDayRowsSql(ROLLUPS, dayMs))}, ${count(storedActionRowsSql(dayMs))}, ${storedTitles}`)
+    await script.read(c, `SELECT ${count(storedDayRowsSql(ROLLUPS, dayMs))}, ${actions ? count(storedActionRowsSql(dayMs)) : '0'}, ${storedTitles}`)
   )[0].map(Number);
   const tagged = d.before !== null;
   prepareDayDelta(script, ROLLUPS, { rows, tagged, dayMs, stored }, w, 'rollups', w.rollupDays);
   if ('add' in d.titles) mergePageTitles(script, titles, storedTitleRows, w);
   else rebuildPageTitles(script, d.titles.rebuild, dayMs, w);
-  prepareActionsDelta(script, { rows: actionRowsOf(rows), tagged, dayMs, stored: storedActions }, w);
+  if (actions) prepareActionsDelta(script, { rows: actionRowsOf(rows), tagged, dayMs, stored: storedActions }, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
   dropScratch(script, w, [rows, dayMs, titles]);
