@@ -22,6 +22,17 @@ export function actionRows(seed: number, n: number): EventRow[] {
   }));
 }
 
+/**
+ * `ev` (a temp table of `c`): the stored events with what imports rarely hold: another class for some
+ * events of a session, an unknown class, actions without a name, a simple action beside other ones.
+ */
+export async function edgeEventsTable(c: { run(sql: string): Promise<unknown> }): Promise<void> {
+  await c.run(`CREATE TEMP TABLE ev AS SELECT * FROM events`);
+  await c.run(`UPDATE ev SET traffic_class = CASE WHEN rowid % 7 = 0 THEN 'ai_agent' WHEN rowid % 11 = 0 THEN 'bot' WHEN rowid % 13 = 0 THEN 'no-such-class' ELSE traffic_class END`);
+  await c.run(`UPDATE ev SET action_name = NULL WHERE type = 'action' AND rowid % 17 = 0`);
+  await c.run(`UPDATE ev SET action_name = 'ui.click' WHERE type = 'action' AND rowid % 5 = 1`);
+}
+
 /** Every groupBy buildActions (services/reports/actions-report.ts) reads. */
 export const REPORT_GROUPINGS: readonly (readonly ActionGroupKey[])[] = [
   ['family'], ['day', 'family'], ['action'], ['action', 'page'], ['action', 'channel'],

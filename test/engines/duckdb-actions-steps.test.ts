@@ -16,7 +16,7 @@ import { ACTION_GROUPINGS, ACTIONS_TABLE } from '../../src/engines/sql/rollup-ta
 import { duckdbDialect } from '../../src/engines/sql/dialect.js';
 import { compileRollupExpansions } from '../../src/engines/sql/build/rollup-build.js';
 import type { EventRow } from '../../src/ports/event-store.js';
-import { actionRows } from './actions-rollup-check.js';
+import { actionRows, edgeEventsTable } from './actions-rollup-check.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 
@@ -26,12 +26,7 @@ test('the per-level DuckDB build of the action rows equals the per-grouping buil
   const c = await store.instance.connect();
   try {
     await store.importBatch(actionRows(11, 900), { reidentify });
-    await c.run(`CREATE TEMP TABLE ev AS SELECT * FROM events`);
-    // another class for some events of a session, an unknown class, no action name, a simple action
-    // beside other ones in a session
-    await c.run(`UPDATE ev SET traffic_class = CASE WHEN rowid % 7 = 0 THEN 'ai_agent' WHEN rowid % 11 = 0 THEN 'bot' WHEN rowid % 13 = 0 THEN 'no-such-class' ELSE traffic_class END`);
-    await c.run(`UPDATE ev SET action_name = NULL WHERE type = 'action' AND rowid % 17 = 0`);
-    await c.run(`UPDATE ev SET action_name = 'ui.click' WHERE type = 'action' AND rowid % 5 = 1`);
+    await edgeEventsTable(c);
     const stats = (await c.runAndReadAll(`SELECT count(DISTINCT traffic_class), count(*) FILTER (WHERE action_name IS NULL AND type = 'action') FROM ev`)).getRowsJS()[0];
     assert.ok(Number(stats[0]) >= 4 && Number(stats[1]) > 0, 'the edge rows are there');
 

@@ -194,10 +194,13 @@ test('the commit transaction makes and drops no table: every scratch table is ma
   const run = proto.run;
   proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
     if (!armed) return run.call(this, sql, ...rest);
-    if (/^BEGIN/i.test(sql)) open = true;
-    else if (/^(COMMIT|ROLLBACK)/i.test(sql)) open = false;
-    else if (open && /^\s*(CREATE|DROP|ALTER)\b/i.test(sql)) inTx.push(sql.slice(0, 80));
-    else if (open && /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql)) writes++;
+    // each statement of a script (the transaction goes as one: statement-script.ts)
+    for (const statement of sql.split(';\n')) {
+      if (/^\s*BEGIN/i.test(statement)) open = true;
+      else if (/^\s*(COMMIT|ROLLBACK)/i.test(statement)) open = false;
+      else if (open && /^\s*(CREATE|DROP|ALTER)\b/i.test(statement)) inTx.push(statement.slice(0, 80));
+      else if (open && /^\s*(INSERT|UPDATE|DELETE)\b/i.test(statement)) writes++;
+    }
     return run.call(this, sql, ...rest);
   };
   const rows = manyRows({ siteId: 'site_x', n: 2_000, days: 6, startMs: START, seed: 17, visitors: 300, tenants: [null, 't1'] });

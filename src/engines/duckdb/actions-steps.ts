@@ -9,7 +9,7 @@
 // memory limit; see duckdb-actions-rollup.ts).
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { duckdbDialect as d, type SqlParam } from '../sql/dialect.js';
-import { actionRowsSelect } from '../sql/build/actions-build.js';
+import { actionRowsSelect, type ActionRowsRefs } from '../sql/build/actions-build.js';
 import { ACTION_DIMS, ACTION_GROUPINGS, identityOf, type ActionGrouping, type ActionLevel } from '../sql/rollup-tables.js';
 import { classBit, type CompiledBuild } from '../sql/build/rollup-build.js';
 
@@ -95,6 +95,22 @@ export function actionsGroupingSql(g: ActionGrouping, out: string, trafficMasks:
   const perMask =
     `SELECT ${keys.join(', ')}, m_${g.eligible} AS mask, count(*) AS n, ${CLASSES.map((c) => `sum(c_${c}_${g.eligible}) AS c_${c}`).join(', ')} ` +
     `FROM ${src} WHERE m_${g.eligible} <> 0 GROUP BY ${keys.join(', ')}, m_${g.eligible}`;
+  return perMaskCounted(g, keys, perMask, trafficMasks, params);
+}
+
+/**
+ * The rows of `perMask` (`keys`, mask, n, c_<class>: sessions and occurrences per key and class
+ * mask) counted in every traffic filter sharing a class with the mask; `together`: rows of several
+ * groupings, told apart by the columns it names (actionsGroupingsSql).
+ */
+function perMaskCounted(
+  g: ActionGrouping,
+  keys: readonly string[],
+  perMask: string,
+  trafficMasks: string,
+  params: SqlParam[],
+  together?: { labels: NonNullable<ActionRowsRefs['labels']>; by: readonly string[] },
+): CompiledBuild {
   const select = actionRowsSelect(d, g, params, {
     site: 'a.g_site',
     day: 'a.g_day',
@@ -103,13 +119,35 @@ export function actionsGroupingSql(g: ActionGrouping, out: string, trafficMasks:
     key: (c) => (keys.includes(`k_${c}`) ? `a.k_${c}` : null),
     sessions: 'sum(a.n)',
     occurrences: (c) => `a.c_${c}`,
+    ...(together ? { labels: together.labels } : {}),
   });
   // mask 0 (no simple action, or no known class) has no traffic filter (the masks table starts at 1)
+  const by = [...keys.slice(0, 3).map((k) => `a.${k}`), 'x.traffic', ...keys.slice(3).map((k) => `a.${k}`), ...(together?.by ?? [])];
   return {
-    sql:
-      `SELECT ${select} ` +
-      `FROM (${perMask}) AS a INNER JOIN ${d.quoteIdent(trafficMasks)} AS x ON x.mask = a.mask ` +
-      `GROUP BY ${[...keys.slice(0, 3).map((k) => `a.${k}`), 'x.traffic', ...keys.slice(3).map((k) => `a.${k}`)].join(', ')}`,
+    sql: `SELECT ${select} FROM (${perMask}) AS a INNER JOIN ${d.quoteIdent(trafficMasks)} AS x ON x.mask = a.mask GROUP BY ${by.join(', ')}`,
     params,
   };
+}
+
+/**
+ * The rows of every grouping counted from one per-session table (`groupings`: a step's, at least
+ * one) in ONE statement: each row is taken once per grouping (a small table of grouping numbers),
+ * with that grouping's mask, occurrences and dimension key, and counted as actionsGroupingSql counts
+ * it, grouped by the grouping's number too. The same rows as actionsGroupingSql of each, with one
+ * grouping's operators: a small build pays mostly for planning and starting operators (rollups.ts).
+ */
+export function actionsGroupingsSql(groupings: readonly ActionGrouping[], out: string, trafficMasks: string): CompiledBuild {
+  const params: SqlParam[] = [];
+  const g0 = groupings[0];
+  const src = tableOf(out, g0.grp, g0.dim === 'page');
+  const keys = [...HEAD, ...keysOf(g0.grp)];
+  const each = (value: (g: ActionGrouping) => string, of = 'm.gi') => `CASE ${of} ${groupings.map((g, i) => `WHEN ${i} THEN ${value(g)}`).join(' ')} END`;
+  const mask = each((g) => `m_${g.eligible}`);
+  const perMask =
+    `SELECT ${keys.join(', ')}, m.gi AS gi, ${each((g) => (g.dim ? `k_${g.dim}` : 'CAST(NULL AS VARCHAR)'))} AS k_dim, ${mask} AS mask, count(*) AS n, ` +
+    `${CLASSES.map((c) => `sum(${each((g) => `c_${c}_${g.eligible}`)}) AS c_${c}`).join(', ')} ` +
+    `FROM ${src} CROSS JOIN (VALUES ${groupings.map((_, i) => `(${i})`).join(', ')}) AS m(gi) WHERE ${mask} <> 0 ` +
+    `GROUP BY ${keys.join(', ')}, gi, k_dim, mask`;
+  const labels = { eligible: each((g) => d.value(g.eligible, params), 'a.gi'), dim: each((g) => d.value(g.dim, params), 'a.gi'), dimKey: 'a.k_dim' };
+  return perMaskCounted(g0, keys, perMask, trafficMasks, params, { labels, by: ['a.gi', 'a.k_dim'] });
 }

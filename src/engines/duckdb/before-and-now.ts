@@ -5,9 +5,9 @@
 // before their site id ('b' before, 'n' now), and before their session id, so that nothing of one
 // half meets the other (every rollup and action row is grouped by site; sessions are joined on their
 // id). The tag is one character on every row, so untagging never depends on what a site id holds.
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RollupSources } from '../sql/build/rollup-build.js';
 import { SESSION_EVENT_COLUMNS } from './sessions-sql.js';
+import type { StatementScript } from './statement-script.js';
 
 const BEFORE = 'b';
 const NOW = 'n';
@@ -23,12 +23,13 @@ export const untaggedSite = (site: string) => `substr(${site}, 2)`;
 /**
  * Copies the stored events of the visitor-days in `visitorDays` (site_id, day, visitor_key) held by
  * `events` (events columns), and their stored sessions, as they are now (an import may change its
- * copy of the events afterwards), tagged as the before half. The tables are `prefix`_ev and _sess.
+ * copy of the events afterwards: `script` runs before it does), tagged as the before half. The tables
+ * are `prefix`_ev and _sess; the statements go to `script`.
  */
-export async function snapshotBefore(c: DuckDBConnection, events: string, visitorDays: string, prefix: string): Promise<RollupSources> {
+export function snapshotBefore(script: StatementScript, events: string, visitorDays: string, prefix: string): RollupSources {
   const out = { events: `${prefix}_ev`, sessions: `${prefix}_sess` };
-  await c.run(`CREATE TEMP TABLE ${out.events} AS SELECT ${tagged(BEFORE)}, ${OTHER_COLUMNS} FROM ${events}`);
-  await c.run(`CREATE TEMP TABLE ${out.sessions} AS SELECT s.* REPLACE (${tagged(BEFORE)}) FROM sessions s
+  script.add(`CREATE TEMP TABLE ${out.events} AS SELECT ${tagged(BEFORE)}, ${OTHER_COLUMNS} FROM ${events}`);
+  script.add(`CREATE TEMP TABLE ${out.sessions} AS SELECT s.* REPLACE (${tagged(BEFORE)}) FROM sessions s
     SEMI JOIN ${visitorDays} v ON s.site_id = v.site_id AND s.day = v.day AND s.visitor_key = v.visitor_key`);
   return out;
 }
@@ -36,18 +37,18 @@ export async function snapshotBefore(c: DuckDBConnection, events: string, visito
 /**
  * Views of `before` (snapshotBefore's) and `now` (events with SESSION_EVENT_COLUMNS and session_id;
  * sessions in the sessions table's layout) together, `now` tagged as such: one build reads them.
- * The caller drops them with dropViews().
+ * The caller drops them with dropViews(). Both add to `script`.
  */
-export async function beforeAndNow(c: DuckDBConnection, before: RollupSources, now: RollupSources, prefix: string): Promise<RollupSources> {
+export function beforeAndNow(script: StatementScript, before: RollupSources, now: RollupSources, prefix: string): RollupSources {
   const out = { events: `${prefix}_bnev`, sessions: `${prefix}_bnsess` };
-  await c.run(`CREATE TEMP VIEW ${out.events} AS SELECT * FROM ${before.events}
+  script.add(`CREATE TEMP VIEW ${out.events} AS SELECT * FROM ${before.events}
     UNION ALL SELECT ${tagged(NOW)}, ${OTHER_COLUMNS} FROM ${now.events}`);
-  await c.run(`CREATE TEMP VIEW ${out.sessions} AS SELECT * FROM ${before.sessions}
+  script.add(`CREATE TEMP VIEW ${out.sessions} AS SELECT * FROM ${before.sessions}
     UNION ALL SELECT * REPLACE (${tagged(NOW)}) FROM ${now.sessions}`);
   return out;
 }
 
-export async function dropViews(c: DuckDBConnection, views: RollupSources): Promise<void> {
-  await c.run(`DROP VIEW IF EXISTS ${views.events}`);
-  await c.run(`DROP VIEW IF EXISTS ${views.sessions}`);
+export function dropViews(script: StatementScript, views: RollupSources): void {
+  script.add(`DROP VIEW IF EXISTS ${views.events}`);
+  script.add(`DROP VIEW IF EXISTS ${views.sessions}`);
 }

@@ -7,12 +7,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { compileActionsInput } from '../sql/build/actions-build.js';
 import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE } from '../sql/rollup-tables.js';
-import { actionsGroupingSql, actionsSteps } from './actions-steps.js';
+import { actionsGroupingSql, actionsGroupingsSql, actionsSteps } from './actions-steps.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import type { StatementScript } from './statement-script.js';
 import type { RollupSources } from '../sql/build/rollup-build.js';
 import { dropScratch, type ImportWrites } from './import-writes.js';
-import { prepareDayDelta, type DayRollup } from './day-delta.js';
+import { prepareDayDelta, storedDayRowsSql, type DayRollup } from './day-delta.js';
 import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION, asTempTable } from './schema.js';
 
 const q = duckdbDialect.quoteIdent;
@@ -28,9 +28,15 @@ export const actionRowsOf = (rows: string) => `${rows}_act`;
 /**
  * Creates the temp table `out`: the action rows (ACTIONS_COLUMNS) of exactly the events and
  * sessions of `src`. `masks` is the rollup build's traffic-mask table. Adds the statements to
- * `script` (after what it holds) and runs it.
+ * `script` (after what it holds) and runs it. `few`: the sources are small (rollups.ts, TOGETHER_MAX_ROWS).
  */
-export async function buildActionRows(c: DuckDBConnection, script: StatementScript, src: RollupSources, out: string, masks: string): Promise<void> {
+export async function buildActionRows(c: DuckDBConnection, script: StatementScript, src: RollupSources, out: string, masks: string, few = false): Promise<void> {
+  addActionRows(script, src, out, masks, few);
+  await script.run(c);
+}
+
+/** buildActionRows' statements, added to `script` (which the caller runs). */
+export function addActionRows(script: StatementScript, src: RollupSources, out: string, masks: string, few: boolean): void {
   const input = `${out}_in`;
   const x = compileActionsInput(duckdbDialect, src);
   script.add(`CREATE OR REPLACE TEMP TABLE ${input} AS ${x.sql}`, x.params);
@@ -43,8 +49,8 @@ export async function buildActionRows(c: DuckDBConnection, script: StatementScri
   for (const [k, s] of steps.entries()) {
     script.add(`CREATE OR REPLACE TEMP TABLE ${s.table} AS ${s.build.sql}`, s.build.params);
     held.add(s.table);
-    for (const grouping of s.groupings) {
-      const b = actionsGroupingSql(grouping, out, masks);
+    // few rows: a step's groupings in one statement (actionsGroupingsSql)
+    for (const b of few ? [actionsGroupingsSql(s.groupings, out, masks)] : s.groupings.map((g) => actionsGroupingSql(g, out, masks))) {
       script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
     }
     // a table no later step reads goes now (memory)
@@ -54,18 +60,21 @@ export async function buildActionRows(c: DuckDBConnection, script: StatementScri
       held.delete(t);
     }
   }
-  await script.run(c);
 }
+
+/** The stored action rows of the touched days (`dayMs`: site_id, day_ms), as a SELECT. */
+export const storedActionRowsSql = (dayMs: string) => storedDayRowsSql(ACTIONS, dayMs);
 
 /**
  * Adds an import's delta of the action rows of the touched days (`dayMs`: site_id, day_ms) to its
  * writes: `rows`, the action rows of the touched visitor-days as they are now, or with `tagged` of a
- * before-and-now build (before-and-now.ts: the rows as they were are subtracted), the stored rows of
- * those days added (they are replaced), keys left at zero dropped. Drops `rows` (unless a copy reads it).
+ * before-and-now build (before-and-now.ts: the rows as they were are subtracted), the `stored` rows of
+ * those days (storedActionRowsSql) added (they are replaced), keys left at zero dropped. Drops `rows`
+ * (unless a copy reads it). The statements go to `script`, which the caller runs.
  */
-export async function prepareActionsDelta(c: DuckDBConnection, rows: string, tagged: boolean, dayMs: string, w: ImportWrites): Promise<void> {
-  await prepareDayDelta(c, ACTIONS, { rows, tagged, dayMs }, w, 'actions', w.actionDays);
-  await dropScratch(c, w, [rows]);
+export function prepareActionsDelta(script: StatementScript, d: { rows: string; tagged: boolean; dayMs: string; stored: number }, w: ImportWrites): void {
+  prepareDayDelta(script, ACTIONS, d, w, 'actions', w.actionDays);
+  dropScratch(script, w, [d.rows]);
 }
 
 /** Whether the table must be (re)built at open: missing, or of another version. */

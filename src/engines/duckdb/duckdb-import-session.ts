@@ -17,7 +17,7 @@ import {
 import { stageSelectSql, ENGAGEMENT_STAGE_DDL, engagementSelectSql } from './schema.js';
 import { prepareImport, releaseImport, writeImport, type PreparedImport } from './import-commit.js';
 import { importResourceError, type OpenedInstance } from './duckdb-instance.js';
-import { countRows } from './count-rows.js';
+import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
 
 /** The footfall_meta key of a loader's checkpoint. */
@@ -67,11 +67,12 @@ export class DuckDbImportSession implements ImportSession {
     if (this.done) throw new Error('import session already finished');
     if (rows.length === 0) return;
     const table = `${this.stage}_eng`;
-    if (this.engaged === 0) await this.conn.run(ENGAGEMENT_STAGE_DDL(table));
     const file = path.join(this.opened.tempDir, `${this.stage}_eng_${++this.fileSeq}.ndjson`);
     try {
       await fs.promises.writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      await this.conn.run(`INSERT INTO ${table} ${engagementSelectSql(sqlString(file))}`);
+      const script = new StatementScript();
+      if (this.engaged === 0) script.add(ENGAGEMENT_STAGE_DDL(table));
+      await script.add(`INSERT INTO ${table} ${engagementSelectSql(sqlString(file))}`).run(this.conn);
       this.engaged += rows.length;
     } catch (err) {
       throw await this.resourceError(err);
@@ -142,23 +143,29 @@ export class DuckDbImportSession implements ImportSession {
         sortByDay: this.dayDescents * 1000 > this.staged,
         importId: this.importId,
       });
-      await c.run('BEGIN TRANSACTION');
-      await writeImport(c, r);
+      // The transaction is one script (statement-script.ts): it lasts what its statements take, not
+      // the turns of the event loop between them. A statement that fails ends the script; the
+      // transaction is then rolled back below.
+      const tx = new StatementScript().add('BEGIN TRANSACTION');
+      writeImport(tx, r);
       // In the same transaction as the rows: the loader's position moves exactly when they land.
       if (cp) {
-        await c.run(`INSERT INTO footfall_meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
-          checkpointKey(cp.source),
-          String(cp.position),
+        tx.add(`INSERT INTO footfall_meta VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+          { value: checkpointKey(cp.source), type: 'varchar' },
+          { value: String(cp.position), type: 'varchar' },
         ]);
       }
       // known to undoImport even when it stored nothing (which it then removes)
-      if (this.importId !== undefined)
-        await c.run(`INSERT INTO imports VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, [this.importId, Date.now(), r.imported]);
-      if (r.imported === 0 && r.engagement.applied === 0) {
-        await c.run(cp || this.importId !== undefined ? 'COMMIT' : 'ROLLBACK');
-        return { imported: 0, duplicates: this.staged, days: [], ...engaged };
+      if (this.importId !== undefined) {
+        tx.add(`INSERT INTO imports VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+          { value: this.importId, type: 'varchar' },
+          { value: Date.now(), type: 'bigint' },
+          { value: r.imported, type: 'bigint' },
+        ]);
       }
-      await c.run('COMMIT');
+      const nothing = r.imported === 0 && r.engagement.applied === 0;
+      await tx.add(nothing && !cp && this.importId === undefined ? 'ROLLBACK' : 'COMMIT').run(c);
+      if (nothing) return { imported: 0, duplicates: this.staged, days: [], ...engaged };
       return {
         imported: r.imported,
         duplicates: this.staged - r.imported,
@@ -188,8 +195,10 @@ export class DuckDbImportSession implements ImportSession {
   private async numberRepeats(): Promise<void> {
     const c = this.conn;
     const s = this.stage;
-    await c.run(`CREATE TEMP TABLE ${s}_repn AS SELECT event_id, count(*) AS n FROM ${s} GROUP BY event_id HAVING count(*) > 1`);
-    if ((await countRows(c, `${s}_repn`)) === 0) return;
+    const repeated = await new StatementScript()
+      .add(`CREATE TEMP TABLE ${s}_repn AS SELECT event_id, count(*) AS n FROM ${s} GROUP BY event_id HAVING count(*) > 1`)
+      .read(c, `SELECT count(*) FROM ${s}_repn`);
+    if (Number(repeated[0]?.[0] ?? 0) === 0) return;
     const reps = (
       await c.runAndReadAll(`SELECT DISTINCT ON (st.event_id) st.*, r.n FROM ${s} st JOIN ${s}_repn r USING (event_id)`)
     ).getRowObjectsJS();

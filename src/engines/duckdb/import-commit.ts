@@ -8,12 +8,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
-import { addCopy, applyImportWrites, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
+import { addCopy, addImportWrites, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
 import { EVENTS_COLUMNS } from './schema.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { prepareRollupDelta, groupsOf } from './rollups.js';
 import { snapshotBefore } from './before-and-now.js';
-import { countRows } from './count-rows.js';
+import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
 
 /** Staged rows one commit step takes (old events of their visitor-days come on top), roughly. */
@@ -53,7 +53,9 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
       ${engagement ? `UNION ALL SELECT site_id, day, count(*) FROM ${engagement} GROUP BY 1, 2` : ''}) GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   const groups = [...groupsOf(perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) })), groupRows)];
-  const writes = await createImportWrites(c, stage);
+  // statements whose results are not read wait here for the next read (statement-script.ts)
+  const script = new StatementScript();
+  const writes = createImportWrites(script, stage);
   const out: PreparedImport = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 }, writes };
   for (let i = 0; i < groups.length; i++) {
     let fresh = stage;
@@ -61,28 +63,31 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
     if (groups.length > 1) {
       // this group's days only: one pass over the stage per group, the rest of the work on the group alone
       const list = groups[i].map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${stage}_gdays AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
+      script.add(`CREATE OR REPLACE TEMP TABLE ${stage}_gdays AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
       fresh = `${stage}_g${i}`; // of its own: the transaction copies its new events from it
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT s.* FROM ${stage} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
+      script.add(`CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT s.* FROM ${stage} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
       if (engagement) {
         eng = `${stage}_ge`;
-        await c.run(`CREATE OR REPLACE TEMP TABLE ${eng} AS SELECT s.* FROM ${engagement} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
+        script.add(`CREATE OR REPLACE TEMP TABLE ${eng} AS SELECT s.* FROM ${engagement} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
       }
+      // the group starts once the one before has dropped its scratch tables (memory)
+      await script.run(c);
     }
-    const r = await prepareGroup(c, fresh, eng, `${stage}_${i}`, opts, writes);
+    const r = await prepareGroup(c, script, { fresh, eng, p: `${stage}_${i}` }, opts, writes);
     out.imported += r.imported;
     out.days.push(...r.days);
     out.engagement.applied += r.engagement.applied;
     out.engagement.dropped += r.engagement.dropped;
-    if (fresh !== stage) await dropScratch(c, writes, [fresh]);
-    if (eng !== engagement && eng !== null) await c.run(`DROP TABLE ${eng}`);
+    if (fresh !== stage) dropScratch(script, writes, [fresh]);
+    if (eng !== engagement && eng !== null) script.add(`DROP TABLE ${eng}`);
   }
+  await script.run(c);
   return out;
 }
 
-/** Writes a prepared import into the store, inside the caller's transaction. */
-export async function writeImport(c: DuckDBConnection, prepared: PreparedImport): Promise<void> {
-  if (prepared.imported > 0 || prepared.engagement.applied > 0) await applyImportWrites(c, prepared.writes);
+/** Adds to `script` the writes of a prepared import into the store, for the caller's transaction. */
+export function writeImport(script: StatementScript, prepared: PreparedImport): void {
+  if (prepared.imported > 0 || prepared.engagement.applied > 0) addImportWrites(script, prepared.writes);
 }
 
 /** After the transaction (committed or rolled back): the scratch tables the writes read go. */
@@ -90,33 +95,39 @@ export function releaseImport(c: DuckDBConnection, prepared: PreparedImport): Pr
   return releaseImportWrites(c, prepared.writes);
 }
 
+/**
+ * One group of days: `fresh` its staged rows, `eng` its engagement rows, `p` its scratch tables'
+ * prefix. Statements go to `script`, which runs where a result is read (about four calls a group).
+ */
 async function prepareGroup(
   c: DuckDBConnection,
-  fresh: string,
-  eng: string | null,
-  p: string,
+  script: StatementScript,
+  g: { fresh: string; eng: string | null; p: string },
   opts: CommitOptions,
   w: ImportWrites,
 ): Promise<CommitStats> {
+  const { fresh, eng, p } = g;
   const v = `${p}_v`;
   const old = `${p}_old`;
   const temps = [v, old];
-  await c.run(`CREATE TEMP TABLE ${v} AS SELECT DISTINCT site_id, day, visitor_key FROM ${fresh}
+  script.add(`CREATE TEMP TABLE ${v} AS SELECT DISTINCT site_id, day, visitor_key FROM ${fresh}
     ${eng ? `UNION SELECT DISTINCT site_id, day, visitor_key FROM ${eng}` : ''}`);
   // Stored ids can only meet staged ones within the batch's visitor-days: the id hashes all three.
-  await c.run(`CREATE TEMP TABLE ${old} AS SELECT e.rowid AS rid, e.* FROM events e
+  script.add(`CREATE TEMP TABLE ${old} AS SELECT e.rowid AS rid, e.* FROM events e
     SEMI JOIN ${v} v ON e.site_id = v.site_id AND e.day = v.day AND e.visitor_key = v.visitor_key`);
-  const stored = await countRows(c, old);
-  if (stored > 0) await c.run(`DELETE FROM ${fresh} WHERE event_id IN (SELECT event_id FROM ${old})`);
-  const imported = await countRows(c, fresh);
+  script.add(`DELETE FROM ${fresh} WHERE event_id IN (SELECT event_id FROM ${old})`);
+  const actionsIn = (t: string) => `(SELECT count(*) FROM ${t} WHERE type = 'action')`;
+  const [stored, imported, actionEvents] = (
+    await script.read(c, `SELECT (SELECT count(*) FROM ${old}), (SELECT count(*) FROM ${fresh}), ${actionsIn(old)} + ${actionsIn(fresh)}`)
+  )[0].map(Number);
 
   // The touched visitor-days as they were, kept before anything of them changes (engagement below
   // changes `old` in place); counted with them as they will be (prepareRollupDelta).
-  const before = stored > 0 && (imported > 0 || eng) ? await snapshotBefore(c, old, v, `${p}_b`) : null;
+  const before = stored > 0 && (imported > 0 || eng) ? snapshotBefore(script, old, v, `${p}_b`) : null;
   if (before) temps.push(before.events, before.sessions);
-  const engagement = eng ? await applyEngagement(c, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
+  const engagement = eng ? await applyEngagement(c, script, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
   if (imported === 0 && engagement.applied === 0) {
-    await dropScratch(c, w, temps);
+    dropScratch(script, w, temps);
     return { imported: 0, days: [], engagement };
   }
 
@@ -125,11 +136,13 @@ async function prepareGroup(
   // the touched visitor-days' events as they will stand: the new rows and the stored ones, each with its (possibly new) session
   const nowEvents = `${p}_ev`;
   const sessions = `${p}_sessions`;
-  await c.run(sessionizeSql(src, sess));
-  await c.run(sessionEventsSql(src, sess, nowEvents));
-  await c.run(sessionsSql(nowEvents, sessions));
+  script.add(sessionizeSql(src, sess));
+  script.add(sessionEventsSql(src, sess, nowEvents));
+  script.add(sessionsSql(nowEvents, sessions));
   temps.push(sess, nowEvents, sessions);
-  await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p }, w);
+  // without action events before or now (sites without custom events), the action rows are left alone
+  const delta = { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + 2 * stored, actions: actionEvents > 0 };
+  await prepareRollupDelta(c, delta, w, script);
 
   const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);
   const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');
@@ -137,31 +150,38 @@ async function prepareGroup(
   // order already comes so; shuffled input pays for a sort by day. Groups are runs of days, so
   // appending them in turn keeps the whole in day order.
   addCopy(w, 'events', `SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${opts.sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`, [fresh, sess]);
-  await c.run(`INSERT INTO ${w.counts} ${monthCountsSql(fresh)}`);
+  script.add(`INSERT INTO ${w.counts} ${monthCountsSql(fresh)}`);
   if (stored > 0) {
-    await c.run(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
-    await c.run(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
+    script.add(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
+    script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
   }
   addCopy(w, 'sessions', `SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`, [sessions]);
-  const days = (await rows(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
+  const days = (await script.read(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
     site_id: String(site_id),
     day: String(day),
   }));
-  await dropScratch(c, w, temps);
+  dropScratch(script, w, temps);
   return { imported, days, engagement };
 }
 
 /**
  * Adds each engagement row's time to the visitor's latest pageview of its path at or before its
  * time that day, among the new rows and the stored ones (EngagementRow); the temp tables change in
- * place and the commit writes the stored rows back.
+ * place (statements added to `script`) and the commit writes the stored rows back.
  */
-async function applyEngagement(c: DuckDBConnection, fresh: string, old: string | null, eng: string, p: string): Promise<{ applied: number; dropped: number }> {
+async function applyEngagement(
+  c: DuckDBConnection,
+  script: StatementScript,
+  fresh: string,
+  old: string | null,
+  eng: string,
+  p: string,
+): Promise<{ applied: number; dropped: number }> {
   const cols = 'site_id, day, visitor_key, path_canon, ts_ms, event_id';
   const candidates = `SELECT false AS old, rowid AS rid, ${cols} FROM ${fresh} WHERE type = 'pageview'
     ${old ? `UNION ALL SELECT true AS old, rid, ${cols} FROM ${old} WHERE type = 'pageview'` : ''}`;
   const adds = `${p}_adds`;
-  await c.run(`CREATE TEMP TABLE ${adds} AS
+  script.add(`CREATE TEMP TABLE ${adds} AS
     SELECT t.old, t.rid, sum(m.engagement_ms) AS add_ms, count(*) AS n FROM (
       SELECT e.rowid AS erid, any_value(e.engagement_ms) AS engagement_ms,
         arg_max(struct_pack(old := c.old, rid := c.rid), (c.ts_ms, c.event_id)) AS t
@@ -169,12 +189,11 @@ async function applyEngagement(c: DuckDBConnection, fresh: string, old: string |
         ON c.site_id = e.site_id AND c.day = e.day AND c.visitor_key = e.visitor_key AND c.path_canon = e.path_canon AND c.ts_ms <= e.ts_ms
       GROUP BY e.rowid
     ) m GROUP BY t.old, t.rid`);
-  const applied = Number((await rows(c, `SELECT coalesce(sum(n), 0) FROM ${adds}`))[0]?.[0] ?? 0);
+  const [applied, total] = (await script.read(c, `SELECT (SELECT coalesce(sum(n), 0) FROM ${adds}), (SELECT count(*) FROM ${eng})`))[0].map(Number);
   const set = `engagement_time_ms = least(engagement_time_ms + a.add_ms, ${MAX_ENGAGEMENT_MS})`;
-  await c.run(`UPDATE ${fresh} SET ${set} FROM ${adds} a WHERE NOT a.old AND ${fresh}.rowid = a.rid`);
-  if (old) await c.run(`UPDATE ${old} SET ${set} FROM ${adds} a WHERE a.old AND ${old}.rid = a.rid`);
-  const total = await countRows(c, eng);
-  await c.run(`DROP TABLE ${adds}`);
+  script.add(`UPDATE ${fresh} SET ${set} FROM ${adds} a WHERE NOT a.old AND ${fresh}.rowid = a.rid`);
+  if (old) script.add(`UPDATE ${old} SET ${set} FROM ${adds} a WHERE a.old AND ${old}.rid = a.rid`);
+  script.add(`DROP TABLE ${adds}`);
   return { applied, dropped: total - applied };
 }
 

@@ -49,8 +49,8 @@ export interface ImportWrites {
   counts: string;
 }
 
-/** Creates the (empty) write tables of an import, named after `prefix`. */
-export async function createImportWrites(c: DuckDBConnection, prefix: string): Promise<ImportWrites> {
+/** The (empty) write tables of an import, named after `prefix`: their creation is added to `script`. */
+export function createImportWrites(script: StatementScript, prefix: string): ImportWrites {
   const w: ImportWrites = {
     copies: { events: [], sessions: [], rollups: [], actions: [] },
     held: new Set(),
@@ -64,7 +64,7 @@ export async function createImportWrites(c: DuckDBConnection, prefix: string): P
     counts: `${prefix}_w_counts`,
   };
   const like = (table: string, from: string, cols = '*') => `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${cols} FROM ${from} LIMIT 0`;
-  await new StatementScript()
+  script
     .add(`CREATE OR REPLACE TEMP TABLE ${w.updates} (rid BIGINT, session_id VARCHAR, engagement_time_ms BIGINT)`)
     .add(like(w.visitorDays, 'sessions', 'site_id, day, visitor_key'))
     .add(`CREATE OR REPLACE TEMP TABLE ${w.rollupDays} (site_id VARCHAR, day_ms BIGINT)`)
@@ -72,8 +72,7 @@ export async function createImportWrites(c: DuckDBConnection, prefix: string): P
     .add(like(w.titles, q(PAGE_TITLES_TABLE), PAGE_TITLES_COLUMNS.map(q).join(', ')))
     .add(`CREATE OR REPLACE TEMP TABLE ${w.actionDays} (site_id VARCHAR, day_ms BIGINT)`)
     .add(`CREATE OR REPLACE TEMP TABLE ${w.deletes} (rid BIGINT)`)
-    .add(`CREATE OR REPLACE TEMP TABLE ${w.counts} (site_id VARCHAR, month VARCHAR, events BIGINT)`)
-    .run(c);
+    .add(`CREATE OR REPLACE TEMP TABLE ${w.counts} (site_id VARCHAR, month VARCHAR, events BIGINT)`);
   return w;
 }
 
@@ -83,11 +82,9 @@ export function addCopy(w: ImportWrites, table: CopiedTable, select: string, rea
   for (const t of reads) w.held.add(t);
 }
 
-/** Drops scratch tables, but not those a copy still reads (releaseImportWrites drops them). */
-export async function dropScratch(c: DuckDBConnection, w: ImportWrites, tables: readonly string[]): Promise<void> {
-  const script = new StatementScript();
+/** Adds to `script` the drops of scratch tables, but not of those a copy still reads (releaseImportWrites drops them). */
+export function dropScratch(script: StatementScript, w: ImportWrites, tables: readonly string[]): void {
   for (const t of tables) if (!w.held.has(t)) script.add(`DROP TABLE IF EXISTS ${t}`);
-  await script.run(c);
 }
 
 /** After the transaction (committed or not): the held scratch tables go. */
@@ -104,6 +101,13 @@ export async function releaseImportWrites(c: DuckDBConnection, w: ImportWrites):
  */
 export async function applyImportWrites(c: DuckDBConnection, w: ImportWrites): Promise<void> {
   const script = new StatementScript();
+  addImportWrites(script, w);
+  // one call (statement-script.ts): the transaction lasts what its statements take
+  await script.run(c);
+}
+
+/** applyImportWrites' statements, added to `script` (the caller's transaction runs it). */
+export function addImportWrites(script: StatementScript, w: ImportWrites): void {
   const copy = (table: string, kind: CopiedTable) => {
     for (const select of w.copies[kind]) script.add(`INSERT INTO ${table} ${select}`);
   };
@@ -128,6 +132,4 @@ export async function applyImportWrites(c: DuckDBConnection, w: ImportWrites): P
   script.add(`DELETE FROM events USING ${w.deletes} d WHERE events.rowid = d.rid`);
   script.add(`INSERT INTO event_counts SELECT site_id, month, sum(events) FROM ${w.counts} GROUP BY site_id, month
     ON CONFLICT (site_id, month) DO UPDATE SET events = event_counts.events + excluded.events`);
-  // one call (statement-script.ts): the transaction lasts what its statements take
-  await script.run(c);
 }

@@ -13,7 +13,9 @@ import {
   compileRollupBuild,
   compileRollupExpansions,
   compileRollupInputs,
+  compileSessionRollupBuild,
   compileSessionSets,
+  isSessionGrouping,
   type RollupInputNames,
   type RollupSources,
 } from '../sql/build/rollup-build.js';
@@ -21,12 +23,20 @@ import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import { bindingOf } from './duck-query.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
-import { actionRowsOf, actionsRollupStale, buildActionRows, insertActionRows, prepareActionsDelta, resetActionsRollup } from './duckdb-actions-rollup.js';
+import {
+  actionRowsOf,
+  actionsRollupStale,
+  addActionRows,
+  buildActionRows,
+  insertActionRows,
+  prepareActionsDelta,
+  resetActionsRollup,
+  storedActionRowsSql,
+} from './duckdb-actions-rollup.js';
 import { dropScratch, TITLE_KEYS, type ImportWrites } from './import-writes.js';
 import { StatementScript } from './statement-script.js';
 import { beforeAndNow, dropViews } from './before-and-now.js';
-import { prepareDayDelta, type DayRollup } from './day-delta.js';
-import { countRows } from './count-rows.js';
+import { prepareDayDelta, storedDayRowsSql, type DayRollup } from './day-delta.js';
 import { sqlString } from './sql-string.js';
 
 const q = duckdbDialect.quoteIdent;
@@ -53,12 +63,30 @@ function expansions(script: StatementScript): { trafficMap: string; trafficMasks
 }
 
 /**
- * Creates `prefix`_rows: the rollup rows (ROLLUP_COLUMNS) of exactly the events and sessions of
- * `src`, through temp tables named after `prefix`. Returns the table's name. The statements run as
- * one script (statement-script.ts), each on its own.
+ * Source events up to which a build takes its session groupings (and each per-session table's action
+ * groupings) in one statement: one grouping's operators holding the rows of all (an import of
+ * 100,000 live records, about 240,000 source events, peaked at the memory of the per-grouping build).
+ * Bigger builds (whole stores, large imports) keep one statement per grouping, which spills.
  */
-export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, prefix: string): Promise<string> {
+const TOGETHER_MAX_ROWS = 200_000;
+
+/**
+ * Creates `prefix`_rows: the rollup rows (ROLLUP_COLUMNS) of exactly the events and sessions of
+ * `src` (about `sourceRows` events; unknown: many), through temp tables named after `prefix`.
+ * Returns the table's name. The statements run as one script (statement-script.ts), each on its own.
+ */
+export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, prefix: string, sourceRows = Infinity): Promise<string> {
   const script = new StatementScript();
+  const out = addRollupRows(script, src, prefix, sourceRows);
+  await script.run(c);
+  return out;
+}
+
+/**
+ * buildRollupRows' statements, added to `script` (which the caller runs); returns the table's name.
+ * `actions` false: the sources hold no action event, and no action rows are built.
+ */
+function addRollupRows(script: StatementScript, src: RollupSources, prefix: string, sourceRows: number, actions = true): string {
   const names: RollupInputNames = { pageEvents: `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
   script.add(`CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
@@ -75,13 +103,20 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
   script.add(asTempTable(ROLLUPS_DDL(out)));
   // One statement per grouping: a statement's memory grows with its operators (every hash table
   // starts with room of its own), so one statement of all nineteen needed about 200 MB even for a
-  // handful of rows; one grouping at a time spills instead of failing.
+  // handful of rows; one grouping at a time spills instead of failing. A few rows (a live load)
+  // take the session groupings in one statement of one grouping's operators instead
+  // (compileSessionRollupBuild): planning and starting the operators of eighteen was most of their cost.
+  if (sourceRows <= TOGETHER_MAX_ROWS) {
+    const b = compileSessionRollupBuild(duckdbDialect, ROLLUP_GROUPINGS, tables);
+    script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
+  }
   for (const grouping of ROLLUP_GROUPINGS) {
+    if (sourceRows <= TOGETHER_MAX_ROWS && isSessionGrouping(grouping)) continue;
     const b = compileRollupBuild(duckdbDialect, [grouping], tables);
     script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
   }
   for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) script.add(`DROP TABLE ${t}`);
-  await buildActionRows(c, script, src, actionRowsOf(out), tables.trafficMasks);
+  if (actions) addActionRows(script, src, actionRowsOf(out), tables.trafficMasks, sourceRows <= TOGETHER_MAX_ROWS);
   return out;
 }
 
@@ -99,59 +134,83 @@ export interface RollupDelta {
    */
   titles: { add: string } | { rebuild: string };
   prefix: string;
+  /** events of `now` and `before` together, about (the build's size); unknown: many */
+  sourceRows?: number;
+  /**
+   * false: neither `now` nor `before` holds an action event, so their action rows are none and the
+   * stored ones of the touched days stay as they are (their delta is nothing); unknown: true
+   */
+  actions?: boolean;
 }
 
 /**
  * Adds an import's delta of the rollups, page titles and action rows of the touched days to the
  * import's writes `w`: the rows each touched day will hold, and which stored days (keys) they
- * replace. Outside the transaction (import-writes.ts); reads the store as it stands.
+ * replace. Outside the transaction (import-writes.ts); reads the store as it stands. The statements
+ * go to `script`, which runs once, for the counts of the stored rows the delta merges (one call, not
+ * one per statement: statement-script.ts); the rest waits in it for the caller to run.
  */
-export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w: ImportWrites): Promise<void> {
+export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w: ImportWrites, script: StatementScript): Promise<void> {
   const p = d.prefix;
   const dayMs = `${p}_days`;
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
+  script.add(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   // the visitor-days as they were and as they are, in one build (before-and-now.ts)
-  const src = d.before ? await beforeAndNow(c, d.before, d.now, p) : d.now;
-  const rows = await buildRollupRows(c, src, `${p}_bn`);
-  if (d.before) await dropViews(c, src);
+  const src = d.before ? beforeAndNow(script, d.before, d.now, p) : d.now;
+  const actions = d.actions ?? true;
+  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity, actions);
+  if (d.before) dropViews(script, src);
+  const titles = `${p}_titles`;
+  const storedTitles = 'add' in d.titles ? newPageTitles(script, d.titles.add, titles) : '(SELECT 0)';
+  const count = (select: string) => `(SELECT count(*) FROM (${select}))`;
+  const [stored, storedActions, storedTitleRows] = (
+    await script.read(c, `SELECT ${count(storedDayRowsSql(ROLLUPS, dayMs))}, ${actions ? count(storedActionRowsSql(dayMs)) : '0'}, ${storedTitles}`)
+  )[0].map(Number);
   const tagged = d.before !== null;
-  await prepareDayDelta(c, ROLLUPS, { rows, tagged, dayMs }, w, 'rollups', w.rollupDays);
-  if ('add' in d.titles) await preparePageTitles(c, d.titles.add, p, w);
-  else await rebuildPageTitles(c, d.titles.rebuild, dayMs, p, w);
-  await prepareActionsDelta(c, actionRowsOf(rows), tagged, dayMs, w);
+  prepareDayDelta(script, ROLLUPS, { rows, tagged, dayMs, stored }, w, 'rollups', w.rollupDays);
+  if ('add' in d.titles) mergePageTitles(script, titles, storedTitleRows, w);
+  else rebuildPageTitles(script, d.titles.rebuild, dayMs, w);
+  if (actions) prepareActionsDelta(script, { rows: actionRowsOf(rows), tagged, dayMs, stored: storedActions }, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
-  await dropScratch(c, w, [rows, dayMs, `${p}_titles`]);
+  dropScratch(script, w, [rows, dayMs, titles]);
+}
+
+const TITLE_MATCH = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
+
+/**
+ * Page titles: the latest titled pageview per (site, day, tenant, class, path) of the new events
+ * `fresh`, into the temp table `titles`; returns the count (SQL) of the stored rows they meet.
+ */
+function newPageTitles(script: StatementScript, fresh: string, titles: string): string {
+  const b = compilePageTitlesBuild(duckdbDialect, { events: fresh });
+  script.add(`CREATE OR REPLACE TEMP TABLE ${titles} AS ${b.sql}`, b.params);
+  return `(SELECT count(*) FROM ${q(PAGE_TITLES_TABLE)} s SEMI JOIN ${titles} n ON ${TITLE_MATCH})`;
 }
 
 /**
- * Page titles: the latest titled pageview per (site, day, tenant, class, path). Events are only ever
- * added, so the new maximum is the maximum of the stored row and the new events' own.
+ * Events are only ever added, so the new maximum is the maximum of the stored row (`stored`: how
+ * many of them newPageTitles' rows meet) and the new events' own.
  */
-async function preparePageTitles(c: DuckDBConnection, fresh: string, p: string, w: ImportWrites): Promise<void> {
-  const titles = compilePageTitlesBuild(duckdbDialect, { events: fresh });
-  await runCompiled(c, `CREATE OR REPLACE TEMP TABLE ${p}_titles AS ${titles.sql}`, titles.params);
-  const t = q(PAGE_TITLES_TABLE);
-  const match = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
+function mergePageTitles(script: StatementScript, titles: string, stored: number, w: ImportWrites): void {
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-  if ((await countRows(c, `${t} s SEMI JOIN ${p}_titles n ON ${match}`)) === 0) {
-    await c.run(`INSERT INTO ${w.titles} (${cols}) SELECT ${cols} FROM ${p}_titles`);
+  if (stored === 0) {
+    script.add(`INSERT INTO ${w.titles} (${cols}) SELECT ${cols} FROM ${titles}`);
     return;
   }
   const order = '(ts_ms, event_id)';
-  await c.run(`INSERT INTO ${w.titleKeys} SELECT ${TITLE_KEYS.join(', ')} FROM ${p}_titles`);
-  await c.run(`INSERT INTO ${w.titles} (${cols})
+  script.add(`INSERT INTO ${w.titleKeys} SELECT ${TITLE_KEYS.join(', ')} FROM ${titles}`);
+  script.add(`INSERT INTO ${w.titles} (${cols})
     SELECT ${TITLE_KEYS.join(', ')}, max(ts_ms) AS ts_ms, arg_max(event_id, ${order}) AS event_id, arg_max(page_title, ${order}) AS page_title
-    FROM (SELECT ${cols} FROM ${t} s SEMI JOIN ${p}_titles n ON ${match} UNION ALL SELECT ${cols} FROM ${p}_titles)
+    FROM (SELECT ${cols} FROM ${q(PAGE_TITLES_TABLE)} s SEMI JOIN ${titles} n ON ${TITLE_MATCH} UNION ALL SELECT ${cols} FROM ${titles})
     GROUP BY ${TITLE_KEYS.join(', ')}`);
 }
 
 /** Page titles of the days of `dayMs` (site_id, day_ms) from `events` (what those days keep), replacing their stored rows. */
-async function rebuildPageTitles(c: DuckDBConnection, events: string, dayMs: string, p: string, w: ImportWrites): Promise<void> {
+function rebuildPageTitles(script: StatementScript, events: string, dayMs: string, w: ImportWrites): void {
   const titles = compilePageTitlesBuild(duckdbDialect, { events });
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-  await runCompiled(c, `INSERT INTO ${w.titles} (${cols}) ${titles.sql}`, titles.params);
-  await c.run(`INSERT INTO ${w.titleKeys} SELECT ${TITLE_KEYS.map((k) => `s.${k}`).join(', ')} FROM ${q(PAGE_TITLES_TABLE)} s
+  script.add(`INSERT INTO ${w.titles} (${cols}) ${titles.sql}`, titles.params);
+  script.add(`INSERT INTO ${w.titleKeys} SELECT ${TITLE_KEYS.map((k) => `s.${k}`).join(', ')} FROM ${q(PAGE_TITLES_TABLE)} s
     SEMI JOIN ${dayMs} dd ON s.site_id = dd.site_id AND s.day_ms = dd.day_ms`);
 }
 

@@ -47,6 +47,17 @@ export class StatementScript {
     return this;
   }
 
+  /**
+   * Runs what was added and then `query`, in the same call, and returns the query's rows; starts
+   * empty again. What an import reads between its statements (counts, mostly) thus costs no call of
+   * its own: the statements before it wait in the script until then.
+   */
+  async read(c: DuckDBConnection, query: string): Promise<unknown[][]> {
+    const script = [...this.statements, query].join(';\n');
+    this.statements = [];
+    return (await c.runAndReadAll(script)).getRowsJS();
+  }
+
   /** Runs what was added (nothing: no call) and starts empty again. */
   async run(c: DuckDBConnection): Promise<void> {
     if (this.statements.length === 0) return;

@@ -97,6 +97,8 @@ export interface ActionRowsRefs {
   sessions: string;
   /** a class's occurrences of one row (summed over the traffic filter's classes) */
   occurrences: (cls: string) => string;
+  /** rows of several groupings of one level: their eligible, dim and dim_key columns (SQL), not `g`'s */
+  labels?: { eligible: string; dim: string; dimKey: string };
 }
 
 /** The SELECT list of a grouping's rows, in ACTIONS_COLUMNS order and names. */
@@ -111,10 +113,10 @@ export function actionRowsSelect(d: Dialect, g: ActionGrouping, params: SqlParam
     r.tenant,
     r.traffic,
     v(g.grp),
-    v(g.eligible),
-    v(g.dim),
+    r.labels?.eligible ?? v(g.eligible),
+    r.labels?.dim ?? v(g.dim),
     ...ACTION_IDENTITY.map((c) => r.key(c) ?? d.nullString()),
-    (g.dim && r.key(g.dim)) || d.nullString(),
+    r.labels?.dimKey ?? ((g.dim && r.key(g.dim)) || d.nullString()),
     d.toInt64(r.sessions),
     d.toInt64(`sum(${occurrences})`),
   ];

@@ -155,8 +155,9 @@ function sessionSums(col: (c: string) => string): string {
   );
 }
 
-/** The session-scoped groupings (every grouping but the page's). */
-const SESSION_GROUPINGS = (groupings: readonly RollupGrouping[]) => groupings.filter((g) => g.dim !== 'page' && g.filterDim !== 'page');
+/** Whether a grouping is session-scoped (every grouping but the page's). */
+export const isSessionGrouping = (g: RollupGrouping) => g.dim !== 'page' && g.filterDim !== 'page';
+const SESSION_GROUPINGS = (groupings: readonly RollupGrouping[]) => groupings.filter(isSessionGrouping);
 
 /** The grouping's id among the sets of compileSessionSets: GROUPING_ID's bits, 1 = a column not grouped. */
 function sessionSetId(g: RollupGrouping): number {
@@ -177,6 +178,8 @@ class BuildCompiler {
     readonly d: Dialect,
     readonly t: BuildTables,
     readonly params: SqlParam[] = [],
+    /** head columns the parts carry besides HEADS (and group by) */
+    readonly carried: readonly string[] = [],
   ) {}
 
   v(x: SqlValue): string {
@@ -202,8 +205,9 @@ class BuildCompiler {
       'x.traffic AS g_traffic',
       'a.g_dk AS g_dk',
       'a.g_fk AS g_fk',
+      ...this.carried.map((h) => `a.${h} AS ${h}`),
     ];
-    const group = ['a.g_site', 'a.g_day', ...(all ? [] : ['a.g_tenant']), 'x.traffic', 'a.g_dk', 'a.g_fk'];
+    const group = ['a.g_site', 'a.g_day', ...(all ? [] : ['a.g_tenant']), 'x.traffic', 'a.g_dk', 'a.g_fk', ...this.carried.map((h) => `a.${h}`)];
     const cols = ATOMS.map((atom) => `${this.d.toInt64(atoms[atom] ?? '0')} AS ${atom}`);
     return `SELECT ${[...heads, ...cols].join(', ')} FROM (${from}) AS a ${join} GROUP BY ${group.join(', ')}`;
   }
@@ -225,7 +229,8 @@ class BuildCompiler {
    */
   countVisitors(inner: string): string {
     const join = `INNER JOIN ${this.table(this.t.trafficMasks, 'x')} ON x.mask = a.g_mask`;
-    const merged = `SELECT w.g_site, w.g_day, w.g_dk, w.g_fk, w.g_visitor, ${this.d.bitOr('w.g_mask')} AS g_mask FROM (${inner}) AS w GROUP BY w.g_site, w.g_day, w.g_dk, w.g_fk, w.g_visitor`;
+    const keys = ['w.g_site', 'w.g_day', 'w.g_dk', 'w.g_fk', ...this.carried.map((h) => `w.${h}`), 'w.g_visitor'].join(', ');
+    const merged = `SELECT ${keys}, ${this.d.bitOr('w.g_mask')} AS g_mask FROM (${inner}) AS w GROUP BY ${keys}`;
     return `${this.scoped(inner, join, false, { visitors: 'count(*)' })} UNION ALL ${this.scoped(merged, join, true, { visitors: 'count(*)' })}`;
   }
 
@@ -315,6 +320,42 @@ class BuildCompiler {
 export function compileRollupBuild(d: Dialect, groupings: readonly RollupGrouping[], tables: BuildTables): CompiledBuild {
   const c = new BuildCompiler(d, tables);
   return { sql: groupings.map((g) => c.compile(g)).join(' UNION ALL '), params: c.params };
+}
+
+/**
+ * The rows of the session-scoped groupings among `groupings` in ONE statement, from compileSessionSets'
+ * tables (`tables.sessionSets`, required): each set's rows are taken once per grouping of that set
+ * (a small table of grouping number and set id), carry the grouping's number (g_gi) through the
+ * same parts compileRollupBuild writes for one grouping, and are grouped by it too. The same rows as
+ * compileRollupBuild of those groupings, with one statement's operators instead of one set per
+ * grouping: what a small build pays for is mostly planning and starting each operator, which grow
+ * with the statements, while its rows are few (docs/decisions.md (rollups)).
+ */
+export function compileSessionRollupBuild(d: Dialect, groupings: readonly RollupGrouping[], tables: BuildTables): CompiledBuild {
+  const sets = tables.sessionSets;
+  if (!sets) throw new Error('compileSessionRollupBuild reads the session sets (compileSessionSets)');
+  const c = new BuildCompiler(d, tables, [], ['g_gi']);
+  const gs = SESSION_GROUPINGS(groupings);
+  const x = (col: string) => c.col('x', col);
+  const byGrouping = (value: (g: RollupGrouping) => string) => `CASE m.m_gi ${gs.map((g, i) => `WHEN ${i} THEN ${value(g)}`).join(' ')} END`;
+  const key = (pick: (g: RollupGrouping) => Dimension | '') =>
+    byGrouping((g) => {
+      const dim = pick(g);
+      return dim === '' ? d.nullString() : x(DIMENSION_DEFS[dim].column);
+    });
+  const map = `(VALUES ${gs.map((g, i) => `(${i}, ${sessionSetId(g)})`).join(', ')}) AS m(m_gi, m_gid)`;
+  const heads = `x.g_site, x.g_day, x.g_tenant, m.m_gi AS g_gi, ${key((g) => g.dim)} AS g_dk, ${key((g) => g.filterDim)} AS g_fk`;
+  const from = (table: string) => `FROM ${c.table(table, 'x')} INNER JOIN ${map} ON m.m_gid = x.gid`;
+  const sums = `SELECT ${heads}, x.g_class, ${SUMMED_SESSION_ATOMS.map(sumOf).join(', ')} ${from(sets.sums)}`;
+  const visitors = `SELECT ${heads}, x.g_visitor, x.g_mask ${from(sets.visitors)}`;
+  const parts = [c.spreadSums(sums, SUMMED_SESSION_ATOMS), c.countVisitors(visitors)];
+  const named = (value: (g: RollupGrouping) => string) => `CASE u.g_gi ${gs.map((g, i) => `WHEN ${i} THEN ${c.v(value(g))}`).join(' ')} END`;
+  const cols = ['u.g_site', 'u.g_day', 'u.g_all', 'u.g_tenant', 'u.g_traffic', named((g) => g.dim), 'u.g_dk', named((g) => g.filterDim), 'u.g_fk', ...ATOMS.map((a) => d.toInt64(`sum(u.${a})`))];
+  const names = ROLLUP_COLUMNS.map((col) => q(d, col));
+  const sql =
+    `SELECT ${cols.map((col, i) => `${col} AS ${names[i]}`).join(', ')} FROM (${parts.join(' UNION ALL ')}) AS u ` +
+    `GROUP BY ${[...HEADS, 'g_gi'].map((h) => `u.${h}`).join(', ')}`;
+  return { sql, params: c.params };
 }
 
 /**
