@@ -1,6 +1,6 @@
 // Passwords as argon2id hashes (@node-rs/argon2, on libuv's thread pool, so at most its size of
 // hashes run at once). The PHC string keeps the parameters, so they can be raised later and older
-// hashes still verify. The choice and its measurement: docs/decisions.md (password hashes).
+// hashes still verify. The choice and its measurement: docs/decisions/people.md "Password hashes".
 import { hash, verify } from '@node-rs/argon2';
 import type { PasswordHasher } from '../ports/password-hasher.js';
 

@@ -3,7 +3,7 @@
 // are stamped with the profile in force at their time when they are stored. A change is therefore
 // prospective only: it may start now or later, never earlier, or the pair would claim that events
 // already stored under the old profile were collected under the new one (the spec: a profile change
-// never backfills older events). Pure; docs/decisions.md "Operating".
+// never backfills older events). Pure; docs/decisions/operating.md.
 import { CatalogError } from '../ports/catalog-store.js';
 import type { Profile } from '../domain/plans.js';
 

@@ -1,4 +1,4 @@
-// Hostname ownership (docs/decisions.md "One hostname, one site"), shared by site create and update.
+// Hostname ownership (docs/decisions/control-plane.md "One hostname, one site"), shared by site create and update.
 import type { Kysely, Transaction } from 'kysely';
 import { CatalogError } from '../ports/catalog-store.js';
 import type { ControlDB } from './schema.js';

@@ -1,5 +1,5 @@
 // Claims beyond exact hostnames (domain scopes, hostname patterns) and the proof of a domain, shared by
-// site create, site update and verification (docs/decisions.md "Site ownership"). Dialect-independent.
+// site create, site update and verification (docs/decisions/site-ownership.md). Dialect-independent.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { CatalogError } from '../ports/catalog-store.js';
 import { liesInside, registrableDomain, VERIFICATION_CODE_LENGTH } from '../domain/site-ownership.js';

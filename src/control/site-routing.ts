@@ -1,4 +1,4 @@
-// Which site collects for a host that no exact hostname names (docs/decisions.md "How collection finds
+// Which site collects for a host that no exact hostname names (docs/decisions/site-ownership.md "How collection finds
 // a site"): the longest proven hostname pattern, else the proven domain scope. One indexed query.
 import { sql, type Kysely } from 'kysely';
 import { patternSuffixesOf, registrableDomain } from '../domain/site-ownership.js';

@@ -1,5 +1,5 @@
 // DnsTxtResolver over node:dns (c-ares): the configured resolvers (FOOTFALL_DNS_SERVERS) or the
-// system's, each lookup bounded in time (docs/decisions.md "DNS lookups of a proof").
+// system's, each lookup bounded in time (docs/decisions/site-ownership.md "DNS lookups of a proof").
 import { Resolver } from 'node:dns/promises';
 import type { DnsTxtResolver, TxtLookup } from '../ports/dns-txt-resolver.js';
 

@@ -1,4 +1,4 @@
-// What a domain scope, a hostname pattern and their DNS proof are (docs/decisions.md "Site ownership").
+// What a domain scope, a hostname pattern and their DNS proof are (docs/decisions/site-ownership.md).
 // Pure: the Public Suffix List comes compiled into tldts, so nothing here asks the network.
 import { createRequire } from 'node:module';
 import type { parse as Parse } from 'tldts';

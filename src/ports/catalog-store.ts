@@ -78,7 +78,7 @@ export interface Token {
   createdAt: string;
 }
 
-/** The TXT record a workspace publishes to prove a domain, and whether it has (docs/decisions.md "Site ownership"). */
+/** The TXT record a workspace publishes to prove a domain, and whether it has (docs/decisions/site-ownership.md). */
 export interface DomainProof {
   /** a registrable domain the workspace asked for */
   domain: string;
@@ -185,7 +185,7 @@ export interface CatalogStore {
    * as createSite), the domain scope (null removes it), the hostname patterns (the new list replaces
    * the old; [] removes them) or the collection profile. A profile change is prospective: it applies from
    * profileEffectiveAt (default now), which may not be in the past; an effective-at alone moves a
-   * switch that has not happened yet (docs/decisions.md). NOT_FOUND / INVALID / CONFLICT /
+   * switch that has not happened yet (docs/decisions/operating.md). NOT_FOUND / INVALID / CONFLICT /
    * INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED.
    */
   updateSite(id: string, patch: SitePatch): Promise<Site>;

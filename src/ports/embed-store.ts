@@ -1,5 +1,5 @@
 // Embed keys and share links of the control plane. An embed key stores no secret of its own (its secret is
-// derived from a control-plane secret and its id: docs/decisions.md "Embed key secrets"); a share link
+// derived from a control-plane secret and its id: docs/decisions/embeds-and-share-links.md "Embed key secrets"); a share link
 // stores its slug's sha256 and its password's argon2 hash, never either in clear.
 
 export interface EmbedKey {

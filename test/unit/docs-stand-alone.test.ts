@@ -1,5 +1,6 @@
 // The repo's docs and comments stand alone: a person who clones it can follow every pointer. No
-// reference to documents kept outside the repository, every docs/<name>.md named exists, and every
+// reference to documents kept outside the repository, every docs/<name>.md or docs/<folder>/<name>.md
+// named exists, every relative link of a file under docs/ resolves from that file's folder, and every
 // `docs/product.md §N` names a section docs/product.md has. The patterns are assembled from pieces
 // so that this file does not trip its own rule.
 import { test } from 'node:test';
@@ -30,7 +31,7 @@ const OUTSIDE: readonly { re: RegExp; what: string }[] = [
 ];
 
 export interface RepoFacts {
-  /** whether docs/<name> exists */
+  /** whether docs/<name> exists (name may hold folders: "decisions/rollups.md", "../README.md") */
   docExists(name: string): boolean;
   /** section numbers of docs/product.md: "7", "8.12", ... */
   productSections: ReadonlySet<string>;
@@ -41,6 +42,11 @@ export function sectionsOf(markdown: string): Set<string> {
   const out = new Set<string>();
   for (const m of markdown.matchAll(/^#{2,4}\s+(\d+(?:\.\d+)*)\.?\s/gm)) out.add(m[1]);
   return out;
+}
+
+/** A relative link of a file under docs/, as a path from docs/: `../api.md` in a page of docs/decisions/ is "api.md". */
+function fromDocs(file: string, target: string): string {
+  return path.posix.relative('docs', path.posix.join(path.posix.dirname(file), target));
 }
 
 function lineAt(text: string, index: number): number {
@@ -60,12 +66,14 @@ export function findProblems(file: string, text: string, facts: RepoFacts): stri
   for (const { re, what } of OUTSIDE) {
     for (const m of text.matchAll(new RegExp(re.source, 'g'))) report(m.index!, what);
   }
-  for (const m of text.matchAll(/(?<![\w.-])docs\/([A-Za-z0-9_.-]+?\.md)\b/g)) {
+  for (const m of text.matchAll(/(?<![\w.-])docs\/((?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_.-]+?\.md)\b/g)) {
     if (!facts.docExists(m[1])) report(m.index!, `${DOCS}${m[1]} does not exist`);
   }
   if (file.startsWith('docs/')) {
-    for (const m of text.matchAll(/\]\(([A-Za-z0-9_.-]+\.md)(#[^)]*)?\)/g)) {
-      if (!facts.docExists(m[1])) report(m.index!, `link to ${m[1]}, which does not exist in docs/`);
+    for (const m of text.matchAll(/\]\(((?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_.-]+\.md)(#[^)]*)?\)/g)) {
+      const target = fromDocs(file, m[1]);
+      if (facts.docExists(target)) continue;
+      report(m.index!, `link to ${m[1]}, which does not exist in docs/${target === m[1] ? '' : ` (it resolves to ${DOCS}${target})`}`);
     }
   }
   const inProduct = file === PRODUCT;
@@ -73,7 +81,8 @@ export function findProblems(file: string, text: string, facts: RepoFacts): stri
     const lineStart = text.lastIndexOf('\n', m.index! - 1);
     const before = text.slice(lineStart <= 0 ? 0 : text.lastIndexOf('\n', lineStart - 1) + 1, m.index!);
     const named = [...before.matchAll(/[\w./-]+\.md\b/g)].at(-1)?.[0];
-    const intoProduct = named === undefined ? inProduct : named.endsWith(PRODUCT) || (file.startsWith('docs/') && named === 'product.md');
+    const intoProduct =
+      named === undefined ? inProduct : named.endsWith(PRODUCT) || (file.startsWith('docs/') && DOCS + fromDocs(file, named) === PRODUCT);
     if (intoProduct && !facts.productSections.has(m[1])) report(m.index!, `${PRODUCT} has no section ${SECTION}${m[1]}`);
   }
   return problems;
@@ -131,7 +140,8 @@ test('no file points outside the repo, at a missing doc or at a missing product 
 });
 
 test('the checker reports each kind of broken pointer, with its line', () => {
-  const facts: RepoFacts = { docExists: (name) => name === 'metrics.md' || name === 'product.md', productSections: new Set(['4', '4.6', '8']) };
+  const docs = new Set(['metrics.md', 'product.md', 'decisions/rollups.md']);
+  const facts: RepoFacts = { docExists: (name) => docs.has(name), productSections: new Set(['4', '4.6', '8']) };
   const text = [
     '// fine: docs/metrics.md and ' + PRODUCT + ` ${SECTION}4.6, ${SECTION}8`,
     `// the rows (${D} 8 "Rows")`,
@@ -141,6 +151,7 @@ test('the checker reports each kind of broken pointer, with its line', () => {
     `// ${PRODUCT} ${SECTION}4.6 and ${SECTION}9.1`,
     '//',
     `// RFC 9110 ${SECTION}15 is not ours`,
+    `// fine: ${DOCS}decisions/rollups.md; missing: ${DOCS}decisions/nowhere.md`,
   ].join('\n');
   assert.deepEqual(findProblems('src/x.ts', text, facts), [
     `src/x.ts:2: "${D} <n>" names a section of a document outside the repo`,
@@ -148,12 +159,23 @@ test('the checker reports each kind of broken pointer, with its line', () => {
     `src/x.ts:3: ${SHARED} is outside the repo`,
     `src/x.ts:4: ${SPEC} is not in the repo (the API contract is the OpenAPI document)`,
     `src/x.ts:5: ${DOCS}nowhere.md does not exist`,
+    `src/x.ts:9: ${DOCS}decisions/nowhere.md does not exist`,
     `src/x.ts:6: ${PRODUCT} has no section ${SECTION}9.1`,
   ]);
   const guide = `${DOCS}guide.md`;
   assert.deepEqual(findProblems(guide, `See [the rules](product.md) ${SECTION}4,\n[gone](old.md), [rules](product.md#x) ${SECTION}7.`, facts), [
     `${guide}:2: link to old.md, which does not exist in docs/`,
     `${guide}:2: ${PRODUCT} has no section ${SECTION}7`,
+  ]);
+  assert.deepEqual(findProblems(guide, '[rollups](decisions/rollups.md), [gone](decisions/old.md)', facts), [
+    `${guide}:1: link to decisions/old.md, which does not exist in docs/`,
+  ]);
+  const nested = `${DOCS}decisions/guide.md`;
+  const nestedText = `[metrics](../metrics.md#x), [rollups](rollups.md),\n[gone](../old.md), [flat](metrics.md)\n[rules](../product.md) ${SECTION}4 and ${SECTION}7.`;
+  assert.deepEqual(findProblems(nested, nestedText, facts), [
+    `${nested}:2: link to ../old.md, which does not exist in docs/ (it resolves to ${DOCS}old.md)`,
+    `${nested}:2: link to metrics.md, which does not exist in docs/ (it resolves to ${DOCS}decisions/metrics.md)`,
+    `${nested}:3: ${PRODUCT} has no section ${SECTION}7`,
   ]);
   assert.deepEqual(findProblems(PRODUCT, `## 4. Semantics\n\nAs ${SECTION}4.6 and ${SECTION}5 say.`, facts), [
     `${PRODUCT}:3: ${PRODUCT} has no section ${SECTION}5`,

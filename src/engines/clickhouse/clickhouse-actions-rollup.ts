@@ -1,4 +1,4 @@
-// The actions rollup on ClickHouse (sql/build/actions-build.ts; docs/decisions.md (rollups)): written by
+// The actions rollup on ClickHouse (sql/build/actions-build.ts; docs/decisions/rollups.md): written by
 // every day rewrite under the rewrite's generation, like the other rollups (day-rewrite.ts), and
 // built at open for the committed days of a database an earlier release wrote without it.
 import type { DayRef } from '../../ports/event-store.js';

@@ -1,6 +1,6 @@
 // The event store on ClickHouse (one server, or a cluster's servers each holding its own visitors).
 // ClickHouse has no transactions, so an import is made all-or-nothing by generations
-// (docs/decisions.md (Scale stack)): rows are staged on the server of their visitor; commit rewrites,
+// (docs/decisions/scale-stack.md): rows are staged on the server of their visitor; commit rewrites,
 // on each server and in SQL there (day-rewrite.ts), every (site, day) that gains events under a new
 // gen while readers still see the old gen; ONE insert into the first server's commit log (ff_days)
 // then switches all those days at once. The other servers' logs get copies of their rows after it.

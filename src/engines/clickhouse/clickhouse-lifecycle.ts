@@ -1,4 +1,4 @@
-// Data lifecycle on ClickHouse (docs/decisions.md (lifecycle)). 18.16 has no transactions and its
+// Data lifecycle on ClickHouse (docs/decisions/lifecycle.md). 18.16 has no transactions and its
 // deletes are mutations: asynchronous, part by part, table by table. So a purge or a site deletion
 // first makes its days empty for every reader at once, then deletes the rows nobody can see:
 //   1. under the commit lock, ONE insert into the authority's commit log: for each (day, server) that

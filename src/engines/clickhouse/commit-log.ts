@@ -55,7 +55,7 @@ export function checkpointRow(cp: Checkpoint, gen: number, shard: number, commit
   return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, shard, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
 }
 
-// Other records committed in the same insert as the days (docs/decisions.md (lifecycle)), each as a row of
+// Other records committed in the same insert as the days (docs/decisions/lifecycle.md), each as a row of
 // a site id of its own (no real one starts with `#`) and shard 0 (no server), out of every read of days.
 
 /** A site's event counts: rows whose `delta` sums to the events stored per month (day = the month's first). */

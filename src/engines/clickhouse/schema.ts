@@ -1,4 +1,4 @@
-// ClickHouse tables of the event store (docs/decisions.md (Scale stack)). Kept to what 18.16 and
+// ClickHouse tables of the event store (docs/decisions/scale-stack.md). Kept to what 18.16 and
 // current ClickHouse both accept: MergeTree, Nullable, Date, Int64 ms timestamps (no DateTime64).
 //
 // Every server of a cluster (or the one server) holds the rows of its own visitors in the same

@@ -1,6 +1,6 @@
 // FOOTFALL_EVENTS_URL for ClickHouse: clickhouse+http://[user[:password]@]host:port[,host:port...]/db[?cluster=NAME].
 // Without cluster: one server. With cluster: the hosts are the HTTP endpoints of every shard of
-// that cluster (as the servers' remote_servers name it); the first one coordinates (docs/decisions.md (clickhouse)).
+// that cluster (as the servers' remote_servers name it); the first one coordinates (docs/decisions/clickhouse.md).
 
 export interface ClickHouseTarget {
   /** http(s)://host:port of each server, the coordinator first */

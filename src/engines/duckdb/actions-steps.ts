@@ -4,8 +4,8 @@
 // session's channel, device, country and browser (one value per session) make five per-session
 // passes of what is one. Here the per-session work is done once per level, each level from the
 // finer one below it (action -> family -> any / meaningful), with both eligibility variants carried
-// as columns, and every grouping then only counts those rows (figures in docs/decisions.md
-// (rollups)). Still one statement per step: a statement's memory grows with its operators (the
+// as columns, and every grouping then only counts those rows (figures in docs/decisions/rollups.md).
+// Still one statement per step: a statement's memory grows with its operators (the
 // memory limit; see duckdb-actions-rollup.ts).
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { duckdbDialect as d, type SqlParam } from '../sql/dialect.js';

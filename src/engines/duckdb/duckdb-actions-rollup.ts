@@ -1,4 +1,4 @@
-// The actions rollup in the DuckDB store (sql/build/actions-build.ts; docs/decisions.md (rollups)). Built
+// The actions rollup in the DuckDB store (sql/build/actions-build.ts; docs/decisions/rollups.md). Built
 // with the other rollups: buildRollupRows (rollups.ts) also writes the action rows of its sources
 // next to its own, and an import's delta (prepareActionsDelta) merges both the same way (rows of
 // the touched visitor-days subtracted as they were, added as they are: distinct sessions are sums

@@ -1,5 +1,5 @@
 // The embedded event store: DuckDB file <dataDir>/events.duckdb (docs/product.md §1).
-// One logical import = one ImportSession = one transaction at commit (docs/decisions.md (store)); a
+// One logical import = one ImportSession = one transaction at commit (docs/decisions/store.md); a
 // purge, a site deletion or an undo is one transaction too (duckdb-lifecycle.ts, import-undo.ts).
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,6 @@
 // One import into the DuckDB store (duckdb-event-store.ts): rows staged chunk by chunk into a temp
 // table of the session's own connection, and one transaction at commit (import-commit.ts prepares it,
-// import-writes.ts writes it; docs/decisions.md (store)).
+// import-writes.ts writes it; docs/decisions/store.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';

@@ -1,4 +1,4 @@
-// Opening the DuckDB instance of the embedded store with bounded resources (docs/decisions.md (store)):
+// Opening the DuckDB instance of the embedded store with bounded resources (docs/decisions/store.md):
 // a memory limit (DuckDB's own default is 80% of RAM, which a server sharing a machine cannot
 // afford), a temp directory of our own for spilled data and staged chunks (emptied at open: only the
 // process holding the file lock writes there), and a cap on that directory (DuckDB's own default is

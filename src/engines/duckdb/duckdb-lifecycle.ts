@@ -1,4 +1,4 @@
-// Data lifecycle in the DuckDB store (docs/decisions.md (lifecycle)): purging the days before a horizon
+// Data lifecycle in the DuckDB store (docs/decisions/lifecycle.md): purging the days before a horizon
 // and deleting a site are one transaction of deletes over every table keyed by (site, day), so a crash
 // (DuckDB writes a transaction to its log at commit) or a read meanwhile sees every day whole or gone.
 // Event counts per (site, month) live in event_counts, moved by the transaction that stores or removes

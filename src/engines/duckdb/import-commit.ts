@@ -1,4 +1,4 @@
-// The commit of one DuckDB import (docs/decisions.md (store)): dedupes the staged rows against the
+// The commit of one DuckDB import (docs/decisions/store.md): dedupes the staged rows against the
 // store, applies reported engagement, rebuilds the sessions of the visitor-days it touches, and
 // moves the rollups by the exact delta of those visitor-days. Its cost follows the touched
 // visitor-days, whatever the store holds, and the staged rows are taken a group of days at a time

@@ -1,4 +1,4 @@
-// Undoing an import in the DuckDB store (docs/decisions.md (lifecycle)): the events that carry its id
+// Undoing an import in the DuckDB store (docs/decisions/lifecycle.md): the events that carry its id
 // go, and every visitor-day they were on is rebuilt from the events it keeps, as an import rebuilds the
 // visitor-days it touches (import-commit.ts): sessions sessionized again, rollups and action rows moved
 // by the exact delta (the visitor-days as they were, subtracted; as they are now, added), page titles of

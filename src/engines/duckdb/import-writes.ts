@@ -1,4 +1,4 @@
-// The writes of one DuckDB import, gathered before its transaction (docs/decisions.md (store)).
+// The writes of one DuckDB import, gathered before its transaction (docs/decisions/store.md).
 // DuckDB keeps every table dropped inside a transaction until the transaction ends (a rollback could
 // bring it back). An import's commit makes and drops a dozen scratch tables per group of days (the
 // sessionization, the rollup inputs, the deltas): inside one transaction they all stayed, about

@@ -1,4 +1,4 @@
-// Daily rollups in the DuckDB store (docs/decisions.md (rollups)). An import changes them by a DELTA
+// Daily rollups in the DuckDB store (docs/decisions/rollups.md). An import changes them by a DELTA
 // (prepared before its commit transaction, import-writes.ts): the rows of the visitor-days it
 // touches are counted as they were (subtracted) and as they are now (added), and the sums are
 // merged into the stored rows of those days (day-delta.ts). Every atom, the distinct visitors

@@ -111,7 +111,7 @@ export const STAGE_DDL = (table: string) =>
   `CREATE TEMP TABLE ${table} (${EVENT_ROW_FIELDS.map((f) => `${f} ${ROW_TYPES[f]}`).join(', ')}, day DATE)`;
 
 /**
- * Daily rollups (docs/decisions.md (rollups)): exact per-day atoms per (site, day, tenant scope,
+ * Daily rollups (docs/decisions/rollups.md): exact per-day atoms per (site, day, tenant scope,
  * traffic filter, grouping, key), rebuilt with the sessions of every (site, day) an import touches.
  * Bump ROLLUPS_VERSION when their layout or rules change: the store rebuilds them at open.
  */

@@ -1,5 +1,5 @@
 // Payload schemas of the report routes and goal conversions (docs/api.md; content payloads: docs/product.md
-// §8.15; names the API contract leaves open: docs/decisions.md (reports)). Each is wrapped by reportEnvelope.
+// §8.15; names the API contract leaves open: docs/decisions/reports.md). Each is wrapped by reportEnvelope.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ACTION_FAMILIES, CHANNELS } from '../../domain/events.js';
 import { DateTime, Named, Nullable, StringEnum } from './common.js';

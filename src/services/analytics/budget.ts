@@ -7,7 +7,7 @@ import { ApiError } from '../../domain/errors.js';
 export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 export interface BudgetFacts {
-  /** the content mode, or what stands for it on other routes (docs/decisions.md (envelope)) */
+  /** the content mode, or what stands for it on other routes (docs/decisions/envelope.md) */
   include: string;
   /** inclusive UTC days of the requested range */
   rangeDays: number;

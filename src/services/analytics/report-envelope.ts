@@ -3,7 +3,7 @@
 // of this one request (request id, units, usage, surface), appended to it. JSON.stringify throughout:
 // on multi-MB bodies it beats a schema serializer. The body goes out as bytes: a string body is encoded
 // on every write, and one holding any character past U+00FF (a page title, an ellipsis) costs several
-// times the copy of its bytes (docs/decisions.md, "The hot path").
+// times the copy of its bytes (docs/decisions/hot-path-at-the-floor.md).
 import type { Availability } from '../../domain/availability.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
 import type { MeteredMeta } from '../metering.js';

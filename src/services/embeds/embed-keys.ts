@@ -1,6 +1,6 @@
 // Embed keys of a workspace (admins and owners). A key's secret is never stored: it is an HMAC of the key
 // id under a control-plane secret, so it can be shown once at creation and derived again to verify a
-// token, while the control plane holds nothing per key that would reveal it (docs/decisions.md
+// token, while the control plane holds nothing per key that would reveal it (docs/decisions/embeds-and-share-links.md
 // "Embed key secrets"). Revoking a key refuses its tokens from the next request.
 import { createHmac } from 'node:crypto';
 import { EMBED_KEY_SECRET_PREFIX, normalizeOrigins } from '../../domain/embeds.js';

@@ -1,5 +1,5 @@
 // The acquisition report: its plan (units, cache parameters) and its payload (spec "Acquisition
-// report payload"; names and types the spec leaves open are in docs/decisions.md (reports)). Channels,
+// report payload"; names and types the spec leaves open are in docs/decisions/reports.md). Channels,
 // host-only referrers and landing pages cover the whole range; sources, mediums, campaigns and tagged
 // sessions only the acquisition_attribution window.
 import type { MsWindow } from '../../domain/availability.js';

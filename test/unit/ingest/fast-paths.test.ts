@@ -1,4 +1,4 @@
-// The import's fast paths and memos (docs/decisions.md (ingest) "Performance") agree with the
+// The import's fast paths and memos (docs/decisions/ingest.md "Performance") agree with the
 // general rules on random inputs: same results, whatever the input and the order of calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The actions rollup (docs/decisions.md (rollups), "Actions get their own rollup"): per (site, UTC
+// The actions rollup (docs/decisions/rollups.md "Actions get their own rollup"): per (site, UTC
 // day, tenant, traffic filter, grouping, key) the distinct sessions and the occurrences of action
 // events, so the actions report reads days, not events. Exact because a session never crosses UTC
 // midnight and belongs to one (site, tenant, visitor key): distinct sessions per (day, tenant, key)

@@ -3,7 +3,7 @@
 // with the same filters; the property test (test/engines/rollups.test.ts) holds the two to equal
 // answers.
 //
-// Why it is shaped this way (docs/decisions.md (rollups)): a build reads the events ONCE, into two
+// Why it is shaped this way (docs/decisions/rollups.md): a build reads the events ONCE, into two
 // narrow intermediate tables the caller materializes, and every grouping then aggregates those:
 // - page events: events summed per (site, day, tenant, class, path, visitor, session);
 // - session events: the same summed per (session, class), with the session's dimension columns.
@@ -329,7 +329,7 @@ export function compileRollupBuild(d: Dialect, groupings: readonly RollupGroupin
  * same parts compileRollupBuild writes for one grouping, and are grouped by it too. The same rows as
  * compileRollupBuild of those groupings, with one statement's operators instead of one set per
  * grouping: what a small build pays for is mostly planning and starting each operator, which grow
- * with the statements, while its rows are few (docs/decisions.md (rollups)).
+ * with the statements, while its rows are few (docs/decisions/rollups.md).
  */
 export function compileSessionRollupBuild(d: Dialect, groupings: readonly RollupGrouping[], tables: BuildTables): CompiledBuild {
   const sets = tables.sessionSets;

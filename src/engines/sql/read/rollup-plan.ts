@@ -1,6 +1,6 @@
 // The rollup planner: decides, per QuerySpec, whether the daily rollups answer it EXACTLY, and
 // which stored rows they read. Pure (no SQL, no I/O), so it is tested alone; compile-rollup.ts turns
-// a plan into SQL through the shared Dialect hooks (docs/decisions.md (rollups)).
+// a plan into SQL through the shared Dialect hooks (docs/decisions/rollups.md).
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../../../domain/events.js';
 import { atomsFor } from '../../../domain/query/metrics.js';
 import type { Dimension } from '../../../domain/query/dimensions.js';
