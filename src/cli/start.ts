@@ -1,9 +1,9 @@
 // `npm start`: on a store that holds no workspace, seed the demo catalog and print its tokens, serve at
 // once, and load the demo traffic into the running server in the background, newest week first
 // (docs/product.md §1; docs/decisions/store.md "`npm start` serves first"). Until it is loaded, reads
-// of a demo site say so in dataFreshness. A start that died while loading finishes the load on the next start (re-imported
-// events dedupe). Once listening, it prints where the dashboard is and how to get a token (and a new
-// sign-in link of the demo owner when there is one), before any request is logged.
+// of a demo site say so in dataFreshness. A start that died while loading finishes the load on the
+// next start (re-imported events dedupe). Once listening, it prints where the dashboard is and how to
+// get a token (and a new sign-in link of the demo owner when there is one), before any request is logged.
 // `footfall serve` itself never adds data.
 import fs from 'node:fs';
 import path from 'node:path';
