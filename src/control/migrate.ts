@@ -5,7 +5,8 @@ import type { ControlDB } from './schema.js';
 
 /**
  * `schema` pins Kysely's bookkeeping tables to that schema: without it Kysely finds a migration
- * table in any schema on the search path's database and may skip creating this schema's own.
+ * table in any schema of the database and may skip creating this schema's own (PostgreSQL always
+ * passes one: the named schema, else current_schema()).
  */
 export async function migrateToLatest(db: Kysely<ControlDB>, schema?: string): Promise<string[]> {
   // allowUnorderedMigrations: 003 (people) landed after 004 (site ownership) had been applied by some data dirs made

@@ -45,6 +45,39 @@ if (url === undefined) {
     }
   });
 
+  test("postgres: a schema chosen by the URL's search_path gets its own migration tables, even when another schema of the database has Kysely's", async () => {
+    const other = scratchSchema(url);
+    const mine = scratchSchema(url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // another footfall (or any app on Kysely) migrated a schema of the same database first
+      await (await openPostgresControlPlane(url, { schema: other.schema })).close();
+      await client.query(`create schema ${mine.schema}`);
+      const viaUrl = () => openControlPlane({ dataDir: '/nonexistent-never-used', controlUrl: `${url}?options=-c%20search_path%3D${mine.schema}` });
+      const cp = await viaUrl();
+      const ws = await cp.catalog.createWorkspace({ name: 'Mine', plan: 'starter' });
+      await cp.close();
+      const tables = await client.query(`select table_name from information_schema.tables where table_schema = $1 and table_name like 'kysely%' order by 1`, [mine.schema]);
+      assert.deepEqual(tables.rows.map((r) => r.table_name), ['kysely_migration', 'kysely_migration_lock']);
+      const again = await viaUrl();
+      try {
+        assert.equal((await again.catalog.getWorkspace(ws.id))?.name, 'Mine', 'reopened on the same tables');
+      } finally {
+        await again.close();
+      }
+      // a search_path that names no existing schema is said in words
+      await assert.rejects(
+        openControlPlane({ dataDir: '/nonexistent-never-used', controlUrl: `${url}?options=-c%20search_path%3Dff_missing_${mine.schema}` }),
+        /search_path names no schema that exists/,
+      );
+    } finally {
+      await client.end();
+      await mine.drop();
+      await other.drop();
+    }
+  });
+
   test('postgres: tenants list by slug in code-point order, as on SQLite, whatever the database locale', async () => {
     const scratch = scratchSchema(url);
     const cp = await openPostgresControlPlane(url, { schema: scratch.schema });

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
 import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
-import { createPostgresPool, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
+import { createPostgresPool, currentSchema, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
 
 /** Every table of ours, which gets the "C" collation: a table added to ControlDB fails to compile until listed. */
 const TABLE_SET: Record<keyof ControlDB, true> = {
@@ -47,7 +47,9 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
   const close = () => (closing ??= db.destroy());
   try {
     await withMigrationLock(db, opts.schema, async (conn) => {
-      await migrateToLatest(conn, opts.schema);
+      // Always pinned to one schema: unpinned, Kysely takes its bookkeeping tables of ANY schema of the
+      // database (another app's, another footfall's) for ours, skips creating them, then fails.
+      await migrateToLatest(conn, opts.schema ?? (await currentSchema(conn)));
       await useBinaryCollation(conn, TABLES);
     });
   } catch (err) {

@@ -62,6 +62,20 @@ export async function withMigrationLock<DB, T>(
 }
 
 /**
+ * The schema unqualified names resolve to (the first schema of the connection's search_path that
+ * exists), where the control plane's tables live when no schema is named.
+ */
+export async function currentSchema<DB>(conn: Kysely<DB>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(conn);
+  const schema = rows[0]?.schema;
+  if (!schema)
+    throw new Error(
+      'the PostgreSQL search_path names no schema that exists: create the schema it names (or set search_path in the control URL, e.g. ?options=-c%20search_path%3Dfootfall, to one that exists)',
+    );
+  return schema;
+}
+
+/**
  * SQLite compares text byte by byte; PostgreSQL uses the database's locale, where "a-c" may sort after
  * "ab". Text columns get the "C" collation so lists (tenants by slug, ties broken by id) come back in
  * the same order on both, whatever locale the database was created with. Idempotent.
