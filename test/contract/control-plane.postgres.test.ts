@@ -78,6 +78,34 @@ if (url === undefined) {
     }
   });
 
+  test('postgres: an up-to-date schema opens without the migration lock; one a step behind takes it and is brought up to date', async () => {
+    const scratch = scratchSchema(url);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await (await openPostgresControlPlane(url, { schema: scratch.schema })).close();
+      // another process holds the migration lock (say, one migrating another schema of the database)
+      await holder.query('select pg_advisory_lock(7381240860008082540)');
+      const hung = Symbol('waited for the lock');
+      const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<typeof hung>((r) => setTimeout(() => r(hung), 10_000).unref())]);
+      const cp = await within(openPostgresControlPlane(url, { schema: scratch.schema }));
+      assert.notEqual(cp, hung, 'an up-to-date schema does not wait for the migration lock');
+      await (cp as Awaited<ReturnType<typeof openPostgresControlPlane>>).close();
+      await holder.query('select pg_advisory_unlock(7381240860008082540)');
+
+      // a text column off the "C" collation (a schema one step behind): the locked path mends it
+      await holder.query(`alter table ${scratch.schema}.tenants alter column slug type text collate "default"`);
+      await (await openPostgresControlPlane(url, { schema: scratch.schema })).close();
+      const col = await holder.query(`select collation_name from information_schema.columns where table_schema = $1 and table_name = 'tenants' and column_name = 'slug'`, [
+        scratch.schema,
+      ]);
+      assert.equal(col.rows[0].collation_name, 'C');
+    } finally {
+      await holder.end();
+      await scratch.drop();
+    }
+  });
+
   test('postgres: tenants list by slug in code-point order, as on SQLite, whatever the database locale', async () => {
     const scratch = scratchSchema(url);
     const cp = await openPostgresControlPlane(url, { schema: scratch.schema });

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
 import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
-import { createPostgresPool, currentSchema, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
+import { createPostgresPool, currentSchema, isCurrentSchema, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
 
 /** Every table of ours, which gets the "C" collation: a table added to ControlDB fails to compile until listed. */
 const TABLE_SET: Record<keyof ControlDB, true> = {
@@ -46,12 +46,13 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
   // Kysely's destroy() ends the pool too.
   const close = () => (closing ??= db.destroy());
   try {
-    await withMigrationLock(db, opts.schema, async (conn) => {
-      // Always pinned to one schema: unpinned, Kysely takes its bookkeeping tables of ANY schema of the
-      // database (another app's, another footfall's) for ours, skips creating them, then fails.
-      await migrateToLatest(conn, opts.schema ?? (await currentSchema(conn)));
-      await useBinaryCollation(conn, TABLES);
-    });
+    if (!(await isCurrentSchema(db, TABLES)))
+      await withMigrationLock(db, opts.schema, async (conn) => {
+        // Always pinned to one schema: unpinned, Kysely takes its bookkeeping tables of ANY schema of the
+        // database (another app's, another footfall's) for ours, skips creating them, then fails.
+        await migrateToLatest(conn, opts.schema ?? (await currentSchema(conn)));
+        await useBinaryCollation(conn, TABLES);
+      });
   } catch (err) {
     await close().catch(() => {});
     if (isConnectionFailure(err))

@@ -2,6 +2,7 @@
 // one place with PostgreSQL-only SQL.
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
+import { isLatestSchema } from '../migrate.js';
 
 /** A schema name we can put in search_path and CREATE SCHEMA without quoting surprises. */
 const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -59,6 +60,30 @@ export async function withMigrationLock<DB, T>(
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
     }
   });
+}
+
+/**
+ * Whether the schema unqualified names resolve to is already what an open would make of it: every
+ * migration of this code applied (isLatestSchema) and no text column of `tables` off the "C"
+ * collation. One statement, no lock: a short command against an up-to-date database then skips the
+ * migration lock and the migrator (their round trips were most of its database time). A schema or
+ * bookkeeping table that does not exist yet answers false (the locked path makes them).
+ */
+export async function isCurrentSchema<DB>(db: Kysely<DB>, tables: readonly string[]): Promise<boolean> {
+  try {
+    const { rows } = await sql<{ applied: string[] | null; loose: number }>`
+      select (select array_agg(name) from kysely_migration) as applied,
+        (select count(*)::int from information_schema.columns
+          where table_schema = current_schema() and data_type = 'text'
+            and table_name = any(${[...tables]}) and coalesce(collation_name, '') <> 'C') as loose`.execute(db);
+    const row = rows[0];
+    return row !== undefined && row.loose === 0 && isLatestSchema(row.applied ?? []);
+  } catch (err) {
+    // 42P01: no bookkeeping table here yet; 3F000: the schema does not exist yet
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code === '42P01' || code === '3F000') return false;
+    throw err;
+  }
 }
 
 /**
