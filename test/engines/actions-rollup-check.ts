@@ -3,7 +3,11 @@
 // whole days / partial days / outside the window, family and action filters), every action read the
 // actions report makes answers the same from the rollup as from the event scan.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
+import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { TRAFFIC_FILTERS, type ActionFamily, type TrafficClass } from '../../src/domain/events.js';
 import type { ActionGroupKey, ActionSelection, AnalyticsEngine, ReadScope } from '../../src/ports/analytics-engine.js';
 import type { MsWindow } from '../../src/domain/availability.js';
@@ -31,6 +35,42 @@ export async function edgeEventsTable(c: { run(sql: string): Promise<unknown> })
   await c.run(`UPDATE ev SET traffic_class = CASE WHEN rowid % 7 = 0 THEN 'ai_agent' WHEN rowid % 11 = 0 THEN 'bot' WHEN rowid % 13 = 0 THEN 'no-such-class' ELSE traffic_class END`);
   await c.run(`UPDATE ev SET action_name = NULL WHERE type = 'action' AND rowid % 17 = 0`);
   await c.run(`UPDATE ev SET action_name = 'ui.click' WHERE type = 'action' AND rowid % 5 = 1`);
+}
+
+type DuckConn = Awaited<ReturnType<Awaited<ReturnType<typeof openDuckDbEventStore>>['instance']['connect']>>;
+
+/**
+ * Runs `fn` on a connection of a throw-away DuckDB store holding actionRows(seed, 900) and the
+ * edge-row table `ev` (edgeEventsTable); removes the store afterwards.
+ */
+export async function withEdgeRowsStore(seed: number, fn: (c: DuckConn) => Promise<void>): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-edge-rows-'));
+  const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb'), threads: 2, tempDir: dir });
+  const c = await store.instance.connect();
+  try {
+    await store.importBatch(actionRows(seed, 900), { reidentify: (row, occurrence) => `${row.event_id}~${occurrence}` });
+    await edgeEventsTable(c);
+    await fn(c);
+  } finally {
+    c.closeSync();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The two tables hold the same rows (as multisets), more than a thousand of them, and every one of
+ * `groupings` (counted as distinct `key`) has rows.
+ */
+export async function assertSameBuiltRows(c: DuckConn, expected: string, actual: string, groupings: number, key: string): Promise<void> {
+  const count = async (sql: string) => Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0]);
+  const n = await count(`SELECT count(*) FROM ${expected}`);
+  assert.ok(n > 1000, `the build writes rows (${n})`);
+  assert.equal(await count(`SELECT count(*) FROM ${actual}`), n);
+  assert.equal(await count(`SELECT count(*) FROM (SELECT * FROM ${expected} EXCEPT ALL SELECT * FROM ${actual})`), 0);
+  assert.equal(await count(`SELECT count(*) FROM (SELECT * FROM ${actual} EXCEPT ALL SELECT * FROM ${expected})`), 0);
+  // every grouping has rows
+  assert.equal(await count(`SELECT count(DISTINCT ${key}) FROM ${actual}`), groupings);
 }
 
 /** Every groupBy buildActions (services/reports/actions-report.ts) reads. */
