@@ -11,7 +11,7 @@ export const COLLECT_PATH = '/api/event';
 /** The largest body accepted (Plausible's own limit is of this order; a real event is a few hundred bytes). */
 export const MAX_EVENT_BYTES = 8 * 1024;
 const PREFLIGHT_MAX_AGE_S = '86400';
-export const ACCEPTED_TYPES = new Set(['application/json', 'text/plain']);
+const ACCEPTED_TYPES = new Set(['application/json', 'text/plain']);
 /** Every answer of the route may be read by a page of any origin (no credentials are involved). */
 export const CORS_HEADER = 'access-control-allow-origin';
 

@@ -8,7 +8,7 @@ import { ErrorEnvelope } from '../schemas/common.js';
 import { apiDescription } from './description.js';
 import { errorResponseComponents, errorResponseRef, rateLimitHeaders, REQUEST_ID_HEADER, retryAfterHeader } from './error-responses.js';
 import { hoistTitledSchemas } from './hoist-components.js';
-import { COLLECT_PATH } from '../routes/collect-event.js';
+import { COLLECT_PATH } from '../collect/collect-endpoint.js';
 import { TRACKER_SCRIPT_PATH } from '../routes/tracker-script.js';
 
 type Json = Record<string, any>;

@@ -12,7 +12,6 @@ import { envelope } from '../error-envelope.js';
 import { ErrorEnvelope } from '../schemas/common.js';
 import { TrackerEventSchema } from '../schemas/collect.js';
 
-export { COLLECT_PATH, MAX_EVENT_BYTES };
 const RATE_WINDOW_MS = 60_000;
 
 const error = (description: string) => ({ ...ErrorEnvelope, description });
