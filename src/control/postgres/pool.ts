@@ -62,6 +62,11 @@ export async function withMigrationLock<DB, T>(
   });
 }
 
+/** FROM and WHERE of the text columns of `tables` (in the current schema) not yet on the "C" collation. */
+const offBinaryCollation = (tables: readonly string[]) => sql`from information_schema.columns
+  where table_schema = current_schema() and data_type = 'text'
+    and table_name = any(${[...tables]}) and coalesce(collation_name, '') <> 'C'`;
+
 /**
  * Whether the schema unqualified names resolve to is already what an open would make of it: every
  * migration of this code applied (isLatestSchema) and no text column of `tables` off the "C"
@@ -73,9 +78,7 @@ export async function isCurrentSchema<DB>(db: Kysely<DB>, tables: readonly strin
   try {
     const { rows } = await sql<{ applied: string[] | null; loose: number }>`
       select (select array_agg(name) from kysely_migration) as applied,
-        (select count(*)::int from information_schema.columns
-          where table_schema = current_schema() and data_type = 'text'
-            and table_name = any(${[...tables]}) and coalesce(collation_name, '') <> 'C') as loose`.execute(db);
+        (select count(*)::int ${offBinaryCollation(tables)}) as loose`.execute(db);
     const row = rows[0];
     return row !== undefined && row.loose === 0 && isLatestSchema(row.applied ?? []);
   } catch (err) {
@@ -107,10 +110,7 @@ export async function currentSchema<DB>(conn: Kysely<DB>): Promise<string> {
  */
 export async function useBinaryCollation<DB>(conn: Kysely<DB>, tables: readonly string[]): Promise<void> {
   const { rows } = await sql<{ table_name: string; column_name: string }>`
-    select table_name, column_name from information_schema.columns
-    where table_schema = current_schema() and data_type = 'text'
-      and table_name = any(${[...tables]}) and coalesce(collation_name, '') <> 'C'
-    order by table_name, ordinal_position`.execute(conn);
+    select table_name, column_name ${offBinaryCollation(tables)} order by table_name, ordinal_position`.execute(conn);
   for (const r of rows)
     await sql`alter table ${sql.id(r.table_name)} alter column ${sql.id(r.column_name)} type text collate "C"`.execute(conn);
 }
