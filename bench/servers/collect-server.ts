@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { loadConfig } from '../../src/config/config.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { startServer } from '../../src/main.js';
+import { followParent } from './parent-link.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-collect-'));
 const server = await startServer(
@@ -32,30 +32,8 @@ const bareAddress = `http://127.0.0.1:${(bare.address() as { port: number }).por
 
 process.stdout.write(JSON.stringify({ footfall: server.address, bare: bareAddress, token: secret, probeSite: probe.id }) + '\n');
 
-const stop = async () => {
+followParent(async () => {
   bare.close();
   await server.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop); // the parent went away
-/** CPU time of the main thread (the one that answers requests) so far, µs; null where /proc has no per-thread times. */
-function mainThreadCpuMicros(): number | null {
-  try {
-    // utime and stime, in clock ticks (100 a second on Linux), after the command's closing parenthesis
-    const fields = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return null;
-  }
-}
-
-// `cpu`: this process's CPU time so far (its DuckDB threads included) and the main thread's, µs
-createInterface({ input: process.stdin }).on('line', (l) => {
-  if (l.trim() === 'cpu') {
-    const u = process.cpuUsage();
-    process.stdout.write(JSON.stringify({ cpuMicros: u.user + u.system, mainMicros: mainThreadCpuMicros() }) + '\n');
-  }
 });
