@@ -52,3 +52,21 @@ export function dropViews(script: StatementScript, views: RollupSources): void {
   script.add(`DROP VIEW IF EXISTS ${views.events}`);
   script.add(`DROP VIEW IF EXISTS ${views.sessions}`);
 }
+
+/**
+ * Views of every event and session of the days in `days` (site_id, day) as they will stand: those of
+ * the touched visitor-days (`visitorDays`) from `now` (events with SESSION_EVENT_COLUMNS and
+ * session_id; sessions in the sessions table's layout), the rest as stored. A build of them counts
+ * the days whole (prepareRollupDelta's `wholeDays`). The caller drops them with dropViews().
+ */
+export function wholeDaysOf(script: StatementScript, now: RollupSources, t: { days: string; visitorDays: string }, prefix: string): RollupSources {
+  const out = { events: `${prefix}_wdev`, sessions: `${prefix}_wdsess` };
+  const untouched = (alias: string) => `SEMI JOIN ${t.days} d ON ${alias}.site_id = d.site_id AND ${alias}.day = d.day
+    ANTI JOIN ${t.visitorDays} v ON ${alias}.site_id = v.site_id AND ${alias}.day = v.day AND ${alias}.visitor_key = v.visitor_key`;
+  const cols = (alias: string) => [...SESSION_EVENT_COLUMNS, 'session_id'].map((c) => `${alias}.${c}`).join(', ');
+  script.add(`CREATE TEMP VIEW ${out.events} AS SELECT ${cols('n')} FROM ${now.events} n
+    UNION ALL SELECT ${cols('e')} FROM events e ${untouched('e')}`);
+  script.add(`CREATE TEMP VIEW ${out.sessions} AS SELECT * FROM ${now.sessions}
+    UNION ALL SELECT s.* FROM sessions s ${untouched('s')}`);
+  return out;
+}

@@ -33,18 +33,26 @@ export const storedDayRowsSql = (r: DayRollup, dayMs: string) =>
  * the import, as a copy into `table`, and appends to `replacedDays` the days whose stored rows they
  * replace. `rows` holds `now`, or with `tagged` both halves of a before-and-now build
  * (before-and-now.ts); `stored`: how many rows the store holds of those days (storedDayRowsSql).
- * A key whose every value sums to zero has no data left (a full build would have no row for it) and
- * is dropped. The statements are added to `script`, which the caller runs.
+ * With `whole`, `rows` were built from every event of those days (not only of the touched
+ * visitor-days) and replace the stored rows as they are. A key whose every value sums to zero has
+ * no data left (a full build would have no row for it) and is dropped. The statements are added to
+ * `script`, which the caller runs.
  */
 export function prepareDayDelta(
   script: StatementScript,
   r: DayRollup,
-  d: { rows: string; tagged: boolean; dayMs: string; stored: number },
+  d: { rows: string; tagged: boolean; dayMs: string; stored: number; whole?: boolean },
   w: ImportWrites,
   table: CopiedTable,
   replacedDays: string,
 ): void {
   const order = r.readOrder.map(q).join(', ');
+  if (d.whole) {
+    // the days as a build of all their events has them, as the rollups of an open would
+    addCopy(w, table, `SELECT * FROM ${d.rows} ORDER BY ${order}`, [d.rows]);
+    script.add(`INSERT INTO ${replacedDays} SELECT site_id, day_ms FROM ${d.dayMs}`);
+    return;
+  }
   if (!d.tagged && d.stored === 0) {
     // days new to the store: the rows are the new counts as they stand
     addCopy(w, table, `SELECT * FROM ${d.rows} ORDER BY ${order}`, [d.rows]);

@@ -69,10 +69,15 @@ export const storedActionRowsSql = (dayMs: string) => storedDayRowsSql(ACTIONS, 
  * Adds an import's delta of the action rows of the touched days (`dayMs`: site_id, day_ms) to its
  * writes: `rows`, the action rows of the touched visitor-days as they are now, or with `tagged` of a
  * before-and-now build (before-and-now.ts: the rows as they were are subtracted), the `stored` rows of
- * those days (storedActionRowsSql) added (they are replaced), keys left at zero dropped. Drops `rows`
+ * those days (storedActionRowsSql) added (they are replaced), keys left at zero dropped; with `whole`,
+ * `rows` are every action row of those days and replace the stored ones (prepareDayDelta). Drops `rows`
  * (unless a copy reads it). The statements go to `script`, which the caller runs.
  */
-export function prepareActionsDelta(script: StatementScript, d: { rows: string; tagged: boolean; dayMs: string; stored: number }, w: ImportWrites): void {
+export function prepareActionsDelta(
+  script: StatementScript,
+  d: { rows: string; tagged: boolean; dayMs: string; stored: number; whole?: boolean },
+  w: ImportWrites,
+): void {
   prepareDayDelta(script, ACTIONS, d, w, 'actions', w.actionDays);
   dropScratch(script, w, [d.rows]);
 }

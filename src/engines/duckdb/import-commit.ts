@@ -12,7 +12,7 @@ import { addCopy, addImportWrites, createImportWrites, dropScratch, releaseImpor
 import { EVENTS_COLUMNS } from './schema.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { prepareRollupDelta, groupsOf } from './rollups.js';
-import { snapshotBefore } from './before-and-now.js';
+import { dropViews, snapshotBefore, wholeDaysOf } from './before-and-now.js';
 import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
 
@@ -117,13 +117,25 @@ async function prepareGroup(
     SEMI JOIN ${v} v ON e.site_id = v.site_id AND e.day = v.day AND e.visitor_key = v.visitor_key`);
   script.add(`DELETE FROM ${fresh} WHERE event_id IN (SELECT event_id FROM ${old})`);
   const actionsIn = (t: string) => `(SELECT count(*) FROM ${t} WHERE type = 'action')`;
-  const [stored, imported, actionEvents] = (
-    await script.read(c, `SELECT (SELECT count(*) FROM ${old}), (SELECT count(*) FROM ${fresh}), ${actionsIn(old)} + ${actionsIn(fresh)}`)
+  const touchedDays = `${p}_d`;
+  temps.push(touchedDays);
+  script.add(`CREATE TEMP TABLE ${touchedDays} AS SELECT DISTINCT site_id, day FROM ${v}`);
+  const [stored, imported, actionEvents, dayEvents] = (
+    await script.read(
+      c,
+      `SELECT (SELECT count(*) FROM ${old}), (SELECT count(*) FROM ${fresh}), ${actionsIn(old)} + ${actionsIn(fresh)},
+        (SELECT count(*) FROM events e SEMI JOIN ${touchedDays} d ON e.site_id = d.site_id AND e.day = d.day)`,
+    )
   )[0].map(Number);
 
+  // The rollups move by a delta (the touched visitor-days counted as they were and as they will be:
+  // about twice their stored events), or, when that is more than counting the touched days whole,
+  // the days' rows are built again from all their events (a live load early in a day, or a load
+  // whose visitors hold most of the day: each load touches them again).
+  const wholeDays = stored > 0 && 2 * stored >= dayEvents;
   // The touched visitor-days as they were, kept before anything of them changes (engagement below
   // changes `old` in place); counted with them as they will be (prepareRollupDelta).
-  const before = stored > 0 && (imported > 0 || eng) ? snapshotBefore(script, old, v, `${p}_b`) : null;
+  const before = stored > 0 && !wholeDays && (imported > 0 || eng) ? snapshotBefore(script, old, v, `${p}_b`) : null;
   if (before) temps.push(before.events, before.sessions);
   const engagement = eng ? await applyEngagement(c, script, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
   if (imported === 0 && engagement.applied === 0) {
@@ -141,8 +153,16 @@ async function prepareGroup(
   script.add(sessionsSql(nowEvents, sessions));
   temps.push(sess, nowEvents, sessions);
   // without action events before or now (sites without custom events), the action rows are left alone
-  const delta = { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + 2 * stored, actions: actionEvents > 0 };
-  await prepareRollupDelta(c, delta, w, script);
+  const actions = actionEvents > 0;
+  if (wholeDays) {
+    const all = wholeDaysOf(script, { events: nowEvents, sessions }, { days: touchedDays, visitorDays: v }, p);
+    const delta = { now: all, before: null, wholeDays, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + dayEvents, actions };
+    await prepareRollupDelta(c, delta, w, script);
+    dropViews(script, all);
+  } else {
+    const delta = { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + 2 * stored, actions };
+    await prepareRollupDelta(c, delta, w, script);
+  }
 
   const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);
   const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');

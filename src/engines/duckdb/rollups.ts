@@ -125,6 +125,12 @@ export interface RollupDelta {
   now: RollupSources;
   /** the same as they were stored before it (snapshotBefore, before-and-now.ts); null when none was stored */
   before: RollupSources | null;
+  /**
+   * true: `now` holds every event and session of the touched days, not only of the touched
+   * visitor-days (`before` is then null), and its rows replace the days' stored ones instead of
+   * moving them by a delta
+   */
+  wholeDays?: boolean;
   /** (site_id, day) of every touched visitor-day (duplicates allowed) */
   days: string;
   /**
@@ -162,14 +168,19 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const titles = `${p}_titles`;
   const storedTitles = 'add' in d.titles ? newPageTitles(script, d.titles.add, titles) : '(SELECT 0)';
   const count = (select: string) => `(SELECT count(*) FROM (${select}))`;
+  // whole days replace their stored rows: what those hold is not read
+  const whole = d.wholeDays === true;
   const [stored, storedActions, storedTitleRows] = (
-    await script.read(c, `SELECT ${count(storedDayRowsSql(ROLLUPS, dayMs))}, ${actions ? count(storedActionRowsSql(dayMs)) : '0'}, ${storedTitles}`)
+    await script.read(
+      c,
+      `SELECT ${whole ? '0' : count(storedDayRowsSql(ROLLUPS, dayMs))}, ${actions && !whole ? count(storedActionRowsSql(dayMs)) : '0'}, ${storedTitles}`,
+    )
   )[0].map(Number);
   const tagged = d.before !== null;
-  prepareDayDelta(script, ROLLUPS, { rows, tagged, dayMs, stored }, w, 'rollups', w.rollupDays);
+  prepareDayDelta(script, ROLLUPS, { rows, tagged, dayMs, stored, whole }, w, 'rollups', w.rollupDays);
   if ('add' in d.titles) mergePageTitles(script, titles, storedTitleRows, w);
   else rebuildPageTitles(script, d.titles.rebuild, dayMs, w);
-  if (actions) prepareActionsDelta(script, { rows: actionRowsOf(rows), tagged, dayMs, stored: storedActions }, w);
+  if (actions) prepareActionsDelta(script, { rows: actionRowsOf(rows), tagged, dayMs, stored: storedActions, whole }, w);
   // Temp tables live as long as the import's connection, and every commit group names its own:
   // left behind, they added up past the memory limit on 10M events.
   dropScratch(script, w, [rows, dayMs, titles]);
