@@ -1,0 +1,79 @@
+// Several reads in one request, each answer sent back as an NDJSON line the moment it is ready: the
+// dashboard's (GET /app/api/reads), a share link's (GET /share/<slug>/api/reads) and the embed page's
+// (GET /embed/api/reads). A browser opens at most six connections to one origin over HTTP/1.1, so a page
+// that sends a dozen reads at once has them wait for each other in waves; one request carrying them all
+// lets the server run them side by side. Each read is made as the same request sent on its own would be
+// (the route's own pipeline, through Fastify's inject, with this request's credential): the same
+// authentication, rate window, metering, parameters, cache and answer. One set of services, never a
+// second path.
+import { PassThrough, type Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** A page load makes 14; a view change fewer. */
+export const MAX_BATCHED_READS = 32;
+export const READ_BATCH_MEDIA_TYPE = 'application/x-ndjson';
+
+/** Where a batch's reads are made: below `prefix`, with this request's `credential` header (its cookie, or its Authorization). */
+export interface ReadBatchTarget {
+  prefix: string;
+  credential: 'cookie' | 'authorization';
+}
+
+/** The members of `r` as sent, once each names one of `paths`; `refuse(index)` is the error of the first that does not. */
+export function checkedReads(r: readonly string[], paths: ReadonlySet<string>, refuse: (index: number) => Error): string[] {
+  return r.map((read, index) => {
+    if (!paths.has(read.split('?', 1)[0])) throw refuse(index);
+    return read;
+  });
+}
+
+/** br or gzip as the client accepts them (q=0 refuses), else none: each line is flushed as it is written. */
+function encoderFor(acceptEncoding: string | undefined): { name: 'br' | 'gzip'; stream: Transform } | null {
+  const accepted = new Set(
+    (acceptEncoding ?? '')
+      .split(',')
+      .map((part) => part.trim().split(';'))
+      .filter(([, ...params]) => !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p)))
+      .map(([name]) => name.trim().toLowerCase()),
+  );
+  // quality 4: a line leaves at once; the bytes are about those of the read's own compressed answer
+  if (accepted.has('br')) return { name: 'br', stream: zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }) };
+  if (accepted.has('gzip')) return { name: 'gzip', stream: zlib.createGzip() };
+  return null;
+}
+
+/** One read, as its own request would be answered: the line carries its status, Retry-After and body. */
+async function answerLine(request: FastifyRequest, target: ReadBatchTarget, i: number, read: string): Promise<string> {
+  const credential = request.headers[target.credential];
+  const userAgent = request.headers['user-agent'];
+  const res = await request.server.inject({
+    method: 'GET',
+    url: target.prefix + read,
+    remoteAddress: request.ip,
+    headers: { accept: 'application/json', ...(credential ? { [target.credential]: credential } : {}), ...(userAgent ? { 'user-agent': userAgent } : {}) },
+  });
+  const retry = res.headers['retry-after'];
+  const body = res.body.length > 0 && /json/.test(String(res.headers['content-type'] ?? '')) ? res.body : JSON.stringify(res.body);
+  return `{"i":${i},"status":${res.statusCode}${retry !== undefined ? `,"retry_after":${JSON.stringify(String(retry))}` : ''},"body":${body}}\n`;
+}
+
+/** The reads run side by side; the stream the reply sends carries one line per read, in the order they finish. */
+export function streamReads(request: FastifyRequest, reply: FastifyReply, reads: readonly string[], target: ReadBatchTarget): Transform {
+  const encoder = encoderFor(request.headers['accept-encoding']);
+  const out: Transform = encoder?.stream ?? new PassThrough();
+  reply.type(READ_BATCH_MEDIA_TYPE).header('vary', 'Accept-Encoding').header('cache-control', 'no-store');
+  if (encoder) reply.header('content-encoding', encoder.name);
+  void Promise.all(
+    reads.map((read, i) =>
+      answerLine(request, target, i, read)
+        .catch(() => `{"i":${i},"status":500,"body":${JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'This read failed inside the server; ask for it again.', request_id: request.id } })}}\n`)
+        .then((line) => {
+          if (out.destroyed) return; // the client went away: the reads still ran, as they would have alone
+          out.write(line);
+          if (encoder) (out as zlib.BrotliCompress | zlib.Gzip).flush();
+        }),
+    ),
+  ).then(() => out.end());
+  return out;
+}
