@@ -6,6 +6,8 @@ import { registerDocsPage } from './http/docs-page.js';
 import { registerAppPages } from './http/app-pages.js';
 import { registerEmbedPages } from './http/embed-pages.js';
 import { registerShareApi } from './http/share-api.js';
+import { EMBED_READ_BATCH_URL, registerReadBatch } from './http/read-batch-route.js';
+import { embedStrategy } from './http/auth-strategy.js';
 import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
@@ -80,6 +82,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   await registerOpenApi(app);
   for (const route of [...platformRoutes, ...analyticsRoutes, ...(options.routes ?? [])]) route.register(app, deps);
+  registerReadBatch(app, deps, {
+    url: EMBED_READ_BATCH_URL,
+    strategy: embedStrategy,
+    routes: [...platformRoutes, ...analyticsRoutes].filter((r) => r.embed !== undefined),
+    target: () => ({ prefix: '', credential: 'authorization' }),
+  });
   registerHealthz(app, deps);
   await registerAppApi(app, deps);
   await registerShareApi(app, deps, [...platformRoutes, ...analyticsRoutes]);

@@ -5,10 +5,12 @@
 //
 //   route.register(app, deps)                                    // /v1: tokenStrategy (tokenOrEmbedStrategy where embeds read)
 //   route.register(scope, deps, { strategy: sessionStrategy })   // e.g. inside a plugin with a prefix
+//   registerReadBatch(app, deps, { strategy: embedStrategy, ... }) // the embed page's read batch
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { looksLikeJwt } from '../domain/embeds.js';
 import { ApiError } from '../domain/errors.js';
 import { authenticate, bearerOf } from '../services/authenticate.js';
+import { looksLikeSecret } from '../domain/tokens.js';
 import { admitEmbedToken } from '../services/embeds/embed-admission.js';
 import type { Admission } from '../services/caller.js';
 import type { AppDeps } from '../services/deps.js';
@@ -55,6 +57,25 @@ export const tokenOrEmbedStrategy: AuthStrategy = {
     const authorization = oneAuthorization(request);
     if (!isEmbedBearer(authorization)) return tokenStrategy.admit(request, reply, ctx);
     return admitEmbedToken(ctx.deps, bearerOf(authorization)!);
+  },
+};
+
+/**
+ * The embed page's own requests (its read batch): an embed token only. An API token never sits in a page,
+ * so one sent here is refused, not read with; a missing or malformed bearer gets /v1's 401.
+ */
+export const embedStrategy: AuthStrategy = {
+  name: 'embed',
+  security: [{ embedToken: [] }],
+  async admit(request, _reply, { deps }) {
+    const authorization = oneAuthorization(request);
+    const bearer = bearerOf(authorization);
+    if (bearer === undefined || !looksLikeJwt(bearer)) {
+      if (bearer !== undefined && looksLikeSecret(bearer))
+        throw new ApiError('UNAUTHORIZED', 'The embed page reads with an embed token, never an API token: mint an embed token with an embed key.');
+      throw new ApiError('UNAUTHORIZED');
+    }
+    return admitEmbedToken(deps, bearer);
   },
 };
 

@@ -1,7 +1,8 @@
 // What a share link's page calls, under the link's own path (so that its password cookie, scoped to that
 // path, goes nowhere else): the read routes an embed may make, registered again behind the share
-// strategy (`/share/<slug>/api/v1/...`, same parameters and answers as /v1), and `POST
-// /share/<slug>/api/session` {password}, which sets that cookie. Kept out of /openapi.json.
+// strategy (`/share/<slug>/api/v1/...`, same parameters and answers as /v1), their batch (`GET
+// /share/<slug>/api/reads`, read-batch-route.ts), and `POST /share/<slug>/api/session` {password}, which
+// sets that cookie. Kept out of /openapi.json.
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.js';
@@ -9,6 +10,7 @@ import type { AppDeps } from '../services/deps.js';
 import { admitShare, SHARE_COOKIE, unlockShare } from '../services/embeds/share-admission.js';
 import type { AuthStrategy } from './auth-strategy.js';
 import type { AnyRoute } from './define-route.js';
+import { registerReadBatch } from './read-batch-route.js';
 
 export const SHARE_PREFIX = '/share/:slug/api';
 
@@ -36,7 +38,14 @@ export async function registerShareApi(app: FastifyInstance, deps: AppDeps, rout
   await app.register(
     async (scope) => {
       await scope.register(cookie);
-      for (const route of routes.filter((r) => r.embed !== undefined)) route.register(scope, deps, { strategy: shareStrategy, hidden: true });
+      const reads = routes.filter((r) => r.embed !== undefined);
+      for (const route of reads) route.register(scope, deps, { strategy: shareStrategy, hidden: true });
+      registerReadBatch(scope, deps, {
+        url: '/reads',
+        strategy: shareStrategy,
+        routes: reads,
+        target: ({ slug }) => ({ prefix: `/share/${encodeURIComponent(slug)}/api`, credential: 'cookie' }),
+      });
       scope.post('/session', { schema: { hide: true } }, async (request, reply: FastifyReply) => {
         const sent = request.headers.origin;
         if (sent !== undefined && sent !== origin) throw new ApiError('FORBIDDEN', `A share link's password is accepted from ${origin} only.`);

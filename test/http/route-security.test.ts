@@ -22,7 +22,7 @@ import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
 import { call, ORIGIN, person } from './helpers/app-api.js';
 import { CALLERS, DASHBOARD_READ_ROLES, ROLE_TABLE, type World } from './helpers/app-api-roles.js';
 import { embedKey, mint, shareLink } from './helpers/embeds.js';
-import { FAMILIES, ALL_SCOPES, SURFACES, EMBEDS, PUBLIC_ROUTES, V1_ROUTES_TODAY, OTHER_METHODS, type Registered } from './helpers/route-rules.js';
+import { FAMILIES, ALL_SCOPES, SURFACES, EMBEDS, PUBLIC_ROUTES, READ_BATCHES, V1_ROUTES_TODAY, OTHER_METHODS, type Registered } from './helpers/route-rules.js';
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
 /** the management routes by `METHOD /app/api/…`, as registered */
@@ -67,7 +67,7 @@ before(async () => {
   routes = registered
     .filter((r) => r.authenticated && r.url.startsWith('/v1/'))
     .map((r) => ({ url: r.url, family: definitions.get(r.url)?.family as RouteFamily }));
-  shareRoutes = registered.filter((r) => r.authenticated && r.url.startsWith(`${SHARE_API}/`)).map((r) => r.url.slice(SHARE_API.length));
+  shareRoutes = registered.filter((r) => r.authenticated && r.url.startsWith(`${SHARE_API}/`) && !(r.url in READ_BATCHES)).map((r) => r.url.slice(SHARE_API.length));
   sessionRoutes = registered
     .filter((r) => r.authenticated && r.url.startsWith(`${APP_API_PREFIX}/`))
     .map((r) => ({ method: r.method, url: r.url, path: r.url.replace(/:([a-z_]+)/g, '$1_unknown') }));
@@ -93,6 +93,14 @@ function assertAdmitted(res: LightMyRequestResponse, what: string): void {
 test('every registered route is an authenticated GET under /v1 with a known family, a session route of the management API or a dashboard read in its role table, or a known public route', () => {
   assert.ok(routes.length >= V1_ROUTES_TODAY, `only ${routes.length} authenticated /v1 routes found`);
   for (const r of registered.filter((x) => x.authenticated)) {
+    if (r.url in READ_BATCHES) {
+      // a page's reads in one request (read-batch-route.ts), admitted as its reads are, hidden
+      assert.equal(r.method, 'GET', r.url);
+      assert.equal(r.strategy, READ_BATCHES[r.url].strategy, `${r.url}: registered with the ${r.strategy} strategy`);
+      assert.deepEqual(r.security, READ_BATCHES[r.url].security, `${r.url}: security`);
+      assert.equal(r.hidden, true, `${r.url} is listed in /openapi.json`);
+      continue;
+    }
     if (isDashboardRead(r.url)) {
       const v1 = r.url.slice(APP_API_PREFIX.length);
       const def = definitions.get(v1);
@@ -144,6 +152,8 @@ test('every registered route is an authenticated GET under /v1 with a known fami
   const sessionDefs = appApiRoutes.filter((d) => d.auth === 'session').map((d) => `${d.method} ${APP_API_PREFIX}${d.url}`).sort();
   assert.deepEqual(sessionRoutes.filter((r) => !isDashboardRead(r.url)).map((r) => `${r.method} ${r.url}`).sort(), sessionDefs);
   assert.ok(sessionDefs.length > 20, `only ${sessionDefs.length} session routes found`);
+  // Every read batch decided here is registered.
+  assert.deepEqual(registered.filter((r) => r.url in READ_BATCHES).map((r) => r.url).sort(), Object.keys(READ_BATCHES).sort());
   // Every route an embed reads is a share link's read too, and no other.
   assert.deepEqual([...shareRoutes].sort(), Object.entries(EMBEDS).filter(([, e]) => e !== null).map(([u]) => u).sort());
   // Every /v1 route that names a site is a dashboard read, and every entry of its role table is served.

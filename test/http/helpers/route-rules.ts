@@ -57,6 +57,15 @@ export const EMBEDS: Record<string, EmbedRoute | null> = {
   '/v1/goals/conversions': 'goals',
 };
 
+/**
+ * The read batches outside /v1 and /app/api, and the strategy that admits each (the one its reads are
+ * admitted by), decided one by one: the embed page's (embed tokens only) and a share link's.
+ */
+export const READ_BATCHES: Record<string, { strategy: string; security: Record<string, string[]>[] }> = {
+  '/embed/api/reads': { strategy: 'embed', security: [{ embedToken: [] }] },
+  '/share/:slug/api/reads': { strategy: 'share', security: [{ shareLink: [] }] },
+};
+
 /** Routes anyone may call, decided one by one; a new unauthenticated route fails until it is added. */
 export const PUBLIC_ROUTES = [
   'GET /healthz',

@@ -1,0 +1,173 @@
+// GET /embed/api/reads: the embed page's reads of /v1 in one request, with its embed token. Each line is
+// what the read sent alone with that token answers (its numbers, its refusal, its units); the units a
+// batch charges are those of its reads, none for the batch itself; a batch whose token is missing,
+// forged, expired, revoked or an API token is one 401, as /v1 gives it, and no read is made; bad input
+// is one 422 naming the member of r; the token reaches no log line.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { EXPIRED_EMBED_TOKEN } from '../../src/domain/embeds.js';
+import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
+import { embedKey, mint, type TestEmbedKey } from './helpers/embeds.js';
+import { batchUrl, comparable, linesOf, qs, requestLog } from './helpers/read-batch.js';
+
+const FROM = '2025-06-10';
+const TO = '2025-06-12';
+const BATCH = '/embed/api/reads';
+
+let h: MetricsHarness;
+let app: FastifyInstance;
+let log: ReturnType<typeof requestLog>;
+let site: string;
+let tenantA: string;
+let tenantB: string;
+let parent: { id: string; secret: string };
+let key: TestEmbedKey;
+let embed: string;
+
+before(async () => {
+  h = await metricsHarness();
+  site = await h.site();
+  tenantA = await h.tenant(site, 'acme');
+  tenantB = await h.tenant(site, 'globex');
+  const lines = [];
+  for (let d = 10; d <= 12; d++) {
+    for (let v = 0; v < 4; v++) lines.push(pv(site, `2025-06-${d}T0${v}:00:00Z`, '/a', `a${d}${v}`, { tenant_id: tenantA }));
+    for (let v = 0; v < 6; v++) lines.push(pv(site, `2025-06-${d}T1${v}:00:00Z`, '/b', `b${d}${v}`, { tenant_id: tenantB }));
+  }
+  await h.importEvents(lines);
+  parent = await h.token(h.ws.id);
+  key = await embedKey(h, h.ws.id, ['https://app.example.com']);
+  embed = mint(h, key, { token_id: parent.id, site_id: site, tenant_id: tenantA });
+  log = requestLog();
+  // the app with every request logged: the reads the server made, and whether the token reached a line
+  app = await buildApp(h.container, { logger: { level: 'trace', stream: log.stream } });
+});
+after(async () => {
+  await app?.close();
+  await h?.close();
+});
+
+const used = () => h.container.ledger.used(h.ws.id, '2025-06');
+/** the parent's window: move the standing clock past the last second */
+const nextSecond = () => h.clock.advance(1_100);
+const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'GET', url, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+/** the /v1 reads the server took (alone or in a batch) */
+const v1Reads = () => log.urls().filter((u) => u.startsWith('/v1/'));
+
+/** The embed page's reads of its site, as the page asks for them (site_id named, as the page names it). */
+const reads = () => [
+  `/v1/reports/overview?${qs({ site_id: site, from: FROM, to: TO })}`,
+  `/v1/metrics/timeseries?${qs({ site_id: site, from: FROM, to: TO, metric: 'visitors', compare: 'prev_period' })}`,
+  `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'page', metric: 'visitors' })}`,
+  `/v1/reports/content?${qs({ site_id: site, from: FROM, to: TO })}`,
+  `/v1/reports/acquisition?${qs({ site_id: site, from: FROM, to: TO })}`,
+  `/v1/goals/conversions?${qs({ site_id: site, from: FROM, to: TO })}`,
+  `/v1/goals?${qs({ site_id: site })}`,
+];
+
+function refused(res: LightMyRequestResponse, status: number, code: string, what: string): { message: string; details?: Record<string, unknown> } {
+  assert.equal(res.statusCode, status, `${what}: ${res.body.slice(0, 300)}`);
+  const body = res.json();
+  assert.deepEqual(Object.keys(body), ['error'], what);
+  assert.equal(body.error.code, code, what);
+  assert.equal(body.error.request_id, res.headers['x-request-id'], what);
+  return body.error;
+}
+
+test('a batch answers each read on its own line with what the read sent alone with the token answers, and charges the same units, none for itself', async () => {
+  nextSecond();
+  const before = await used();
+  const batch = await get(batchUrl(BATCH, reads()), embed);
+  assert.equal(batch.statusCode, 200, batch.body);
+  assert.match(String(batch.headers['content-type']), /^application\/x-ndjson/);
+  assert.equal(batch.headers['cache-control'], 'no-store');
+  const lines = linesOf(batch.body);
+  assert.deepEqual(lines.map((l) => l.i), reads().map((_, i) => i), 'one line per read');
+  const mid = await used();
+  assert.ok(v1Reads().length >= reads().length, 'the reads were made (and logged)');
+  nextSecond();
+  let alone = 0;
+  for (const line of lines) {
+    const res = await get(reads()[line.i], embed);
+    assert.equal(line.status, 200, `${reads()[line.i]}: ${JSON.stringify(line.body).slice(0, 300)}`);
+    assert.equal(line.status, res.statusCode, reads()[line.i]);
+    assert.deepEqual(comparable(line.body), comparable(res.json()), reads()[line.i]);
+    alone += res.json().meta?.units_charged ?? 0;
+  }
+  const units = lines.reduce((sum, l) => sum + (l.body.meta?.units_charged ?? 0), 0);
+  assert.ok(units > 0, 'the reads are metered');
+  assert.equal(units, alone, 'the same units as the reads sent alone');
+  assert.equal(mid - before, units, 'the batch charged its reads, nothing for itself');
+  assert.equal((await used()) - mid, alone);
+});
+
+test("a read the token may not make is refused on its line as it is refused alone; the batch's others still answer", async () => {
+  const mixed = [
+    `/v1/reports/overview?${qs({ site_id: site, tenant_id: tenantB, from: FROM, to: TO })}`,
+    reads()[0],
+    `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'nope', metric: 'visitors' })}`,
+  ];
+  nextSecond();
+  const lines = linesOf((await get(batchUrl(BATCH, mixed), embed)).body);
+  nextSecond();
+  for (const [i, read] of mixed.entries()) {
+    const res = await get(read, embed);
+    assert.equal(lines[i].status, res.statusCode, read);
+    assert.deepEqual(comparable(lines[i].body), comparable(res.json()), read);
+  }
+  assert.deepEqual(lines.map((l) => l.status), [403, 200, 422]);
+});
+
+test('a batch without a good embed token is one 401, as /v1 refuses the read, and no read is made', async () => {
+  const now = Math.floor(h.clock.now().getTime() / 1000);
+  const revokedKey = await embedKey(h, h.ws.id);
+  const ofRevokedKey = mint(h, revokedKey, { token_id: parent.id, site_id: site });
+  await h.container.embeds!.revokeEmbedKey(revokedKey.id, h.clock.now().toISOString());
+  const cases: [string, string | undefined, RegExp | null][] = [
+    ['no token', undefined, null],
+    ['a forged token', mint(h, { id: key.id, secret: 'ff_embed_not_the_secret' }, { token_id: parent.id, site_id: site }), /not signed with the secret/],
+    ['an expired token', mint(h, key, { token_id: parent.id, site_id: site, iat: now - 7200, exp: now - 60 }), new RegExp(EXPIRED_EMBED_TOKEN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))],
+    ["a revoked key's token", ofRevokedKey, /unknown or revoked/],
+  ];
+  for (const [what, token, message] of cases) {
+    nextSecond();
+    const alone = await get(reads()[0], token);
+    const readsBefore = v1Reads().length;
+    const res = await get(batchUrl(BATCH, reads()), token);
+    const error = refused(res, 401, 'UNAUTHORIZED', what);
+    assert.equal(error.message, alone.json().error.message, `${what}: the message /v1 gives`);
+    if (message) assert.match(error.message, message, what);
+    assert.equal(v1Reads().length, readsBefore, `${what}: no read made`);
+  }
+  // an API token never sits in a page: the batch refuses it unread
+  const readsBefore = v1Reads().length;
+  assert.match(refused(await get(batchUrl(BATCH, reads()), parent.secret), 401, 'UNAUTHORIZED', 'an API token').message, /never an API token/);
+  assert.equal(v1Reads().length, readsBefore, 'no read made with an API token');
+});
+
+test('bad input is one 422 naming the member of r, before any read; one read alone is a batch of one', async () => {
+  nextSecond();
+  const readsBefore = v1Reads().length;
+  const at = async (reads: string[]) => refused(await get(batchUrl(BATCH, reads), embed), 422, 'INVALID_PARAMS', reads.join(' '));
+  assert.equal((await at(['/v1/me'])).details?.parameter, 'r.0');
+  const second = await at([reads()[0], '/v1/tenants?site_id=x']);
+  assert.equal(second.details?.parameter, 'r.1');
+  assert.match(second.message, /\/v1\/reports\/overview/, 'it lists the reads a batch takes');
+  assert.equal((await at([reads()[0], `/app/api${reads()[1]}`])).details?.parameter, 'r.1');
+  assert.equal((await at(Array.from({ length: 33 }, () => reads()[0]))).details?.parameter, 'r');
+  assert.equal(refused(await get(BATCH, embed), 422, 'INVALID_PARAMS', 'no r').details?.parameter, 'r');
+  assert.equal(refused(await get(`${batchUrl(BATCH, [reads()[0]])}&site_id=${site}`, embed), 422, 'INVALID_PARAMS', 'another parameter').details?.parameter, 'site_id');
+  assert.equal(v1Reads().length, readsBefore, 'no read made');
+  const one = linesOf((await get(batchUrl(BATCH, [reads()[0]]), embed)).body);
+  assert.deepEqual(one.map((l) => [l.i, l.status]), [[0, 200]]);
+});
+
+test('the embed token reaches no log line, batch or read', () => {
+  assert.ok(log.urls().some((u) => u.startsWith(`${BATCH}?`)), 'the batches were logged');
+  assert.ok(v1Reads().length > 0, 'their reads were logged');
+  for (const part of embed.split('.').filter((p) => p.length > 20)) assert.ok(!log.text().includes(part), 'the log holds part of the embed token');
+  assert.ok(!log.text().includes(parent.secret), 'the log holds the API token');
+});
