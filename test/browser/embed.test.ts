@@ -3,8 +3,9 @@
 // nothing of globex, sized by the height the embed posts; a page on an origin the key does not list cannot
 // frame it; an expired token says so and a fresh one handed over by postMessage brings the numbers back;
 // an API token in the fragment is refused unused; a share link asks its password, then shows its tenant.
-// axe-core on every page; screenshots (light and dark) to test-results/screenshots/.
-import { after, before, test } from 'node:test';
+// Both pages send their reads as one batch (/embed/api/reads, /share/<slug>/api/reads), not one request
+// each. axe-core on every page; screenshots (light and dark) to test-results/screenshots/.
+import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,18 +39,44 @@ async function assertTenantTiles(where: Page | Frame, tenant: string): Promise<v
   }
 }
 
+/**
+ * The requests a page sends for its reads from now on: those to a read route itself (`reads`: /v1/... or
+ * /share/<slug>/api/v1/...) and those to its batch. `report` says the counts (the test's diagnostics).
+ */
+function countReads(page: Page, readPrefix: string, batchPath: string): { reads: string[]; batches: string[]; report(t: TestContext, what: string): void } {
+  const reads: string[] = [];
+  const batches: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.origin !== w.server.address) return;
+    if (url.pathname.startsWith(readPrefix)) reads.push(url.pathname);
+    else if (url.pathname === batchPath) batches.push(url.pathname);
+  });
+  return { reads, batches, report: (t, what) => t.diagnostic(`${what}: ${reads.length + batches.length} requests for reads (${batches.length} batches, ${reads.length} reads alone)`) };
+}
+
+/** A page load sends its reads as batches: at least one, and at most a couple of reads alone. */
+function assertBatched(count: { reads: string[]; batches: string[] }, what: string): void {
+  assert.ok(count.batches.length >= 1, `${what}: no batch request (reads alone: ${count.reads.join(', ')})`);
+  assert.ok(count.reads.length <= 2, `${what}: ${count.reads.length} reads sent alone: ${count.reads.join(', ')}`);
+}
+
 async function embedFrame(page: Page): Promise<Frame> {
   const frame = await (await page.waitForSelector('iframe#analytics')).contentFrame();
   assert.ok(frame, 'the iframe has a frame');
   return frame;
 }
 
-test("a host page on another origin frames the embed of tenant acme: acme's numbers, none of globex's, the iframe sized to its content", { skip, timeout: 120_000 }, async () => {
+test("a host page on another origin frames the embed of tenant acme: acme's numbers, none of globex's, the iframe sized to its content", { skip, timeout: 120_000 }, async (t) => {
   if (missing) assert.fail(`CI needs Chromium for the embed tests: ${missing}`);
   const { context, page, console } = await w.newPage();
+  const count = countReads(page, '/v1/', '/embed/api/reads');
   await page.goto(`${w.host.origin}/?tenant=acme`);
   const frame = await embedFrame(page);
   await settled(frame);
+  await page.waitForTimeout(1000); // a panel that reads after the first numbers are in
+  count.report(t, 'one embed page load');
+  assertBatched(count, 'the embed page');
   await assertTenantTiles(frame, w.tenants.acme);
   const text = await frame.textContent('main');
   assert.match(text ?? '', /acme-home/);
@@ -110,7 +137,7 @@ test('an API token in the fragment is refused without a single request made with
   await page.goto(`${w.server.address}/embed?key=ek_whatever#token=${apiToken}`);
   await page.waitForSelector('text=An API token cannot be used here');
   assert.equal(new URL(page.url()).hash, '', 'gone from the address too');
-  assert.deepEqual(requests.filter((u) => u.includes('/v1/')), []);
+  assert.deepEqual(requests.filter((u) => u.includes('/v1/') || u.includes('/embed/api/')), []);
   assert.deepEqual(await axeViolations(page), []);
   await context.close();
 });
@@ -133,7 +160,7 @@ test('the embed page alone, light and dark by theme= and an accent, at 1280 and 
   }
 });
 
-test('a share link with a password: the form, a wrong password refused, then the dashboard of its tenant', { skip, timeout: 120_000 }, async () => {
+test('a share link with a password: the form, a wrong password refused, then the dashboard of its tenant', { skip, timeout: 120_000 }, async (t) => {
   for (const scheme of ['light', 'dark'] as const) {
     const { context, page, console } = await w.newPage({ scheme });
     await page.goto(`${w.server.address}${w.sharePath}`);
@@ -146,8 +173,13 @@ test('a share link with a password: the form, a wrong password refused, then the
       await shot(page, 'share-password-light');
     }
     await page.fill('input[name=password]', SHARE_PASSWORD);
+    // the right password reloads the page, open now: its reads from there on
+    const count = countReads(page, `${w.sharePath}/api/v1/`, `${w.sharePath}/api/reads`);
     await page.click('button[type=submit]');
     await settled(page);
+    await page.waitForTimeout(1000); // a panel that reads after the first numbers are in
+    count.report(t, `one open share page load (${scheme})`);
+    assertBatched(count, `the share page (${scheme})`);
     await assertTenantTiles(page, w.tenants.acme);
     assert.match(await page.title(), /Embedded example/);
     assert.doesNotMatch((await page.textContent('main')) ?? '', /globex/i);

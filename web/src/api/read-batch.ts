@@ -1,8 +1,9 @@
-// The reads a page asks for together leave as one request (GET /app/api/reads), and each answer is
+// The reads a page asks for together leave as one request (the reader's batch: GET /app/api/reads for the
+// dashboard, /embed/api/reads for an embed, /share/<slug>/api/reads for a share link), and each answer is
 // taken from the stream as soon as its line arrives. Over HTTP/1.1 a browser opens six connections to
 // one origin: a dashboard's dozen reads sent one by one wait for each other in waves, where one request
 // lets the server run them side by side. Each line is what the read alone would have answered, so the
-// panels see the same Result either way. A read the session's window refused (429) waits out the
+// panels see the same Result either way. A read its window refused (429) waits out the
 // Retry-After its line carries, then is asked again on its own (as any read would be).
 import { failureFromBody, fetchOrFailure, failureOf, NETWORK_FAILURE_CODE, queryString, read, waitOut, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
 import { requestInit, type Reader } from './reader.js';

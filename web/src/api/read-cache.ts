@@ -26,7 +26,8 @@ export function cachedRead<P extends ReadPath>(reader: Reader, path: P, query: R
   const key = `${reader.base}|${readKey(path, query)}`;
   const hit = cache.get(key);
   if (hit) return hit as Promise<Result<ReadBody<P>>>;
-  // the batch carries the reads that name a site (the dashboard's twins of /v1); any other goes alone
+  // the batch carries the reads that name a site (the dashboard's twins of /v1, every read of an embed or
+  // share page); any other goes alone
   const batch = reader.batch !== undefined && 'site_id' in query;
   const pending = (batch ? batchedRead : read)(reader, path, query).then((result) => {
     if (!result.ok && (result.error.status === 0 || result.error.status === 429 || result.error.status >= 500)) cache.delete(key);

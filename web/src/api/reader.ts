@@ -7,7 +7,7 @@ export interface Reader {
   /** prefix of the API's own paths: '' (this origin's /v1), '/app/api' (the dashboard's twins) or a share link's */
   readonly base: string;
   readonly auth: ReaderAuth;
-  /** where reads asked together go as one request (GET /app/api/reads), when the reader has it */
+  /** where reads asked together go as one request (GET /app/api/reads, /embed/api/reads, /share/<slug>/api/reads) */
   readonly batch?: string;
   /** hears of every 401 a read gets (the embed page: its token expired, ask the host page for another) */
   readonly onUnauthorized?: (message: string) => void;
@@ -18,14 +18,15 @@ export function sessionReader(): Reader {
   return { base: '/app/api', auth: { kind: 'session' }, batch: '/app/api/reads' };
 }
 
-/** Embeds: /v1/... with Authorization: Bearer. */
+/** Embeds: /v1/... with Authorization: Bearer; their batch outside /v1, with the same bearer. */
 export function bearerReader(token: string, onUnauthorized?: (message: string) => void): Reader {
-  return { base: '', auth: { kind: 'bearer', token }, onUnauthorized };
+  return { base: '', auth: { kind: 'bearer', token }, batch: '/embed/api/reads', onUnauthorized };
 }
 
-/** A share link: its own twins of the read routes (/share/<slug>/api/v1/...), with its password cookie if any. */
+/** A share link: its own twins of the read routes (/share/<slug>/api/v1/...) and their batch, with its password cookie if any. */
 export function shareReader(slug: string): Reader {
-  return { base: `/share/${encodeURIComponent(slug)}/api`, auth: { kind: 'session' } };
+  const base = `/share/${encodeURIComponent(slug)}/api`;
+  return { base, auth: { kind: 'session' }, batch: `${base}/reads` };
 }
 
 export function requestInit(reader: Reader, accept: string, signal?: AbortSignal): RequestInit {
