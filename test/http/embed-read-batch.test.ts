@@ -5,12 +5,11 @@
 // is one 422 naming the member of r; the token reaches no log line.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import type { FastifyInstance } from 'fastify';
 import { EXPIRED_EMBED_TOKEN } from '../../src/domain/embeds.js';
-import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
+import type { MetricsHarness } from './metrics-harness.js';
 import { embedKey, mint, type TestEmbedKey } from './helpers/embeds.js';
-import { batchUrl, comparable, linesOf, qs, requestLog } from './helpers/read-batch.js';
+import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, linesOf, mixedReads, pageReads, refused, type requestLog } from './helpers/read-batch.js';
 
 const FROM = '2025-06-10';
 const TO = '2025-06-12';
@@ -27,22 +26,10 @@ let key: TestEmbedKey;
 let embed: string;
 
 before(async () => {
-  h = await metricsHarness();
-  site = await h.site();
-  tenantA = await h.tenant(site, 'acme');
-  tenantB = await h.tenant(site, 'globex');
-  const lines = [];
-  for (let d = 10; d <= 12; d++) {
-    for (let v = 0; v < 4; v++) lines.push(pv(site, `2025-06-${d}T0${v}:00:00Z`, '/a', `a${d}${v}`, { tenant_id: tenantA }));
-    for (let v = 0; v < 6; v++) lines.push(pv(site, `2025-06-${d}T1${v}:00:00Z`, '/b', `b${d}${v}`, { tenant_id: tenantB }));
-  }
-  await h.importEvents(lines);
+  ({ h, app, log, site, tenantA, tenantB } = await batchWorld());
   parent = await h.token(h.ws.id);
   key = await embedKey(h, h.ws.id, ['https://app.example.com']);
   embed = mint(h, key, { token_id: parent.id, site_id: site, tenant_id: tenantA });
-  log = requestLog();
-  // the app with every request logged: the reads the server made, and whether the token reached a line
-  app = await buildApp(h.container, { logger: { level: 'trace', stream: log.stream } });
 });
 after(async () => {
   await app?.close();
@@ -57,46 +44,18 @@ const get = (url: string, token?: string, headers: Record<string, string> = {}) 
 /** the /v1 reads the server took (alone or in a batch) */
 const v1Reads = () => log.urls().filter((u) => u.startsWith('/v1/'));
 
-/** The embed page's reads of its site, as the page asks for them (site_id named, as the page names it). */
-const reads = () => [
-  `/v1/reports/overview?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/metrics/timeseries?${qs({ site_id: site, from: FROM, to: TO, metric: 'visitors', compare: 'prev_period' })}`,
-  `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'page', metric: 'visitors' })}`,
-  `/v1/reports/content?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/reports/acquisition?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/goals/conversions?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/goals?${qs({ site_id: site })}`,
-];
-
-function refused(res: LightMyRequestResponse, status: number, code: string, what: string): { message: string; details?: Record<string, unknown> } {
-  assert.equal(res.statusCode, status, `${what}: ${res.body.slice(0, 300)}`);
-  const body = res.json();
-  assert.deepEqual(Object.keys(body), ['error'], what);
-  assert.equal(body.error.code, code, what);
-  assert.equal(body.error.request_id, res.headers['x-request-id'], what);
-  return body.error;
-}
+const reads = () => pageReads(site, FROM, TO);
 
 test('a batch answers each read on its own line with what the read sent alone with the token answers, and charges the same units, none for itself', async () => {
   nextSecond();
   const before = await used();
-  const batch = await get(batchUrl(BATCH, reads()), embed);
-  assert.equal(batch.statusCode, 200, batch.body);
-  assert.match(String(batch.headers['content-type']), /^application\/x-ndjson/);
-  assert.equal(batch.headers['cache-control'], 'no-store');
-  const lines = linesOf(batch.body);
-  assert.deepEqual(lines.map((l) => l.i), reads().map((_, i) => i), 'one line per read');
+  const lines = batchLines(await get(batchUrl(BATCH, reads()), embed), reads());
+  assert.deepEqual(lines.map((l) => l.status), reads().map(() => 200), JSON.stringify(lines.filter((l) => l.status !== 200)).slice(0, 300));
   const mid = await used();
   assert.ok(v1Reads().length >= reads().length, 'the reads were made (and logged)');
   nextSecond();
-  let alone = 0;
-  for (const line of lines) {
-    const res = await get(reads()[line.i], embed);
-    assert.equal(line.status, 200, `${reads()[line.i]}: ${JSON.stringify(line.body).slice(0, 300)}`);
-    assert.equal(line.status, res.statusCode, reads()[line.i]);
-    assert.deepEqual(comparable(line.body), comparable(res.json()), reads()[line.i]);
-    alone += res.json().meta?.units_charged ?? 0;
-  }
+  const answers = await assertLinesAsAlone(lines, reads(), (read) => get(read, embed));
+  const alone = answers.reduce((sum, res) => sum + (res.json().meta?.units_charged ?? 0), 0);
   const units = lines.reduce((sum, l) => sum + (l.body.meta?.units_charged ?? 0), 0);
   assert.ok(units > 0, 'the reads are metered');
   assert.equal(units, alone, 'the same units as the reads sent alone');
@@ -105,19 +64,11 @@ test('a batch answers each read on its own line with what the read sent alone wi
 });
 
 test("a read the token may not make is refused on its line as it is refused alone; the batch's others still answer", async () => {
-  const mixed = [
-    `/v1/reports/overview?${qs({ site_id: site, tenant_id: tenantB, from: FROM, to: TO })}`,
-    reads()[0],
-    `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'nope', metric: 'visitors' })}`,
-  ];
+  const mixed = mixedReads(site, tenantB, FROM, TO);
   nextSecond();
-  const lines = linesOf((await get(batchUrl(BATCH, mixed), embed)).body);
+  const lines = batchLines(await get(batchUrl(BATCH, mixed), embed), mixed);
   nextSecond();
-  for (const [i, read] of mixed.entries()) {
-    const res = await get(read, embed);
-    assert.equal(lines[i].status, res.statusCode, read);
-    assert.deepEqual(comparable(lines[i].body), comparable(res.json()), read);
-  }
+  await assertLinesAsAlone(lines, mixed, (read) => get(read, embed));
   assert.deepEqual(lines.map((l) => l.status), [403, 200, 422]);
 });
 

@@ -4,11 +4,10 @@
 // one 422 naming the member of r; the batch is hidden from /openapi.json.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
+import type { FastifyInstance } from 'fastify';
+import type { MetricsHarness } from './metrics-harness.js';
 import { shareLink } from './helpers/embeds.js';
-import { batchUrl, comparable, linesOf, qs, requestLog } from './helpers/read-batch.js';
+import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, linesOf, mixedReads, pageReads, refused, type requestLog } from './helpers/read-batch.js';
 
 const FROM = '2025-06-10';
 const TO = '2025-06-12';
@@ -22,19 +21,7 @@ let tenantA: string;
 let tenantB: string;
 
 before(async () => {
-  h = await metricsHarness();
-  site = await h.site();
-  tenantA = await h.tenant(site, 'acme');
-  tenantB = await h.tenant(site, 'globex');
-  const lines = [];
-  for (let d = 10; d <= 12; d++) {
-    for (let v = 0; v < 3; v++) lines.push(pv(site, `2025-06-${d}T0${v}:00:00Z`, '/a', `a${d}${v}`, { tenant_id: tenantA }));
-    for (let v = 0; v < 5; v++) lines.push(pv(site, `2025-06-${d}T1${v}:00:00Z`, '/b', `b${d}${v}`, { tenant_id: tenantB }));
-  }
-  await h.importEvents(lines);
-  log = requestLog();
-  // the app with every request logged: the reads the server made
-  app = await buildApp(h.container, { logger: { level: 'info', stream: log.stream } });
+  ({ h, app, log, site, tenantA, tenantB } = await batchWorld());
 });
 after(async () => {
   await app?.close();
@@ -47,63 +34,28 @@ const get = (url: string, cookie?: string) => app.inject({ method: 'GET', url, h
 /** the share reads the server took, alone or in a batch (their slugs redacted in the log) */
 const shareReads = () => log.urls().filter((u) => u.startsWith('/share/[redacted]/api/v1/'));
 
-/** The share page's reads, as the page asks for them. */
-const reads = () => [
-  `/v1/reports/overview?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/metrics/timeseries?${qs({ site_id: site, from: FROM, to: TO, metric: 'visitors', compare: 'prev_period' })}`,
-  `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'tenant', metric: 'visitors' })}`,
-  `/v1/reports/content?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/reports/acquisition?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/goals/conversions?${qs({ site_id: site, from: FROM, to: TO })}`,
-  `/v1/goals?${qs({ site_id: site })}`,
-];
-
-function refused(res: LightMyRequestResponse, status: number, code: string, what: string): { message: string; details?: Record<string, unknown> } {
-  assert.equal(res.statusCode, status, `${what}: ${res.body.slice(0, 300)}`);
-  const body = res.json();
-  assert.deepEqual(Object.keys(body), ['error'], what);
-  assert.equal(body.error.code, code, what);
-  assert.equal(body.error.request_id, res.headers['x-request-id'], what);
-  return body.error;
-}
+const reads = () => pageReads(site, FROM, TO);
 
 test("a batch answers each read on its own line with what the read sent alone under the link answers: its tenant's numbers, unmetered", async () => {
   const link = await shareLink(h, site, { tenantId: tenantA });
   const used = await h.container.ledger.used(h.ws.id, '2025-06');
   nextSecond();
-  const batch = await get(batchUrl(`/share/${link.slug}/api/reads`, reads()));
-  assert.equal(batch.statusCode, 200, batch.body);
-  assert.match(String(batch.headers['content-type']), /^application\/x-ndjson/);
-  assert.equal(batch.headers['cache-control'], 'no-store');
-  const lines = linesOf(batch.body);
-  assert.deepEqual(lines.map((l) => l.i), reads().map((_, i) => i), 'one line per read');
+  const lines = batchLines(await get(batchUrl(`/share/${link.slug}/api/reads`, reads())), reads());
+  assert.deepEqual(lines.map((l) => l.status), reads().map(() => 200), JSON.stringify(lines.filter((l) => l.status !== 200)).slice(0, 300));
   nextSecond();
-  for (const line of lines) {
-    const alone = await get(`/share/${link.slug}/api${reads()[line.i]}`);
-    assert.equal(line.status, 200, `${reads()[line.i]}: ${JSON.stringify(line.body).slice(0, 300)}`);
-    assert.equal(line.status, alone.statusCode, reads()[line.i]);
-    assert.deepEqual(comparable(line.body), comparable(alone.json()), reads()[line.i]);
-    if (line.body.meta) assert.equal(line.body.meta.units_charged, 0, reads()[line.i]);
-  }
+  await assertLinesAsAlone(lines, reads(), (read) => get(`/share/${link.slug}/api${read}`));
+  for (const line of lines) if (line.body.meta) assert.equal(line.body.meta.units_charged, 0, reads()[line.i]);
   assert.deepEqual(lines[2].body.current.rows.map((r: { tenant_id: string }) => r.tenant_id), [tenantA], 'sealed to its tenant');
   assert.equal(await h.container.ledger.used(h.ws.id, '2025-06'), used, 'nothing charged');
 });
 
 test("a read the link may not make is refused on its line as it is refused alone; the batch's others still answer", async () => {
   const link = await shareLink(h, site, { tenantId: tenantA });
-  const mixed = [
-    `/v1/reports/overview?${qs({ site_id: site, tenant_id: tenantB, from: FROM, to: TO })}`,
-    reads()[0],
-    `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'nope', metric: 'visitors' })}`,
-  ];
+  const mixed = mixedReads(site, tenantB, FROM, TO);
   nextSecond();
-  const lines = linesOf((await get(batchUrl(`/share/${link.slug}/api/reads`, mixed))).body);
+  const lines = batchLines(await get(batchUrl(`/share/${link.slug}/api/reads`, mixed)), mixed);
   nextSecond();
-  for (const [i, read] of mixed.entries()) {
-    const alone = await get(`/share/${link.slug}/api${read}`);
-    assert.equal(lines[i].status, alone.statusCode, read);
-    assert.deepEqual(comparable(lines[i].body), comparable(alone.json()), read);
-  }
+  await assertLinesAsAlone(lines, mixed, (read) => get(`/share/${link.slug}/api${read}`));
   assert.deepEqual(lines.map((l) => l.status), [403, 200, 422]);
 });
 
