@@ -151,7 +151,7 @@ async function prepareGroup(
   script.add(sessionizeSql(src, sess));
   script.add(sessionEventsSql(src, sess, nowEvents));
   script.add(sessionsSql(nowEvents, sessions));
-  temps.push(sess, nowEvents, sessions);
+  temps.push(sess, sessions);
   // without action events before or now (sites without custom events), the action rows are left alone
   const actions = actionEvents > 0;
   if (wholeDays) {
@@ -175,6 +175,7 @@ async function prepareGroup(
     script.add(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
     script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
   }
+  script.add(`DROP VIEW ${nowEvents}`);
   addCopy(w, 'sessions', `SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`, [sessions]);
   const days = (await script.read(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
     site_id: String(site_id),
