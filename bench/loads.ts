@@ -1,0 +1,152 @@
+// What the live loader's loads cost the DuckDB store, without a server: the collect bench's traffic
+// (20,000 visitors over 200 pages, each visitor on one page; the tracker's mix: 70% pageviews, 20%
+// engagement, 10% custom actions; 10,000 records a second of event time) handed to a fresh store the
+// way the loader hands its spool, LOADS loads of RECORDS records (default 10 of 13,000), each one
+// import: stage, dedupe, sessions, rollups, commit. Each load's wall and CPU time (DuckDB's threads
+// included), next to the floor measured in the same run: DuckDB appending the same events to a plain
+// table from the same NDJSON (what storing them costs before sessions and rollups). Collection's aim
+// (half of a bare server's 202s, `npm run bench -- collect`) needs the loads to cost little more
+// than that floor: on two cores the request path and the load generator take the rest.
+// BENCH_LOADS, BENCH_LOAD_RECORDS set the loads; run alone: `npx tsx bench/loads.ts`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { openDuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
+import { eventIdentity } from '../src/ingest/parse/identity.js';
+import { encodeEventRows, type EngagementRow, type EventRow } from '../src/ports/event-store.js';
+import { stageSelectSql } from '../src/engines/duckdb/schema.js';
+import { sqlString } from '../src/engines/duckdb/sql-string.js';
+import type { BenchRow } from './run.js';
+
+export const name = 'loads';
+const LOADS = Number(process.env.BENCH_LOADS ?? 10);
+const RECORDS = Number(process.env.BENCH_LOAD_RECORDS ?? 13_000);
+const RECORDS_PER_S = 10_000;
+const SITE = 'site_bench';
+/** 2026-11-26 09:00 UTC: the loads stay within one UTC day */
+const START_MS = Date.UTC(2026, 10, 26, 9);
+
+/** The n-th record of the traffic: an event, or engagement for the visitor's page. */
+function record(n: number): { event?: EventRow; engagement?: EngagementRow } {
+  const visitor = (n * 7919) % 20_000;
+  const page = `/docs/page-${(n * 31) % 200}`;
+  const ts = START_MS + Math.floor((n * 1000) / RECORDS_PER_S);
+  const visitorKey = `v${visitor.toString(16).padStart(15, '0')}`;
+  const kind = n % 10;
+  if (kind >= 7 && kind < 9) return { engagement: { site_id: SITE, visitor_key: visitorKey, ts_ms: ts, path_canon: page, engagement_ms: 1000 + (n % 30_000) } };
+  const action = kind === 9;
+  const row: Omit<EventRow, 'event_id'> = {
+    site_id: SITE,
+    tenant_id: null,
+    ts_ms: ts,
+    type: action ? 'action' : 'pageview',
+    profile: 'extended',
+    visitor_key: visitorKey,
+    path_canon: page,
+    page_title: null,
+    referrer_host: kind === 0 ? 'google.com' : null,
+    utm_source: n % 5 === 0 ? 'newsletter' : null,
+    utm_medium: null,
+    utm_campaign: null,
+    has_click_id: false,
+    country: null,
+    region: null,
+    city: null,
+    device_type: 'desktop',
+    browser_family: 'Chrome',
+    os_family: 'Linux',
+    traffic_class: 'human',
+    engagement_time_ms: 0,
+    action_name: action ? 'Signup' : null,
+    family: action ? 'custom' : null,
+    event_name: action ? 'Signup' : null,
+    action_id: action ? 'hero' : null,
+    action_target_host: null,
+    form_id: null,
+    form_action_path: null,
+    channel: kind === 0 ? 'Search' : 'Direct',
+  };
+  return { event: { ...row, event_id: eventIdentity(row, 1) } };
+}
+
+function batch(load: number): { events: EventRow[]; engagement: EngagementRow[] } {
+  const events: EventRow[] = [];
+  const engagement: EngagementRow[] = [];
+  for (let n = load * RECORDS; n < (load + 1) * RECORDS; n++) {
+    const r = record(n);
+    if (r.event) events.push(r.event);
+    else engagement.push(r.engagement!);
+  }
+  return { events, engagement };
+}
+
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function run(): Promise<BenchRow[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-loads-'));
+  const rows: BenchRow[] = [];
+  try {
+    // the floor: the same NDJSON appended to a plain table, load after load
+    const floorDb = await DuckDBInstance.create(path.join(dir, 'floor.duckdb'), { threads: String(os.availableParallelism()) });
+    const fc = await floorDb.connect();
+    const floor: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      const file = path.join(dir, `floor-${i}.ndjson`);
+      fs.writeFileSync(file, encodeEventRows(batch(i).events));
+      const u = process.cpuUsage();
+      await fc.run(`${i === 0 ? 'CREATE TABLE plain AS' : 'INSERT INTO plain'} ${stageSelectSql(sqlString(file))}`);
+      await fc.run('CHECKPOINT');
+      floor.push(cpuMs(process.cpuUsage(u)));
+    }
+    fc.closeSync();
+    floorDb.closeSync();
+
+    const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb'), tempDir: dir });
+    const loads: { ms: number; cpu: number; events: number; stored: number }[] = [];
+    let stored = 0;
+    try {
+      for (let i = 0; i < LOADS; i++) {
+        const { events, engagement } = batch(i);
+        const t = performance.now();
+        const u = process.cpuUsage();
+        const session = await store.beginImport({ reidentify: eventIdentity, checkpoint: { source: 'bench', position: i + 1 } });
+        await session.appendEncoded(encodeEventRows(events), events.length);
+        await session.appendEngagement(engagement);
+        const r = await session.commit();
+        loads.push({ ms: performance.now() - t, cpu: cpuMs(process.cpuUsage(u)), events: events.length, stored });
+        stored += r.imported;
+      }
+    } finally {
+      await store.close();
+    }
+    const perRecord = (cpu: number) => Math.round((1000 * cpu) / RECORDS);
+    for (const k of [0, Math.floor(LOADS / 2), LOADS - 1]) {
+      const l = loads[k];
+      rows.push({
+        bench: name,
+        case: `load ${k + 1} of ${LOADS} (${l.stored} events stored before it)`,
+        records: RECORDS,
+        'wall ms': Math.round(l.ms),
+        'CPU ms': Math.round(l.cpu),
+        'CPU µs/record': perRecord(l.cpu),
+        'floor CPU µs/record': perRecord(floor[k]),
+      });
+    }
+    const cpu = loads.map((l) => l.cpu);
+    rows.push({
+      bench: name,
+      case: `every load, median (${LOADS} loads)`,
+      records: RECORDS,
+      'wall ms': Math.round(median(loads.map((l) => l.ms))),
+      'CPU ms': Math.round(median(cpu)),
+      'CPU µs/record': perRecord(median(cpu)),
+      'floor CPU µs/record': perRecord(median(floor)),
+      'x floor': (median(cpu) / median(floor)).toFixed(1),
+    });
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
