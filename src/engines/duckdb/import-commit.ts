@@ -152,17 +152,13 @@ async function prepareGroup(
   script.add(sessionEventsSql(src, sess, nowEvents));
   script.add(sessionsSql(nowEvents, sessions));
   temps.push(sess, sessions);
+  const touched = { events: nowEvents, sessions };
+  const now = wholeDays ? wholeDaysOf(script, touched, { days: touchedDays, visitorDays: v }, p) : touched;
+  const sourceRows = imported + (wholeDays ? dayEvents : 2 * stored);
   // without action events before or now (sites without custom events), the action rows are left alone
   const actions = actionEvents > 0;
-  if (wholeDays) {
-    const all = wholeDaysOf(script, { events: nowEvents, sessions }, { days: touchedDays, visitorDays: v }, p);
-    const delta = { now: all, before: null, wholeDays, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + dayEvents, actions };
-    await prepareRollupDelta(c, delta, w, script);
-    dropViews(script, all);
-  } else {
-    const delta = { now: { events: nowEvents, sessions }, before, days: v, titles: { add: fresh }, prefix: p, sourceRows: imported + 2 * stored, actions };
-    await prepareRollupDelta(c, delta, w, script);
-  }
+  await prepareRollupDelta(c, { now, before, wholeDays, days: v, titles: { add: fresh }, prefix: p, sourceRows, actions }, w, script);
+  if (wholeDays) dropViews(script, now);
 
   const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);
   const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');
