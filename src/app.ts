@@ -19,7 +19,7 @@ import { registerCollectEvent } from './http/routes/collect-event.js';
 import { answerFirst } from './http/collect/collect-fast-path.js';
 import { trustProxyOption } from './http/collect/client-address.js';
 import { registerTrackerScript } from './http/routes/tracker-script.js';
-import { analyticsRoutes, platformRoutes } from './http/routes/index.js';
+import { analyticsRoutes, embedReadRoutes, platformRoutes } from './http/routes/index.js';
 import { registerAppApi } from './http/app-api/register-app-api.js';
 import { withRedaction } from './http/log-redaction.js';
 import type { AppDeps } from './services/deps.js';
@@ -85,12 +85,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerReadBatch(app, deps, {
     url: EMBED_READ_BATCH_URL,
     strategy: embedStrategy,
-    routes: [...platformRoutes, ...analyticsRoutes].filter((r) => r.embed !== undefined),
+    routes: embedReadRoutes,
     target: () => ({ prefix: '', credential: 'authorization' }),
   });
   registerHealthz(app, deps);
   await registerAppApi(app, deps);
-  await registerShareApi(app, deps, [...platformRoutes, ...analyticsRoutes]);
+  await registerShareApi(app, deps, embedReadRoutes);
   if (deps.collector) {
     // the route's requests are answered before Fastify routes them (http/collect/collect-fast-path.ts)
     answerFirst(app.server, await registerCollectEvent(app, { ...deps, collector: deps.collector }));

@@ -30,15 +30,14 @@ function cookieOptions(request: FastifyRequest, slug: string) {
   return { path: `/share/${slug}`, httpOnly: true, sameSite: 'strict' as const, secure: request.protocol === 'https' };
 }
 
-/** The share link's reads and its password, when the process has share links and a hasher. */
-export async function registerShareApi(app: FastifyInstance, deps: AppDeps, routes: readonly AnyRoute[]): Promise<void> {
+/** The share link's reads (`reads`: the read routes an embed may make), their batch and its password, when the process has share links and a hasher. */
+export async function registerShareApi(app: FastifyInstance, deps: AppDeps, reads: readonly AnyRoute[]): Promise<void> {
   const { embeds, people, hasher } = deps;
   if (!embeds || !people || !hasher) return;
   const origin = new URL(deps.config.publicUrl).origin;
   await app.register(
     async (scope) => {
       await scope.register(cookie);
-      const reads = routes.filter((r) => r.embed !== undefined);
       for (const route of reads) route.register(scope, deps, { strategy: shareStrategy, hidden: true });
       registerReadBatch(scope, deps, {
         url: '/reads',

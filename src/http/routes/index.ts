@@ -33,3 +33,6 @@ export const analyticsRoutes: readonly AnyRoute[] = [
   reportsContentRoute,
   goalsConversionsRoute,
 ];
+
+/** The read routes an embed token may make (RouteDefinition.embed): what embeds and share links read, and batch. */
+export const embedReadRoutes: readonly AnyRoute[] = [...platformRoutes, ...analyticsRoutes].filter((r) => r.embed !== undefined);
