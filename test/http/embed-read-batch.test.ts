@@ -9,10 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { EXPIRED_EMBED_TOKEN } from '../../src/domain/embeds.js';
 import type { MetricsHarness } from './metrics-harness.js';
 import { embedKey, mint, type TestEmbedKey } from './helpers/embeds.js';
-import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, linesOf, mixedReads, pageReads, refused, type requestLog } from './helpers/read-batch.js';
+import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, FROM, linesOf, mixedReads, pageReads, refused, TO, type requestLog } from './helpers/read-batch.js';
 
-const FROM = '2025-06-10';
-const TO = '2025-06-12';
 const BATCH = '/embed/api/reads';
 
 let h: MetricsHarness;

@@ -7,10 +7,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { MetricsHarness } from './metrics-harness.js';
 import { shareLink } from './helpers/embeds.js';
-import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, linesOf, mixedReads, pageReads, refused, type requestLog } from './helpers/read-batch.js';
+import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, FROM, linesOf, mixedReads, pageReads, refused, TO, type requestLog } from './helpers/read-batch.js';
 
-const FROM = '2025-06-10';
-const TO = '2025-06-12';
 const PASSWORD = 'open sesame please';
 
 let h: MetricsHarness;

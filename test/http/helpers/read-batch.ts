@@ -7,6 +7,10 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { metricsHarness, pv, type MetricsHarness } from '../metrics-harness.js';
 
+/** The days batchWorld fills. */
+export const FROM = '2025-06-10';
+export const TO = '2025-06-12';
+
 /**
  * A pro workspace's site of two tenants with three days of visits (acme 3 a day on /a, globex 5 on /b),
  * and an app over its container that logs every request to `log` (the reads the server made).
