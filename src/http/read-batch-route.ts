@@ -10,12 +10,10 @@ import { invalidParams } from '../domain/errors.js';
 import type { AppDeps } from '../services/deps.js';
 import type { AuthStrategy } from './auth-strategy.js';
 import type { AnyRoute } from './define-route.js';
-import { checkedReads, MAX_BATCHED_READS, streamReads, type ReadBatchTarget } from './read-batch-stream.js';
+import { checkedReads, MAX_BATCHED_READS, MAX_READ_LENGTH, streamReads, type ReadBatchTarget } from './read-batch-stream.js';
 
 /** The embed page's batch: outside /v1, whose paths are the public contract. */
 export const EMBED_READ_BATCH_URL = '/embed/api/reads';
-
-const MAX_READ_LENGTH = 2048;
 
 export interface ReadBatchOptions {
   /** the route's url in its scope */

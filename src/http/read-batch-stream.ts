@@ -12,6 +12,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** A page load makes 14; a view change fewer. */
 export const MAX_BATCHED_READS = 32;
+/** The longest member of `r` (a read's path and query) a batch takes. */
+export const MAX_READ_LENGTH = 2048;
 export const READ_BATCH_MEDIA_TYPE = 'application/x-ndjson';
 
 /** Where a batch's reads are made: below `prefix`, with this request's `credential` header (its cookie, or its Authorization). */

@@ -3,7 +3,7 @@
 // parameters, cache and answer.
 import { Type } from '@sinclair/typebox';
 import { invalidField } from '../../../domain/manage-errors.js';
-import { checkedReads, MAX_BATCHED_READS, READ_BATCH_MEDIA_TYPE, streamReads } from '../../read-batch-stream.js';
+import { checkedReads, MAX_BATCHED_READS, MAX_READ_LENGTH, READ_BATCH_MEDIA_TYPE, streamReads } from '../../read-batch-stream.js';
 import { DASHBOARD_READ_PATHS } from '../dashboard-reads.js';
 import { APP_API_PREFIX } from '../app-api-prefix.js';
 import { defineAppRoute } from '../define-app-route.js';
@@ -26,7 +26,7 @@ export const readBatchRoutes = [
     tag: 'Sites',
     auth: 'session',
     query: Type.Object(
-      { r: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { minItems: 1, maxItems: MAX_BATCHED_READS, description: 'A read: its path below /app/api and its query' }) },
+      { r: Type.Array(Type.String({ minLength: 1, maxLength: MAX_READ_LENGTH }), { minItems: 1, maxItems: MAX_BATCHED_READS, description: 'A read: its path below /app/api and its query' }) },
       { additionalProperties: false },
     ),
     status: 200,
