@@ -69,13 +69,11 @@ export const embedStrategy: AuthStrategy = {
   security: [{ embedToken: [] }],
   async admit(request, _reply, { deps }) {
     const authorization = oneAuthorization(request);
+    if (isEmbedBearer(authorization)) return admitEmbedToken(deps, bearerOf(authorization)!);
     const bearer = bearerOf(authorization);
-    if (bearer === undefined || !looksLikeJwt(bearer)) {
-      if (bearer !== undefined && looksLikeSecret(bearer))
-        throw new ApiError('UNAUTHORIZED', 'The embed page reads with an embed token, never an API token: mint an embed token with an embed key.');
-      throw new ApiError('UNAUTHORIZED');
-    }
-    return admitEmbedToken(deps, bearer);
+    if (bearer !== undefined && looksLikeSecret(bearer))
+      throw new ApiError('UNAUTHORIZED', 'The embed page reads with an embed token, never an API token: mint an embed token with an embed key.');
+    throw new ApiError('UNAUTHORIZED');
   },
 };
 
