@@ -47,15 +47,11 @@ export function prepareDayDelta(
   replacedDays: string,
 ): void {
   const order = r.readOrder.map(q).join(', ');
-  if (d.whole) {
-    // the days as a build of all their events has them, as the rollups of an open would
+  if (d.whole || (!d.tagged && d.stored === 0)) {
+    // the rows as they stand: the days as a build of all their events has them (as an open's would,
+    // replacing what is stored), or days new to the store
     addCopy(w, table, `SELECT * FROM ${d.rows} ORDER BY ${order}`, [d.rows]);
-    script.add(`INSERT INTO ${replacedDays} SELECT site_id, day_ms FROM ${d.dayMs}`);
-    return;
-  }
-  if (!d.tagged && d.stored === 0) {
-    // days new to the store: the rows are the new counts as they stand
-    addCopy(w, table, `SELECT * FROM ${d.rows} ORDER BY ${order}`, [d.rows]);
+    if (d.whole) script.add(`INSERT INTO ${replacedDays} SELECT site_id, day_ms FROM ${d.dayMs}`);
     return;
   }
   // merged now, while the stored rows are as this import found them (the transaction deletes them)
