@@ -2,7 +2,9 @@
 // with p50/p99 latency, next to a bare node:http server answering 202 to the same requests in the
 // same run (the floor: the aim is half of it or better); and, during that load, the time from a
 // probe event's 202 to the moment /v1 counts it (p50/p99; the aim is 5 s). The load is the tracker's
-// mix (pageviews, engagement, custom events) from 20,000 visitors over 200 pages.
+// mix (pageviews, engagement, custom events) from 20,000 visitors over 200 pages. A third run sends the
+// same load to a footfall whose loader is held back for the run: the request path alone, so that what
+// the loader costs is the difference.
 // BENCH_DURATION_S (default 10) sets each load run's length.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -107,7 +109,7 @@ export async function run(): Promise<BenchRow[]> {
       first.once('line', resolve);
       child.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
     });
-    const info = JSON.parse(line) as { footfall: string; bare: string; token: string; probeSite: string };
+    const info = JSON.parse(line) as { footfall: string; held: string; bare: string; token: string; probeSite: string };
     const lines = first;
     const serverCpu = async () => {
       const next = new Promise<string>((resolve) => lines.once('line', resolve));
@@ -152,6 +154,8 @@ export async function run(): Promise<BenchRow[]> {
       probes: acked,
       'never readable': neverReadable,
     });
+    await load(info.held, 2); // warm-up
+    row('footfall, its loader held back for the run (the request path alone)', await measured(info.held), floor);
     return rows;
   } finally {
     child.kill('SIGTERM');

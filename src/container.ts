@@ -301,7 +301,7 @@ function assemble(
 export async function openLiveCollection(
   config: Readonly<Config>,
   container: Pick<Container, 'catalog' | 'clock' | 'events'>,
-  options: Pick<LoaderOptions, 'log' | 'intervalMs'> = {},
+  options: Pick<LoaderOptions, 'log' | 'intervalMs' | 'triggerRecords'> = {},
 ): Promise<LiveCollection> {
   // A database named explicitly is opened now, so a bad file stops the start; the bundled one (large)
   // only when the first event arrives.

@@ -28,7 +28,7 @@ export async function startServer(
   options: {
     overrides?: ContainerOverrides;
     app?: BuildAppOptions;
-    collect?: boolean | { intervalMs?: number };
+    collect?: boolean | { intervalMs?: number; triggerRecords?: number };
     /** called as soon as the port listens, before any request can be answered (and so logged) */
     onListening?: () => void;
     /** false: no daily purge (default on, when the control plane has its lifecycle side) */

@@ -12,16 +12,29 @@ import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { startServer } from '../../src/main.js';
 import { followParent } from './parent-link.js';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-collect-'));
-const server = await startServer(
-  loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'warn', trustProxy: 'true', collectRateLimit: 0 }, {}),
-);
-const c = server.container.catalog;
-const ws = await c.createWorkspace({ name: 'bench', plan: 'enterprise', apiPolicy: { rate_limit_rps: null, hard_cap_units: null } });
-await c.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
-const probe = await c.createSite({ workspaceId: ws.id, name: 'probe', hostnames: ['probe.example'], collectionProfile: 'extended' });
+const dataDirs: string[] = [];
+/** A footfall server of its own data dir, with the bench's sites; `collect` as startServer takes it. */
+async function footfall(collect: NonNullable<Parameters<typeof startServer>[1]>['collect'] = true) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-collect-'));
+  dataDirs.push(dataDir);
+  const server = await startServer(
+    loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'warn', trustProxy: 'true', collectRateLimit: 0 }, {}),
+    { collect },
+  );
+  const c = server.container.catalog;
+  const ws = await c.createWorkspace({ name: 'bench', plan: 'enterprise', apiPolicy: { rate_limit_rps: null, hard_cap_units: null } });
+  await c.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
+  const probe = await c.createSite({ workspaceId: ws.id, name: 'probe', hostnames: ['probe.example'], collectionProfile: 'extended' });
+  return { server, probe, catalog: c, workspaceId: ws.id };
+}
+
+const { server, probe, catalog: c, workspaceId } = await footfall();
 const secret = generateSecret(randomBytes);
-await c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+await c.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
+// The request path alone: the same server whose loader waits 10 minutes or 10 million records, so no
+// load runs during a bench run (the events wait, durable, in its spool). What the loader costs is the
+// difference between the two.
+const held = await footfall({ intervalMs: 600_000, triggerRecords: 10_000_000 });
 
 const bare = http.createServer((req, res) => {
   req.resume();
@@ -30,10 +43,10 @@ const bare = http.createServer((req, res) => {
 await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
 const bareAddress = `http://127.0.0.1:${(bare.address() as { port: number }).port}`;
 
-process.stdout.write(JSON.stringify({ footfall: server.address, bare: bareAddress, token: secret, probeSite: probe.id }) + '\n');
+process.stdout.write(JSON.stringify({ footfall: server.address, held: held.server.address, bare: bareAddress, token: secret, probeSite: probe.id }) + '\n');
 
 followParent(async () => {
   bare.close();
-  await server.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await Promise.all([server.close(), held.server.close()]);
+  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
