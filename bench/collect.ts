@@ -4,7 +4,9 @@
 // probe event's 202 to the moment /v1 counts it (p50/p99; the aim is 5 s). The load is the tracker's
 // mix (pageviews, engagement, custom events) from 20,000 visitors over 200 pages. A third run sends the
 // same load to a footfall whose loader is held back for the run: the request path alone, so that what
-// the loader costs is the difference.
+// the loader costs is the difference; a fourth to one whose loads only append the events to a plain
+// DuckDB table (bench/servers/append-only-store.ts): what collection reaches with the cheapest loader
+// there could be.
 // BENCH_DURATION_S (default 10) sets each load run's length.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -109,7 +111,7 @@ export async function run(): Promise<BenchRow[]> {
       first.once('line', resolve);
       child.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
     });
-    const info = JSON.parse(line) as { footfall: string; held: string; bare: string; token: string; probeSite: string };
+    const info = JSON.parse(line) as { footfall: string; held: string; appendOnly: string; bare: string; token: string; probeSite: string };
     const lines = first;
     const serverCpu = async () => {
       const next = new Promise<string>((resolve) => lines.once('line', resolve));
@@ -156,6 +158,8 @@ export async function run(): Promise<BenchRow[]> {
     });
     await load(info.held, 2); // warm-up
     row('footfall, its loader held back for the run (the request path alone)', await measured(info.held), floor);
+    await load(info.appendOnly, 2); // warm-up
+    row('footfall whose loads only append the events to a plain table (the floor of any loader)', await measured(info.appendOnly), floor);
     return rows;
   } finally {
     child.kill('SIGTERM');

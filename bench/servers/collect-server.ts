@@ -10,16 +10,19 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { startServer } from '../../src/main.js';
+import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
+import { appendOnlyStore } from './append-only-store.js';
 import { followParent } from './parent-link.js';
 
 const dataDirs: string[] = [];
 /** A footfall server of its own data dir, with the bench's sites; `collect` as startServer takes it. */
-async function footfall(collect: NonNullable<Parameters<typeof startServer>[1]>['collect'] = true) {
+type StartOptions = NonNullable<Parameters<typeof startServer>[1]>;
+async function footfall(collect: StartOptions['collect'] = true, events?: (dataDir: string) => Promise<NonNullable<StartOptions['overrides']>['events']>) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-collect-'));
   dataDirs.push(dataDir);
   const server = await startServer(
     loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'warn', trustProxy: 'true', collectRateLimit: 0 }, {}),
-    { collect },
+    { collect, ...(events ? { overrides: { events: await events(dataDir) } } : {}) },
   );
   const c = server.container.catalog;
   const ws = await c.createWorkspace({ name: 'bench', plan: 'enterprise', apiPolicy: { rate_limit_rps: null, hard_cap_units: null } });
@@ -35,6 +38,15 @@ await c.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSec
 // load runs during a bench run (the events wait, durable, in its spool). What the loader costs is the
 // difference between the two.
 const held = await footfall({ intervalMs: 600_000, triggerRecords: 10_000_000 });
+// The floor of any loader: the same server whose loads only append the events to a plain table
+// (append-only-store.ts). Whatever an exact loader does on top costs collection what it costs here.
+const closers: (() => void)[] = [];
+const appendOnly = await footfall(true, async (dataDir) => {
+  const real = await openDuckDbEventStore({ file: path.join(dataDir, 'events.duckdb'), tempDir: dataDir });
+  const floor = await appendOnlyStore(real, dataDir);
+  closers.push(() => floor.close(), () => void real.close());
+  return floor.store;
+});
 
 const bare = http.createServer((req, res) => {
   req.resume();
@@ -43,10 +55,11 @@ const bare = http.createServer((req, res) => {
 await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
 const bareAddress = `http://127.0.0.1:${(bare.address() as { port: number }).port}`;
 
-process.stdout.write(JSON.stringify({ footfall: server.address, held: held.server.address, bare: bareAddress, token: secret, probeSite: probe.id }) + '\n');
+process.stdout.write(JSON.stringify({ footfall: server.address, held: held.server.address, appendOnly: appendOnly.server.address, bare: bareAddress, token: secret, probeSite: probe.id }) + '\n');
 
 followParent(async () => {
   bare.close();
-  await Promise.all([server.close(), held.server.close()]);
+  await Promise.all([server.close(), held.server.close(), appendOnly.server.close()]);
+  for (const close of closers) close();
   for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
