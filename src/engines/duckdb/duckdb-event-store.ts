@@ -26,7 +26,7 @@ import { EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_DDL } from '.
 import { ensureRollups } from './rollups.js';
 import { COMMIT_GROUP_ROWS } from './import-commit.js';
 import { openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './duckdb-instance.js';
-import { checkpointKey, DuckDbImportSession } from './duckdb-import-session.js';
+import { checkpointKey, DuckDbImportSession, ONE_THREAD_BELOW_ROWS, type SessionOptions } from './duckdb-import-session.js';
 import { deleteDays, ensureLifecycleTables, readEventCounts, removedDays } from './duckdb-lifecycle.js';
 import { undoImport } from './import-undo.js';
 
@@ -41,6 +41,8 @@ export interface DuckDbEventStoreOptions extends DuckDbLimits {
   instance?: DuckDBInstance;
   /** staged rows one commit step takes (default COMMIT_GROUP_ROWS); tests make it small */
   commitGroupRows?: number;
+  /** a commit of fewer staged rows runs on one DuckDB thread (default ONE_THREAD_BELOW_ROWS); tests move it */
+  oneThreadBelowRows?: number;
 }
 
 export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promise<DuckDbEventStore> {
@@ -68,7 +70,10 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
     if (owned) opened.instance.closeSync();
     throw err;
   }
-  return new DuckDbEventStore(opened, conn, owned, opts.commitGroupRows ?? COMMIT_GROUP_ROWS);
+  return new DuckDbEventStore(opened, conn, owned, {
+    groupRows: opts.commitGroupRows ?? COMMIT_GROUP_ROWS,
+    oneThreadBelowRows: opts.oneThreadBelowRows ?? ONE_THREAD_BELOW_ROWS,
+  });
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -88,7 +93,7 @@ export class DuckDbEventStore implements EventStore {
     private readonly opened: OpenedInstance,
     private readonly conn: DuckDBConnection,
     private readonly ownsInstance: boolean,
-    private readonly commitGroupRows: number,
+    private readonly commit: Pick<SessionOptions, 'groupRows' | 'oneThreadBelowRows'>,
   ) {
     this.instance = opened.instance;
     this.tempDir = opened.tempDir;
@@ -102,7 +107,7 @@ export class DuckDbEventStore implements EventStore {
     await conn.run(STAGE_DDL(stage));
     const session = new DuckDbImportSession(conn, stage, this.opened, this.serialized, {
       reidentify: options.reidentify ?? defaultReidentify,
-      groupRows: this.commitGroupRows,
+      ...this.commit,
       checkpoint: checkedCheckpoint(options.checkpoint),
       importId: options.importId,
     });

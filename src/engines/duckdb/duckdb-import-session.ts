@@ -23,11 +23,22 @@ import { sqlString } from './sql-string.js';
 /** The footfall_meta key of a loader's checkpoint. */
 export const checkpointKey = (source: string) => `checkpoint:${source}`;
 
+/**
+ * A commit of fewer staged rows (events and engagement) runs on ONE DuckDB thread. It is a hundred
+ * statements over small tables, and a second thread costs more in hand-offs between threads than it
+ * saves: the live loader's loads take 14-36% less CPU (the `loads` bench) and collection answers 10-15%
+ * more events on two cores (docs/decisions/collection-at-the-floor.md). Larger imports keep every
+ * thread: reading and sorting a million rows gains from them.
+ */
+export const ONE_THREAD_BELOW_ROWS = 100_000;
+
 /** What a session commits besides its rows. */
 export interface SessionOptions {
   reidentify: Reidentify;
   /** staged rows one commit step takes */
   groupRows: number;
+  /** a commit of fewer staged rows runs on one DuckDB thread (ONE_THREAD_BELOW_ROWS) */
+  oneThreadBelowRows: number;
   checkpoint: Checkpoint | null;
   importId: string | undefined;
 }
@@ -42,6 +53,7 @@ export class DuckDbImportSession implements ImportSession {
 
   private readonly reidentify: Reidentify;
   private readonly groupRows: number;
+  private readonly oneThreadBelowRows: number;
   private readonly checkpoint: Checkpoint | null;
   private readonly importId: string | undefined;
 
@@ -54,6 +66,7 @@ export class DuckDbImportSession implements ImportSession {
   ) {
     this.reidentify = opts.reidentify;
     this.groupRows = opts.groupRows;
+    this.oneThreadBelowRows = opts.oneThreadBelowRows;
     this.checkpoint = opts.checkpoint;
     this.importId = opts.importId;
   }
@@ -114,9 +127,16 @@ export class DuckDbImportSession implements ImportSession {
     if (this.done) return Promise.reject(new Error('import session already finished'));
     this.done = true;
     return this.serialized(async () => {
+      const threads = this.opened.threads;
+      const single = threads !== undefined && threads > 1 && this.staged + this.engaged < this.oneThreadBelowRows;
       try {
+        // `threads` is the instance's: reads running meanwhile get one thread too (the SET waits for
+        // the tasks under way), and get them all back when the commit ends.
+        if (single) await this.conn.run('SET threads = 1');
         return await this.commitNow();
       } finally {
+        // (a connection that cannot run it is broken; the next small commit sets it back)
+        if (single) await this.conn.run(`SET threads = ${threads}`).catch(() => undefined);
         this.conn.closeSync();
       }
     });

@@ -39,6 +39,8 @@ export interface OpenedInstance {
   /** the limits in force, for messages */
   memoryLimit: string;
   tempLimit: string;
+  /** the worker threads it was opened with (undefined: an instance handed in, whose setting is left alone) */
+  threads?: number;
 }
 
 /** The file is held by another process (DuckDB allows one writer process). */
@@ -62,11 +64,12 @@ export async function openDuckDbInstance(file: string, limits: DuckDbLimits = {}
   const tempDir = ownTempDir(file, limits.tempDir);
   const memoryLimit = limits.memoryLimit ?? DEFAULT_DUCKDB_MEMORY_LIMIT;
   const tempLimit = limits.tempLimit ?? defaultTempLimit(tempDir);
+  const threads = limits.threads ?? os.availableParallelism();
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(file, {
       memory_limit: memoryLimit,
-      threads: String(limits.threads ?? os.availableParallelism()),
+      threads: String(threads),
       temp_directory: tempDir,
       max_temp_directory_size: tempLimit,
       // FSST string compression costs a fifth of an import's write time for about a quarter more disk
@@ -85,7 +88,7 @@ export async function openDuckDbInstance(file: string, limits: DuckDbLimits = {}
   // We hold the file now: whatever a dead predecessor left in our temp folder is garbage.
   if (!memory) fs.rmSync(tempDir, { recursive: true, force: true });
   fs.mkdirSync(tempDir, { recursive: true, mode: 0o700 });
-  return { instance, tempDir, memoryLimit, tempLimit };
+  return { instance, tempDir, memoryLimit, tempLimit, threads };
 }
 
 /**
