@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { engagementSelectSql, stageSelectSql } from '../../src/engines/duckdb/schema.js';
 import { sqlString } from '../../src/engines/duckdb/sql-string.js';
 import type { EngagementRow, EventStore, ImportResult, ImportSession } from '../../src/ports/event-store.js';
@@ -17,16 +17,17 @@ export async function appendOnlyStore(real: EventStore, dir: string): Promise<{ 
   const db = await DuckDBInstance.create(path.join(dir, 'append-only.duckdb'), { threads: String(os.availableParallelism()) });
   const conn = await db.connect();
   const checkpoints = new Map<string, number>();
-  let created = { events: false, engagement: false };
+  /** the tables made so far (each by its first append) */
+  const created = new Set<string>();
   let files = 0;
 
   /** Appends one NDJSON text to `table` through `select` (a read_json of the file). */
-  async function append(conn: DuckDBConnection, table: 'events' | 'engagement', text: string, select: (file: string) => string) {
+  async function append(table: 'events' | 'engagement', text: string, select: (file: string) => string) {
     const file = path.join(dir, `append-${++files}.ndjson`);
     await fs.promises.writeFile(file, text);
     try {
-      await conn.run(`${created[table] ? `INSERT INTO ${table}` : `CREATE TABLE ${table} AS`} ${select(sqlString(file))}`);
-      created = { ...created, [table]: true };
+      await conn.run(`${created.has(table) ? `INSERT INTO ${table}` : `CREATE TABLE ${table} AS`} ${select(sqlString(file))}`);
+      created.add(table);
     } finally {
       await fs.promises.rm(file, { force: true });
     }
@@ -37,11 +38,11 @@ export async function appendOnlyStore(real: EventStore, dir: string): Promise<{ 
     const session: ImportSession = {
       append: async (rows) => session.appendEncoded(encodeEventRows(rows), rows.length),
       appendEncoded: async (ndjson, count) => {
-        await append(conn, 'events', typeof ndjson === 'string' ? ndjson : Buffer.from(ndjson).toString('utf8'), stageSelectSql);
+        await append('events', typeof ndjson === 'string' ? ndjson : Buffer.from(ndjson).toString('utf8'), stageSelectSql);
         events += count;
       },
       appendEngagement: async (rows: readonly EngagementRow[]) => {
-        await append(conn, 'engagement', rows.map((r) => JSON.stringify(r)).join('\n') + '\n', engagementSelectSql);
+        await append('engagement', rows.map((r) => JSON.stringify(r)).join('\n') + '\n', engagementSelectSql);
       },
       commit: async (): Promise<ImportResult> => {
         if (options.checkpoint) checkpoints.set(options.checkpoint.source, options.checkpoint.position);

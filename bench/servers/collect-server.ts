@@ -40,11 +40,11 @@ await c.createToken({ workspaceId, scopes: ['metrics:read'], secretHash: hashSec
 const held = await footfall({ intervalMs: 600_000, triggerRecords: 10_000_000 });
 // The floor of any loader: the same server whose loads only append the events to a plain table
 // (append-only-store.ts). Whatever an exact loader does on top costs collection what it costs here.
-const closers: (() => void)[] = [];
+const closers: (() => Promise<void> | void)[] = [];
 const appendOnly = await footfall(true, async (dataDir) => {
   const real = await openDuckDbEventStore({ file: path.join(dataDir, 'events.duckdb'), tempDir: dataDir });
   const floor = await appendOnlyStore(real, dataDir);
-  closers.push(() => floor.close(), () => void real.close());
+  closers.push(() => floor.close(), () => real.close());
   return floor.store;
 });
 
@@ -60,6 +60,6 @@ process.stdout.write(JSON.stringify({ footfall: server.address, held: held.serve
 followParent(async () => {
   bare.close();
   await Promise.all([server.close(), held.server.close(), appendOnly.server.close()]);
-  for (const close of closers) close();
+  for (const close of closers) await close();
   for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
