@@ -300,7 +300,7 @@ function assemble(
  */
 export async function openLiveCollection(
   config: Readonly<Config>,
-  container: Pick<Container, 'catalog' | 'clock' | 'events'>,
+  container: Pick<Container, 'catalog' | 'clock' | 'events' | 'metrics'>,
   options: Pick<LoaderOptions, 'log' | 'intervalMs' | 'triggerRecords'> = {},
 ): Promise<LiveCollection> {
   // A database named explicitly is opened now, so a bad file stops the start; the bundled one (large)
@@ -318,5 +318,6 @@ export async function openLiveCollection(
     clock: container.clock,
     geo: () => (explicit !== undefined ? explicit : openGeoLookup(config.geoipDb)),
     loader: options,
+    metrics: container.metrics,
   });
 }

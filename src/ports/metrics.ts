@@ -30,6 +30,20 @@ export interface Metrics {
    * month; included absent when unlimited). Optional: a Metrics without gauges ignores it.
    */
   eventAllowance?(read: () => Promise<EventAllowanceSample[]>): void;
+  /**
+   * Where the gauges of live collection's backlog read from at each scrape (the serving process's
+   * loader). Optional, as eventAllowance.
+   */
+  collectionBacklog?(read: () => CollectionBacklog): void;
+  /** one load of live collection into the event store ended (committed or failed), with its duration */
+  collectionLoad?(seconds: number, ok: boolean): void;
+}
+
+/** Accepted live events not yet readable: how many, and how long the oldest has waited. */
+export interface CollectionBacklog {
+  waiting: number;
+  /** 0 when none waits; never short of the oldest's true wait */
+  lagSeconds: number;
 }
 
 export interface EventAllowanceSample {

@@ -23,9 +23,12 @@ function parseExposition(text: string): Map<string, number> {
   return out;
 }
 
-test('the metrics listener counts requests by route and status, durations, units, cache, engine calls and imports', async () => {
+test('the metrics listener counts requests by route and status, durations, units, cache, engine calls, imports and collection', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-metrics-'));
-  const server = await startServer(loadConfig({ dataDir, port: 0, metricsPort: 0, logLevel: 'silent' }, {}));
+  // live collection loads only when told (flush): the backlog is scraped before and after
+  const server = await startServer(loadConfig({ dataDir, port: 0, metricsPort: 0, logLevel: 'silent' }, {}), {
+    collect: { intervalMs: 3_600_000, triggerRecords: 1_000_000 },
+  });
   try {
     assert.match(server.metricsAddress ?? '', /^http:\/\/127\.0\.0\.1:\d+$/, 'listens on 127.0.0.1 by default');
     const { catalog } = server.container;
@@ -62,6 +65,7 @@ test('the metrics listener counts requests by route and status, durations, units
     assert.equal((await collect(JSON.stringify({ n: 'pageview', u: 'https://elsewhere.example/', d: 'elsewhere.example' }))).status, 202);
     assert.equal((await collect('{"n": ')).status, 400);
     assert.equal((await collect('{}', 'application/x-www-form-urlencoded')).status, 415);
+    await new Promise((r) => setTimeout(r, 20));
 
     const scrape = await fetch(`${server.metricsAddress}/metrics`);
     assert.equal(scrape.status, 200);
@@ -90,6 +94,10 @@ test('the metrics listener counts requests by route and status, durations, units
     assert.equal(at('footfall_collection_events_total{outcome="ignored"}'), 1, 'an unknown domain');
     assert.equal(at('footfall_collection_events_total{outcome="rejected"}'), 2, 'bad JSON (400) and a wrong Content-Type (415)');
     assert.equal(at('footfall_http_requests_total{route="/api/event",status="202"}'), 3);
+    // The pageview and its engagement wait for the loader (the unknown domain's event is not kept).
+    assert.equal(at('footfall_collection_waiting_records'), 2);
+    assert.ok(at('footfall_collection_lag_seconds') >= 0.02, 'the oldest has waited since before the 20 ms pause');
+    assert.ok(!m.has('footfall_collection_load_duration_seconds_count{outcome="ok"}'), 'no load yet');
     // prom-client's process defaults
     assert.ok(at('process_cpu_user_seconds_total') > 0);
     assert.ok(at('nodejs_heap_size_used_bytes') > 0);
@@ -103,6 +111,14 @@ test('the metrics listener counts requests by route and status, durations, units
     // A scrape is not an API request.
     const again = parseExposition(await (await fetch(`${server.metricsAddress}/metrics`)).text());
     assert.equal([...again.keys()].filter((k) => k.startsWith('footfall_http_requests_total')).length, 7);
+
+    // Once loaded, nothing waits, and the load is timed.
+    await server.collection!.flush();
+    const loaded = parseExposition(await (await fetch(`${server.metricsAddress}/metrics`)).text());
+    assert.equal(loaded.get('footfall_collection_waiting_records'), 0);
+    assert.equal(loaded.get('footfall_collection_lag_seconds'), 0);
+    assert.equal(loaded.get('footfall_collection_load_duration_seconds_count{outcome="ok"}'), 1);
+    assert.ok(loaded.get('footfall_collection_load_duration_seconds_sum{outcome="ok"}')! > 0);
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

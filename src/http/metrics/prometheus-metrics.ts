@@ -1,7 +1,7 @@
 // The metrics port over prom-client, in a registry of its own (so two servers in one process, as in
 // tests, never share counts). Names and labels are listed in README "Metrics".
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CollectionOutcome, EventAllowanceSample, Metrics, MetricsExposition, RouteMetrics } from '../../ports/metrics.js';
+import type { CollectionBacklog, CollectionOutcome, EventAllowanceSample, Metrics, MetricsExposition, RouteMetrics } from '../../ports/metrics.js';
 
 /** Seconds: from a cache hit (sub-millisecond) to a query near the default 10 s timeout. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -59,6 +59,28 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     registers: [this.registry],
   });
 
+  private readonly loads = new Histogram({
+    name: 'footfall_collection_load_duration_seconds',
+    help: 'Loads of live collection into the event store, by outcome (ok, error): read, import and commit',
+    labelNames: ['outcome'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private backlog: (() => CollectionBacklog) | null = null;
+  // Read at each scrape from the loader (no I/O): what waits to be readable, against the 5 s aim.
+  private readonly waiting = new Gauge({
+    name: 'footfall_collection_waiting_records',
+    help: 'Live collection records accepted (202) and not yet loaded into the event store',
+    registers: [this.registry],
+    collect: () => this.sampleBacklog(),
+  });
+  private readonly lag = new Gauge({
+    name: 'footfall_collection_lag_seconds',
+    help: 'How long the oldest accepted live record not yet loaded has waited (0: none waits)',
+    registers: [this.registry],
+    collect: () => this.sampleBacklog(),
+  });
+
   private allowance: (() => Promise<EventAllowanceSample[]>) | null = null;
   // Read at each scrape from the counts the event store keeps at commit (no scan of events).
   private readonly eventsUsed = new Gauge({
@@ -82,6 +104,20 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   eventAllowance(read: () => Promise<EventAllowanceSample[]>): void {
     this.allowance = read;
+  }
+
+  collectionBacklog(read: () => CollectionBacklog): void {
+    this.backlog = read;
+  }
+
+  collectionLoad(seconds: number, ok: boolean): void {
+    this.loads.observe({ outcome: ok ? 'ok' : 'error' }, seconds);
+  }
+
+  private sampleBacklog(): void {
+    const b = this.backlog?.() ?? { waiting: 0, lagSeconds: 0 };
+    this.waiting.set(b.waiting);
+    this.lag.set(b.lagSeconds);
   }
 
   private sampleAllowance(): Promise<void> {

@@ -36,6 +36,19 @@ export interface LoaderEvents {
   replayed?(record: SpoolRecord): void;
   /** everything before `position` is readable now */
   loaded?(position: number, result: ImportResult): void;
+  /** a load ended: how long it took (its commit included) and whether it committed */
+  loadEnded?(seconds: number, ok: boolean): void;
+}
+
+/** What waits to become readable (CollectionBacklog of ports/metrics.ts). */
+export interface LoaderBacklog {
+  /** records accepted (or replayed) and not yet loaded */
+  waiting: number;
+  /**
+   * when the oldest of them was accepted, or a little earlier (so the lag it gives is never short of
+   * the truth); null: none waits
+   */
+  oldestAcceptedAt: number | null;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -49,6 +62,11 @@ export class Loader {
   private timerAt = Infinity;
   /** when the oldest record not yet taken by a load was accepted (null: none) */
   private oldestAt: number | null = null;
+  /**
+   * when the oldest record not yet loaded was accepted (null: none): unlike oldestAt it holds while
+   * a load has taken the record and not committed it, and after a failed load
+   */
+  private unloadedSince: number | null = null;
   /** how long the last loads took (newest last), and when the last one ended: the rest follows them */
   private loadMs: number[] = [];
   private lastEndAt = 0;
@@ -88,7 +106,10 @@ export class Loader {
         const { records, next } = await this.spool.read(at, 50_000);
         for (const r of records) this.events.replayed(r);
         this.waiting += records.length;
-        if (records.length) this.oldestAt ??= Date.now();
+        if (records.length) {
+          this.oldestAt ??= Date.now();
+          this.unloadedSince ??= this.oldestAt;
+        }
         if (records.length === 0 || next === at) break;
         at = next;
       }
@@ -101,6 +122,7 @@ export class Loader {
     this.waiting++;
     const first = this.oldestAt === null;
     if (first) this.oldestAt = Date.now();
+    this.unloadedSince ??= this.oldestAt;
     // (the load under way, if any, schedules the next when it ends)
     if (!this.running && (first || this.waiting === this.triggerRecords)) this.schedule();
   }
@@ -144,6 +166,11 @@ export class Loader {
     return this.position;
   }
 
+  /** What waits to become readable: operators watch it against the 5 s readability aim. */
+  get backlog(): LoaderBacklog {
+    return { waiting: this.waiting, oldestAcceptedAt: this.waiting > 0 ? this.unloadedSince : null };
+  }
+
   /** Loads now (or right after the load under way); resolves when that load is done. */
   kick(): Promise<void> {
     if (this.stopped) return Promise.resolve();
@@ -166,19 +193,21 @@ export class Loader {
       this.again = false;
       if (Date.now() < this.retryAt) return;
       if (this.stopped) return;
+      const started = Date.now();
       try {
-        const started = Date.now();
         const from = this.position;
         const more = await this.loadOnce();
         if (this.position !== from) {
           this.lastEndAt = Date.now();
           this.loadMs = [...this.loadMs.slice(-(RECENT_LOADS - 1)), this.lastEndAt - started];
+          this.events.loadEnded?.((this.lastEndAt - started) / 1000, true);
         }
         this.failures = 0;
         this.retryAt = 0;
         if (more) this.again = true;
       } catch (err) {
         this.failures++;
+        this.events.loadEnded?.((Date.now() - started) / 1000, false);
         // A store that is down is retried with backoff; the spool keeps everything meanwhile.
         const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 8)) * (0.5 + Math.random() / 2);
         this.retryAt = Date.now() + wait;
@@ -225,11 +254,15 @@ export class Loader {
     this.position = end;
     this.committed += records.length;
     this.waiting = Math.max(0, this.waiting - records.length);
+    const backlog = records.length >= this.maxBatch || next < durable;
+    // What waits now was accepted since this load began (oldestAt), unless it left some from before.
+    if (this.waiting === 0) this.unloadedSince = null;
+    else if (!backlog) this.unloadedSince = this.oldestAt ?? this.unloadedSince;
     this.events.loaded?.(end, result);
     await this.spool.release(end).catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
     // A backlog (a read stops at the end of each segment, and at maxBatch) goes on at once; otherwise
     // the next load waits for schedule().
-    return records.length >= this.maxBatch || next < durable || (this.draining && records.length > 0);
+    return backlog || (this.draining && records.length > 0);
   }
 
   /**

@@ -6,6 +6,7 @@ import type { CatalogStore } from '../../ports/catalog-store.js';
 import type { EventCollector } from '../../ports/event-collector.js';
 import { decodeEventRow, type EventStore } from '../../ports/event-store.js';
 import type { GeoLookup } from '../../ports/geo-lookup.js';
+import type { Metrics } from '../../ports/metrics.js';
 import { Collector } from './collector.js';
 import { Loader, type LoaderOptions } from './loader.js';
 import { OrphanLoader } from './orphan-loader.js';
@@ -40,6 +41,8 @@ export interface OpenCollectionOptions {
   geo: () => GeoLookup | null;
   loader?: LoaderOptions;
   spool?: SpoolOptions;
+  /** where the loader's backlog and loads are reported (the process's own spool; not the orphans') */
+  metrics?: Pick<Metrics, 'collectionBacklog' | 'collectionLoad'>;
 }
 
 export async function openCollection(opts: OpenCollectionOptions): Promise<LiveCollection> {
@@ -57,9 +60,14 @@ export async function openCollection(opts: OpenCollectionOptions): Promise<LiveC
           if (at) progress.accepted(at.site, at.ts, r.end, loader.loadedUpTo);
         },
         loaded: () => void progress.save(),
+        loadEnded: (seconds, ok) => opts.metrics?.collectionLoad?.(seconds, ok),
       },
       opts.loader,
     );
+    opts.metrics?.collectionBacklog?.(() => {
+      const { waiting, oldestAcceptedAt } = loader.backlog;
+      return { waiting, lagSeconds: oldestAcceptedAt === null ? 0 : Math.max(0, Date.now() - oldestAcceptedAt) / 1000 };
+    });
     await loader.start();
     orphans = new OrphanLoader({
       root: opts.dir,

@@ -113,3 +113,88 @@ test('records of earlier runs, one segment each, are all loaded at start, one lo
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the backlog: what waits and since when, through a load under way, a failed load and a flush', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
+  const spool = await Spool.open(path.join(dir, 'spool'));
+  const inner = fileStore(dir);
+  // each commit waits for `release` (and fails when told to) once its import began
+  let began = () => {};
+  let release = () => {};
+  let failNext = false;
+  const store: Pick<EventStore, 'beginImport' | 'checkpoint'> = {
+    checkpoint: (source) => inner.checkpoint(source),
+    async beginImport(opts) {
+      const session = await inner.beginImport(opts);
+      const commit = session.commit.bind(session);
+      const held = new Promise<void>((r) => (release = r));
+      began();
+      session.commit = async () => {
+        await held;
+        if (failNext) {
+          failNext = false;
+          throw new Error('the store is down');
+        }
+        return commit();
+      };
+      return session;
+    },
+  };
+  const ended: { seconds: number; ok: boolean }[] = [];
+  // no timer to speak of: only kick() and flush load
+  const loader = new Loader(spool, store, { loadEnded: (seconds, ok) => ended.push({ seconds, ok }) }, { intervalMs: 3_600_000 });
+  const accept = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      await spool.append('E', `["e${Math.random()}"]`);
+      loader.accepted();
+    }
+  };
+  try {
+    await loader.start();
+    assert.deepEqual(loader.backlog, { waiting: 0, oldestAcceptedAt: null });
+    const t0 = Date.now();
+    await accept(3);
+    const first = loader.backlog;
+    assert.equal(first.waiting, 3);
+    assert.ok(first.oldestAcceptedAt !== null && first.oldestAcceptedAt >= t0 && first.oldestAcceptedAt <= Date.now());
+
+    // A load has taken the three and not committed them: they still wait, and so does what comes meanwhile.
+    let loading = new Promise<void>((r) => (began = r));
+    let load = loader.kick();
+    await loading;
+    const t1 = Date.now();
+    await accept(2);
+    assert.deepEqual(loader.backlog, { waiting: 5, oldestAcceptedAt: first.oldestAcceptedAt });
+    await new Promise((r) => setTimeout(r, 30));
+    release();
+    await load;
+    const after = loader.backlog;
+    assert.equal(after.waiting, 2, 'the three are loaded');
+    assert.ok(after.oldestAcceptedAt !== null && after.oldestAcceptedAt >= t1, 'the oldest waiting is one accepted during the load');
+    assert.equal(ended.length, 1);
+    assert.equal(ended[0].ok, true);
+    assert.ok(ended[0].seconds >= 0.03, `the load took ${ended[0].seconds} s, its commit held 30 ms`);
+
+    // A failed load leaves everything waiting, as it was.
+    failNext = true;
+    loading = new Promise<void>((r) => (began = r));
+    load = loader.kick();
+    await loading;
+    release();
+    await load;
+    assert.deepEqual(loader.backlog, after);
+    assert.equal(ended.length, 2);
+    assert.equal(ended[1].ok, false);
+
+    // Loaded at last: nothing waits.
+    began = () => setImmediate(() => release());
+    await loader.stop({ flush: true });
+    assert.deepEqual(loader.backlog, { waiting: 0, oldestAcceptedAt: null });
+    assert.deepEqual(ended.map((e) => e.ok), [true, false, true]);
+    assert.equal(fs.readFileSync(path.join(dir, 'events'), 'utf8').trim().split('\n').length, 5);
+  } finally {
+    await loader.stop();
+    await spool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
