@@ -7,6 +7,10 @@
 // table from the same NDJSON (what storing them costs before sessions and rollups). Collection's aim
 // (half of a bare server's 202s, `npm run bench -- collect`) needs the loads to cost little more
 // than that floor: on two cores the request path and the load generator take the rest.
+// Then what a day's size adds: small loads (2,000 records, a quarter of them from visitors seen
+// earlier that day) on a day of BENCH_LOADS_DAY_EVENTS stored events (default 1,000,000), next to
+// the same loads on a store holding nothing: a load reads the stored events of the visitor-days it
+// touches, and finding them means reading the whole day's rows (docs/decisions/collection-at-the-floor.md).
 // BENCH_LOADS, BENCH_LOAD_RECORDS set the loads; run alone: `npx tsx bench/loads.ts`.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +27,9 @@ export const name = 'loads';
 const LOADS = Number(process.env.BENCH_LOADS ?? 10);
 const RECORDS = Number(process.env.BENCH_LOAD_RECORDS ?? 13_000);
 const RECORDS_PER_S = 10_000;
+const DAY_EVENTS = Number(process.env.BENCH_LOADS_DAY_EVENTS ?? 1_000_000);
+const SMALL_LOAD = 2_000;
+const SMALL_LOADS = 3;
 const SITE = 'site_bench';
 /** 2026-11-26 09:00 UTC: the loads stay within one UTC day */
 const START_MS = Date.UTC(2026, 10, 26, 9);
@@ -30,11 +37,18 @@ const START_MS = Date.UTC(2026, 10, 26, 9);
 /** The n-th record of the traffic: an event, or engagement for the visitor's page. */
 function record(n: number): { event?: EventRow; engagement?: EngagementRow } {
   const visitor = (n * 7919) % 20_000;
-  const page = `/docs/page-${(n * 31) % 200}`;
   const ts = START_MS + Math.floor((n * 1000) / RECORDS_PER_S);
-  const visitorKey = `v${visitor.toString(16).padStart(15, '0')}`;
   const kind = n % 10;
-  if (kind >= 7 && kind < 9) return { engagement: { site_id: SITE, visitor_key: visitorKey, ts_ms: ts, path_canon: page, engagement_ms: 1000 + (n % 30_000) } };
+  if (kind >= 7 && kind < 9) return { engagement: { site_id: SITE, visitor_key: visitorKey(visitor), ts_ms: ts, path_canon: pageOf(n), engagement_ms: 1000 + (n % 30_000) } };
+  return { event: eventRow(visitor, ts, n) };
+}
+
+const visitorKey = (visitor: number) => `v${visitor.toString(16).padStart(15, '0')}`;
+const pageOf = (n: number) => `/docs/page-${(n * 31) % 200}`;
+
+/** The n-th record's event (a custom action when n ends in 9, else a pageview) for `visitor` at `ts`. */
+function eventRow(visitor: number, ts: number, n: number): EventRow {
+  const kind = n % 10;
   const action = kind === 9;
   const row: Omit<EventRow, 'event_id'> = {
     site_id: SITE,
@@ -42,8 +56,8 @@ function record(n: number): { event?: EventRow; engagement?: EngagementRow } {
     ts_ms: ts,
     type: action ? 'action' : 'pageview',
     profile: 'extended',
-    visitor_key: visitorKey,
-    path_canon: page,
+    visitor_key: visitorKey(visitor),
+    path_canon: pageOf(n),
     page_title: null,
     referrer_host: kind === 0 ? 'google.com' : null,
     utm_source: n % 5 === 0 ? 'newsletter' : null,
@@ -67,7 +81,7 @@ function record(n: number): { event?: EventRow; engagement?: EngagementRow } {
     form_action_path: null,
     channel: kind === 0 ? 'Search' : 'Direct',
   };
-  return { event: { ...row, event_id: eventIdentity(row, 1) } };
+  return { ...row, event_id: eventIdentity(row, 1) };
 }
 
 function batch(load: number): { events: EventRow[]; engagement: EngagementRow[] } {
@@ -82,6 +96,47 @@ function batch(load: number): { events: EventRow[]; engagement: EngagementRow[] 
 }
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+/** The day's first 8 hours: DAY_EVENTS events of DAY_EVENTS / 5 visitors (numbered from 100,000), 5 each. */
+function dayChunks(chunk: number): Generator<EventRow[]> {
+  const visitors = DAY_EVENTS / 5;
+  const dayStart = START_MS - 9 * 3_600_000;
+  return (function* () {
+    for (let c = 0; c < DAY_EVENTS; c += chunk) {
+      const rows: EventRow[] = [];
+      for (let i = c; i < Math.min(DAY_EVENTS, c + chunk); i++) {
+        const v = Math.floor(i / 5);
+        rows.push(eventRow(100_000 + v, dayStart + Math.floor((v / visitors) * 8 * 3_600_000) + (i % 5) * 30_000, i));
+      }
+      yield rows;
+    }
+  })();
+}
+
+/** Small load `k`: SMALL_LOAD events at 08:30 and after, every fourth from a visitor of the day's fill. */
+function smallLoad(k: number): EventRow[] {
+  const rows: EventRow[] = [];
+  for (let i = 0; i < SMALL_LOAD; i++) {
+    const n = k * SMALL_LOAD + i;
+    const visitor = i % 4 === 0 ? 100_000 + ((n * 7919) % (DAY_EVENTS / 5)) : 1_000_000 + n;
+    rows.push(eventRow(visitor, START_MS - 1_800_000 + n, n));
+  }
+  return rows;
+}
+
+/** CPU ms of each small load on `store`. */
+async function smallLoads(store: Awaited<ReturnType<typeof openDuckDbEventStore>>): Promise<number[]> {
+  const cpu: number[] = [];
+  for (let k = 0; k < SMALL_LOADS; k++) {
+    const events = smallLoad(k);
+    const u = process.cpuUsage();
+    const session = await store.beginImport({ reidentify: eventIdentity, checkpoint: { source: 'bench', position: k + 1 } });
+    await session.appendEncoded(encodeEventRows(events), events.length);
+    await session.commit();
+    cpu.push(cpuMs(process.cpuUsage(u)));
+  }
+  return cpu;
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function run(): Promise<BenchRow[]> {
@@ -159,6 +214,32 @@ export async function run(): Promise<BenchRow[]> {
       'CPU µs/record': Math.round((1000 * total) / (RECORDS * LOADS)),
       'floor CPU µs/record': Math.round((1000 * floor.reduce((a, b) => a + b, 0)) / (RECORDS * LOADS)),
     });
+
+    // what a day's size adds to a small load
+    const empty = await openDuckDbEventStore({ file: path.join(dir, 'empty.duckdb'), tempDir: dir });
+    const onEmpty = await smallLoads(empty).finally(() => empty.close());
+    const day = await openDuckDbEventStore({ file: path.join(dir, 'day.duckdb'), tempDir: dir });
+    let onDay: number[];
+    try {
+      for (const chunk of dayChunks(250_000)) {
+        const session = await day.beginImport({});
+        await session.appendEncoded(encodeEventRows(chunk), chunk.length);
+        await session.commit();
+      }
+      onDay = await smallLoads(day);
+    } finally {
+      await day.close();
+    }
+    for (const [label, cpu] of [['nothing stored', onEmpty], [`a day of ${DAY_EVENTS.toLocaleString('en-US')} stored events`, onDay]] as const) {
+      rows.push({
+        bench: name,
+        case: `a load of ${SMALL_LOAD.toLocaleString('en-US')} records (a quarter from visitors seen that day) on ${label}, median of ${SMALL_LOADS}`,
+        records: SMALL_LOAD,
+        'CPU ms': Math.round(median(cpu)),
+        'CPU µs/record': Math.round((1000 * median(cpu)) / SMALL_LOAD),
+        'x nothing stored': (median(cpu) / median(onEmpty)).toFixed(1),
+      });
+    }
     return rows;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
