@@ -42,7 +42,10 @@ export async function startServer(
   let metrics: MetricsServer | undefined;
   try {
     // The loader logs through the app's logger, which exists only once the app is built.
-    const log = { warn: (details: Record<string, unknown>, message: string) => app?.log.warn(details, message) };
+    const log = {
+      warn: (details: Record<string, unknown>, message: string) => app?.log.warn(details, message),
+      info: (details: Record<string, unknown>, message: string) => app?.log.info(details, message),
+    };
     if (options.collect !== false)
       collection = await openLiveCollection(config, container, { log, ...(typeof options.collect === 'object' ? options.collect : {}) });
     app = await buildApp(collection ? { ...container, collector: collection.collector } : container, options.app);

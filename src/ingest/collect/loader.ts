@@ -26,8 +26,18 @@ export interface LoaderOptions {
   triggerRecords?: number;
   /** records one import takes at most (default 100,000: a backlog is loaded in steps) */
   maxBatch?: number;
-  /** where failed loads are reported (they are retried; the spool keeps the events) */
-  log?: { warn(details: Record<string, unknown>, message: string): void };
+  /**
+   * how long an accepted record may wait to become readable before the loader says it is behind: a
+   * warning at most once a minute while it is, and a line once it has caught up (default 5000 ms, the
+   * readability aim). Prometheus has the same as footfall_collection_lag_seconds; a small install
+   * without it still hears of it.
+   */
+  behindMs?: number;
+  /** where failed loads and a loader behind are reported (failed loads are retried; the spool keeps the events) */
+  log?: {
+    warn(details: Record<string, unknown>, message: string): void;
+    info?(details: Record<string, unknown>, message: string): void;
+  };
 }
 
 /** What the loader tells the collector after each commit (and about each record it replays at start). */
@@ -52,6 +62,8 @@ export interface LoaderBacklog {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** while the loader is behind, it says so at most this often */
+const BEHIND_LOG_EVERY_MS = 60_000;
 /** loads whose durations the rest looks at */
 const RECENT_LOADS = 3;
 
@@ -81,10 +93,14 @@ export class Loader {
   private draining = false;
   /** records committed by this loader */
   private committed = 0;
+  /** since when accepted records have waited longer than behindMs (null: they do not), and the last warning */
+  private behindSince: number | null = null;
+  private behindWarnedAt = -Infinity;
   private readonly intervalMs: number;
   private readonly readableWithinMs: number;
   private readonly triggerRecords: number;
   private readonly maxBatch: number;
+  private readonly behindMs: number;
 
   constructor(
     private readonly spool: Spool,
@@ -96,6 +112,7 @@ export class Loader {
     this.readableWithinMs = opts.readableWithinMs ?? 3000;
     this.triggerRecords = opts.triggerRecords ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 100_000;
+    this.behindMs = opts.behindMs ?? 5000;
   }
 
   /** Finds the checkpoint, reports the records of earlier runs still to load, and starts the timer. */
@@ -212,9 +229,32 @@ export class Loader {
         const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 8)) * (0.5 + Math.random() / 2);
         this.retryAt = Date.now() + wait;
         this.opts.log?.warn({ err, failures: this.failures, retry_in_ms: Math.round(wait) }, 'collection loader: import failed; the events stay in the spool');
+        this.reportLag();
         return;
       }
+      this.reportLag();
     } while (this.again && !this.stopped);
+  }
+
+  /** After each load: says when accepted records wait longer than behindMs, and when they no longer do. */
+  private reportLag(): void {
+    const now = Date.now();
+    const { waiting, oldestAcceptedAt } = this.backlog;
+    const lagMs = oldestAcceptedAt === null ? 0 : now - oldestAcceptedAt;
+    if (lagMs > this.behindMs) {
+      this.behindSince ??= now;
+      if (now - this.behindWarnedAt < BEHIND_LOG_EVERY_MS) return;
+      this.behindWarnedAt = now;
+      this.opts.log?.warn(
+        { lag_s: Math.round(lagMs / 100) / 10, waiting, last_load_s: Math.round((this.loadMs.at(-1) ?? 0) / 100) / 10 },
+        `collection loader: accepted events wait more than ${this.behindMs / 1000} s to become readable (loads take longer than events arrive; see footfall_collection_lag_seconds)`,
+      );
+    } else if (this.behindSince !== null && lagMs <= this.behindMs / 2) {
+      // half the bound, so that a loader hovering at it does not say so at every load
+      this.opts.log?.info?.({ behind_s: Math.round((now - this.behindSince) / 100) / 10 }, 'collection loader: caught up; accepted events become readable within seconds again');
+      this.behindSince = null;
+      this.behindWarnedAt = -Infinity;
+    }
   }
 
   /** One import of the waiting records; true when more were left for another. */

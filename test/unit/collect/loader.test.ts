@@ -49,6 +49,20 @@ async function stream(spool: Spool, loader: Loader, ms: number): Promise<number>
   return n;
 }
 
+/** `fn` over a fresh spool in a temp dir; afterwards the loaders it hands to `stopLater` are stopped and all is removed. */
+async function inSpool(fn: (spool: Spool, dir: string, stopLater: (l: Loader) => Loader) => Promise<void>): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
+  const spool = await Spool.open(path.join(dir, 'spool'));
+  const loaders: Loader[] = [];
+  try {
+    await fn(spool, dir, (l) => (loaders.push(l), l));
+  } finally {
+    for (const l of loaders) await l.stop();
+    await spool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A loader over a fresh spool and a timed store, fed records for 2.5 s, then flushed and stopped. */
 async function streamed(readableWithinMs: number): Promise<{ loads: { begin: number; end: number }[]; sent: number; stored: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
@@ -114,42 +128,40 @@ test('records of earlier runs, one segment each, are all loaded at start, one lo
   }
 });
 
-test('the backlog: what waits and since when, through a load under way, a failed load and a flush', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-loader-'));
-  const spool = await Spool.open(path.join(dir, 'spool'));
-  const inner = fileStore(dir);
-  // each commit waits for `release` (and fails when told to) once its import began
-  let began = () => {};
-  let release = () => {};
-  let failNext = false;
-  const store: Pick<EventStore, 'beginImport' | 'checkpoint'> = {
-    checkpoint: (source) => inner.checkpoint(source),
-    async beginImport(opts) {
-      const session = await inner.beginImport(opts);
-      const commit = session.commit.bind(session);
-      const held = new Promise<void>((r) => (release = r));
-      began();
-      session.commit = async () => {
-        await held;
-        if (failNext) {
-          failNext = false;
-          throw new Error('the store is down');
-        }
-        return commit();
-      };
-      return session;
-    },
-  };
-  const ended: { seconds: number; ok: boolean }[] = [];
-  // no timer to speak of: only kick() and flush load
-  const loader = new Loader(spool, store, { loadEnded: (seconds, ok) => ended.push({ seconds, ok }) }, { intervalMs: 3_600_000 });
-  const accept = async (n: number) => {
-    for (let i = 0; i < n; i++) {
-      await spool.append('E', `["e${Math.random()}"]`);
-      loader.accepted();
-    }
-  };
-  try {
+test('the backlog: what waits and since when, through a load under way, a failed load and a flush', () =>
+  inSpool(async (spool, dir, stopLater) => {
+    const inner = fileStore(dir);
+    // each commit waits for `release` (and fails when told to) once its import began
+    let began = () => {};
+    let release = () => {};
+    let failNext = false;
+    const store: Pick<EventStore, 'beginImport' | 'checkpoint'> = {
+      checkpoint: (source) => inner.checkpoint(source),
+      async beginImport(opts) {
+        const session = await inner.beginImport(opts);
+        const commit = session.commit.bind(session);
+        const held = new Promise<void>((r) => (release = r));
+        began();
+        session.commit = async () => {
+          await held;
+          if (failNext) {
+            failNext = false;
+            throw new Error('the store is down');
+          }
+          return commit();
+        };
+        return session;
+      },
+    };
+    const ended: { seconds: number; ok: boolean }[] = [];
+    // no timer to speak of: only kick() and flush load
+    const loader = stopLater(new Loader(spool, store, { loadEnded: (seconds, ok) => ended.push({ seconds, ok }) }, { intervalMs: 3_600_000 }));
+    const accept = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await spool.append('E', `["e${Math.random()}"]`);
+        loader.accepted();
+      }
+    };
     await loader.start();
     assert.deepEqual(loader.backlog, { waiting: 0, oldestAcceptedAt: null });
     const t0 = Date.now();
@@ -190,11 +202,44 @@ test('the backlog: what waits and since when, through a load under way, a failed
     began = () => setImmediate(() => release());
     await loader.stop({ flush: true });
     assert.deepEqual(loader.backlog, { waiting: 0, oldestAcceptedAt: null });
-    assert.deepEqual(ended.map((e) => e.ok), [true, false, true]);
+    assert.deepEqual(
+      ended.map((e) => e.ok),
+      [true, false, true],
+    );
     assert.equal(fs.readFileSync(path.join(dir, 'events'), 'utf8').trim().split('\n').length, 5);
-  } finally {
-    await loader.stop();
-    await spool.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
+
+type Said = { details: Record<string, unknown>; message: string };
+
+test('a loader whose records wait longer than behindMs says so once, and says when it has caught up', () =>
+  inSpool(async (spool, dir, stopLater) => {
+    const { store } = timedStore(dir);
+    const warns: Said[] = [];
+    const infos: Said[] = [];
+    const log = { warn: (details: Record<string, unknown>, message: string) => warns.push({ details, message }), info: (details: Record<string, unknown>, message: string) => infos.push({ details, message }) };
+    // each commit takes COMMIT_MS and the loader rests as long after it: records wait longer than 100 ms
+    const loader = stopLater(new Loader(spool, store, {}, { intervalMs: 1, readableWithinMs: 60_000, behindMs: 100, log }));
+    await loader.start();
+    await stream(spool, loader, 1500);
+    assert.equal(warns.length, 1, `one warning while behind, not one per load: ${JSON.stringify(warns)}`);
+    assert.match(warns[0].message, /wait more than 0\.1 s to become readable/);
+    assert.ok(Number(warns[0].details.lag_s) >= 0.1, JSON.stringify(warns[0].details));
+    assert.ok(Number(warns[0].details.last_load_s) >= COMMIT_MS / 1000 - 0.05, JSON.stringify(warns[0].details));
+    assert.equal(infos.length, 0, 'not caught up while records keep waiting');
+    await loader.stop({ flush: true });
+    assert.equal(infos.length, 1, 'caught up once everything is loaded');
+    assert.match(infos[0].message, /caught up/);
+    assert.ok(Number(infos[0].details.behind_s) > 0);
+    assert.equal(warns.length, 1);
+  }));
+
+test('a loader that keeps up says nothing', () =>
+  inSpool(async (spool, dir, stopLater) => {
+    const said: string[] = [];
+    const log = { warn: (_d: Record<string, unknown>, m: string) => said.push(m), info: (_d: Record<string, unknown>, m: string) => said.push(m) };
+    const loader = stopLater(new Loader(spool, fileStore(dir), {}, { intervalMs: 1, behindMs: 5000, log }));
+    await loader.start();
+    await stream(spool, loader, 500);
+    await loader.stop({ flush: true });
+    assert.deepEqual(said, []);
+  }));
