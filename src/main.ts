@@ -4,6 +4,7 @@ import type { Config } from './config/config.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { buildContainer, openLiveCollection, type Container, type ContainerOverrides } from './container.js';
 import type { LiveCollection } from './ingest/collect/open-collection.js';
+import type { LoaderOptions } from './ingest/collect/loader.js';
 import { startMetricsServer, type MetricsServer } from './http/metrics/metrics-server.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
 import { startDailyPurge, type DailyPurge, type DailyPurgeOptions } from './services/lifecycle/daily-purge.js';
@@ -28,7 +29,7 @@ export async function startServer(
   options: {
     overrides?: ContainerOverrides;
     app?: BuildAppOptions;
-    collect?: boolean | { intervalMs?: number; triggerRecords?: number };
+    collect?: boolean | Pick<LoaderOptions, 'intervalMs' | 'triggerRecords'>;
     /** called as soon as the port listens, before any request can be answered (and so logged) */
     onListening?: () => void;
     /** false: no daily purge (default on, when the control plane has its lifecycle side) */

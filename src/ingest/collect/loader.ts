@@ -188,6 +188,12 @@ export class Loader {
     return { waiting: this.waiting, oldestAcceptedAt: this.waiting > 0 ? this.unloadedSince : null };
   }
 
+  /** How long the oldest record not yet loaded has waited at `now` (0: none waits); never short of the truth. */
+  lagMs(now = Date.now()): number {
+    const { oldestAcceptedAt } = this.backlog;
+    return oldestAcceptedAt === null ? 0 : Math.max(0, now - oldestAcceptedAt);
+  }
+
   /** Loads now (or right after the load under way); resolves when that load is done. */
   kick(): Promise<void> {
     if (this.stopped) return Promise.resolve();
@@ -239,14 +245,13 @@ export class Loader {
   /** After each load: says when accepted records wait longer than behindMs, and when they no longer do. */
   private reportLag(): void {
     const now = Date.now();
-    const { waiting, oldestAcceptedAt } = this.backlog;
-    const lagMs = oldestAcceptedAt === null ? 0 : now - oldestAcceptedAt;
+    const lagMs = this.lagMs(now);
     if (lagMs > this.behindMs) {
       this.behindSince ??= now;
       if (now - this.behindWarnedAt < BEHIND_LOG_EVERY_MS) return;
       this.behindWarnedAt = now;
       this.opts.log?.warn(
-        { lag_s: Math.round(lagMs / 100) / 10, waiting, last_load_s: Math.round((this.loadMs.at(-1) ?? 0) / 100) / 10 },
+        { lag_s: Math.round(lagMs / 100) / 10, waiting: this.waiting, last_load_s: Math.round((this.loadMs.at(-1) ?? 0) / 100) / 10 },
         `collection loader: accepted events wait more than ${this.behindMs / 1000} s to become readable (loads take longer than events arrive; see footfall_collection_lag_seconds)`,
       );
     } else if (this.behindSince !== null && lagMs <= this.behindMs / 2) {
@@ -294,15 +299,15 @@ export class Loader {
     this.position = end;
     this.committed += records.length;
     this.waiting = Math.max(0, this.waiting - records.length);
-    const backlog = records.length >= this.maxBatch || next < durable;
+    const more = records.length >= this.maxBatch || next < durable;
     // What waits now was accepted since this load began (oldestAt), unless it left some from before.
     if (this.waiting === 0) this.unloadedSince = null;
-    else if (!backlog) this.unloadedSince = this.oldestAt ?? this.unloadedSince;
+    else if (!more) this.unloadedSince = this.oldestAt ?? this.unloadedSince;
     this.events.loaded?.(end, result);
     await this.spool.release(end).catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
     // A backlog (a read stops at the end of each segment, and at maxBatch) goes on at once; otherwise
     // the next load waits for schedule().
-    return backlog || (this.draining && records.length > 0);
+    return more || (this.draining && records.length > 0);
   }
 
   /**

@@ -64,10 +64,7 @@ export async function openCollection(opts: OpenCollectionOptions): Promise<LiveC
       },
       opts.loader,
     );
-    opts.metrics?.collectionBacklog?.(() => {
-      const { waiting, oldestAcceptedAt } = loader.backlog;
-      return { waiting, lagSeconds: oldestAcceptedAt === null ? 0 : Math.max(0, Date.now() - oldestAcceptedAt) / 1000 };
-    });
+    opts.metrics?.collectionBacklog?.(() => ({ waiting: loader.backlog.waiting, lagSeconds: loader.lagMs() / 1000 }));
     await loader.start();
     orphans = new OrphanLoader({
       root: opts.dir,
