@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DuckDBConnection } from '@duckdb/node-api';
 import { openDuckDbEventStore, type DuckDbEventStore, type DuckDbEventStoreOptions } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { ImportResourceError } from '../../src/engines/duckdb/duckdb-instance.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { manyRows, shuffled } from './duckdb-import-fixtures.js';
+import { withRunHook } from './duckdb-run-hook.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 
 const START = Date.UTC(2025, 0, 1);
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
@@ -159,24 +160,19 @@ test('commit groups leave no scratch tables behind but those the commit copies f
   // copies its rows from (its new events, their session ids, its sessions, its rollup rows, its
   // action rows: import-writes.ts) and drops the rest. Counted as each group starts.
   const seen: number[] = [];
-  const proto = DuckDBConnection.prototype as unknown as { run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
-  const run = proto.run;
-  proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
+  const countTemps = async (sql: string, c: DuckDBConnection) => {
     if (/^CREATE TEMP TABLE \S+_v AS SELECT DISTINCT site_id, day, visitor_key/.test(sql)) {
-      const r = await this.runAndReadAll('SELECT count(*) FROM duckdb_tables() WHERE temporary');
+      const r = await c.runAndReadAll('SELECT count(*) FROM duckdb_tables() WHERE temporary');
       seen.push(Number(r.getRowsJS()[0][0]));
     }
-    return run.call(this, sql, ...rest);
   };
   const rows = manyRows({ siteId: 'site_t', n: 3_000, days: 8, startMs: START, seed: 13, visitors: 400, tenants: [null, 't1'] });
-  try {
-    await withStore({ commitGroupRows: 400 }, async (store) => {
+  await withRunHook(countTemps, () =>
+    withStore({ commitGroupRows: 400 }, async (store) => {
       const r = await importInChunks(store, rows, 100_000);
       assert.equal(r.imported, rows.length);
-    });
-  } finally {
-    proto.run = run;
-  }
+    }),
+  );
   assert.ok(seen.length >= 4, `only ${seen.length} commit groups`);
   // from the second group on: the first also makes the rollups' expansion maps, which later groups replace
   const added = seen.slice(2).map((n, i) => n - seen[i + 1]);
@@ -190,10 +186,8 @@ test('the commit transaction makes and drops no table: every scratch table is ma
   let open = false;
   let writes = 0;
   let armed = false; // from the first import on (opening a new store makes its tables in a transaction)
-  const proto = DuckDBConnection.prototype as unknown as { run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
-  const run = proto.run;
-  proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
-    if (!armed) return run.call(this, sql, ...rest);
+  const watch = (sql: string) => {
+    if (!armed) return;
     // each statement of a script (the transaction goes as one: statement-script.ts)
     for (const statement of sql.split(';\n')) {
       if (/^\s*BEGIN/i.test(statement)) open = true;
@@ -201,19 +195,16 @@ test('the commit transaction makes and drops no table: every scratch table is ma
       else if (open && /^\s*(CREATE|DROP|ALTER)\b/i.test(statement)) inTx.push(statement.slice(0, 80));
       else if (open && /^\s*(INSERT|UPDATE|DELETE)\b/i.test(statement)) writes++;
     }
-    return run.call(this, sql, ...rest);
   };
   const rows = manyRows({ siteId: 'site_x', n: 2_000, days: 6, startMs: START, seed: 17, visitors: 300, tenants: [null, 't1'] });
-  try {
-    await withStore({ commitGroupRows: 500 }, async (store) => {
+  await withRunHook(watch, () =>
+    withStore({ commitGroupRows: 500 }, async (store) => {
       armed = true;
       // a first import, then one into the same days (stored visitor-days: updates, merged rollups)
       assert.equal((await importInChunks(store, rows.slice(0, 1_200), 100_000)).imported, 1_200);
       assert.equal((await importInChunks(store, rows.slice(800), 100_000)).imported, rows.length - 1_200);
-    });
-  } finally {
-    proto.run = run;
-  }
+    }),
+  );
   assert.ok(writes > 0, 'no write ran inside a transaction');
   assert.deepEqual(inTx, []);
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DuckDBConnection } from '@duckdb/node-api';
+import { withRunHook } from './duckdb-run-hook.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 
@@ -23,25 +23,18 @@ function rows(n: number): EventRow[] {
 
 /** The statements run while `fn` runs; `fail` makes the first statement matching it throw. */
 async function statementsOf(fn: () => Promise<unknown>, fail?: RegExp): Promise<string[]> {
-  const proto = DuckDBConnection.prototype as unknown as { run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
-  const run = proto.run;
   const seen: string[] = [];
   let failed = false;
-  proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
+  const hook = (sql: string) => {
     seen.push(sql);
     if (fail && !failed && fail.test(sql)) {
       failed = true;
       throw new Error('injected failure');
     }
-    return run.call(this, sql, ...rest);
   };
-  try {
-    await fn().catch((err: unknown) => {
-      if (!failed) throw err;
-    });
-  } finally {
-    proto.run = run;
-  }
+  await withRunHook(hook, fn).catch((err: unknown) => {
+    if (!failed) throw err;
+  });
   return seen;
 }
 

@@ -8,11 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance } from '@duckdb/node-api';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
+import { withRunHook } from './duckdb-run-hook.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 
@@ -41,18 +42,8 @@ async function snapshot(instance: DuckDBInstance): Promise<Record<string, string
 
 /** The SQL scripts run while `fn` runs (an import's statements go in a few scripts). */
 async function scriptsOf(fn: () => Promise<unknown>): Promise<string> {
-  const proto = DuckDBConnection.prototype as unknown as { run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
-  const run = proto.run;
   const seen: string[] = [];
-  proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
-    seen.push(sql);
-    return run.call(this, sql, ...rest);
-  };
-  try {
-    await fn();
-  } finally {
-    proto.run = run;
-  }
+  await withRunHook((sql) => void seen.push(sql), fn);
   return seen.join(';\n');
 }
 

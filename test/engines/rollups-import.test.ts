@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import { ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
@@ -18,6 +18,7 @@ import { duckdbDialect } from '../../src/engines/sql/dialect.js';
 import { compilePageTitlesFromRollup } from '../../src/engines/sql/read/compile-page-titles.js';
 import type { ReadScope } from '../../src/ports/analytics-engine.js';
 import { BASE_MS, DAY, SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
+import { withRunHook } from './duckdb-run-hook.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 
@@ -135,8 +136,6 @@ test('the rollups built at open are built before their transaction: it makes and
   const rows = fixedRows(5, 400);
   const inTx: string[] = [];
   let open = false;
-  const proto = DuckDBConnection.prototype as unknown as { run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
-  const run = proto.run;
   try {
     let store = await tempStore(dir);
     await store.importBatch(rows, { reidentify });
@@ -147,18 +146,15 @@ test('the rollups built at open are built before their transaction: it makes and
     await c.run(`UPDATE footfall_meta SET value = '0' WHERE key = 'rollups_version'`);
     c.closeSync();
     raw.closeSync();
-    proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
+    const watch = (sql: string) => {
       if (/^BEGIN/i.test(sql)) open = true;
       else if (/^(COMMIT|ROLLBACK)/i.test(sql)) open = false;
       else if (open && /^\s*(CREATE\s+(OR\s+REPLACE\s+)?TEMP|DROP\s+TABLE\s+(IF\s+EXISTS\s+)?ff_)/i.test(sql)) inTx.push(sql.slice(0, 80));
-      return run.call(this, sql, ...rest);
     };
-    store = await tempStore(dir);
-    proto.run = run;
+    store = await withRunHook(watch, () => tempStore(dir));
     assert.equal(await snapshot(store.instance), built);
     await store.close();
   } finally {
-    proto.run = run;
     fs.rmSync(dir, { recursive: true, force: true });
   }
   assert.deepEqual(inTx, []);
