@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { openDuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
+import { openDuckDbEventStore, type DuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
 import { eventIdentity } from '../src/ingest/parse/identity.js';
 import { encodeEventRows, type EngagementRow, type EventRow } from '../src/ports/event-store.js';
 import { stageSelectSql } from '../src/engines/duckdb/schema.js';
@@ -98,19 +98,17 @@ function batch(load: number): { events: EventRow[]; engagement: EngagementRow[] 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 /** The day's first 8 hours: DAY_EVENTS events of DAY_EVENTS / 5 visitors (numbered from 100,000), 5 each. */
-function dayChunks(chunk: number): Generator<EventRow[]> {
+function* dayChunks(chunk: number): Generator<EventRow[]> {
   const visitors = DAY_EVENTS / 5;
   const dayStart = START_MS - 9 * 3_600_000;
-  return (function* () {
-    for (let c = 0; c < DAY_EVENTS; c += chunk) {
-      const rows: EventRow[] = [];
-      for (let i = c; i < Math.min(DAY_EVENTS, c + chunk); i++) {
-        const v = Math.floor(i / 5);
-        rows.push(eventRow(100_000 + v, dayStart + Math.floor((v / visitors) * 8 * 3_600_000) + (i % 5) * 30_000, i));
-      }
-      yield rows;
+  for (let c = 0; c < DAY_EVENTS; c += chunk) {
+    const rows: EventRow[] = [];
+    for (let i = c; i < Math.min(DAY_EVENTS, c + chunk); i++) {
+      const v = Math.floor(i / 5);
+      rows.push(eventRow(100_000 + v, dayStart + Math.floor((v / visitors) * 8 * 3_600_000) + (i % 5) * 30_000, i));
     }
-  })();
+    yield rows;
+  }
 }
 
 /** Small load `k`: SMALL_LOAD events at 08:30 and after, every fourth from a visitor of the day's fill. */
@@ -124,17 +122,21 @@ function smallLoad(k: number): EventRow[] {
   return rows;
 }
 
+/** One load as the loader hands it (checkpointed at `position`): its wall and CPU ms, and what it stored. */
+async function timedLoad(store: DuckDbEventStore, position: number, events: EventRow[], engagement: EngagementRow[] = []) {
+  const t = performance.now();
+  const u = process.cpuUsage();
+  const session = await store.beginImport({ reidentify: eventIdentity, checkpoint: { source: 'bench', position } });
+  await session.appendEncoded(encodeEventRows(events), events.length);
+  if (engagement.length) await session.appendEngagement(engagement);
+  const r = await session.commit();
+  return { ms: performance.now() - t, cpu: cpuMs(process.cpuUsage(u)), imported: r.imported };
+}
+
 /** CPU ms of each small load on `store`. */
-async function smallLoads(store: Awaited<ReturnType<typeof openDuckDbEventStore>>): Promise<number[]> {
+async function smallLoads(store: DuckDbEventStore): Promise<number[]> {
   const cpu: number[] = [];
-  for (let k = 0; k < SMALL_LOADS; k++) {
-    const events = smallLoad(k);
-    const u = process.cpuUsage();
-    const session = await store.beginImport({ reidentify: eventIdentity, checkpoint: { source: 'bench', position: k + 1 } });
-    await session.appendEncoded(encodeEventRows(events), events.length);
-    await session.commit();
-    cpu.push(cpuMs(process.cpuUsage(u)));
-  }
+  for (let k = 0; k < SMALL_LOADS; k++) cpu.push((await timedLoad(store, k + 1, smallLoad(k))).cpu);
   return cpu;
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -166,13 +168,8 @@ export async function run(): Promise<BenchRow[]> {
     try {
       for (let i = 0; i < LOADS; i++) {
         const { events, engagement } = batch(i);
-        const t = performance.now();
-        const u = process.cpuUsage();
-        const session = await store.beginImport({ reidentify: eventIdentity, checkpoint: { source: 'bench', position: i + 1 } });
-        await session.appendEncoded(encodeEventRows(events), events.length);
-        await session.appendEngagement(engagement);
-        const r = await session.commit();
-        loads.push({ ms: performance.now() - t, cpu: cpuMs(process.cpuUsage(u)), events: events.length, stored });
+        const r = await timedLoad(store, i + 1, events, engagement);
+        loads.push({ ms: r.ms, cpu: r.cpu, events: events.length, stored });
         stored += r.imported;
       }
     } finally {
