@@ -12,6 +12,7 @@ import { validateEventLine } from '../parse/validate.js';
 import { eventIdentity } from '../parse/identity.js';
 import type { NormalizeSite } from '../parse/normalize.js';
 import { VISITOR_SALT_SECRET } from '../pipeline/import-lines.js';
+import { AgentMemo } from '../pipeline/agent-memo.js';
 import { LineProcessor } from '../pipeline/line-processor.js';
 import type { Loader } from './loader.js';
 import { SitesProgress } from './sites-progress.js';
@@ -44,6 +45,12 @@ export class Collector implements EventCollector {
   private readonly sites = new Map<string, Memo<Site | null>>();
   private readonly tenants = new Map<string, Memo<Set<string>>>();
   private processor: Memo<Promise<LineProcessor>> | null = null;
+  /**
+   * Agent parses and visitor keys, handed to each processor: they owe nothing to the catalog, so a
+   * renewal need not make every active visitor pay its HMAC and agent parse again. Bounded by its
+   * own limits; it serves only keys of the secret each processor names.
+   */
+  private readonly agentMemo = new AgentMemo();
   /** sites and tenants the current processor may be asked about (filled as requests resolve them) */
   private readonly known = { sites: new Map<string, NormalizeSite>(), tenants: new Map<string, string>() };
   /** occurrences of each event id in the current and the previous window (docs/product.md §8.2 identity) */
@@ -135,7 +142,8 @@ export class Collector implements EventCollector {
 
   /**
    * The import's LineProcessor, made anew every CATALOG_TTL_MS: it keeps what it learns of sites
-   * for its lifetime, and a site's profile may change.
+   * for its lifetime, and a site's profile may change. What it learns of agents and visitors
+   * (agentMemo) carries over.
    */
   private currentProcessor(nowMs: number): Promise<LineProcessor> {
     if (this.processor && fresh(this.processor, nowMs)) return this.processor.value;
@@ -146,6 +154,7 @@ export class Collector implements EventCollector {
           { format: { kind: 'events' }, nowMs, secret },
           { site: (id) => known.sites.get(id) ?? null, tenantSite: (id) => known.tenants.get(id) ?? null },
           this.geo(),
+          this.agentMemo,
         ),
     );
     this.processor = { value: made, at: nowMs };

@@ -1,7 +1,6 @@
 // One line of an import to its stored row (docs/product.md §3, §8): parse, validate, site and tenant check,
 // enrichment, identity. Pure apart from the catalog lookups it is handed, so the same code runs in
 // the importing thread and in the parse workers (see import-parallel.ts).
-import { createHmac } from 'node:crypto';
 import type { EventRow } from '../../ports/event-store.js';
 import { validateEventLine } from '../parse/validate.js';
 import { normalizeEvent, type NormalizeSite } from '../parse/normalize.js';
@@ -10,9 +9,7 @@ import { accessLogToRawEvent, parseAccessLogLine, type AccessLogFormat } from '.
 import type { RawEvent } from '../parse/raw-event.js';
 import { applyLocation } from '../parse/location.js';
 import type { GeoLookup } from '../../ports/geo-lookup.js';
-import { parseUserAgent, type ParsedUserAgent } from '../parse/user-agent.js';
-import { dailySalt, VISITOR_KEY_HEX_LENGTH } from '../parse/visitor-key.js';
-import { utcDayOf } from '../parse/timestamp.js';
+import { AgentMemo } from './agent-memo.js';
 
 export type LineFormat = { kind: 'events' } | { kind: 'access-log'; format: AccessLogFormat; forwardedFor?: boolean };
 
@@ -29,7 +26,10 @@ export interface ProcessorConfig {
   nowMs: number;
   /** the visitor-salt secret */
   secret: string;
-  /** entries each memo holds before it is dropped (default 50,000); tests make it small */
+  /**
+   * entries each map of the processor's own AgentMemo holds before it is dropped (default 50,000);
+   * tests make it small. A memo handed to the processor keeps the limit it was made with.
+   */
   cacheLimit?: number;
 }
 
@@ -68,33 +68,25 @@ type Parsed = RawEvent | string | Skip;
 /** An enriched line: its row and wire encoding, the reason it is rejected, or why it is skipped. */
 type Outcome = { row: EventRow; encoded: string } | string | Skip;
 
-const CACHE_LIMIT = 50_000;
-
-/** What one user agent gives: its parse, and the visitor keys of its (site, day, ip) seen so far. */
-interface AgentMemo {
-  ua: ParsedUserAgent;
-  keys: Map<string, string>;
-}
-
 export class LineProcessor {
   private readonly sites = new Map<string, NormalizeSite | null>();
   private readonly tenants = new Map<string, string | null>();
-  private readonly agents = new Map<string, AgentMemo>();
-  /** visitor keys held across all agents, bounded by cacheLimit */
-  private keyCount = 0;
-  private readonly salts = new Map<string, Buffer>();
-  private readonly days = new Map<number, string>();
   private readonly toRaw: (text: string) => Parsed;
-  private readonly cacheLimit: number;
+  private readonly memo: AgentMemo;
 
   constructor(
     private readonly cfg: ProcessorConfig,
     private readonly catalog: CatalogLookup,
     /** where client addresses are; null: no geolocation */
     private readonly geo: GeoLookup | null = null,
+    /**
+     * agent parses and visitor keys, which owe nothing to the catalog: a caller that renews its
+     * processor to see site changes hands each one the same memo (it serves only keys of cfg.secret)
+     */
+    memo?: AgentMemo,
   ) {
     this.toRaw = rawParser(cfg);
-    this.cacheLimit = cfg.cacheLimit ?? CACHE_LIMIT;
+    this.memo = memo ?? new AgentMemo(cfg.cacheLimit);
   }
 
   /**
@@ -189,75 +181,24 @@ export class LineProcessor {
    * Does normalizeEvent's user-agent work ahead of it, memoized: parsing the agent is the
    * costliest step of an import and a log repeats a few thousand agents (and each visitor's
    * ip + agent within a day). Same functions and the same precedence (explicit fields win),
-   * so the stored event is identical; normalizeEvent then finds nothing left to derive.
+   * so the stored event is identical; normalizeEvent then finds nothing left to derive. The memo
+   * (agent-memo.ts) may be shared with earlier processors of the same caller.
    */
   private deriveFromAgent(raw: RawEvent): void {
     const agent = raw.user_agent;
     if (agent === null) return;
-    // One lookup by the (long) agent string serves both memos; the key memo hangs off it.
-    let memo = this.agents.get(agent);
-    if (memo === undefined) {
-      if (this.agents.size >= this.cacheLimit) this.forgetAgents();
-      memo = { ua: parseUserAgent(agent), keys: new Map() };
-      this.agents.set(agent, memo);
-    }
+    const entry = this.memo.agent(agent);
     if (raw.visitor_key === null) {
       if (raw.ip === null) return; // normalizeEvent reports the missing key
-      const day = this.dayOf(raw.ts_ms);
-      const id = `${raw.site_id}\u0000${day}\u0000${raw.ip}`;
-      let key = memo.keys.get(id);
-      if (key === undefined) {
-        if (this.keyCount >= this.cacheLimit) {
-          this.forgetAgents();
-          this.agents.set(agent, memo);
-        }
-        key = this.visitorKey(raw.site_id, day, raw.ip, agent);
-        memo.keys.set(id, key);
-        this.keyCount++;
-      }
-      raw.visitor_key = key;
+      raw.visitor_key = this.memo.visitorKey(entry, agent, this.cfg.secret, raw.site_id, raw.ts_ms, raw.ip);
     }
-    const ua = memo.ua;
+    const ua = entry.ua;
     raw.device_type ??= ua.device_type;
     raw.browser_family ??= ua.browser_family;
     raw.os_family ??= ua.os_family;
     raw.traffic_class ??= ua.traffic_class;
     raw.user_agent = null;
     raw.ip = null;
-  }
-
-  /** Drops every agent memo and the keys under them (bounded memory; a miss only recomputes). */
-  private forgetAgents(): void {
-    for (const m of this.agents.values()) m.keys.clear();
-    this.agents.clear();
-    this.keyCount = 0;
-  }
-
-  /** utcDayOf, memoized per day number. */
-  private dayOf(tsMs: number): string {
-    const n = Math.floor(tsMs / 86_400_000);
-    let day = this.days.get(n);
-    if (day === undefined) {
-      if (this.days.size >= this.cacheLimit) this.days.clear();
-      day = utcDayOf(tsMs);
-      this.days.set(n, day);
-    }
-    return day;
-  }
-
-  /**
-   * dailyVisitorKey with the day's salt computed once per (site, day) instead of per key: the
-   * same two HMACs (visitor-key.ts), the first one memoized. A test holds them equal.
-   */
-  private visitorKey(siteId: string, day: string, ip: string, agent: string): string {
-    const saltId = `${siteId}\u0000${day}`;
-    let salt = this.salts.get(saltId);
-    if (salt === undefined) {
-      if (this.salts.size >= this.cacheLimit) this.salts.clear();
-      salt = dailySalt(this.cfg.secret, siteId, day);
-      this.salts.set(saltId, salt);
-    }
-    return createHmac('sha256', salt).update(`${ip.trim()}\u0000${agent}`).digest('hex').slice(0, VISITOR_KEY_HEX_LENGTH);
   }
 }
 
