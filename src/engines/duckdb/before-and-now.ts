@@ -15,6 +15,12 @@ const NOW = 'n';
 const OTHER_COLUMNS = SESSION_EVENT_COLUMNS.filter((col) => col !== 'site_id').join(', ');
 const tagged = (tag: string) => `'${tag}' || site_id AS site_id, '${tag}' || session_id AS session_id`;
 
+/**
+ * The select-list items (or REPLACE items) that tag a row of either half: its site_id and session_id,
+ * for rows that carry both columns under those names.
+ */
+export const TAG_COLUMNS = { before: tagged(BEFORE), now: tagged(NOW) } as const;
+
 /** A tagged build's before-rows: `site_id` of a row of the rollups or the action rows (SQL). */
 export const isBeforeRow = (site: string) => `starts_with(${site}, '${BEFORE}')`;
 /** The site id of a tagged build's row (SQL). */

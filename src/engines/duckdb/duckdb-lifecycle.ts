@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { checkedMonth, denseCounts, removedData, type EventCount, type Month, type RemovedData } from '../../ports/event-store.js';
 import { ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
-import { monthCountsSql } from './import-commit.js';
+import { monthCountsSql } from './import-writes.js';
 import { EVENT_COUNTS_DDL, IMPORTS_DDL } from './schema.js';
 
 const q = duckdbDialect.quoteIdent;

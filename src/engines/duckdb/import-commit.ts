@@ -4,12 +4,15 @@
 // visitor-days, whatever the store holds, and the staged rows are taken a group of days at a time
 // so that memory and temp space stay bounded for any size and any order of input. All of that runs
 // before the transaction and ends in the import's write tables (import-writes.ts); the transaction
-// only copies those into the store.
+// only copies those into the store. A group whose new events all follow the stored ones of their
+// visitor-days (live collection's loads) is an append, whose cost follows the touched sessions
+// rather than the touched visitor-days' events (append-load.ts).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { MAX_ENGAGEMENT_MS, type TrafficFilter } from '../../domain/events.js';
+import type { TrafficFilter } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
-import { addCopy, addImportWrites, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
-import { EVENTS_COLUMNS } from './schema.js';
+import { addCopy, addImportWrites, addNewEvents, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
+import { applyEngagement } from './engagement-apply.js';
+import { appendable, prepareAppend, storedSessionsOf } from './append-load.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { prepareRollupDelta, groupsOf } from './rollups.js';
 import { dropViews, snapshotBefore, wholeDaysOf } from './before-and-now.js';
@@ -121,9 +124,16 @@ async function prepareGroup(
   const { fresh, eng, p } = g;
   const v = `${p}_v`;
   const old = `${p}_old`;
-  const temps = [v, old];
   script.add(`CREATE TEMP TABLE ${v} AS SELECT DISTINCT site_id, day, visitor_key FROM ${fresh}
     ${eng ? `UNION SELECT DISTINCT site_id, day, visitor_key FROM ${eng}` : ''}`);
+  // Live loads: new events after the stored ones of their visitor-days (append-load.ts)
+  const group = { fresh, eng, v, p };
+  if (await appendable(c, script, group)) {
+    const r = await prepareAppend(c, script, group, opts, w);
+    dropScratch(script, w, [v]);
+    return r;
+  }
+  const temps = [v, old, storedSessionsOf(group)];
   // Stored ids can only meet staged ones within the batch's visitor-days: the id hashes all three.
   script.add(`CREATE TEMP TABLE ${old} AS SELECT e.rowid AS rid, e.* FROM events e
     SEMI JOIN ${v} v ON e.site_id = v.site_id AND e.day = v.day AND e.visitor_key = v.visitor_key`);
@@ -171,13 +181,7 @@ async function prepareGroup(
   await prepareRollupDelta(c, { now, before, wholeDays, days: v, titles: { add: fresh }, prefix: p, sourceRows, actions }, w, script);
   if (wholeDays) dropViews(script, now);
 
-  const importId = opts.importId === undefined ? 'NULL' : sqlString(opts.importId);
-  const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');
-  // Row groups that keep days apart let day-bounded reads skip the rest (zone maps). Input in time
-  // order already comes so; shuffled input pays for a sort by day. Groups are runs of days, so
-  // appending them in turn keeps the whole in day order.
-  addCopy(w, 'events', `SELECT ${insertCols} FROM ${fresh} f JOIN ${sess} x ON NOT x.old AND x.rid = f.rowid${opts.sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`, [fresh, sess]);
-  script.add(`INSERT INTO ${w.counts} ${monthCountsSql(fresh)}`);
+  addNewEvents(script, w, { fresh, sess, importId: opts.importId, sortByDay: opts.sortByDay });
   if (stored > 0) {
     script.add(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
     script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
@@ -191,43 +195,6 @@ async function prepareGroup(
   dropScratch(script, w, temps);
   return { imported, days, engagement };
 }
-
-/**
- * Adds each engagement row's time to the visitor's latest pageview of its path at or before its
- * time that day, among the new rows and the stored ones (EngagementRow); the temp tables change in
- * place (statements added to `script`) and the commit writes the stored rows back.
- */
-async function applyEngagement(
-  c: DuckDBConnection,
-  script: StatementScript,
-  fresh: string,
-  old: string | null,
-  eng: string,
-  p: string,
-): Promise<{ applied: number; dropped: number }> {
-  const cols = 'site_id, day, visitor_key, path_canon, ts_ms, event_id';
-  const candidates = `SELECT false AS old, rowid AS rid, ${cols} FROM ${fresh} WHERE type = 'pageview'
-    ${old ? `UNION ALL SELECT true AS old, rid, ${cols} FROM ${old} WHERE type = 'pageview'` : ''}`;
-  const adds = `${p}_adds`;
-  script.add(`CREATE TEMP TABLE ${adds} AS
-    SELECT t.old, t.rid, sum(m.engagement_ms) AS add_ms, count(*) AS n FROM (
-      SELECT e.rowid AS erid, any_value(e.engagement_ms) AS engagement_ms,
-        arg_max(struct_pack(old := c.old, rid := c.rid), (c.ts_ms, c.event_id)) AS t
-      FROM ${eng} e JOIN (${candidates}) c
-        ON c.site_id = e.site_id AND c.day = e.day AND c.visitor_key = e.visitor_key AND c.path_canon = e.path_canon AND c.ts_ms <= e.ts_ms
-      GROUP BY e.rowid
-    ) m GROUP BY t.old, t.rid`);
-  const [applied, total] = (await script.read(c, `SELECT (SELECT coalesce(sum(n), 0) FROM ${adds}), (SELECT count(*) FROM ${eng})`))[0].map(Number);
-  const set = `engagement_time_ms = least(engagement_time_ms + a.add_ms, ${MAX_ENGAGEMENT_MS})`;
-  script.add(`UPDATE ${fresh} SET ${set} FROM ${adds} a WHERE NOT a.old AND ${fresh}.rowid = a.rid`);
-  if (old) script.add(`UPDATE ${old} SET ${set} FROM ${adds} a WHERE a.old AND ${old}.rid = a.rid`);
-  script.add(`DROP TABLE ${adds}`);
-  return { applied, dropped: total - applied };
-}
-
-/** Events of `events` (a table with site_id and day) per (site, UTC month): the rows of event_counts they add. */
-export const monthCountsSql = (events: string, sign = '') =>
-  `SELECT site_id, strftime(day, '%Y-%m') AS month, ${sign}count(*) AS events FROM ${events} GROUP BY site_id, month`;
 
 async function rows(c: DuckDBConnection, sql: string): Promise<unknown[][]> {
   return (await c.runAndReadAll(sql)).getRowsJS();

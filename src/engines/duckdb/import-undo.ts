@@ -7,7 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ImportNotFoundError, type DayRef, type UndoneImport } from '../../ports/event-store.js';
 import { applyImportWrites, addCopy, createImportWrites, releaseImportWrites } from './import-writes.js';
-import { monthCountsSql } from './import-commit.js';
+import { monthCountsSql } from './import-writes.js';
 import { prepareRollupDelta } from './rollups.js';
 import { snapshotBefore } from './before-and-now.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';

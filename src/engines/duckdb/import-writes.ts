@@ -13,6 +13,7 @@ import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } f
 import { duckdbDialect } from '../sql/dialect.js';
 import { EVENTS_COLUMNS } from './schema.js';
 import { StatementScript } from './statement-script.js';
+import { sqlString } from './sql-string.js';
 
 const q = duckdbDialect.quoteIdent;
 
@@ -132,4 +133,23 @@ export function addImportWrites(script: StatementScript, w: ImportWrites): void 
   script.add(`DELETE FROM events USING ${w.deletes} d WHERE events.rowid = d.rid`);
   script.add(`INSERT INTO event_counts SELECT site_id, month, sum(events) FROM ${w.counts} GROUP BY site_id, month
     ON CONFLICT (site_id, month) DO UPDATE SET events = event_counts.events + excluded.events`);
+}
+
+/** Events of `events` (a table with site_id and day) per (site, UTC month): the rows of event_counts they add. */
+export const monthCountsSql = (events: string, sign = '') =>
+  `SELECT site_id, strftime(day, '%Y-%m') AS month, ${sign}count(*) AS events FROM ${events} GROUP BY site_id, month`;
+
+/**
+ * Adds the copy of an import's new events (`fresh`, EventRow columns + day) with the session ids
+ * `sess` gave them (sessionizeSql's rows whose `old` is false, `rid` their rowid in `fresh`), and
+ * what event_counts gains by them.
+ */
+export function addNewEvents(script: StatementScript, w: ImportWrites, e: { fresh: string; sess: string; importId?: string; sortByDay?: boolean }): void {
+  const importId = e.importId === undefined ? 'NULL' : sqlString(e.importId);
+  const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');
+  // Row groups that keep days apart let day-bounded reads skip the rest (zone maps). Input in time
+  // order already comes so; shuffled input pays for a sort by day. Groups are runs of days, so
+  // appending them in turn keeps the whole in day order.
+  addCopy(w, 'events', `SELECT ${insertCols} FROM ${e.fresh} f JOIN ${e.sess} x ON NOT x.old AND x.rid = f.rowid${e.sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`, [e.fresh, e.sess]);
+  script.add(`INSERT INTO ${w.counts} ${monthCountsSql(e.fresh)}`);
 }

@@ -4,7 +4,8 @@
 // merged into the stored rows of those days (day-delta.ts). Every atom, the distinct visitors
 // included, is a sum over visitor-days (a visitor's count depends only on its own events of that
 // day), so the delta is exact and costs what the touched visitor-days cost, not what their days or
-// the store hold. At open, a store without current rollups builds them whole, a group of days at a
+// the store hold. An append (append-load.ts) hands the build both halves already tagged, with their
+// page events summed, instead of the touched visitor-days' events. At open, a store without current rollups builds them whole, a group of days at a
 // time. The engine detects them (rollup-gate.ts).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
@@ -86,10 +87,11 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
  * buildRollupRows' statements, added to `script` (which the caller runs); returns the table's name.
  * `actions` false: the sources hold no action event, and no action rows are built.
  */
-function addRollupRows(script: StatementScript, src: RollupSources, prefix: string, sourceRows: number, actions = true): string {
-  const names: RollupInputNames = { pageEvents: `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
+function addRollupRows(script: StatementScript, src: RollupSources, prefix: string, sourceRows: number, actions = true, pageEvents?: string): string {
+  const names: RollupInputNames = { pageEvents: pageEvents ?? `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
-  script.add(`CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
+  // a page-events table of the caller's (an append's: append-load.ts) is taken as it is, and dropped below
+  if (pageEvents === undefined) script.add(`CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
   script.add(`CREATE OR REPLACE TEMP TABLE ${names.sessionRows} AS ${inputs.sessionRows.sql}`, inputs.sessionRows.params);
   script.add(`CREATE OR REPLACE TEMP TABLE ${names.sessionEvents} AS ${inputs.sessionEvents.sql}`, inputs.sessionEvents.params);
   script.add(`DROP TABLE ${names.sessionRows}`);
@@ -147,6 +149,14 @@ export interface RollupDelta {
    * stored ones of the touched days stay as they are (their delta is nothing); unknown: true
    */
   actions?: boolean;
+  /**
+   * Both halves already tagged (before-and-now.ts), and their page events already summed (the
+   * page-events layout of compileRollupInputs, tagged the same way): an append (append-load.ts),
+   * whose halves come from the stored rows and the new events rather than from the events of the
+   * touched visitor-days. `now` and `before` are then not read; `sources.events` need only hold the
+   * action events. The build drops `pageEvents`.
+   */
+  tagged?: { sources: RollupSources; pageEvents: string };
 }
 
 /**
@@ -161,10 +171,10 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const dayMs = `${p}_days`;
   script.add(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   // the visitor-days as they were and as they are, in one build (before-and-now.ts)
-  const src = d.before ? beforeAndNow(script, d.before, d.now, p) : d.now;
+  const src = d.tagged ? d.tagged.sources : d.before ? beforeAndNow(script, d.before, d.now, p) : d.now;
   const actions = d.actions ?? true;
-  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity, actions);
-  if (d.before) dropViews(script, src);
+  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity, actions, d.tagged?.pageEvents);
+  if (d.before && !d.tagged) dropViews(script, src);
   const titles = `${p}_titles`;
   const storedTitles = 'add' in d.titles ? newPageTitles(script, d.titles.add, titles) : '(SELECT 0)';
   const count = (select: string) => `(SELECT count(*) FROM (${select}))`;
@@ -176,7 +186,7 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
       `SELECT ${whole ? '0' : count(storedDayRowsSql(ROLLUPS, dayMs))}, ${actions && !whole ? count(storedActionRowsSql(dayMs)) : '0'}, ${storedTitles}`,
     )
   )[0].map(Number);
-  const tagged = d.before !== null;
+  const tagged = d.before !== null || d.tagged !== undefined;
   prepareDayDelta(script, ROLLUPS, { rows, tagged, dayMs, stored, whole }, w, 'rollups', w.rollupDays);
   if ('add' in d.titles) mergePageTitles(script, titles, storedTitleRows, w);
   else rebuildPageTitles(script, d.titles.rebuild, dayMs, w);

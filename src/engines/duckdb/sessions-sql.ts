@@ -12,6 +12,8 @@ import { ENGAGED_MS, MEANINGFUL_FAMILIES, SESSION_GAP_MS } from '../../domain/ev
 const SESSION_INPUT_COLUMNS = 'site_id, day, tenant_id, visitor_key, ts_ms, type, event_id';
 
 const KEY = 'site_id, day, tenant_id, visitor_key';
+/** A session's id: it hashes the key and the start, so it is stable across rebuilds. */
+const SESSION_ID = `md5(concat_ws(chr(31), site_id, coalesce(tenant_id, chr(0)), visitor_key, start_ms::VARCHAR))`;
 
 /** The tables a sessionization reads: the new rows and, when any, the stored rows of the same visitor-days. */
 export interface SessionSources {
@@ -43,12 +45,39 @@ WITH ev AS (
   SELECT *, max(new_start) OVER (PARTITION BY ${KEY} ORDER BY rn ROWS UNBOUNDED PRECEDING) AS start_ms
   FROM gaps
 )
-SELECT old, rid, rn, md5(concat_ws(chr(31), site_id, coalesce(tenant_id, chr(0)), visitor_key, start_ms::VARCHAR)) AS session_id
+SELECT old, rid, rn, ${SESSION_ID} AS session_id
 FROM started`;
 }
 
-const MEANINGFUL = MEANINGFUL_FAMILIES.map((f) => `'${f}'`).join(', ');
-const FIRST_EVENT_COLUMNS = ['profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium',
+/**
+ * sessionizeSql for an append (append-load.ts): `fresh`'s events all come after every stored event
+ * of their visitor-days, so only the last stored session of each (site, day, tenant, key) can grow.
+ * `last` holds it (site_id, day, tenant_id, visitor_key, start_ms, end_ms): a row standing for it
+ * goes first in its partition, as its last event at end_ms, and a new event within the gap of it
+ * takes its start, hence its id. `out` as sessionizeSql's, of the new events only (`old` false).
+ */
+export function appendSessionizeSql(fresh: string, last: string, out: string): string {
+  return `CREATE TEMP TABLE ${out} AS
+WITH ev AS (
+  SELECT false AS seed, rowid AS rid, ${SESSION_INPUT_COLUMNS}, NULL::BIGINT AS seed_start FROM ${fresh}
+  UNION ALL
+  SELECT true, NULL, site_id, day, tenant_id, visitor_key, end_ms, NULL, NULL, start_ms FROM ${last}
+), gaps AS (
+  SELECT *, row_number() OVER w AS rn,
+    CASE WHEN seed THEN seed_start WHEN lag(ts_ms) OVER w IS NULL OR ts_ms - lag(ts_ms) OVER w > ${SESSION_GAP_MS} THEN ts_ms END AS new_start
+  FROM ev
+  WINDOW w AS (PARTITION BY ${KEY} ORDER BY ts_ms, seed DESC, (type <> 'pageview'), event_id)
+), started AS (
+  SELECT *, max(new_start) OVER (PARTITION BY ${KEY} ORDER BY rn ROWS UNBOUNDED PRECEDING) AS start_ms
+  FROM gaps
+)
+SELECT false AS old, rid, rn, ${SESSION_ID} AS session_id
+FROM started WHERE NOT seed`;
+}
+
+export const MEANINGFUL = MEANINGFUL_FAMILIES.map((f) => `'${f}'`).join(', ');
+/** The session's columns that its first event gives (in the sessions table's order). */
+export const FIRST_EVENT_COLUMNS = ['profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium',
   'utm_campaign', 'country', 'region', 'city', 'device_type', 'browser_family', 'os_family'];
 /** The columns sessions and rollups read of an event (the action identity: the actions rollup). */
 export const SESSION_EVENT_COLUMNS = ['site_id', 'day', 'tenant_id', 'visitor_key', 'ts_ms', 'type', 'family', 'engagement_time_ms',
