@@ -13,7 +13,6 @@
 //   sessions from the stored rows and the moved ones; action rows from the action events alone.
 // What is counted is the same as the general commit's; the import tests hold the two to equal stores.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ENGAGED_MS } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
 import { compileRollupInputs } from '../sql/build/rollup-build.js';
 import { ACTION_IDENTITY } from '../sql/rollup-tables.js';
@@ -22,7 +21,7 @@ import { TAG_COLUMNS } from './before-and-now.js';
 import { applyEngagement } from './engagement-apply.js';
 import { addCopy, addNewEvents, dropScratch, type ImportWrites } from './import-writes.js';
 import { prepareRollupDelta } from './rollups.js';
-import { appendSessionizeSql, FIRST_EVENT_COLUMNS, MEANINGFUL, sessionEventsSql, sessionsSql } from './sessions-sql.js';
+import { appendSessionizeSql, FIRST_EVENT_COLUMNS, SESSION_FLAGS, sessionEventsSql, sessionsSql } from './sessions-sql.js';
 import type { StatementScript } from './statement-script.js';
 
 /** One group of days of an import (import-commit.ts prepareGroup's). */
@@ -86,7 +85,6 @@ function tables(p: string) {
     storedActions: `${p}_sact`,
     actions: `${p}_act_ev`,
     bothSessions: `${p}_bsess`,
-    dayRows: `${p}_dayrows`,
   };
 }
 
@@ -151,9 +149,7 @@ export async function prepareAppend(
   const sessionKey = ['site_id', 'day', 'session_id'];
   script.add(`CREATE TEMP TABLE ${t.sessions} AS
     SELECT site_id, day, start_ms, end_ms, session_id, tenant_id, visitor_key, ${FIRST_EVENT_COLUMNS.join(', ')}, entry_page, exit_page,
-      pageviews, events, engagement_ms, meaningful_actions,
-      pageviews = 1 AND meaningful_actions = 0 AS is_bounce,
-      pageviews >= 2 OR engagement_ms >= ${ENGAGED_MS} OR meaningful_actions > 0 AS is_engaged
+      pageviews, events, engagement_ms, meaningful_actions, ${SESSION_FLAGS}
     FROM (
       SELECT s.site_id, s.day, s.start_ms, greatest(s.end_ms, coalesce(n.end_ms, s.end_ms)) AS end_ms, s.session_id, s.tenant_id, s.visitor_key, ${first},
         coalesce(s.entry_page, n.entry_page) AS entry_page, coalesce(n.exit_page, s.exit_page) AS exit_page,

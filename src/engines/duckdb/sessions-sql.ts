@@ -75,7 +75,13 @@ SELECT false AS old, rid, rn, ${SESSION_ID} AS session_id
 FROM started WHERE NOT seed`;
 }
 
-export const MEANINGFUL = MEANINGFUL_FAMILIES.map((f) => `'${f}'`).join(', ');
+const MEANINGFUL = MEANINGFUL_FAMILIES.map((f) => `'${f}'`).join(', ');
+/**
+ * A session's two flags (the sessions table's last columns) from its pageviews, engagement_ms and
+ * meaningful_actions: every way of making session rows says bounce and engaged through this.
+ */
+export const SESSION_FLAGS = `pageviews = 1 AND meaningful_actions = 0 AS is_bounce,
+  pageviews >= 2 OR engagement_ms >= ${ENGAGED_MS} OR meaningful_actions > 0 AS is_engaged`;
 /** The session's columns that its first event gives (in the sessions table's order). */
 export const FIRST_EVENT_COLUMNS = ['profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium',
   'utm_campaign', 'country', 'region', 'city', 'device_type', 'browser_family', 'os_family'];
@@ -109,9 +115,7 @@ export function sessionsSql(ev: string, out: string): string {
   return `CREATE TEMP TABLE ${out} AS
 SELECT site_id, day, start_ms, end_ms, session_id, tenant_id, visitor_key,
   ${FIRST_EVENT_COLUMNS.map((c) => `first.${c} AS ${c}`).join(', ')},
-  entry_page, exit_page, pageviews, events, engagement_ms, meaningful_actions,
-  pageviews = 1 AND meaningful_actions = 0 AS is_bounce,
-  pageviews >= 2 OR engagement_ms >= ${ENGAGED_MS} OR meaningful_actions > 0 AS is_engaged
+  entry_page, exit_page, pageviews, events, engagement_ms, meaningful_actions, ${SESSION_FLAGS}
 FROM (
   SELECT site_id, day, tenant_id, visitor_key, session_id, min(ts_ms) AS start_ms, max(ts_ms) AS end_ms,
     arg_min(struct_pack(${FIRST_EVENT_COLUMNS.join(', ')}), rn) AS first,
