@@ -17,9 +17,9 @@ import type { DayRef } from '../../ports/event-store.js';
 import { compileRollupInputs } from '../sql/build/rollup-build.js';
 import { ACTION_IDENTITY } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
-import { TAG_COLUMNS } from './before-and-now.js';
+import { storedSessionsSql, TAG_COLUMNS } from './before-and-now.js';
 import { applyEngagement } from './engagement-apply.js';
-import { addCopy, addNewEvents, dropScratch, type ImportWrites } from './import-writes.js';
+import { addNewEvents, addSessionsCopy, dropScratch, type ImportWrites } from './import-writes.js';
 import { prepareRollupDelta } from './rollups.js';
 import { appendSessionizeSql, FIRST_EVENT_COLUMNS, SESSION_FLAGS, sessionEventsSql, sessionsSql } from './sessions-sql.js';
 import type { StatementScript } from './statement-script.js';
@@ -41,7 +41,7 @@ export interface AppendOptions {
   sortByDay?: boolean;
 }
 
-/** The stored sessions of the group's visitor-days (appendable() makes it). */
+/** The stored sessions of the group's visitor-days (appendable() makes it; the general commit's before half reads it too). */
 export const storedSessionsOf = (g: ImportGroup) => `${g.p}_vs`;
 
 const on = (a: string, b: string, cols: readonly string[]) => cols.map((c) => `${a}.${c} = ${b}.${c}`).join(' AND ');
@@ -50,12 +50,13 @@ const VISITOR_DAY = ['site_id', 'day', 'visitor_key'];
 /**
  * Whether the group is an append: something of its visitor-days is stored, and each new event comes
  * after every stored one of its visitor-day (strictly: an event at the same millisecond could sort
- * before a stored one). Adds the table of those stored sessions (kept for prepareAppend; the caller
- * drops it with the group's scratch tables, `${p}_vs`) and reads one row.
+ * before a stored one). Adds the table of those stored sessions (storedSessionsOf: prepareAppend, or
+ * the general commit's before half, reads it; the caller drops it with the group's scratch tables)
+ * and reads one row.
  */
 export async function appendable(c: DuckDBConnection, script: StatementScript, g: ImportGroup): Promise<boolean> {
   const vs = storedSessionsOf(g);
-  script.add(`CREATE TEMP TABLE ${vs} AS SELECT s.* FROM sessions s SEMI JOIN ${g.v} v ON ${on('s', 'v', VISITOR_DAY)}`);
+  script.add(`CREATE TEMP TABLE ${vs} AS ${storedSessionsSql(g.v)}`);
   const [stored, late] = (
     await script.read(
       c,
@@ -201,9 +202,7 @@ export async function prepareAppend(
   await prepareRollupDelta(
     c,
     {
-      now: { events: t.actions, sessions: t.bothSessions },
-      before: null,
-      tagged: { sources: { events: t.actions, sessions: t.bothSessions }, pageEvents: t.pageEvents },
+      count: { tagged: { events: t.actions, sessions: t.bothSessions }, pageEvents: t.pageEvents },
       days: v,
       titles: { add: fresh },
       prefix: p,
@@ -219,11 +218,7 @@ export async function prepareAppend(
   addNewEvents(script, w, { fresh, sess: t.sess, importId: opts.importId, sortByDay: opts.sortByDay });
   script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
   script.add(`DROP VIEW ${t.nowNew}`);
-  addCopy(w, 'sessions', `SELECT * FROM ${t.sessions} ORDER BY site_id, day, start_ms`, [t.sessions]);
-  const days = (await script.read(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${t.sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
-    site_id: String(site_id),
-    day: String(day),
-  }));
+  const days = await addSessionsCopy(c, script, w, t.sessions);
   dropScratch(script, w, temps);
   return { imported, days, engagement };
 }

@@ -26,17 +26,20 @@ export const isBeforeRow = (site: string) => `starts_with(${site}, '${BEFORE}')`
 /** The site id of a tagged build's row (SQL). */
 export const untaggedSite = (site: string) => `substr(${site}, 2)`;
 
+/** The stored sessions of the visitor-days in `visitorDays` (site_id, day, visitor_key), as a SELECT. */
+export const storedSessionsSql = (visitorDays: string) =>
+  `SELECT s.* FROM sessions s SEMI JOIN ${visitorDays} v ON s.site_id = v.site_id AND s.day = v.day AND s.visitor_key = v.visitor_key`;
+
 /**
- * Copies the stored events of the visitor-days in `visitorDays` (site_id, day, visitor_key) held by
- * `events` (events columns), and their stored sessions, as they are now (an import may change its
- * copy of the events afterwards: `script` runs before it does), tagged as the before half. The tables
- * are `prefix`_ev and _sess; the statements go to `script`.
+ * Copies the stored events of some visitor-days held by `events` (events columns), and their stored
+ * sessions held by `sessions` (a table, or a parenthesized storedSessionsSql), as they are now (an
+ * import may change its copy of the events afterwards: `script` runs before it does), tagged as the
+ * before half. The tables are `prefix`_ev and _sess; the statements go to `script`.
  */
-export function snapshotBefore(script: StatementScript, events: string, visitorDays: string, prefix: string): RollupSources {
+export function snapshotBefore(script: StatementScript, events: string, sessions: string, prefix: string): RollupSources {
   const out = { events: `${prefix}_ev`, sessions: `${prefix}_sess` };
   script.add(`CREATE TEMP TABLE ${out.events} AS SELECT ${tagged(BEFORE)}, ${OTHER_COLUMNS} FROM ${events}`);
-  script.add(`CREATE TEMP TABLE ${out.sessions} AS SELECT s.* REPLACE (${tagged(BEFORE)}) FROM sessions s
-    SEMI JOIN ${visitorDays} v ON s.site_id = v.site_id AND s.day = v.day AND s.visitor_key = v.visitor_key`);
+  script.add(`CREATE TEMP TABLE ${out.sessions} AS SELECT * REPLACE (${tagged(BEFORE)}) FROM ${sessions}`);
   return out;
 }
 

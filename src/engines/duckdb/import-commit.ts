@@ -10,7 +10,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TrafficFilter } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
-import { addCopy, addImportWrites, addNewEvents, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
+import { addImportWrites, addNewEvents, addSessionsCopy, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
 import { applyEngagement } from './engagement-apply.js';
 import { appendable, prepareAppend, storedSessionsOf } from './append-load.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
@@ -156,7 +156,7 @@ async function prepareGroup(
   const wholeDays = stored > 0 && 2 * stored >= dayEvents;
   // The touched visitor-days as they were, kept before anything of them changes (engagement below
   // changes `old` in place); counted with them as they will be (prepareRollupDelta).
-  const before = stored > 0 && !wholeDays && (imported > 0 || eng) ? snapshotBefore(script, old, v, `${p}_b`) : null;
+  const before = stored > 0 && !wholeDays && (imported > 0 || eng) ? snapshotBefore(script, old, storedSessionsOf(group), `${p}_b`) : null;
   if (before) temps.push(before.events, before.sessions);
   const engagement = eng ? await applyEngagement(c, script, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
   if (imported === 0 && engagement.applied === 0) {
@@ -178,7 +178,8 @@ async function prepareGroup(
   const sourceRows = imported + (wholeDays ? dayEvents : 2 * stored);
   // without action events before or now (sites without custom events), the action rows are left alone
   const actions = actionEvents > 0;
-  await prepareRollupDelta(c, { now, before, wholeDays, days: v, titles: { add: fresh }, prefix: p, sourceRows, actions }, w, script);
+  const count = wholeDays ? { wholeDays: now } : { now, before };
+  await prepareRollupDelta(c, { count, days: v, titles: { add: fresh }, prefix: p, sourceRows, actions }, w, script);
   if (wholeDays) dropViews(script, now);
 
   addNewEvents(script, w, { fresh, sess, importId: opts.importId, sortByDay: opts.sortByDay });
@@ -187,11 +188,7 @@ async function prepareGroup(
     script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
   }
   script.add(`DROP VIEW ${nowEvents}`);
-  addCopy(w, 'sessions', `SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`, [sessions]);
-  const days = (await script.read(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
-    site_id: String(site_id),
-    day: String(day),
-  }));
+  const days = await addSessionsCopy(c, script, w, sessions);
   dropScratch(script, w, temps);
   return { imported, days, engagement };
 }

@@ -9,7 +9,7 @@ import { ImportNotFoundError, type DayRef, type UndoneImport } from '../../ports
 import { applyImportWrites, addCopy, createImportWrites, releaseImportWrites } from './import-writes.js';
 import { monthCountsSql } from './import-writes.js';
 import { prepareRollupDelta } from './rollups.js';
-import { snapshotBefore } from './before-and-now.js';
+import { snapshotBefore, storedSessionsSql } from './before-and-now.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { STAGE_DDL } from './schema.js';
 import { countRows } from './count-rows.js';
@@ -35,7 +35,7 @@ export async function undoImport(c: DuckDBConnection, importId: string, p: strin
     const onVisitorDays = (a: string) => `${a}.site_id = v.site_id AND ${a}.day = v.day AND ${a}.visitor_key = v.visitor_key`;
     await c.run(`CREATE TEMP TABLE ${all} AS SELECT e.rowid AS rid, e.* FROM events e SEMI JOIN ${v} v ON ${onVisitorDays('e')}`);
     await c.run(`CREATE TEMP TABLE ${kept} AS SELECT * FROM ${all} WHERE import_id IS DISTINCT FROM ${id}`);
-    const before = snapshotBefore(script, all, v, `${p}_b`);
+    const before = snapshotBefore(script, all, `(${storedSessionsSql(v)})`, `${p}_b`);
     await script.run(c);
 
     // the visitor-days as they will stand: what they keep, sessionized again (no new rows)
@@ -52,7 +52,7 @@ export async function undoImport(c: DuckDBConnection, importId: string, p: strin
     const dayEvents = `${p}_dayev`;
     await c.run(`CREATE TEMP TABLE ${dayEvents} AS SELECT e.* FROM events e SEMI JOIN (SELECT DISTINCT site_id, day FROM ${v}) d ON e.site_id = d.site_id AND e.day = d.day
       WHERE e.type = 'pageview' AND e.page_title IS NOT NULL AND e.import_id IS DISTINCT FROM ${id}`);
-    await prepareRollupDelta(c, { now: { events: nowEvents, sessions }, before, days: v, titles: { rebuild: dayEvents }, prefix: p }, w, script);
+    await prepareRollupDelta(c, { count: { now: { events: nowEvents, sessions }, before }, days: v, titles: { rebuild: dayEvents }, prefix: p }, w, script);
     await script.run(c);
 
     await c.run(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${kept} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);

@@ -9,6 +9,7 @@
 // from the scratch tables that computed them (kept until the transaction ends), and the keys and
 // merged rows of what they replace; the transaction copies them in and makes or drops no table.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DayRef } from '../../ports/event-store.js';
 import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import { EVENTS_COLUMNS } from './schema.js';
@@ -81,6 +82,18 @@ export function createImportWrites(script: StatementScript, prefix: string): Imp
 export function addCopy(w: ImportWrites, table: CopiedTable, select: string, reads: readonly string[]): void {
   w.copies[table].push(select);
   for (const t of reads) w.held.add(t);
+}
+
+/**
+ * The sessions of a group's touched visitor-days as they will stand (`sessions`, the sessions
+ * layout) go to the store with the import's writes; returns the days they are on.
+ */
+export async function addSessionsCopy(c: DuckDBConnection, script: StatementScript, w: ImportWrites, sessions: string): Promise<DayRef[]> {
+  addCopy(w, 'sessions', `SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`, [sessions]);
+  return (await script.read(c, `SELECT DISTINCT site_id, day::VARCHAR FROM ${sessions} ORDER BY 1, 2`)).map(([site_id, day]) => ({
+    site_id: String(site_id),
+    day: String(day),
+  }));
 }
 
 /** Adds to `script` the drops of scratch tables, but not of those a copy still reads (releaseImportWrites drops them). */

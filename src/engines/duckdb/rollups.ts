@@ -122,17 +122,26 @@ function addRollupRows(script: StatementScript, src: RollupSources, prefix: stri
   return out;
 }
 
+/**
+ * What a delta counts, in one of three shapes:
+ * - `now` and `before`: the touched visitor-days' events and sessions as they are after the import,
+ *   and as they were stored before it (snapshotBefore, before-and-now.ts; null when none was stored),
+ *   counted in one tagged build;
+ * - `wholeDays`: every event and session of the touched days as they will stand, not only of the
+ *   touched visitor-days; its rows replace the days' stored ones instead of moving them by a delta;
+ * - `tagged`: both halves already tagged (before-and-now.ts), their page events already summed in
+ *   `pageEvents` (the page-events layout of compileRollupInputs, tagged the same way): an append
+ *   (append-load.ts), whose halves come from the stored rows and the new events rather than from
+ *   the events of the touched visitor-days. Its `events` need only hold the action events. The build
+ *   drops `pageEvents`.
+ */
+export type RollupCount =
+  | { now: RollupSources; before: RollupSources | null }
+  | { wholeDays: RollupSources }
+  | { tagged: RollupSources; pageEvents: string };
+
 export interface RollupDelta {
-  /** the touched visitor-days' events and sessions as they are after the import */
-  now: RollupSources;
-  /** the same as they were stored before it (snapshotBefore, before-and-now.ts); null when none was stored */
-  before: RollupSources | null;
-  /**
-   * true: `now` holds every event and session of the touched days, not only of the touched
-   * visitor-days (`before` is then null), and its rows replace the days' stored ones instead of
-   * moving them by a delta
-   */
-  wholeDays?: boolean;
+  count: RollupCount;
   /** (site_id, day) of every touched visitor-day (duplicates allowed) */
   days: string;
   /**
@@ -142,21 +151,13 @@ export interface RollupDelta {
    */
   titles: { add: string } | { rebuild: string };
   prefix: string;
-  /** events of `now` and `before` together, about (the build's size); unknown: many */
+  /** events the count reads, about (the build's size); unknown: many */
   sourceRows?: number;
   /**
-   * false: neither `now` nor `before` holds an action event, so their action rows are none and the
-   * stored ones of the touched days stay as they are (their delta is nothing); unknown: true
+   * false: neither half holds an action event, so their action rows are none and the stored ones of
+   * the touched days stay as they are (their delta is nothing); unknown: true
    */
   actions?: boolean;
-  /**
-   * Both halves already tagged (before-and-now.ts), and their page events already summed (the
-   * page-events layout of compileRollupInputs, tagged the same way): an append (append-load.ts),
-   * whose halves come from the stored rows and the new events rather than from the events of the
-   * touched visitor-days. `now` and `before` are then not read; `sources.events` need only hold the
-   * action events. The build drops `pageEvents`.
-   */
-  tagged?: { sources: RollupSources; pageEvents: string };
 }
 
 /**
@@ -171,22 +172,23 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const dayMs = `${p}_days`;
   script.add(`CREATE OR REPLACE TEMP TABLE ${dayMs} AS SELECT DISTINCT site_id, epoch_ms(CAST(day AS TIMESTAMP)) AS day_ms FROM ${d.days}`);
   // the visitor-days as they were and as they are, in one build (before-and-now.ts)
-  const src = d.tagged ? d.tagged.sources : d.before ? beforeAndNow(script, d.before, d.now, p) : d.now;
+  const k = d.count;
+  const src = 'tagged' in k ? k.tagged : 'wholeDays' in k ? k.wholeDays : k.before ? beforeAndNow(script, k.before, k.now, p) : k.now;
   const actions = d.actions ?? true;
-  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity, actions, d.tagged?.pageEvents);
-  if (d.before && !d.tagged) dropViews(script, src);
+  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity, actions, 'tagged' in k ? k.pageEvents : undefined);
+  if ('now' in k && k.before) dropViews(script, src);
   const titles = `${p}_titles`;
   const storedTitles = 'add' in d.titles ? newPageTitles(script, d.titles.add, titles) : '(SELECT 0)';
   const count = (select: string) => `(SELECT count(*) FROM (${select}))`;
   // whole days replace their stored rows: what those hold is not read
-  const whole = d.wholeDays === true;
+  const whole = 'wholeDays' in k;
   const [stored, storedActions, storedTitleRows] = (
     await script.read(
       c,
       `SELECT ${whole ? '0' : count(storedDayRowsSql(ROLLUPS, dayMs))}, ${actions && !whole ? count(storedActionRowsSql(dayMs)) : '0'}, ${storedTitles}`,
     )
   )[0].map(Number);
-  const tagged = d.before !== null || d.tagged !== undefined;
+  const tagged = 'tagged' in k || ('now' in k && k.before !== null);
   prepareDayDelta(script, ROLLUPS, { rows, tagged, dayMs, stored, whole }, w, 'rollups', w.rollupDays);
   if ('add' in d.titles) mergePageTitles(script, titles, storedTitleRows, w);
   else rebuildPageTitles(script, d.titles.rebuild, dayMs, w);

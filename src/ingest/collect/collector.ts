@@ -45,6 +45,8 @@ export class Collector implements EventCollector {
   private readonly sites = new Map<string, Memo<Site | null>>();
   private readonly tenants = new Map<string, Memo<Set<string>>>();
   private processor: Memo<Promise<LineProcessor>> | null = null;
+  /** the visitor-key salt: made once and never changed (a failed read is asked again) */
+  private secret: Promise<string> | null = null;
   /**
    * Agent parses and visitor keys, handed to each processor: they owe nothing to the catalog, so a
    * renewal need not make every active visitor pay its HMAC and agent parse again. Bounded by its
@@ -143,12 +145,20 @@ export class Collector implements EventCollector {
   /**
    * The import's LineProcessor, made anew every CATALOG_TTL_MS: it keeps what it learns of sites
    * for its lifetime, and a site's profile may change. What it learns of agents and visitors
-   * (agentMemo) carries over.
+   * (agentMemo) carries over, and so does the salt (made once by the catalog, never changed: asking
+   * for it at each renewal cost an insert and a select).
    */
   private currentProcessor(nowMs: number): Promise<LineProcessor> {
     if (this.processor && fresh(this.processor, nowMs)) return this.processor.value;
     const known = this.known;
-    const made = this.deps.catalog.getOrCreateSecret(VISITOR_SALT_SECRET).then(
+    if (this.secret === null) {
+      const asked = this.deps.catalog.getOrCreateSecret(VISITOR_SALT_SECRET);
+      this.secret = asked;
+      asked.catch(() => {
+        if (this.secret === asked) this.secret = null;
+      });
+    }
+    const made = this.secret.then(
       (secret) =>
         new LineProcessor(
           { format: { kind: 'events' }, nowMs, secret },
