@@ -7,7 +7,10 @@
 // the loader costs is the difference; a fourth to one whose loads only append the events to a plain
 // DuckDB table (bench/servers/append-only-store.ts): what collection reaches with the cheapest loader
 // there could be.
-// BENCH_DURATION_S (default 10) sets each load run's length.
+// BENCH_DURATION_S (default 10) sets each load run's length. BENCH_ROUNDS (default 1) repeats the
+// four runs, in turn, each against the floor of its round, and adds the median of the rounds'
+// ratios: on a shared machine (another guest taking a third of the cores for seconds at a time) the
+// floor moves by half from one run to the next, the ratio of runs side by side far less.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
@@ -18,11 +21,16 @@ import type { BenchRow } from './run.js';
 export const name = 'collect';
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const PROBE_EVERY_MS = 200;
 const POLL_EVERY_MS = 100;
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 
 /** The n-th request of the load: a visitor (address), a page, and the tracker's kind of event. */
@@ -57,15 +65,18 @@ function load(url: string, duration: number): Promise<autocannon.Result> {
   });
 }
 
-/** Sends a probe event every PROBE_EVERY_MS and watches /v1 for it: 202-to-readable times, ms. */
-function probe(info: { footfall: string; token: string; probeSite: string }) {
+/**
+ * Sends a probe event every PROBE_EVERY_MS and watches /v1 for it: 202-to-readable times, ms. Pages
+ * are named after `round`, so that no probe is found readable as one of an earlier round.
+ */
+function probe(info: { footfall: string; token: string; probeSite: string }, round: number) {
   const acked = new Map<string, number>();
   const readable = new Map<string, number>();
   let stop = false;
   let sent = 0;
   const sender = (async () => {
     while (!stop) {
-      const page = `/probe/${sent++}`;
+      const page = `/probe/${round}/${sent++}`;
       const r = await fetch(`${info.footfall}/api/event`, {
         method: 'POST',
         headers: { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': '192.0.2.1' },
@@ -82,7 +93,9 @@ function probe(info: { footfall: string; token: string; probeSite: string }) {
     });
     if (r.status !== 200) return;
     const now = performance.now();
-    for (const row of ((await r.json()) as { current: { rows: { key: string }[] } }).current.rows) if (!readable.has(row.key)) readable.set(row.key, now);
+    for (const row of ((await r.json()) as { current: { rows: { key: string }[] } }).current.rows) {
+      if (row.key.startsWith(`/probe/${round}/`) && !readable.has(row.key)) readable.set(row.key, now);
+    }
   };
   const poller = (async () => {
     while (!stop || readable.size < acked.size) {
@@ -142,12 +155,36 @@ export async function run(): Promise<BenchRow[]> {
       });
       return perS;
     };
-    await load(info.bare, 2); // warm-up
-    const floor = row('bare node:http answering 202 (floor)', await measured(info.bare));
-    await load(info.footfall, 2); // warm-up: JIT, the geolocation database, the first loads
-    const p = probe(info);
-    row(`footfall POST /api/event (${CONNECTIONS} connections)`, await measured(info.footfall), floor);
-    const { lags, acked, neverReadable } = await p.finish();
+    // Each round: the floor, then footfall (probed), the request path alone and the cheapest loader,
+    // each against the floor of its round; warm-ups before the first run of each.
+    const CASES = {
+      footfall: `footfall POST /api/event (${CONNECTIONS} connections)`,
+      held: 'footfall, its loader held back for the run (the request path alone)',
+      appendOnly: 'footfall whose loads only append the events to a plain table (the floor of any loader)',
+    } as const;
+    const ratios: Record<keyof typeof CASES, number[]> = { footfall: [], held: [], appendOnly: [] };
+    const round = (r: number, label: string) => (ROUNDS > 1 ? `${label}, round ${r + 1}` : label);
+    // 202 -> readable is probed during the footfall runs only (each round's probes waited for after it)
+    const lags: number[] = [];
+    let acked = 0;
+    let neverReadable = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      if (r === 0) await load(info.bare, 2);
+      const floor = row(round(r, 'bare node:http answering 202 (floor)'), await measured(info.bare));
+      // footfall's warm-up: JIT, the geolocation database, the first loads
+      if (r === 0) await load(info.footfall, 2);
+      const p = probe(info, r);
+      ratios.footfall.push(row(round(r, CASES.footfall), await measured(info.footfall), floor) / floor);
+      const probed = await p.finish();
+      lags.push(...probed.lags);
+      acked += probed.acked;
+      neverReadable += probed.neverReadable;
+      for (const k of ['held', 'appendOnly'] as const) {
+        if (r === 0) await load(info[k], 2);
+        ratios[k].push(row(round(r, CASES[k]), await measured(info[k]), floor) / floor);
+      }
+    }
+    lags.sort((a, b) => a - b);
     rows.push({
       bench: name,
       case: '202 -> readable through /v1, under that load',
@@ -156,10 +193,11 @@ export async function run(): Promise<BenchRow[]> {
       probes: acked,
       'never readable': neverReadable,
     });
-    await load(info.held, 2); // warm-up
-    row('footfall, its loader held back for the run (the request path alone)', await measured(info.held), floor);
-    await load(info.appendOnly, 2); // warm-up
-    row('footfall whose loads only append the events to a plain table (the floor of any loader)', await measured(info.appendOnly), floor);
+    if (ROUNDS > 1) {
+      for (const k of Object.keys(CASES) as (keyof typeof CASES)[]) {
+        rows.push({ bench: name, case: `${CASES[k]}: median of ${ROUNDS} rounds`, 'of floor': `${Math.round(100 * median(ratios[k]))}%` });
+      }
+    }
     return rows;
   } finally {
     child.kill('SIGTERM');
