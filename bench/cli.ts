@@ -17,6 +17,7 @@ import { openControlPlane } from '../src/control/open-control-plane.js';
 import { freePort } from '../test/stack/fixtures/serve.js';
 import { measure } from './measure.js';
 import type { BenchRow } from './run.js';
+import { median } from './median.js';
 
 export const name = 'cli';
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 7);
@@ -50,10 +51,6 @@ function importFile(dir: string, siteId: string, run: number): string {
   return file;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 export async function run(): Promise<BenchRow[]> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-cli-'));

@@ -14,6 +14,7 @@ import { openDuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.j
 import { eventIdentity } from '../src/ingest/parse/identity.js';
 import type { EventRow } from '../src/ports/event-store.js';
 import type { BenchRow } from './run.js';
+import { median } from './median.js';
 
 export const name = 'today';
 const EVENTS = Number(process.env.BENCH_TODAY_EVENTS ?? 1_000_000);
@@ -37,7 +38,6 @@ function eventRow(v: number, ts: number, n: number): EventRow {
   return { ...row, event_id: eventIdentity(row as EventRow, 1) };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function run(): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-today-'));
