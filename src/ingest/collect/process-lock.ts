@@ -3,7 +3,8 @@
 // Taking it is one atomic step, so two processes never both hold it; a pid written in a file could
 // only be judged dead and then taken over in two steps, which two live processes can interleave, and
 // a pid says nothing across the pid namespaces of containers sharing one volume. The pid is still
-// written beside the lock, for messages only.
+// written beside the lock, for messages only. The holder must keep a reference to the lock while it
+// holds it: the garbage collector closes an unreferenced better-sqlite3 database, and that frees the lock.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
