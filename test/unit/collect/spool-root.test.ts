@@ -120,8 +120,8 @@ test('a spool whose loading stopped halfway is loaded on from its checkpoint, no
 
 test('a process that owns the data dir refuses a second one, naming it; once it is killed, its spool is taken over', async () => {
   const root = tmp();
+  const owner = await child(['own', root, '0', '2']);
   try {
-    const owner = await child(['own', root, '0', '2']);
     await assert.rejects(openOwnSpool(root, { shared: false }), (err: Error) => {
       assert.ok(err instanceof DataDirInUseError);
       assert.match(err.message, new RegExp(`process ${owner.proc.pid}`));
@@ -139,6 +139,8 @@ test('a process that owns the data dir refuses a second one, naming it; once it 
       mine.rootLock?.release();
     }
   } finally {
+    // also when an assertion failed before the kill: a live child would keep this file's process, and the run, waiting
+    await kill9(owner.proc);
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
