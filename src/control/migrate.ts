@@ -17,7 +17,7 @@ export async function migrateToLatest(db: Kysely<ControlDB>, schema?: string): P
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const why = error instanceof Error ? error.message : String(error ?? 'unknown error');
-    throw new Error(`control-plane migration ${failed?.migrationName ?? ''} failed: ${why}`.replace('  ', ' '));
+    throw new Error(`control-plane migration ${failed?.migrationName ?? ''} failed: ${why}`.replace('  ', ' '), { cause: error ?? failed });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
+import { migrateDespiteForeignDrops, openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { openControlPlane } from '../../src/control/open-control-plane.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
 
@@ -20,6 +20,27 @@ test('postgres: an unreachable server is reported as CONTROL_UNAVAILABLE without
 
 test('postgres: a schema name that is not a plain identifier is refused before connecting', async () => {
   await assert.rejects(openPostgresControlPlane('postgres://127.0.0.1:1/x', { schema: 'a;drop table x' }), RangeError);
+});
+
+test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000) is run again; a missing schema of ours, or any other fault, is thrown", async () => {
+  const dropped = (name: string) => new Error('control-plane migration failed', { cause: Object.assign(new Error(`schema "${name}" does not exist`), { code: '3F000' }) });
+  let runs = 0;
+  await migrateDespiteForeignDrops(async () => {
+    if (++runs < 3) throw dropped('ff_other');
+  }, 'ff_mine');
+  assert.equal(runs, 3, 'run again until the introspection is not interrupted');
+
+  runs = 0;
+  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw dropped('ff_mine'); }, 'ff_mine'), /migration failed/);
+  assert.equal(runs, 1, 'our own schema missing is not retried');
+
+  runs = 0;
+  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw new Error('x', { cause: Object.assign(new Error('syntax'), { code: '42601' }) }); }, 'ff_mine'), /x/);
+  assert.equal(runs, 1, 'another fault is not retried');
+
+  runs = 0;
+  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw dropped('ff_other'); }, 'ff_mine'), /migration failed/);
+  assert.equal(runs, 5, 'a few attempts, not forever');
 });
 
 if (url === undefined) {

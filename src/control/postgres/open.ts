@@ -50,7 +50,8 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
       await withMigrationLock(db, opts.schema, async (conn) => {
         // Always pinned to one schema: unpinned, Kysely takes its bookkeeping tables of ANY schema of the
         // database (another app's, another footfall's) for ours, skips creating them, then fails.
-        await migrateToLatest(conn, opts.schema ?? (await currentSchema(conn)));
+        const schema = opts.schema ?? (await currentSchema(conn));
+        await migrateDespiteForeignDrops(() => migrateToLatest(conn, schema), schema);
         await useBinaryCollation(conn, TABLES);
       });
   } catch (err) {
@@ -72,6 +73,26 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
   }
   const stores = { clock: opts.clock, random: opts.random };
   return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: postgresCommitLock(db), lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock), close };
+}
+
+/**
+ * Kysely's migrator lists the tables of every schema of the database (its introspection asks
+ * has_schema_privilege and pg_get_serial_sequence of each), and another schema dropped while that
+ * query runs fails it with "schema … does not exist" (SQLSTATE 3F000): another deployment or app
+ * sharing the database, or a test's scratch schema. Nothing of ours was touched; the migration is
+ * run again, a few times. A missing schema of our own is a real fault and is thrown at once.
+ */
+export async function migrateDespiteForeignDrops(migrate: () => Promise<unknown>, schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrate();
+      return;
+    } catch (err) {
+      const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+      const foreign = cause?.code === '3F000' && typeof cause.message === 'string' && !cause.message.includes(`"${schema}"`);
+      if (!foreign || attempt >= 5) throw err;
+    }
+  }
 }
 
 /** Network-level failures and server refusals at connect time (SQLSTATE class 08, 28, 3D, 57P). */
