@@ -1,0 +1,4 @@
+// Part 1 of the HTTP suite on the scale stack (http-suite.ts deals the files into parts).
+import { httpSuitePartTest } from './http-suite.js';
+
+httpSuitePartTest(1);
