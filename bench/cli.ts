@@ -51,7 +51,6 @@ function importFile(dir: string, siteId: string, run: number): string {
   return file;
 }
 
-
 export async function run(): Promise<BenchRow[]> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-cli-'));
   const dataDir = path.join(root, 'data');

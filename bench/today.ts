@@ -38,7 +38,6 @@ function eventRow(v: number, ts: number, n: number): EventRow {
   return { ...row, event_id: eventIdentity(row as EventRow, 1) };
 }
 
-
 export async function run(): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-today-'));
   const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb'), tempDir: dir });

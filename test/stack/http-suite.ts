@@ -48,7 +48,7 @@ export function httpSuitePartTest(k: number): void {
     assert.equal(code, 0, `${failed.join('\n')}\n${out.slice(-4000)}`);
     assert.equal(stat('fail'), 0);
     assert.equal(stat('skipped'), 0, 'nothing is skipped on the scale stack');
-    // every file of the part ran tests (a file that loads none would pass unseen)
+    // at least a pass per file of the part (over the three parts, more than the 50 the single run asked for)
     assert.ok(stat('pass') >= files.length, `only ${stat('pass')} passed in ${files.length} files`);
   });
 }
