@@ -14,6 +14,7 @@ import { ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../../src/engine
 import type { EngagementRow, EventRow } from '../../src/ports/event-store.js';
 import { SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
 import { withRunHook } from './duckdb-run-hook.js';
+import { makeRow } from '../contract/event-store.contract.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 
@@ -96,4 +97,44 @@ test('a day imported in time order, in parts with engagement, leaves the store a
     fs.rmSync(dir, { recursive: true, force: true });
   }
   assert.ok(appends >= 10, `the later parts took the append path (${appends} times)`);
+});
+
+test('a pageview without a path stays the entry or exit page of its session when a later import grows the session', async () => {
+  // A pageview's path may be NULL: the session's entry page is then NULL, and an append that grows
+  // the session must not take the new part's first path in its place (nor a NULL exit page from the
+  // stored part when the new part has pageviews).
+  const base = Date.UTC(2025, 2, 1, 10);
+  const row = (id: string, minute: number, type: 'pageview' | 'action', page: string | null): EventRow =>
+    makeRow({ event_id: id, site_id: SITE, visitor_key: 'k1', ts_ms: base + minute * 60_000, type, path_canon: page, family: type === 'action' ? 'forms' : null, action_name: type === 'action' ? 'x' : null });
+  const parts = [
+    [row('a', 0, 'pageview', null)],
+    [row('b', 10, 'pageview', '/a'), row('c', 12, 'action', '/a')],
+    [row('d', 15, 'pageview', '/b'), row('e', 20, 'pageview', null)],
+  ];
+  let appends = 0;
+  const once = await openDuckDbEventStore({ file: ':memory:' });
+  const split = await openDuckDbEventStore({ file: ':memory:' });
+  try {
+    await load(once, parts.flat(), []);
+    await withRunHook(
+      (sql) => {
+        if (/CREATE TEMP VIEW \S+_nev AS/.test(sql)) appends++;
+      },
+      async () => {
+        for (const part of parts) await load(split, part, []);
+      },
+    );
+    assert.equal(appends, 2, 'the second and third imports took the append path');
+    const c = await split.instance.connect();
+    try {
+      const sessions = (await c.runAndReadAll('SELECT entry_page, exit_page, pageviews, events FROM sessions')).getRowObjectsJS();
+      assert.deepEqual(sessions, [{ entry_page: null, exit_page: null, pageviews: 4n, events: 5n }]);
+    } finally {
+      c.closeSync();
+    }
+    assert.deepEqual(await storeState(split), await storeState(once));
+  } finally {
+    await once.close();
+    await split.close();
+  }
 });

@@ -153,7 +153,9 @@ export async function prepareAppend(
       pageviews, events, engagement_ms, meaningful_actions, ${SESSION_FLAGS}
     FROM (
       SELECT s.site_id, s.day, s.start_ms, greatest(s.end_ms, coalesce(n.end_ms, s.end_ms)) AS end_ms, s.session_id, s.tenant_id, s.visitor_key, ${first},
-        coalesce(s.entry_page, n.entry_page) AS entry_page, coalesce(n.exit_page, s.exit_page) AS exit_page,
+        -- a pageview's path may be NULL, so whose entry and exit they are is told by pageviews, not by NULL
+        CASE WHEN s.pageviews > 0 THEN s.entry_page ELSE n.entry_page END AS entry_page,
+        CASE WHEN coalesce(n.pageviews, 0) > 0 THEN n.exit_page ELSE s.exit_page END AS exit_page,
         s.pageviews + coalesce(n.pageviews, 0) AS pageviews, s.events + coalesce(n.events, 0) AS events,
         CAST(s.engagement_ms + coalesce(n.engagement_ms, 0) + coalesce(i.added_ms, 0) AS BIGINT) AS engagement_ms,
         s.meaningful_actions + coalesce(n.meaningful_actions, 0) AS meaningful_actions
