@@ -67,6 +67,7 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
     connect: () => store.instance.connect(),
     release: (c) => c.closeSync(),
     dataVersion: (siteId) => store.dataVersion(siteId),
+    liveFrom: () => store.liveFrom(),
   });
   return { store, engine, adminImports: true, close: () => store.close() };
 }

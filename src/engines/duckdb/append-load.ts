@@ -20,7 +20,7 @@ import { duckdbDialect } from '../sql/dialect.js';
 import { storedSessionsSql, TAG_COLUMNS } from './before-and-now.js';
 import { applyEngagement } from './engagement-apply.js';
 import { addNewEvents, addSessionsCopy, dropScratch, type ImportWrites } from './import-writes.js';
-import { prepareRollupDelta } from './rollups.js';
+import { preparePageTitles, prepareRollupDelta } from './rollups.js';
 import { appendSessionizeSql, FIRST_EVENT_COLUMNS, SESSION_FLAGS, sessionEventsSql, sessionsSql } from './sessions-sql.js';
 import type { StatementScript } from './statement-script.js';
 
@@ -39,6 +39,8 @@ export interface ImportGroup {
 export interface AppendOptions {
   importId?: string;
   sortByDay?: boolean;
+  /** every day of the group is one reads count from the events (live-days.ts): no rollup delta */
+  live?: boolean;
 }
 
 /** The stored sessions of the group's visitor-days (appendable() makes it; the general commit's before half reads it too). */
@@ -164,6 +166,29 @@ export async function prepareAppend(
     UNION ALL
     SELECT n.* FROM ${t.grown} n ANTI JOIN ${vs} s ON ${on('n', 's', sessionKey)}`);
 
+  if (opts.live) {
+    // every day of the group is counted at read time (live-days.ts): the rollups are not moved, the page titles are
+    await preparePageTitles(c, script, fresh, p, w);
+  } else {
+    await prepareAppendDelta(c, script, g, newActions, w);
+  }
+
+  addNewEvents(script, w, { fresh, sess: t.sess, importId: opts.importId, sortByDay: opts.sortByDay });
+  script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
+  script.add(`DROP VIEW ${t.nowNew}`);
+  const days = await addSessionsCopy(c, script, w, t.sessions);
+  dropScratch(script, w, temps);
+  return { imported, days, engagement };
+}
+
+/**
+ * The rollup delta of an append: the touched visitor-days as they were and as they are, from their
+ * page events, sessions and action events (the header says how each half is made).
+ */
+async function prepareAppendDelta(c: DuckDBConnection, script: StatementScript, g: ImportGroup, newActions: number, w: ImportWrites): Promise<void> {
+  const { fresh, v, p } = g;
+  const vs = storedSessionsOf(g);
+  const t = tables(p);
   // Page events: the stored half summed from the stored events of the touched visitor-days (the
   // columns it reads only), the new half that plus the new events and the engagement they gained.
   const d = duckdbDialect;
@@ -216,11 +241,4 @@ export async function prepareAppend(
   );
   script.add(`DROP VIEW ${t.actions}`);
   script.add(`DROP VIEW ${t.bothSessions}`);
-
-  addNewEvents(script, w, { fresh, sess: t.sess, importId: opts.importId, sortByDay: opts.sortByDay });
-  script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
-  script.add(`DROP VIEW ${t.nowNew}`);
-  const days = await addSessionsCopy(c, script, w, t.sessions);
-  dropScratch(script, w, temps);
-  return { imported, days, engagement };
 }

@@ -19,10 +19,11 @@ import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../s
 import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/read/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/read/compile-page-titles.js';
-import { BUCKET_COL, KEY_COL, SPLIT_COL, DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, DEFAULT_TABLES, type CompiledQuery, type TableNames } from '../sql/read/compile-query.js';
+import type { MsWindow } from '../../domain/availability.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import { compileSpec } from '../sql/read/compile-rollup.js';
-import { toInt } from '../sql/read/read-rows.js';
+import { mergePartials, toInt, type CompiledRead } from '../sql/read/read-rows.js';
 import type { CompiledSql } from '../sql/read/sql-writer.js';
 import { runDuckQuery, type DuckConnection } from './duck-query.js';
 import { rollupGate, type RollupGate } from './rollup-gate.js';
@@ -47,6 +48,12 @@ export interface DuckDbAnalyticsEngineOptions<C extends DuckConnection = DuckCon
    * call, so nothing keyed by it is ever reused.
    */
   dataVersion?: (siteId: string) => Promise<string>;
+  /**
+   * The store's first live day (DuckDbEventStore.liveFrom, live-days.ts): days from it on are read
+   * from the events, as their rollup rows are not kept while they are live (null: every day's rows
+   * are exact). Absent: read from the store's footfall_meta at each read that could use the rollups.
+   */
+  liveFrom?: () => number | null;
 }
 
 export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> implements AnalyticsEngine {
@@ -62,32 +69,76 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
 
   async run(spec: QuerySpec, options: RunOptions): Promise<MetricRow[]> {
     const normalized = normalizeSpec(spec);
-    const compiled = compileSpec(normalized, duckdbDialect, this.tables, { rollups: await this.rollups.forSpec(normalized) });
-    const rows = await this.query(compiled.sql, compiled.params, options.timeoutMs);
-    const atomRows: AtomRow[] = rows.map((r) => {
-      const atoms = zeroAtoms();
-      for (const a of compiled.atoms) atoms[a] = toInt(r[a]);
-      return {
-        bucketMs: compiled.hasBucket ? toInt(r[BUCKET_COL]) : null,
-        key: compiled.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null,
-        ...(compiled.hasSplit ? { split: (r[SPLIT_COL] as string | null) ?? null } : {}),
-        atoms,
-      };
+    const rollups = await this.rollups.forSpec(normalized);
+    const cut = rollups ? await this.cutAtLiveDays(normalized.startMs, normalized.endMs) : null;
+    if (!cut) {
+      const compiled = compileSpec(normalized, duckdbDialect, this.tables, { rollups });
+      return assembleRows(normalized, atomRowsOf(compiled, await this.query(compiled.sql, compiled.params, options.timeoutMs)));
+    }
+    // The days before the live ones from the rollups, the live ones from the events: partial
+    // results (grouped atom sums), added per group (every atom is a sum over visitor-days).
+    const parts = [
+      ...(cut.closed ? [compileSpec({ ...normalized, ...cut.closed }, duckdbDialect, this.tables, { rollups: true, partial: true })] : []),
+      compileSpec({ ...normalized, ...cut.live }, duckdbDialect, this.tables, { partial: true }),
+    ];
+    const results = await Promise.all(parts.map((c) => this.query(c.sql, c.params, options.timeoutMs)));
+    const byGroup = new Map<string, AtomRow>();
+    parts.forEach((compiled, i) => {
+      for (const r of atomRowsOf(compiled, results[i])) {
+        const id = JSON.stringify([r.bucketMs, r.key, r.split]);
+        const into = byGroup.get(id);
+        if (!into) byGroup.set(id, r);
+        else for (const a of compiled.atoms) into.atoms[a] += r.atoms[a];
+      }
     });
-    return assembleRows(normalized, atomRows);
+    return assembleRows(normalized, [...byGroup.values()]);
+  }
+
+  /**
+   * A whole-day window that reaches the store's live days, cut at the first of them: the days
+   * before (null: none) and the live ones. Null: the window holds no live day (or none is live).
+   */
+  private async cutAtLiveDays(startMs: number, endMs: number): Promise<{ closed: MsWindow | null; live: MsWindow } | null> {
+    const liveFrom = this.opts.liveFrom ? this.opts.liveFrom() : await this.rollups.liveFrom();
+    if (liveFrom === null || endMs < liveFrom) return null;
+    return { closed: startMs < liveFrom ? { startMs, endMs: liveFrom - 1 } : null, live: { startMs: Math.max(startMs, liveFrom), endMs } };
+  }
+
+  /**
+   * An action read: from the actions rollup where it answers exactly (`planOf`), else from the
+   * events; a rollup read that reaches the live days takes those from the events, its partial
+   * results merged (the scan's result columns and merge are the rollup read's: compile-actions-rollup.ts).
+   */
+  private async actionRead(
+    selection: ActionSelection,
+    planOf: (sel: ActionSelection) => Promise<ActionsPlan | null>,
+    compile: (sel: ActionSelection, plan: ActionsPlan | null) => CompiledRead,
+    options: RunOptions,
+  ): Promise<Record<string, unknown>[]> {
+    const plan = await planOf(selection);
+    const cut = plan ? await this.cutAtLiveDays(selection.window.startMs, selection.window.endMs) : null;
+    if (!cut) return this.read(compile(selection, plan), options);
+    const parts: CompiledRead[] = [];
+    if (cut.closed) parts.push(compile({ ...selection, window: cut.closed }, await planOf({ ...selection, window: cut.closed })));
+    parts.push(compile({ ...selection, window: cut.live }, null));
+    return mergePartials(parts[0], await Promise.all(parts.map((q) => this.read(q, options))));
   }
 
   /** From the actions rollup where it answers exactly (actions-plan.ts), else from the events. */
   async actionRows(request: ActionRowsRequest, options: RunOptions): Promise<ActionRow[]> {
-    const plan = await this.actionsPlan(request.selection, request.groupBy);
-    const q = plan ? compileActionRowsFromRollup(duckdbDialect, request, plan) : compileActionRows(duckdbDialect, request, { tables: this.tables });
-    return decodeActionRows(request, await this.read(q, options));
+    const compile = (selection: ActionSelection, plan: ActionsPlan | null) => {
+      const r = { ...request, selection };
+      return plan ? compileActionRowsFromRollup(duckdbDialect, r, plan) : compileActionRows(duckdbDialect, r, { tables: this.tables });
+    };
+    return decodeActionRows(request, await this.actionRead(request.selection, (sel) => this.actionsPlan(sel, request.groupBy), compile, options));
   }
 
   async actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]> {
-    const plan = await this.actionsPlan(request.selection, 'totals');
-    const q = plan ? compileActionTotalsFromRollup(duckdbDialect, request, plan) : compileActionTotals(duckdbDialect, request, { tables: this.tables });
-    return decodeActionTotals(request, await this.read(q, options));
+    const compile = (selection: ActionSelection, plan: ActionsPlan | null) => {
+      const r = { ...request, selection };
+      return plan ? compileActionTotalsFromRollup(duckdbDialect, r, plan) : compileActionTotals(duckdbDialect, r, { tables: this.tables });
+    };
+    return decodeActionTotals(request, await this.actionRead(request.selection, (sel) => this.actionsPlan(sel, 'totals'), compile, options));
   }
 
   private async actionsPlan(selection: ActionSelection, groupBy: Parameters<typeof planActions>[1]): Promise<ActionsPlan | null> {
@@ -136,4 +187,18 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
   private read(q: CompiledSql, options: RunOptions): Promise<Record<string, unknown>[]> {
     return this.query(q.sql, q.params, options.timeoutMs);
   }
+}
+
+/** Atom rows of a compiled spec's result rows. */
+function atomRowsOf(compiled: CompiledQuery, rows: readonly Record<string, unknown>[]): AtomRow[] {
+  return rows.map((r) => {
+    const atoms = zeroAtoms();
+    for (const a of compiled.atoms) atoms[a] = toInt(r[a]);
+    return {
+      bucketMs: compiled.hasBucket ? toInt(r[BUCKET_COL]) : null,
+      key: compiled.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null,
+      ...(compiled.hasSplit ? { split: (r[SPLIT_COL] as string | null) ?? null } : {}),
+      atoms,
+    };
+  });
 }

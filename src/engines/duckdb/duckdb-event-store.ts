@@ -29,6 +29,7 @@ import { openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './du
 import { checkpointKey, DuckDbImportSession, ONE_THREAD_BELOW_ROWS, type SessionOptions } from './duckdb-import-session.js';
 import { deleteDays, ensureLifecycleTables, readEventCounts, removedDays } from './duckdb-lifecycle.js';
 import { undoImport } from './import-undo.js';
+import { advanceLiveDays, liveFromAt, readLiveFrom } from './live-days.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -43,6 +44,8 @@ export interface DuckDbEventStoreOptions extends DuckDbLimits {
   commitGroupRows?: number;
   /** a commit of fewer staged rows runs on one DuckDB thread (default ONE_THREAD_BELOW_ROWS); tests move it */
   oneThreadBelowRows?: number;
+  /** the time (ms) that says which days are live (live-days.ts); default Date.now; tests move it */
+  clock?: () => number;
 }
 
 export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promise<DuckDbEventStore> {
@@ -55,6 +58,7 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
     opened = await openDuckDbInstance(opts.file, opts);
   }
   const conn = await opened.instance.connect();
+  let liveFrom: number | null;
   try {
     await conn.run(EVENTS_DDL);
     await conn.run(SESSIONS_DDL);
@@ -65,15 +69,22 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
       [String(SCHEMA_VERSION)],
     );
     await ensureRollups(conn);
+    liveFrom = await readLiveFrom(conn);
   } catch (err) {
     conn.closeSync();
     if (owned) opened.instance.closeSync();
     throw err;
   }
-  return new DuckDbEventStore(opened, conn, owned, {
-    groupRows: opts.commitGroupRows ?? COMMIT_GROUP_ROWS,
-    oneThreadBelowRows: opts.oneThreadBelowRows ?? ONE_THREAD_BELOW_ROWS,
-  });
+  return new DuckDbEventStore(
+    opened,
+    conn,
+    owned,
+    {
+      groupRows: opts.commitGroupRows ?? COMMIT_GROUP_ROWS,
+      oneThreadBelowRows: opts.oneThreadBelowRows ?? ONE_THREAD_BELOW_ROWS,
+    },
+    { clock: opts.clock ?? Date.now, liveFrom },
+  );
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -84,6 +95,9 @@ export class DuckDbEventStore implements EventStore {
   /** per site, committed imports that added events; with the epoch, the data version (see dataVersion) */
   private readonly versions = new Map<string, number>();
   private readonly epoch = `${Date.now().toString(36)}.${process.pid}`;
+  private readonly clock: () => number;
+  /** the first live day (live-days.ts) as committed, or null: no day is live yet */
+  private liveFromMs: number | null;
 
   readonly instance: DuckDBInstance;
   /** the store's own temp folder: spilled data and staged chunks, emptied at open and removed at close */
@@ -94,9 +108,27 @@ export class DuckDbEventStore implements EventStore {
     private readonly conn: DuckDBConnection,
     private readonly ownsInstance: boolean,
     private readonly commit: Pick<SessionOptions, 'groupRows' | 'oneThreadBelowRows'>,
+    live: { clock: () => number; liveFrom: number | null },
   ) {
     this.instance = opened.instance;
     this.tempDir = opened.tempDir;
+    this.clock = live.clock;
+    this.liveFromMs = live.liveFrom;
+  }
+
+  /**
+   * The first day (ms) whose rollup rows are not kept while it is live, so reads count it and the
+   * days after it from the events (live-days.ts); null: every day's rollup rows are exact. It only
+   * moves after the transaction that rolled the days before it up has committed.
+   */
+  liveFrom(): number | null {
+    return this.liveFromMs;
+  }
+
+  /** Under the commit lock: rolls up the days that stopped being live, and gives the first live day. */
+  private async advanceLive(c: DuckDBConnection): Promise<number> {
+    this.liveFromMs = await advanceLiveDays(c, this.liveFromMs, liveFromAt(this.clock()));
+    return this.liveFromMs;
   }
 
   async beginImport(options: ImportOptions = {}): Promise<ImportSession> {
@@ -110,6 +142,7 @@ export class DuckDbEventStore implements EventStore {
       ...this.commit,
       checkpoint: checkedCheckpoint(options.checkpoint),
       importId: options.importId,
+      liveFrom: (c) => this.advanceLive(c),
     });
     const commit = session.commit.bind(session);
     session.commit = async () => {

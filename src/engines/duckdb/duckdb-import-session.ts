@@ -41,6 +41,11 @@ export interface SessionOptions {
   oneThreadBelowRows: number;
   checkpoint: Checkpoint | null;
   importId: string | undefined;
+  /**
+   * Under the commit lock, before the import is prepared: moves the store's live days on if a day
+   * has ended, and gives the first live day (live-days.ts), or null. Absent: nothing is live.
+   */
+  liveFrom?: (c: DuckDBConnection) => Promise<number | null>;
 }
 
 export class DuckDbImportSession implements ImportSession {
@@ -56,6 +61,7 @@ export class DuckDbImportSession implements ImportSession {
   private readonly oneThreadBelowRows: number;
   private readonly checkpoint: Checkpoint | null;
   private readonly importId: string | undefined;
+  private readonly liveFrom: SessionOptions['liveFrom'];
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -69,6 +75,7 @@ export class DuckDbImportSession implements ImportSession {
     this.oneThreadBelowRows = opts.oneThreadBelowRows;
     this.checkpoint = opts.checkpoint;
     this.importId = opts.importId;
+    this.liveFrom = opts.liveFrom;
   }
 
   async append(rows: readonly EventRow[]): Promise<void> {
@@ -130,10 +137,12 @@ export class DuckDbImportSession implements ImportSession {
       const threads = this.opened.threads;
       const single = threads !== undefined && threads > 1 && this.staged + this.engaged < this.oneThreadBelowRows;
       try {
+        // (a day that stopped being live is rolled up with every thread)
+        const liveFromMs = this.liveFrom ? await this.liveFrom(this.conn) : null;
         // `threads` is the instance's: reads running meanwhile get one thread too (the SET waits for
         // the tasks under way), and get them all back when the commit ends.
         if (single) await this.conn.run('SET threads = 1');
-        return await this.commitNow();
+        return await this.commitNow(liveFromMs);
       } finally {
         // (a connection that cannot run it is broken; the next small commit sets it back)
         if (single) await this.conn.run(`SET threads = ${threads}`).catch(() => undefined);
@@ -148,7 +157,7 @@ export class DuckDbImportSession implements ImportSession {
     this.conn.closeSync(); // temp tables die with their connection
   }
 
-  private async commitNow(): Promise<ImportResult> {
+  private async commitNow(liveFromMs: number | null): Promise<ImportResult> {
     const c = this.conn;
     const engaged = this.engaged > 0 ? { engagement: { applied: 0, dropped: this.engaged } } : {};
     const cp = this.checkpoint;
@@ -162,6 +171,7 @@ export class DuckDbImportSession implements ImportSession {
         groupRows: this.groupRows,
         sortByDay: this.dayDescents * 1000 > this.staged,
         importId: this.importId,
+        liveFromMs,
       });
       // The transaction is one script (statement-script.ts): it lasts what its statements take, not
       // the turns of the event loop between them. A statement that fails ends the script; the

@@ -14,7 +14,7 @@ import { addImportWrites, addNewEvents, addSessionsCopy, createImportWrites, dro
 import { applyEngagement } from './engagement-apply.js';
 import { appendable, prepareAppend, storedSessionsOf } from './append-load.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
-import { prepareRollupDelta, groupsOf } from './rollups.js';
+import { preparePageTitles, prepareRollupDelta, groupsOf } from './rollups.js';
 import { dropViews, snapshotBefore, wholeDaysOf } from './before-and-now.js';
 import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
@@ -47,6 +47,11 @@ export interface CommitOptions {
   sortByDay?: boolean;
   /** the import's id, remembered by each event it stores (ImportOptions.importId) */
   importId?: string;
+  /**
+   * The first day (ms) reads count from the events rather than the rollups (live-days.ts): a group
+   * whose days all start there or later leaves the rollups alone. Absent: every group moves them.
+   */
+  liveFromMs?: number | null;
 }
 
 /** An import ready to write: what it will change, and the tables writeImport copies into the store. */
@@ -88,7 +93,8 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
       // the group starts once the one before has dropped its scratch tables (memory)
       await script.run(c);
     }
-    const r = await prepareGroup(c, script, { fresh, eng, p: `${stage}_${i}` }, opts, writes);
+    const live = opts.liveFromMs != null && groups[i].every((g) => Date.parse(`${g.day}T00:00:00Z`) >= opts.liveFromMs!);
+    const r = await prepareGroup(c, script, { fresh, eng, p: `${stage}_${i}` }, { ...opts, live }, writes);
     out.imported += r.imported;
     out.days.push(...r.days);
     out.engagement.applied += r.engagement.applied;
@@ -118,7 +124,7 @@ async function prepareGroup(
   c: DuckDBConnection,
   script: StatementScript,
   g: { fresh: string; eng: string | null; p: string },
-  opts: CommitOptions,
+  opts: CommitOptions & { live: boolean },
   w: ImportWrites,
 ): Promise<CommitStats> {
   const { fresh, eng, p } = g;
@@ -145,7 +151,7 @@ async function prepareGroup(
   const [stored, imported, actionEvents, dayEvents] = (
     await script.read(
       c,
-      `SELECT (SELECT count(*) FROM ${old}), (SELECT count(*) FROM ${fresh}), ${actionsIn(old)} + ${actionsIn(fresh)}, ${storedDayEvents(touchedDays)}`,
+      `SELECT (SELECT count(*) FROM ${old}), (SELECT count(*) FROM ${fresh}), ${actionsIn(old)} + ${actionsIn(fresh)}, ${opts.live ? '0' : storedDayEvents(touchedDays)}`,
     )
   )[0].map(Number);
 
@@ -153,10 +159,11 @@ async function prepareGroup(
   // about twice their stored events), or, when that is more than counting the touched days whole,
   // the days' rows are built again from all their events (a live load early in a day, or a load
   // whose visitors hold most of the day: each load touches them again).
-  const wholeDays = stored > 0 && 2 * stored >= dayEvents;
+  // (Days counted at read time, `live`, are not moved at all.)
+  const wholeDays = !opts.live && stored > 0 && 2 * stored >= dayEvents;
   // The touched visitor-days as they were, kept before anything of them changes (engagement below
   // changes `old` in place); counted with them as they will be (prepareRollupDelta).
-  const before = stored > 0 && !wholeDays && (imported > 0 || eng) ? snapshotBefore(script, old, storedSessionsOf(group), `${p}_b`) : null;
+  const before = !opts.live && stored > 0 && !wholeDays && (imported > 0 || eng) ? snapshotBefore(script, old, storedSessionsOf(group), `${p}_b`) : null;
   if (before) temps.push(before.events, before.sessions);
   const engagement = eng ? await applyEngagement(c, script, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
   if (imported === 0 && engagement.applied === 0) {
@@ -179,7 +186,8 @@ async function prepareGroup(
   // without action events before or now (sites without custom events), the action rows are left alone
   const actions = actionEvents > 0;
   const count = wholeDays ? { wholeDays: now } : { now, before };
-  await prepareRollupDelta(c, { count, days: v, titles: { add: fresh }, prefix: p, sourceRows, actions }, w, script);
+  if (opts.live) await preparePageTitles(c, script, fresh, p, w);
+  else await prepareRollupDelta(c, { count, days: v, titles: { add: fresh }, prefix: p, sourceRows, actions }, w, script);
   if (wholeDays) dropViews(script, now);
 
   addNewEvents(script, w, { fresh, sess, importId: opts.importId, sortByDay: opts.sortByDay });

@@ -9,6 +9,7 @@ import { ACTIONS_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
 import { planRollup } from '../sql/read/rollup-plan.js';
 import type { DuckConnection } from './duck-query.js';
+import { LIVE_FROM_KEY } from './live-days.js';
 
 export interface RollupGate {
   /** the rollups answer this spec exactly and exist */
@@ -17,6 +18,8 @@ export interface RollupGate {
   available(): Promise<boolean>;
   /** the actions rollup (daily_actions) exists */
   actions(): Promise<boolean>;
+  /** the store's first live day as stored (live-days.ts), read each time; null: none, or not the store's own tables */
+  liveFrom(): Promise<number | null>;
 }
 
 export function rollupGate<C extends DuckConnection>(opts: {
@@ -50,8 +53,28 @@ export function rollupGate<C extends DuckConnection>(opts: {
     }
   };
   const available = () => exists(ROLLUP_TABLE);
+  const liveFrom = async () => {
+    if (opts.rollups === false || !own) return null;
+    let conn: C;
+    try {
+      conn = await opts.connect();
+    } catch {
+      return null; // the read reports the fault as the engine always has
+    }
+    try {
+      const stmt = await conn.prepare(`SELECT value FROM footfall_meta WHERE key = $1`);
+      stmt.bind([LIVE_FROM_KEY], [VARCHAR]);
+      const v = (await stmt.runAndReadAll()).getRowObjectsJS()[0]?.value;
+      return v === undefined || v === null ? null : Number(v);
+    } catch {
+      return null; // tables loaded by hand (test fixtures) have no footfall_meta: nothing is live
+    } finally {
+      opts.release?.(conn);
+    }
+  };
   return {
     available,
+    liveFrom,
     actions: () => exists(ACTIONS_TABLE),
     forSpec: async (spec) => planRollup(spec).use === 'rollup' && (await available()),
   };

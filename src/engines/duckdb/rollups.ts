@@ -198,6 +198,19 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   dropScratch(script, w, [rows, dayMs, titles]);
 }
 
+/**
+ * The page titles alone of an import's new events `fresh` (EventRow columns + day), merged into the
+ * stored rows: for a group whose days reads count from the events (live-days.ts), which leaves the
+ * rollups and action rows alone but keeps the titles current (a cheap merge, and title reads need
+ * not split at the live days).
+ */
+export async function preparePageTitles(c: DuckDBConnection, script: StatementScript, fresh: string, prefix: string, w: ImportWrites): Promise<void> {
+  const titles = `${prefix}_titles`;
+  const stored = Number((await script.read(c, `SELECT ${newPageTitles(script, fresh, titles)}`))[0][0]);
+  mergePageTitles(script, titles, stored, w);
+  dropScratch(script, w, [titles]);
+}
+
 const TITLE_MATCH = TITLE_KEYS.map((k) => `s.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
 
 /**
@@ -255,10 +268,7 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
   // the actions rollup alone when only it is missing or old (a store of the release before it)
   if (!full && !(await actionsRollupStale(c))) return;
   const p = `ff_full_${process.pid}`;
-  const built = { rollups: `${p}_b_rollups`, titles: `${p}_b_titles`, actions: `${p}_b_actions` };
-  await c.run(asTempTable(ROLLUPS_DDL(built.rollups)));
-  await c.run(asTempTable(PAGE_TITLES_DDL(built.titles)));
-  await c.run(asTempTable(ACTIONS_DDL(built.actions)));
+  const built = await builtTables(c, p);
   let masks: string | null = null;
   if (!full) {
     const script = new StatementScript();
@@ -267,27 +277,7 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
   }
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
   const days = (await c.runAndReadAll(`SELECT site_id, day::VARCHAR, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2`)).getRowsJS();
-  for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
-    const list = group.map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
-    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
-    // the actions rollup alone reads only the action events
-    const only = masks ? ` WHERE e.type = 'action'` : '';
-    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`);
-    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
-    const src = { events: `${p}_ev`, sessions: `${p}_ss` };
-    if (masks) {
-      await buildActionRows(c, new StatementScript(), src, `${p}_act`, masks);
-      await insertActionRows(c, `${p}_act`, built.actions);
-    } else {
-      const rows = await buildRollupRows(c, src, p);
-      await c.run(`INSERT INTO ${built.rollups} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
-      await insertActionRows(c, actionRowsOf(rows), built.actions);
-      const titles = compilePageTitlesBuild(duckdbDialect, { events: `${p}_ev` });
-      await runCompiled(c, `INSERT INTO ${built.titles} (${cols}) ${titles.sql}`, titles.params);
-      await c.run(`DROP TABLE ${rows}`);
-    }
-    for (const x of [`${p}_days`, `${p}_ev`, `${p}_ss`]) await c.run(`DROP TABLE ${x}`);
-  }
+  await buildStoredDays(c, days, p, built, masks);
   await c.run('BEGIN TRANSACTION');
   try {
     if (full) {
@@ -310,6 +300,52 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
     throw err;
   }
   for (const x of Object.values(built)) await c.run(`DROP TABLE IF EXISTS ${x}`);
+}
+
+/** Scratch tables a build of stored days fills (buildStoredDays), in the layout this code writes. */
+export interface BuiltDays {
+  rollups: string;
+  titles: string;
+  actions: string;
+}
+
+/** Creates the (empty) scratch tables of a build of stored days, named after `p`. */
+export async function builtTables(c: DuckDBConnection, p: string): Promise<BuiltDays> {
+  const built = { rollups: `${p}_b_rollups`, titles: `${p}_b_titles`, actions: `${p}_b_actions` };
+  await c.run(asTempTable(ROLLUPS_DDL(built.rollups)));
+  await c.run(asTempTable(PAGE_TITLES_DDL(built.titles)));
+  await c.run(asTempTable(ACTIONS_DDL(built.actions)));
+  return built;
+}
+
+/**
+ * Builds the rollup, page-title and action rows of the stored days `days` ([site_id, day as
+ * YYYY-MM-DD, events] rows, in order) from their events and sessions into `built`, a group of days
+ * at a time (bounded memory); with `masks` (the traffic-masks table), the action rows alone.
+ */
+export async function buildStoredDays(c: DuckDBConnection, days: readonly unknown[][], p: string, built: BuiltDays, masks: string | null = null): Promise<void> {
+  const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+  for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
+    const list = group.map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
+    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
+    // the actions rollup alone reads only the action events
+    const only = masks ? ` WHERE e.type = 'action'` : '';
+    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`);
+    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
+    const src = { events: `${p}_ev`, sessions: `${p}_ss` };
+    if (masks) {
+      await buildActionRows(c, new StatementScript(), src, `${p}_act`, masks);
+      await insertActionRows(c, `${p}_act`, built.actions);
+    } else {
+      const rows = await buildRollupRows(c, src, p);
+      await c.run(`INSERT INTO ${built.rollups} SELECT * FROM ${rows} ORDER BY ${READ_ORDER}`);
+      await insertActionRows(c, actionRowsOf(rows), built.actions);
+      const titles = compilePageTitlesBuild(duckdbDialect, { events: `${p}_ev` });
+      await runCompiled(c, `INSERT INTO ${built.titles} (${cols}) ${titles.sql}`, titles.params);
+      await c.run(`DROP TABLE ${rows}`);
+    }
+    for (const x of [`${p}_days`, `${p}_ev`, `${p}_ss`]) await c.run(`DROP TABLE ${x}`);
+  }
 }
 
 /** Consecutive runs of days holding about `limit` events each (a day is never split). */

@@ -74,7 +74,8 @@ export function mergePartials(read: CompiledRead, partials: readonly Row[][]): R
   };
   for (const rows of partials) {
     for (const r of rows) {
-      const id = JSON.stringify(read.keys.map((k) => r[k] ?? null));
+      // (DuckDB gives 64-bit integers as bigint, which JSON cannot write)
+      const id = JSON.stringify(read.keys.map((k) => (typeof r[k] === 'bigint' ? Number(r[k]) : (r[k] ?? null))));
       const cur = groups.get(id);
       if (!cur) {
         groups.set(id, { ...r });

@@ -1,0 +1,79 @@
+// The live days of the DuckDB store (docs/decisions/collection-at-the-floor.md). Live collection
+// loads every few seconds into the same day, and moving the rollups by the exact delta of each load
+// cost about as much as everything else the server does for an event. So the days from `liveFrom`
+// on (yesterday and today, UTC) are not rolled up while they are live: a load whose days are all
+// live leaves the rollups and action rows alone (it keeps the page titles, a cheap merge), and reads
+// count those days from the events and the other days from the rollups, adding the two partial
+// results (duckdb-analytics-engine.ts; every rollup atom is a sum over visitor-days, so the sum is
+// exact). When a day stops being live (the first commit after the next UTC midnight), its rows are
+// built again from its events and sessions, replacing whatever they held, in the transaction that
+// moves `liveFrom`. The rows of days before `liveFrom` are exact at every commit; the rows of live
+// days are not read.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DAY_MS } from '../../domain/report-range.js';
+import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
+import { duckdbDialect } from '../sql/dialect.js';
+import { buildStoredDays, builtTables } from './rollups.js';
+
+const q = duckdbDialect.quoteIdent;
+
+/** footfall_meta's key of liveFrom (the first live day's start, ms) */
+export const LIVE_FROM_KEY = 'rollups_live_from';
+
+/** Days counted from the events at read time: today and yesterday (late events and engagement of yesterday still arrive after midnight). */
+export const LIVE_DAYS = 2;
+
+/** The first live day at `nowMs`. */
+export function liveFromAt(nowMs: number): number {
+  return Math.floor(nowMs / DAY_MS) * DAY_MS - (LIVE_DAYS - 1) * DAY_MS;
+}
+
+/** The stored liveFrom, or null: the store has never left a day out of its rollups (every day's rows are exact). */
+export async function readLiveFrom(c: DuckDBConnection): Promise<number | null> {
+  const v = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = '${LIVE_FROM_KEY}'`)).getRowsJS()[0]?.[0];
+  return v === undefined || v === null ? null : Number(v);
+}
+
+/**
+ * Moves liveFrom from `from` to `target` when that is later, under the store's commit lock: the
+ * days in between are rolled up from their events (every site's), their stored rows replaced, and
+ * the new liveFrom stored, in one transaction. From null (every row exact) nothing needs building.
+ * Returns liveFrom as it now stands.
+ */
+export async function advanceLiveDays(c: DuckDBConnection, from: number | null, target: number): Promise<number> {
+  if (from !== null && from >= target) return from;
+  const p = `ff_live_${process.pid}`;
+  let built: Awaited<ReturnType<typeof builtTables>> | null = null;
+  if (from !== null) {
+    built = await builtTables(c, p);
+    const days = (
+      await c.runAndReadAll(
+        `SELECT site_id, day::VARCHAR, count(*) FROM events WHERE day >= make_date(${dateParts(from)}) AND day < make_date(${dateParts(target)}) GROUP BY 1, 2 ORDER BY 1, 2`,
+      )
+    ).getRowsJS();
+    await buildStoredDays(c, days, p, built);
+  }
+  const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+  await c.run('BEGIN TRANSACTION');
+  try {
+    if (built) {
+      for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE]) await c.run(`DELETE FROM ${q(t)} WHERE day_ms >= ${from} AND day_ms < ${target}`);
+      await c.run(`INSERT INTO ${q(ROLLUP_TABLE)} SELECT * FROM ${built.rollups}`);
+      await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) SELECT ${cols} FROM ${built.titles}`);
+      await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${built.actions}`);
+    }
+    await c.run(`INSERT INTO footfall_meta VALUES ('${LIVE_FROM_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(target)]);
+    await c.run('COMMIT');
+  } catch (err) {
+    await c.run('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    if (built) for (const x of Object.values(built)) await c.run(`DROP TABLE IF EXISTS ${x}`).catch(() => undefined);
+  }
+  return target;
+}
+
+function dateParts(dayMs: number): string {
+  const d = new Date(dayMs);
+  return `${d.getUTCFullYear()}, ${d.getUTCMonth() + 1}, ${d.getUTCDate()}`;
+}
