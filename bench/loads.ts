@@ -6,11 +6,14 @@
 // included), next to the floor measured in the same run: DuckDB appending the same events to a plain
 // table from the same NDJSON (what storing them costs before sessions and rollups). Collection's aim
 // (half of a bare server's 202s, `npm run bench -- collect`) needs the loads to cost little more
-// than that floor: on two cores the request path and the load generator take the rest.
+// than that floor: on two cores the request path and the load generator take the rest. The loads
+// run twice: into a live day (the store's clock on it: the rollups left alone, live-days.ts) and into a
+// closed one (every load moves the rollups by its delta, as every live load did before live days).
 // Then what a day's size adds: small loads (2,000 records, a quarter of them from visitors seen
 // earlier that day) on a day of BENCH_LOADS_DAY_EVENTS stored events (default 1,000,000), next to
 // the same loads on a store holding nothing: a load reads the stored events of the visitor-days it
-// touches, and finding them means reading the whole day's rows (docs/decisions/collection-at-the-floor.md).
+// touches, and finding them means reading the whole day's rows (docs/decisions/collection-at-the-floor.md);
+// the day is live there.
 // BENCH_LOADS, BENCH_LOAD_RECORDS set the loads; run alone: `npx tsx bench/loads.ts`.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -141,6 +144,63 @@ async function smallLoads(store: DuckDbEventStore): Promise<number[]> {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** LOADS loads of the collect traffic into a fresh store whose clock is `clock`: rows for a few of them, their median and their total. */
+async function loadSequence(dir: string, label: string, clock: () => number, floor: number[]): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const store = await openDuckDbEventStore({ file: path.join(dir, `events-${label.replace(/[^a-z]+/g, '-')}.duckdb`), tempDir: dir, clock });
+  const loads: { ms: number; cpu: number; events: number; stored: number }[] = [];
+  let stored = 0;
+  /** the store's close: a checkpoint of what the last loads left in the WAL */
+  let closeCpu = 0;
+  try {
+    for (let i = 0; i < LOADS; i++) {
+      const { events, engagement } = batch(i);
+      const r = await timedLoad(store, i + 1, events, engagement);
+      loads.push({ ms: r.ms, cpu: r.cpu, events: events.length, stored });
+      stored += r.imported;
+    }
+  } finally {
+    const u = process.cpuUsage();
+    await store.close();
+    closeCpu = cpuMs(process.cpuUsage(u));
+  }
+  const perRecord = (cpu: number) => Math.round((1000 * cpu) / RECORDS);
+  for (const k of [0, Math.floor(LOADS / 2), LOADS - 1]) {
+    const l = loads[k];
+    rows.push({
+      bench: name,
+      case: `${label}: load ${k + 1} of ${LOADS} (${l.stored} events stored before it)`,
+      records: RECORDS,
+      'wall ms': Math.round(l.ms),
+      'CPU ms': Math.round(l.cpu),
+      'CPU µs/record': perRecord(l.cpu),
+      'floor CPU µs/record': perRecord(floor[k]),
+    });
+  }
+  const cpu = loads.map((l) => l.cpu);
+  rows.push({
+    bench: name,
+    case: `${label}: every load, median (${LOADS} loads)`,
+    records: RECORDS,
+    'wall ms': Math.round(median(loads.map((l) => l.ms))),
+    'CPU ms': Math.round(median(cpu)),
+    'CPU µs/record': perRecord(median(cpu)),
+    'floor CPU µs/record': perRecord(median(floor)),
+    'x floor': (median(cpu) / median(floor)).toFixed(1),
+  });
+  // what a median leaves out: checkpoints (every few loads, and the one at close)
+  const total = cpu.reduce((a, b) => a + b, 0) + closeCpu;
+  rows.push({
+    bench: name,
+    case: `${label}: all ${LOADS} loads and the store's close, per record`,
+    records: RECORDS * LOADS,
+    'CPU ms': Math.round(total),
+    'CPU µs/record': Math.round((1000 * total) / (RECORDS * LOADS)),
+    'floor CPU µs/record': Math.round((1000 * floor.reduce((a, b) => a + b, 0)) / (RECORDS * LOADS)),
+  });
+  return rows;
+}
+
 export async function run(): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-loads-'));
   const rows: BenchRow[] = [];
@@ -160,62 +220,17 @@ export async function run(): Promise<BenchRow[]> {
     fc.closeSync();
     floorDb.closeSync();
 
-    const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb'), tempDir: dir });
-    const loads: { ms: number; cpu: number; events: number; stored: number }[] = [];
-    let stored = 0;
-    /** the store's close: a checkpoint of what the last loads left in the WAL */
-    let closeCpu = 0;
-    try {
-      for (let i = 0; i < LOADS; i++) {
-        const { events, engagement } = batch(i);
-        const r = await timedLoad(store, i + 1, events, engagement);
-        loads.push({ ms: r.ms, cpu: r.cpu, events: events.length, stored });
-        stored += r.imported;
-      }
-    } finally {
-      const u = process.cpuUsage();
-      await store.close();
-      closeCpu = cpuMs(process.cpuUsage(u));
+    // The loads with their day live (the store's clock on that day: the rollups are left alone and
+    // reads count the day from the events, live-days.ts) and with their day closed (the clock three
+    // days on: every load moves the rollups by its delta, as every load did before live days).
+    for (const [label, clock] of [['day live', () => START_MS], ['day closed, rollups moved', () => START_MS + 3 * 86_400_000]] as const) {
+      rows.push(...(await loadSequence(dir, label, clock, floor)));
     }
-    const perRecord = (cpu: number) => Math.round((1000 * cpu) / RECORDS);
-    for (const k of [0, Math.floor(LOADS / 2), LOADS - 1]) {
-      const l = loads[k];
-      rows.push({
-        bench: name,
-        case: `load ${k + 1} of ${LOADS} (${l.stored} events stored before it)`,
-        records: RECORDS,
-        'wall ms': Math.round(l.ms),
-        'CPU ms': Math.round(l.cpu),
-        'CPU µs/record': perRecord(l.cpu),
-        'floor CPU µs/record': perRecord(floor[k]),
-      });
-    }
-    const cpu = loads.map((l) => l.cpu);
-    rows.push({
-      bench: name,
-      case: `every load, median (${LOADS} loads)`,
-      records: RECORDS,
-      'wall ms': Math.round(median(loads.map((l) => l.ms))),
-      'CPU ms': Math.round(median(cpu)),
-      'CPU µs/record': perRecord(median(cpu)),
-      'floor CPU µs/record': perRecord(median(floor)),
-      'x floor': (median(cpu) / median(floor)).toFixed(1),
-    });
-    // what a median leaves out: checkpoints (every few loads, and the one at close)
-    const total = cpu.reduce((a, b) => a + b, 0) + closeCpu;
-    rows.push({
-      bench: name,
-      case: `all ${LOADS} loads and the store's close, per record`,
-      records: RECORDS * LOADS,
-      'CPU ms': Math.round(total),
-      'CPU µs/record': Math.round((1000 * total) / (RECORDS * LOADS)),
-      'floor CPU µs/record': Math.round((1000 * floor.reduce((a, b) => a + b, 0)) / (RECORDS * LOADS)),
-    });
 
     // what a day's size adds to a small load
-    const empty = await openDuckDbEventStore({ file: path.join(dir, 'empty.duckdb'), tempDir: dir });
+    const empty = await openDuckDbEventStore({ file: path.join(dir, 'empty.duckdb'), tempDir: dir, clock: () => START_MS });
     const onEmpty = await smallLoads(empty).finally(() => empty.close());
-    const day = await openDuckDbEventStore({ file: path.join(dir, 'day.duckdb'), tempDir: dir });
+    const day = await openDuckDbEventStore({ file: path.join(dir, 'day.duckdb'), tempDir: dir, clock: () => START_MS });
     let onDay: number[];
     try {
       for (const chunk of dayChunks(250_000)) {

@@ -1,5 +1,5 @@
-// Live days (src/engines/duckdb/live-days.ts): loads into the days the store's clock calls live
-// (yesterday and today) leave the rollups and action rows alone, and reads count those days from
+// Live days (src/engines/duckdb/live-days.ts): loads into the day the store's clock calls live
+// (today) leave its rollups and action rows alone, and reads count the live day from
 // the events: every answer equals the raw answer, while the rollup rows alone would answer otherwise.
 // When the days stop being live, the next commit rolls them up: the rollup, action and title rows
 // then equal those of a store that never had a live day.
@@ -74,7 +74,7 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
         fc.integer({ min: 1, max: 4 }),
         fc.array(specArb, { minLength: 30, maxLength: 30 }),
         async (draws, parts, specs) => {
-          // noon of the fixtures' third day: their second and third days are live
+          // noon of the fixtures' third day: that day is live
           let now = BASE_MS + 2 * DAY + 12 * HOUR;
           const rows = rowsOf(draws).sort((a, b) => a.ts_ms - b.ts_ms);
           const live = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir, clock: () => now });
@@ -82,7 +82,7 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
           try {
             await loadInParts(live, rows, parts);
             await never.importBatch(rows, { reidentify });
-            assert.equal(live.liveFrom(), BASE_MS + DAY);
+            assert.equal(live.liveFrom(), BASE_MS + 2 * DAY);
             const e = enginesOf(live);
             for (const spec of [...everyDimension(), ...specs]) {
               const label = JSON.stringify(spec);
@@ -90,16 +90,16 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
               const [served, fromMeta, raw, stale] = await Promise.all([e.served.run(spec, opts), e.fromMeta.run(spec, opts), e.raw.run(spec, opts), e.stale.run(spec, opts)]);
               assert.deepEqual(plain(spec, served), plain(spec, raw), `served vs raw: ${label}`);
               assert.deepEqual(plain(spec, fromMeta), plain(spec, raw), `liveFrom from footfall_meta vs raw: ${label}`);
-              if (spec.endMs >= BASE_MS + DAY && planRollup(normalizeSpec(spec)).use === 'rollup') {
+              if (spec.endMs >= BASE_MS + 2 * DAY && planRollup(normalizeSpec(spec)).use === 'rollup') {
                 reachedLive++;
                 if (JSON.stringify(plain(spec, stale)) !== JSON.stringify(plain(spec, raw))) staleDiffers++;
               }
             }
 
-            // two days later the days before the new yesterday are rolled up at the next commit, even an empty one
+            // two days later the days before the new today are rolled up at the next commit, even an empty one
             now += 2 * DAY;
             await live.importBatch([], { reidentify });
-            assert.equal(live.liveFrom(), BASE_MS + 3 * DAY);
+            assert.equal(live.liveFrom(), BASE_MS + 4 * DAY);
             assert.deepEqual(await tables(live), await tables(never), 'rolled up: the rows of a store that never had a live day');
             for (const spec of everyDimension()) {
               const [served, raw] = await Promise.all([e.served.run(spec, { timeoutMs: 20_000 }), e.raw.run(spec, { timeoutMs: 20_000 })]);
@@ -127,7 +127,7 @@ test('action reads that reach the live days equal the event scan', async () => {
   try {
     const rows = actionRows(31, 900).sort((a, b) => a.ts_ms - b.ts_ms);
     await loadInParts(store, rows, 4);
-    assert.equal(store.liveFrom(), BASE_MS + DAY);
+    assert.equal(store.liveFrom(), BASE_MS + 2 * DAY);
     const { served, raw, stale } = enginesOf(store);
     const fromRollup = await checkActionsRollup(raw, served, [SITE, 'site_b'], { numRuns: 60, seed: 405 });
     assert.ok(fromRollup > 300, `only ${fromRollup} reads were planned on the rollup`);

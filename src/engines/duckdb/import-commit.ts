@@ -72,7 +72,11 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
     `SELECT site_id, day::VARCHAR, sum(n) FROM (SELECT site_id, day, count(*) AS n FROM ${stage} GROUP BY 1, 2
       ${engagement ? `UNION ALL SELECT site_id, day, count(*) FROM ${engagement} GROUP BY 1, 2` : ''}) GROUP BY 1, 2 ORDER BY 1, 2`,
   );
-  const groups = [...groupsOf(perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) })), groupRows)];
+  const days = perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) }));
+  // live days (live-days.ts) in groups of their own: a few late events of a closed day do not make
+  // the live day's events move the rollups
+  const isLive = (d: { day: string }) => opts.liveFromMs != null && Date.parse(`${d.day}T00:00:00Z`) >= opts.liveFromMs;
+  const groups = [...groupsOf(days.filter((d) => !isLive(d)), groupRows), ...groupsOf(days.filter(isLive), groupRows)];
   // statements whose results are not read wait here for the next read (statement-script.ts)
   const script = new StatementScript();
   const writes = createImportWrites(script, stage);
@@ -93,7 +97,7 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
       // the group starts once the one before has dropped its scratch tables (memory)
       await script.run(c);
     }
-    const live = opts.liveFromMs != null && groups[i].every((g) => Date.parse(`${g.day}T00:00:00Z`) >= opts.liveFromMs!);
+    const live = groups[i].every(isLive);
     const r = await prepareGroup(c, script, { fresh, eng, p: `${stage}_${i}` }, { ...opts, live }, writes);
     out.imported += r.imported;
     out.days.push(...r.days);

@@ -1,7 +1,7 @@
 // The live days of the DuckDB store (docs/decisions/collection-at-the-floor.md). Live collection
 // loads every few seconds into the same day, and moving the rollups by the exact delta of each load
 // cost about as much as everything else the server does for an event. So the days from `liveFrom`
-// on (yesterday and today, UTC) are not rolled up while they are live: a load whose days are all
+// on (today, UTC) are not rolled up while they are live: a load whose days are all
 // live leaves the rollups and action rows alone (it keeps the page titles, a cheap merge), and reads
 // count those days from the events and the other days from the rollups, adding the two partial
 // results (duckdb-analytics-engine.ts; every rollup atom is a sum over visitor-days, so the sum is
@@ -20,8 +20,12 @@ const q = duckdbDialect.quoteIdent;
 /** footfall_meta's key of liveFrom (the first live day's start, ms) */
 export const LIVE_FROM_KEY = 'rollups_live_from';
 
-/** Days counted from the events at read time: today and yesterday (late events and engagement of yesterday still arrive after midnight). */
-export const LIVE_DAYS = 2;
+/**
+ * Days counted from the events at read time: today (UTC) alone. Each live day costs every read of a
+ * range holding it its raw count; yesterday's late events and engagement, which arrive for minutes
+ * after midnight, move its rollups by their delta (in groups of their own: import-commit.ts).
+ */
+export const LIVE_DAYS = 1;
 
 /** The first live day at `nowMs`. */
 export function liveFromAt(nowMs: number): number {
