@@ -10,7 +10,8 @@
 // - the rollup delta counts the touched visitor-days as they were and as they are from their page
 //   events (the build's first intermediate: events summed per session, path and class), the stored
 //   half summed from a narrow read of their stored events, the new half that plus the new events;
-//   sessions from the stored rows and the moved ones; action rows from the action events alone.
+//   sessions from the stored rows and the moved ones; action rows from the action events alone
+//   (none of it for a group of live days, whose rollups wait for the day's end: live-days.ts).
 // What is counted is the same as the general commit's; the import tests hold the two to equal stores.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayRef } from '../../ports/event-store.js';

@@ -7,6 +7,7 @@
 // the store hold. An append (append-load.ts) hands the build both halves already tagged, with their
 // page events summed, instead of the touched visitor-days' events. At open, a store without current
 // rollups builds them whole, a group of days at a time. The engine detects them (rollup-gate.ts).
+// Loads into a live day (today) leave its rows alone until it ends (live-days.ts).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
 import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_COLUMNS, ROLLUP_GROUPINGS, ROLLUP_TABLE } from '../sql/rollup-tables.js';
