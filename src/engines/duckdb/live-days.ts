@@ -46,33 +46,36 @@ export async function readLiveFrom(c: DuckDBConnection): Promise<number | null> 
  */
 export async function advanceLiveDays(c: DuckDBConnection, from: number | null, target: number): Promise<number> {
   if (from !== null && from >= target) return from;
+  const store = `INSERT INTO footfall_meta VALUES ('${LIVE_FROM_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+  if (from === null) {
+    await c.run(store, [String(target)]); // one statement: nothing to build
+    return target;
+  }
   const p = `ff_live_${process.pid}`;
-  let built: Awaited<ReturnType<typeof builtTables>> | null = null;
-  if (from !== null) {
-    built = await builtTables(c, p);
+  const built = await builtTables(c, p);
+  try {
     const days = (
       await c.runAndReadAll(
         `SELECT site_id, day::VARCHAR, count(*) FROM events WHERE day >= make_date(${dateParts(from)}) AND day < make_date(${dateParts(target)}) GROUP BY 1, 2 ORDER BY 1, 2`,
       )
     ).getRowsJS();
     await buildStoredDays(c, days, p, built);
-  }
-  const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-  await c.run('BEGIN TRANSACTION');
-  try {
-    if (built) {
+    const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+    await c.run('BEGIN TRANSACTION');
+    try {
       for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE]) await c.run(`DELETE FROM ${q(t)} WHERE day_ms >= ${from} AND day_ms < ${target}`);
       await c.run(`INSERT INTO ${q(ROLLUP_TABLE)} SELECT * FROM ${built.rollups}`);
       await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) SELECT ${cols} FROM ${built.titles}`);
       await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${built.actions}`);
+      await c.run(store, [String(target)]);
+      await c.run('COMMIT');
+    } catch (err) {
+      await c.run('ROLLBACK').catch(() => undefined);
+      throw err;
     }
-    await c.run(`INSERT INTO footfall_meta VALUES ('${LIVE_FROM_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(target)]);
-    await c.run('COMMIT');
-  } catch (err) {
-    await c.run('ROLLBACK').catch(() => undefined);
-    throw err;
   } finally {
-    if (built) for (const x of Object.values(built)) await c.run(`DROP TABLE IF EXISTS ${x}`).catch(() => undefined);
+    // after the transaction (tables dropped inside one stay until it ends)
+    for (const x of Object.values(built)) await c.run(`DROP TABLE IF EXISTS ${x}`).catch(() => undefined);
   }
   return target;
 }
