@@ -67,7 +67,7 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
     connect: () => store.instance.connect(),
     release: (c) => c.closeSync(),
     dataVersion: (siteId) => store.dataVersion(siteId),
-    liveFrom: () => store.liveFrom(),
+    liveFrom: (siteId) => store.liveFromFor(siteId),
   });
   return { store, engine, adminImports: true, close: () => store.close() };
 }

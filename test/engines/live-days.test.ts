@@ -19,6 +19,7 @@ import { planRollup } from '../../src/engines/sql/read/rollup-plan.js';
 import { ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import { BASE_MS, DAY, SITE, eventDrawArb } from './analytics-fixtures.js';
 import { actionRows, checkActionsRollup } from './actions-rollup-check.js';
+import { makeRow } from '../contract/event-store.contract.js';
 import { everyDimension, plain, rowsOf, specArb } from './rollup-specs.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
@@ -41,7 +42,7 @@ function enginesOf(store: DuckDbEventStore) {
   const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
   return {
     // as container.ts builds it, and without the store's word (reads footfall_meta)
-    served: new DuckDbAnalyticsEngine({ ...conn, liveFrom: () => store.liveFrom() }),
+    served: new DuckDbAnalyticsEngine({ ...conn, liveFrom: (siteId) => store.liveFromFor(siteId) }),
     fromMeta: new DuckDbAnalyticsEngine(conn),
     raw: new DuckDbAnalyticsEngine({ ...conn, rollups: false }),
     // the rollup rows alone, live days and all
@@ -138,6 +139,38 @@ test('action reads that reach the live days equal the event scan', async () => {
       JSON.stringify((await engine.actionTotals({ selection: all, byDay: true }, { timeoutMs: 20_000 })).sort((a, b) => a.day! - b.day!));
     assert.notEqual(await totals(stale), await totals(raw));
     assert.equal(await totals(served), await totals(raw));
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a site with nothing on the live day reads from the rollups alone, in one statement; one with data there splits, also after a reopen', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-live-days-'));
+  const now = BASE_MS + 2 * DAY + 12 * HOUR;
+  const file = path.join(dir, 'events.duckdb');
+  const open = () => openDuckDbEventStore({ file, threads: 2, tempDir: dir, clock: () => now });
+  const row = (site: string, day: number, i: number) => makeRow({ event_id: `${site}-${day}-${i}`, site_id: site, visitor_key: `k${i}`, ts_ms: BASE_MS + day * DAY + (i + 1) * 60_000 });
+  const spec = (siteId: string) => ({ siteId, tenantIds: null, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, trafficClasses: TRAFFIC_FILTERS.all, filters: {}, metrics: ['pageviews' as const], interval: 'day' as const });
+  /** the site's daily pageviews, and the statements the read took */
+  const read = async (store: DuckDbEventStore, siteId: string) => {
+    const engine = enginesOf(store).served;
+    const rows = await engine.run(spec(siteId), { timeoutMs: 20_000 });
+    return { pageviews: rows.map((r) => [r.bucketMs, r.values.pageviews]), statements: engine.statements };
+  };
+  let store = await open();
+  try {
+    await store.importBatch([0, 1, 2].flatMap((d) => [row('site_a', d, 1), row('site_a', d, 2)]), { reidentify });
+    await store.importBatch([0, 1].map((d) => row('site_b', d, 1)), { reidentify });
+    assert.deepEqual(await read(store, 'site_b'), { pageviews: [[BASE_MS, 1], [BASE_MS + DAY, 1]], statements: 1 });
+    assert.deepEqual(await read(store, 'site_a'), { pageviews: [[BASE_MS, 2], [BASE_MS + DAY, 2], [BASE_MS + 2 * DAY, 2]], statements: 2 });
+    // the live day's first event of site_b: its reads split from that commit on
+    await store.importBatch([row('site_b', 2, 1)], { reidentify });
+    assert.deepEqual(await read(store, 'site_b'), { pageviews: [[BASE_MS, 1], [BASE_MS + DAY, 1], [BASE_MS + 2 * DAY, 1]], statements: 2 });
+    await store.close();
+    store = await open();
+    assert.deepEqual(await read(store, 'site_b'), { pageviews: [[BASE_MS, 1], [BASE_MS + DAY, 1], [BASE_MS + 2 * DAY, 1]], statements: 2 });
+    assert.deepEqual(await read(store, 'site_c'), { pageviews: [], statements: 1 });
   } finally {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });

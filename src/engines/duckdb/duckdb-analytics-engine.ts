@@ -49,11 +49,12 @@ export interface DuckDbAnalyticsEngineOptions<C extends DuckConnection = DuckCon
    */
   dataVersion?: (siteId: string) => Promise<string>;
   /**
-   * The store's first live day (DuckDbEventStore.liveFrom, live-days.ts): days from it on are read
-   * from the events, as their rollup rows are not kept while they are live (null: every day's rows
-   * are exact). Absent: read from the store's footfall_meta at each read that could use the rollups.
+   * The store's first live day for a site's reads (DuckDbEventStore.liveFromFor, live-days.ts): days
+   * from it on are read from the events, as their rollup rows are not kept while they are live (null:
+   * the site's rows are exact on every day). Absent: read from the store's footfall_meta at each read
+   * that could use the rollups.
    */
-  liveFrom?: () => number | null;
+  liveFrom?: (siteId: string) => number | null;
 }
 
 export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> implements AnalyticsEngine {
@@ -70,7 +71,7 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
   async run(spec: QuerySpec, options: RunOptions): Promise<MetricRow[]> {
     const normalized = normalizeSpec(spec);
     const rollups = await this.rollups.forSpec(normalized);
-    const cut = rollups ? await this.cutAtLiveDays(normalized.startMs, normalized.endMs) : null;
+    const cut = rollups ? await this.cutAtLiveDays(normalized.siteId, normalized.startMs, normalized.endMs) : null;
     if (!cut) {
       const compiled = compileSpec(normalized, duckdbDialect, this.tables, { rollups });
       return assembleRows(normalized, atomRowsOf(compiled, await this.query(compiled.sql, compiled.params, options.timeoutMs)));
@@ -98,8 +99,8 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
    * A whole-day window that reaches the store's live days, cut at the first of them: the days
    * before (null: none) and the live ones. Null: the window holds no live day (or none is live).
    */
-  private async cutAtLiveDays(startMs: number, endMs: number): Promise<{ closed: MsWindow | null; live: MsWindow } | null> {
-    const liveFrom = this.opts.liveFrom ? this.opts.liveFrom() : await this.rollups.liveFrom();
+  private async cutAtLiveDays(siteId: string, startMs: number, endMs: number): Promise<{ closed: MsWindow | null; live: MsWindow } | null> {
+    const liveFrom = this.opts.liveFrom ? this.opts.liveFrom(siteId) : await this.rollups.liveFrom();
     if (liveFrom === null || endMs < liveFrom) return null;
     return { closed: startMs < liveFrom ? { startMs, endMs: liveFrom - 1 } : null, live: { startMs: Math.max(startMs, liveFrom), endMs } };
   }
@@ -116,7 +117,7 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     options: RunOptions,
   ): Promise<Record<string, unknown>[]> {
     const plan = await planOf(selection);
-    const cut = plan ? await this.cutAtLiveDays(selection.window.startMs, selection.window.endMs) : null;
+    const cut = plan ? await this.cutAtLiveDays(selection.scope.siteId, selection.window.startMs, selection.window.endMs) : null;
     if (!cut) return this.read(compile(selection, plan), options);
     const parts: CompiledRead[] = [];
     if (cut.closed) parts.push(compile({ ...selection, window: cut.closed }, await planOf({ ...selection, window: cut.closed })));

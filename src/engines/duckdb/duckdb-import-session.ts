@@ -8,6 +8,7 @@ import type { CommitLock } from '../../ports/commit-lock.js';
 import {
   encodeEventRows,
   type Checkpoint,
+  type DayRef,
   type EngagementRow,
   type EventRow,
   type ImportResult,
@@ -46,6 +47,8 @@ export interface SessionOptions {
    * has ended, and gives the first live day (live-days.ts), or null. Absent: nothing is live.
    */
   liveFrom?: (c: DuckDBConnection) => Promise<number | null>;
+  /** the days the import will write, once prepared and before its transaction (the store's live sites) */
+  touches?: (days: readonly DayRef[]) => void;
 }
 
 export class DuckDbImportSession implements ImportSession {
@@ -62,6 +65,7 @@ export class DuckDbImportSession implements ImportSession {
   private readonly checkpoint: Checkpoint | null;
   private readonly importId: string | undefined;
   private readonly liveFrom: SessionOptions['liveFrom'];
+  private readonly touches: SessionOptions['touches'];
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -76,6 +80,7 @@ export class DuckDbImportSession implements ImportSession {
     this.checkpoint = opts.checkpoint;
     this.importId = opts.importId;
     this.liveFrom = opts.liveFrom;
+    this.touches = opts.touches;
   }
 
   async append(rows: readonly EventRow[]): Promise<void> {
@@ -173,6 +178,7 @@ export class DuckDbImportSession implements ImportSession {
         importId: this.importId,
         liveFromMs,
       });
+      this.touches?.(r.days);
       // The transaction is one script (statement-script.ts): it lasts what its statements take, not
       // the turns of the event loop between them. A statement that fails ends the script; the
       // transaction is then rolled back below.

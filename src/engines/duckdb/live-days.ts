@@ -80,6 +80,21 @@ export async function advanceLiveDays(c: DuckDBConnection, from: number | null, 
   return target;
 }
 
+/**
+ * Every site with events, sessions, rollup or action rows on a day from `liveFrom` on. A site not
+ * among them reads its whole range from the rollups without a split: there is nothing of it there
+ * for either half to count (duckdb-event-store.ts keeps the set, a superset between recounts).
+ */
+export async function liveSitesOf(c: DuckDBConnection, liveFrom: number | null): Promise<Set<string>> {
+  if (liveFrom === null) return new Set();
+  const day = `make_date(${dateParts(liveFrom)})`;
+  const rows = await c.runAndReadAll(
+    `SELECT site_id FROM events WHERE day >= ${day} UNION SELECT site_id FROM sessions WHERE day >= ${day}
+      UNION SELECT site_id FROM ${q(ROLLUP_TABLE)} WHERE day_ms >= ${liveFrom} UNION SELECT site_id FROM ${q(ACTIONS_TABLE)} WHERE day_ms >= ${liveFrom}`,
+  );
+  return new Set(rows.getRowsJS().map(([s]) => String(s)));
+}
+
 function dateParts(dayMs: number): string {
   const d = new Date(dayMs);
   return `${d.getUTCFullYear()}, ${d.getUTCMonth() + 1}, ${d.getUTCDate()}`;
