@@ -8,7 +8,7 @@
 // exact). When a day stops being live (the first commit after the next UTC midnight), its rows are
 // built again from its events and sessions, replacing whatever they held, in the transaction that
 // moves `liveFrom`. The rows of days before `liveFrom` are exact at every commit; the rows of live
-// days are not read.
+// days are read only for sites with nothing there (liveSitesOf), where they are as empty as the day.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DAY_MS } from '../../domain/report-range.js';
 import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
