@@ -4,9 +4,9 @@
 // data version pins, as literals when its version read listed them, else a subquery of the log).
 // Every server runs each statement on its own tables and the engine combines the partial results:
 // a visitor's events, sessions and rollup rows all live on one server, so every count (visitors and
-// sessions included) is a plain sum over servers (read-rows.ts mergePartials). Reads started
-// together go out together, side by side (read-batch.ts).
-import { assembleRows, zeroAtoms, type AtomRow, type MetricRow } from '../../domain/query/assemble.js';
+// sessions included) is a plain sum over servers (read-rows.ts sumAtomRows, mergePartials). Reads
+// started together go out together, side by side (read-batch.ts).
+import { assembleRows, type MetricRow } from '../../domain/query/assemble.js';
 import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js';
 import type {
   ActionRow,
@@ -32,7 +32,7 @@ import { compileRollupSlice, groupSlice, sliceKey, type SliceMember } from '../s
 import { actionsSliceKey, compileActionsSlice, type ActionsSliceMember } from '../sql/read/compile-actions-slice.js';
 import { planRollup } from '../sql/read/rollup-plan.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { mergePartials, toInt, type CompiledRead } from '../sql/read/read-rows.js';
+import { mergePartials, sumAtomRows, type CompiledRead } from '../sql/read/read-rows.js';
 import { DAY_MS, genOfVersion, syncedState, visibleRows, type CopiesSeen, type Coverage, type DayGens, type Shard, type SyncedState } from './commit-log.js';
 import { engineError } from './node.js';
 import { ReadBatcher, type ServerStatement } from './read-batch.js';
@@ -123,10 +123,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const key = decision.use === 'rollup' ? sliceKey(decision.plan) : undefined;
     const share = key === undefined || decision.use !== 'rollup' ? undefined : this.share(`spec ${key}`, { kind: 'spec', spec: normalized, plan: decision.plan }, normalized, options);
     // the rows of its own statement or of a shared one (compile-rollup-slice.ts): the same columns either way
-    const hasBucket = normalized.interval !== undefined;
-    const hasKey = normalized.dimension !== undefined;
-    const hasSplit = normalized.splitBy !== undefined;
-    const atoms = atomsFor(normalized.metrics);
+    const columns = { hasBucket: normalized.interval !== undefined, hasKey: normalized.dimension !== undefined, hasSplit: normalized.splitBy !== undefined, atoms: atomsFor(normalized.metrics) };
     const atomRows = await this.batcher.read({
       siteId: normalized.siteId,
       asOf: options.asOf,
@@ -136,25 +133,8 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
         return specStatement(compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded }));
       },
       share,
-      finish: (partials) => {
-        // rows of one (bucket, key, split) come from several servers, or from a shared statement's finer groups: summed
-        const byGroup = new Map<string, AtomRow>();
-        for (const rows of partials) {
-          for (const r of rows) {
-            const bucketMs = hasBucket ? toInt(r[BUCKET_COL]) : null;
-            const key = hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
-            const split = hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
-            const id = JSON.stringify([bucketMs, key, split]);
-            let row = byGroup.get(id);
-            if (!row) {
-              row = { bucketMs, key, ...(split !== undefined ? { split } : {}), atoms: zeroAtoms() };
-              byGroup.set(id, row);
-            }
-            for (const a of atoms) row.atoms[a] += toInt(r[a]);
-          }
-        }
-        return [...byGroup.values()];
-      },
+      // rows of one (bucket, key, split) come from several servers, or from a shared statement's finer groups: summed
+      finish: (partials) => sumAtomRows(columns, partials),
     });
     return assembleRows(normalized, atomRows);
   }

@@ -1,6 +1,6 @@
 // AnalyticsEngine over DuckDB: the shared compilers' SQL (engines/sql), run as prepared statements
 // with bound parameters. The store (tables, imports) belongs to the rest of engines/duckdb/.
-import { assembleRows, zeroAtoms, type AtomRow, type MetricRow } from '../../domain/query/assemble.js';
+import { assembleRows, type MetricRow } from '../../domain/query/assemble.js';
 import { normalizeSpec, type QuerySpec } from '../../domain/query/query-spec.js';
 import type {
   ActionRow,
@@ -19,11 +19,11 @@ import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../s
 import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/read/compile-goals.js';
 import { compilePageTitles, compilePageTitlesFromRollup, decodePageTitles } from '../sql/read/compile-page-titles.js';
-import { BUCKET_COL, KEY_COL, SPLIT_COL, DEFAULT_TABLES, type CompiledQuery, type TableNames } from '../sql/read/compile-query.js';
+import { DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
 import type { MsWindow } from '../../domain/availability.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import { compileSpec } from '../sql/read/compile-rollup.js';
-import { mergePartials, toInt, type CompiledRead } from '../sql/read/read-rows.js';
+import { mergePartials, sumAtomRows, toInt, type CompiledRead } from '../sql/read/read-rows.js';
 import type { CompiledSql } from '../sql/read/sql-writer.js';
 import { runDuckQuery, type DuckConnection } from './duck-query.js';
 import { rollupGate, type RollupGate } from './rollup-gate.js';
@@ -74,25 +74,16 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     const cut = rollups ? await this.cutAtLiveDays(normalized.siteId, normalized.startMs, normalized.endMs) : null;
     if (!cut) {
       const compiled = compileSpec(normalized, duckdbDialect, this.tables, { rollups });
-      return assembleRows(normalized, atomRowsOf(compiled, await this.query(compiled.sql, compiled.params, options.timeoutMs)));
+      return assembleRows(normalized, sumAtomRows(compiled, [await this.query(compiled.sql, compiled.params, options.timeoutMs)]));
     }
     // The days before the live ones from the rollups, the live ones from the events: partial
-    // results (grouped atom sums), added per group (every atom is a sum over visitor-days).
+    // results (grouped atom sums), added per group. Both have the same result columns (compile-rollup.ts).
     const parts = [
       ...(cut.closed ? [compileSpec({ ...normalized, ...cut.closed }, duckdbDialect, this.tables, { rollups: true, partial: true })] : []),
       compileSpec({ ...normalized, ...cut.live }, duckdbDialect, this.tables, { partial: true }),
     ];
     const results = await Promise.all(parts.map((c) => this.query(c.sql, c.params, options.timeoutMs)));
-    const byGroup = new Map<string, AtomRow>();
-    parts.forEach((compiled, i) => {
-      for (const r of atomRowsOf(compiled, results[i])) {
-        const id = JSON.stringify([r.bucketMs, r.key, r.split]);
-        const into = byGroup.get(id);
-        if (!into) byGroup.set(id, r);
-        else for (const a of compiled.atoms) into.atoms[a] += r.atoms[a];
-      }
-    });
-    return assembleRows(normalized, [...byGroup.values()]);
+    return assembleRows(normalized, sumAtomRows(parts[0], results));
   }
 
   /**
@@ -188,18 +179,4 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
   private read(q: CompiledSql, options: RunOptions): Promise<Record<string, unknown>[]> {
     return this.query(q.sql, q.params, options.timeoutMs);
   }
-}
-
-/** Atom rows of a compiled spec's result rows. */
-function atomRowsOf(compiled: CompiledQuery, rows: readonly Record<string, unknown>[]): AtomRow[] {
-  return rows.map((r) => {
-    const atoms = zeroAtoms();
-    for (const a of compiled.atoms) atoms[a] = toInt(r[a]);
-    return {
-      bucketMs: compiled.hasBucket ? toInt(r[BUCKET_COL]) : null,
-      key: compiled.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null,
-      ...(compiled.hasSplit ? { split: (r[SPLIT_COL] as string | null) ?? null } : {}),
-      atoms,
-    };
-  });
 }

@@ -2,6 +2,9 @@
 // how partial results of it combine when several servers each answer for their own rows (a
 // sharded store: a visitor's events and sessions live on one shard, so every count here is a sum
 // over shards, the newest match a maximum, the latest title the one with the greatest order).
+// Partial results of a QuerySpec combine too: its grouped atom sums, added per group (sumAtomRows).
+import { zeroAtoms, type AtomRow } from '../../../domain/query/assemble.js';
+import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from './compile-query.js';
 import type { CompiledSql, RowFilter } from './sql-writer.js';
 
 export interface CompiledRead extends CompiledSql {
@@ -98,4 +101,29 @@ function combine(how: 'sum' | 'max', a: unknown, b: unknown): number | null {
   const x = toIntOrNull(a);
   const y = toIntOrNull(b);
   return x === null ? y : y === null ? x : Math.max(x, y);
+}
+
+/**
+ * The atom rows of a compiled spec's partial results (several servers' rows, or the rollups' days
+ * and the live days' events, or a shared statement's finer groups), added per (bucket, key, split):
+ * every atom is a sum over visitor-days. Integers come as bigint (DuckDB) or strings (ClickHouse):
+ * toInt reads either. Groups keep the order they first appear in.
+ */
+export function sumAtomRows(q: Pick<CompiledQuery, 'hasBucket' | 'hasKey' | 'hasSplit' | 'atoms'>, partials: readonly (readonly Row[])[]): AtomRow[] {
+  const byGroup = new Map<string, AtomRow>();
+  for (const rows of partials) {
+    for (const r of rows) {
+      const bucketMs = q.hasBucket ? toInt(r[BUCKET_COL]) : null;
+      const key = q.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
+      const split = q.hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
+      const id = JSON.stringify([bucketMs, key, split]);
+      let row = byGroup.get(id);
+      if (!row) {
+        row = { bucketMs, key, ...(split !== undefined ? { split } : {}), atoms: zeroAtoms() };
+        byGroup.set(id, row);
+      }
+      for (const a of q.atoms) row.atoms[a] += toInt(r[a]);
+    }
+  }
+  return [...byGroup.values()];
 }
