@@ -30,7 +30,7 @@ import { openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './du
 import { checkpointKey, DuckDbImportSession, ONE_THREAD_BELOW_ROWS, type SessionOptions } from './duckdb-import-session.js';
 import { deleteDays, ensureLifecycleTables, readEventCounts, removedDays } from './duckdb-lifecycle.js';
 import { undoImport } from './import-undo.js';
-import { advanceLiveDays, liveFromAt, liveSitesOf, readLiveFrom } from './live-days.js';
+import { advanceLiveDays, liveDay, liveFromAt, liveSitesOf, readLiveFrom } from './live-days.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -155,7 +155,8 @@ export class DuckDbEventStore implements EventStore {
   /** Before an import's transaction: its sites with a day from liveFrom on read with a split from now on. */
   private touchLive(days: readonly DayRef[]): void {
     if (this.liveFromMs === null) return;
-    for (const d of days) if (Date.parse(`${d.day}T00:00:00Z`) >= this.liveFromMs) this.liveSites.add(d.site_id);
+    const from = liveDay(this.liveFromMs);
+    for (const d of days) if (d.day >= from) this.liveSites.add(d.site_id);
   }
 
   async beginImport(options: ImportOptions = {}): Promise<ImportSession> {

@@ -15,6 +15,7 @@ import { applyEngagement } from './engagement-apply.js';
 import { appendable, prepareAppend, storedSessionsOf } from './append-load.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { preparePageTitles, prepareRollupDelta, groupsOf } from './rollups.js';
+import { liveDay } from './live-days.js';
 import { dropViews, snapshotBefore, wholeDaysOf } from './before-and-now.js';
 import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
@@ -75,7 +76,8 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
   const days = perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) }));
   // live days (live-days.ts) in groups of their own: a few late events of a closed day do not make
   // the live day's events move the rollups
-  const isLive = (d: { day: string }) => opts.liveFromMs != null && Date.parse(`${d.day}T00:00:00Z`) >= opts.liveFromMs;
+  const from = opts.liveFromMs != null ? liveDay(opts.liveFromMs) : null;
+  const isLive = (d: { day: string }) => from !== null && d.day >= from;
   const groups = [...groupsOf(days.filter((d) => !isLive(d)), groupRows), ...groupsOf(days.filter(isLive), groupRows)];
   // statements whose results are not read wait here for the next read (statement-script.ts)
   const script = new StatementScript();

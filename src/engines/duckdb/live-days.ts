@@ -10,7 +10,7 @@
 // moves `liveFrom`. The rows of days before `liveFrom` are exact at every commit; the rows of live
 // days are read only for sites with nothing there (liveSitesOf), where they are as empty as the day.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DAY_MS } from '../../domain/report-range.js';
+import { DAY_MS, formatDay } from '../../domain/report-range.js';
 import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import { buildStoredDays, builtTables } from './rollups.js';
@@ -30,6 +30,15 @@ export const LIVE_DAYS = 1;
 /** The first live day at `nowMs`. */
 export function liveFromAt(nowMs: number): number {
   return Math.floor(nowMs / DAY_MS) * DAY_MS - (LIVE_DAYS - 1) * DAY_MS;
+}
+
+/**
+ * The UTC day (YYYY-MM-DD) holding `ms`: liveFrom's day as the store writes days (`day::VARCHAR`,
+ * DayRef.day). Days compare as these strings, and liveFrom always starts a day, so a day is live
+ * when it is `>= liveDay(liveFrom)`.
+ */
+export function liveDay(ms: number): string {
+  return formatDay(ms);
 }
 
 /** The stored liveFrom, or null: the store has never left a day out of its rollups (every day's rows are exact). */
@@ -56,7 +65,7 @@ export async function advanceLiveDays(c: DuckDBConnection, from: number | null, 
   try {
     const days = (
       await c.runAndReadAll(
-        `SELECT site_id, day::VARCHAR, count(*) FROM events WHERE day >= make_date(${dateParts(from)}) AND day < make_date(${dateParts(target)}) GROUP BY 1, 2 ORDER BY 1, 2`,
+        `SELECT site_id, day::VARCHAR, count(*) FROM events WHERE day >= DATE '${liveDay(from)}' AND day < DATE '${liveDay(target)}' GROUP BY 1, 2 ORDER BY 1, 2`,
       )
     ).getRowsJS();
     await buildStoredDays(c, days, p, built);
@@ -87,15 +96,10 @@ export async function advanceLiveDays(c: DuckDBConnection, from: number | null, 
  */
 export async function liveSitesOf(c: DuckDBConnection, liveFrom: number | null): Promise<Set<string>> {
   if (liveFrom === null) return new Set();
-  const day = `make_date(${dateParts(liveFrom)})`;
+  const day = `DATE '${liveDay(liveFrom)}'`;
   const rows = await c.runAndReadAll(
     `SELECT site_id FROM events WHERE day >= ${day} UNION SELECT site_id FROM sessions WHERE day >= ${day}
       UNION SELECT site_id FROM ${q(ROLLUP_TABLE)} WHERE day_ms >= ${liveFrom} UNION SELECT site_id FROM ${q(ACTIONS_TABLE)} WHERE day_ms >= ${liveFrom}`,
   );
   return new Set(rows.getRowsJS().map(([s]) => String(s)));
-}
-
-function dateParts(dayMs: number): string {
-  const d = new Date(dayMs);
-  return `${d.getUTCFullYear()}, ${d.getUTCMonth() + 1}, ${d.getUTCDate()}`;
 }
