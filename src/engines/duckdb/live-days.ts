@@ -43,7 +43,11 @@ export function liveDay(ms: number): string {
 
 /** The stored liveFrom, or null: the store has never left a day out of its rollups (every day's rows are exact). */
 export async function readLiveFrom(c: DuckDBConnection): Promise<number | null> {
-  const v = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = '${LIVE_FROM_KEY}'`)).getRowsJS()[0]?.[0];
+  return liveFromValue((await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = '${LIVE_FROM_KEY}'`)).getRowsJS()[0]?.[0]);
+}
+
+/** liveFrom from footfall_meta's value under LIVE_FROM_KEY (undefined: no such row): null when none is stored. */
+export function liveFromValue(v: unknown): number | null {
   return v === undefined || v === null ? null : Number(v);
 }
 

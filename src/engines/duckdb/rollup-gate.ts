@@ -9,7 +9,7 @@ import { ACTIONS_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
 import { planRollup } from '../sql/read/rollup-plan.js';
 import type { DuckConnection } from './duck-query.js';
-import { LIVE_FROM_KEY } from './live-days.js';
+import { LIVE_FROM_KEY, liveFromValue } from './live-days.js';
 
 export interface RollupGate {
   /** the rollups answer this spec exactly and exist */
@@ -30,48 +30,39 @@ export function rollupGate<C extends DuckConnection>(opts: {
 }): RollupGate {
   const seen = new Set<string>();
   const own = !opts.tables || (opts.tables.events === DEFAULT_TABLES.events && opts.tables.sessions === DEFAULT_TABLES.sessions);
+  /**
+   * The first row's `column` of a statement with one text parameter, on a connection of the pool;
+   * undefined when there is no row or anything fails (the read that follows reports a fault of the
+   * store as the engine always has).
+   */
+  const oneValue = async (sql: string, param: string, column: string): Promise<unknown> => {
+    let conn: C;
+    try {
+      conn = await opts.connect();
+    } catch {
+      return undefined;
+    }
+    try {
+      const stmt = await conn.prepare(sql);
+      stmt.bind([param], [VARCHAR]);
+      return (await stmt.runAndReadAll()).getRowObjectsJS()[0]?.[column];
+    } catch {
+      return undefined;
+    } finally {
+      opts.release?.(conn);
+    }
+  };
   const exists = async (table: string) => {
     if (opts.rollups === false || !own) return false;
     if (seen.has(table)) return true;
-    let conn: C;
-    try {
-      conn = await opts.connect();
-    } catch {
-      return false; // the raw path reports the fault as the engine always has
-    }
-    try {
-      const stmt = await conn.prepare(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary`);
-      stmt.bind([table], [VARCHAR]);
-      const rows = (await stmt.runAndReadAll()).getRowObjectsJS();
-      const found = Number(rows[0]?.n ?? 0) > 0;
-      if (found) seen.add(table);
-      return found;
-    } catch {
-      return false;
-    } finally {
-      opts.release?.(conn);
-    }
+    const found = Number((await oneValue(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary`, table, 'n')) ?? 0) > 0;
+    if (found) seen.add(table);
+    return found;
   };
   const available = () => exists(ROLLUP_TABLE);
-  const liveFrom = async () => {
-    if (opts.rollups === false || !own) return null;
-    let conn: C;
-    try {
-      conn = await opts.connect();
-    } catch {
-      return null; // the read reports the fault as the engine always has
-    }
-    try {
-      const stmt = await conn.prepare(`SELECT value FROM footfall_meta WHERE key = $1`);
-      stmt.bind([LIVE_FROM_KEY], [VARCHAR]);
-      const v = (await stmt.runAndReadAll()).getRowObjectsJS()[0]?.value;
-      return v === undefined || v === null ? null : Number(v);
-    } catch {
-      return null; // tables loaded by hand (test fixtures) have no footfall_meta: nothing is live
-    } finally {
-      opts.release?.(conn);
-    }
-  };
+  // tables loaded by hand (test fixtures) have no footfall_meta: no value, nothing is live
+  const liveFrom = async () =>
+    opts.rollups === false || !own ? null : liveFromValue(await oneValue(`SELECT value FROM footfall_meta WHERE key = $1`, LIVE_FROM_KEY, 'value'));
   return {
     available,
     liveFrom,
