@@ -23,7 +23,7 @@ import { DEFAULT_TABLES, type TableNames } from '../sql/read/compile-query.js';
 import type { MsWindow } from '../../domain/availability.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import { compileSpec } from '../sql/read/compile-rollup.js';
-import { mergePartials, sumAtomRows, toInt, type CompiledRead } from '../sql/read/read-rows.js';
+import { atomRowOf, mergePartials, sumAtomRows, toInt, type CompiledRead } from '../sql/read/read-rows.js';
 import type { CompiledSql } from '../sql/read/sql-writer.js';
 import { runDuckQuery, type DuckConnection } from './duck-query.js';
 import { rollupGate, type RollupGate } from './rollup-gate.js';
@@ -74,7 +74,8 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     const cut = rollups ? await this.cutAtLiveDays(normalized.siteId, normalized.startMs, normalized.endMs) : null;
     if (!cut) {
       const compiled = compileSpec(normalized, duckdbDialect, this.tables, { rollups });
-      return assembleRows(normalized, sumAtomRows(compiled, [await this.query(compiled.sql, compiled.params, options.timeoutMs)]));
+      const rows = await this.query(compiled.sql, compiled.params, options.timeoutMs);
+      return assembleRows(normalized, rows.map((r) => atomRowOf(compiled, r)));
     }
     // The days before the live ones from the rollups, the live ones from the events: partial
     // results (grouped atom sums), added per group. Both have the same result columns (compile-rollup.ts).

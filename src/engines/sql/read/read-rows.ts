@@ -103,26 +103,38 @@ function combine(how: 'sum' | 'max', a: unknown, b: unknown): number | null {
   return x === null ? y : y === null ? x : Math.max(x, y);
 }
 
+type AtomColumns = Pick<CompiledQuery, 'hasBucket' | 'hasKey' | 'hasSplit' | 'atoms'>;
+
+/**
+ * One result row of a compiled spec as an atom row. Integers come as bigint (DuckDB) or strings
+ * (ClickHouse): toInt reads either.
+ */
+export function atomRowOf(q: AtomColumns, r: Row): AtomRow {
+  const atoms = zeroAtoms();
+  for (const a of q.atoms) atoms[a] = toInt(r[a]);
+  return {
+    bucketMs: q.hasBucket ? toInt(r[BUCKET_COL]) : null,
+    key: q.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null,
+    ...(q.hasSplit ? { split: (r[SPLIT_COL] as string | null) ?? null } : {}),
+    atoms,
+  };
+}
+
 /**
  * The atom rows of a compiled spec's partial results (several servers' rows, or the rollups' days
  * and the live days' events, or a shared statement's finer groups), added per (bucket, key, split):
- * every atom is a sum over visitor-days. Integers come as bigint (DuckDB) or strings (ClickHouse):
- * toInt reads either. Groups keep the order they first appear in.
+ * every atom is a sum over visitor-days. Groups keep the order they first appear in. (One statement
+ * that groups by them all needs no sum: atomRowOf each row.)
  */
-export function sumAtomRows(q: Pick<CompiledQuery, 'hasBucket' | 'hasKey' | 'hasSplit' | 'atoms'>, partials: readonly (readonly Row[])[]): AtomRow[] {
+export function sumAtomRows(q: AtomColumns, partials: readonly (readonly Row[])[]): AtomRow[] {
   const byGroup = new Map<string, AtomRow>();
   for (const rows of partials) {
     for (const r of rows) {
-      const bucketMs = q.hasBucket ? toInt(r[BUCKET_COL]) : null;
-      const key = q.hasKey ? ((r[KEY_COL] as string | null) ?? null) : null;
-      const split = q.hasSplit ? ((r[SPLIT_COL] as string | null) ?? null) : undefined;
-      const id = JSON.stringify([bucketMs, key, split]);
-      let row = byGroup.get(id);
-      if (!row) {
-        row = { bucketMs, key, ...(split !== undefined ? { split } : {}), atoms: zeroAtoms() };
-        byGroup.set(id, row);
-      }
-      for (const a of q.atoms) row.atoms[a] += toInt(r[a]);
+      const row = atomRowOf(q, r);
+      const id = JSON.stringify([row.bucketMs, row.key, row.split]);
+      const into = byGroup.get(id);
+      if (!into) byGroup.set(id, row);
+      else for (const a of q.atoms) into.atoms[a] += row.atoms[a];
     }
   }
   return [...byGroup.values()];
