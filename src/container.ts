@@ -68,6 +68,7 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
     release: (c) => c.closeSync(),
     dataVersion: (siteId) => store.dataVersion(siteId),
     liveFrom: (siteId) => store.liveFromFor(siteId),
+    edges: (siteId) => store.edges.of(siteId),
   });
   return { store, engine, adminImports: true, close: () => store.close() };
 }

@@ -27,6 +27,7 @@ import { atomRowOf, mergePartials, sumAtomRows, toInt, type CompiledRead } from 
 import type { CompiledSql } from '../sql/read/sql-writer.js';
 import { runDuckQuery, type DuckConnection } from './duck-query.js';
 import { rollupGate, type RollupGate } from './rollup-gate.js';
+import type { Edges } from './site-edges.js';
 
 export type { DuckConnection, DuckPrepared } from './duck-query.js';
 
@@ -55,6 +56,11 @@ export interface DuckDbAnalyticsEngineOptions<C extends DuckConnection = DuckCon
    * that could use the rollups.
    */
   liveFrom?: (siteId: string) => number | null;
+  /**
+   * A site's first and newest event as the store keeps them (DuckDbEventStore.edges, site-edges.ts:
+   * widened by each load instead of scanned again). Absent: each is read from the events.
+   */
+  edges?: (siteId: string) => Promise<Edges>;
 }
 
 export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> implements AnalyticsEngine {
@@ -155,12 +161,16 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     return this.opts.dataVersion ? this.opts.dataVersion(siteId) : Promise.resolve(`unversioned:${++this.unversioned}`);
   }
 
-  newestEventAt(siteId: string): Promise<Date | null> {
-    return this.edge('max', siteId);
+  async newestEventAt(siteId: string): Promise<Date | null> {
+    if (!this.opts.edges) return this.edge('max', siteId);
+    const { newestMs } = await this.opts.edges(siteId);
+    return newestMs === null ? null : new Date(newestMs);
   }
 
-  firstEventAt(siteId: string): Promise<Date | null> {
-    return this.edge('min', siteId);
+  async firstEventAt(siteId: string): Promise<Date | null> {
+    if (!this.opts.edges) return this.edge('min', siteId);
+    const { firstMs } = await this.opts.edges(siteId);
+    return firstMs === null ? null : new Date(firstMs);
   }
 
   private async edge(fn: 'min' | 'max', siteId: string): Promise<Date | null> {

@@ -31,6 +31,7 @@ import { checkpointKey, DuckDbImportSession, ONE_THREAD_BELOW_ROWS, type Session
 import { deleteDays, ensureLifecycleTables, readEventCounts, removedDays } from './duckdb-lifecycle.js';
 import { undoImport } from './import-undo.js';
 import { advanceLiveDays, liveDay, liveFromAt, liveSitesOf, readLiveFrom } from './live-days.js';
+import { SiteEdges, type Edges, type Span } from './site-edges.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -103,6 +104,11 @@ export class DuckDbEventStore implements EventStore {
   private liveFromMs: number | null;
   /** every site that may have data on the live days (liveSitesOf): a superset, recounted when the days move */
   private liveSites: Set<string>;
+  /** each site's first and newest event under its data version, widened by each load (site-edges.ts) */
+  readonly edges = new SiteEdges(
+    (siteId) => this.scanEdges(siteId),
+    (siteId) => this.versions.get(siteId) ?? 0,
+  );
 
   readonly instance: DuckDBInstance;
   /** the store's own temp folder: spilled data and staged chunks, emptied at open and removed at close */
@@ -165,6 +171,8 @@ export class DuckDbEventStore implements EventStore {
     const id = ++this.sessionSeq;
     const stage = `ff_stage_${process.pid}_${id}`;
     await conn.run(STAGE_DDL(stage));
+    // the events it added, per site (known once its transaction has committed)
+    let spans: ReadonlyMap<string, Span> = new Map();
     const session = new DuckDbImportSession(conn, stage, this.opened, this.serialized, {
       reidentify: options.reidentify ?? defaultReidentify,
       ...this.commit,
@@ -172,19 +180,40 @@ export class DuckDbEventStore implements EventStore {
       importId: options.importId,
       liveFrom: (c) => this.advanceLive(c),
       touches: (days) => this.touchLive(days),
+      added: (s) => (spans = s),
     });
     const commit = session.commit.bind(session);
     session.commit = async () => {
       const result = await commit();
-      this.changed(result.days.map((d) => d.site_id));
+      this.changed(result.days.map((d) => d.site_id), spans);
       return result;
     };
     return session;
   }
 
   /** Reads made before a change of these sites' data are not reused after it (dataVersion). */
-  private changed(sites: Iterable<string>): void {
-    for (const site of new Set(sites)) this.versions.set(site, (this.versions.get(site) ?? 0) + 1);
+  private changed(sites: Iterable<string>, added?: ReadonlyMap<string, Span>): void {
+    for (const site of new Set(sites)) {
+      const from = this.versions.get(site) ?? 0;
+      this.versions.set(site, from + 1);
+      // an import only adds events; anything else (a purge, a deletion, an undo) may remove some
+      if (added) this.edges.added(site, from, from + 1, added.get(site) ?? null);
+      else this.edges.removed(site);
+    }
+  }
+
+  /** A site's first and newest event, read from its events (SiteEdges.of remembers them). */
+  private async scanEdges(siteId: string): Promise<Edges> {
+    this.assertOpen();
+    // a connection of its own, as the engine's reads: requests read side by side
+    const c = await this.instance.connect();
+    try {
+      const r = await c.runAndReadAll('SELECT min(ts_ms), max(ts_ms) FROM events WHERE site_id = ?', [siteId]);
+      const [lo, hi] = r.getRowsJS()[0] ?? [null, null];
+      return { firstMs: lo == null ? null : Number(lo), newestMs: hi == null ? null : Number(hi) };
+    } finally {
+      c.closeSync();
+    }
   }
 
   /**

@@ -20,6 +20,7 @@ import { prepareImport, releaseImport, writeImport, type PreparedImport } from '
 import { importResourceError, type OpenedInstance } from './duckdb-instance.js';
 import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
+import type { Span } from './site-edges.js';
 
 /** The footfall_meta key of a loader's checkpoint. */
 export const checkpointKey = (source: string) => `checkpoint:${source}`;
@@ -49,6 +50,8 @@ export interface SessionOptions {
   liveFrom?: (c: DuckDBConnection) => Promise<number | null>;
   /** the days the import will write, once prepared and before its transaction (the store's live sites) */
   touches?: (days: readonly DayRef[]) => void;
+  /** once its transaction has committed: per site, the first and last ts of the events it staged (site-edges.ts) */
+  added?: (spans: ReadonlyMap<string, Span>) => void;
 }
 
 export class DuckDbImportSession implements ImportSession {
@@ -66,6 +69,7 @@ export class DuckDbImportSession implements ImportSession {
   private readonly importId: string | undefined;
   private readonly liveFrom: SessionOptions['liveFrom'];
   private readonly touches: SessionOptions['touches'];
+  private readonly added: SessionOptions['added'];
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -81,6 +85,7 @@ export class DuckDbImportSession implements ImportSession {
     this.importId = opts.importId;
     this.liveFrom = opts.liveFrom;
     this.touches = opts.touches;
+    this.added = opts.added;
   }
 
   async append(rows: readonly EventRow[]): Promise<void> {
@@ -202,6 +207,7 @@ export class DuckDbImportSession implements ImportSession {
       const nothing = r.imported === 0 && r.engagement.applied === 0;
       await tx.add(nothing && !cp && this.importId === undefined ? 'ROLLBACK' : 'COMMIT').run(c);
       if (nothing) return { imported: 0, duplicates: this.staged, days: [], ...engaged };
+      this.added?.(r.spans);
       return {
         imported: r.imported,
         duplicates: this.staged - r.imported,

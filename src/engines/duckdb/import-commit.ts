@@ -16,6 +16,7 @@ import { appendable, prepareAppend, storedSessionsOf } from './append-load.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
 import { preparePageTitles, prepareRollupDelta, groupsOf } from './rollups.js';
 import { liveDay } from './live-days.js';
+import type { Span } from './site-edges.js';
 import { dropViews, snapshotBefore, wholeDaysOf } from './before-and-now.js';
 import { StatementScript } from './statement-script.js';
 import { sqlString } from './sql-string.js';
@@ -58,6 +59,8 @@ export interface CommitOptions {
 /** An import ready to write: what it will change, and the tables writeImport copies into the store. */
 export interface PreparedImport extends CommitStats {
   writes: ImportWrites;
+  /** per site, the first and last ts of its staged events (none: engagement alone) */
+  spans: ReadonlyMap<string, Span>;
 }
 
 /**
@@ -70,10 +73,20 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
   const groupRows = opts.groupRows ?? COMMIT_GROUP_ROWS;
   const perDay = await rows(
     c,
-    `SELECT site_id, day::VARCHAR, sum(n) FROM (SELECT site_id, day, count(*) AS n FROM ${stage} GROUP BY 1, 2
-      ${engagement ? `UNION ALL SELECT site_id, day, count(*) FROM ${engagement} GROUP BY 1, 2` : ''}) GROUP BY 1, 2 ORDER BY 1, 2`,
+    `SELECT site_id, day::VARCHAR, sum(n), min(lo), max(hi) FROM (SELECT site_id, day, count(*) AS n, min(ts_ms) AS lo, max(ts_ms) AS hi FROM ${stage} GROUP BY 1, 2
+      ${engagement ? `UNION ALL SELECT site_id, day, count(*), NULL, NULL FROM ${engagement} GROUP BY 1, 2` : ''}) GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   const days = perDay.map(([site, day, n]) => ({ site: String(site), day: String(day), n: Number(n) }));
+  // The staged events' first and last ts per site: a staged event the commit leaves out repeats a
+  // stored one (same id, so same ts), so these are what the store's edges widen by (site-edges.ts).
+  const spans = new Map<string, Span>();
+  for (const [site, , , lo, hi] of perDay) {
+    if (lo === null || hi === null) continue;
+    const s = spans.get(String(site));
+    const firstMs = Number(lo);
+    const lastMs = Number(hi);
+    spans.set(String(site), s === undefined ? { firstMs, lastMs } : { firstMs: Math.min(s.firstMs, firstMs), lastMs: Math.max(s.lastMs, lastMs) });
+  }
   // live days (live-days.ts) in groups of their own: a few late events of a closed day do not make
   // the live day's events move the rollups
   const from = opts.liveFromMs != null ? liveDay(opts.liveFromMs) : null;
@@ -82,7 +95,7 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
   // statements whose results are not read wait here for the next read (statement-script.ts)
   const script = new StatementScript();
   const writes = createImportWrites(script, stage);
-  const out: PreparedImport = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 }, writes };
+  const out: PreparedImport = { imported: 0, days: [], engagement: { applied: 0, dropped: 0 }, writes, spans };
   for (let i = 0; i < groups.length; i++) {
     let fresh = stage;
     let eng = engagement;
