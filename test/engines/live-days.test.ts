@@ -1,7 +1,8 @@
 // Live days (src/engines/duckdb/live-days.ts): loads into the day the store's clock calls live
 // (today) leave its rollups and action rows alone, and reads count the live day from
 // the events: every answer equals the raw answer, while the rollup rows alone would answer otherwise.
-// When the days stop being live, the next commit rolls them up: the rollup, action and title rows
+// When the days stop being live, the next commit starts their roll-up beside the loads (a commit that
+// touches them meanwhile makes it build them again under the lock): the rollup, action and title rows
 // then equal those of a store that never had a live day.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,16 +22,18 @@ import { BASE_MS, DAY, SITE, eventDrawArb } from './analytics-fixtures.js';
 import { actionRows, checkActionsRollup } from './actions-rollup-check.js';
 import { makeRow } from '../contract/event-store.contract.js';
 import { everyDimension, plain, rowsOf, specArb } from './rollup-specs.js';
+import { withRunHook } from './duckdb-run-hook.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 const HOUR = 3_600_000;
 
-async function tables(store: DuckDbEventStore): Promise<Record<string, string>> {
+/** The rollup, action and title rows (of the days before `beforeMs`, when given), sorted. */
+async function tables(store: DuckDbEventStore, beforeMs?: number): Promise<Record<string, string>> {
   const c = await store.instance.connect();
   try {
     const out: Record<string, string> = {};
     for (const t of [ROLLUP_TABLE, ACTIONS_TABLE, PAGE_TITLES_TABLE]) {
-      out[t] = JSON.stringify((await c.runAndReadAll(`SELECT * FROM "${t}" ORDER BY ALL`)).getRowsJS(), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+      out[t] = JSON.stringify((await c.runAndReadAll(`SELECT * FROM "${t}" ${beforeMs === undefined ? '' : `WHERE day_ms < ${beforeMs}`} ORDER BY ALL`)).getRowsJS(), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
     }
     return out;
   } finally {
@@ -97,9 +100,12 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
               }
             }
 
-            // two days later the days before the new today are rolled up at the next commit, even an empty one
+            // two days later the days before the new today are rolled up beside the loads, started by
+            // the next commit, even an empty one, which does not wait for it: until then they stay live
             now += 2 * DAY;
             await live.importBatch([], { reidentify });
+            assert.equal(live.liveFrom(), BASE_MS + 2 * DAY, 'the commit did not wait for the roll-up');
+            await live.liveDaysSettled();
             assert.equal(live.liveFrom(), BASE_MS + 4 * DAY);
             assert.deepEqual(await tables(live), await tables(never), 'rolled up: the rows of a store that never had a live day');
             for (const spec of everyDimension()) {
@@ -173,6 +179,63 @@ test('a site with nothing on the live day reads from the rollups alone, in one s
     assert.deepEqual(await read(store, 'site_c'), { pageviews: [], statements: 1 });
   } finally {
     await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// (a build under the commit lock would hold the loads below for ever: the timeout fails it)
+test('an ended day is rolled up beside the loads; a late event for it meanwhile has it built again under the lock', { timeout: 120_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-live-days-'));
+  const row = (day: number, i: number, site = 'site_a') => makeRow({ event_id: `${site}-${day}-${i}`, site_id: site, visitor_key: `k${i % 3}`, path_canon: `/p${i % 2}`, ts_ms: BASE_MS + day * DAY + (i + 1) * 60_000 });
+  const early = [0, 1, 2].flatMap((d) => [0, 1, 2, 3].map((i) => row(d, i)));
+  const late = [row(2, 10), row(2, 11, 'site_b')];
+  const today = [row(3, 0), row(3, 1)];
+  try {
+    for (const lateEvent of [false, true]) {
+      let now = BASE_MS + 2 * DAY + 12 * HOUR;
+      const live = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir, clock: () => now });
+      const never = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
+      try {
+        await live.importBatch(early, { reidentify });
+        await never.importBatch([...early, ...(lateEvent ? late : []), ...today], { reidentify });
+        assert.equal(live.liveFrom(), BASE_MS + 2 * DAY);
+        // the first build of the ended day, once it has read the day's events and sessions, waits until let go
+        let letGo!: () => void;
+        const held = new Promise<void>((resolve) => (letGo = resolve));
+        let builds = 0;
+        let holds = 0;
+        await withRunHook(
+          async (sql) => {
+            if (/^CREATE OR REPLACE TEMP TABLE ff_live_\d+_b_rollups/.test(sql)) builds++;
+            if (/^DROP TABLE ff_live_\d+_days$/.test(sql) && ++holds === 1) await held;
+          },
+          async () => {
+            now += DAY;
+            await live.importBatch(today, { reidentify }); // starts the roll-up of day 2, and does not wait for it
+            assert.equal(live.liveFrom(), BASE_MS + 2 * DAY, 'day 2 stays live until its roll-up is done');
+            // loads go on while the build is held: it does not hold the commit lock
+            if (lateEvent) await live.importBatch(late, { reidentify });
+            else await live.importBatch([], { reidentify });
+            const e = enginesOf(live);
+            for (const spec of everyDimension()) {
+              const [served, raw] = await Promise.all([e.served.run(spec, { timeoutMs: 20_000 }), e.raw.run(spec, { timeoutMs: 20_000 })]);
+              assert.deepEqual(plain(spec, served), plain(spec, raw), `during the roll-up: ${JSON.stringify(spec)}`);
+            }
+            letGo();
+            await live.liveDaysSettled();
+          },
+        );
+        assert.equal(live.liveFrom(), BASE_MS + 3 * DAY);
+        assert.equal(holds, builds, 'each build read the day and was seen');
+        assert.equal(builds, lateEvent ? 2 : 1, lateEvent ? 'built again under the lock' : 'the build was swapped in');
+        // (day 3 is live now: its rows wait for its own roll-up)
+        assert.deepEqual(await tables(live, BASE_MS + 3 * DAY), await tables(never, BASE_MS + 3 * DAY), 'rolled up: the rows of a store that never had a live day');
+      } finally {
+        await live.close();
+        await never.close();
+      }
+    }
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

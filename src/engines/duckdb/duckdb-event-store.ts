@@ -10,7 +10,6 @@ import {
   checkedCheckpoint,
   checkedDay,
   importInOneSession,
-  type DayRef,
   type EventCount,
   type EventRow,
   type EventStore,
@@ -30,7 +29,8 @@ import { openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './du
 import { checkpointKey, DuckDbImportSession, ONE_THREAD_BELOW_ROWS, type SessionOptions } from './duckdb-import-session.js';
 import { deleteDays, ensureLifecycleTables, readEventCounts, removedDays } from './duckdb-lifecycle.js';
 import { undoImport } from './import-undo.js';
-import { advanceLiveDays, liveDay, liveFromAt, liveSitesOf, readLiveFrom } from './live-days.js';
+import { liveSitesOf, readLiveFrom } from './live-days.js';
+import { LiveDayKeeper } from './live-day-keeper.js';
 import { SiteEdges, type Edges, type Span } from './site-edges.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
@@ -99,11 +99,8 @@ export class DuckDbEventStore implements EventStore {
   /** per site, committed imports that added events; with the epoch, the data version (see dataVersion) */
   private readonly versions = new Map<string, number>();
   private readonly epoch = `${Date.now().toString(36)}.${process.pid}`;
-  private readonly clock: () => number;
-  /** the first live day (live-days.ts) as committed, or null: no day is live yet */
-  private liveFromMs: number | null;
-  /** every site that may have data on the live days (liveSitesOf): a superset, recounted when the days move */
-  private liveSites: Set<string>;
+  /** the live days (live-days.ts): the first one, the sites with data there, the roll-up of ended ones */
+  private readonly live: LiveDayKeeper;
   /** each site's first and newest event under its data version, widened by each load (site-edges.ts) */
   readonly edges = new SiteEdges(
     (siteId) => this.scanEdges(siteId),
@@ -123,46 +120,26 @@ export class DuckDbEventStore implements EventStore {
   ) {
     this.instance = opened.instance;
     this.tempDir = opened.tempDir;
-    this.clock = live.clock;
-    this.liveFromMs = live.liveFrom;
-    this.liveSites = live.liveSites;
+    this.live = new LiveDayKeeper(
+      { instance: this.instance, serialized: this.serialized, clock: live.clock, closed: () => this.closed },
+      live.liveFrom,
+      live.liveSites,
+    );
   }
 
-  /**
-   * The first day (ms) whose rollup rows are not kept while it is live, so reads count it and the
-   * days after it from the events (live-days.ts); null: every day's rollup rows are exact. It only
-   * moves after the transaction that rolled the days before it up has committed.
-   */
+  /** The first live day, or null (LiveDayKeeper.liveFrom). */
   liveFrom(): number | null {
-    return this.liveFromMs;
+    return this.live.liveFrom();
   }
 
-  /**
-   * liveFrom for the reads of one site: null when the site has nothing on the live days (no event,
-   * session, rollup or action row), so its reads need no split (each split costs a read a second
-   * statement, about 2 ms on a 30-day range of a 1M-event store even with today empty).
-   */
+  /** liveFrom for the reads of one site: null when it has nothing on the live days (LiveDayKeeper.liveFromFor). */
   liveFromFor(siteId: string): number | null {
-    return this.liveSites.has(siteId) ? this.liveFromMs : null;
+    return this.live.liveFromFor(siteId);
   }
 
-  /** Under the commit lock: rolls up the days that stopped being live, and gives the first live day. */
-  private async advanceLive(c: DuckDBConnection): Promise<number> {
-    const liveFrom = await advanceLiveDays(c, this.liveFromMs, liveFromAt(this.clock()));
-    if (liveFrom !== this.liveFromMs) {
-      // counted before the new day is taken: until then reads split at the old one, which stays exact
-      const sites = await liveSitesOf(c, liveFrom);
-      this.liveSites = sites;
-      this.liveFromMs = liveFrom;
-    }
-    return liveFrom;
-  }
-
-  /** Before an import's transaction: its sites with a day from liveFrom on read with a split from now on. */
-  private touchLive(days: readonly DayRef[]): void {
-    if (this.liveFromMs === null) return;
-    const from = liveDay(this.liveFromMs);
-    for (const d of days) if (d.day >= from) this.liveSites.add(d.site_id);
+  /** Resolves once no roll-up of ended days is under way (LiveDayKeeper.settled). */
+  liveDaysSettled(): Promise<void> {
+    return this.live.settled();
   }
 
   async beginImport(options: ImportOptions = {}): Promise<ImportSession> {
@@ -178,8 +155,8 @@ export class DuckDbEventStore implements EventStore {
       ...this.commit,
       checkpoint: checkedCheckpoint(options.checkpoint),
       importId: options.importId,
-      liveFrom: (c) => this.advanceLive(c),
-      touches: (days) => this.touchLive(days),
+      liveFrom: (c) => this.live.advance(c),
+      touches: (days) => this.live.touch(days),
       added: (s) => (spans = s),
     });
     const commit = session.commit.bind(session);
@@ -273,6 +250,7 @@ export class DuckDbEventStore implements EventStore {
     return this.serialized(async () => {
       const c = await this.instance.connect();
       try {
+        this.live.rebuilding();
         const removed = await deleteDays(c, siteId, beforeDay);
         this.changed([siteId]);
         return removed;
@@ -288,6 +266,7 @@ export class DuckDbEventStore implements EventStore {
       // scratch tables of its own connection: they go with it
       const c = await this.instance.connect();
       try {
+        this.live.rebuilding();
         const undone = await undoImport(c, importId, `ff_undo_${process.pid}_${++this.sessionSeq}`);
         this.changed(undone.days.map((d) => d.site_id));
         return undone;
@@ -311,6 +290,7 @@ export class DuckDbEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await this.serialized(async () => undefined); // the commit under way, if any, ends first
+    await this.live.settled(); // a roll-up under way stops at its next step
     this.conn.closeSync();
     if (this.ownsInstance) this.instance.closeSync();
     fs.rmSync(this.opened.tempDir, { recursive: true, force: true });

@@ -5,15 +5,16 @@
 // live leaves the rollups and action rows alone (it keeps the page titles, a cheap merge), and reads
 // count those days from the events and the other days from the rollups, adding the two partial
 // results (duckdb-analytics-engine.ts; every rollup atom is a sum over visitor-days, so the sum is
-// exact). When a day stops being live (the first commit after the next UTC midnight), its rows are
-// built again from its events and sessions, replacing whatever they held, in the transaction that
-// moves `liveFrom`. The rows of days before `liveFrom` are exact at every commit; the rows of live
+// exact). When a day stops being live (the first commit after the next UTC midnight starts it, and
+// the store runs it beside the loads: duckdb-event-store.ts rollUpEndedDays), its rows are built
+// again from its events and sessions, then swapped in, replacing whatever they held, in the
+// transaction that moves `liveFrom`. The rows of days before `liveFrom` are exact at every commit; the rows of live
 // days are read only for sites with nothing there (liveSitesOf), where they are as empty as the day.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DAY_MS, formatDay } from '../../domain/report-range.js';
 import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
-import { buildStoredDays, builtTables } from './rollups.js';
+import { buildStoredDays, builtTables, type BuiltDays } from './rollups.js';
 
 const q = duckdbDialect.quoteIdent;
 
@@ -51,6 +52,8 @@ export function liveFromValue(v: unknown): number | null {
   return v === undefined || v === null ? null : Number(v);
 }
 
+const storeLiveFrom = `INSERT INTO footfall_meta VALUES ('${LIVE_FROM_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+
 /**
  * Moves liveFrom from `from` to `target` when that is later, under the store's commit lock: the
  * days in between are rolled up from their events (every site's), their stored rows replaced, and
@@ -59,38 +62,63 @@ export function liveFromValue(v: unknown): number | null {
  */
 export async function advanceLiveDays(c: DuckDBConnection, from: number | null, target: number): Promise<number> {
   if (from !== null && from >= target) return from;
-  const store = `INSERT INTO footfall_meta VALUES ('${LIVE_FROM_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
   if (from === null) {
-    await c.run(store, [String(target)]); // one statement: nothing to build
+    await c.run(storeLiveFrom, [String(target)]); // one statement: nothing to build
     return target;
   }
-  const p = `ff_live_${process.pid}`;
-  const built = await builtTables(c, p);
+  const built = await buildEndedDays(c, from, target);
+  try {
+    await swapEndedDays(c, from, target, built);
+  } finally {
+    await dropEndedDays(c, built);
+  }
+  return target;
+}
+
+/**
+ * The rollup, page-title and action rows of the days from `from` to `target` (which stopped being
+ * live), built from their events and sessions into temp tables of `c`. Reads only: it may run
+ * outside the commit lock, while loads into the live days go on (duckdb-event-store.ts).
+ */
+export async function buildEndedDays(c: DuckDBConnection, from: number, target: number): Promise<BuiltDays> {
+  const built = await builtTables(c, `ff_live_${process.pid}`);
   try {
     const days = (
       await c.runAndReadAll(
         `SELECT site_id, day::VARCHAR, count(*) FROM events WHERE day >= DATE '${liveDay(from)}' AND day < DATE '${liveDay(target)}' GROUP BY 1, 2 ORDER BY 1, 2`,
       )
     ).getRowsJS();
-    await buildStoredDays(c, days, p, built);
-    const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-    await c.run('BEGIN TRANSACTION');
-    try {
-      for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE]) await c.run(`DELETE FROM ${q(t)} WHERE day_ms >= ${from} AND day_ms < ${target}`);
-      await c.run(`INSERT INTO ${q(ROLLUP_TABLE)} SELECT * FROM ${built.rollups}`);
-      await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) SELECT ${cols} FROM ${built.titles}`);
-      await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${built.actions}`);
-      await c.run(store, [String(target)]);
-      await c.run('COMMIT');
-    } catch (err) {
-      await c.run('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  } finally {
-    // after the transaction (tables dropped inside one stay until it ends)
-    for (const x of Object.values(built)) await c.run(`DROP TABLE IF EXISTS ${x}`).catch(() => undefined);
+    await buildStoredDays(c, days, `ff_live_${process.pid}`, built);
+    return built;
+  } catch (err) {
+    await dropEndedDays(c, built);
+    throw err;
   }
-  return target;
+}
+
+/**
+ * Under the commit lock: replaces the stored rows of the days from `from` to `target` by `built`
+ * (buildEndedDays on the same connection) and stores `target` as liveFrom, in one transaction.
+ */
+export async function swapEndedDays(c: DuckDBConnection, from: number, target: number, built: BuiltDays): Promise<void> {
+  const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
+  await c.run('BEGIN TRANSACTION');
+  try {
+    for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE]) await c.run(`DELETE FROM ${q(t)} WHERE day_ms >= ${from} AND day_ms < ${target}`);
+    await c.run(`INSERT INTO ${q(ROLLUP_TABLE)} SELECT * FROM ${built.rollups}`);
+    await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) SELECT ${cols} FROM ${built.titles}`);
+    await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${built.actions}`);
+    await c.run(storeLiveFrom, [String(target)]);
+    await c.run('COMMIT');
+  } catch (err) {
+    await c.run('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Drops buildEndedDays' tables (after any transaction: tables dropped inside one stay until it ends). */
+export async function dropEndedDays(c: DuckDBConnection, built: BuiltDays): Promise<void> {
+  for (const x of Object.values(built)) await c.run(`DROP TABLE IF EXISTS ${x}`).catch(() => undefined);
 }
 
 /**
