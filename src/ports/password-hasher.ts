@@ -2,6 +2,6 @@
 // them later leaves older hashes verifiable.
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
-  /** False for a wrong password or a malformed hash; never throws for either. */
+  /** False for a wrong password or a malformed hash; never throws for either (a hasher may refuse with 429 RATE_LIMITED when too many wait). */
   verify(hash: string, password: string): Promise<boolean>;
 }
