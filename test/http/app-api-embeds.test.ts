@@ -71,12 +71,18 @@ test("a share link's url is shown once and opens its page; revoked, the page is 
     [{ password: 'short' }, 422, 'password'],
     [{ expires_at: '2020-01-01T00:00:00Z' }, 422, 'expires_at'],
     [{ expires_at: 'tomorrow' }, 422, 'expires_at'],
+    // a time without its zone would be read in the server's: refused, as the message says
+    [{ expires_at: '2099-01-01T00:00:00' }, 422, 'expires_at'],
+    [{ expires_at: '2099-01-01T00:00' }, 422, 'expires_at'],
   ];
   for (const [body, status, field] of cases) {
     const r = await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, { body });
     assert.equal(r.statusCode, status, JSON.stringify(body));
     assert.equal(r.json().error.details.field, field);
   }
+  const offset = await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, { body: { expires_at: '2099-01-01T00:00:00.5+05:45' } });
+  assert.equal(offset.statusCode, 201, offset.body);
+  assert.equal(offset.json().expires_at, '2098-12-31T18:15:00.500Z');
   const otherSite = (await h.catalog.createSite({ workspaceId: ws, name: 'T', hostnames: ['embeds-api-2.example'], collectionProfile: 'strict' })).id;
   const elsewhere = (await h.catalog.createTenant({ siteId: otherSite, slug: 'else', name: 'Else' })).id;
   assert.equal((await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, { body: { tenant_id: elsewhere } })).statusCode, 404);

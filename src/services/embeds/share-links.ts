@@ -51,7 +51,8 @@ export async function createShareLink(deps: ShareDeps, access: SiteAccess, input
   let expiresAt: string | null = null;
   if (input.expiresAt !== undefined && input.expiresAt !== null) {
     const at = Date.parse(input.expiresAt);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(input.expiresAt) || Number.isNaN(at))
+    // A time without its zone would be read in the server's zone, which the person cannot see: refused.
+    if (!/^\d{4}-\d{2}-\d{2}T[0-9:.]+(?:Z|[+-]\d{2}:\d{2})$/i.test(input.expiresAt) || Number.isNaN(at))
       throw invalidField('expires_at', 'expires_at must be an ISO 8601 instant with a time zone, e.g. 2026-01-31T00:00:00Z.');
     if (at <= deps.clock.now().getTime()) throw invalidField('expires_at', 'expires_at must be in the future.');
     expiresAt = new Date(at).toISOString();
