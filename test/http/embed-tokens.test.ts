@@ -1,13 +1,16 @@
 // Embed tokens on /v1: JWTs a SaaS backend mints (here with jsonwebtoken) that read as their parent API
 // token, sealed to a site and tenant: the same numbers as the parent naming that tenant, metered to the
 // workspace, counted in the parent's rate window; every forged, stale or overreaching token refused in
-// the envelope at no cost; revoking the key or the parent refuses the next request.
+// the envelope at no cost; revoking the key or the parent refuses the next request, rotating the parent
+// the tokens minted before it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import jwt from 'jsonwebtoken';
 import { createFootfallClient, mintEmbedToken } from 'footfall/client';
 import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
+import { randomBytes } from 'node:crypto';
+import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { embedKey, mint, unsigned, type TestEmbedKey } from './helpers/embeds.js';
 
 const FROM = '2025-06-10';
@@ -199,6 +202,21 @@ test('revoking the embed key, or the parent token, refuses the next request', as
   assert.equal((await read('/v1/reports/overview', {}, embed2)).statusCode, 200);
   await h.catalog.revokeToken(p.id, h.clock.now().toISOString());
   assert.match(refused(await read('/v1/reports/overview', {}, embed2), 401, 'UNAUTHORIZED', 'revoked parent'), /parent token/);
+});
+
+test('rotating the parent token refuses the embed tokens minted before it; those minted after read on', async () => {
+  const k = await embedKey(h, h.ws.id);
+  const p = await h.token(h.ws.id);
+  const before = mint(h, k, { token_id: p.id, site_id: site, tenant_id: tenantA });
+  assert.equal((await read('/v1/reports/overview', {}, before)).statusCode, 200);
+  h.clock.advance(2000);
+  const charged = await used();
+  await h.catalog.rotateToken(p.id, hashSecret(generateSecret(randomBytes)));
+  assert.match(refused(await read('/v1/reports/overview', {}, before), 401, 'UNAUTHORIZED', 'minted before the rotation'), /issued before its parent token \(token_id\) was rotated/);
+  assert.equal(await used(), charged, 'nothing charged');
+  h.clock.advance(1000);
+  const after = mint(h, k, { token_id: p.id, site_id: site, tenant_id: tenantA });
+  assert.equal((await read('/v1/reports/overview', {}, after)).statusCode, 200);
 });
 
 test('a token read many times is still refused once it expires (its verified signature is remembered, never its validity)', async () => {

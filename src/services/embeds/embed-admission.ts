@@ -2,7 +2,7 @@
 // signed with an embed key; it names a parent API token of the same workspace, a site and maybe a tenant.
 // Its signature is verified with jose (once per token text, see verifiedPayload), its claims against the
 // clock on every request, and the key and the parent are looked up every time (no cache), so revoking
-// either refuses the token from the next request. The caller is the parent's (its plan, its
+// either refuses the token from the next request, and rotating the parent refuses the tokens minted before. The caller is the parent's (its plan, its
 // scopes, metered to the workspace, counted in the parent's rate window) narrowed to the site and tenant.
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { checkEmbedClaims, EXPIRED_EMBED_TOKEN } from '../../domain/embeds.js';
@@ -42,6 +42,10 @@ export async function admitEmbedToken(deps: EmbedAdmissionDeps, jwt: string): Pr
   // A parent of another workspace than the key's is as unknown as a missing one.
   if (!parent || parent.revokedAt !== null || parent.workspaceId !== key.workspaceId)
     throw refuse('The parent token of the embed token (token_id) is unknown, revoked, or not of the embed key\'s workspace.');
+  // Rotating the parent cuts every embed token minted before it (to the second: iat has no finer grain),
+  // so a leaked embed token is ended without revoking the parent or the key that every embed uses.
+  if (parent.rotatedAt !== null && claims.iat < Math.floor(Date.parse(parent.rotatedAt) / 1000))
+    throw refuse('The embed token was issued before its parent token (token_id) was rotated: mint a new one.');
   const workspace = await deps.catalog.getWorkspace(parent.workspaceId);
   if (!workspace) throw refuse('The parent token of the embed token (token_id) is unknown.');
   // What the parent may not read, the embed may not either: refused here, before anything is counted.
