@@ -22,6 +22,18 @@ export async function createLink(
     .execute();
 }
 
+export async function findOpenLink(ctx: CredentialsContext, input: { secretHash: string; purpose: LinkPurpose; now: string }): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('user_links')
+    .select('user_id')
+    .where('secret_hash', '=', input.secretHash)
+    .where('purpose', '=', input.purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', input.now)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function redeemLink(
   ctx: CredentialsContext,
   input: { secretHash: string; purpose: LinkPurpose; now: string; newPasswordHash?: string },

@@ -239,11 +239,11 @@ export class KyselyPeopleStore implements PeopleStore {
       if (joiner.kind === 'new') {
         user = await insertUser(trx, this.creds.random, checkEmail(joiner.email), joiner.name, joiner.passwordHash, now);
       } else {
-        // A first password only: an account that has one keeps it.
-        if (joiner.passwordHash !== undefined)
-          await trx.updateTable('users').set({ password_hash: joiner.passwordHash }).where('id', '=', joiner.userId).where('password_hash', 'is', null).execute();
+        // An existing account joins as itself only: the caller proved it is that person (a session of
+        // the account), and the invitation's email must be the account's. No password is set here.
         const row = await trx.selectFrom('users').selectAll().where('id', '=', joiner.userId).executeTakeFirst();
         if (!row) throw new CatalogError('NOT_FOUND', `unknown user "${joiner.userId}"`);
+        if (row.email !== inv.email) throw new CatalogError('INVALID', `the invitation is for ${inv.email}, not for this account`);
         user = toUser(row);
       }
       const member = await trx.selectFrom('memberships').select('role').where('workspace_id', '=', inv.workspace_id).where('user_id', '=', user.id).executeTakeFirst();
@@ -253,6 +253,7 @@ export class KyselyPeopleStore implements PeopleStore {
   }
 
   createLink: PeopleStore['createLink'] = (input) => creds.createLink(this.creds, input);
+  findOpenLink: PeopleStore['findOpenLink'] = (input) => creds.findOpenLink(this.creds, input);
   redeemLink: PeopleStore['redeemLink'] = (input) => creds.redeemLink(this.creds, input);
   createSession: PeopleStore['createSession'] = (input) => creds.createSession(this.creds, input);
   findSession: PeopleStore['findSession'] = (idHash, now) => this.lookupSession(idHash, now);

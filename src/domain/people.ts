@@ -15,8 +15,14 @@ export const RESET_LINK_LIFETIME_MS = 60 * 60_000;
 export const SIGN_IN_LINK_LIFETIME_MS = 60 * 60_000;
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
-/** failures allowed per email, then per client address, in any SIGN_IN_WINDOW_MS */
-export const SIGN_IN_MAX_FAILURES_PER_EMAIL = 10;
+/**
+ * Failures allowed in any SIGN_IN_WINDOW_MS: per secret and client address together (an account's
+ * email, a share link), per secret from every address, and per client address whatever it guessed.
+ * The pair's bound is the tight one, so a guesser elsewhere cannot lock the owner out of their own
+ * account with ten wrong passwords; the secret's own bound caps guessers spread over many addresses.
+ */
+export const SIGN_IN_MAX_FAILURES_PER_PAIR = 10;
+export const SIGN_IN_MAX_FAILURES_PER_SECRET = 100;
 export const SIGN_IN_MAX_FAILURES_PER_ADDRESS = 50;
 
 // One @, no spaces or control characters, a dot in the domain: what a mailbox needs, no more.

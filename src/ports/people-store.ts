@@ -54,11 +54,12 @@ export interface NewInvitation {
   seatLimit: number | null;
 }
 
-/** What accepting an invitation does for the person, decided by the caller before the store is asked. */
-export type Joiner =
-  | { kind: 'new'; email: string; name: string | null; passwordHash: string }
-  /** an existing account; passwordHash set when it had none and chose one now */
-  | { kind: 'existing'; userId: string; passwordHash?: string };
+/**
+ * Who accepts an invitation, decided by the caller before the store is asked: a new account with the
+ * password it chose, or an existing account that proved it is itself (a session of it). An existing
+ * account never gets a password, nor anything else, through an invitation.
+ */
+export type Joiner = { kind: 'new'; email: string; name: string | null; passwordHash: string } | { kind: 'existing'; userId: string };
 
 export interface PeopleStore {
   /** CONFLICT when the email (case-insensitive) has an account; INVALID for a malformed email. */
@@ -100,12 +101,15 @@ export interface PeopleStore {
   revokeInvitation(id: string, at: string): Promise<boolean>;
   /**
    * One transaction: uses the invitation (once: null when it is no longer open at `now`), creates
-   * the user or sets their first password, and adds the membership (a member already keeps the
-   * role they have). CONFLICT when a new account's email was registered meanwhile.
+   * the new user, and adds the membership (a member already keeps the role they have). CONFLICT when a
+   * new account's email was registered meanwhile; INVALID when an existing account's email is not the
+   * invitation's. Nothing is written when it fails.
    */
   acceptInvitation(secretHash: string, now: string, joiner: Joiner): Promise<{ user: User; workspaceId: string } | null>;
 
   createLink(input: { secretHash: string; userId: string; purpose: LinkPurpose; expiresAt: string; now: string }): Promise<void>;
+  /** Whether a link of this purpose is open at `now` (unused, unexpired); nothing is changed. */
+  findOpenLink(input: { secretHash: string; purpose: LinkPurpose; now: string }): Promise<boolean>;
   /**
    * Uses a link once: the user it was made for, or null when it is unknown, of another purpose,
    * used or expired. With newPasswordHash, the password is replaced and every session of the user

@@ -48,7 +48,7 @@ const PAGES: PageCase[] = [
   { name: 'sites', url: () => w.url('/app'), ready: visible('.site-list a') },
   { name: 'sites-viewer', url: () => w.url('/app'), as: 'viewer', ready: visible('.site-list a') },
   { name: 'management-api-failing', url: () => w.url('/app'), as: null, failing: true, ready: visible('.problem') },
-  { name: 'invite', url: () => w.url('/app/invite/secret-value'), as: null, ready: visible('form') },
+  { name: 'invite-unusable', url: () => w.url('/app/invite/secret-value'), as: null, ready: visible('.problem') },
   { name: 'reset', url: () => w.url('/app/reset/secret-value'), as: null, ready: visible('form') },
   { name: 'sign-in-link', url: () => w.url('/app/sign-in/secret-value'), as: null, ready: visible('form') },
   { name: 'settings-sites', url: settings('sites'), dark: true, shots: true, ready: visible('.site-card') },

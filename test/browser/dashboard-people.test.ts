@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertTilesMatch, tilesOf } from './dashboard-compare.js';
-import { dashboardWorld, missing, PASSWORD, settled, skip, type DashboardWorld } from './dashboard-world.js';
+import path from 'node:path';
+import { dashboardWorld, missing, PASSWORD, SCREENSHOTS, settled, skip, type DashboardWorld } from './dashboard-world.js';
 
 let w: DashboardWorld;
 before(async () => {
@@ -34,6 +35,9 @@ test('an invitation leads through its page and a password to the dashboard of th
   assert.ok(link.startsWith(w.url('/app/invite/')), link);
 
   const { page, problems, context } = await w.open(link, { as: null });
+  await page.waitForSelector('input[name=password]');
+  assert.match((await page.textContent('form'))!, /invites newcomer@example\.com to join Dashboard example as a viewer/);
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'invite-new-account.png'), fullPage: true });
   await page.fill('input[name=name]', 'Newcomer');
   await page.fill('input[name=password]', PASSWORD);
   await page.click('button[type=submit]');
@@ -47,12 +51,48 @@ test('an invitation leads through its page and a password to the dashboard of th
   await assertTilesMatch(w, page, w.sites.extended, {});
   // the link worked once
   const again = await w.open(link, { as: null });
-  await again.page.fill('input[name=password]', PASSWORD);
-  await again.page.click('button[type=submit]');
   await again.page.waitForSelector('.problem');
   assert.match((await again.page.textContent('.problem-message'))!, /invitation|link/i);
   assert.deepEqual(problems, []);
   await again.context.close();
+  await context.close();
+});
+
+test('an invitation to an email with an account asks for a session of that account, never a password on its page, then joins', { skip, timeout: 120_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const owner = await w.session('owner');
+  const email = w.emails['free-owner'];
+  const res = await fetch(w.url(`/app/api/workspaces/${w.workspaces.pro}/invitations`), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `footfall_session=${owner.cookie}`, 'x-csrf-token': owner.csrf },
+    body: JSON.stringify({ email, role: 'viewer' }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  const { invitation_url: link } = (await res.json()) as { invitation_url: string };
+
+  // Opened by someone else's session: it says whose invitation it is, and offers only to sign out.
+  const other = await w.open(link, { as: 'owner' });
+  await other.page.waitForSelector('text=sign out, then sign in as');
+  assert.equal(await other.page.locator('input[type=password]').count(), 0);
+  await other.context.close();
+
+  const { page, problems, context } = await w.open(link, { as: null });
+  await page.waitForSelector('input[name=password]');
+  const text = (await page.textContent('form'))!;
+  assert.match(text, /invites free-owner@example\.com to join Dashboard example as a viewer/);
+  assert.match(text, /free-owner@example\.com has a footfall account: sign in as free-owner@example\.com to join\./);
+  assert.equal(await page.inputValue('input[name=email]'), email);
+  assert.equal(await page.locator('input[name=name]').count(), 0, 'no account to make');
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'invite-existing-account.png'), fullPage: true });
+  await page.fill('input[name=password]', PASSWORD);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('button:has-text("Join Dashboard example")');
+  await page.click('button:has-text("Join Dashboard example")');
+  await page.waitForURL((u) => u.pathname === '/app');
+  await page.waitForSelector('.site-list a');
+  const workspaces = await page.$$eval('.panel h2', (h) => h.map((x) => x.textContent));
+  assert.ok(workspaces.some((t) => t?.startsWith('Dashboard example')), workspaces.join(' | '));
+  assert.deepEqual(problems, []);
   await context.close();
 });
 

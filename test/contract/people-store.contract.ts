@@ -122,14 +122,19 @@ export function runPeopleStoreContract(name: string, factory: PeopleFactory): vo
     const old = await people.createUser({ email: 'old@example.com', passwordHash: 'ho' });
     await invite(people, ws.id, 'old@example.com', { secretHash: H('s-old') });
     assert.equal((await people.findOpenInvitation(H('s-old'), at(HOUR)))?.email, 'old@example.com');
-    const j2 = await people.acceptInvitation(H('s-old'), at(HOUR), { kind: 'existing', userId: old.id, passwordHash: 'ignored' });
+    const j2 = await people.acceptInvitation(H('s-old'), at(HOUR), { kind: 'existing', userId: old.id });
     assert.equal(j2?.user.id, old.id);
     assert.equal((await people.findUserByEmail('old@example.com'))?.passwordHash, 'ho', 'an existing password stays');
 
     const demo = await people.createUser({ email: 'demo@example.com' });
     await invite(people, ws.id, 'demo@example.com', { secretHash: H('s-demo') });
-    await people.acceptInvitation(H('s-demo'), at(HOUR), { kind: 'existing', userId: demo.id, passwordHash: 'hd' });
-    assert.equal((await people.findUserByEmail('demo@example.com'))?.passwordHash, 'hd', 'a first password is set');
+    // Another account than the invited email's: refused, nothing written, the invitation stays open.
+    await assert.rejects(people.acceptInvitation(H('s-demo'), at(HOUR), { kind: 'existing', userId: old.id }), isCatalogError('INVALID'));
+    assert.equal(await people.getRole(ws.id, old.id), 'viewer', 'the earlier membership only');
+    assert.ok(await people.findOpenInvitation(H('s-demo'), at(HOUR)));
+    await people.acceptInvitation(H('s-demo'), at(HOUR), { kind: 'existing', userId: demo.id });
+    assert.equal((await people.findUserByEmail('demo@example.com'))?.passwordHash, null, 'an invitation never sets a password');
+    assert.equal(await people.getRole(ws.id, demo.id), 'viewer');
 
     await invite(people, ws.id, 'late@example.com', { secretHash: H('s-late') });
     assert.equal(await people.acceptInvitation(H('s-late'), at(48 * HOUR), { kind: 'new', email: 'late@example.com', name: null, passwordHash: 'h' }), null, 'expired');
@@ -148,6 +153,10 @@ export function runPeopleStoreContract(name: string, factory: PeopleFactory): vo
     await people.createLink({ secretHash: H('r1'), userId: u.id, purpose: 'reset', expiresAt: at(HOUR), now: T0 });
     await people.createLink({ secretHash: H('l1'), userId: u.id, purpose: 'sign_in', expiresAt: at(HOUR), now: T0 });
     await people.createSession({ idHash: H('sess1'), userId: u.id, now: T0, expiresAt: at(24 * HOUR) });
+    assert.equal(await people.findOpenLink({ secretHash: H('r1'), purpose: 'sign_in', now: T0 }), false, 'wrong purpose');
+    assert.equal(await people.findOpenLink({ secretHash: H('r1'), purpose: 'reset', now: T0 }), true);
+    assert.equal(await people.findOpenLink({ secretHash: H('r1'), purpose: 'reset', now: at(HOUR) }), false, 'expired');
+    assert.equal(await people.findOpenLink({ secretHash: H('unknown'), purpose: 'reset', now: T0 }), false);
     assert.equal(await people.redeemLink({ secretHash: H('r1'), purpose: 'sign_in', now: T0 }), null, 'wrong purpose');
     assert.equal(await people.redeemLink({ secretHash: H('l1'), purpose: 'sign_in', now: at(HOUR) }), null, 'expired');
     const reset = await people.redeemLink({ secretHash: H('r1'), purpose: 'reset', now: T0, newPasswordHash: 'new' });
@@ -155,6 +164,7 @@ export function runPeopleStoreContract(name: string, factory: PeopleFactory): vo
     assert.equal((await people.findUserByEmail(u.email))?.passwordHash, 'new');
     assert.equal(await people.findSession(H('sess1'), T0), null, 'sessions ended');
     assert.equal(await people.redeemLink({ secretHash: H('r1'), purpose: 'reset', now: T0, newPasswordHash: 'again' }), null, 'used once');
+    assert.equal(await people.findOpenLink({ secretHash: H('r1'), purpose: 'reset', now: T0 }), false, 'used');
     assert.equal((await people.findUserByEmail(u.email))?.passwordHash, 'new');
   }));
 

@@ -52,7 +52,7 @@ test('an unknown email and a wrong password get the same answer, and each runs o
   }
 });
 
-test('past 10 failures for one email: 429 with Retry-After until the window frees a slot; a success does not reset the count', async () => {
+test('past 10 failures for one email from one address: 429 there with Retry-After until the window frees a slot; a success does not reset the count', async () => {
   const h = await harness();
   try {
     const p = await person(h);
@@ -63,23 +63,42 @@ test('past 10 failures for one email: 429 with Retry-After until the window free
     assert.equal((await signIn(h, p.email)).statusCode, 200, 'a success');
     assert.equal((await signIn(h, p.email, 'wrong password!')).statusCode, 401, 'the tenth failure');
     h.clock.advance(1000);
-    const refused = await checked(h, null, 'POST', '/app/api/session', { body: { email: p.email, password: PASSWORD } });
+    const refused = await signIn(h, p.email);
     assert.equal(refused.statusCode, 429, 'even the right password');
     // The first failure leaves the 15-minute window 900 s after it was made, 10 s ago.
     assert.equal(refused.headers['retry-after'], '890');
     assert.deepEqual(refused.json().error.details, { retry_after_seconds: 890 });
-    // Another email from the same address is not held back; another process of the same control plane is.
+    // Another email from the same address is not held back, nor the owner from another address (ten
+    // wrong passwords elsewhere do not lock a person out); another process of the same control plane is.
     const other = await person(h);
     assert.equal((await signIn(h, other.email)).statusCode, 200);
+    assert.equal((await signIn(h, p.email, PASSWORD, '192.0.2.44')).statusCode, 200, 'the owner elsewhere');
     const second = await buildApp(h.container, { logger: false });
     try {
-      const r = await second.inject({ method: 'POST', url: '/app/api/session', payload: { email: p.email, password: PASSWORD } });
+      const r = await second.inject({ method: 'POST', url: '/app/api/session', payload: { email: p.email, password: PASSWORD }, remoteAddress: '203.0.113.9' });
       assert.equal(r.statusCode, 429, 'the count lives in the control plane');
     } finally {
       await second.close();
     }
     h.clock.advance(890_000);
     assert.equal((await signIn(h, p.email)).statusCode, 200, 'the slot is free again');
+  } finally {
+    await h.close();
+  }
+});
+
+test('past 100 failures for one email from any addresses: 429 for it from everywhere, until the window frees a slot', async () => {
+  const h = await harness();
+  try {
+    const p = await person(h);
+    // ten addresses, each just under its own pair bound
+    for (let a = 0; a < 10; a++)
+      for (let i = 0; i < 10; i++) assert.equal((await signIn(h, p.email, 'wrong password!', `198.51.100.${a + 1}`)).statusCode, 401, `address ${a}, try ${i}`);
+    const r = await signIn(h, p.email, PASSWORD, '192.0.2.200');
+    assert.equal(r.statusCode, 429, 'a hundred failures hold the email back from a new address too');
+    assert.equal(r.headers['retry-after'], '900');
+    h.clock.advance(900_000);
+    assert.equal((await signIn(h, p.email, PASSWORD, '192.0.2.200')).statusCode, 200);
   } finally {
     await h.close();
   }

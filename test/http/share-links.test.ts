@@ -116,11 +116,15 @@ test('a password: the page asks for it, reads need the cookie it gives, scoped t
   h.clock.advance(8 * 3600_000 + 1000);
   refused(await share(link.slug, '/v1/reports/overview', {}, cookie), 401, 'UNAUTHORIZED');
 
-  // 10 failures for one link in 15 minutes: then 429 with Retry-After, even with the right password
-  for (let i = 0; i < 10; i++) refused(await post(other.slug, `wrong ${i}`, `198.51.100.${10 + i}`), 401, 'UNAUTHORIZED');
-  const limited = await post(other.slug, PASSWORD, '198.51.100.99');
+  // 10 failures for one link from one address in 15 minutes: then 429 there with Retry-After, even with
+  // the right password, while another viewer of the link goes on; 100 from any addresses: 429 for all.
+  for (let i = 0; i < 10; i++) refused(await post(other.slug, `wrong ${i}`, '198.51.100.10'), 401, 'UNAUTHORIZED');
+  const limited = await post(other.slug, PASSWORD, '198.51.100.10');
   refused(limited, 429, 'RATE_LIMITED');
   assert.ok(Number(limited.headers['retry-after']) >= 1);
+  assert.equal((await post(other.slug, PASSWORD, '198.51.100.11')).statusCode, 204, 'one guesser does not lock the other viewers out');
+  for (let a = 0; a < 9; a++) for (let i = 0; i < 10; i++) refused(await post(other.slug, `wrong ${i}`, `203.0.113.${a + 1}`), 401, 'UNAUTHORIZED');
+  refused(await post(other.slug, PASSWORD, '198.51.100.99'), 429, 'RATE_LIMITED');
   h.clock.advance(15 * 60_000 + 1000);
   assert.equal((await post(other.slug, PASSWORD, '198.51.100.99')).statusCode, 204);
   refused(await post(other.slug, ''), 422, 'INVALID_PARAMS');

@@ -173,6 +173,22 @@ export const InvitationSchema = Type.Object(
   { title: 'Invitation' },
 );
 
+export const InvitationPreviewSchema = Type.Object(
+  {
+    email: Type.String({ description: 'The email the invitation is for' }),
+    role: RoleSchema,
+    workspace_name: Type.String(),
+    invited_by: Nullable(Type.Object({ name: Nullable(Type.String()), email: Type.String() }, { description: 'null when made by the command line' })),
+    expires_at: DateTime,
+    account_exists: Type.Boolean({
+      description: 'true: the email has an account, which joins from a session of its own (POST /invitations/join); false: the person chooses a password (POST /invitations/accept)',
+    }),
+  },
+  { title: 'InvitationPreview' },
+);
+
+export const JoinedSchema = Type.Object({ workspace_id: Type.String() }, { title: 'Joined' });
+
 export const IssuedInvitationSchema = Type.Object(
   { invitation_url: Type.String({ description: 'The single-use link, shown only in this answer' }), expires_at: DateTime },
   { title: 'IssuedInvitation' },

@@ -8,7 +8,8 @@ import { TOKEN_SCOPES } from '../../domain/access.js';
 import { dashboardPolicy } from '../../domain/dashboard-policy.js';
 import { SHARE_COOKIE_LIFETIME_MS, SHARE_RATE_PER_SECOND } from '../../domain/embeds.js';
 import { ApiError } from '../../domain/errors.js';
-import { SIGN_IN_MAX_FAILURES_PER_ADDRESS, SIGN_IN_MAX_FAILURES_PER_EMAIL } from '../../domain/people.js';
+import { ManageError } from '../../domain/manage-errors.js';
+import { MAX_PASSWORD_LENGTH } from '../../domain/people.js';
 import { apiPolicyFor } from '../../domain/plans.js';
 import { hashSecret } from '../../domain/tokens.js';
 import type { CatalogStore, Site, Workspace } from '../../ports/catalog-store.js';
@@ -17,7 +18,7 @@ import type { ShareLink } from '../../ports/embed-store.js';
 import type { PasswordHasher } from '../../ports/password-hasher.js';
 import type { PeopleStore } from '../../ports/people-store.js';
 import type { Admission } from '../caller.js';
-import { refuseThrottled } from '../people/sign-in.js';
+import { guess, sharePasswordKeys } from '../people/guess-throttle.js';
 import { RateLimitedError } from '../rate-limit.js';
 import type { EmbedDeps } from './embed-keys.js';
 import { openShareLink } from './share-links.js';
@@ -99,8 +100,9 @@ export interface PasswordDeps extends Pick<EmbedDeps, 'embeds' | 'clock' | 'cata
 }
 
 /**
- * The cookie for a link's correct password; 401 for a wrong one (or a gone link), 429 past the sign-in
- * throttle's failures per link and per client address. A link without a password needs none.
+ * The cookie for a link's correct password; 401 for a wrong one (or a gone link), 429 past the throttle's
+ * failures (guess-throttle.ts: per link and viewer's address, per link, per address), so one guesser
+ * does not lock every viewer out. A link without a password needs none.
  */
 export async function unlockShare(deps: PasswordDeps, input: { slug: string; password: string; clientAddress: string }): Promise<{ value: string; expiresAt: Date } | null> {
   const nowMs = deps.clock.now().getTime();
@@ -108,21 +110,20 @@ export async function unlockShare(deps: PasswordDeps, input: { slug: string; pas
   if (!open) throw new ApiError('UNAUTHORIZED', GONE);
   const { share } = open;
   if (share.passwordHash === null) return null;
-  const limits = [
-    { key: hashSecret(`share:link:${share.id}`), max: SIGN_IN_MAX_FAILURES_PER_EMAIL },
-    { key: hashSecret(`share:address:${input.clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_ADDRESS },
-  ];
+  const { passwordHash } = share;
   try {
-    await refuseThrottled(deps, limits, nowMs);
+    await guess(
+      deps,
+      sharePasswordKeys(share.id, input.clientAddress),
+      nowMs,
+      async () => (input.password.length <= MAX_PASSWORD_LENGTH && (await deps.hasher.verify(passwordHash, input.password)) ? true : null),
+      () => new ApiError('UNAUTHORIZED', 'Wrong password for this share link.'),
+    );
   } catch (err) {
-    // the sign-in throttle's refusal, in the read API's envelope
-    const retry = (err as { details?: { retry_after_seconds?: number } }).details?.retry_after_seconds ?? 1;
+    // the throttle's refusal, in the read API's envelope
+    if (!(err instanceof ManageError) || err.code !== 'RATE_LIMITED') throw err;
+    const retry = Number(err.details?.retry_after_seconds ?? 1);
     throw new RateLimitedError(retry, { 'Retry-After': String(retry) });
-  }
-  const ok = input.password.length <= 1024 && (await deps.hasher.verify(share.passwordHash, input.password));
-  if (!ok) {
-    await deps.people.recordSignInFailure(limits.map((l) => l.key), nowMs);
-    throw new ApiError('UNAUTHORIZED', 'Wrong password for this share link.');
   }
   return shareCookie(deps.catalog, share, nowMs);
 }

@@ -9,7 +9,7 @@ import { hashSecret } from '../../domain/tokens.js';
 import type { Invitation, User } from '../../ports/people-store.js';
 import { notFound, requireRole, type WorkspaceAccess } from '../manage/access.js';
 import { linkUrl, looksLikeLinkSecret, newSecret, type PeopleDeps } from './people-deps.js';
-import { INVALID_CREDENTIALS } from './sign-in.js';
+import { guess, linkKeys } from './guess-throttle.js';
 
 export interface IssuedLink {
   url: string;
@@ -55,35 +55,84 @@ export async function revokeInvitation(deps: Pick<PeopleDeps, 'people' | 'clock'
 
 const UNUSABLE = () => new ManageError('NOT_FOUND', 'This invitation link is unknown, used, revoked or expired: ask for a new one.');
 
+/** What the page of an invitation link shows before the person acts. */
+export interface InvitationPreview {
+  invitation: Invitation;
+  workspaceName: string;
+  inviter: User | null;
+  /** whether the invited email has an account (then joining needs a session of it) */
+  accountExists: boolean;
+}
+
+type LinkDeps = Pick<PeopleDeps, 'people' | 'clock'>;
+
 /**
- * Accepting: a new person chooses their password (at least 10 characters); a person with an account
- * joins with its password (or chooses a first one, when it has none yet). Everything happens in one
- * transaction, or nothing does.
+ * The open invitation of a link's secret, behind the throttle of link guesses (per client address);
+ * an unknown, used, revoked or expired one is a counted failure and 404.
+ */
+async function openInvitation(deps: LinkDeps, secret: string, clientAddress: string): Promise<Invitation> {
+  const now = deps.clock.now();
+  return guess(
+    deps,
+    linkKeys(clientAddress),
+    now.getTime(),
+    async () => (looksLikeLinkSecret(secret) ? deps.people.findOpenInvitation(hashSecret(secret), now.toISOString()) : null),
+    UNUSABLE,
+  );
+}
+
+export async function previewInvitation(deps: LinkDeps & Pick<PeopleDeps, 'catalog'>, input: { secret: string; clientAddress: string }): Promise<InvitationPreview> {
+  const invitation = await openInvitation(deps, input.secret, input.clientAddress);
+  const [workspace, inviter, account] = await Promise.all([
+    deps.catalog.getWorkspace(invitation.workspaceId),
+    invitation.invitedBy === null ? null : deps.people.getUser(invitation.invitedBy),
+    deps.people.findUserByEmail(invitation.email),
+  ]);
+  if (!workspace) throw UNUSABLE();
+  return { invitation, workspaceName: workspace.name, inviter, accountExists: account !== null };
+}
+
+/**
+ * A new person accepts: they choose a password (at least 10 characters) and their account is made, in
+ * one transaction with the membership, or nothing is. An email that has an account already is refused
+ * before any password is looked at: that account joins from a session of its own (joinInvitation),
+ * so an invitation never sets, checks or signs in with the password of an account that exists.
  */
 export async function acceptInvitation(
-  deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>,
-  input: { secret: string; password: string; name?: string | null },
+  deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock' | 'catalog'>,
+  input: { secret: string; password: string; name?: string | null; clientAddress: string },
 ): Promise<User> {
-  if (!looksLikeLinkSecret(input.secret)) throw UNUSABLE();
-  const secretHash = hashSecret(input.secret);
-  const now = deps.clock.now().toISOString();
-  const inv = await deps.people.findOpenInvitation(secretHash, now);
-  if (!inv) throw UNUSABLE();
-  const existing = await deps.people.findUserByEmail(inv.email);
-  let joined;
-  if (existing?.passwordHash) {
-    if (!(await deps.hasher.verify(existing.passwordHash, input.password))) throw INVALID_CREDENTIALS();
-    joined = await deps.people.acceptInvitation(secretHash, now, { kind: 'existing', userId: existing.user.id });
-  } else {
-    const problem = passwordProblem(input.password);
-    if (problem) throw invalidField('password', problem);
-    const passwordHash = await deps.hasher.hash(input.password);
-    joined = await deps.people.acceptInvitation(
-      secretHash,
-      now,
-      existing ? { kind: 'existing', userId: existing.user.id, passwordHash } : { kind: 'new', email: inv.email, name: input.name ?? null, passwordHash },
-    );
-  }
+  const inv = await openInvitation(deps, input.secret, input.clientAddress);
+  if (await deps.people.findUserByEmail(inv.email)) throw await accountExists(deps, inv);
+  const problem = passwordProblem(input.password);
+  if (problem) throw invalidField('password', problem);
+  const passwordHash = await deps.hasher.hash(input.password);
+  const joined = await deps.people.acceptInvitation(hashSecret(input.secret), deps.clock.now().toISOString(), {
+    kind: 'new',
+    email: inv.email,
+    name: input.name ?? null,
+    passwordHash,
+  });
   if (!joined) throw UNUSABLE();
   return joined.user;
+}
+
+async function accountExists(deps: Pick<PeopleDeps, 'catalog'>, inv: Invitation): Promise<ManageError> {
+  const ws = await deps.catalog.getWorkspace(inv.workspaceId);
+  return new ManageError('CONFLICT', `${inv.email} has an account: sign in as ${inv.email}, then open this invitation link again to join ${ws?.name ?? 'the workspace'}.`, {
+    reason: 'account_exists',
+    email: inv.email,
+  });
+}
+
+/** The signed-in person joins with their own account; the invitation must be for their email. */
+export async function joinInvitation(deps: LinkDeps & Pick<PeopleDeps, 'catalog'>, user: User, input: { secret: string; clientAddress: string }): Promise<{ workspaceId: string }> {
+  const inv = await openInvitation(deps, input.secret, input.clientAddress);
+  if (inv.email !== user.email)
+    throw new ManageError('FORBIDDEN', `This invitation is for ${inv.email}, and you are signed in as ${user.email}: sign out, then sign in as ${inv.email} to join.`, {
+      reason: 'other_account',
+    });
+  const joined = await deps.people.acceptInvitation(hashSecret(input.secret), deps.clock.now().toISOString(), { kind: 'existing', userId: user.id });
+  if (!joined) throw UNUSABLE();
+  return { workspaceId: joined.workspaceId };
 }

@@ -8,6 +8,7 @@ import { hashSecret } from '../../domain/tokens.js';
 import type { LinkPurpose, User } from '../../ports/people-store.js';
 import { notFound } from '../manage/access.js';
 import { linkUrl, looksLikeLinkSecret, newSecret, type PeopleDeps } from './people-deps.js';
+import { guess, linkKeys } from './guess-throttle.js';
 import { checkPassword } from './sign-in.js';
 import type { IssuedLink } from './invitations.js';
 
@@ -46,22 +47,39 @@ export async function requestReset(deps: Pick<PeopleDeps, 'people' | 'clock' | '
 
 const UNUSABLE = (what: string) => new ManageError('NOT_FOUND', `This ${what} link is unknown, used or expired: ask for a new one.`);
 
-/** Sets the new password from a reset link; every session of the person ends. */
-export async function acceptReset(deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>, input: { secret: string; password: string }): Promise<User> {
+/**
+ * Sets the new password from a reset link; every session of the person ends. The link is looked up
+ * before anything is hashed, behind the throttle of link guesses (per client address), so a made-up
+ * link costs one indexed read, not an argon2 hash.
+ */
+export async function acceptReset(deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>, input: { secret: string; password: string; clientAddress: string }): Promise<User> {
+  const now = deps.clock.now();
+  const secretHash = looksLikeLinkSecret(input.secret) ? hashSecret(input.secret) : null;
+  await guess(
+    deps,
+    linkKeys(input.clientAddress),
+    now.getTime(),
+    async () => (secretHash !== null && (await deps.people.findOpenLink({ secretHash, purpose: 'reset', now: now.toISOString() })) ? true : null),
+    () => UNUSABLE('reset'),
+  );
   const problem = passwordProblem(input.password);
   if (problem) throw invalidField('password', problem);
-  if (!looksLikeLinkSecret(input.secret)) throw UNUSABLE('reset');
   const newPasswordHash = await deps.hasher.hash(input.password);
-  const user = await deps.people.redeemLink({ secretHash: hashSecret(input.secret), purpose: 'reset', now: deps.clock.now().toISOString(), newPasswordHash });
+  const user = await deps.people.redeemLink({ secretHash: secretHash!, purpose: 'reset', now: deps.clock.now().toISOString(), newPasswordHash });
+  // used by a request that was quicker, between the look-up and now
   if (!user) throw UNUSABLE('reset');
   return user;
 }
 
-export async function acceptSignInLink(deps: Pick<PeopleDeps, 'people' | 'clock'>, secret: string): Promise<User> {
-  if (!looksLikeLinkSecret(secret)) throw UNUSABLE('sign-in');
-  const user = await deps.people.redeemLink({ secretHash: hashSecret(secret), purpose: 'sign_in', now: deps.clock.now().toISOString() });
-  if (!user) throw UNUSABLE('sign-in');
-  return user;
+export async function acceptSignInLink(deps: Pick<PeopleDeps, 'people' | 'clock'>, input: { secret: string; clientAddress: string }): Promise<User> {
+  const now = deps.clock.now();
+  return guess(
+    deps,
+    linkKeys(input.clientAddress),
+    now.getTime(),
+    async () => (looksLikeLinkSecret(input.secret) ? deps.people.redeemLink({ secretHash: hashSecret(input.secret), purpose: 'sign_in', now: now.toISOString() }) : null),
+    () => UNUSABLE('sign-in'),
+  );
 }
 
 /** A signed-in person's new password (the current one confirms it is them); every session ends. */

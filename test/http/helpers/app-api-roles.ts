@@ -40,6 +40,13 @@ const link = async (w: World, purpose: 'reset' | 'sign_in') => {
   return secret;
 };
 
+/** An open invitation of a new email to the other workspace: its link's secret. */
+const invitation = async (w: World) => {
+  const secret = `I${String(w.seq()).padStart(31, '0')}`;
+  await w.h.people.createInvitation({ workspaceId: w.other, email: `inv${w.seq()}@example.com`, role: 'viewer', secretHash: hashSecret(secret), invitedBy: null, expiresAt: '2099-01-01T00:00:00.000Z', now: w.h.clock.now().toISOString(), seatLimit: null });
+  return secret;
+};
+
 const SIGNED_IN: Entry['expect'] = [200, 200, 200, 200, 401];
 const OWNER_ONLY: Entry['expect'] = [200, 403, 403, 404, 401];
 const ADMIN_READ: Entry['expect'] = [200, 200, 403, 404, 401];
@@ -57,11 +64,11 @@ export const ROLE_TABLE: Record<string, Entry> = {
   'GET /session': { expect: SIGNED_IN },
   'DELETE /session': { expect: [204, 204, 204, 204, 401] },
   'POST /session/password': { expect: SIGNED_IN, setup: async () => ({ body: { current_password: PASSWORD, new_password: 'a brand new password' } }) },
-  'POST /invitations/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => {
-    const secret = `I${String(w.seq()).padStart(31, '0')}`;
-    await w.h.people.createInvitation({ workspaceId: w.other, email: `inv${w.seq()}@example.com`, role: 'viewer', secretHash: hashSecret(secret), invitedBy: null, expiresAt: '2099-01-01T00:00:00.000Z', now: w.h.clock.now().toISOString(), seatLimit: null });
-    return { body: { invitation: secret, password: PASSWORD, name: 'Invitee' } };
-  } },
+  'POST /invitations/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { invitation: await invitation(w), password: PASSWORD, name: 'Invitee' } }) },
+  'POST /invitations/preview': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { invitation: await invitation(w) } }) },
+  // Joining needs a session whose email is the invitation's: every caller here is someone else (the
+  // person invited joining is held by invitations-existing-accounts.test.ts).
+  'POST /invitations/join': { expect: [403, 403, 403, 403, 401], setup: async (w) => ({ body: { invitation: await invitation(w) } }) },
   'POST /password-reset': { expect: [204, 204, 204, 204, 204], setup: async () => ({ body: { email: 'anyone@example.com' } }) },
   'POST /password-reset/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { reset: await link(w, 'reset'), password: PASSWORD } }) },
   'POST /sign-in-links/accept': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: { sign_in: await link(w, 'sign_in') } }) },

@@ -98,13 +98,15 @@ export const PUBLIC_ROUTES = [
   // (throttled per link and address like signing in)
   'GET /share/:slug',
   'POST /share/:slug/api/session',
-  // the management API: its document, and what a person does before having a session (each answers
-  // the same whether or not the email or link is known, and is throttled per email and address)
+  // the management API: its document, and what a person does before having a session (signing in,
+  // asking for a reset: the same answer whether or not the email is known; every password and link
+  // secret guessed counts in one throttle per email and address, guess-throttle.ts)
   'GET /app/api/openapi.json',
   'POST /app/api/session',
   'POST /app/api/password-reset',
   'POST /app/api/password-reset/accept',
   'POST /app/api/invitations/accept',
+  'POST /app/api/invitations/preview',
   'POST /app/api/sign-in-links/accept',
 ].sort();
 

@@ -79,7 +79,8 @@ function WorkspaceSites({ workspace }: { workspace: SessionState['workspaces'][n
   );
 }
 
-function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
+/** The sign-in form; with `email`, for that account only (an invitation's page: "sign in as E"). */
+export function SignInForm({ onSignedIn, email, heading = 'Sign in', intro }: { onSignedIn(): void; email?: string; heading?: string; intro?: string }) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const [sent, setSent] = useState<string | null>(null);
   const submit = async (e: Event) => {
@@ -98,9 +99,10 @@ function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
   };
   return (
     <form class="card form" onSubmit={submit}>
-      <h1>Sign in</h1>
+      <h1>{heading}</h1>
+      {intro ? <p>{intro}</p> : null}
       <Field label="Email">
-        <input name="email" type="email" autocomplete="username" required />
+        {email ? <input name="email" type="email" autocomplete="username" value={email} readOnly required /> : <input name="email" type="email" autocomplete="username" required />}
       </Field>
       <Field label="Password">
         <input name="password" type="password" autocomplete="current-password" required />

@@ -1,15 +1,17 @@
-// The pages of single-use links: an invitation (/app/invite/<secret>: choose a password, or join with
-// the account you have), a password reset (/app/reset/<secret>) and a sign-in link (/app/sign-in/<secret>).
+// The pages of single-use links: an invitation (/app/invite/<secret>: a new person chooses a password;
+// a person with an account signs in as that account, then joins), a password reset (/app/reset/<secret>) and a sign-in link (/app/sign-in/<secret>).
 // Each posts its secret only when the person acts, so a mail scanner that opens the link spends nothing.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { manage } from '../api/manage.js';
+import { manage, readSession, type SessionState } from '../api/manage.js';
 import type { Failure } from '../api/read.js';
 import { AppFrame } from '../ui/page-shell.js';
 import { Field } from '../ui/field.js';
-import { Problem } from '../ui/panel-state.js';
+import { Problem, Skeleton } from '../ui/panel-state.js';
+import { shown, useRead } from '../ui/use-read.js';
+import { SignInForm } from './home-page.js';
 
-function LinkForm({ title, intro, fields, submitLabel, post }: { title: string; intro: string; fields: ComponentChildren; submitLabel: string; post(form: FormData): Promise<Failure | null> }) {
+function LinkForm({ title, intro, fields, submitLabel, post }: { title: string; intro: ComponentChildren; fields: ComponentChildren; submitLabel: string; post(form: FormData): Promise<Failure | null> }) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -21,7 +23,7 @@ function LinkForm({ title, intro, fields, submitLabel, post }: { title: string; 
     <AppFrame session={null} title={title}>
       <form class="card form" onSubmit={submit}>
         <h1>{title}</h1>
-        <p>{intro}</p>
+        {typeof intro === 'string' ? <p>{intro}</p> : intro}
         {fields}
         {failure ? <Problem failure={failure} /> : null}
         <div class="form-actions">
@@ -42,11 +44,81 @@ const newPassword = (
   </Field>
 );
 
+interface InvitationPreview {
+  email: string;
+  role: 'owner' | 'admin' | 'viewer';
+  workspace_name: string;
+  invited_by: { name: string | null; email: string } | null;
+  expires_at: string;
+  account_exists: boolean;
+}
+
+const ROLE_WORDS: Record<InvitationPreview['role'], string> = {
+  owner: 'an owner (everything, members and owners included)',
+  admin: 'an admin (sites, tenants, goals, tokens, invitations)',
+  viewer: 'a viewer (dashboards and exports)',
+};
+
+/**
+ * An invitation: who invites whom to what, then the one way in that fits. A new email chooses a
+ * password; an email with an account joins from a session of that account (signed in here first),
+ * never by a password typed on this page.
+ */
 export function InvitePage({ secret }: { secret: string }) {
+  const [signedIn, setSignedIn] = useState(0);
+  const preview = shown(useRead(`invitation-${secret}`, () => manage<InvitationPreview>('POST', '/invitations/preview', { invitation: secret })));
+  const session = shown(useRead(`session-${signedIn}`, readSession));
+  if (!preview || !session) return <AppFrame session={null} title="Invitation">{<Skeleton rows={3} label="the invitation" />}</AppFrame>;
+  const me = session.ok ? session.data : null;
+  if (!preview.ok)
+    return (
+      <AppFrame session={me} title="Invitation">
+        <div class="card form">
+          <h1>This invitation cannot be used</h1>
+          <Problem failure={preview.error} />
+        </div>
+      </AppFrame>
+    );
+  const inv = preview.data;
+  const from = inv.invited_by ? `${inv.invited_by.name ?? inv.invited_by.email} invites` : 'You are invited:';
+  const about = (
+    <p>
+      {from} <strong>{inv.email}</strong> to join <strong>{inv.workspace_name}</strong> as {ROLE_WORDS[inv.role]}.
+    </p>
+  );
+  if (me && me.user.email === inv.email) return <JoinAsMe secret={secret} about={about} workspace={inv.workspace_name} session={me} />;
+  if (me)
+    return (
+      <AppFrame session={me} title="Invitation">
+        <div class="card form">
+          <h1>Join {inv.workspace_name}</h1>
+          {about}
+          <p>
+            You are signed in as {me.user.email}. This invitation is for {inv.email}: sign out, then sign in as {inv.email} to join.
+          </p>
+          <div class="form-actions">
+            <button type="button" class="button" onClick={() => void manage('DELETE', '/session').then(() => setSignedIn((n) => n + 1))}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </AppFrame>
+    );
+  if (inv.account_exists)
+    return (
+      <AppFrame session={null} title={`Join ${inv.workspace_name}`}>
+        <SignInForm
+          heading={`Join ${inv.workspace_name}`}
+          intro={`${from} ${inv.email} to join ${inv.workspace_name} as ${ROLE_WORDS[inv.role]}. ${inv.email} has a footfall account: sign in as ${inv.email} to join.`}
+          email={inv.email}
+          onSignedIn={() => setSignedIn((n) => n + 1)}
+        />
+      </AppFrame>
+    );
   return (
     <LinkForm
-      title="Join the workspace"
-      intro="Choose a password for your account; if you already have one, enter its password."
+      title={`Join ${inv.workspace_name}`}
+      intro={about}
       fields={
         <>
           <Field label="Your name (optional)">
@@ -55,12 +127,35 @@ export function InvitePage({ secret }: { secret: string }) {
           {newPassword}
         </>
       }
-      submitLabel="Join"
+      submitLabel="Create the account and join"
       post={async (form) => {
         const name = String(form.get('name') ?? '').trim();
         return errorOf(await manage('POST', '/invitations/accept', { invitation: secret, password: form.get('password'), ...(name ? { name } : {}) }));
       }}
     />
+  );
+}
+
+function JoinAsMe({ secret, about, workspace, session }: { secret: string; about: ComponentChildren; workspace: string; session: SessionState }) {
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const join = async () => {
+    const r = await manage('POST', '/invitations/join', { invitation: secret });
+    if (r.ok) location.assign('/app');
+    else setFailure(r.error);
+  };
+  return (
+    <AppFrame session={session} title="Invitation">
+      <div class="card form">
+        <h1>Join {workspace}</h1>
+        {about}
+        {failure ? <Problem failure={failure} /> : null}
+        <div class="form-actions">
+          <button type="button" class="button" onClick={() => void join()}>
+            Join {workspace}
+          </button>
+        </div>
+      </div>
+    </AppFrame>
   );
 }
 

@@ -1,10 +1,10 @@
 // The links a person receives (an invitation, a password reset, a one-time sign-in): the page at the
 // link's path posts its secret here, in the body, so it never reaches a URL other than the link.
 import { Type } from '@sinclair/typebox';
-import { acceptInvitation } from '../../../services/people/invitations.js';
+import { acceptInvitation, joinInvitation, previewInvitation } from '../../../services/people/invitations.js';
 import { acceptReset, acceptSignInLink, requestReset } from '../../../services/people/links.js';
 import { defineAppRoute } from '../define-app-route.js';
-import { Email, LinkSecret, Name, Password, SessionSchema } from '../schemas.js';
+import { Email, InvitationPreviewSchema, JoinedSchema, LinkSecret, Name, Password, SessionSchema } from '../schemas.js';
 import { establishSession } from './establish-session.js';
 
 const TAG = 'Session';
@@ -12,11 +12,36 @@ const TAG = 'Session';
 export const linkRoutes = [
   defineAppRoute({
     method: 'POST',
+    url: '/invitations/preview',
+    operationId: 'previewInvitation',
+    summary: 'What an invitation link offers: the workspace, the role, the email, and whether it has an account',
+    description:
+      'Nothing changes. The invitation page shows it before the person acts. An unknown, used, revoked or expired link is 404, and counts against the client address (429 past 50 wrong links or passwords in 15 minutes).',
+    tag: TAG,
+    auth: 'public',
+    body: Type.Object({ invitation: LinkSecret }, { additionalProperties: false }),
+    status: 200,
+    response: InvitationPreviewSchema,
+    errors: [404, 429],
+    handler: async ({ deps, body, request }) => {
+      const p = await previewInvitation(deps, { secret: body.invitation, clientAddress: request.ip });
+      return {
+        email: p.invitation.email,
+        role: p.invitation.role,
+        workspace_name: p.workspaceName,
+        invited_by: p.inviter ? { name: p.inviter.name, email: p.inviter.email } : null,
+        expires_at: p.invitation.expiresAt,
+        account_exists: p.accountExists,
+      };
+    },
+  }),
+  defineAppRoute({
+    method: 'POST',
     url: '/invitations/accept',
     operationId: 'acceptInvitation',
-    summary: 'Join a workspace with an invitation link, and sign in',
+    summary: 'Join a workspace with an invitation link as a new person, choosing a password, and sign in',
     description:
-      'A new person chooses a password (at least 10 characters); a person with an account gives its password. The invitation is used once; an unknown, used, revoked or expired one is 404.',
+      'For an email without an account: the person chooses a password (at least 10 characters) and the account is made. An email that has an account is 409 before any password is looked at: sign in as that account, then join with POST /invitations/join. The invitation is used once; an unknown, used, revoked or expired one is 404 and counts against the client address (429 past 50 in 15 minutes).',
     tag: TAG,
     auth: 'public',
     body: Type.Object(
@@ -25,8 +50,27 @@ export const linkRoutes = [
     ),
     status: 200,
     response: SessionSchema,
-    errors: [401, 404, 409],
-    handler: async (ctx) => establishSession(ctx, await acceptInvitation(ctx.deps, { secret: ctx.body.invitation, password: ctx.body.password, name: ctx.body.name })),
+    errors: [404, 409, 429],
+    handler: async (ctx) =>
+      establishSession(ctx, await acceptInvitation(ctx.deps, { secret: ctx.body.invitation, password: ctx.body.password, name: ctx.body.name, clientAddress: ctx.request.ip })),
+  }),
+  defineAppRoute({
+    method: 'POST',
+    url: '/invitations/join',
+    operationId: 'joinInvitation',
+    summary: 'Join a workspace with an invitation link as the signed-in person',
+    description:
+      "The invitation must be for the signed-in person's email (403 otherwise: sign in as that email). Nothing about the account changes but the new membership; the session goes on.",
+    tag: TAG,
+    auth: 'session',
+    body: Type.Object({ invitation: LinkSecret }, { additionalProperties: false }),
+    status: 200,
+    response: JoinedSchema,
+    errors: [404, 429],
+    handler: async ({ deps, session, body, request }) => {
+      const { workspaceId } = await joinInvitation(deps, session.user, { secret: body.invitation, clientAddress: request.ip });
+      return { workspace_id: workspaceId };
+    },
   }),
   defineAppRoute({
     method: 'POST',
@@ -46,14 +90,15 @@ export const linkRoutes = [
     url: '/password-reset/accept',
     operationId: 'acceptPasswordReset',
     summary: 'Choose a new password with a reset link, and sign in',
-    description: 'The link is used once. Every earlier session of the person ends.',
+    description:
+      'The link is used once. Every earlier session of the person ends. An unknown, used or expired link is 404 and counts against the client address (429 past 50 wrong links or passwords in 15 minutes); it is looked up before any password is hashed.',
     tag: TAG,
     auth: 'public',
     body: Type.Object({ reset: LinkSecret, password: Password }, { additionalProperties: false }),
     status: 200,
     response: SessionSchema,
-    errors: [404],
-    handler: async (ctx) => establishSession(ctx, await acceptReset(ctx.deps, { secret: ctx.body.reset, password: ctx.body.password })),
+    errors: [404, 429],
+    handler: async (ctx) => establishSession(ctx, await acceptReset(ctx.deps, { secret: ctx.body.reset, password: ctx.body.password, clientAddress: ctx.request.ip })),
   }),
   defineAppRoute({
     method: 'POST',
@@ -65,7 +110,7 @@ export const linkRoutes = [
     body: Type.Object({ sign_in: LinkSecret }, { additionalProperties: false }),
     status: 200,
     response: SessionSchema,
-    errors: [404],
-    handler: async (ctx) => establishSession(ctx, await acceptSignInLink(ctx.deps, ctx.body.sign_in)),
+    errors: [404, 429],
+    handler: async (ctx) => establishSession(ctx, await acceptSignInLink(ctx.deps, { secret: ctx.body.sign_in, clientAddress: ctx.request.ip })),
   }),
 ];

@@ -1,0 +1,87 @@
+// The one throttle in front of every guess of a secret a person types or holds: a password at sign-in,
+// at a password change and at a share link, and the secret of an invitation, reset or sign-in link.
+// Failures are counted in the control plane (every process counts the same ones) under hashed keys,
+// so the table never holds an address or an email someone merely typed. A key past its bound in the
+// window refuses every attempt until the window frees a slot; a success resets nothing.
+import { rateLimited } from '../../domain/manage-errors.js';
+import {
+  normalizeEmail,
+  SIGN_IN_MAX_FAILURES_PER_ADDRESS,
+  SIGN_IN_MAX_FAILURES_PER_PAIR,
+  SIGN_IN_MAX_FAILURES_PER_SECRET,
+  SIGN_IN_WINDOW_MS,
+  throttledUntil,
+} from '../../domain/people.js';
+import { hashSecret } from '../../domain/tokens.js';
+import type { PeopleStore } from '../../ports/people-store.js';
+
+export interface ThrottleKey {
+  /** sha256 of what is counted */
+  key: string;
+  /** failures allowed in the window */
+  max: number;
+}
+
+/** Everything one client address guesses at accounts and their links counts under this key. */
+const addressKey = (clientAddress: string): ThrottleKey => ({ key: hashSecret(`sign-in:address:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_ADDRESS });
+
+/**
+ * The keys of a guess at one secret (`what`: e.g. an email's account, a share link) from one address:
+ * the pair, the secret from anywhere, the address at anything. `addressScope` keeps the share links'
+ * viewers apart from the accounts' people.
+ */
+function guessKeys(what: string, clientAddress: string, addressScope: 'sign-in' | 'share'): ThrottleKey[] {
+  return [
+    { key: hashSecret(`${what}:from:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_PAIR },
+    { key: hashSecret(what), max: SIGN_IN_MAX_FAILURES_PER_SECRET },
+    addressScope === 'sign-in' ? addressKey(clientAddress) : { key: hashSecret(`share:address:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_ADDRESS },
+  ];
+}
+
+/** A password for an account's email. */
+export function passwordKeys(email: string, clientAddress: string): ThrottleKey[] {
+  return guessKeys(`sign-in:email:${normalizeEmail(email) ?? email.trim().toLowerCase()}`, clientAddress, 'sign-in');
+}
+
+/** A share link's password. */
+export function sharePasswordKeys(shareId: string, clientAddress: string): ThrottleKey[] {
+  return guessKeys(`share:link:${shareId}`, clientAddress, 'share');
+}
+
+/** The secret of an invitation, reset or sign-in link: nothing names the account yet, so the address alone. */
+export function linkKeys(clientAddress: string): ThrottleKey[] {
+  return [addressKey(clientAddress)];
+}
+
+type ThrottleDeps = { people: Pick<PeopleStore, 'signInFailuresSince' | 'recordSignInFailure'> };
+
+/** RATE_LIMITED (with Retry-After) while any key is past its failures in the window. */
+export async function refuseThrottled(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
+  const seen = await deps.people.signInFailuresSince(
+    keys.map((k) => k.key),
+    nowMs - SIGN_IN_WINDOW_MS,
+  );
+  const until = Math.max(0, ...keys.map((k) => throttledUntil(seen.get(k.key) ?? [], k.max, SIGN_IN_WINDOW_MS) ?? 0));
+  if (until > nowMs) throw rateLimited((until - nowMs) / 1000);
+}
+
+export async function recordFailure(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
+  await deps.people.recordSignInFailure(
+    keys.map((k) => k.key),
+    nowMs,
+  );
+}
+
+/**
+ * One guess behind the throttle: refused while throttled; `attempt` answers the guess's result, or null
+ * for a wrong guess, which is counted as a failure of every key and answered with `wrong()`.
+ */
+export async function guess<T>(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number, attempt: () => Promise<T | null>, wrong: () => Error): Promise<T> {
+  await refuseThrottled(deps, keys, nowMs);
+  const result = await attempt();
+  if (result === null) {
+    await recordFailure(deps, keys, nowMs);
+    throw wrong();
+  }
+  return result;
+}
