@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main.js';
+import { followParent } from './parent-link.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-guesses-'));
 const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', trustProxy: 'true' }, {}));
@@ -13,12 +14,7 @@ const ws = await server.container.catalog.createWorkspace({ name: 'bench', plan:
 await server.container.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['guesses.bench.example'], collectionProfile: 'extended' });
 process.stdout.write(JSON.stringify({ address: server.address }) + '\n');
 
-const stop = async () => {
+followParent(async () => {
   await server.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop);
-process.stdin.resume();
+});

@@ -13,6 +13,7 @@ import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { defineAppRoute } from '../../src/http/app-api/define-app-route.js';
 import { registerAppApi } from '../../src/http/app-api/register-app-api.js';
 import { startSession } from '../../src/services/people/sessions.js';
+import { followParent } from './parent-link.js';
 
 // enough that even the trivial route's rate stays under 20 requests a second per session
 const SESSIONS = 4000;
@@ -46,13 +47,8 @@ const probeAddress = await probe.listen({ host: '127.0.0.1', port: 0 });
 
 process.stdout.write(JSON.stringify({ address: server.address, probe: probeAddress, workspace: ws.id, token: secret, email: owner.email, password: PASSWORD, cookies }) + '\n');
 
-const stop = async () => {
+followParent(async () => {
   await probe.close();
   await server.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop);
-process.stdin.resume();
+});
