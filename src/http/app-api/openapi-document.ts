@@ -30,7 +30,7 @@ const DESCRIPTION = [
   '(owner: everything, members included; admin: sites, tenants, goals, tokens, invitations of admins and viewers;',
   'viewer: reads only). Errors come in the same envelope as the read API, with the codes below.',
   '',
-  'A session is a cookie (`' + SESSION_COOKIE + '`, HttpOnly, SameSite=Lax, Path=/app) living 14 days from the last request.',
+  'A session is a cookie (`' + SESSION_COOKIE + '`, HttpOnly, SameSite=Lax, Path=/app; Secure when the server\'s public URL is https:// or the request came over HTTPS) living 14 days from the last request.',
   'Every request but GET and HEAD needs `X-CSRF-Token` (the `csrf_token` of the session), except signing in and accepting a link;',
   'any such request whose browser sends `Origin` must come from the server\'s own origin. Otherwise 403 and nothing changes.',
   'The role is checked before the body (403 before 422). A workspace or resource the caller may not see is 404, as an unknown one is.',
