@@ -35,6 +35,7 @@ const DESCRIPTION = [
   'any such request whose browser sends `Origin` must come from the server\'s own origin. Otherwise 403 and nothing changes.',
   'The role is checked before the body (403 before 422). A workspace or resource the caller may not see is 404, as an unknown one is.',
   'Each session may make 20 requests a second (429 with Retry-After past it).',
+  'Every answer, errors included, carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.',
   '',
   "**The dashboard's reads** are not listed below: they are the read API's GET operations that name a site, served again under",
   '`/app/api` with the same path after the prefix, query parameters, answers (CSV included) and error codes as in `/openapi.json`:',
