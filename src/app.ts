@@ -11,6 +11,7 @@ import { embedStrategy } from './http/auth-strategy.js';
 import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { loadWebBundle, registerWebAssets } from './http/web-assets.js';
 import type { AnyRoute } from './http/define-route.js';
 import { registerRequestMetrics } from './http/metrics/request-metrics.js';
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     }
     done(null, payload);
   });
+  registerSecurityHeaders(app);
   registerErrorEnvelope(app, knownPaths);
   await registerCompression(app);
 

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, EngineError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.js';
 import { RateLimitedError } from '../services/rate-limit.js';
 import { PATTERN_WORDS } from './schemas/common.js';
+import { applySecurityHeaders } from './security-headers.js';
 
 export function envelope(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>) {
   return { error: { code, message, request_id: requestId, ...(details ? { details } : {}) } };
@@ -117,8 +118,9 @@ export function registerErrorEnvelope(app: FastifyInstance, knownPaths: KnownPat
   app.setNotFoundHandler((request, reply) => answerUnrouted(request, reply, knownPaths));
 }
 
-/** Fastify's frameworkErrors: a URL that cannot be decoded, and the like, before routing. */
+/** Fastify's frameworkErrors: a URL that cannot be decoded, and the like, before routing (no onSend hook runs). */
 export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message = err.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (invalid percent-encoding).' : 'The request is malformed.';
+  applySecurityHeaders(request, reply);
   reply.header('X-Request-Id', request.id).code(400).send(envelope('INVALID_PARAMS', message, request.id));
 }

@@ -64,7 +64,7 @@ async function answerLine(request: FastifyRequest, target: ReadBatchTarget, i: n
 export function streamReads(request: FastifyRequest, reply: FastifyReply, reads: readonly string[], target: ReadBatchTarget): Transform {
   const encoder = encoderFor(request.headers['accept-encoding']);
   const out: Transform = encoder?.stream ?? new PassThrough();
-  reply.type(READ_BATCH_MEDIA_TYPE).header('vary', 'Accept-Encoding').header('cache-control', 'no-store');
+  reply.type(READ_BATCH_MEDIA_TYPE).header('vary', 'Accept-Encoding');
   if (encoder) reply.header('content-encoding', encoder.name);
   void Promise.all(
     reads.map((read, i) =>

@@ -11,6 +11,7 @@ import { admitShare, SHARE_COOKIE, unlockShare } from '../services/embeds/share-
 import type { AuthStrategy } from './auth-strategy.js';
 import type { AnyRoute } from './define-route.js';
 import { registerReadBatch } from './read-batch-route.js';
+import { secureCookie } from './secure-cookie.js';
 
 export const SHARE_PREFIX = '/share/:slug/api';
 
@@ -25,9 +26,9 @@ export const shareStrategy: AuthStrategy = {
   },
 };
 
-function cookieOptions(request: FastifyRequest, slug: string) {
+function cookieOptions(publicUrl: string, request: FastifyRequest, slug: string) {
   // Scoped to this link's page and reads: another link's page never sends it.
-  return { path: `/share/${slug}`, httpOnly: true, sameSite: 'strict' as const, secure: request.protocol === 'https' };
+  return { path: `/share/${slug}`, httpOnly: true, sameSite: 'strict' as const, secure: secureCookie(publicUrl, request) };
 }
 
 /** The share link's reads (`reads`: the read routes an embed may make), their batch and its password, when the process has share links and a hasher. */
@@ -53,7 +54,7 @@ export async function registerShareApi(app: FastifyInstance, deps: AppDeps, read
           throw new ApiError('INVALID_PARAMS', 'Send the password as JSON: {"password": "..."}.', { parameter: 'password' });
         const { slug } = request.params as { slug: string };
         const unlocked = await unlockShare({ ...deps, embeds, people, hasher }, { slug, password, clientAddress: request.ip });
-        if (unlocked) reply.setCookie(SHARE_COOKIE, unlocked.value, { ...cookieOptions(request, slug), expires: unlocked.expiresAt });
+        if (unlocked) reply.setCookie(SHARE_COOKIE, unlocked.value, { ...cookieOptions(deps.config.publicUrl, request, slug), expires: unlocked.expiresAt });
         return reply.code(204).send();
       });
     },

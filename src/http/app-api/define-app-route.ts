@@ -122,13 +122,13 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
       if (def.auth === 'session') {
         session = await resolveSession(deps, request.cookies[SESSION_COOKIE]);
         if (!session) {
-          if (request.cookies[SESSION_COOKIE] !== undefined) clearSessionCookie(request, reply);
+          if (request.cookies[SESSION_COOKIE] !== undefined) clearSessionCookie(deps.publicUrl, request, reply);
           throw new ManageError('UNAUTHORIZED');
         }
         if (unsafe && !(await csrfTokenMatches(deps, session.idHash, header(request, 'x-csrf-token'))))
           throw new ManageError('FORBIDDEN', 'Send the X-CSRF-Token header with the csrf_token of your session (GET /app/api/session gives it).');
         await checkSessionRate(deps.limiter, session.idHash, deps.clock.now().getTime());
-        if (session.renewed) sendSessionCookie(request, reply, { secret: request.cookies[SESSION_COOKIE]!, expiresAt: session.expiresAt });
+        if (session.renewed) sendSessionCookie(deps.publicUrl, request, reply, { secret: request.cookies[SESSION_COOKIE]!, expiresAt: session.expiresAt });
       }
       const actor: Actor | null = session ? { kind: 'person', user: session.user } : null;
       let access: unknown = null;

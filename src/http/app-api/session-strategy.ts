@@ -20,10 +20,10 @@ export function sessionStrategy(deps: AppApiDeps): AuthStrategy {
       const secret = request.cookies?.[SESSION_COOKIE];
       const session = await resolveSession(deps, secret);
       if (!session) {
-        if (secret !== undefined) clearSessionCookie(request, reply);
+        if (secret !== undefined) clearSessionCookie(deps.publicUrl, request, reply);
         throw new ApiError('UNAUTHORIZED', MANAGE_ERROR_CATALOG.UNAUTHORIZED.message);
       }
-      if (session.renewed) sendSessionCookie(request, reply, { secret: secret!, expiresAt: session.expiresAt });
+      if (session.renewed) sendSessionCookie(deps.publicUrl, request, reply, { secret: secret!, expiresAt: session.expiresAt });
       const caller = await dashboardCaller(deps, session.user, (request.query as Record<string, unknown> | undefined)?.site_id);
       return { caller, rate: sessionRateWindow(session.idHash) };
     },

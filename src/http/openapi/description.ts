@@ -111,6 +111,8 @@ export function apiDescription(): string {
     '',
     `Responses over ${COMPRESSION_THRESHOLD_BYTES} bytes are compressed with br or gzip when \`Accept-Encoding\` allows. ` +
       'Integer parameters are plain decimal digits (`1e3`, `0x10`, `10.0` and digits with spaces around them are 422). `HEAD /healthz` answers like ' +
-      '`GET /healthz` without a body; every other operation is GET only (405 INVALID_METHOD with `Allow: GET`).',
+      '`GET /healthz` without a body; every other operation is GET only (405 INVALID_METHOD with `Allow: GET`). ' +
+      'Every /v1 response, errors included, carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`: ' +
+      'answers belong to one token, for your code to keep, not a shared cache.',
   ].join('\n');
 }

@@ -8,6 +8,6 @@ import { sendSessionCookie } from '../session-cookie.js';
 
 export async function establishSession(ctx: { deps: AppApiDeps; request: FastifyRequest; reply: FastifyReply }, user: User) {
   const session = await startSession(ctx.deps, user.id);
-  sendSessionCookie(ctx.request, ctx.reply, session);
+  sendSessionCookie(ctx.deps.publicUrl, ctx.request, ctx.reply, session);
   return { user: userJson(user), csrf_token: await csrfTokenFor(ctx.deps, session.idHash) };
 }

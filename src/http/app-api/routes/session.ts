@@ -53,7 +53,7 @@ export const sessionRoutes = [
     status: 204,
     handler: async ({ deps, session, request, reply }) => {
       await endSession(deps, session.idHash);
-      clearSessionCookie(request, reply);
+      clearSessionCookie(deps.publicUrl, request, reply);
     },
   }),
   defineAppRoute({
