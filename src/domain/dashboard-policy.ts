@@ -3,7 +3,8 @@
 // Every plan, free included, reads its own surfaces; the API policy plays no part but for an enterprise
 // workspace's retention. Pure.
 import type { ApiPolicy, PlanId } from './plans.js';
-import { DASHBOARD_SURFACES, workspaceProduct, type DashboardSurface, type ProductRetention } from './product.js';
+import { DASHBOARD_SURFACES, type DashboardSurface } from './plans.js';
+import { workspaceProduct, type ProductRetention } from './product.js';
 import { surfaceMessage, type DashboardReadPolicy } from './read-policy.js';
 
 /** Rows a dashboard breakdown or report top list may ask for, per plan. */

@@ -1,5 +1,6 @@
-// Plan policy: the product object of a workspace (GET /v1/me) and of a site
-// (product_configuration in GET /v1/sites). Pure data, no I/O.
+// What each plan includes, in one table (PLANS): its API policy, seats and sites, included events, data
+// retention, exports and dashboard. Everything that asks what a plan allows reads it here; product.ts
+// only assembles the product objects of GET /v1/me and GET /v1/sites from it. Pure data, no I/O.
 
 export const PLAN_IDS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
@@ -43,6 +44,48 @@ export const API_POLICY_FIELDS: Record<keyof ApiPolicy, 'boolean' | 'integer' | 
   usage_history_months: 'integer',
 };
 
+/** Seats (members plus open invitations) and sites a workspace may have; null = unlimited. */
+export interface PlanLimits {
+  max_users: number | null;
+  max_sites: number | null;
+}
+
+/** What an enterprise `--api-policy` may hold: product.api overrides, the plan limits and the event allowance. */
+export type ApiPolicyOverrides = Partial<ApiPolicy> & Partial<PlanLimits> & { max_events_per_month?: number | null };
+
+/** What the dashboard draws, in parts a plan opens (`dashboard.enabled_surfaces`). */
+export const DASHBOARD_SURFACES = ['overview', 'content', 'acquisition', 'actions', 'goals', 'tenants'] as const;
+export type DashboardSurface = (typeof DASHBOARD_SURFACES)[number];
+
+export interface Dashboard {
+  hourly_enabled: boolean;
+  hourly_level: Level;
+  essential_level: Level;
+  standard_level: Level;
+  breakdowns_standard_level: Level;
+  breakdowns_high_cardinality_level: Level;
+  team_management_level: Level;
+  enabled_surfaces: string[];
+}
+
+export type WorkspaceRetention = { kind: 'fixed' | 'custom'; value?: number; unit?: 'days' | 'months' };
+
+/** One plan's row of the table. Enterprise's are pro's where its `--api-policy` says nothing. */
+export interface PlanEntry {
+  api: ApiPolicy;
+  /** enterprise: `max_users` and `max_sites` of its policy */
+  limits: PlanLimits;
+  /** per UTC month; enterprise: `max_events_per_month` of its policy (collection goes on past it) */
+  includedEvents: number | null;
+  retention: WorkspaceRetention;
+  /** months of site data kept: older UTC days are purged */
+  technicalMonths: number;
+  exports: { csv: boolean; level: Level };
+  dashboard: Dashboard;
+  reportsLevel: Level;
+  advancedActionsLevel: Level;
+}
+
 const NO_API: ApiPolicy = {
   availability: 'none',
   can_create_tokens: false,
@@ -58,23 +101,6 @@ const NO_API: ApiPolicy = {
   max_breakdown_limit: 0,
   max_report_limit: 0,
   usage_history_months: 0,
-};
-
-const STARTER_API: ApiPolicy = {
-  availability: 'limited',
-  can_create_tokens: true,
-  allow_reports: false,
-  allow_goals: false,
-  allow_tenants: false,
-  allow_tenant_dimension: false,
-  retention_days: 395,
-  monthly_included_units: 100_000,
-  hard_cap_units: 250_000,
-  rate_limit_rps: 15,
-  max_range_days: 395,
-  max_breakdown_limit: 500,
-  max_report_limit: 200,
-  usage_history_months: 12,
 };
 
 const PRO_API: ApiPolicy = {
@@ -94,51 +120,129 @@ const PRO_API: ApiPolicy = {
   usage_history_months: 24,
 };
 
-/** The API policy in force: the plan's, with an enterprise workspace's own overrides on top of pro's. */
+const SURFACES_FREE: DashboardSurface[] = ['overview', 'content', 'acquisition'];
+const SURFACES_STARTER: DashboardSurface[] = [...SURFACES_FREE, 'actions'];
+const SURFACES_PRO: DashboardSurface[] = [...SURFACES_STARTER, 'goals', 'tenants'];
+
+const PRO_DASHBOARD: Dashboard = {
+  hourly_enabled: true,
+  hourly_level: 'standard',
+  essential_level: 'standard',
+  standard_level: 'standard',
+  breakdowns_standard_level: 'standard',
+  breakdowns_high_cardinality_level: 'guardrailed',
+  team_management_level: 'standard',
+  enabled_surfaces: SURFACES_PRO,
+};
+
+export const PLANS: Readonly<Record<PlanId, Readonly<PlanEntry>>> = {
+  free: {
+    api: NO_API,
+    limits: { max_users: 1, max_sites: 3 },
+    includedEvents: 25_000,
+    retention: { kind: 'fixed', value: 60, unit: 'days' },
+    technicalMonths: 3,
+    exports: { csv: false, level: 'none' },
+    dashboard: {
+      hourly_enabled: false,
+      hourly_level: 'none',
+      essential_level: 'standard',
+      standard_level: 'limited',
+      breakdowns_standard_level: 'limited',
+      breakdowns_high_cardinality_level: 'none',
+      team_management_level: 'none',
+      enabled_surfaces: SURFACES_FREE,
+    },
+    reportsLevel: 'limited',
+    advancedActionsLevel: 'none',
+  },
+  starter: {
+    api: {
+      availability: 'limited',
+      can_create_tokens: true,
+      allow_reports: false,
+      allow_goals: false,
+      allow_tenants: false,
+      allow_tenant_dimension: false,
+      retention_days: 395,
+      monthly_included_units: 100_000,
+      hard_cap_units: 250_000,
+      rate_limit_rps: 15,
+      max_range_days: 395,
+      max_breakdown_limit: 500,
+      max_report_limit: 200,
+      usage_history_months: 12,
+    },
+    limits: { max_users: 3, max_sites: 10 },
+    includedEvents: 100_000,
+    retention: { kind: 'fixed', value: 13, unit: 'months' },
+    technicalMonths: 14,
+    exports: { csv: true, level: 'limited' },
+    dashboard: {
+      hourly_enabled: true,
+      hourly_level: 'limited',
+      essential_level: 'standard',
+      standard_level: 'standard',
+      breakdowns_standard_level: 'standard',
+      breakdowns_high_cardinality_level: 'limited',
+      team_management_level: 'limited',
+      enabled_surfaces: SURFACES_STARTER,
+    },
+    reportsLevel: 'standard',
+    advancedActionsLevel: 'limited',
+  },
+  pro: {
+    api: PRO_API,
+    limits: { max_users: 10, max_sites: 50 },
+    includedEvents: 1_000_000,
+    retention: { kind: 'fixed', value: 24, unit: 'months' },
+    technicalMonths: 25,
+    exports: { csv: true, level: 'standard' },
+    dashboard: PRO_DASHBOARD,
+    reportsLevel: 'advanced',
+    advancedActionsLevel: 'advanced',
+  },
+  enterprise: {
+    api: { ...PRO_API, availability: 'custom' },
+    limits: { max_users: null, max_sites: null },
+    includedEvents: null,
+    retention: { kind: 'custom' },
+    technicalMonths: 25,
+    exports: { csv: true, level: 'custom' },
+    dashboard: { ...PRO_DASHBOARD, breakdowns_high_cardinality_level: 'advanced', team_management_level: 'custom' },
+    reportsLevel: 'custom',
+    advancedActionsLevel: 'custom',
+  },
+};
+
+/** The API policy in force: the plan's, with an enterprise workspace's own overrides on top. */
 export function apiPolicyFor(plan: PlanId, overrides: ApiPolicyOverrides = {}): ApiPolicy {
-  switch (plan) {
-    case 'free':
-      return { ...NO_API };
-    case 'starter':
-      return { ...STARTER_API };
-    case 'pro':
-      return { ...PRO_API };
-    case 'enterprise': {
-      // The seat and site limits share the --api-policy object but are no part of product.api.
-      const { max_users: _u, max_sites: _s, max_events_per_month: _e, ...api } = overrides;
-      return { ...PRO_API, availability: 'custom', ...api };
-    }
-  }
+  if (plan !== 'enterprise') return { ...PLANS[plan].api };
+  // The seat and site limits and the event allowance share the --api-policy object but are no part of product.api.
+  const { max_users: _u, max_sites: _s, max_events_per_month: _e, ...api } = overrides;
+  return { ...PLANS.enterprise.api, ...api };
 }
-
-/** Seats (members plus open invitations) and sites a workspace may have; null = unlimited. */
-export interface PlanLimits {
-  max_users: number | null;
-  max_sites: number | null;
-}
-
-/** What an enterprise `--api-policy` may hold: product.api overrides, the plan limits and the event allowance. */
-export type ApiPolicyOverrides = Partial<ApiPolicy> & Partial<PlanLimits> & { max_events_per_month?: number | null };
-
-/** Events a plan includes per UTC month (collection goes on past it: overage is a preview). */
-const INCLUDED_EVENTS: Record<Exclude<PlanId, 'enterprise'>, number> = { free: 25_000, starter: 100_000, pro: 1_000_000 };
 
 /** The workspace's included events per month; enterprise takes `max_events_per_month` of its policy, null (unlimited) when unset. */
 export function includedEventsFor(plan: PlanId, overrides: ApiPolicyOverrides = {}): number | null {
-  if (plan !== 'enterprise') return INCLUDED_EVENTS[plan];
+  if (plan !== 'enterprise') return PLANS[plan].includedEvents;
   return overrides.max_events_per_month ?? null;
 }
 
-const PLAN_LIMITS: Record<Exclude<PlanId, 'enterprise'>, PlanLimits> = {
-  free: { max_users: 1, max_sites: 3 },
-  starter: { max_users: 3, max_sites: 10 },
-  pro: { max_users: 10, max_sites: 50 },
-};
-
 /** The plan's seats and sites; enterprise takes its own from the overrides, unlimited when unset. */
 export function planLimitsFor(plan: PlanId, overrides: ApiPolicyOverrides = {}): PlanLimits {
-  if (plan !== 'enterprise') return { ...PLAN_LIMITS[plan] };
+  if (plan !== 'enterprise') return { ...PLANS[plan].limits };
   return { max_users: overrides.max_users ?? null, max_sites: overrides.max_sites ?? null };
+}
+
+/** Months of site data the plan keeps (technical retention: older UTC days are purged). */
+export function technicalRetentionMonths(plan: PlanId): number {
+  return PLANS[plan].technicalMonths;
+}
+
+/** The plan's exports (`exports` of the product object), without building the rest of it. */
+export function exportsOf(plan: PlanId): { csv: boolean; level: Level } {
+  return { ...PLANS[plan].exports };
 }
 
 /** True when the plan lets tokens reach the API at all. */
@@ -148,7 +252,7 @@ export function hasApiAccess(policy: ApiPolicy): boolean {
 
 /** Hourly intervals are a paid feature (starter and up). */
 export function allowsHourly(plan: PlanId): boolean {
-  return plan !== 'free';
+  return PLANS[plan].dashboard.hourly_enabled;
 }
 
 /**

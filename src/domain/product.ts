@@ -1,6 +1,6 @@
-// The runtime product object (GET /v1/me `product`) and a site's product_configuration
-// (GET /v1/sites), derived from the plan and its API policy. Pure.
-import { apiPolicyFor, runtimePlanId, type ApiPolicy, type DataEnvelope, type Level, type PlanId, type Profile, type RuntimePlanId } from './plans.js';
+// The runtime product object (GET /v1/me `product`) and a site's product_configuration (GET /v1/sites),
+// assembled from the plan's row of the plan table (plans.ts) and the site's collection profile. Pure.
+import { apiPolicyFor, PLANS, runtimePlanId, type ApiPolicy, type Dashboard, type DataEnvelope, type Level, type PlanEntry, type PlanId, type Profile, type RuntimePlanId, type WorkspaceRetention } from './plans.js';
 
 export type Maturity = 'implemented' | 'partially_implemented' | 'not_explicitly_split' | 'not_applicable';
 
@@ -12,20 +12,9 @@ export interface Capability {
 }
 
 export interface ProductRetention {
-  workspace_retention: { kind: 'fixed' | 'custom'; value?: number; unit?: 'days' | 'months' };
+  workspace_retention: WorkspaceRetention;
   api_retention_days: number | null;
   technical_retention: { site_data_retention_months: number };
-}
-
-export interface Dashboard {
-  hourly_enabled: boolean;
-  hourly_level: Level;
-  essential_level: Level;
-  standard_level: Level;
-  breakdowns_standard_level: Level;
-  breakdowns_high_cardinality_level: Level;
-  team_management_level: Level;
-  enabled_surfaces: string[];
 }
 
 export interface Capabilities {
@@ -60,98 +49,10 @@ export interface SiteProductConfiguration extends ProductCore {
 /** The profile a workspace's new sites start with: privacy first. */
 export const DEFAULT_COLLECTION_PROFILE: Profile = 'strict';
 
-interface PlanPackaging {
-  retention: ProductRetention['workspace_retention'];
-  technicalMonths: number;
-  exports: { csv: boolean; level: Level };
-  dashboard: Dashboard;
-  reportsLevel: Level;
-  advancedActionsLevel: Level;
-}
-
-/** What the dashboard draws, in parts a plan opens (`dashboard.enabled_surfaces`). */
-export const DASHBOARD_SURFACES = ['overview', 'content', 'acquisition', 'actions', 'goals', 'tenants'] as const;
-export type DashboardSurface = (typeof DASHBOARD_SURFACES)[number];
-
-const SURFACES_FREE: DashboardSurface[] = ['overview', 'content', 'acquisition'];
-const SURFACES_STARTER: DashboardSurface[] = [...SURFACES_FREE, 'actions'];
-const SURFACES_PRO: DashboardSurface[] = [...SURFACES_STARTER, 'goals', 'tenants'];
-
-const PACKAGING: Record<PlanId, PlanPackaging> = {
-  free: {
-    retention: { kind: 'fixed', value: 60, unit: 'days' },
-    technicalMonths: 3,
-    exports: { csv: false, level: 'none' },
-    dashboard: {
-      hourly_enabled: false,
-      hourly_level: 'none',
-      essential_level: 'standard',
-      standard_level: 'limited',
-      breakdowns_standard_level: 'limited',
-      breakdowns_high_cardinality_level: 'none',
-      team_management_level: 'none',
-      enabled_surfaces: SURFACES_FREE,
-    },
-    reportsLevel: 'limited',
-    advancedActionsLevel: 'none',
-  },
-  starter: {
-    retention: { kind: 'fixed', value: 13, unit: 'months' },
-    technicalMonths: 14,
-    exports: { csv: true, level: 'limited' },
-    dashboard: {
-      hourly_enabled: true,
-      hourly_level: 'limited',
-      essential_level: 'standard',
-      standard_level: 'standard',
-      breakdowns_standard_level: 'standard',
-      breakdowns_high_cardinality_level: 'limited',
-      team_management_level: 'limited',
-      enabled_surfaces: SURFACES_STARTER,
-    },
-    reportsLevel: 'standard',
-    advancedActionsLevel: 'limited',
-  },
-  pro: {
-    retention: { kind: 'fixed', value: 24, unit: 'months' },
-    technicalMonths: 25,
-    exports: { csv: true, level: 'standard' },
-    dashboard: {
-      hourly_enabled: true,
-      hourly_level: 'standard',
-      essential_level: 'standard',
-      standard_level: 'standard',
-      breakdowns_standard_level: 'standard',
-      breakdowns_high_cardinality_level: 'guardrailed',
-      team_management_level: 'standard',
-      enabled_surfaces: SURFACES_PRO,
-    },
-    reportsLevel: 'advanced',
-    advancedActionsLevel: 'advanced',
-  },
-  enterprise: {
-    retention: { kind: 'custom' },
-    technicalMonths: 25,
-    exports: { csv: true, level: 'custom' },
-    dashboard: {
-      hourly_enabled: true,
-      hourly_level: 'standard',
-      essential_level: 'standard',
-      standard_level: 'standard',
-      breakdowns_standard_level: 'standard',
-      breakdowns_high_cardinality_level: 'advanced',
-      team_management_level: 'custom',
-      enabled_surfaces: SURFACES_PRO,
-    },
-    reportsLevel: 'custom',
-    advancedActionsLevel: 'custom',
-  },
-};
-
 /** The notes of the exports capability: the same on every plan and site. */
 export const EXPORT_NOTES: readonly string[] = ['CSV: the dashboard downloads it, and /v1/metrics/* answer Accept: text/csv; the API has no asynchronous export.'];
 
-function capabilities(p: PlanPackaging, api: ApiPolicy, envelope: DataEnvelope): Capabilities {
+function capabilities(p: PlanEntry, api: ApiPolicy, envelope: DataEnvelope): Capabilities {
   const strictNote =
     envelope === 'strict'
       ? ['Strict collection stores no region, city, UTM values or actions beyond ui.click, outbound.click, file.download and form.submit.']
@@ -201,7 +102,7 @@ function capabilities(p: PlanPackaging, api: ApiPolicy, envelope: DataEnvelope):
 }
 
 function core(plan: PlanId, apiOverrides: Partial<ApiPolicy>, envelope: DataEnvelope): ProductCore {
-  const p = PACKAGING[plan];
+  const p = PLANS[plan];
   const api = apiPolicyFor(plan, apiOverrides);
   return {
     runtime_plan_id: runtimePlanId(plan),
@@ -215,16 +116,6 @@ function core(plan: PlanId, apiOverrides: Partial<ApiPolicy>, envelope: DataEnve
     dashboard: { ...p.dashboard, enabled_surfaces: [...p.dashboard.enabled_surfaces] },
     capabilities: capabilities(p, api, envelope),
   };
-}
-
-/** The plan's exports (`exports` of the product object), without building the rest of it. */
-/** Months of site data the plan keeps (technical retention: older UTC days are purged). */
-export function technicalRetentionMonths(plan: PlanId): number {
-  return PACKAGING[plan].technicalMonths;
-}
-
-export function exportsOf(plan: PlanId): { csv: boolean; level: Level } {
-  return { ...PACKAGING[plan].exports };
 }
 
 /** The workspace's canonical product object (GET /v1/me). */

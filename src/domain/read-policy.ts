@@ -2,9 +2,8 @@
 // a token (and an embed), the plan's dashboard policy (dashboard-policy.ts) for a person reading their
 // workspace's dashboard. Routes and services read the limits here, never the plan, so that one route
 // definition serves every way in. Pure.
-import { allowsHourly, type ApiPolicy, type PlanId } from './plans.js';
+import { allowsHourly, exportsOf, type ApiPolicy, type DashboardSurface, type PlanId } from './plans.js';
 import { switchRefusal } from './plan-refusals.js';
-import { exportsOf, type DashboardSurface } from './product.js';
 
 interface ReadLimits {
   /** readable days back from today; null = no limit */

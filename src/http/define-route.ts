@@ -7,7 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily, TokenScope } from '../domain/access.js';
 import { invalidParams } from '../domain/errors.js';
-import type { DashboardSurface } from '../domain/product.js';
+import type { DashboardSurface } from '../domain/plans.js';
 import type { EmbedRoute } from '../domain/embeds.js';
 import type { Site, Tenant } from '../ports/catalog-store.js';
 import { authorizeRoute, resolveSiteAccess } from '../services/authorize.js';

@@ -5,7 +5,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily } from '../domain/access.js';
 import type { ServedRoute } from '../domain/availability.js';
-import type { DashboardSurface } from '../domain/product.js';
+import type { DashboardSurface } from '../domain/plans.js';
 import type { ResolvedRange } from '../domain/report-range.js';
 import { serveAnalytics, type AnalyticsContext, type AnalyticsPlan } from '../services/analytics/serve-analytics.js';
 import { checkReportLimit } from '../services/reports/report-kit.js';

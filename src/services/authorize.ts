@@ -3,7 +3,7 @@ import { canReadSite, canReadTenant, familyAllowed, scopeGrants, type RouteFamil
 import { surfaceRefusal } from '../domain/dashboard-policy.js';
 import { hasApiAccess } from '../domain/plans.js';
 import { apiAccessRefusal, familyRefusal } from '../domain/plan-refusals.js';
-import type { DashboardSurface } from '../domain/product.js';
+import type { DashboardSurface } from '../domain/plans.js';
 import type { EmbedRoute } from '../domain/embeds.js';
 import { CSV_REFUSAL } from '../domain/read-policy.js';
 import { ApiError, siteForbidden, tenantForbidden } from '../domain/errors.js';

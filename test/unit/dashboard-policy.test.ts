@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dashboardPolicy, retentionTargetDays, surfaceRefusal } from '../../src/domain/dashboard-policy.js';
 import { apiPolicyFor } from '../../src/domain/plans.js';
-import { DASHBOARD_SURFACES, workspaceProduct } from '../../src/domain/product.js';
+import { DASHBOARD_SURFACES } from '../../src/domain/plans.js';
+import { workspaceProduct } from '../../src/domain/product.js';
 import { apiReadPolicy, breakdownLimitName, retentionName, tenantDimensionRefusal } from '../../src/domain/read-policy.js';
 
 const policyOf = (plan: 'free' | 'starter' | 'pro' | 'enterprise', apiPolicy = {}) => dashboardPolicy({ plan, apiPolicy });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { firstKeptDay } from '../../src/domain/retention.js';
 import { apiPolicyFor, includedEventsFor, validateApiPolicyOverrides } from '../../src/domain/plans.js';
-import { technicalRetentionMonths } from '../../src/domain/product.js';
+import { technicalRetentionMonths } from '../../src/domain/plans.js';
 
 test('the boundary day: on 2026-11-25 with 25 months, 2024-10-25 is kept (2024-10-24 goes)', () => {
   assert.equal(firstKeptDay('2026-11-25', 25), '2024-10-25');

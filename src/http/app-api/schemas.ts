@@ -8,7 +8,7 @@ import { ROLES } from '../../domain/roles.js';
 import { GOAL_INTENTS } from '../../ports/catalog-store.js';
 import { TOKEN_SCOPES } from '../../domain/access.js';
 import { MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
-import { DASHBOARD_SURFACES } from '../../domain/product.js';
+import { DASHBOARD_SURFACES } from '../../domain/plans.js';
 
 export function Enum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnion<TLiteral<T[number]>[]> {
   return Type.Union(values.map((v) => Type.Literal(v)), options);

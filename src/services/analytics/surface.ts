@@ -1,7 +1,8 @@
 // meta.surface of the report envelope: the data envelope the response describes, its freshness,
 // the compare window and what exports the plan offers (docs/api.md report envelope, docs/product.md §8.16).
 import type { DataEnvelope, Level, Profile } from '../../domain/plans.js';
-import { EXPORT_NOTES, exportsOf, siteDataEnvelope } from '../../domain/product.js';
+import { exportsOf } from '../../domain/plans.js';
+import { EXPORT_NOTES, siteDataEnvelope } from '../../domain/product.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
 import type { Site, Workspace } from '../../ports/catalog-store.js';
 import type { CollectionProgress } from '../../ports/event-collector.js';

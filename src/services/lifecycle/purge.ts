@@ -1,7 +1,7 @@
 // Technical retention (docs/product.md §10): every site loses its UTC days before today minus its
 // workspace's plan months. Read per run, so a plan change moves the window on the next run.
 import type { PlanId } from '../../domain/plans.js';
-import { technicalRetentionMonths } from '../../domain/product.js';
+import { technicalRetentionMonths } from '../../domain/plans.js';
 import { firstKeptDay, utcDay } from '../../domain/retention.js';
 import type { RemovedData } from '../../ports/event-store.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';

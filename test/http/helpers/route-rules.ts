@@ -3,7 +3,7 @@
 // A route added tomorrow fails that suite until it is given its line here.
 import type { RouteFamily, TokenScope } from '../../../src/domain/access.js';
 import type { EmbedRoute } from '../../../src/domain/embeds.js';
-import type { DashboardSurface } from '../../../src/domain/product.js';
+import type { DashboardSurface } from '../../../src/domain/plans.js';
 
 /** What each route family demands. A new family fails to compile here until it is given its rules. */
 export const FAMILIES: Record<RouteFamily, { scopes: readonly TokenScope[]; starter: boolean }> = {
