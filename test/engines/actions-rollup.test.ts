@@ -1,4 +1,4 @@
-// The actions rollup (sql/build/actions-build.ts) on DuckDB: its reads equal the event scan's for random
+// The actions rollup (sql/write/actions-build.ts) on DuckDB: its reads equal the event scan's for random
 // selections, after imports into existing days (the delta) and a re-import (dedupe); its rows are the
 // same whether the days came in one import or several; a store without it builds it at open.
 import { test } from 'node:test';

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { buildActionRows } from '../../src/engines/duckdb/duckdb-actions-rollup.js';
 import { runCompiled } from '../../src/engines/duckdb/rollups.js';
 import { StatementScript } from '../../src/engines/duckdb/statement-script.js';
-import { compileActionsBuild, compileActionsInput } from '../../src/engines/sql/build/actions-build.js';
+import { compileActionsBuild, compileActionsInput } from '../../src/engines/sql/write/actions-build.js';
 import { ACTION_GROUPINGS, ACTIONS_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import { duckdbDialect } from '../../src/engines/sql/dialect.js';
-import { compileRollupExpansions } from '../../src/engines/sql/build/rollup-build.js';
+import { compileRollupExpansions } from '../../src/engines/sql/write/rollup-build.js';
 import { assertSameBuiltRows, withEdgeRowsStore } from './actions-rollup-check.js';
 
 test('the per-level DuckDB build of the action rows equals the per-grouping build, edge rows included', () =>

@@ -1,12 +1,12 @@
-// The actions rollup on ClickHouse (sql/build/actions-build.ts; docs/decisions/rollups.md): written by
+// The actions rollup on ClickHouse (sql/write/actions-build.ts; docs/decisions/rollups.md): written by
 // every day rewrite under the rewrite's generation, like the other rollups (day-rewrite.ts), and
 // built at open for the committed days of a database an earlier release wrote without it.
 import type { DayRef } from '../../ports/event-store.js';
-import { compileActionsBuild, compileActionsInput } from '../sql/build/actions-build.js';
+import { compileActionsBuild, compileActionsInput } from '../sql/write/actions-build.js';
 import { ACTION_GROUPINGS, ACTIONS_COLUMNS, type ActionLevel } from '../sql/rollup-tables.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import type { RollupSources } from '../sql/build/rollup-build.js';
+import type { RollupSources } from '../sql/write/rollup-build.js';
 import type { Shard } from './commit-log.js';
 import type { ClickHouseNode } from './node.js';
 import { ident, type TableLayout } from './schema.js';

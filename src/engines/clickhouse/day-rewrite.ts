@@ -1,7 +1,7 @@
 // One server's part of an import's commit, all in ClickHouse SQL: for a group of (site, day)s, the
 // staged rows not stored yet and the engagement the import brings, then every day that gains either
 // written anew under the import's generation: events with their session ids, sessions, the daily
-// rollups (the shared build SQL, sql/build/rollup-build.ts, through the ClickHouse dialect), the
+// rollups (the shared build SQL, sql/write/rollup-build.ts, through the ClickHouse dialect), the
 // page-title rollup and the actions rollup. Nothing of it is visible until the commit log says so (commit-log.ts).
 //
 // Sessions follow docs/product.md §4.2 and §8.3 exactly as engines/duckdb/sessions-sql.ts does, without window
@@ -12,9 +12,9 @@ import { ENGAGED_MS, MAX_ENGAGEMENT_MS, MEANINGFUL_FAMILIES, SESSION_GAP_MS } fr
 import { EVENT_ROW_FIELDS, type DayRef, type EngagementRow } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
+import { compilePageTitlesBuild } from '../sql/write/page-titles-build.js';
 import { PAGE_TITLES_COLUMNS, ROLLUP_COLUMNS, ROLLUP_GROUPINGS } from '../sql/rollup-tables.js';
-import { compileRollupBuild, compileRollupInputs } from '../sql/build/rollup-build.js';
+import { compileRollupBuild, compileRollupInputs } from '../sql/write/rollup-build.js';
 import { actionsRollupSteps } from './clickhouse-actions-rollup.js';
 import { daysIn, utcDay, type Shard } from './commit-log.js';
 import type { ClickHouseNode } from './node.js';

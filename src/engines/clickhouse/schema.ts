@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
 import { clickhouseDialect } from '../sql/dialect.js';
-import { compileRollupExpansions } from '../sql/build/rollup-build.js';
+import { compileRollupExpansions } from '../sql/write/rollup-build.js';
 import { ATOMS } from '../../domain/query/metrics.js';
 import { ACTION_IDENTITY, ACTIONS_COLUMNS, ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 

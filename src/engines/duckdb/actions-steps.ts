@@ -1,4 +1,4 @@
-// The DuckDB build of the action rows (sql/build/actions-build.ts defines them; compileActionsBuild is
+// The DuckDB build of the action rows (sql/write/actions-build.ts defines them; compileActionsBuild is
 // the one-statement-per-grouping form ClickHouse runs). That form aggregates the input per session
 // again for each of the 32 groupings: 'simple' and 'all' of a grouping re-read the same rows, and the
 // session's channel, device, country and browser (one value per session) make five per-session
@@ -9,9 +9,9 @@
 // memory limit; see duckdb-actions-rollup.ts).
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, TRAFFIC_FILTERS } from '../../domain/events.js';
 import { duckdbDialect as d, type SqlParam } from '../sql/dialect.js';
-import { actionRowsSelect, type ActionRowsRefs } from '../sql/build/actions-build.js';
+import { actionRowsSelect, type ActionRowsRefs } from '../sql/write/actions-build.js';
 import { ACTION_DIMS, ACTION_GROUPINGS, identityOf, type ActionGrouping, type ActionLevel } from '../sql/rollup-tables.js';
-import { classBit, type CompiledBuild } from '../sql/build/rollup-build.js';
+import { classBit, type CompiledBuild } from '../sql/write/rollup-build.js';
 
 const CLASSES = [...new Set(Object.values(TRAFFIC_FILTERS).flat())];
 /** The dimensions the session fixes (k_<dim> of the input); `page` is the event's. */

@@ -15,7 +15,7 @@
 // What is counted is the same as the general commit's; the import tests hold the two to equal stores.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayRef } from '../../ports/event-store.js';
-import { compileRollupInputs } from '../sql/build/rollup-build.js';
+import { compileRollupInputs } from '../sql/write/rollup-build.js';
 import { ACTION_IDENTITY } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import { storedSessionsSql, TAG_COLUMNS } from './before-and-now.js';

@@ -5,7 +5,7 @@
 // before their site id ('b' before, 'n' now), and before their session id, so that nothing of one
 // half meets the other (every rollup and action row is grouped by site; sessions are joined on their
 // id). The tag is one character on every row, so untagging never depends on what a site id holds.
-import type { RollupSources } from '../sql/build/rollup-build.js';
+import type { RollupSources } from '../sql/write/rollup-build.js';
 import { SESSION_EVENT_COLUMNS } from './sessions-sql.js';
 import type { StatementScript } from './statement-script.js';
 

@@ -1,16 +1,16 @@
-// The actions rollup in the DuckDB store (sql/build/actions-build.ts; docs/decisions/rollups.md). Built
+// The actions rollup in the DuckDB store (sql/write/actions-build.ts; docs/decisions/rollups.md). Built
 // with the other rollups: buildRollupRows (rollups.ts) also writes the action rows of its sources
 // next to its own, and an import's delta (prepareActionsDelta) merges both the same way (rows of
 // the touched visitor-days subtracted as they were, added as they are: distinct sessions are sums
 // over visitor-days, since a session is one visitor's on one day). At open, a store without the
 // table (or with another ACTIONS_ROLLUP_VERSION) builds it alone, a group of days at a time.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compileActionsInput } from '../sql/build/actions-build.js';
+import { compileActionsInput } from '../sql/write/actions-build.js';
 import { ACTIONS_KEY_COLUMNS, ACTIONS_TABLE } from '../sql/rollup-tables.js';
 import { actionsGroupingSql, actionsGroupingsSql, actionsSteps } from './actions-steps.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import type { StatementScript } from './statement-script.js';
-import type { RollupSources } from '../sql/build/rollup-build.js';
+import type { RollupSources } from '../sql/write/rollup-build.js';
 import { dropScratch, type ImportWrites } from './import-writes.js';
 import { prepareDayDelta, storedDayRowsSql, type DayRollup } from './day-delta.js';
 import { ACTIONS_DDL, ACTIONS_ROLLUP_VERSION, asTempTable } from './schema.js';

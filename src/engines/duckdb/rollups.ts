@@ -20,11 +20,11 @@ import {
   isSessionGrouping,
   type RollupInputNames,
   type RollupSources,
-} from '../sql/build/rollup-build.js';
+} from '../sql/write/rollup-build.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
 import { bindingOf } from './duck-query.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
-import { compilePageTitlesBuild } from '../sql/build/page-titles-build.js';
+import { compilePageTitlesBuild } from '../sql/write/page-titles-build.js';
 import {
   actionRowsOf,
   actionsRollupStale,
