@@ -73,10 +73,15 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
   return { store, engine, adminImports: true, close: () => store.close() };
 }
 
-/** Where an import writes: the running server's admin socket (embedded store), or the store itself. */
+/**
+ * Where an import writes: the running server's admin socket when DuckDB's file is one process's and a
+ * server serves the data dir, else the store itself (as openLifecycleStores chooses for purges).
+ */
 export async function openImportTarget(config: StoreConfig, opts: { commitLock?: CommitLock } = {}): Promise<ImportTarget> {
-  const { openImportTarget: openTarget } = await import('./ingest/pipeline/import-target.js');
-  return openTarget({ dataDir: config.dataDir, adminImports: embedded(config), openStore: () => openAnalyticsBackend(config, opts) });
+  const client = embedded(config) ? await AdminClient.connect(config.dataDir) : null;
+  if (client) return { via: 'server', begin: (o) => client.beginImport(o?.importId), close: async () => client.close() };
+  const [{ reidentify }, opened] = await Promise.all([import('./ingest/pipeline/import-lines.js'), openAnalyticsBackend(config, opts)]);
+  return { via: 'store', begin: (o) => opened.store.beginImport({ reidentify, importId: o?.importId }), close: () => opened.close() };
 }
 
 /** What a lifecycle command (purge, delete, undo, usage) works with: the control plane and the store's lifecycle side. */
