@@ -8,6 +8,7 @@ import { readLineBatches } from '../../src/ingest/pipeline/read-lines.js';
 import type { Workspace } from '../../src/ports/catalog-store.js';
 import type { TokenScope } from '../../src/domain/access.js';
 import { harness, type Harness } from './helpers/harness.js';
+import { linesFor, MODES, type SiteMode } from '../unit/reports/reference.js';
 
 export interface MetricsHarness extends Harness {
   ws: Workspace;
@@ -71,4 +72,16 @@ export async function metricsHarness(
 /** A pageview import line. */
 export function pv(site: string, ts: string, path: string, visitor: string, over: Record<string, unknown> = {}) {
   return { ts, type: 'pageview', site_id: site, path, visitor_key: visitor, ...over };
+}
+
+/**
+ * One site per mode of the reference fixture (test/unit/reports/reference.ts), each holding the
+ * fixture's events: by default strict, extended, and one that switched to extended inside the range.
+ */
+export async function referenceSites(h: MetricsHarness, modes: Record<string, SiteMode> = MODES): Promise<Record<string, string>> {
+  const sites: Record<string, string> = {};
+  for (const [name, mode] of Object.entries(modes))
+    sites[name] = await h.site({ profile: mode.profile, effectiveAt: mode.effectiveAtMs === null ? null : new Date(mode.effectiveAtMs).toISOString() });
+  for (const s of Object.values(sites)) await h.importEvents(linesFor(s));
+  return sites;
 }

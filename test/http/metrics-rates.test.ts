@@ -3,8 +3,8 @@
 // compare included; totals from the range's sums, also hourly; priced like sessions.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
-import { linesFor } from '../unit/reports/reference.js';
+import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
+import { MODES } from '../unit/reports/reference.js';
 
 const FROM = '2025-06-10';
 const TO = '2025-06-12';
@@ -13,14 +13,12 @@ const RATES = ['bounce_rate', 'avg_pages_per_session', 'avg_session_eng_time_ms'
 const IN_OVERVIEW_SERIES = ['bounce_rate', 'avg_session_eng_time_ms'] as const;
 
 let h: MetricsHarness;
-const sites: Record<string, string> = {};
+let sites: Record<string, string>;
 
 before(async () => {
   h = await metricsHarness();
   // a strict site keeps only the simple actions: both profiles' sessions
-  sites.strict = await h.site({ profile: 'strict' });
-  sites.extended = await h.site({ profile: 'extended' });
-  for (const s of Object.values(sites)) await h.importEvents(linesFor(s));
+  sites = await referenceSites(h, { strict: MODES.strict, extended: MODES.extended });
 });
 after(async () => h?.close());
 

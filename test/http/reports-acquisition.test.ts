@@ -1,17 +1,14 @@
 // /v1/reports/acquisition against the plain model of the fixture (test/unit/reports/reference.ts).
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
-import { CHANNEL_ORDER, EFFECTIVE_AT, MODES, cp, countBy, dayWindow, events, latestTitles, linesFor, ratio, sectionWindow, stored, within, type RSession, type SiteMode } from '../unit/reports/reference.js';
+import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
+import { CHANNEL_ORDER, MODES, cp, countBy, dayWindow, events, latestTitles, ratio, sectionWindow, stored, within, type RSession, type SiteMode } from '../unit/reports/reference.js';
 
 let h: MetricsHarness;
-const sites: Record<string, string> = {};
+let sites: Record<string, string>;
 before(async () => {
   h = await metricsHarness();
-  sites.strict = await h.site({ profile: 'strict' });
-  sites.extended = await h.site({ profile: 'extended' });
-  sites.switched = await h.site({ profile: 'extended', effectiveAt: EFFECTIVE_AT });
-  for (const s of Object.values(sites)) await h.importEvents(linesFor(s));
+  sites = await referenceSites(h);
   await h.catalog.createGoal({ siteId: sites.extended, name: 'g', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing', filters: {} });
 });
 after(async () => h?.close());

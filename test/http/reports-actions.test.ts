@@ -2,22 +2,18 @@
 // and switched-to-strict sites (a strict site reads only simple actions, even those collected before).
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
-import { EFFECTIVE_AT, MODES, cp, dayWindow, events, linesFor, sectionWindow, stored, within, type REvent, type SiteMode } from '../unit/reports/reference.js';
+import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
+import { EFFECTIVE_AT, MODES, cp, dayWindow, events, sectionWindow, stored, within, type REvent, type SiteMode } from '../unit/reports/reference.js';
 
 const FAMILIES = ['goals', 'forms', 'outbound', 'downloads', 'errors', 'custom', 'instrumentation'];
 const SIMPLE = ['ui.click', 'outbound.click', 'file.download', 'form.submit'];
 const ALL_MODES: Record<string, SiteMode> = { ...MODES, toStrict: { profile: 'strict', effectiveAtMs: Date.parse(EFFECTIVE_AT) } };
 
 let h: MetricsHarness;
-const sites: Record<string, string> = {};
+let sites: Record<string, string>;
 before(async () => {
   h = await metricsHarness();
-  sites.strict = await h.site({ profile: 'strict' });
-  sites.extended = await h.site({ profile: 'extended' });
-  sites.switched = await h.site({ profile: 'extended', effectiveAt: EFFECTIVE_AT });
-  sites.toStrict = await h.site({ profile: 'strict', effectiveAt: EFFECTIVE_AT });
-  for (const s of Object.values(sites)) await h.importEvents(linesFor(s));
+  sites = await referenceSites(h, ALL_MODES);
 });
 after(async () => h?.close());
 

@@ -1,17 +1,14 @@
 // /v1/reports/content: summary and full payloads against the plain model, content rules 1-6.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
-import { EFFECTIVE_AT, MODES, countBy, dayWindow, events, latestTitles, linesFor, ratio, stored, visitors, within, type SiteMode } from '../unit/reports/reference.js';
+import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
+import { MODES, countBy, dayWindow, events, latestTitles, ratio, stored, visitors, within, type SiteMode } from '../unit/reports/reference.js';
 
 let h: MetricsHarness;
-const sites: Record<string, string> = {};
+let sites: Record<string, string>;
 before(async () => {
   h = await metricsHarness();
-  sites.strict = await h.site({ profile: 'strict' });
-  sites.extended = await h.site({ profile: 'extended' });
-  sites.switched = await h.site({ profile: 'extended', effectiveAt: EFFECTIVE_AT });
-  for (const s of Object.values(sites)) await h.importEvents(linesFor(s));
+  sites = await referenceSites(h);
 });
 after(async () => h?.close());
 

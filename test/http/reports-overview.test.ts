@@ -2,23 +2,20 @@
 // on a strict site, an extended site and a site that switched to extended inside the range.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
+import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
 import {
-  CHANNEL_ORDER, EFFECTIVE_AT, MODES, cp, countBy, dayWindow, events, latestTitles, linesFor, ratio, sectionWindow, stored, visitors, within,
+  CHANNEL_ORDER, MODES, cp, countBy, dayWindow, events, latestTitles, ratio, sectionWindow, stored, visitors, within,
   type RSession, type SiteMode,
 } from '../unit/reports/reference.js';
 
 const FROM = '2025-06-10';
 const TO = '2025-06-12';
 let h: MetricsHarness;
-const sites: Record<string, string> = {};
+let sites: Record<string, string>;
 
 before(async () => {
   h = await metricsHarness();
-  sites.strict = await h.site({ profile: 'strict' });
-  sites.extended = await h.site({ profile: 'extended' });
-  sites.switched = await h.site({ profile: 'extended', effectiveAt: EFFECTIVE_AT });
-  for (const s of Object.values(sites)) await h.importEvents(linesFor(s));
+  sites = await referenceSites(h);
   // a bot pageview after every human event: data_health reads the newest event of any traffic class
   await h.importEvents([{ ts: '2025-06-13T07:00:00Z', type: 'pageview', site_id: sites.extended, path: '/x', visitor_key: 'bot', traffic_class: 'bot' }]);
 });
