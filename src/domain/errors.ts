@@ -66,6 +66,19 @@ export function tenantForbidden(): ApiError {
   );
 }
 
+/**
+ * Raised at the control plane's driver boundary when its store cannot be reached or refuses connections
+ * (src/control/db-errors.ts says which failures); the HTTP layers answer it 503 CONTROL_PLANE_UNAVAILABLE
+ * with Retry-After, and a command prints it and exits 1. `code` is what a command's --json error carries.
+ */
+export class ControlPlaneUnavailableError extends Error {
+  readonly code = 'CONTROL_UNAVAILABLE';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ControlPlaneUnavailableError';
+  }
+}
+
 /** Raised by engine adapters; the HTTP layer maps them to 503 responses. */
 export class EngineError extends Error {
   constructor(readonly kind: 'timeout' | 'unavailable', cause?: unknown) {
