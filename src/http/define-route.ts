@@ -7,6 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily, TokenScope } from '../domain/access.js';
 import { invalidParams } from '../domain/errors.js';
+import { unstorableReason } from '../domain/storable-text.js';
 import type { DashboardSurface } from '../domain/product.js';
 import type { EmbedRoute } from '../domain/embeds.js';
 import type { Site, Tenant } from '../ports/catalog-store.js';
@@ -246,12 +247,16 @@ const DECIMAL = /^[0-9]{1,15}$/;
 
 /**
  * Unknown and repeated parameters are refused by name before the schema sees them (docs/product.md §8.9), and
- * integer parameters unless written as plain decimal digits.
+ * integer parameters unless written as plain decimal digits. A value no store can hold (a NUL, a lone
+ * surrogate) is refused here too, before any lookup: the authentication strategies read site_id with the
+ * token only when it is storable, so such a value first meets a store nowhere.
  */
 function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySet<string>, integers: ReadonlySet<string>): void {
   for (const [name, value] of Object.entries(query ?? {})) {
     if (!allowed.has(name)) throw invalidParams(`Unknown query parameter ${name}.`, { parameter: name });
     if (Array.isArray(value)) throw invalidParams(`Query parameter ${name} is repeated.`, { parameter: name });
+    const unstorable = typeof value === 'string' ? unstorableReason(value) : null;
+    if (unstorable !== null) throw invalidParams(`Invalid query parameter ${name}: it ${unstorable}.`, { parameter: name });
     if (integers.has(name) && !DECIMAL.test(value as string))
       throw invalidParams(`Invalid query parameter ${name}: must be an integer written in decimal digits.`, { parameter: name });
   }

@@ -3,6 +3,7 @@
 // not parse the request at all (http/client-errors.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, EngineError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.js';
+import { UnstorableTextError } from '../domain/storable-text.js';
 import { RateLimitedError } from '../services/rate-limit.js';
 import { PATTERN_WORDS } from './schemas/common.js';
 
@@ -61,6 +62,7 @@ function validationError(issue: ValidationIssue): ApiError {
 function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err instanceof EngineError) return new ApiError(err.kind === 'timeout' ? 'ANALYTICS_DB_TIMEOUT' : 'ANALYTICS_DB_UNAVAILABLE');
+  if (err instanceof UnstorableTextError) return new ApiError('INVALID_PARAMS', err.message);
   const fe = err as FastifyError & { validation?: ValidationIssue[] };
   if (Array.isArray(fe?.validation) && fe.validation.length) return validationError(fe.validation[0]);
   // Other framework rejections of a routed request: the closed catalog has no better code than

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { isManageErrorCode, ManageError, MANAGE_ERROR_CATALOG, type ManageErrorCode } from '../../domain/manage-errors.js';
+import { UnstorableTextError } from '../../domain/storable-text.js';
 import { CatalogError } from '../../ports/catalog-store.js';
 
 /** Store codes that are not the management API's own, and what they answer. */
@@ -17,6 +18,7 @@ export function toManageError(err: unknown): ManageError | null {
     return new ManageError(code, err.message, err.details);
   }
   if (err instanceof ApiError && isManageErrorCode(err.code)) return new ManageError(err.code, err.message, err.details);
+  if (err instanceof UnstorableTextError) return new ManageError('INVALID_PARAMS', err.message);
   const fe = err as FastifyError;
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.statusCode === 404) return new ManageError('NOT_FOUND');

@@ -56,7 +56,7 @@ const json = (s: TSchema): Json => JSON.parse(JSON.stringify(s));
 export function errorStatuses(def: AppRoute): number[] {
   const unsafe = def.method !== 'GET';
   const s = new Set<number>([404, 405, 500, ...(def.errors ?? [])]);
-  if (def.body || def.query) s.add(422);
+  if (def.body || def.query || def.params) s.add(422);
   if (unsafe) s.add(403); // Origin (and CSRF token with a session)
   if (def.auth === 'session') [401, 429].forEach((x) => s.add(x));
   if (def.guard) s.add(403);

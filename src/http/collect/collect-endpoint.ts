@@ -3,6 +3,7 @@
 // (collect-fast-path.ts). Each path only reads the request and writes the answer in its own way.
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
+import { UnstorableTextError } from '../../domain/storable-text.js';
 import type { EventCollector } from '../../ports/event-collector.js';
 import type { Metrics } from '../../ports/metrics.js';
 import type { CollectRateLimit } from './collect-rate-limit.js';
@@ -90,6 +91,7 @@ export class CollectEndpoint {
   /** A failure on the way (the body's reading, the collector): its envelope, the unexpected ones logged. */
   failure(err: unknown, log: FastifyBaseLogger, requestId: string): CollectAnswer {
     if (err instanceof ApiError) return { status: err.status, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+    if (err instanceof UnstorableTextError) return refused(422, err.message);
     const e = err as { code?: unknown; statusCode?: unknown; message?: string };
     if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return this.tooLarge();
     if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return refused(400, String(e.message));
