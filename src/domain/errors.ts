@@ -21,6 +21,7 @@ export const ERROR_CATALOG = {
   INTERNAL_ERROR: { status: 500, message: 'Unexpected backend failure.' },
   ANALYTICS_DB_TIMEOUT: { status: 503, message: 'The analytics query exceeded its timeout.' },
   ANALYTICS_DB_UNAVAILABLE: { status: 503, message: 'The analytics store is temporarily unavailable.' },
+  CONTROL_PLANE_UNAVAILABLE: { status: 503, message: 'The control plane (tokens, sites, usage) is temporarily unavailable.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

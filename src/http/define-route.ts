@@ -86,7 +86,7 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
   response: R;
   /** set when the route also answers Accept: text/csv (RawCsv): the CSV's description in the OpenAPI document */
   csv?: { description: string };
-  /** statuses beyond those every authenticated route can answer (401, 403, 422, 429, 500) */
+  /** statuses beyond those every authenticated route can answer (401, 403, 422, 429, 500, 503) */
   errors?: readonly number[];
   /** reads query.site_id (and query.tenant_id) and checks access to them */
   site?: SiteRule<Static<Q>>;
@@ -130,7 +130,8 @@ interface RequestState {
 const STATE = Symbol('footfall.request');
 type WithState = FastifyRequest & { [STATE]?: RequestState };
 
-const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
+/** 503: CONTROL_PLANE_UNAVAILABLE, since every route reads its caller from the control plane */
+const BASE_ERRORS = [401, 403, 422, 429, 500, 503] as const;
 
 /** The text/csv media type's schema: one string, the whole file. */
 const CSV_SCHEMA = { type: 'string' };
