@@ -9,9 +9,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { channel } from 'node:diagnostics_channel';
-import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
-import { harness, type Harness } from './helpers/harness.js';
+import type { LightMyRequestResponse } from 'fastify';
+import type { Harness } from './helpers/harness.js';
+import { harnessWithRoutes } from './helpers/registered-routes.js';
 import type { RouteFamily } from '../../src/domain/access.js';
 import type { ErrorCode } from '../../src/domain/errors.js';
 import { generateSecret } from '../../src/domain/tokens.js';
@@ -43,27 +43,7 @@ let shareRoutes: string[];
 const SHARE_API = '/share/:slug/api';
 
 before(async () => {
-  const seen = new Map<FastifyInstance, Registered[]>();
-  // Fastify announces each new instance on this channel before any route is added: the hook sees them all.
-  const init = channel('fastify.initialization');
-  const onInit = (message: unknown) => {
-    const fastify = (message as { fastify: FastifyInstance }).fastify;
-    const list: Registered[] = [];
-    seen.set(fastify, list);
-    fastify.addHook('onRoute', (route: RouteOptions) => {
-      const authenticated = Array.isArray(route.schema?.security) && route.schema.security.length > 0;
-      const strategy = (route.config as { strategy?: string } | undefined)?.strategy;
-      const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
-      for (const method of [route.method].flat()) list.push({ method, url: route.url, authenticated, strategy, security: route.schema?.security, hidden });
-    });
-  };
-  init.subscribe(onInit);
-  try {
-    h = await harness({ collect: true }); // collection adds POST /api/event and the tracker script
-  } finally {
-    init.unsubscribe(onInit);
-  }
-  registered = seen.get(h.app) ?? [];
+  ({ h, registered } = await harnessWithRoutes({ collect: true })); // collection adds POST /api/event and the tracker script
   routes = registered
     .filter((r) => r.authenticated && r.url.startsWith('/v1/'))
     .map((r) => ({ url: r.url, family: definitions.get(r.url)?.family as RouteFamily }));
