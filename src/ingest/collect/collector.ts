@@ -3,6 +3,7 @@
 // referrer, channel, utm, strict cuts, identity) -> a spool record, acknowledged once durable. The
 // client address and user agent end with the enrichment: the spool holds the stored row only.
 import type { Clock } from '../../domain/clock.js';
+import { ControlPlaneUnavailableError } from '../../domain/errors.js';
 import type { CatalogStore, Site } from '../../ports/catalog-store.js';
 import type { CollectionProgress, CollectOutcome, CollectRequest, EventCollector } from '../../ports/event-collector.js';
 import { encodeEventRow, type EngagementRow, type EventRow } from '../../ports/event-store.js';
@@ -127,7 +128,7 @@ export class Collector implements EventCollector {
       // The control plane is away: a domain answered before keeps being collected as it was known then
       // (the spool keeps its events for the loader), asked again after another TTL; one never answered
       // cannot be told from a stranger's, and its request fails (503 while the control plane is down).
-      if (hit === undefined) throw err;
+      if (hit === undefined || !(err instanceof ControlPlaneUnavailableError)) throw err;
       remember(this.sites, key, hit.value, nowMs);
       return hit.value;
     }
@@ -149,7 +150,7 @@ export class Collector implements EventCollector {
         hit = remember(this.tenants, site.id, active, nowMs);
       } catch (err) {
         // as for the site: the tenants known before, while the control plane is away
-        if (hit === undefined) throw err;
+        if (hit === undefined || !(err instanceof ControlPlaneUnavailableError)) throw err;
         hit = remember(this.tenants, site.id, hit.value, nowMs);
       }
     }
