@@ -652,7 +652,7 @@ export interface components {
          * @description A code of the closed error catalog
          * @enum {string}
          */
-        ErrorCode: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "SITE_NOT_FOUND" | "INVALID_METHOD" | "SITE_INACTIVE" | "REPORT_LOCKED_BY_PROFILE" | "REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD" | "HARD_CAP_REACHED" | "INVALID_PARAMS" | "RETENTION_EXCEEDED" | "REPORT_RESPONSE_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "ANALYTICS_DB_TIMEOUT" | "ANALYTICS_DB_UNAVAILABLE";
+        ErrorCode: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "SITE_NOT_FOUND" | "INVALID_METHOD" | "SITE_INACTIVE" | "REPORT_LOCKED_BY_PROFILE" | "REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD" | "HARD_CAP_REACHED" | "INVALID_PARAMS" | "RETENTION_EXCEEDED" | "REPORT_RESPONSE_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "ANALYTICS_DB_TIMEOUT" | "ANALYTICS_DB_UNAVAILABLE" | "CONTROL_PLANE_UNAVAILABLE";
         /**
          * ErrorEnvelope
          * @description Every error response: one error object
@@ -1251,7 +1251,7 @@ export interface components {
                 };
             };
         };
-        /** @description ANALYTICS_DB_TIMEOUT or ANALYTICS_DB_UNAVAILABLE. Retry-After: 5 s when the store is unavailable, 30 s after a timeout. */
+        /** @description ANALYTICS_DB_TIMEOUT or ANALYTICS_DB_UNAVAILABLE or CONTROL_PLANE_UNAVAILABLE. Retry-After: 5 s when a store is unavailable, 30 s after a timeout. */
         Unavailable: {
             headers: {
                 /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
@@ -1270,7 +1270,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error: {
                         /** @enum {string} */
-                        code: "ANALYTICS_DB_TIMEOUT" | "ANALYTICS_DB_UNAVAILABLE";
+                        code: "ANALYTICS_DB_TIMEOUT" | "ANALYTICS_DB_UNAVAILABLE" | "CONTROL_PLANE_UNAVAILABLE";
                         message?: unknown;
                         request_id?: unknown;
                         details?: unknown;
@@ -1384,6 +1384,7 @@ export interface operations {
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listSites: {
@@ -1421,6 +1422,7 @@ export interface operations {
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listTenants: {
@@ -1460,6 +1462,7 @@ export interface operations {
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listGoals: {
@@ -1499,6 +1502,7 @@ export interface operations {
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getCurrentUsage: {
@@ -1534,6 +1538,7 @@ export interface operations {
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getUsageHistory: {
@@ -1576,6 +1581,7 @@ export interface operations {
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getTimeseries: {
@@ -2153,6 +2159,19 @@ export interface operations {
                 headers: {
                     /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONTROL_PLANE_UNAVAILABLE: the control plane is down and this domain was not resolved before it went (a domain that was keeps its 202); Retry-After */
+            503: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before sending again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,7 +1,8 @@
 // The API's retry guidance as a fetch wrapper: 429 waits until X-RateLimit-Reset, 500 backs off
-// exponentially, 503 ANALYTICS_DB_UNAVAILABLE waits for Retry-After; everything else (401, 402, 403,
-// 404, 405, 409, 422, and 503 ANALYTICS_DB_TIMEOUT, whose same query would time out again) is
-// returned at once. Every operation is a GET, so a retry can never do anything twice.
+// exponentially, 503 ANALYTICS_DB_UNAVAILABLE and CONTROL_PLANE_UNAVAILABLE wait for Retry-After;
+// everything else (401, 402, 403, 404, 405, 409, 422, and 503 ANALYTICS_DB_TIMEOUT, whose same query
+// would time out again) is returned at once. Every operation is a GET, so a retry can never do
+// anything twice.
 
 export interface RetryOptions {
   /** retries after the first attempt (default 3); 0 turns retrying off */
@@ -22,7 +23,7 @@ export interface RetryOptions {
 export type RetryDecision = { retry: false } | { retry: true; waitMs: number };
 
 /** Error codes whose status alone does not decide: 503 is retried for one of its two codes only. */
-export const RETRIED_503_CODES: readonly string[] = ['ANALYTICS_DB_UNAVAILABLE'];
+export const RETRIED_503_CODES: readonly string[] = ['ANALYTICS_DB_UNAVAILABLE', 'CONTROL_PLANE_UNAVAILABLE'];
 
 function defaultSleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise((resolve, reject) => {

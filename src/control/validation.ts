@@ -2,6 +2,7 @@
 import { CatalogError, GOAL_INTENTS, type GoalFilters, type GoalIntent, type GoalType, type SiteStatus, type TenantStatus } from '../ports/catalog-store.js';
 import { PLAN_IDS, type PlanId, type Profile } from '../domain/plans.js';
 import { TOKEN_SCOPES, type TokenScope } from '../domain/access.js';
+import { unstorableReason } from '../domain/storable-text.js';
 
 const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const SLUG_RE = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
@@ -52,7 +53,14 @@ export function checkName(what: string, input: unknown): string {
   const name = input.trim();
   if (name.length > MAX_NAME) invalid(`${what} must be at most ${MAX_NAME} characters`);
   if (/[\u0000-\u001f\u007f]/.test(name)) invalid(`${what} must not contain control characters`);
+  storable(what, name);
   return name;
+}
+
+/** Free text the store keeps as written (names, goal patterns and filters), whoever writes it: the CLI, a use-case. */
+function storable(what: string, text: string): void {
+  const reason = unstorableReason(text);
+  if (reason !== null) invalid(`${what} ${reason}`);
 }
 
 export function checkOneOf<T extends string>(what: string, input: unknown, allowed: readonly T[]): T {
@@ -123,6 +131,7 @@ export function checkGoal(input: { name: unknown; type: unknown; intent: unknown
   const pattern = input.pattern;
   if (typeof pattern !== 'string' || pattern === '') invalid('goal pattern must be a non-empty string');
   if (pattern.length > MAX_PATTERN) invalid(`goal pattern must be at most ${MAX_PATTERN} characters`);
+  storable('goal pattern', pattern);
   if (type === 'PAGEVIEW_MATCH' && !/^[/*]/.test(pattern))
     invalid('a PAGEVIEW_MATCH pattern is a page path: it must start with "/" (or "*")');
   const raw = input.filters ?? {};
@@ -134,6 +143,7 @@ export function checkGoal(input: { name: unknown; type: unknown; intent: unknown
       invalid(`unknown goal filter "${key}"; filters are ${GOAL_FILTER_KEYS.join(', ')}`);
     if (typeof value !== 'string' || value === '' || value.length > MAX_FILTER)
       invalid(`goal filter ${key} must be a non-empty string of at most ${MAX_FILTER} characters`);
+    storable(`goal filter ${key}`, value);
     filters[key as keyof GoalFilters] = value;
   }
   if (type === 'PAGEVIEW_MATCH' && Object.keys(filters).length > 0)

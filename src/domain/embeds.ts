@@ -1,5 +1,6 @@
 // Embeds and share links (docs/product.md §7.8): what an embed token may claim, the origins an embed key
 // lets frame the embed page, and the lifetimes of a share link's password cookie. Pure.
+import { isStorableText } from './storable-text.js';
 
 /** The reads an embed token (or a share link) may make, by the names its `routes` claim uses. */
 export const EMBED_ROUTES = ['overview', 'acquisition', 'actions', 'content', 'goals', 'timeseries', 'breakdown'] as const;
@@ -35,7 +36,8 @@ export interface EmbedClaims {
 export const EXPIRED_EMBED_TOKEN = 'The embed token has expired: mint a fresh one.';
 
 const ID_MAX = 100;
-const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= ID_MAX;
+// an id a store cannot hold (a NUL, a lone surrogate) names nothing: malformed, before any lookup
+const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= ID_MAX && isStorableText(v);
 const isSeconds = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 
 /**

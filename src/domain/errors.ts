@@ -21,6 +21,7 @@ export const ERROR_CATALOG = {
   INTERNAL_ERROR: { status: 500, message: 'Unexpected backend failure.' },
   ANALYTICS_DB_TIMEOUT: { status: 503, message: 'The analytics query exceeded its timeout.' },
   ANALYTICS_DB_UNAVAILABLE: { status: 503, message: 'The analytics store is temporarily unavailable.' },
+  CONTROL_PLANE_UNAVAILABLE: { status: 503, message: 'The control plane (tokens, sites, usage) is temporarily unavailable.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -64,6 +65,19 @@ export function tenantForbidden(): ApiError {
     "The tenant_id is not a tenant of this site you may read. tenant_id is a tenant's id (ten_ and 22 letters and digits), not its slug; GET /v1/tenants?site_id=… lists the tenants you may read.",
     { parameter: 'tenant_id' },
   );
+}
+
+/**
+ * Raised at the control plane's driver boundary when its store cannot be reached or refuses connections
+ * (src/control/db-errors.ts says which failures); the HTTP layers answer it 503 CONTROL_PLANE_UNAVAILABLE
+ * with Retry-After, and a command prints it and exits 1. `code` is what a command's --json error carries.
+ */
+export class ControlPlaneUnavailableError extends Error {
+  readonly code = 'CONTROL_UNAVAILABLE';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ControlPlaneUnavailableError';
+  }
 }
 
 /** Raised by engine adapters; the HTTP layer maps them to 503 responses. */

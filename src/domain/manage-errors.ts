@@ -20,6 +20,7 @@ export const MANAGE_ERROR_CATALOG = {
   SITE_DNS_VERIFICATION_UNAVAILABLE: { status: 422, message: 'This domain cannot be proven by DNS.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests: wait, then try again.' },
   INTERNAL_ERROR: { status: 500, message: 'Unexpected backend failure.' },
+  CONTROL_PLANE_UNAVAILABLE: { status: 503, message: 'The store of workspaces, sites and people is temporarily unavailable: retry after Retry-After.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ManageErrorCode = keyof typeof MANAGE_ERROR_CATALOG;

@@ -9,6 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { looksLikeJwt } from '../domain/embeds.js';
 import { ApiError } from '../domain/errors.js';
+import { isStorableText } from '../domain/storable-text.js';
 import { authenticate, bearerOf } from '../services/authenticate.js';
 import { looksLikeSecret } from '../domain/tokens.js';
 import { admitEmbedToken } from '../services/embeds/embed-admission.js';
@@ -40,10 +41,13 @@ export const tokenStrategy: AuthStrategy = {
   },
 };
 
-/** The request's one site_id as sent (checked later like any parameter): read with the token. */
-function siteIdOf(request: FastifyRequest): string | undefined {
+/**
+ * The request's one site_id as sent (checked later like any parameter): read with the token. One no store
+ * can hold is not read: the parameter check refuses it after the token, scope and rate gates.
+ */
+export function siteIdOf(request: FastifyRequest): string | undefined {
   const id = (request.query as Record<string, unknown> | undefined)?.site_id;
-  return typeof id === 'string' ? id : undefined;
+  return typeof id === 'string' && isStorableText(id) ? id : undefined;
 }
 
 /**

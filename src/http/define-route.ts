@@ -7,6 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteFamily, TokenScope } from '../domain/access.js';
 import { invalidParams } from '../domain/errors.js';
+import { unstorableReason } from '../domain/storable-text.js';
 import type { DashboardSurface } from '../domain/plans.js';
 import type { EmbedRoute } from '../domain/embeds.js';
 import type { Site, Tenant } from '../ports/catalog-store.js';
@@ -85,7 +86,7 @@ export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema 
   response: R;
   /** set when the route also answers Accept: text/csv (RawCsv): the CSV's description in the OpenAPI document */
   csv?: { description: string };
-  /** statuses beyond those every authenticated route can answer (401, 403, 422, 429, 500) */
+  /** statuses beyond those every authenticated route can answer (401, 403, 422, 429, 500, 503) */
   errors?: readonly number[];
   /** reads query.site_id (and query.tenant_id) and checks access to them */
   site?: SiteRule<Static<Q>>;
@@ -129,7 +130,8 @@ interface RequestState {
 const STATE = Symbol('footfall.request');
 type WithState = FastifyRequest & { [STATE]?: RequestState };
 
-const BASE_ERRORS = [401, 403, 422, 429, 500] as const;
+/** 503: CONTROL_PLANE_UNAVAILABLE, since every route reads its caller from the control plane */
+const BASE_ERRORS = [401, 403, 422, 429, 500, 503] as const;
 
 /** The text/csv media type's schema: one string, the whole file. */
 const CSV_SCHEMA = { type: 'string' };
@@ -246,12 +248,16 @@ const DECIMAL = /^[0-9]{1,15}$/;
 
 /**
  * Unknown and repeated parameters are refused by name before the schema sees them (docs/product.md §8.9), and
- * integer parameters unless written as plain decimal digits.
+ * integer parameters unless written as plain decimal digits. A value no store can hold (a NUL, a lone
+ * surrogate) is refused here too, before any lookup: the authentication strategies read site_id with the
+ * token only when it is storable, so such a value first meets a store nowhere.
  */
 function checkParameterNames(query: Record<string, unknown>, allowed: ReadonlySet<string>, integers: ReadonlySet<string>): void {
   for (const [name, value] of Object.entries(query ?? {})) {
     if (!allowed.has(name)) throw invalidParams(`Unknown query parameter ${name}.`, { parameter: name });
     if (Array.isArray(value)) throw invalidParams(`Query parameter ${name} is repeated.`, { parameter: name });
+    const unstorable = typeof value === 'string' ? unstorableReason(value) : null;
+    if (unstorable !== null) throw invalidParams(`Invalid query parameter ${name}: it ${unstorable}.`, { parameter: name });
     if (integers.has(name) && !DECIMAL.test(value as string))
       throw invalidParams(`Invalid query parameter ${name}: must be an integer written in decimal digits.`, { parameter: name });
   }

@@ -2,7 +2,8 @@
 // X-Request-Id, whether a route raised it, no route matched, Fastify refused the URL, or Node could
 // not parse the request at all (http/client-errors.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, EngineError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.js';
+import { ApiError, ControlPlaneUnavailableError, EngineError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.js';
+import { UnstorableTextError } from '../domain/storable-text.js';
 import { RateLimitedError } from '../services/rate-limit.js';
 import { PATTERN_WORDS } from './schemas/common.js';
 import { applySecurityHeaders } from './security-headers.js';
@@ -12,7 +13,9 @@ export function envelope(code: ErrorCode, message: string, requestId: string, de
 }
 
 /** Retry-After of each 503: a store that is down comes back soon; a query that timed out needs a quieter moment. */
-export const RETRY_AFTER_SECONDS = { ANALYTICS_DB_UNAVAILABLE: 5, ANALYTICS_DB_TIMEOUT: 30 } as const;
+export const RETRY_AFTER_SECONDS = { ANALYTICS_DB_UNAVAILABLE: 5, ANALYTICS_DB_TIMEOUT: 30, CONTROL_PLANE_UNAVAILABLE: 5 } as const;
+
+const hasRetryAfter = (code: ErrorCode): code is keyof typeof RETRY_AFTER_SECONDS => Object.hasOwn(RETRY_AFTER_SECONDS, code);
 
 /**
  * A request refused before any route could be chosen (its URL cannot be decoded, it has no Host):
@@ -62,6 +65,8 @@ function validationError(issue: ValidationIssue): ApiError {
 function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err instanceof EngineError) return new ApiError(err.kind === 'timeout' ? 'ANALYTICS_DB_TIMEOUT' : 'ANALYTICS_DB_UNAVAILABLE');
+  if (err instanceof ControlPlaneUnavailableError) return new ApiError('CONTROL_PLANE_UNAVAILABLE');
+  if (err instanceof UnstorableTextError) return new ApiError('INVALID_PARAMS', err.message);
   const fe = err as FastifyError & { validation?: ValidationIssue[] };
   if (Array.isArray(fe?.validation) && fe.validation.length) return validationError(fe.validation[0]);
   // Other framework rejections of a routed request: the closed catalog has no better code than
@@ -103,7 +108,7 @@ export function sendApiError(err: unknown, request: FastifyRequest, reply: Fasti
   }
   if (api.status >= 500) request.log.warn({ err, request_id: request.id, code: api.code }, 'request failed');
   if (err instanceof RateLimitedError) reply.headers(err.headers);
-  if (api.code === 'ANALYTICS_DB_TIMEOUT' || api.code === 'ANALYTICS_DB_UNAVAILABLE') reply.header('Retry-After', RETRY_AFTER_SECONDS[api.code]);
+  if (hasRetryAfter(api.code)) reply.header('Retry-After', RETRY_AFTER_SECONDS[api.code]);
   return reply.code(api.status).send(envelope(api.code, api.message, request.id, api.details));
 }
 

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { migrateDespiteForeignDrops, openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { openControlPlane } from '../../src/control/open-control-plane.js';
+import { ControlPlaneUnavailableError } from '../../src/domain/errors.js';
+import { UnstorableTextError } from '../../src/domain/storable-text.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
 
 const url = POSTGRES_URL;
@@ -151,6 +153,56 @@ if (url === undefined) {
         await client.end();
       }
     } finally {
+      await cp.close();
+      await scratch.drop();
+    }
+  });
+
+  test('postgres: a NUL reaching any statement is UnstorableTextError (not a driver error, not a 500), and the pool serves on', async () => {
+    const scratch = scratchSchema(url);
+    const cp = await openPostgresControlPlane(url, { schema: scratch.schema });
+    try {
+      const ws = await cp.catalog.createWorkspace({ name: 'A', plan: 'pro' });
+      // reads that no route lets such a value reach any more: what a route added later would meet
+      await assert.rejects(cp.catalog.getSite('site_\u0000'), UnstorableTextError);
+      await assert.rejects(cp.catalog.findTokenWithWorkspace('h\u0000', 'site_\u0000'), UnstorableTextError);
+      await assert.rejects(cp.embeds.getEmbedKey('ek_\u0000'), UnstorableTextError);
+      await assert.rejects(cp.catalog.listTenants('site_\u0000'), UnstorableTextError);
+      assert.equal((await cp.catalog.getWorkspace(ws.id))?.name, 'A', 'the connection that refused it serves the next statement');
+    } finally {
+      await cp.close();
+      await scratch.drop();
+    }
+  });
+
+  test('postgres: a statement whose connection an administrator ends (57P01) is CONTROL_PLANE_UNAVAILABLE; the next one is served', async () => {
+    const scratch = scratchSchema(url);
+    const cp = await openPostgresControlPlane(url, { schema: scratch.schema });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const ws = await cp.catalog.createWorkspace({ name: 'A', plan: 'pro' });
+      // the control plane's read waits on a lock this test holds, then its backend is ended, as a
+      // restart or failover ends it; only the waiter on this test's own table is touched
+      await admin.query('begin');
+      await admin.query(`lock table ${scratch.schema}.workspaces in access exclusive mode`);
+      // its outcome is taken at once: a rejection left unheard while the test waits would fail the run
+      const read = cp.catalog.getWorkspace(ws.id).then(() => null, (err: unknown) => err);
+      const waiter = async () =>
+        (await admin.query(`select pid from pg_locks where relation = '${scratch.schema}.workspaces'::regclass and not granted`)).rows.map((r) => r.pid as number);
+      let pids = await waiter();
+      for (let i = 0; i < 100 && pids.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        pids = await waiter();
+      }
+      assert.equal(pids.length, 1, 'the read waits on the lock');
+      await admin.query('select pg_terminate_backend($1)', [pids[0]]);
+      const err = await read;
+      assert.ok(err instanceof ControlPlaneUnavailableError, String(err));
+      await admin.query('rollback');
+      assert.equal((await cp.catalog.getWorkspace(ws.id))?.name, 'A', 'the pool replaced the connection');
+    } finally {
+      await admin.end();
       await cp.close();
       await scratch.drop();
     }

@@ -10,8 +10,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { harness, type Harness } from './helpers/harness.js';
-import { withRegisteredRoutes } from './helpers/registered-routes.js';
+import type { Harness } from './helpers/harness.js';
+import { harnessWithRoutes } from './helpers/registered-routes.js';
 import type { RouteFamily } from '../../src/domain/access.js';
 import type { ErrorCode } from '../../src/domain/errors.js';
 import { generateSecret } from '../../src/domain/tokens.js';
@@ -43,8 +43,7 @@ let shareRoutes: string[];
 const SHARE_API = '/share/:slug/api';
 
 before(async () => {
-  // collection adds POST /api/event and the tracker script
-  ({ built: h, registered } = await withRegisteredRoutes(() => harness({ collect: true })));
+  ({ h, registered } = await harnessWithRoutes({ collect: true })); // collection adds POST /api/event and the tracker script
   routes = registered
     .filter((r) => r.authenticated && r.url.startsWith('/v1/'))
     .map((r) => ({ url: r.url, family: definitions.get(r.url)?.family as RouteFamily }));

@@ -11,7 +11,9 @@ import { migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
 import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
-import { createPostgresPool, currentSchema, isCurrentSchema, useBinaryCollation, withMigrationLock, type PostgresPoolOptions } from './pool.js';
+import { ControlPlaneUnavailableError } from '../../domain/errors.js';
+import { isPostgresUnavailable } from '../db-errors.js';
+import { createPostgresPool, currentSchema, isCurrentSchema, useBinaryCollation, withMigrationLock, withTypedFaults, type PostgresPoolOptions } from './pool.js';
 
 /** Every table of ours, which gets the "C" collation: a table added to ControlDB fails to compile until listed. */
 const TABLE_SET: Record<keyof ControlDB, true> = {
@@ -30,18 +32,10 @@ export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
   leaseMs?: number;
 }
 
-export class ControlPlaneUnavailableError extends Error {
-  readonly code = 'CONTROL_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ControlPlaneUnavailableError';
-  }
-}
-
 /** Connects, brings the schema to the latest migration, and hands back the stores. */
 export async function openPostgresControlPlane(url: string, opts: PostgresControlPlaneOptions = {}): Promise<ControlPlane> {
   const pool = createPostgresPool(url, { schema: opts.schema, maxConnections: opts.maxConnections });
-  const db = new Kysely<ControlDB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<ControlDB>({ dialect: new PostgresDialect({ pool: withTypedFaults(pool) }) });
   let closing: Promise<void> | undefined;
   // Kysely's destroy() ends the pool too.
   const close = () => (closing ??= db.destroy());
@@ -56,9 +50,11 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
       });
   } catch (err) {
     await close().catch(() => {});
-    if (isConnectionFailure(err))
-      throw new ControlPlaneUnavailableError(`cannot reach the PostgreSQL control plane at ${redact(url)}: ${(err as Error).message}`, {
-        cause: err,
+    // the boundary made it typed already; the cause's message says what the start could not do
+    const cause = err instanceof ControlPlaneUnavailableError ? err.cause : err;
+    if (err instanceof ControlPlaneUnavailableError || isPostgresUnavailable(cause))
+      throw new ControlPlaneUnavailableError(`cannot reach the PostgreSQL control plane at ${redact(url)}: ${(cause as Error).message}`, {
+        cause,
       });
     throw err;
   }
@@ -93,13 +89,6 @@ export async function migrateDespiteForeignDrops(migrate: () => Promise<unknown>
       if (!foreign || attempt >= 5) throw err;
     }
   }
-}
-
-/** Network-level failures and server refusals at connect time (SQLSTATE class 08, 28, 3D, 57P). */
-function isConnectionFailure(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return /timeout|terminated|Connection/i.test(String((err as Error)?.message));
-  return /^(E[A-Z]+|08...|28...|3D000|57P0.)$/.test(code);
 }
 
 function redact(url: string): string {

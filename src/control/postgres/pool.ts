@@ -1,7 +1,9 @@
 // The PostgreSQL side of the control plane: the connection pool and the migration lock. This is the
 // one place with PostgreSQL-only SQL.
 import pg from 'pg';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import { ControlPlaneUnavailableError } from '../../domain/errors.js';
+import { postgresFault } from '../db-errors.js';
 import { isLatestSchema } from '../migrate.js';
 
 /** A schema name we can put in search_path and CREATE SCHEMA without quoting surprises. */
@@ -36,6 +38,50 @@ export function createPostgresPool(url: string, opts: PostgresPoolOptions = {}):
   // replaces it and the next query reports any lasting outage.
   pool.on('error', () => {});
   return pool;
+}
+
+/**
+ * The pool as Kysely sees it, with the driver's faults turned into typed errors at this one boundary
+ * (db-errors.ts): every statement of the control plane, its transactions and the pool's acquire go
+ * through here, so a store that is down is CONTROL_PLANE_UNAVAILABLE and a value it cannot hold is
+ * UnstorableTextError, whatever route or command asked, including one added later.
+ */
+export function withTypedFaults(pool: pg.Pool): PostgresPool {
+  const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    let wrapped = clients.get(client);
+    if (wrapped === undefined) {
+      // A connection the server ends under a statement (a restart: 57P01, then the socket closes) emits
+      // 'error' on its client, and a client lent out has no listener of the pool's: unheard, it would end
+      // the process. The statement has its own rejection; the pool drops the client at release (it is
+      // no longer queryable) and its idle listener takes over while it is not lent.
+      client.on('error', () => {});
+      // A statement the server ended for its connection's sake (57P01...) may arrive before the socket
+      // closes, while the client still looks queryable: it is dropped at release, not lent again.
+      let lost = false;
+      // one wrapper per pooled client: Kysely keeps its connection objects by client
+      wrapped = {
+        query: ((text: string | PostgresCursor<unknown>, parameters?: ReadonlyArray<unknown>) => {
+          if (typeof text !== 'string') return client.query(text as never);
+          return client.query(text, parameters as unknown[]).catch((err: unknown) => {
+            const typed = postgresFault(err);
+            if (typed instanceof ControlPlaneUnavailableError) lost = true;
+            throw typed;
+          }) as Promise<PostgresQueryResult<unknown>>;
+        }) as PostgresPoolClient['query'],
+        release: () => client.release(lost || undefined),
+      };
+      clients.set(client, wrapped);
+    }
+    return wrapped;
+  };
+  return {
+    connect: () =>
+      pool.connect().then(wrap, (err: unknown) => {
+        throw postgresFault(err);
+      }),
+    end: () => pool.end(),
+  };
 }
 
 /** Any bigint will do as long as it is ours alone; this one is "footfall" in ASCII (0x666f6f7466616c6c). */

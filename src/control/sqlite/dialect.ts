@@ -2,6 +2,7 @@
 // place with SQLite-only SQL.
 import Database from 'better-sqlite3';
 import type { RunQuery } from '../query-template.js';
+import { sqliteFault } from '../db-errors.js';
 import { CompiledQuery, DEFAULT_MIGRATION_TABLE, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
 
 /** How long a writer waits for another process's write lock before failing. */
@@ -13,8 +14,30 @@ export const BUSY_TIMEOUT_MS = 10_000;
  * another process writes.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  private readonly typed = new WeakMap<DatabaseConnection, DatabaseConnection>();
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /** The one connection, its faults typed as the direct runners' are (db-errors.ts sqliteFault). */
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await super.acquireConnection();
+    let typed = this.typed.get(inner);
+    if (typed === undefined) {
+      typed = {
+        async executeQuery(q) {
+          try {
+            return await inner.executeQuery(q);
+          } catch (err) {
+            throw sqliteFault(err);
+          }
+        },
+        streamQuery: (q, chunkSize) => inner.streamQuery(q, chunkSize),
+      };
+      this.typed.set(inner, typed);
+    }
+    return typed;
   }
 }
 
@@ -114,7 +137,11 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => Promise<
 
 /** `fn` in one `begin immediate` transaction: committed when it returns, rolled back when it throws. Synchronous, so nothing else runs on the connection meanwhile. */
 function inImmediateTransaction<T>(db: Database.Database, fn: () => T): T {
-  db.exec('begin immediate');
+  try {
+    db.exec('begin immediate');
+  } catch (err) {
+    throw sqliteFault(err);
+  }
   try {
     const out = fn();
     db.exec('commit');
@@ -130,11 +157,15 @@ type Pair = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult
 /** One compiled query on better-sqlite3, synchronously, through the statement cache. */
 function directRun(statements: StatementCache): (q: CompiledQuery) => QueryResult<any> {
   return (q) => {
-    const stmt = statements.prepare(q.sql);
-    const params = q.parameters as unknown[];
-    if (stmt.reader) return { rows: rowsOf(stmt, params) };
-    const r = stmt.run(...params);
-    return { rows: [], numAffectedRows: BigInt(r.changes) };
+    try {
+      const stmt = statements.prepare(q.sql);
+      const params = q.parameters as unknown[];
+      if (stmt.reader) return { rows: rowsOf(stmt, params) };
+      const r = stmt.run(...params);
+      return { rows: [], numAffectedRows: BigInt(r.changes) };
+    } catch (err) {
+      throw sqliteFault(err);
+    }
   };
 }
 

@@ -3,9 +3,11 @@
 // catalog or people store refused (CatalogError), what Fastify refused before a route ran (the body's
 // JSON or its media type), an unknown path (404) or method (405, with Allow).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../domain/errors.js';
+import { ApiError, ControlPlaneUnavailableError } from '../../domain/errors.js';
 import { isManageErrorCode, ManageError, MANAGE_ERROR_CATALOG, type ManageErrorCode } from '../../domain/manage-errors.js';
+import { UnstorableTextError } from '../../domain/storable-text.js';
 import { CatalogError } from '../../ports/catalog-store.js';
+import { RETRY_AFTER_SECONDS } from '../error-envelope.js';
 
 /** Store codes that are not the management API's own, and what they answer. */
 const CATALOG_CODES: Record<string, ManageErrorCode> = { INVALID: 'INVALID_PARAMS' };
@@ -17,6 +19,9 @@ export function toManageError(err: unknown): ManageError | null {
     return new ManageError(code, err.message, err.details);
   }
   if (err instanceof ApiError && isManageErrorCode(err.code)) return new ManageError(err.code, err.message, err.details);
+  if (err instanceof ControlPlaneUnavailableError)
+    return new ManageError('CONTROL_PLANE_UNAVAILABLE', undefined, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS.CONTROL_PLANE_UNAVAILABLE) });
+  if (err instanceof UnstorableTextError) return new ManageError('INVALID_PARAMS', err.message);
   const fe = err as FastifyError;
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.statusCode === 404) return new ManageError('NOT_FOUND');
@@ -56,6 +61,7 @@ export function registerAppApiErrors(scope: FastifyInstance, routes: RouteMethod
       return reply.code(500).send(manageEnvelope({ code: 'INTERNAL_ERROR', message: MANAGE_ERROR_CATALOG.INTERNAL_ERROR.message }, request.id));
     }
     if (e.headers) reply.headers(e.headers);
+    if (e.status >= 500) request.log.warn({ err, request_id: request.id, code: e.code }, 'request failed');
     return reply.code(e.status).send(manageEnvelope(e, request.id));
   });
   scope.setNotFoundHandler((request, reply) => {

@@ -1,20 +1,37 @@
-// Query and body checks of the management API: the first problem, as 422 INVALID_PARAMS naming the
-// field (never echoing its value: a field may be a password or a link's secret).
+// Query, body and path checks of the management API: the first problem, as 422 INVALID_PARAMS naming the
+// field (never echoing its value: a field may be a password or a link's secret). A value no store can hold
+// (a NUL, a lone surrogate, domain/storable-text.ts) is refused here, whatever the schema lets through.
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { invalidField } from '../../domain/manage-errors.js';
+import { firstUnstorable, unstorableReason } from '../../domain/storable-text.js';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
 export function checkInput<T extends TSchema>(schema: T, value: unknown, what: 'field' | 'query parameter'): Static<T> {
   let check = compiled.get(schema);
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
-  if (check.Check(value)) return value as Static<T>;
+  if (check.Check(value)) {
+    const bad = firstUnstorable(value);
+    if (bad) {
+      const field = bad.path || (what === 'field' ? 'body' : 'query');
+      throw invalidField(field, `Invalid ${what} ${field}: it ${bad.reason}.`);
+    }
+    return value as Static<T>;
+  }
   if (what === 'field' && (typeof value !== 'object' || value === null || Array.isArray(value)))
     throw invalidField('body', 'The body must be a JSON object.');
   const first = check.Errors(value).First()!;
   throw describe(first, what);
+}
+
+/** Path parameters name the resource a route reads or changes: one no store can hold is refused before it is looked up. */
+export function checkPathParameters(params: Record<string, string> | undefined): void {
+  for (const [name, value] of Object.entries(params ?? {})) {
+    const reason = unstorableReason(value);
+    if (reason !== null) throw invalidField(name, `Invalid path parameter ${name}: it ${reason}.`);
+  }
 }
 
 function describe(e: ValueError, what: string) {

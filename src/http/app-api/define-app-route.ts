@@ -1,7 +1,8 @@
 // One pipeline for every management route (/app/api), in this order:
 // route (404/405, app-api-errors.ts) -> Origin (403) -> session (401) -> CSRF token (403)
-// -> rate limit per session (429) -> workspace, site, tenant, goal or token and the role (404, 403)
-// -> query and body (422, naming the field) -> the use-case (404, 409, 422) -> the answer.
+// -> rate limit per session (429) -> a path parameter no store can hold (422) -> workspace, site, tenant,
+// goal or token and the role (404, 403) -> query and body (422, naming the field) -> the use-case (404,
+// 409, 422) -> the answer.
 // The role is checked before the body, as the read API checks scope before parameters.
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,7 +16,7 @@ import type { ActiveSession } from '../../services/people/sessions.js';
 import { csrfTokenMatches, resolveSession } from '../../services/people/sessions.js';
 import { checkSessionRate } from '../../services/people/session-rate.js';
 import type { AppApiDeps } from './app-api-deps.js';
-import { checkInput } from './check-input.js';
+import { checkInput, checkPathParameters } from './check-input.js';
 import { clearSessionCookie, sendSessionCookie, SESSION_COOKIE } from './session-cookie.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -131,6 +132,7 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
         if (session.renewed) sendSessionCookie(deps.publicUrl, request, reply, { secret: request.cookies[SESSION_COOKIE]!, expiresAt: session.expiresAt });
       }
       const actor: Actor | null = session ? { kind: 'person', user: session.user } : null;
+      checkPathParameters(request.params as Record<string, string>);
       let access: unknown = null;
       if (def.guard && actor) access = await resolveGuard(deps, actor, def.guard, request.params as Record<string, string>);
       request[STATE] = { session, actor, access };

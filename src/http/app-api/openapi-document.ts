@@ -56,8 +56,9 @@ const json = (s: TSchema): Json => JSON.parse(JSON.stringify(s));
 /** The error statuses a route can answer. */
 export function errorStatuses(def: AppRoute): number[] {
   const unsafe = def.method !== 'GET';
-  const s = new Set<number>([404, 405, 500, ...(def.errors ?? [])]);
-  if (def.body || def.query) s.add(422);
+  // every route reads the control plane: 503 CONTROL_PLANE_UNAVAILABLE while it is down
+  const s = new Set<number>([404, 405, 500, 503, ...(def.errors ?? [])]);
+  if (def.body || def.query || def.params) s.add(422);
   if (unsafe) s.add(403); // Origin (and CSRF token with a session)
   if (def.auth === 'session') [401, 429].forEach((x) => s.add(x));
   if (def.guard) s.add(403);
@@ -92,7 +93,7 @@ function operation(def: AppRoute): Json {
 function errorResponse(status: number): Json {
   const codes = MANAGE_ERROR_CODES.filter((c) => MANAGE_ERROR_CATALOG[c].status === status);
   const headers: Json = { 'X-Request-Id': REQUEST_ID };
-  if (status === 429) headers['Retry-After'] = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
+  if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
   if (status === 405) headers.Allow = { description: 'The methods the path answers', required: true, schema: { type: 'string' } };
   return { description: `Error: ${codes.join(', ')}`, headers, content: { 'application/json': { schema: json(ManageErrorEnvelope) } } };
 }

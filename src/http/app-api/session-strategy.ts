@@ -3,7 +3,7 @@
 // whole of /app/api). The workspace is the one of the site the request names, where the person is a
 // member, whatever their role (services/people/dashboard-caller.ts). Not metered; the plan's dashboard
 // policy. The session's cookie is sent again when its expiry moved, as the management routes do.
-import type { AuthStrategy } from '../auth-strategy.js';
+import { siteIdOf, type AuthStrategy } from '../auth-strategy.js';
 import { ApiError } from '../../domain/errors.js';
 import { MANAGE_ERROR_CATALOG } from '../../domain/manage-errors.js';
 import { dashboardCaller } from '../../services/people/dashboard-caller.js';
@@ -24,7 +24,7 @@ export function sessionStrategy(deps: AppApiDeps): AuthStrategy {
         throw new ApiError('UNAUTHORIZED', MANAGE_ERROR_CATALOG.UNAUTHORIZED.message);
       }
       if (session.renewed) sendSessionCookie(deps.publicUrl, request, reply, { secret: secret!, expiresAt: session.expiresAt });
-      const caller = await dashboardCaller(deps, session.user, (request.query as Record<string, unknown> | undefined)?.site_id);
+      const caller = await dashboardCaller(deps, session.user, siteIdOf(request));
       return { caller, rate: sessionRateWindow(session.idHash) };
     },
   };

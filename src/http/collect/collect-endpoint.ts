@@ -2,9 +2,11 @@
 // route (collect-event.ts: inject, requests the raw path leaves to Fastify) or the raw node:http path
 // (collect-fast-path.ts). Each path only reads the request and writes the answer in its own way.
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError, ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
+import { ApiError, ControlPlaneUnavailableError, ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
+import { UnstorableTextError } from '../../domain/storable-text.js';
 import type { EventCollector } from '../../ports/event-collector.js';
 import type { Metrics } from '../../ports/metrics.js';
+import { RETRY_AFTER_SECONDS } from '../error-envelope.js';
 import type { CollectRateLimit } from './collect-rate-limit.js';
 
 export const COLLECT_PATH = '/api/event';
@@ -90,6 +92,13 @@ export class CollectEndpoint {
   /** A failure on the way (the body's reading, the collector): its envelope, the unexpected ones logged. */
   failure(err: unknown, log: FastifyBaseLogger, requestId: string): CollectAnswer {
     if (err instanceof ApiError) return { status: err.status, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+    // a domain the collector never resolved, while the control plane is down (a known one is still taken)
+    if (err instanceof ControlPlaneUnavailableError) {
+      log.warn({ err, request_id: requestId }, 'collection refused: control plane unavailable');
+      const code = 'CONTROL_PLANE_UNAVAILABLE';
+      return { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS[code]) }, error: { code, message: ERROR_CATALOG[code].message } };
+    }
+    if (err instanceof UnstorableTextError) return refused(422, err.message);
     const e = err as { code?: unknown; statusCode?: unknown; message?: string };
     if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return this.tooLarge();
     if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return refused(400, String(e.message));

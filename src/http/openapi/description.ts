@@ -98,7 +98,8 @@ export function apiDescription(): string {
     '',
     '- **429 RATE_LIMITED**: wait until `X-RateLimit-Reset` (Unix seconds; `Retry-After` and `details.retry_after_seconds` say the same in seconds), then retry.',
     '- **500 INTERNAL_ERROR**: retry with exponential backoff (for example 0.5 s, 1 s, 2 s, with jitter), a few times.',
-    '- **503 ANALYTICS_DB_UNAVAILABLE**: retry after `Retry-After`. **503 ANALYTICS_DB_TIMEOUT**: ask again with a shorter range, ' +
+    '- **503 ANALYTICS_DB_UNAVAILABLE** and **503 CONTROL_PLANE_UNAVAILABLE** (any route: the store of tokens, sites and usage is down): ' +
+      'retry after `Retry-After`. **503 ANALYTICS_DB_TIMEOUT**: ask again with a shorter range, ' +
       'or later; the same query retried at once would likely time out again.',
     '- **Never retry 401, 402, 403 or 422** (nor 404, 405 or 409): the same request fails the same way. For 402 check ' +
       '`GET /v1/usage/current`; for 409 read `error.details.availability`.',

@@ -33,6 +33,7 @@ export const ERROR_GUIDANCE: Record<ErrorCode, { action: string; retry: RetryRul
     retry: 'never',
   },
   ANALYTICS_DB_UNAVAILABLE: { action: 'Retry after Retry-After.', retry: 'after-retry-after' },
+  CONTROL_PLANE_UNAVAILABLE: { action: 'Retry after Retry-After: the store of tokens, sites and usage is down or restarting; nothing was charged.', retry: 'after-retry-after' },
 };
 
 /** Codes in catalog order that answer with `status`. */

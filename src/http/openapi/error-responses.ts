@@ -109,7 +109,10 @@ function errorExample(code: ErrorCode): Json {
 
 function errorResponse(status: number): Json {
   const codes = codesForStatus(status);
-  const retry = status === 503 ? ` Retry-After: ${RETRY_AFTER_SECONDS.ANALYTICS_DB_UNAVAILABLE} s when the store is unavailable, ${RETRY_AFTER_SECONDS.ANALYTICS_DB_TIMEOUT} s after a timeout.` : '';
+  const retry =
+    status === 503
+      ? ` Retry-After: ${RETRY_AFTER_SECONDS.ANALYTICS_DB_UNAVAILABLE} s when a store is unavailable, ${RETRY_AFTER_SECONDS.ANALYTICS_DB_TIMEOUT} s after a timeout.`
+      : '';
   return {
     description: `${codes.join(' or ')}.${retry}`,
     headers: headersFor(status),

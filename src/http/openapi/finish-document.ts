@@ -79,6 +79,7 @@ function finishOperation(path: string, method: string, op: Json, examples: Json)
     } else if (OWN_RESPONSES.has(path)) {
       const headers: Json = { 'X-Request-Id': REQUEST_ID_HEADER };
       if (code === 429) headers['Retry-After'] = retryAfterHeader('Seconds until the client address may send again');
+      if (code === 503) headers['Retry-After'] = retryAfterHeader('Seconds to wait before sending again');
       responses[status] = {
         description: response.description,
         headers,

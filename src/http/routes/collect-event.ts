@@ -37,6 +37,7 @@ const SCHEMA = {
     422: error('A field is missing or malformed: details.field names it'),
     429: error('Too many events from this client address this minute: details.retry_after_seconds, Retry-After'),
     500: error('Unexpected failure'),
+    503: error('CONTROL_PLANE_UNAVAILABLE: the control plane is down and this domain was not resolved before it went (a domain that was keeps its 202); Retry-After'),
   },
 };
 

@@ -3,6 +3,7 @@
 // referrer, channel, utm, strict cuts, identity) -> a spool record, acknowledged once durable. The
 // client address and user agent end with the enrichment: the spool holds the stored row only.
 import type { Clock } from '../../domain/clock.js';
+import { ControlPlaneUnavailableError } from '../../domain/errors.js';
 import type { CatalogStore, Site } from '../../ports/catalog-store.js';
 import type { CollectionProgress, CollectOutcome, CollectRequest, EventCollector } from '../../ports/event-collector.js';
 import { encodeEventRow, type EngagementRow, type EventRow } from '../../ports/event-store.js';
@@ -120,7 +121,17 @@ export class Collector implements EventCollector {
     const key = domain.toLowerCase();
     const hit = this.sites.get(key);
     if (hit && fresh(hit, nowMs)) return hit.value;
-    const site = await this.deps.catalog.findSiteByHostname(key);
+    let site: Site | null;
+    try {
+      site = await this.deps.catalog.findSiteByHostname(key);
+    } catch (err) {
+      // The control plane is away: a domain answered before keeps being collected as it was known then
+      // (the spool keeps its events for the loader), asked again after another TTL; one never answered
+      // cannot be told from a stranger's, and its request fails (503 while the control plane is down).
+      if (hit === undefined || !(err instanceof ControlPlaneUnavailableError)) throw err;
+      remember(this.sites, key, hit.value, nowMs);
+      return hit.value;
+    }
     remember(this.sites, key, site, nowMs);
     if (site) {
       const { id, hostnames, collectionProfile, profileEffectiveAt } = site;
@@ -134,8 +145,14 @@ export class Collector implements EventCollector {
     if (tenantId === undefined) return null;
     let hit = this.tenants.get(site.id);
     if (!hit || !fresh(hit, nowMs)) {
-      const active = new Set((await this.deps.catalog.listTenants(site.id)).filter((t) => t.status === 'ACTIVE').map((t) => t.id));
-      hit = remember(this.tenants, site.id, active, nowMs);
+      try {
+        const active = new Set((await this.deps.catalog.listTenants(site.id)).filter((t) => t.status === 'ACTIVE').map((t) => t.id));
+        hit = remember(this.tenants, site.id, active, nowMs);
+      } catch (err) {
+        // as for the site: the tenants known before, while the control plane is away
+        if (hit === undefined || !(err instanceof ControlPlaneUnavailableError)) throw err;
+        hit = remember(this.tenants, site.id, hit.value, nowMs);
+      }
     }
     if (!hit.value.has(tenantId)) return null;
     this.known.tenants.set(tenantId, site.id);

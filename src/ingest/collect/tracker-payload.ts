@@ -3,6 +3,7 @@
 // `i`, `e`, `sd`, `v`), read into one shape, then mapped onto an import line (docs/product.md §3) so that it
 // goes through the importer's own validation and enrichment. Pure.
 import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
+import { unstorableReason } from '../../domain/storable-text.js';
 import { BoundedMemo } from '../parse/memo.js';
 import { rawPathOf } from '../parse/url.js';
 
@@ -129,6 +130,9 @@ function readEvent(o: Record<string, unknown>): TrackerEvent {
   const name = requiredString(pick(o, 'n', 'name'), 'name', MAX_NAME);
   const url = readUrl(pick(o, 'u', 'url'));
   const domain = requiredString(pick(o, 'd', 'domain'), 'domain', MAX_DOMAIN).trim();
+  // The domain is looked up, never stored: refused like the stored fields are (validate.ts), before any lookup.
+  const unstorable = unstorableReason(domain);
+  if (unstorable !== null) invalid('domain', `domain ${unstorable}`);
   const r = pick(o, 'r', 'referrer');
   if (r !== undefined && r !== null && typeof r !== 'string') invalid('referrer', 'referrer must be a string or null');
   const h = pick(o, 'h', 'hashMode');

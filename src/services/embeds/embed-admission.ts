@@ -7,6 +7,7 @@
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { checkEmbedClaims, EXPIRED_EMBED_TOKEN } from '../../domain/embeds.js';
 import { ApiError } from '../../domain/errors.js';
+import { isStorableText } from '../../domain/storable-text.js';
 import type { CatalogStore } from '../../ports/catalog-store.js';
 import type { Clock } from '../../domain/clock.js';
 import type { EmbedStore } from '../../ports/embed-store.js';
@@ -32,7 +33,7 @@ export async function admitEmbedToken(deps: EmbedAdmissionDeps, jwt: string): Pr
     throw refuse('The embed token is not a valid JWT.');
   }
   if (typeof kid !== 'string' || kid.length === 0 || kid.length > 100) throw refuse('The embed token has no kid header: set it to the embed key id.');
-  const key = await deps.embeds.getEmbedKey(kid);
+  const key = isStorableText(kid) ? await deps.embeds.getEmbedKey(kid) : null;
   if (!key || key.revokedAt !== null) throw refuse('The embed key named by the token (kid) is unknown or revoked.');
   const now = deps.clock.now();
   const payload = await verifiedPayload(deps.catalog, key.id, jwt, now);

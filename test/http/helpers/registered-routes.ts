@@ -1,7 +1,8 @@
 // The routes an app really registers, read from Fastify as they are added (never listed by hand), so
-// that a suite walking them covers a route the day it lands.
+// that a suite walking them (route security, security headers, the route fuzz) covers a route the day it lands.
 import { channel } from 'node:diagnostics_channel';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { harness, type Harness, type HarnessOptions } from './harness.js';
 import type { Registered } from './route-rules.js';
 
 /** Builds `T` (a harness holding `app`) and answers it with every route its app registered, each method apart. */
@@ -28,4 +29,10 @@ export async function withRegisteredRoutes<T extends { app: FastifyInstance }>(b
     init.unsubscribe(onInit);
   }
   return { built, registered: seen.get(built.app) ?? [] };
+}
+
+/** A harness, and every (method, url) its app registered, in the order they were added. */
+export async function harnessWithRoutes(options: HarnessOptions = {}): Promise<{ h: Harness; registered: Registered[] }> {
+  const { built, registered } = await withRegisteredRoutes(() => harness(options));
+  return { h: built, registered };
 }

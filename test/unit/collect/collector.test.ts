@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { FakeClock } from '../../../src/domain/clock.js';
+import { ControlPlaneUnavailableError } from '../../../src/domain/errors.js';
 import type { Site } from '../../../src/ports/catalog-store.js';
 import { decodeEventRow } from '../../../src/ports/event-store.js';
 import type { CollectOutcome } from '../../../src/ports/event-collector.js';
@@ -22,7 +23,7 @@ const START = Date.parse('2025-03-10T12:00:00Z');
 async function collectorOf(): Promise<{
   collector: Collector;
   clock: FakeClock;
-  catalog: { site: Site; secret: string; secretFails: boolean };
+  catalog: { site: Site; secret: string; secretFails: boolean; lookup: Error | null };
   spooled: { kind: string; record: string }[];
   /** how many times the collector asked the catalog for the salt */
   asks: { count: number };
@@ -35,6 +36,8 @@ async function collectorOf(): Promise<{
     } as Site,
     secret: 's1',
     secretFails: false,
+    /** thrown by the site and tenant lookups when set */
+    lookup: null as Error | null,
   };
   const asks = { count: 0 };
   const spooled: { kind: string; record: string }[] = [];
@@ -45,8 +48,14 @@ async function collectorOf(): Promise<{
   const loader = { accepted: () => {}, loadedUpTo: 0 } as unknown as Loader;
   const collector = new Collector({
     catalog: {
-      findSiteByHostname: async (host) => (catalog.site.hostnames.includes(host) ? { ...catalog.site } : null),
-      listTenants: async () => [],
+      findSiteByHostname: async (host) => {
+        if (catalog.lookup) throw catalog.lookup;
+        return catalog.site.hostnames.includes(host) ? { ...catalog.site } : null;
+      },
+      listTenants: async () => {
+        if (catalog.lookup) throw catalog.lookup;
+        return [];
+      },
       getOrCreateSecret: async () => {
         asks.count++;
         if (catalog.secretFails) throw new Error('catalog down');
@@ -126,4 +135,18 @@ test('the salt is asked of the catalog once, not at every renewal, and asked aga
     clock.advance(CATALOG_TTL_MS); // the next event renews the processor
   }
   assert.equal(asks.count, 2); // the failed ask, then one for the three processors
+});
+
+test('the control plane unavailable, a domain resolved before is still collected on its last answer; another failure is not hidden', async () => {
+  const { collector, clock, catalog, spooled } = await collectorOf();
+  const tenanted = { ...signup('203.0.113.7'), body: JSON.stringify({ n: 'Signup', u: 'https://memo.example/a', d: 'memo.example', p: { tenant_id: 'ten_x' } }) };
+  assert.equal((await collector.collect(tenanted)).kind, 'accepted');
+  clock.advance(CATALOG_TTL_MS + 1);
+  catalog.lookup = new ControlPlaneUnavailableError('the PostgreSQL control plane is unavailable: connect ECONNREFUSED');
+  assert.equal((await collector.collect(tenanted)).kind, 'accepted', 'past the memo, while the control plane is down');
+  assert.equal(spooled.length, 2);
+  await assert.rejects(collector.collect({ ...pageview('203.0.113.8'), body: JSON.stringify({ n: 'pageview', u: 'https://other.example/', d: 'other.example' }) }), ControlPlaneUnavailableError);
+  clock.advance(CATALOG_TTL_MS + 1);
+  catalog.lookup = new Error('a bug in the lookup');
+  await assert.rejects(collector.collect(tenanted), /a bug in the lookup/);
 });
