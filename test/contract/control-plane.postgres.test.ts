@@ -24,7 +24,7 @@ test('postgres: a schema name that is not a plain identifier is refused before c
   await assert.rejects(openPostgresControlPlane('postgres://127.0.0.1:1/x', { schema: 'a;drop table x' }), RangeError);
 });
 
-test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000) is run again; a missing schema of ours, or any other fault, is thrown", async () => {
+test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 42P01 for its table) is run again; a missing schema or table of ours, or any other fault, is thrown", async () => {
   const dropped = (name: string) => new Error('control-plane migration failed', { cause: Object.assign(new Error(`schema "${name}" does not exist`), { code: '3F000' }) });
   let runs = 0;
   await migrateDespiteForeignDrops(async () => {
@@ -35,6 +35,17 @@ test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000) is 
   runs = 0;
   await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw dropped('ff_mine'); }, 'ff_mine'), /migration failed/);
   assert.equal(runs, 1, 'our own schema missing is not retried');
+
+  // the other schema's table went before the schema: 42P01 naming that schema's relation
+  const tableGone = (name: string) => new Error('control-plane migration failed', { cause: Object.assign(new Error(`relation "${name}.invitations" does not exist`), { code: '42P01' }) });
+  runs = 0;
+  await migrateDespiteForeignDrops(async () => {
+    if (++runs < 2) throw tableGone('ff_other');
+  }, 'ff_mine');
+  assert.equal(runs, 2);
+  runs = 0;
+  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw tableGone('ff_mine'); }, 'ff_mine'), /migration failed/);
+  assert.equal(runs, 1, 'a table of ours missing is not retried');
 
   runs = 0;
   await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw new Error('x', { cause: Object.assign(new Error('syntax'), { code: '42601' }) }); }, 'ff_mine'), /x/);

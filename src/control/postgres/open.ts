@@ -74,9 +74,10 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
 /**
  * Kysely's migrator lists the tables of every schema of the database (its introspection asks
  * has_schema_privilege and pg_get_serial_sequence of each), and another schema dropped while that
- * query runs fails it with "schema … does not exist" (SQLSTATE 3F000): another deployment or app
- * sharing the database, or a test's scratch schema. Nothing of ours was touched; the migration is
- * run again, a few times. A missing schema of our own is a real fault and is thrown at once.
+ * query runs fails it with "schema … does not exist" (SQLSTATE 3F000), or with "relation
+ * "<schema>.<table>" does not exist" (42P01) when the table went first: another deployment or app
+ * sharing the database, or a test's scratch schema. Nothing of ours was touched; the migration is run
+ * again, a few times. A missing schema or table of our own is a real fault and is thrown at once.
  */
 export async function migrateDespiteForeignDrops(migrate: () => Promise<unknown>, schema: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -85,7 +86,8 @@ export async function migrateDespiteForeignDrops(migrate: () => Promise<unknown>
       return;
     } catch (err) {
       const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-      const foreign = cause?.code === '3F000' && typeof cause.message === 'string' && !cause.message.includes(`"${schema}"`);
+      const dropped = cause?.code === '3F000' || cause?.code === '42P01';
+      const foreign = dropped && typeof cause.message === 'string' && !cause.message.includes(`"${schema}"`) && !cause.message.includes(`"${schema}.`);
       if (!foreign || attempt >= 5) throw err;
     }
   }
