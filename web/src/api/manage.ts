@@ -1,79 +1,11 @@
 // The management API under /app/api (people, workspaces, sites, settings): JSON in and out with the
-// session cookie, the CSRF token on every change. Its shapes are written here from its OpenAPI document
-// (/app/api/openapi.json); the dashboard's reads of numbers go through read.ts instead.
+// session cookie, the CSRF token on every change. Its shapes are manage-types.ts, generated from its
+// OpenAPI document (/app/api/openapi.json): no second copy here. The dashboard's reads of numbers go
+// through read.ts instead.
+import type { SessionState } from './manage-types.js';
 import { failureOf, fetchOrFailure, fetchPatiently, type Result } from './read.js';
 
 export const APP_API = '/app/api';
-
-export type Role = 'owner' | 'admin' | 'viewer';
-export type Plan = 'free' | 'starter' | 'pro' | 'enterprise';
-export interface User {
-  user_id: string;
-  email: string;
-  name: string | null;
-}
-export interface WorkspaceSummary {
-  workspace_id: string;
-  name: string;
-  plan: Plan;
-  role: Role;
-}
-export interface SessionState {
-  user: User;
-  csrf_token: string;
-  workspaces: WorkspaceSummary[];
-}
-export interface DnsRecord {
-  name: string;
-  type: 'TXT';
-  value: string;
-}
-export interface DomainProof {
-  domain: string;
-  verified: boolean;
-  verified_at: string | null;
-  claimed_by_another_workspace: boolean;
-  verification: DnsRecord;
-}
-export type Profile = 'strict' | 'extended';
-export interface SiteRecord {
-  site_id: string;
-  workspace_id: string;
-  name: string;
-  hostnames: string[];
-  status: 'ACTIVE' | 'SUSPENDED';
-  collection_profile: Profile;
-  collection_profile_effective_at: string | null;
-  created_at: string;
-  domain_scope: string | null;
-  hostname_patterns: string[];
-  domains: DomainProof[];
-  released_hostnames: { hostname: string; released_at: string }[];
-}
-/** The plan's dashboard rules: what the reads under /app/api/v1 may ask (the server applies the same). */
-export interface DashboardRules {
-  surfaces: string[];
-  hourly: boolean;
-  csv: boolean;
-  retention_days: number | null;
-  max_range_days: number | null;
-  row_limit: number;
-}
-export interface SiteDashboard {
-  site: SiteRecord;
-  workspace: WorkspaceSummary;
-  dashboard: DashboardRules;
-  tracker_script_url: string;
-}
-export interface WorkspaceDetails {
-  workspace: WorkspaceSummary;
-  dashboard: DashboardRules;
-  plan: { api_tokens: boolean; max_users: number | null; max_sites: number | null };
-}
-export interface LiveVisitors {
-  visitors: number;
-  last_event_at: string | null;
-}
 
 let csrfToken: string | null = null;
 

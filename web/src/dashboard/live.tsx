@@ -2,7 +2,8 @@
 // no /v1 twin): every 30 seconds, every 5 while the site has no event yet. Until its first event the page
 // says so and gives the script tag to copy; when one arrives it turns live and reads its numbers again.
 import { useEffect, useState } from 'preact/hooks';
-import { manage, seg, type LiveVisitors } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { LiveVisitors } from '../api/manage-types.js';
 import { refreshReads } from '../api/read-cache.js';
 import type { Failure } from '../api/read.js';
 import { CopyField } from '../ui/copy-field.js';

@@ -1,6 +1,7 @@
 // /app: the sign-in form, or, once signed in, the person's sites by workspace.
 import { useState } from 'preact/hooks';
-import { manage, readSession, type SessionState, type SiteRecord } from '../api/manage.js';
+import { manage, readSession } from '../api/manage.js';
+import type { SiteRecord, WorkspaceSummary } from '../api/manage-types.js';
 import type { Failure } from '../api/read.js';
 import { AppFrame } from '../ui/page-shell.js';
 import { Field } from '../ui/field.js';
@@ -36,7 +37,7 @@ export function HomePage() {
   );
 }
 
-function WorkspaceSites({ workspace }: { workspace: SessionState['workspaces'][number] }) {
+function WorkspaceSites({ workspace }: { workspace: WorkspaceSummary }) {
   const path = `/workspaces/${encodeURIComponent(workspace.workspace_id)}/sites`;
   const sites = shown(useRead(path, () => manage<{ sites: SiteRecord[] }>('GET', path)));
   const headingId = `ws-${workspace.workspace_id}`;

@@ -3,7 +3,8 @@
 // Each posts its secret only when the person acts, so a mail scanner that opens the link spends nothing.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { manage, readSession, type SessionState } from '../api/manage.js';
+import { manage, readSession } from '../api/manage.js';
+import type { InvitationPreview, Role, SessionState } from '../api/manage-types.js';
 import type { Failure } from '../api/read.js';
 import { AppFrame } from '../ui/page-shell.js';
 import { Field } from '../ui/field.js';
@@ -44,16 +45,7 @@ const newPassword = (
   </Field>
 );
 
-interface InvitationPreview {
-  email: string;
-  role: 'owner' | 'admin' | 'viewer';
-  workspace_name: string;
-  invited_by: { name: string | null; email: string } | null;
-  expires_at: string;
-  account_exists: boolean;
-}
-
-const ROLE_WORDS: Record<InvitationPreview['role'], string> = {
+const ROLE_WORDS: Record<Role, string> = {
   owner: 'an owner (everything, members and owners included)',
   admin: 'an admin (sites, tenants, goals, tokens, invitations)',
   viewer: 'a viewer (dashboards and exports)',

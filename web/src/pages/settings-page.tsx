@@ -4,7 +4,8 @@
 // of failing. Each section is its own module under settings/ (embed keys and share links: embeds-settings).
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { readSession, seg, toSignIn, type WorkspaceDetails } from '../api/manage.js';
+import { readSession, seg, toSignIn } from '../api/manage.js';
+import type { WorkspaceDetails } from '../api/manage-types.js';
 import { EmbedsSettings } from '../settings/embeds-settings.js';
 import { GoalsSettings } from '../settings/goals-settings.js';
 import { useManaged } from '../settings/kit.js';

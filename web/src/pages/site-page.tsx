@@ -2,7 +2,8 @@
 // come from /app/api/v1 with the session cookie; the frame (the site's name, the person's role, the
 // plan's dashboard rules, the collection script) from GET /app/api/sites/<id>, read alongside them.
 import { useEffect, useMemo } from 'preact/hooks';
-import { manage, readSession, seg, toSignIn, type SiteDashboard } from '../api/manage.js';
+import { manage, readSession, seg, toSignIn } from '../api/manage.js';
+import type { SiteDashboard } from '../api/manage-types.js';
 import { sessionReader } from '../api/reader.js';
 import { PENDING_PRODUCT, rulesProduct } from '../dashboard/context.js';
 import { Dashboard } from '../dashboard/dashboard.js';

@@ -1,33 +1,18 @@
 // Settings > Embeds and sharing: the workspace's embed keys (what its backend signs embed tokens with;
 // the secret shown once, here) and each site's share links (the url shown once: only its hash is kept),
 // each revoked from the next request. Owners and admins; the management API refuses the others.
-import { manage, seg, type SiteRecord, type WorkspaceDetails } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { CreatedShareLink, EmbedKey, EmbedKeyWithSecret, ShareLink, SiteRecord, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field } from '../ui/field.js';
 import { ActionButton, day, listField, ListState, Section, SendForm, useManaged, when } from './kit.js';
 import { useSites } from './site-names.js';
 
-interface EmbedKeyRecord {
-  key_id: string;
-  origins: string[];
-  created_at: string;
-  revoked_at: string | null;
-}
-interface ShareRecord {
-  share_id: string;
-  site_id: string;
-  tenant_id: string | null;
-  password: boolean;
-  expires_at: string | null;
-  created_at: string;
-  state: 'active' | 'revoked' | 'expired';
-}
-
 const optional = (v: FormDataEntryValue | null) => (String(v ?? '').trim() === '' ? undefined : String(v).trim());
 
 export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
-  const keys = useManaged<{ embed_keys: EmbedKeyRecord[] }>(`/workspaces/${seg(id)}/embed-keys`);
+  const keys = useManaged<{ embed_keys: EmbedKey[] }>(`/workspaces/${seg(id)}/embed-keys`);
   const { sites } = useSites(id);
   return (
     <>
@@ -64,7 +49,7 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
           }
         </ListState>
         <div class="panel form-panel">
-          <SendForm<{ key_id: string; secret: string }>
+          <SendForm<EmbedKeyWithSecret>
             title="Create an embed key"
             submitLabel="Create the key"
             send={(f) => manage('POST', `/workspaces/${seg(id)}/embed-keys`, { origins: listField(f.get('origins')) })}
@@ -93,7 +78,7 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
 
 function SiteShares({ site }: { site: SiteRecord }) {
   const path = `/sites/${seg(site.site_id)}/shares`;
-  const shares = useManaged<{ shares: ShareRecord[] }>(path);
+  const shares = useManaged<{ shares: ShareLink[] }>(path);
   return (
     <Section id={`shares-${site.site_id}`} title={`Share links of ${site.name}`}>
       <ListState listed={shares} label="share links">
@@ -129,7 +114,7 @@ function SiteShares({ site }: { site: SiteRecord }) {
         }
       </ListState>
       <div class="panel form-panel">
-        <SendForm<{ url: string }>
+        <SendForm<CreatedShareLink>
           title="Create a share link"
           submitLabel="Create the link"
           send={(f) => manage('POST', path, { tenant_id: optional(f.get('tenant_id')), password: optional(f.get('password')), expires_at: optional(f.get('expires_at')) })}

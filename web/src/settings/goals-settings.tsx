@@ -1,22 +1,14 @@
 // Settings > Goals: the goals of each site (a pageview matching a path pattern, or an action matching a
 // name), a form to add one, and a way to remove one. A plan without the dashboard's goals surface says
 // so instead of offering them.
-import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { GoalIntent, GoalRecord, GoalType, WorkspaceDetails } from '../api/manage-types.js';
 import { Field } from '../ui/field.js';
 import { ActionButton, ListState, PlanNote, Section, SendForm, SiteField, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
 
-interface GoalRecord {
-  goal_id: string;
-  site_id: string;
-  name: string;
-  type: 'PAGEVIEW_MATCH' | 'EVENT_MATCH';
-  intent: string;
-  pattern: string;
-}
-
-const INTENTS = ['lead', 'signup', 'purchase', 'download', 'outbound', 'content', 'custom'];
-const TYPES: Record<GoalRecord['type'], string> = { PAGEVIEW_MATCH: 'A page is viewed', EVENT_MATCH: 'An action happens' };
+const INTENTS: readonly GoalIntent[] = ['lead', 'signup', 'purchase', 'download', 'outbound', 'content', 'custom'];
+const TYPES: Record<GoalType, string> = { PAGEVIEW_MATCH: 'A page is viewed', EVENT_MATCH: 'An action happens' };
 
 export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;

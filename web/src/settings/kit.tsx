@@ -4,7 +4,8 @@
 // the site a new record belongs to.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { manage, type SiteRecord } from '../api/manage.js';
+import { manage } from '../api/manage.js';
+import type { SiteRecord } from '../api/manage-types.js';
 import type { Failure, Result } from '../api/read.js';
 import { PLAN_DECIDED, Problem, Skeleton } from '../ui/panel-state.js';
 import { Field } from '../ui/field.js';

@@ -1,24 +1,11 @@
 // Settings > Members: the seats in use (members and open invitations) of the plan's seats, the members
 // (an owner changes roles and removes people; a workspace keeps one owner), the open invitations (each
 // can be revoked), and a form to invite someone: the single-use link is shown once, to send them.
-import { manage, seg, type Role, type WorkspaceDetails } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { Invitation, IssuedInvitation, Member, Role, Seats, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field } from '../ui/field.js';
 import { ActionButton, day, ListState, Section, SendForm, useManaged, usedOf, when } from './kit.js';
-
-interface Member {
-  user_id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  joined_at: string;
-}
-interface Invitation {
-  invitation_id: string;
-  email: string;
-  role: Role;
-  expires_at: string;
-}
 
 const ROLE_WORDS: Record<Role, string> = {
   owner: 'Owner: everything, members included',
@@ -29,7 +16,7 @@ const ROLE_WORDS: Record<Role, string> = {
 export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
   const owner = ws.workspace.role === 'owner';
-  const members = useManaged<{ members: Member[]; seats: { used: number; limit: number | null } }>(`/workspaces/${seg(id)}/members`);
+  const members = useManaged<{ members: Member[]; seats: Seats }>(`/workspaces/${seg(id)}/members`);
   const invitations = useManaged<{ invitations: Invitation[] }>(`/workspaces/${seg(id)}/invitations`);
   const reload = () => {
     members.reload();
@@ -98,7 +85,7 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
         }
       </ListState>
       <div class="panel form-panel">
-        <SendForm<{ invitation_url: string; expires_at: string }>
+        <SendForm<IssuedInvitation>
           title="Invite someone"
           submitLabel="Create the invitation"
           send={(f) => manage('POST', `/workspaces/${seg(id)}/invitations`, { email: f.get('email'), role: f.get('role') })}

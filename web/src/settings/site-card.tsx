@@ -3,7 +3,8 @@
 // now on, never to events already stored) and its status (a suspended site keeps its data and stops
 // collecting and answering numbers).
 import { useState } from 'preact/hooks';
-import { manage, seg, type SiteRecord } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { SiteRecord } from '../api/manage-types.js';
 import type { Failure } from '../api/read.js';
 import { Problem } from '../ui/panel-state.js';
 import { DnsRecordFields } from './dns-record.js';

@@ -1,5 +1,6 @@
 // The workspace's sites by id, for the sections whose rows name a site (tenants, goals, tokens).
-import { seg, type SiteRecord } from '../api/manage.js';
+import { seg } from '../api/manage.js';
+import type { SiteRecord } from '../api/manage-types.js';
 import { useManaged } from './kit.js';
 
 export function useSites(workspaceId: string): { sites: SiteRecord[]; name(id: string): string } {

@@ -1,13 +1,12 @@
 // Settings > Sites: every site of the workspace (site-card.tsx: its hostnames, domain proof, profile and
 // status), the plan's sites used, and a form to add one with its hostnames, and optionally a domain
 // scope (the TXT record that proves it is shown at once) and hostname patterns.
-import { manage, seg, type DnsRecord, type SiteRecord, type WorkspaceDetails } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { CreatedSite, SiteRecord, WorkspaceDetails } from '../api/manage-types.js';
 import { Field } from '../ui/field.js';
 import { DnsRecordFields } from './dns-record.js';
 import { ListState, listField, Section, SendForm, useManaged, usedOf } from './kit.js';
 import { SiteCard } from './site-card.js';
-
-type CreatedSite = SiteRecord & { verification?: DnsRecord };
 
 export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;

@@ -1,18 +1,11 @@
 // Settings > Tenants: the tenants of each site (the customers of a multi-tenant product, tagged on its
 // pages with props.tenant_id), a form to add one, and a switch between active and inactive. A plan
 // without the dashboard's tenants surface says so instead of offering them.
-import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { TenantRecord, WorkspaceDetails } from '../api/manage-types.js';
 import { Field } from '../ui/field.js';
 import { ActionButton, ListState, PlanNote, Section, SendForm, SiteField, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
-
-interface TenantRecord {
-  tenant_id: string;
-  site_id: string;
-  slug: string;
-  name: string;
-  status: 'ACTIVE' | 'INACTIVE';
-}
 
 export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;

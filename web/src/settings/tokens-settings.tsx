@@ -2,24 +2,13 @@
 // is shown once, here, and never again), and revoke and rotate (a new secret, shown once; the old one
 // stops working). A plan without API access says so instead.
 import { useState } from 'preact/hooks';
-import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
+import { manage, seg } from '../api/manage.js';
+import type { TokenRecord, TokenWithSecret, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 import { ActionButton, day, ListState, PlanNote, Section, SendForm, useManaged, when } from './kit.js';
 import { useSites } from './site-names.js';
 
-interface TokenRecord {
-  token_id: string;
-  workspace_id: string;
-  scopes: string[];
-  site_ids: string[] | null;
-  tenant_ids: string[] | null;
-  created_at: string;
-  rotated_at: string | null;
-  revoked_at: string | null;
-}
-type WithSecret = TokenRecord & { secret: string };
-
-function Secret({ token }: { token: WithSecret }) {
+function Secret({ token }: { token: TokenWithSecret }) {
   return (
     <>
       <p>
@@ -60,12 +49,12 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
       </ListState>
       {ws.plan.api_tokens ? (
         <div class="panel form-panel">
-          <SendForm<WithSecret>
+          <SendForm<TokenWithSecret>
             title="Create a token"
             submitLabel="Create the token"
             send={(f) => {
               const only = f.getAll('sites').map(String);
-              return manage<WithSecret>('POST', `/workspaces/${seg(id)}/tokens`, { scopes: f.getAll('scopes'), ...(only.length ? { sites: only } : {}) });
+              return manage<TokenWithSecret>('POST', `/workspaces/${seg(id)}/tokens`, { scopes: f.getAll('scopes'), ...(only.length ? { sites: only } : {}) });
             }}
             shown={(t) => <Secret token={t} />}
             after={tokens.reload}
@@ -121,12 +110,12 @@ function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(
 
 /** A new secret for the token, shown once; the old secret stops working at once. */
 function RotateButton({ path, onChange }: { path: string; onChange(): void }) {
-  const [rotated, setRotated] = useState<WithSecret | null>(null);
+  const [rotated, setRotated] = useState<TokenWithSecret | null>(null);
   return (
     <>
-      <ActionButton<WithSecret>
+      <ActionButton<TokenWithSecret>
         label="Rotate"
-        run={() => manage<WithSecret>('POST', path)}
+        run={() => manage<TokenWithSecret>('POST', path)}
         after={(t) => {
           setRotated(t);
           onChange();
