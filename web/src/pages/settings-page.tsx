@@ -30,7 +30,7 @@ const SECTIONS: Record<string, { label: string; draw: (ws: WorkspaceDetails) => 
 
 export function SettingsPage({ workspaceId, section }: { workspaceId: string; section: string }) {
   const session = shown(useRead('session', readSession));
-  const details = useManaged<WorkspaceDetails>(`/workspaces/${seg(workspaceId)}`).result;
+  const details = useManaged('/workspaces/{workspace_id}', { path: { workspace_id: workspaceId } }).result;
   const signedOut = [session, details].some((r) => r && !r.ok && r.error.status === 401);
   useEffect(() => {
     if (signedOut) toSignIn();

@@ -3,7 +3,6 @@
 // plan's dashboard rules, the collection script) from GET /app/api/sites/<id>, read alongside them.
 import { useEffect, useMemo } from 'preact/hooks';
 import { manage, readSession, seg, toSignIn } from '../api/manage.js';
-import type { SiteDashboard } from '../api/manage-types.js';
 import { sessionReader } from '../api/reader.js';
 import { PENDING_PRODUCT, rulesProduct } from '../dashboard/context.js';
 import { Dashboard } from '../dashboard/dashboard.js';
@@ -15,7 +14,7 @@ import { shown, useRead } from '../ui/use-read.js';
 export function SitePage({ siteId }: { siteId: string }) {
   const reader = useMemo(sessionReader, []);
   const session = shown(useRead('session', readSession));
-  const frame = shown(useRead(`site:${siteId}`, () => manage<SiteDashboard>('GET', `/sites/${seg(siteId)}`)));
+  const frame = shown(useRead(`site:${siteId}`, () => manage('GET', '/sites/{site_id}', { path: { site_id: siteId } })));
   const live = useLive(siteId);
   const signedOut = (session && !session.ok && session.error.status === 401) || (frame && !frame.ok && frame.error.status === 401);
   useEffect(() => {

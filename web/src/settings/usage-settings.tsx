@@ -2,14 +2,13 @@
 // not metered), against the plan's included units and hard cap; and the events stored for the month
 // (imports and collection, by each event's own timestamp) against the plan's included events. Overage of
 // either is a preview: collection never stops for it.
-import { seg } from '../api/manage.js';
-import type { ApiUsage, WorkspaceDetails } from '../api/manage-types.js';
+import type { WorkspaceDetails } from '../api/manage-types.js';
 import { ListState, Section, useManaged, when } from './kit.js';
 
 const n = new Intl.NumberFormat('en');
 
 export function UsageSettings({ ws }: { ws: WorkspaceDetails }) {
-  const usage = useManaged<ApiUsage>(`/workspaces/${seg(ws.workspace.workspace_id)}/usage`);
+  const usage = useManaged('/workspaces/{workspace_id}/usage', { path: { workspace_id: ws.workspace.workspace_id } });
   return (
     <Section id="usage" title="Usage this month">
       <ListState listed={usage} label="usage">
