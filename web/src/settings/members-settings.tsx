@@ -2,7 +2,7 @@
 // (an owner changes roles and removes people; a workspace keeps one owner), the open invitations (each
 // can be revoked), and a form to invite someone: the single-use link is shown once, to send them.
 import { manage } from '../api/manage.js';
-import type { IssuedInvitation, Role, WorkspaceDetails } from '../api/manage-types.js';
+import type { Role, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field, textOf } from '../ui/field.js';
 import { ActionButton, day, ListState, Section, SendForm, useManaged, usedOf, when } from './kit.js';
@@ -85,7 +85,7 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
         }
       </ListState>
       <div class="panel form-panel">
-        <SendForm<IssuedInvitation>
+        <SendForm
           title="Invite someone"
           submitLabel="Create the invitation"
           send={(f) => manage('POST', '/workspaces/{workspace_id}/invitations', { path: { workspace_id: id }, body: { email: textOf(f, 'email'), role: textOf(f, 'role') as Role } })}
