@@ -22,14 +22,19 @@ function withoutExamples(doc: Record<string, unknown>): Record<string, unknown> 
   });
 }
 
-export async function clientTypes(doc?: Record<string, unknown>): Promise<string> {
-  const ast = await openapiTS(withoutExamples(doc ?? (await openApiDocument())) as never, {
+/** The types of an OpenAPI document as openapi-typescript writes them, under `header`. */
+export async function typesOf(doc: Record<string, unknown>, header: string): Promise<string> {
+  const ast = await openapiTS(withoutExamples(doc) as never, {
     // named exports for every component (Site, Goal, ErrorEnvelope ...) beside paths and components
     rootTypes: true,
     rootTypesNoSchemaPrefix: true,
     silent: true,
   });
-  return HEADER + astToString(ast);
+  return header + astToString(ast);
+}
+
+export async function clientTypes(doc?: Record<string, unknown>): Promise<string> {
+  return typesOf(doc ?? (await openApiDocument()), HEADER);
 }
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);

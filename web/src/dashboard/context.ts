@@ -1,6 +1,6 @@
 // What every panel of the dashboard is given: who reads, which site, the state from the URL, the
 // parameters every read shares, and what the plan allows.
-import type { DashboardRules } from '../api/manage.js';
+import type { DashboardRules } from '../api/manage-types.js';
 import type { ReadBody } from '../api/read.js';
 import type { Reader } from '../api/reader.js';
 import type { CommonParams, DashboardState } from './query.js';

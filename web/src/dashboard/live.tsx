@@ -2,7 +2,8 @@
 // no /v1 twin): every 30 seconds, every 5 while the site has no event yet. Until its first event the page
 // says so and gives the script tag to copy; when one arrives it turns live and reads its numbers again.
 import { useEffect, useState } from 'preact/hooks';
-import { manage, seg, type LiveVisitors } from '../api/manage.js';
+import { manage } from '../api/manage.js';
+import type { LiveVisitors } from '../api/manage-types.js';
 import { refreshReads } from '../api/read-cache.js';
 import type { Failure } from '../api/read.js';
 import { CopyField } from '../ui/copy-field.js';
@@ -18,7 +19,7 @@ export function useLive(siteId: string): LiveVisitors | Failure | null {
     let stopped = false;
     let waited = false;
     const poll = async () => {
-      const r = await manage<LiveVisitors>('GET', `/sites/${seg(siteId)}/live`);
+      const r = await manage('GET', '/sites/{site_id}/live', { path: { site_id: siteId } });
       if (stopped) return;
       const next = r.ok ? r.data : r.error;
       const waiting = r.ok && r.data.last_event_at === null;

@@ -9,12 +9,8 @@ type TimeseriesQuery = ReadQuery<'/v1/metrics/timeseries'>;
 export type Traffic = NonNullable<TimeseriesQuery['traffic']>;
 export type Interval = NonNullable<TimeseriesQuery['interval']>;
 export type Dimension = ReadQuery<'/v1/metrics/breakdown'>['dimension'];
-/**
- * The tiles' metrics: the timeseries route's, plus the three it gains for the tiles (bounce_rate,
- * avg_pages_per_session, avg_session_eng_time_ms). Until the generated client knows them, a server
- * without them answers 422 and the tile shows that answer.
- */
-export type TileMetric = NonNullable<TimeseriesQuery['metric']> | 'bounce_rate' | 'avg_pages_per_session' | 'avg_session_eng_time_ms';
+/** A metric of the timeseries route: the tiles and the chart draw six of them (TILE_METRICS). */
+export type TileMetric = NonNullable<TimeseriesQuery['metric']>;
 
 export const TRAFFIC: Record<Traffic, string> = {
   humans: 'People',
@@ -128,14 +124,11 @@ export function withoutFilter(state: DashboardState, dimension: string | null): 
   return { ...state, filters: rest };
 }
 
-/** The timeseries route's parameters, with the metric widened to the tiles' (see TileMetric). */
-export type SeriesQuery = Omit<TimeseriesQuery, 'metric'> & { metric: TileMetric };
-
 /**
  * One series read, built in one place so that a tile and the chart showing the same series ask the
  * very same URL (and share one answer).
  */
-export function seriesQuery(state: DashboardState, params: CommonParams, metric: TileMetric, interval: Interval): SeriesQuery {
+export function seriesQuery(state: DashboardState, params: CommonParams, metric: TileMetric, interval: Interval): TimeseriesQuery {
   return {
     ...params,
     metric,

@@ -1,9 +1,10 @@
 // /app: the sign-in form, or, once signed in, the person's sites by workspace.
 import { useState } from 'preact/hooks';
-import { manage, readSession, type SessionState, type SiteRecord } from '../api/manage.js';
+import { manage, readSession } from '../api/manage.js';
+import type { WorkspaceSummary } from '../api/manage-types.js';
 import type { Failure } from '../api/read.js';
 import { AppFrame } from '../ui/page-shell.js';
-import { Field } from '../ui/field.js';
+import { Field, textOf } from '../ui/field.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 
@@ -36,9 +37,8 @@ export function HomePage() {
   );
 }
 
-function WorkspaceSites({ workspace }: { workspace: SessionState['workspaces'][number] }) {
-  const path = `/workspaces/${encodeURIComponent(workspace.workspace_id)}/sites`;
-  const sites = shown(useRead(path, () => manage<{ sites: SiteRecord[] }>('GET', path)));
+function WorkspaceSites({ workspace }: { workspace: WorkspaceSummary }) {
+  const sites = shown(useRead(`sites-${workspace.workspace_id}`, () => manage('GET', '/workspaces/{workspace_id}/sites', { path: { workspace_id: workspace.workspace_id } })));
   const headingId = `ws-${workspace.workspace_id}`;
   return (
     <section class="panel" aria-labelledby={headingId}>
@@ -86,14 +86,14 @@ export function SignInForm({ onSignedIn, email, heading = 'Sign in', intro }: { 
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
-    const r = await manage('POST', '/session', { email: form.get('email'), password: form.get('password') });
+    const r = await manage('POST', '/session', { body: { email: textOf(form, 'email'), password: textOf(form, 'password') } });
     if (r.ok) onSignedIn();
     else setFailure(r.error);
   };
   const forgot = async (e: Event) => {
     const email = ((e.target as HTMLElement).closest('form')?.querySelector('input[name=email]') as HTMLInputElement | null)?.value;
     if (!email) return setFailure({ status: 0, code: 'EMAIL_NEEDED', message: 'Enter your email first; a link to choose a new password goes there.' });
-    const r = await manage('POST', '/password-reset', { email });
+    const r = await manage('POST', '/password-reset', { body: { email } });
     if (r.ok) setSent(email);
     else setFailure(r.error);
   };

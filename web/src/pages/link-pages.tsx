@@ -3,10 +3,11 @@
 // Each posts its secret only when the person acts, so a mail scanner that opens the link spends nothing.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { manage, readSession, type SessionState } from '../api/manage.js';
+import { manage, readSession } from '../api/manage.js';
+import type { Role, SessionState } from '../api/manage-types.js';
 import type { Failure } from '../api/read.js';
 import { AppFrame } from '../ui/page-shell.js';
-import { Field } from '../ui/field.js';
+import { Field, textOf } from '../ui/field.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { SignInForm } from './home-page.js';
@@ -44,16 +45,7 @@ const newPassword = (
   </Field>
 );
 
-interface InvitationPreview {
-  email: string;
-  role: 'owner' | 'admin' | 'viewer';
-  workspace_name: string;
-  invited_by: { name: string | null; email: string } | null;
-  expires_at: string;
-  account_exists: boolean;
-}
-
-const ROLE_WORDS: Record<InvitationPreview['role'], string> = {
+const ROLE_WORDS: Record<Role, string> = {
   owner: 'an owner (everything, members and owners included)',
   admin: 'an admin (sites, tenants, goals, tokens, invitations)',
   viewer: 'a viewer (dashboards and exports)',
@@ -66,7 +58,7 @@ const ROLE_WORDS: Record<InvitationPreview['role'], string> = {
  */
 export function InvitePage({ secret }: { secret: string }) {
   const [signedIn, setSignedIn] = useState(0);
-  const preview = shown(useRead(`invitation-${secret}`, () => manage<InvitationPreview>('POST', '/invitations/preview', { invitation: secret })));
+  const preview = shown(useRead(`invitation-${secret}`, () => manage('POST', '/invitations/preview', { body: { invitation: secret } })));
   const session = shown(useRead(`session-${signedIn}`, readSession));
   if (!preview || !session) return <AppFrame session={null} title="Invitation">{<Skeleton rows={3} label="the invitation" />}</AppFrame>;
   const me = session.ok ? session.data : null;
@@ -130,7 +122,7 @@ export function InvitePage({ secret }: { secret: string }) {
       submitLabel="Create the account and join"
       post={async (form) => {
         const name = String(form.get('name') ?? '').trim();
-        return errorOf(await manage('POST', '/invitations/accept', { invitation: secret, password: form.get('password'), ...(name ? { name } : {}) }));
+        return errorOf(await manage('POST', '/invitations/accept', { body: { invitation: secret, password: textOf(form, 'password'), ...(name ? { name } : {}) } }));
       }}
     />
   );
@@ -139,7 +131,7 @@ export function InvitePage({ secret }: { secret: string }) {
 function JoinAsMe({ secret, about, workspace, session }: { secret: string; about: ComponentChildren; workspace: string; session: SessionState }) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const join = async () => {
-    const r = await manage('POST', '/invitations/join', { invitation: secret });
+    const r = await manage('POST', '/invitations/join', { body: { invitation: secret } });
     if (r.ok) location.assign('/app');
     else setFailure(r.error);
   };
@@ -166,7 +158,7 @@ export function ResetPage({ secret }: { secret: string }) {
       intro="Every other session of your account ends when the password changes."
       fields={newPassword}
       submitLabel="Save the password"
-      post={async (form) => errorOf(await manage('POST', '/password-reset/accept', { reset: secret, password: form.get('password') }))}
+      post={async (form) => errorOf(await manage('POST', '/password-reset/accept', { body: { reset: secret, password: textOf(form, 'password') } }))}
     />
   );
 }
@@ -178,7 +170,7 @@ export function SignInLinkPage({ secret }: { secret: string }) {
       intro="This link signs you in once."
       fields={null}
       submitLabel="Sign in"
-      post={async () => errorOf(await manage('POST', '/sign-in-links/accept', { sign_in: secret }))}
+      post={async () => errorOf(await manage('POST', '/sign-in-links/accept', { body: { sign_in: secret } }))}
     />
   );
 }

@@ -4,7 +4,8 @@
 // of failing. Each section is its own module under settings/ (embed keys and share links: embeds-settings).
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { readSession, seg, toSignIn, type WorkspaceDetails } from '../api/manage.js';
+import { readSession, seg, toSignIn } from '../api/manage.js';
+import type { WorkspaceDetails } from '../api/manage-types.js';
 import { EmbedsSettings } from '../settings/embeds-settings.js';
 import { GoalsSettings } from '../settings/goals-settings.js';
 import { useManaged } from '../settings/kit.js';
@@ -29,7 +30,7 @@ const SECTIONS: Record<string, { label: string; draw: (ws: WorkspaceDetails) => 
 
 export function SettingsPage({ workspaceId, section }: { workspaceId: string; section: string }) {
   const session = shown(useRead('session', readSession));
-  const details = useManaged<WorkspaceDetails>(`/workspaces/${seg(workspaceId)}`).result;
+  const details = useManaged('/workspaces/{workspace_id}', { path: { workspace_id: workspaceId } }).result;
   const signedOut = [session, details].some((r) => r && !r.ok && r.error.status === 401);
   useEffect(() => {
     if (signedOut) toSignIn();

@@ -2,7 +2,7 @@
 // come from /app/api/v1 with the session cookie; the frame (the site's name, the person's role, the
 // plan's dashboard rules, the collection script) from GET /app/api/sites/<id>, read alongside them.
 import { useEffect, useMemo } from 'preact/hooks';
-import { manage, readSession, seg, toSignIn, type SiteDashboard } from '../api/manage.js';
+import { manage, readSession, seg, toSignIn } from '../api/manage.js';
 import { sessionReader } from '../api/reader.js';
 import { PENDING_PRODUCT, rulesProduct } from '../dashboard/context.js';
 import { Dashboard } from '../dashboard/dashboard.js';
@@ -14,7 +14,7 @@ import { shown, useRead } from '../ui/use-read.js';
 export function SitePage({ siteId }: { siteId: string }) {
   const reader = useMemo(sessionReader, []);
   const session = shown(useRead('session', readSession));
-  const frame = shown(useRead(`site:${siteId}`, () => manage<SiteDashboard>('GET', `/sites/${seg(siteId)}`)));
+  const frame = shown(useRead(`site:${siteId}`, () => manage('GET', '/sites/{site_id}', { path: { site_id: siteId } })));
   const live = useLive(siteId);
   const signedOut = (session && !session.ok && session.error.status === 401) || (frame && !frame.ok && frame.error.status === 401);
   useEffect(() => {

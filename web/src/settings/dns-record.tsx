@@ -1,8 +1,8 @@
 // The TXT record that proves a domain, each part ready to copy into a DNS provider's form.
-import type { DnsRecord } from '../api/manage.js';
+import type { DnsVerification } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 
-export function DnsRecordFields({ record }: { record: DnsRecord }) {
+export function DnsRecordFields({ record }: { record: DnsVerification }) {
   return (
     <div class="dns-record">
       <CopyField label="Record name" value={record.name} />

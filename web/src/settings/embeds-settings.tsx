@@ -1,33 +1,18 @@
 // Settings > Embeds and sharing: the workspace's embed keys (what its backend signs embed tokens with;
 // the secret shown once, here) and each site's share links (the url shown once: only its hash is kept),
 // each revoked from the next request. Owners and admins; the management API refuses the others.
-import { manage, seg, type SiteRecord, type WorkspaceDetails } from '../api/manage.js';
+import { manage } from '../api/manage.js';
+import type { SiteRecord, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field } from '../ui/field.js';
 import { ActionButton, day, listField, ListState, Section, SendForm, useManaged, when } from './kit.js';
 import { useSites } from './site-names.js';
 
-interface EmbedKeyRecord {
-  key_id: string;
-  origins: string[];
-  created_at: string;
-  revoked_at: string | null;
-}
-interface ShareRecord {
-  share_id: string;
-  site_id: string;
-  tenant_id: string | null;
-  password: boolean;
-  expires_at: string | null;
-  created_at: string;
-  state: 'active' | 'revoked' | 'expired';
-}
-
 const optional = (v: FormDataEntryValue | null) => (String(v ?? '').trim() === '' ? undefined : String(v).trim());
 
 export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
-  const keys = useManaged<{ embed_keys: EmbedKeyRecord[] }>(`/workspaces/${seg(id)}/embed-keys`);
+  const keys = useManaged('/workspaces/{workspace_id}/embed-keys', { path: { workspace_id: id } });
   const { sites } = useSites(id);
   return (
     <>
@@ -51,7 +36,7 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
                       <div class="card-actions">
                         <ActionButton
                           label="Revoke"
-                          run={() => manage('POST', `/workspaces/${seg(id)}/embed-keys/${seg(k.key_id)}/revoke`)}
+                          run={() => manage('POST', '/workspaces/{workspace_id}/embed-keys/{key_id}/revoke', { path: { workspace_id: id, key_id: k.key_id } })}
                           after={keys.reload}
                           confirm={`Revoke ${k.key_id}? Its embed tokens are refused from now on.`}
                         />
@@ -64,10 +49,10 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
           }
         </ListState>
         <div class="panel form-panel">
-          <SendForm<{ key_id: string; secret: string }>
+          <SendForm
             title="Create an embed key"
             submitLabel="Create the key"
-            send={(f) => manage('POST', `/workspaces/${seg(id)}/embed-keys`, { origins: listField(f.get('origins')) })}
+            send={(f) => manage('POST', '/workspaces/{workspace_id}/embed-keys', { path: { workspace_id: id }, body: { origins: listField(f.get('origins')) } })}
             shown={(k) => (
               <>
                 <p>
@@ -92,8 +77,7 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
 }
 
 function SiteShares({ site }: { site: SiteRecord }) {
-  const path = `/sites/${seg(site.site_id)}/shares`;
-  const shares = useManaged<{ shares: ShareRecord[] }>(path);
+  const shares = useManaged('/sites/{site_id}/shares', { path: { site_id: site.site_id } });
   return (
     <Section id={`shares-${site.site_id}`} title={`Share links of ${site.name}`}>
       <ListState listed={shares} label="share links">
@@ -116,7 +100,7 @@ function SiteShares({ site }: { site: SiteRecord }) {
                     <div class="card-actions">
                       <ActionButton
                         label="Revoke"
-                        run={() => manage('POST', `${path}/${seg(s.share_id)}/revoke`)}
+                        run={() => manage('POST', '/sites/{site_id}/shares/{share_id}/revoke', { path: { site_id: site.site_id, share_id: s.share_id } })}
                         after={shares.reload}
                         confirm={`Revoke ${s.share_id}? The link is gone from now on.`}
                       />
@@ -129,10 +113,15 @@ function SiteShares({ site }: { site: SiteRecord }) {
         }
       </ListState>
       <div class="panel form-panel">
-        <SendForm<{ url: string }>
+        <SendForm
           title="Create a share link"
           submitLabel="Create the link"
-          send={(f) => manage('POST', path, { tenant_id: optional(f.get('tenant_id')), password: optional(f.get('password')), expires_at: optional(f.get('expires_at')) })}
+          send={(f) =>
+            manage('POST', '/sites/{site_id}/shares', {
+              path: { site_id: site.site_id },
+              body: { tenant_id: optional(f.get('tenant_id')), password: optional(f.get('password')), expires_at: optional(f.get('expires_at')) },
+            })
+          }
           shown={(r) => (
             <>
               <p>The link is shown this once: copy it now. Only its hash is kept.</p>

@@ -1,27 +1,19 @@
 // Settings > Goals: the goals of each site (a pageview matching a path pattern, or an action matching a
 // name), a form to add one, and a way to remove one. A plan without the dashboard's goals surface says
 // so instead of offering them.
-import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
-import { Field } from '../ui/field.js';
+import { manage } from '../api/manage.js';
+import type { GoalIntent, GoalType, WorkspaceDetails } from '../api/manage-types.js';
+import { Field, textOf } from '../ui/field.js';
 import { ActionButton, ListState, PlanNote, Section, SendForm, SiteField, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
 
-interface GoalRecord {
-  goal_id: string;
-  site_id: string;
-  name: string;
-  type: 'PAGEVIEW_MATCH' | 'EVENT_MATCH';
-  intent: string;
-  pattern: string;
-}
-
-const INTENTS = ['lead', 'signup', 'purchase', 'download', 'outbound', 'content', 'custom'];
-const TYPES: Record<GoalRecord['type'], string> = { PAGEVIEW_MATCH: 'A page is viewed', EVENT_MATCH: 'An action happens' };
+const INTENTS: readonly GoalIntent[] = ['lead', 'signup', 'purchase', 'download', 'outbound', 'content', 'custom'];
+const TYPES: Record<GoalType, string> = { PAGEVIEW_MATCH: 'A page is viewed', EVENT_MATCH: 'An action happens' };
 
 export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
   const open = ws.dashboard.surfaces.includes('goals');
-  const goals = useManaged<{ goals: GoalRecord[] }>(`/workspaces/${seg(id)}/goals`);
+  const goals = useManaged('/workspaces/{workspace_id}/goals', { path: { workspace_id: id } });
   const { sites, name } = useSites(id);
   return (
     <Section id="goals" title="Goals">
@@ -40,7 +32,7 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
                       {TYPES[g.type]}: <code>{g.pattern}</code> · {name(g.site_id)}
                     </span>
                   </div>
-                  <ActionButton quiet label="Remove" run={() => manage('DELETE', `/goals/${seg(g.goal_id)}`)} after={goals.reload} confirm={`Remove the goal ${g.name}?`} />
+                  <ActionButton quiet label="Remove" run={() => manage('DELETE', '/goals/{goal_id}', { path: { goal_id: g.goal_id } })} after={goals.reload} confirm={`Remove the goal ${g.name}?`} />
                 </li>
               ))}
             </ul>
@@ -53,7 +45,11 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
             title="Add a goal"
             submitLabel="Add the goal"
             send={(f) =>
-              manage('POST', `/workspaces/${seg(id)}/goals`, { site_id: f.get('site_id'), name: f.get('name'), type: f.get('type'), intent: f.get('intent'), pattern: f.get('pattern') })
+              manage('POST', '/workspaces/{workspace_id}/goals', {
+                path: { workspace_id: id },
+                // the selects offer only the document's types and intents
+                body: { site_id: textOf(f, 'site_id'), name: textOf(f, 'name'), type: textOf(f, 'type') as GoalType, intent: textOf(f, 'intent') as GoalIntent, pattern: textOf(f, 'pattern') },
+              })
             }
             after={goals.reload}
           >

@@ -4,7 +4,8 @@
 // the site a new record belongs to.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { manage, type SiteRecord } from '../api/manage.js';
+import { manage, manageUrl, type ManageAnswer, type ManageArgs, type ManagePath } from '../api/manage.js';
+import type { SiteRecord } from '../api/manage-types.js';
 import type { Failure, Result } from '../api/read.js';
 import { PLAN_DECIDED, Problem, Skeleton } from '../ui/panel-state.js';
 import { Field } from '../ui/field.js';
@@ -16,10 +17,11 @@ export interface Listed<T> {
   reload(): void;
 }
 
-/** GET `path` of the management API (null: not now), read again by reload(). */
-export function useManaged<T>(path: string | null): Listed<T> {
+/** GET `path` of the management API (its parameters as manage() takes them), read again by reload(). */
+export function useManaged<P extends ManagePath<'GET'>>(path: P, ...args: ManageArgs<'GET', P>): Listed<ManageAnswer<'GET', P>> {
   const [version, setVersion] = useState(0);
-  const state = useRead(path === null ? null : `${path}#${version}`, () => manage<T>('GET', path!));
+  const url = manageUrl(path, (args as { path?: Record<string, string> }[])[0]?.path);
+  const state = useRead(`${url}#${version}`, () => manage('GET', path, ...args));
   return { result: shown(state), loading: state.status === 'loading', reload: () => setVersion((v) => v + 1) };
 }
 

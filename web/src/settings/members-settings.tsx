@@ -1,24 +1,11 @@
 // Settings > Members: the seats in use (members and open invitations) of the plan's seats, the members
 // (an owner changes roles and removes people; a workspace keeps one owner), the open invitations (each
 // can be revoked), and a form to invite someone: the single-use link is shown once, to send them.
-import { manage, seg, type Role, type WorkspaceDetails } from '../api/manage.js';
+import { manage } from '../api/manage.js';
+import type { Role, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
-import { Field } from '../ui/field.js';
+import { Field, textOf } from '../ui/field.js';
 import { ActionButton, day, ListState, Section, SendForm, useManaged, usedOf, when } from './kit.js';
-
-interface Member {
-  user_id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  joined_at: string;
-}
-interface Invitation {
-  invitation_id: string;
-  email: string;
-  role: Role;
-  expires_at: string;
-}
 
 const ROLE_WORDS: Record<Role, string> = {
   owner: 'Owner: everything, members included',
@@ -29,8 +16,8 @@ const ROLE_WORDS: Record<Role, string> = {
 export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
   const owner = ws.workspace.role === 'owner';
-  const members = useManaged<{ members: Member[]; seats: { used: number; limit: number | null } }>(`/workspaces/${seg(id)}/members`);
-  const invitations = useManaged<{ invitations: Invitation[] }>(`/workspaces/${seg(id)}/invitations`);
+  const members = useManaged('/workspaces/{workspace_id}/members', { path: { workspace_id: id } });
+  const invitations = useManaged('/workspaces/{workspace_id}/invitations', { path: { workspace_id: id } });
   const reload = () => {
     members.reload();
     invitations.reload();
@@ -65,9 +52,9 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
                     {(['owner', 'admin', 'viewer'] as const)
                       .filter((r) => r !== m.role)
                       .map((r) => (
-                        <ActionButton key={r} quiet label={`Make ${r}`} run={() => manage('PATCH', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`, { role: r })} after={reload} />
+                        <ActionButton key={r} quiet label={`Make ${r}`} run={() => manage('PATCH', '/workspaces/{workspace_id}/members/{user_id}', { path: { workspace_id: id, user_id: m.user_id }, body: { role: r } })} after={reload} />
                       ))}
-                    <ActionButton quiet label="Remove" run={() => manage('DELETE', `/workspaces/${seg(id)}/members/${seg(m.user_id)}`)} after={reload} confirm={`Remove ${m.email} from the workspace?`} />
+                    <ActionButton quiet label="Remove" run={() => manage('DELETE', '/workspaces/{workspace_id}/members/{user_id}', { path: { workspace_id: id, user_id: m.user_id } })} after={reload} confirm={`Remove ${m.email} from the workspace?`} />
                   </div>
                 ) : null}
               </li>
@@ -90,7 +77,7 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
                       {i.role} · expires {when(i.expires_at)}
                     </span>
                   </div>
-                  <ActionButton quiet label="Revoke" run={() => manage('DELETE', `/workspaces/${seg(id)}/invitations/${seg(i.invitation_id)}`)} after={reload} />
+                  <ActionButton quiet label="Revoke" run={() => manage('DELETE', '/workspaces/{workspace_id}/invitations/{invitation_id}', { path: { workspace_id: id, invitation_id: i.invitation_id } })} after={reload} />
                 </li>
               ))}
             </ul>
@@ -98,10 +85,10 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
         }
       </ListState>
       <div class="panel form-panel">
-        <SendForm<{ invitation_url: string; expires_at: string }>
+        <SendForm
           title="Invite someone"
           submitLabel="Create the invitation"
-          send={(f) => manage('POST', `/workspaces/${seg(id)}/invitations`, { email: f.get('email'), role: f.get('role') })}
+          send={(f) => manage('POST', '/workspaces/{workspace_id}/invitations', { path: { workspace_id: id }, body: { email: textOf(f, 'email'), role: textOf(f, 'role') as Role } })}
           shown={(inv) => (
             <>
               <p>Send them this link: it works once, until {when(inv.expires_at)}, and is shown only now.</p>

@@ -3,14 +3,15 @@
 // now on, never to events already stored) and its status (a suspended site keeps its data and stops
 // collecting and answering numbers).
 import { useState } from 'preact/hooks';
-import { manage, seg, type SiteRecord } from '../api/manage.js';
+import { manage, seg, type ManageBody } from '../api/manage.js';
+import type { SiteRecord } from '../api/manage-types.js';
 import type { Failure } from '../api/read.js';
 import { Problem } from '../ui/panel-state.js';
 import { DnsRecordFields } from './dns-record.js';
 import { ActionButton, when } from './kit.js';
 
 export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): void }) {
-  const patch = (body: object) => () => manage<SiteRecord>('PATCH', `/sites/${seg(site.site_id)}`, body);
+  const patch = (body: ManageBody<'PATCH', '/sites/{site_id}'>) => () => manage('PATCH', '/sites/{site_id}', { path: { site_id: site.site_id }, body });
   const other = site.collection_profile === 'strict' ? 'extended' : 'strict';
   const suspended = site.status === 'SUSPENDED';
   const pendingSwitch = site.collection_profile_effective_at !== null && Date.parse(site.collection_profile_effective_at) > Date.now();
@@ -78,7 +79,7 @@ function DomainProof({ site, domain, onChange }: { site: SiteRecord; domain: Sit
   const [busy, setBusy] = useState(false);
   const verify = async () => {
     setBusy(true);
-    const r = await manage('POST', `/sites/${seg(site.site_id)}/verify`);
+    const r = await manage('POST', '/sites/{site_id}/verify', { path: { site_id: site.site_id } });
     setBusy(false);
     setFailure(r.ok ? null : r.error);
     if (r.ok) onChange();

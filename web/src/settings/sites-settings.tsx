@@ -1,17 +1,16 @@
 // Settings > Sites: every site of the workspace (site-card.tsx: its hostnames, domain proof, profile and
 // status), the plan's sites used, and a form to add one with its hostnames, and optionally a domain
 // scope (the TXT record that proves it is shown at once) and hostname patterns.
-import { manage, seg, type DnsRecord, type SiteRecord, type WorkspaceDetails } from '../api/manage.js';
-import { Field } from '../ui/field.js';
+import { manage, seg } from '../api/manage.js';
+import type { CollectionProfile, WorkspaceDetails } from '../api/manage-types.js';
+import { Field, textOf } from '../ui/field.js';
 import { DnsRecordFields } from './dns-record.js';
 import { ListState, listField, Section, SendForm, useManaged, usedOf } from './kit.js';
 import { SiteCard } from './site-card.js';
 
-type CreatedSite = SiteRecord & { verification?: DnsRecord };
-
 export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
-  const sites = useManaged<{ sites: SiteRecord[] }>(`/workspaces/${seg(id)}/sites`);
+  const sites = useManaged('/workspaces/{workspace_id}/sites', { path: { workspace_id: id } });
   const count = sites.result?.ok ? sites.result.data.sites.length : null;
   return (
     <Section
@@ -33,18 +32,22 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
         }
       </ListState>
       <div class="panel form-panel">
-        <SendForm<CreatedSite>
+        <SendForm
           title="Add a site"
           submitLabel="Add the site"
           send={(f) => {
             const scope = String(f.get('domain_scope') ?? '').trim();
             const patterns = listField(f.get('hostname_patterns'));
-            return manage<CreatedSite>('POST', `/workspaces/${seg(id)}/sites`, {
-              name: f.get('name'),
-              hostnames: listField(f.get('hostnames')),
-              collection_profile: f.get('collection_profile'),
-              ...(scope ? { domain_scope: scope } : {}),
-              ...(patterns.length ? { hostname_patterns: patterns } : {}),
+            return manage('POST', '/workspaces/{workspace_id}/sites', {
+              path: { workspace_id: id },
+              body: {
+                name: textOf(f, 'name'),
+                hostnames: listField(f.get('hostnames')),
+                // the radios offer only the document's profiles
+                collection_profile: textOf(f, 'collection_profile') as CollectionProfile,
+                ...(scope ? { domain_scope: scope } : {}),
+                ...(patterns.length ? { hostname_patterns: patterns } : {}),
+              },
             });
           }}
           shown={(site) => (

@@ -1,23 +1,16 @@
 // Settings > Tenants: the tenants of each site (the customers of a multi-tenant product, tagged on its
 // pages with props.tenant_id), a form to add one, and a switch between active and inactive. A plan
 // without the dashboard's tenants surface says so instead of offering them.
-import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
-import { Field } from '../ui/field.js';
+import { manage } from '../api/manage.js';
+import type { WorkspaceDetails } from '../api/manage-types.js';
+import { Field, textOf } from '../ui/field.js';
 import { ActionButton, ListState, PlanNote, Section, SendForm, SiteField, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
-
-interface TenantRecord {
-  tenant_id: string;
-  site_id: string;
-  slug: string;
-  name: string;
-  status: 'ACTIVE' | 'INACTIVE';
-}
 
 export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
   const open = ws.dashboard.surfaces.includes('tenants');
-  const tenants = useManaged<{ tenants: TenantRecord[] }>(`/workspaces/${seg(id)}/tenants`);
+  const tenants = useManaged('/workspaces/{workspace_id}/tenants', { path: { workspace_id: id } });
   const { sites, name } = useSites(id);
   return (
     <Section id="tenants" title="Tenants">
@@ -41,7 +34,7 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
                   <ActionButton
                     quiet
                     label={t.status === 'ACTIVE' ? 'Deactivate' : 'Activate'}
-                    run={() => manage('PATCH', `/tenants/${seg(t.tenant_id)}`, { status: t.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' })}
+                    run={() => manage('PATCH', '/tenants/{tenant_id}', { path: { tenant_id: t.tenant_id }, body: { status: t.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' } })}
                     after={tenants.reload}
                   />
                 </li>
@@ -55,7 +48,7 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
           <SendForm
             title="Add a tenant"
             submitLabel="Add the tenant"
-            send={(f) => manage('POST', `/workspaces/${seg(id)}/tenants`, { site_id: f.get('site_id'), slug: f.get('slug'), name: f.get('name') })}
+            send={(f) => manage('POST', '/workspaces/{workspace_id}/tenants', { path: { workspace_id: id }, body: { site_id: textOf(f, 'site_id'), slug: textOf(f, 'slug'), name: textOf(f, 'name') } })}
             after={tenants.reload}
           >
             <SiteField sites={sites} />

@@ -2,24 +2,13 @@
 // is shown once, here, and never again), and revoke and rotate (a new secret, shown once; the old one
 // stops working). A plan without API access says so instead.
 import { useState } from 'preact/hooks';
-import { manage, seg, type WorkspaceDetails } from '../api/manage.js';
+import { manage } from '../api/manage.js';
+import type { Scope, TokenRecord, TokenWithSecret, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 import { ActionButton, day, ListState, PlanNote, Section, SendForm, useManaged, when } from './kit.js';
 import { useSites } from './site-names.js';
 
-interface TokenRecord {
-  token_id: string;
-  workspace_id: string;
-  scopes: string[];
-  site_ids: string[] | null;
-  tenant_ids: string[] | null;
-  created_at: string;
-  rotated_at: string | null;
-  revoked_at: string | null;
-}
-type WithSecret = TokenRecord & { secret: string };
-
-function Secret({ token }: { token: WithSecret }) {
+function Secret({ token }: { token: TokenWithSecret }) {
   return (
     <>
       <p>
@@ -32,7 +21,7 @@ function Secret({ token }: { token: WithSecret }) {
 
 export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
-  const tokens = useManaged<{ tokens: TokenRecord[] }>(`/workspaces/${seg(id)}/tokens`);
+  const tokens = useManaged('/workspaces/{workspace_id}/tokens', { path: { workspace_id: id } });
   const { sites, name } = useSites(id);
   return (
     <Section
@@ -60,12 +49,14 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
       </ListState>
       {ws.plan.api_tokens ? (
         <div class="panel form-panel">
-          <SendForm<WithSecret>
+          <SendForm
             title="Create a token"
             submitLabel="Create the token"
             send={(f) => {
               const only = f.getAll('sites').map(String);
-              return manage<WithSecret>('POST', `/workspaces/${seg(id)}/tokens`, { scopes: f.getAll('scopes'), ...(only.length ? { sites: only } : {}) });
+              // the checkboxes offer only the document's scopes
+              const scopes = f.getAll('scopes').map(String) as Scope[];
+              return manage('POST', '/workspaces/{workspace_id}/tokens', { path: { workspace_id: id }, body: { scopes, ...(only.length ? { sites: only } : {}) } });
             }}
             shown={(t) => <Secret token={t} />}
             after={tokens.reload}
@@ -96,8 +87,10 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
   );
 }
 
+/** The path parameters of one token's routes. */
+const tokenIds = (t: TokenRecord) => ({ workspace_id: t.workspace_id, token_id: t.token_id });
+
 function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(id: string): string; onChange(): void }) {
-  const path = (action: 'revoke' | 'rotate') => `/workspaces/${seg(token.workspace_id)}/tokens/${seg(token.token_id)}/${action}`;
   const revoked = token.revoked_at !== null;
   return (
     <li class={`record${revoked ? ' revoked' : ''}`} data-token={token.token_id}>
@@ -111,8 +104,8 @@ function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(
       </div>
       {revoked ? null : (
         <div class="card-actions">
-          <RotateButton path={path('rotate')} onChange={onChange} />
-          <ActionButton label="Revoke" run={() => manage('POST', path('revoke'))} after={onChange} confirm={`Revoke ${token.token_id}? Every request with it is refused from now on.`} />
+          <RotateButton token={token} onChange={onChange} />
+          <ActionButton label="Revoke" run={() => manage('POST', '/workspaces/{workspace_id}/tokens/{token_id}/revoke', { path: tokenIds(token) })} after={onChange} confirm={`Revoke ${token.token_id}? Every request with it is refused from now on.`} />
         </div>
       )}
     </li>
@@ -120,13 +113,13 @@ function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(
 }
 
 /** A new secret for the token, shown once; the old secret stops working at once. */
-function RotateButton({ path, onChange }: { path: string; onChange(): void }) {
-  const [rotated, setRotated] = useState<WithSecret | null>(null);
+function RotateButton({ token, onChange }: { token: TokenRecord; onChange(): void }) {
+  const [rotated, setRotated] = useState<TokenWithSecret | null>(null);
   return (
     <>
-      <ActionButton<WithSecret>
+      <ActionButton
         label="Rotate"
-        run={() => manage<WithSecret>('POST', path)}
+        run={() => manage('POST', '/workspaces/{workspace_id}/tokens/{token_id}/rotate', { path: tokenIds(token) })}
         after={(t) => {
           setRotated(t);
           onChange();

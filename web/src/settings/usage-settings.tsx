@@ -2,26 +2,13 @@
 // not metered), against the plan's included units and hard cap; and the events stored for the month
 // (imports and collection, by each event's own timestamp) against the plan's included events. Overage of
 // either is a preview: collection never stops for it.
-import { seg, type WorkspaceDetails } from '../api/manage.js';
+import type { WorkspaceDetails } from '../api/manage-types.js';
 import { ListState, Section, useManaged, when } from './kit.js';
-
-interface Usage {
-  period: string;
-  units_used: number;
-  units_included: number;
-  units_overage: number;
-  hard_cap_units: number;
-  reset_at: string;
-  /** events stored this month (absent: a server without an event store) and the plan's included events (null: unlimited) */
-  events_used?: number;
-  events_included?: number | null;
-  events_overage?: number;
-}
 
 const n = new Intl.NumberFormat('en');
 
 export function UsageSettings({ ws }: { ws: WorkspaceDetails }) {
-  const usage = useManaged<Usage>(`/workspaces/${seg(ws.workspace.workspace_id)}/usage`);
+  const usage = useManaged('/workspaces/{workspace_id}/usage', { path: { workspace_id: ws.workspace.workspace_id } });
   return (
     <Section id="usage" title="Usage this month">
       <ListState listed={usage} label="usage">

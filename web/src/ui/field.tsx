@@ -9,3 +9,8 @@ export function Field({ label, children }: { label: string; children: ComponentC
     </label>
   );
 }
+
+/** A text field of a submitted form, as the API takes it: a string ('' when the form sends none). */
+export function textOf(form: FormData, name: string): string {
+  return String(form.get(name) ?? '');
+}

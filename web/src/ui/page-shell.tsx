@@ -1,7 +1,8 @@
 // The dashboard's frame: the product's name (home), what page this is, and the signed-in person with
 // a way out. Embeds and share pages have none of it.
 import type { ComponentChildren } from 'preact';
-import { signOut, type SessionState } from '../api/manage.js';
+import { signOut } from '../api/manage.js';
+import type { SessionState } from '../api/manage-types.js';
 
 export function AppFrame({ session, title, children }: { session: SessionState | null; title: string; children: ComponentChildren }) {
   return (
