@@ -1,6 +1,6 @@
 // `npm run build:web` (run by prepare and pretest): bundles the browser half (web/) with esbuild into
 // dist/web/: content-hashed file names, a manifest naming them, and a .br and a .gz beside each file so
-// the server sends them as they are (src/http/web-assets.ts). Nothing is built at run time.
+// the server sends them as they are (src/http/pages/web-assets.ts). Nothing is built at run time.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,28 +1,29 @@
 // buildApp(deps): the Fastify app with every route and hook. Never listens: tests use inject().
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { clientErrorHandler, refuseConnect } from './http/client-errors.js';
-import { registerCompression } from './http/compression.js';
-import { registerDocsPage } from './http/docs-page.js';
-import { registerAppPages } from './http/app-pages.js';
-import { registerEmbedPages } from './http/embed-pages.js';
-import { registerShareApi } from './http/share-api.js';
-import { EMBED_READ_BATCH_URL, registerReadBatch } from './http/read-batch-route.js';
-import { embedStrategy } from './http/auth-strategy.js';
-import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/error-envelope.js';
-import { registerOpenApi, registerOpenApiRoute } from './http/openapi.js';
-import { requestIdFor } from './http/request-id.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
-import { loadWebBundle, registerWebAssets } from './http/web-assets.js';
-import type { AnyRoute } from './http/define-route.js';
-import { registerRequestMetrics } from './http/metrics/request-metrics.js';
-import { registerHealthz } from './http/routes/healthz.js';
-import { registerCollectEvent } from './http/routes/collect-event.js';
+import { clientErrorHandler, refuseConnect } from './http/server/client-errors.js';
+import { registerCompression } from './http/server/compression.js';
+import { registerDocsPage } from './http/pages/docs-page.js';
+import { registerAppPages } from './http/pages/app-pages.js';
+import { registerEmbedPage } from './http/embed/embed-page.js';
+import { registerSharePage } from './http/share/share-page.js';
+import { registerShareApi } from './http/share/share-api.js';
+import { EMBED_READ_BATCH_URL, registerReadBatch } from './http/pipeline/read-batch-route.js';
+import { embedStrategy } from './http/pipeline/auth-strategy.js';
+import { frameworkError, ProtocolError, registerErrorEnvelope } from './http/server/error-envelope.js';
+import { registerOpenApi, registerOpenApiRoute } from './http/openapi/register-openapi.js';
+import { requestIdFor } from './http/server/request-id.js';
+import { registerSecurityHeaders } from './http/server/security-headers.js';
+import { loadWebBundle, registerWebAssets } from './http/pages/web-assets.js';
+import type { AnyRoute } from './http/pipeline/define-route.js';
+import { registerRequestMetrics } from './http/prometheus/request-metrics.js';
+import { registerHealthz } from './http/server/healthz.js';
+import { registerCollectEvent } from './http/collect/collect-event.js';
 import { answerFirst } from './http/collect/collect-fast-path.js';
 import { trustProxyOption } from './http/collect/client-address.js';
-import { registerTrackerScript } from './http/routes/tracker-script.js';
-import { analyticsRoutes, embedReadRoutes, platformRoutes } from './http/routes/index.js';
+import { registerTrackerScript } from './http/collect/tracker-script.js';
+import { analyticsRoutes, embedReadRoutes, platformRoutes } from './http/v1/index.js';
 import { registerAppApi } from './http/app-api/register-app-api.js';
-import { withRedaction } from './http/log-redaction.js';
+import { withRedaction } from './http/server/log-redaction.js';
 import type { AppDeps } from './services/deps.js';
 
 export interface BuildAppOptions {
@@ -103,7 +104,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   // the browser half: its files (built by npm run build:web) and the pages that load them
   registerWebAssets(app, () => loadWebBundle());
   registerAppPages(app, () => loadWebBundle());
-  registerEmbedPages(app, deps, () => loadWebBundle());
+  registerEmbedPage(app, deps, () => loadWebBundle());
+  await registerSharePage(app, deps, () => loadWebBundle());
   await app.ready();
   return app;
 }

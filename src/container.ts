@@ -203,7 +203,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
   const clock = overrides.clock ?? systemClock;
   const metrics =
     overrides.metrics ??
-    (config.metricsPort !== undefined ? new (await import('./http/metrics/prometheus-metrics.js')).PrometheusMetrics() : undefined);
+    (config.metricsPort !== undefined ? new (await import('./http/prometheus/prometheus-metrics.js')).PrometheusMetrics() : undefined);
   /** engine calls timed by engine name when metrics are kept */
   const timed = <T extends object>(port: T, engine: string): T =>
     metrics ? timedCalls(port, (seconds, ok) => metrics.engineQuery(engine, seconds, ok)) : port;

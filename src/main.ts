@@ -5,7 +5,7 @@ import { buildApp, type BuildAppOptions } from './app.js';
 import { buildContainer, openLiveCollection, type Container, type ContainerOverrides } from './container.js';
 import type { LiveCollection } from './ingest/collect/open-collection.js';
 import type { LoaderOptions } from './ingest/collect/loader.js';
-import { startMetricsServer, type MetricsServer } from './http/metrics/metrics-server.js';
+import { startMetricsServer, type MetricsServer } from './http/prometheus/metrics-server.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
 import { startDailyPurge, type DailyPurge, type DailyPurgeOptions } from './services/lifecycle/daily-purge.js';
 

@@ -1,5 +1,5 @@
 // What the server counts for operators (the Prometheus names are listed in README "Metrics").
-// The HTTP layer, services and ingest call this port; http/metrics/prometheus-metrics.ts implements
+// The HTTP layer, services and ingest call this port; http/prometheus/prometheus-metrics.ts implements
 // it with prom-client. Without a metrics listener nothing is kept: the port is absent (or noopMetrics)
 // and callers skip the work.
 

@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { harness, type Harness } from './helpers/harness.js';
-import { APP_PAGE_PATHS, registerAppPages, shellPolicy } from '../../src/http/app-pages.js';
-import { DEFAULT_WEB_DIR, loadWebBundle, preferredEncoding } from '../../src/http/web-assets.js';
+import { APP_PAGE_PATHS, registerAppPages, shellPolicy } from '../../src/http/pages/app-pages.js';
+import { DEFAULT_WEB_DIR, loadWebBundle, preferredEncoding } from '../../src/http/pages/web-assets.js';
 
 let h: Harness;
 const manifest = JSON.parse(fs.readFileSync(path.join(DEFAULT_WEB_DIR, 'manifest.json'), 'utf8')) as { entries: Record<string, string> };
-// /embed without an embed key is framed by nobody, like every page (embed-pages.test.ts: with one)
+// /embed without an embed key is framed by nobody, like every page (embed-page tests: with one)
 const pagePaths = [...APP_PAGE_PATHS, '/embed'].map((p) => p.replace(/:(\w+)/g, 'some-$1'));
 
 before(async () => {

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { ControlPlaneUnavailableError } from '../../src/domain/errors.js';
-import { RETRY_AFTER_SECONDS } from '../../src/http/error-envelope.js';
+import { RETRY_AFTER_SECONDS } from '../../src/http/server/error-envelope.js';
 import { CATALOG_TTL_MS } from '../../src/ingest/collect/collector.js';
 import type { CatalogStore } from '../../src/ports/catalog-store.js';
 import { harness, type Harness } from './helpers/harness.js';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { buildApp } from '../../src/app.js';
-import { defineRoute, RawJson } from '../../src/http/define-route.js';
+import { defineRoute, RawJson } from '../../src/http/pipeline/define-route.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { chargeUnits, withMeteredUnits } from '../../src/services/metering.js';
 import { apiPolicyFor } from '../../src/domain/plans.js';

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { harness } from './helpers/harness.js';
 import { openApiChecker } from './helpers/openapi-check.js';
 import { buildApp } from '../../src/app.js';
-import { defineRoute } from '../../src/http/define-route.js';
+import { defineRoute } from '../../src/http/pipeline/define-route.js';
 import { EngineError } from '../../src/domain/errors.js';
 
 test('unknown paths answer 404 NOT_FOUND in the envelope, before any token check', async () => {

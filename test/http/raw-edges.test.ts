@@ -15,7 +15,7 @@ import { generateSecret, hashSecret } from '../../src/domain/tokens.js';
 import { runImport } from '../../src/ingest/pipeline/run-import.js';
 import { openImportStores } from '../../src/container.js';
 import { startServer, type RunningServer } from '../../src/main.js';
-import { COMPRESSION_THRESHOLD_BYTES } from '../../src/http/compression.js';
+import { COMPRESSION_THRESHOLD_BYTES } from '../../src/http/server/compression.js';
 import type { AnalyticsEngine } from '../../src/ports/analytics-engine.js';
 import type { CatalogStore } from '../../src/ports/catalog-store.js';
 import { get, rawRequest, type RawResponse } from './helpers/raw-http.js';

@@ -15,7 +15,7 @@ import { harnessWithRoutes } from './helpers/registered-routes.js';
 import type { RouteFamily } from '../../src/domain/access.js';
 import type { ErrorCode } from '../../src/domain/errors.js';
 import { generateSecret } from '../../src/domain/tokens.js';
-import { analyticsRoutes, platformRoutes } from '../../src/http/routes/index.js';
+import { analyticsRoutes, platformRoutes } from '../../src/http/v1/index.js';
 import { APP_API_PREFIX } from '../../src/http/app-api/app-api-prefix.js';
 import { appApiRoutes } from '../../src/http/app-api/routes/index.js';
 import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
@@ -84,7 +84,7 @@ test('every registered route is an authenticated GET under /v1 with a known fami
     if (isDashboardRead(r.url)) {
       const v1 = r.url.slice(APP_API_PREFIX.length);
       const def = definitions.get(v1);
-      assert.ok(def, `${r.url} is not the twin of a route definition of src/http/routes/index.ts`);
+      assert.ok(def, `${r.url} is not the twin of a route definition of src/http/v1/index.ts`);
       assert.equal(r.method, 'GET', r.url);
       assert.ok(def.site, `${r.url}: the dashboard reads only the routes that name a site (its frame comes from the management routes)`);
       assert.equal(r.strategy, 'session', `${r.url}: registered with the ${r.strategy} strategy`);
@@ -113,7 +113,7 @@ test('every registered route is an authenticated GET under /v1 with a known fami
     assert.equal(r.method, 'GET', `${r.method} ${r.url}`);
     assert.ok(r.url.startsWith('/v1/'), `${r.url} is authenticated but outside /v1`);
     const def = definitions.get(r.url);
-    assert.ok(def, `${r.url} is not one of the route definitions of src/http/routes/index.ts`);
+    assert.ok(def, `${r.url} is not one of the route definitions of src/http/v1/index.ts`);
     assert.ok(def.family in FAMILIES, `${r.url}: family ${def.family} has no rules in this suite`);
     assert.deepEqual([...def.scopes].sort(), [...FAMILIES[def.family].scopes].sort(), `${r.url}: scopes`);
     // /v1 is entered with a token (or an embed token where embeds read), and the document says so;

@@ -14,7 +14,7 @@ import { withRegisteredRoutes } from './helpers/registered-routes.js';
 import { ALL_SCOPES, type Registered } from './helpers/route-rules.js';
 import { call, PASSWORD, person, type Person } from './helpers/app-api.js';
 import { embedKey, mint, shareLink } from './helpers/embeds.js';
-import { DEFAULT_WEB_DIR } from '../../src/http/web-assets.js';
+import { DEFAULT_WEB_DIR } from '../../src/http/pages/web-assets.js';
 
 const SECOND = 1000;
 const SHARE_PASSWORD = 'a share link password';

@@ -1,7 +1,7 @@
 // The gauges of events used and included per workspace, read at each scrape.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PrometheusMetrics } from '../../src/http/metrics/prometheus-metrics.js';
+import { PrometheusMetrics } from '../../src/http/prometheus/prometheus-metrics.js';
 
 test('events used and included per workspace; unlimited has no included series; a failed read leaves no stale series', async () => {
   const m = new PrometheusMetrics();

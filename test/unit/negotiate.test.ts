@@ -1,7 +1,7 @@
 // Accept -> the JSON envelope or CSV, on the routes offering both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { negotiateFormat } from '../../src/http/negotiate.js';
+import { negotiateFormat } from '../../src/http/pipeline/negotiate.js';
 
 test('CSV when asked for, alone or preferred', () => {
   for (const accept of [

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_WEB_DIR } from '../../src/http/web-assets.js';
+import { DEFAULT_WEB_DIR } from '../../src/http/pages/web-assets.js';
 
 const BUDGET_BYTES = 100 * 1024;
 const manifest = JSON.parse(fs.readFileSync(path.join(DEFAULT_WEB_DIR, 'manifest.json'), 'utf8')) as {

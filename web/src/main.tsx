@@ -1,4 +1,4 @@
-// The browser half's one entry: every page path the server answers with the shell (src/http/app-pages.ts)
+// The browser half's one entry: every page path the server answers with the shell (src/http/pages/app-pages.ts)
 // is drawn here, by its path. Moving between pages loads the next page; within the dashboard the state
 // changes in place, through the URL.
 import { render, type ComponentChildren } from 'preact';

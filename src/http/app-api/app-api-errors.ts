@@ -7,7 +7,7 @@ import { ApiError, ControlPlaneUnavailableError } from '../../domain/errors.js';
 import { isManageErrorCode, ManageError, MANAGE_ERROR_CATALOG, type ManageErrorCode } from '../../domain/manage-errors.js';
 import { UnstorableTextError } from '../../domain/storable-text.js';
 import { CatalogError } from '../../ports/catalog-store.js';
-import { RETRY_AFTER_SECONDS } from '../error-envelope.js';
+import { RETRY_AFTER_SECONDS } from '../server/error-envelope.js';
 
 /** Store codes that are not the management API's own, and what they answer. */
 const CATALOG_CODES: Record<string, ManageErrorCode> = { INVALID: 'INVALID_PARAMS' };

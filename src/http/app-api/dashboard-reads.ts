@@ -4,9 +4,9 @@
 // one); not metered; the plan's dashboard policy; one rate window with the management routes. Kept out
 // of /openapi.json: the management document describes them as the /v1 operations' twins.
 import type { FastifyInstance } from 'fastify';
-import type { AnyRoute } from '../define-route.js';
-import { sendApiError } from '../error-envelope.js';
-import { analyticsRoutes, platformRoutes } from '../routes/index.js';
+import type { AnyRoute } from '../pipeline/define-route.js';
+import { sendApiError } from '../server/error-envelope.js';
+import { analyticsRoutes, platformRoutes } from '../v1/index.js';
 import type { AppApiDeps } from './app-api-deps.js';
 import type { RouteMethods } from './app-api-errors.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';

@@ -3,7 +3,7 @@
 // attributes, or a browser would keep the cookie it was told to forget.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
-import { secureCookie } from '../secure-cookie.js';
+import { secureCookie } from '../server/secure-cookie.js';
 
 export const SESSION_COOKIE = 'footfall_session';
 

@@ -3,7 +3,7 @@
 // whole of /app/api). The workspace is the one of the site the request names, where the person is a
 // member, whatever their role (services/people/dashboard-caller.ts). Not metered; the plan's dashboard
 // policy. The session's cookie is sent again when its expiry moved, as the management routes do.
-import { siteIdOf, type AuthStrategy } from '../auth-strategy.js';
+import { siteIdOf, type AuthStrategy } from '../pipeline/auth-strategy.js';
 import { ApiError } from '../../domain/errors.js';
 import { MANAGE_ERROR_CATALOG } from '../../domain/manage-errors.js';
 import { dashboardCaller } from '../../services/people/dashboard-caller.js';

@@ -6,7 +6,7 @@ import { ApiError, ControlPlaneUnavailableError, ERROR_CATALOG, type ErrorCode }
 import { UnstorableTextError } from '../../domain/storable-text.js';
 import type { EventCollector } from '../../ports/event-collector.js';
 import type { Metrics } from '../../ports/metrics.js';
-import { RETRY_AFTER_SECONDS } from '../error-envelope.js';
+import { RETRY_AFTER_SECONDS } from '../server/error-envelope.js';
 import type { CollectRateLimit } from './collect-rate-limit.js';
 
 export const COLLECT_PATH = '/api/event';

@@ -8,8 +8,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RouteMetrics } from '../../ports/metrics.js';
-import { envelope } from '../error-envelope.js';
-import { requestIdFor } from '../request-id.js';
+import { envelope } from '../server/error-envelope.js';
+import { requestIdFor } from '../server/request-id.js';
 import { COLLECT_PATH, CORS_HEADER, MAX_EVENT_BYTES, type CollectAnswer, type CollectEndpoint } from './collect-endpoint.js';
 
 /** true: the request was taken (and will be answered) */

@@ -3,7 +3,7 @@
 // uses (error catalog, guidance, report base units, the metering functions) so it cannot drift.
 import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
 import { metricsUnits, REPORT_BASE_UNITS, reportUnits } from '../../domain/metering.js';
-import { COMPRESSION_THRESHOLD_BYTES } from '../compression.js';
+import { COMPRESSION_THRESHOLD_BYTES } from '../server/compression.js';
 import { ERROR_GUIDANCE, type RetryRule } from './error-guidance.js';
 
 const RETRY_TEXT: Record<RetryRule, string> = {

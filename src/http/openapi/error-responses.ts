@@ -2,7 +2,7 @@
 // narrowed to the codes that status can carry (from the error catalog), the headers it comes with,
 // and an example per code.
 import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
-import { RETRY_AFTER_SECONDS } from '../error-envelope.js';
+import { RETRY_AFTER_SECONDS } from '../server/error-envelope.js';
 import { catalogStatuses, codesForStatus } from './error-guidance.js';
 
 type Json = Record<string, any>;

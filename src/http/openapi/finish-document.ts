@@ -9,7 +9,7 @@ import { apiDescription } from './description.js';
 import { errorResponseComponents, errorResponseRef, rateLimitHeaders, REQUEST_ID_HEADER, retryAfterHeader } from './error-responses.js';
 import { hoistTitledSchemas } from './hoist-components.js';
 import { COLLECT_PATH } from '../collect/collect-endpoint.js';
-import { TRACKER_SCRIPT_PATH } from '../routes/tracker-script.js';
+import { TRACKER_SCRIPT_PATH } from '../collect/tracker-script.js';
 
 type Json = Record<string, any>;
 

@@ -3,7 +3,7 @@
 // parameters, cache and answer.
 import { Type } from '@sinclair/typebox';
 import { invalidField } from '../../../domain/manage-errors.js';
-import { checkedReads, MAX_BATCHED_READS, MAX_READ_LENGTH, READ_BATCH_MEDIA_TYPE, streamReads } from '../../read-batch-stream.js';
+import { checkedReads, MAX_BATCHED_READS, MAX_READ_LENGTH, READ_BATCH_MEDIA_TYPE, streamReads } from '../../pipeline/read-batch-stream.js';
 import { DASHBOARD_READ_PATHS } from '../dashboard-reads.js';
 import { APP_API_PREFIX } from '../app-api-prefix.js';
 import { defineAppRoute } from '../define-app-route.js';
