@@ -1,7 +1,7 @@
 // Every error of the management API leaves in the spec's envelope, {error: {code, message, request_id,
 // details?}}, with the management catalog's codes: what a use-case refused (ManageError), what the
 // catalog or people store refused (CatalogError), what Fastify refused before a route ran (the body's
-// JSON or its media type), an unknown path (404) or method (405, with Allow).
+// JSON or its media type), an unknown path (404) or method (405, with Allow: every method the path answers).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ControlPlaneUnavailableError } from '../../domain/errors.js';
 import { isManageErrorCode, ManageError, MANAGE_ERROR_CATALOG, type ManageErrorCode } from '../../domain/manage-errors.js';
@@ -36,23 +36,7 @@ export function manageEnvelope(e: { code: ManageErrorCode; message: string; deta
   return { error: { code: e.code, message: e.message, request_id: requestId, ...(e.details ? { details: e.details } : {}) } };
 }
 
-/** Path patterns of the routes (`:name` matches one segment) and the methods each answers. */
-export class RouteMethods {
-  private readonly routes: { re: RegExp; methods: Set<string> }[] = [];
-  add(url: string, method: string): void {
-    const source = '^' + url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '$';
-    let r = this.routes.find((x) => x.re.source === source);
-    if (!r) this.routes.push((r = { re: new RegExp(source), methods: new Set() }));
-    r.methods.add(method);
-  }
-  allowed(path: string): string[] {
-    const out = new Set<string>();
-    for (const r of this.routes) if (r.re.test(path)) for (const m of r.methods) out.add(m);
-    return [...out].sort();
-  }
-}
-
-export function registerAppApiErrors(scope: FastifyInstance, routes: RouteMethods): void {
+export function registerAppApiErrors(scope: FastifyInstance): void {
   scope.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const e = toManageError(err);
     if (!e) {
@@ -66,7 +50,8 @@ export function registerAppApiErrors(scope: FastifyInstance, routes: RouteMethod
   });
   scope.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    const allow = routes.allowed(path);
+    // the one record of the server's routes (server/route-methods.ts), sorted as this API lists them
+    const allow = request.server.routeMethods.at(path).sort();
     if (allow.length) {
       return reply
         .code(405)

@@ -8,16 +8,14 @@ import type { AnyRoute } from '../pipeline/define-route.js';
 import { sendApiError } from '../server/error-envelope.js';
 import { analyticsRoutes, platformRoutes } from '../v1/index.js';
 import type { AppApiDeps } from './app-api-deps.js';
-import type { RouteMethods } from './app-api-errors.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import { sessionStrategy } from './session-strategy.js';
 
 /** Every read route that names a site: the dashboard's page reads nothing else of /v1 (its frame comes from the management routes). */
 export const DASHBOARD_READ_ROUTES: readonly AnyRoute[] = [...analyticsRoutes, ...platformRoutes.filter((r) => r.site !== undefined)];
 
-export async function registerDashboardReads(scope: FastifyInstance, deps: AppApiDeps, methods: RouteMethods): Promise<void> {
+export async function registerDashboardReads(scope: FastifyInstance, deps: AppApiDeps): Promise<void> {
   const strategy = sessionStrategy(deps);
-  for (const route of DASHBOARD_READ_ROUTES) methods.add(APP_API_PREFIX + route.url, 'GET');
   await scope.register(async (reads) => {
     reads.setErrorHandler(sendApiError);
     for (const route of DASHBOARD_READ_ROUTES) route.register(reads, deps, { strategy, hidden: true });

@@ -16,7 +16,7 @@ import type { ActiveSession } from '../../services/people/sessions.js';
 import { csrfTokenMatches, resolveSession } from '../../services/people/sessions.js';
 import { checkSessionRate } from '../../services/people/session-rate.js';
 import type { AppApiDeps } from './app-api-deps.js';
-import { checkInput, checkPathParameters } from './check-input.js';
+import { arrayParameters, checkInput, checkPathParameters, repeatedAsArrays } from '../pipeline/check-input.js';
 import { clearSessionCookie, sendSessionCookie, SESSION_COOKIE } from './session-cookie.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -91,13 +91,19 @@ export function securityOf(def: Pick<AppRouteDefinition, 'auth' | 'method'>): Re
   return def.method === 'GET' ? [{ sessionCookie: [] }] : [{ sessionCookie: [], csrfToken: [] }];
 }
 
-interface RouteState {
+/** What the management pipeline's onRequest stage found, for its handler stage. */
+export interface ManageRouteState {
   session: ActiveSession | null;
   actor: Actor | null;
   access: unknown;
 }
-const STATE = Symbol('footfall.app-route');
-type WithState = FastifyRequest & { [STATE]?: RouteState };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** set by the management pipeline's first stage (define-app-route.ts); null on any other route */
+    manageRoute: ManageRouteState | null;
+  }
+}
 
 const UNSAFE = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
 
@@ -108,13 +114,15 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
 ): void {
   const origin = new URL(deps.config.publicUrl).origin;
   const repeated = arrayParameters(def.query);
+  // Fastify's way to carry request state: declared once, so every request has the same shape
+  if (!scope.hasRequestDecorator('manageRoute')) scope.decorateRequest('manageRoute', null);
   scope.route({
     method: def.method,
     url: def.url,
     // Described by the management API's own document, not the read API's; the security it declares
     // there is on the registered route too, for whatever reads the routes as Fastify adds them.
     schema: { hide: true, security: securityOf(def) },
-    onRequest: async (request: WithState, reply: FastifyReply) => {
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       const unsafe = UNSAFE.has(request.method);
       const sentOrigin = request.headers.origin;
       if (unsafe && sentOrigin !== undefined && sentOrigin !== origin)
@@ -135,10 +143,10 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
       checkPathParameters(request.params as Record<string, string>);
       let access: unknown = null;
       if (def.guard && actor) access = await resolveGuard(deps, actor, def.guard, request.params as Record<string, string>);
-      request[STATE] = { session, actor, access };
+      request.manageRoute = { session, actor, access };
     },
-    handler: async (request: WithState, reply: FastifyReply) => {
-      const state = request[STATE]!;
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const state = request.manageRoute!;
       const query = def.query ? checkInput(def.query, repeatedAsArrays(request.query, repeated), 'query parameter') : {};
       const body = def.body ? checkInput(def.body, request.body ?? {}, 'field') : {};
       const result = await def.handler({
@@ -158,20 +166,6 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(result ?? {}));
     },
   });
-}
-
-/** The query parameters a route takes as a list: a list given once arrives as one string. */
-function arrayParameters(query: TObject | undefined): string[] {
-  return Object.entries(query?.properties ?? {})
-    .filter(([, schema]) => (schema as TSchema).type === 'array')
-    .map(([name]) => name);
-}
-
-function repeatedAsArrays(query: unknown, names: readonly string[]): unknown {
-  if (names.length === 0 || typeof query !== 'object' || query === null) return query ?? {};
-  const q = { ...(query as Record<string, unknown>) };
-  for (const name of names) if (typeof q[name] === 'string') q[name] = [q[name]];
-  return q;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../services/deps.js';
 import { dummyHash } from '../../services/people/sign-in.js';
 import { appApiDeps } from './app-api-deps.js';
 import { registerDashboardReads } from './dashboard-reads.js';
-import { registerAppApiErrors, RouteMethods } from './app-api-errors.js';
+import { registerAppApiErrors } from './app-api-errors.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import type { AppRoute } from './define-app-route.js';
 import { appApiDocument } from './openapi-document.js';
@@ -21,16 +21,11 @@ export async function registerAppApi(app: FastifyInstance, deps: AppDeps, routes
   await app.register(
     async (scope) => {
       await scope.register(cookie);
-      const methods = new RouteMethods();
-      registerAppApiErrors(scope, methods);
-      for (const def of routes) {
-        def.register(scope, d);
-        methods.add(APP_API_PREFIX + def.url, def.method);
-      }
-      await registerDashboardReads(scope, d, methods);
+      registerAppApiErrors(scope);
+      for (const def of routes) def.register(scope, d);
+      await registerDashboardReads(scope, d);
       let doc: Record<string, unknown> | undefined;
       scope.get('/openapi.json', { schema: { hide: true } }, async () => (doc ??= appApiDocument(routes)));
-      methods.add(`${APP_API_PREFIX}/openapi.json`, 'GET');
     },
     { prefix: APP_API_PREFIX },
   );

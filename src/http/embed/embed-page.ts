@@ -12,7 +12,8 @@ import type { WebBundle } from '../pages/web-assets.js';
 export const EMBED_META = 'footfall-embed';
 
 export function registerEmbedPage(app: FastifyInstance, deps: AppDeps, bundle: () => WebBundle | null): void {
-  app.get('/embed', { schema: { hide: true } }, async (request, reply) => {
+  // the plugin's own path (register-embed.ts registers it under /embed)
+  app.get('', { schema: { hide: true } }, async (request, reply) => {
     const keyId = (request.query as Record<string, unknown>).key;
     const key = typeof keyId === 'string' && keyId.length <= 100 && deps.embeds ? await deps.embeds.getEmbedKey(keyId) : null;
     const active = key !== null && key.revokedAt === null;

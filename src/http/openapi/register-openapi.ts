@@ -1,5 +1,5 @@
-// The OpenAPI 3.1 document, generated from the same TypeBox schemas that validate and serialize, then
-// finished for clients and the docs page (openapi/finish-document.ts).
+// The read API's OpenAPI 3.1 document (GET /openapi.json), generated from the same TypeBox schemas that
+// validate and serialize, then finished for clients and the docs page (finish-document.ts).
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { finishDocument } from './finish-document.js';
@@ -26,9 +26,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transformObject: (doc) => finishDocument((doc as { openapiObject: Record<string, any> }).openapiObject),
   });
-}
-
-/** Serves the document without auth: it describes the contract, not any workspace's data. */
-export function registerOpenApiRoute(app: FastifyInstance): void {
+  // Served without auth: it describes the contract, not any workspace's data. Built on first ask, from
+  // every route registered by then (the plugin above sees each as it is added, so this goes first).
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

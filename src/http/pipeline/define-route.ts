@@ -119,7 +119,8 @@ export function defineRoute<Q extends TObject, R extends TSchema>(def: RouteDefi
   return { ...def, register: (app, deps, options) => registerRoute(app, deps, def, options) };
 }
 
-interface RequestState {
+/** What the read pipeline's onRequest stage found, for its handler stage. */
+export interface ReadRouteState {
   caller: Caller;
   arrivedAt: Date;
   format: Format;
@@ -127,8 +128,12 @@ interface RequestState {
   site?: { id: string; site: Site | null };
 }
 
-const STATE = Symbol('footfall.request');
-type WithState = FastifyRequest & { [STATE]?: RequestState };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** set by the read pipeline's first stage (define-route.ts); null on any other route */
+    readRoute: ReadRouteState | null;
+  }
+}
 
 /** 503: CONTROL_PLANE_UNAVAILABLE, since every route reads its caller from the control plane */
 const BASE_ERRORS = [401, 403, 422, 429, 500, 503] as const;
@@ -156,6 +161,8 @@ function registerRoute<Q extends TObject, R extends TSchema>(
   const csv = def.csv ? { schema: { ...CSV_SCHEMA, description: def.csv.description } } : null;
   const ok = csv ? { description: response.description, content: { 'application/json': { schema: response }, 'text/csv': csv } } : response;
 
+  // Fastify's way to carry request state: declared once, so every request has the same shape
+  if (!app.hasRequestDecorator('readRoute')) app.decorateRequest('readRoute', null);
   app.route({
     method: 'GET',
     url: def.url,
@@ -171,7 +178,7 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       ...(def.querystring ? { querystring: def.querystring } : {}),
       response: { 200: ok, ...errorResponses(statuses) },
     },
-    onRequest: async (request: WithState, reply: FastifyReply) => {
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       const arrivedAt = deps.clock.now();
       // Both representations of one url are different answers to a cache between client and server.
       if (csv) reply.header('Vary', 'Accept');
@@ -182,10 +189,10 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       const format: Format = csv ? negotiateFormat(request.headers.accept) : 'json';
       authorizeRoute(caller, def, { csv: format === 'csv' });
       checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
-      request[STATE] = { caller, arrivedAt, format, site };
+      request.readRoute = { caller, arrivedAt, format, site };
     },
-    handler: async (request: WithState, reply: FastifyReply) => {
-      const state = request[STATE]!;
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const state = request.readRoute!;
       // what the schema validated (and coerced) against def.querystring
       const query = request.query as Static<Q>;
       def.check?.(query, state);

@@ -10,10 +10,7 @@ import { invalidParams } from '../../domain/errors.js';
 import type { AppDeps } from '../../services/deps.js';
 import type { AuthStrategy } from './auth-strategy.js';
 import type { AnyRoute } from './define-route.js';
-import { checkedReads, MAX_BATCHED_READS, MAX_READ_LENGTH, streamReads, type ReadBatchTarget } from './read-batch-stream.js';
-
-/** The embed page's batch: outside /v1, whose paths are the public contract. */
-export const EMBED_READ_BATCH_URL = '/embed/api/reads';
+import { readBatchMembers, streamReads, type ReadBatchTarget } from './read-batch-stream.js';
 
 export interface ReadBatchOptions {
   /** the route's url in its scope */
@@ -41,22 +38,8 @@ export function registerReadBatch(scope: FastifyInstance, deps: AppDeps, options
       await options.strategy.admit(request, reply, { deps, arrivedAt: deps.clock.now() });
     },
     handler: async (request, reply) => {
-      const reads = checkedReads(membersOfR(request.query), paths, notARead);
+      const reads = readBatchMembers(request.query, paths, (parameter, message) => invalidParams(message, { parameter }), notARead);
       return reply.send(streamReads(request, reply, reads, options.target(request.params as Record<string, string>)));
     },
   });
-}
-
-/** r as sent (once or repeated), within its bounds; no other parameter. */
-function membersOfR(query: unknown): string[] {
-  const q = (query ?? {}) as Record<string, unknown>;
-  for (const name of Object.keys(q)) if (name !== 'r') throw invalidParams(`Unknown query parameter ${name}: a batch takes r only.`, { parameter: name });
-  const r = q.r === undefined ? [] : ([q.r].flat() as string[]);
-  if (r.length === 0 || r.length > MAX_BATCHED_READS)
-    throw invalidParams(`Query parameter r must be given 1 to ${MAX_BATCHED_READS} times: each the path and query of a read (URL-encoded).`, { parameter: 'r' });
-  r.forEach((read, index) => {
-    if (read.length === 0 || read.length > MAX_READ_LENGTH)
-      throw invalidParams(`Invalid query parameter r.${index}: a read of 1 to ${MAX_READ_LENGTH} characters, its path and query.`, { parameter: `r.${index}` });
-  });
-  return r;
 }

@@ -8,12 +8,37 @@
 // second path.
 import { PassThrough, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { arrayParameters, checkInput, repeatedAsArrays, type Refusal } from './check-input.js';
 
 /** A page load makes 14; a view change fewer. */
 export const MAX_BATCHED_READS = 32;
 /** The longest member of `r` (a read's path and query) a batch takes. */
 export const MAX_READ_LENGTH = 2048;
+
+/** What every batch takes: `r`, repeated, nothing else. */
+export const ReadBatchQuery = Type.Object(
+  {
+    r: Type.Array(Type.String({ minLength: 1, maxLength: MAX_READ_LENGTH }), {
+      minItems: 1,
+      maxItems: MAX_BATCHED_READS,
+      description: "A read: its path and query below the batch's own prefix (e.g. /v1/reports/overview?site_id=...), URL-encoded",
+    }),
+  },
+  { additionalProperties: false },
+);
+const REPEATED = arrayParameters(ReadBatchQuery);
+
+/**
+ * The check of a batch's members, whichever way in it came: `r` within its bounds and nothing else, by
+ * ReadBatchQuery (`refuse`: the way in's 422), then each member a read of `paths` (checkedReads). The
+ * management API's batch route declares ReadBatchQuery as its query, which its pipeline checks the same way.
+ */
+export function readBatchMembers(query: unknown, paths: ReadonlySet<string>, refuse: Refusal, notARead: (index: number) => Error): string[] {
+  const { r } = checkInput(ReadBatchQuery, repeatedAsArrays(query, REPEATED), 'query parameter', refuse);
+  return checkedReads(r, paths, notARead);
+}
 export const READ_BATCH_MEDIA_TYPE = 'application/x-ndjson';
 
 /** Where a batch's reads are made: below `prefix`, with this request's `credential` header (its cookie, or its Authorization). */

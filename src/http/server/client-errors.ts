@@ -4,7 +4,8 @@
 // an X-Request-Id like any other error, then the connection closes (its framing is lost).
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { envelope, type KnownPaths } from './error-envelope.js';
+import { envelope, readApiAllow } from './error-envelope.js';
+import type { RouteMethods } from './route-methods.js';
 import { newRequestId } from './request-id.js';
 
 function writeEnvelope(socket: Socket, status: number, reason: string, code: 'INVALID_PARAMS' | 'INVALID_METHOD' | 'NOT_FOUND', message: string, extra = ''): string {
@@ -29,7 +30,7 @@ function requestPath(err: { rawPacket?: unknown }): string | undefined {
 }
 
 /** Fastify's clientErrorHandler (Node's 'clientError' event). */
-export function clientErrorHandler(knownPaths: KnownPaths) {
+export function clientErrorHandler(routeMethods: RouteMethods) {
   return function (this: { log: FastifyBaseLogger }, err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
     // A reset connection has no one to answer.
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -48,9 +49,9 @@ export function clientErrorHandler(knownPaths: KnownPaths) {
     } else if (err.code === 'HPE_INVALID_METHOD' && (path = requestPath(err)) !== undefined) {
       // A method Node does not know, on a request line that is otherwise whole: like any other
       // method, 405 on a known path and 404 elsewhere.
-      const allow = knownPaths.get(path);
+      const allow = readApiAllow(routeMethods, path);
       id =
-        allow === undefined
+        allow === null
           ? writeEnvelope(socket, 404, 'Not Found', 'NOT_FOUND', 'Unknown endpoint.')
           : writeEnvelope(socket, 405, 'Method Not Allowed', 'INVALID_METHOD', `Unknown HTTP method; use ${allow.replace(', ', ' or ')}.`, `Allow: ${allow}\r\n`);
     } else {

@@ -6,6 +6,7 @@ import { ApiError, ControlPlaneUnavailableError, EngineError, ERROR_CATALOG, typ
 import { UnstorableTextError } from '../../domain/storable-text.js';
 import { RateLimitedError } from '../../services/rate-limit.js';
 import { PATTERN_WORDS } from '../schemas/common.js';
+import type { RouteMethods } from './route-methods.js';
 import { applySecurityHeaders } from './security-headers.js';
 
 export function envelope(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>) {
@@ -78,14 +79,22 @@ function toApiError(err: unknown): ApiError | null {
   return null;
 }
 
-/** path -> the methods its routes answer (for 405 and Allow). */
-export type KnownPaths = ReadonlyMap<string, string>;
+/**
+ * The Allow of a known path in the read API's envelope: GET (and HEAD where a route declares it) when it
+ * reads, else every method it answers; null for an unknown path.
+ */
+export function readApiAllow(methods: RouteMethods, path: string): string | null {
+  const all = methods.at(path);
+  if (all.length === 0) return null;
+  const reads = ['GET', 'HEAD'].filter((m) => all.includes(m));
+  return (reads.length ? reads : all).join(', ');
+}
 
 /** 404 for an unknown path, 405 (with Allow) for a known path under another method. */
-function answerUnrouted(request: FastifyRequest, reply: FastifyReply, knownPaths: KnownPaths) {
+function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
   const path = request.url.split('?')[0];
-  const allow = knownPaths.get(path);
-  if (allow !== undefined) {
+  const allow = readApiAllow(request.server.routeMethods, path);
+  if (allow !== null) {
     return reply
       .code(405)
       .header('Allow', allow)
@@ -112,15 +121,15 @@ export function sendApiError(err: unknown, request: FastifyRequest, reply: Fasti
   return reply.code(api.status).send(envelope(api.code, api.message, request.id, api.details));
 }
 
-export function registerErrorEnvelope(app: FastifyInstance, knownPaths: KnownPaths): void {
+export function registerErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // An unrouted request Fastify refused before the not-found handler ran (e.g. QUERY without a
     // Content-Type): still a question of path and method.
-    if (request.is404) return answerUnrouted(request, reply, knownPaths);
+    if (request.is404) return answerUnrouted(request, reply);
     return sendApiError(err, request, reply);
   });
 
-  app.setNotFoundHandler((request, reply) => answerUnrouted(request, reply, knownPaths));
+  app.setNotFoundHandler((request, reply) => answerUnrouted(request, reply));
 }
 
 /** Fastify's frameworkErrors: a URL that cannot be decoded, and the like, before routing (no onSend hook runs). */

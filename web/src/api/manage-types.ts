@@ -2122,7 +2122,7 @@ export interface operations {
     readBatch: {
         parameters: {
             query: {
-                /** @description A read: its path below /app/api and its query */
+                /** @description A read: its path and query below the batch's own prefix (e.g. /v1/reports/overview?site_id=...), URL-encoded */
                 r: string[];
             };
             header?: never;

@@ -1,9 +1,8 @@
 // Several of the dashboard's reads in one request (read-batch-stream.ts): each made as the same request
 // sent on its own would be, with this request's cookie: the same session check, rate window, role,
 // parameters, cache and answer.
-import { Type } from '@sinclair/typebox';
 import { invalidField } from '../../../domain/manage-errors.js';
-import { checkedReads, MAX_BATCHED_READS, MAX_READ_LENGTH, READ_BATCH_MEDIA_TYPE, streamReads } from '../../pipeline/read-batch-stream.js';
+import { checkedReads, READ_BATCH_MEDIA_TYPE, ReadBatchQuery, streamReads } from '../../pipeline/read-batch-stream.js';
 import { DASHBOARD_READ_PATHS } from '../dashboard-reads.js';
 import { APP_API_PREFIX } from '../app-api-prefix.js';
 import { defineAppRoute } from '../define-app-route.js';
@@ -25,10 +24,8 @@ export const readBatchRoutes = [
       "`r` (repeated, at most 32): the path and query of a dashboard read below /app/api (`/v1/reports/overview?site_id=...`, URL-encoded). Answers `application/x-ndjson`: one line per read, in the order they finish, `{i, status, retry_after?, body}`, `i` the read's position in `r`, `status` and `body` what the read sent on its own would answer (200 and its JSON, or its error envelope). Each read counts against the session's rate window as it would alone; so does this request. For a page over HTTP/1.1, whose browser opens six connections to one origin: the reads run side by side on one.",
     tag: 'Sites',
     auth: 'session',
-    query: Type.Object(
-      { r: Type.Array(Type.String({ minLength: 1, maxLength: MAX_READ_LENGTH }), { minItems: 1, maxItems: MAX_BATCHED_READS, description: 'A read: its path below /app/api and its query' }) },
-      { additionalProperties: false },
-    ),
+    // the schema every batch's r is checked by (read-batch-stream.ts)
+    query: ReadBatchQuery,
     status: 200,
     produces: READ_BATCH_MEDIA_TYPE,
     response: ReadBatchLineSchema,

@@ -1,7 +1,9 @@
-// Query, body and path checks of the management API: the first problem, as 422 INVALID_PARAMS naming the
-// field (never echoing its value: a field may be a password or a link's secret). A value no store can hold
-// (a NUL, a lone surrogate, domain/storable-text.ts) is refused here, whatever the schema lets through.
-import type { Static, TSchema } from '@sinclair/typebox';
+// Query, body and path checks against a TypeBox schema, for the management API and the read batches:
+// the first problem, as 422 INVALID_PARAMS naming the field (never echoing its value: a field may be a
+// password or a link's secret), in the envelope of the way in (`refuse`: the management API's
+// invalidField by default). A value no store can hold (a NUL, a lone surrogate,
+// domain/storable-text.ts) is refused here, whatever the schema lets through.
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { invalidField } from '../../domain/manage-errors.js';
@@ -9,21 +11,39 @@ import { firstUnstorable, unstorableReason } from '../../domain/storable-text.js
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
-export function checkInput<T extends TSchema>(schema: T, value: unknown, what: 'field' | 'query parameter'): Static<T> {
+/** The 422 of a way in, naming the field or parameter. */
+export type Refusal = (field: string, message: string) => Error;
+
+export function checkInput<T extends TSchema>(schema: T, value: unknown, what: 'field' | 'query parameter', refuse: Refusal = invalidField): Static<T> {
   let check = compiled.get(schema);
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
   if (check.Check(value)) {
     const bad = firstUnstorable(value);
     if (bad) {
       const field = bad.path || (what === 'field' ? 'body' : 'query');
-      throw invalidField(field, `Invalid ${what} ${field}: it ${bad.reason}.`);
+      throw refuse(field, `Invalid ${what} ${field}: it ${bad.reason}.`);
     }
     return value as Static<T>;
   }
   if (what === 'field' && (typeof value !== 'object' || value === null || Array.isArray(value)))
-    throw invalidField('body', 'The body must be a JSON object.');
+    throw refuse('body', 'The body must be a JSON object.');
   const first = check.Errors(value).First()!;
-  throw describe(first, what);
+  throw describe(first, what, refuse);
+}
+
+/** The query parameters a schema takes as a list: a list given once arrives as one string. */
+export function arrayParameters(query: TObject | undefined): string[] {
+  return Object.entries(query?.properties ?? {})
+    .filter(([, schema]) => (schema as TSchema).type === 'array')
+    .map(([name]) => name);
+}
+
+/** The query with each of `names` given once made a list of one, as the schema wants it. */
+export function repeatedAsArrays(query: unknown, names: readonly string[]): unknown {
+  if (names.length === 0 || typeof query !== 'object' || query === null) return query ?? {};
+  const q = { ...(query as Record<string, unknown>) };
+  for (const name of names) if (typeof q[name] === 'string') q[name] = [q[name]];
+  return q;
 }
 
 /** Path parameters name the resource a route reads or changes: one no store can hold is refused before it is looked up. */
@@ -34,7 +54,7 @@ export function checkPathParameters(params: Record<string, string> | undefined):
   }
 }
 
-function describe(e: ValueError, what: string) {
+function describe(e: ValueError, what: string, refuse: Refusal) {
   const field = e.path.replace(/^\//, '').replace(/\//g, '.') || 'body';
   const s = e.schema as Record<string, any>;
   let why: string;
@@ -43,7 +63,7 @@ function describe(e: ValueError, what: string) {
       why = 'is required';
       break;
     case ValueErrorType.ObjectAdditionalProperties:
-      return invalidField(field, `Unknown ${what} ${field}.`);
+      return refuse(field, `Unknown ${what} ${field}.`);
     case ValueErrorType.Union:
       why = Array.isArray(s.anyOf) && s.anyOf.every((x: any) => typeof x.const === 'string') ? `must be one of ${s.anyOf.map((x: any) => x.const).join(', ')}` : 'has the wrong type';
       break;
@@ -77,5 +97,5 @@ function describe(e: ValueError, what: string) {
     default:
       why = `is invalid (${e.message.charAt(0).toLowerCase()}${e.message.slice(1)})`;
   }
-  return invalidField(field, `Invalid ${what} ${field}: it ${why}.`);
+  return refuse(field, `Invalid ${what} ${field}: it ${why}.`);
 }
