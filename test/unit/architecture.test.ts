@@ -63,6 +63,44 @@ test('every file of src/ is in a layer, every relative import resolves, and no i
   assert.ok(cliStart, 'the dynamic import of src/main.ts by the CLI is read');
 });
 
+/**
+ * Inside src/http: one folder per way in, standing on the edges and the plumbing they share. Each folder
+ * of src/http/ and its part; a new folder fails the test below until it is given one.
+ */
+const HTTP_PARTS: LayerMap = {
+  server: 'Edges',
+  schemas: 'Schemas',
+  pipeline: 'Pipeline',
+  openapi: 'OpenApi',
+  v1: 'V1',
+  collect: 'Collect',
+  embed: 'Embed',
+  share: 'Share',
+  'app-api': 'AppApi',
+  pages: 'Pages',
+  prometheus: 'Prometheus',
+};
+const SHARED = ['Edges', 'Schemas', 'Pipeline', 'OpenApi'];
+const WAYS_IN = ['V1', 'Collect', 'Embed', 'Share', 'AppApi', 'Pages', 'Prometheus'];
+const HTTP_RULES: LayerRule[] = [
+  ...never(SHARED, WAYS_IN, 'the edges and the plumbing serve every way in and know none of them'),
+  ...never('Edges', ['Pipeline', 'OpenApi'], 'the edges sit under every route, the pipeline included'),
+  ...never('Schemas', ['Edges', 'Pipeline', 'OpenApi'], 'schemas are data: every part reads them'),
+  // The read routes (v1/) are served again by the dashboard, embeds and share links, and the page shell
+  // (pages/) frames the embed and share pages: those two a way in may name; no other.
+  ...never(WAYS_IN, WAYS_IN.filter((w) => w !== 'V1' && w !== 'Pages'), 'a way in stands alone: it shares only the read routes and the page shell'),
+  ...never(['V1', 'Pages'], WAYS_IN, 'the read routes and the page shell know none of the ways in that reuse them'),
+];
+
+test('inside src/http every folder is a part, and no way in imports another but the read routes and the page shell', () => {
+  const graph = readImportGraph(ROOT);
+  const under = (f: string) => f.startsWith('src/http/');
+  const http = { files: graph.files.filter(under), edges: graph.edges.filter((e) => under(e.from) && e.to !== null && under(e.to)) };
+  assert.deepEqual(violations(http, HTTP_PARTS, HTTP_RULES, 'src/http'), []);
+  assert.deepEqual([...new Set(http.files.map((f) => layerOf(f, HTTP_PARTS, 'src/http')))].sort(), Object.values(HTTP_PARTS).sort(), 'every part has files');
+  assert.ok(http.edges.length > 100, `only ${http.edges.length} imports read inside src/http`);
+});
+
 test('imports are read in every form: multi-line, type-only, re-exports, side effects, dynamic, by URL', () => {
   const source = [
     "import fs from 'node:fs';",

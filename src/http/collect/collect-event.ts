@@ -4,7 +4,7 @@
 // are the spec's envelope with X-Request-Id, like every other answer.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../services/deps.js';
-import { clientAddressReader, trustProxyOption } from './client-address.js';
+import { clientAddressReader, trustProxyOption } from '../server/client-address.js';
 import { COLLECT_PATH, CORS_HEADER, CollectEndpoint, MAX_EVENT_BYTES, type CollectAnswer } from './collect-endpoint.js';
 import { collectFastPath, type RawHandler } from './collect-fast-path.js';
 import { CollectRateLimit } from './collect-rate-limit.js';

@@ -8,8 +8,6 @@ import { ErrorEnvelope } from '../schemas/common.js';
 import { apiDescription } from './description.js';
 import { errorResponseComponents, errorResponseRef, rateLimitHeaders, REQUEST_ID_HEADER, retryAfterHeader } from './error-responses.js';
 import { hoistTitledSchemas } from './hoist-components.js';
-import { COLLECT_PATH } from '../collect/collect-endpoint.js';
-import { TRACKER_SCRIPT_PATH } from '../collect/tracker-script.js';
 
 type Json = Record<string, any>;
 
@@ -34,12 +32,6 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Collection', description: 'Live collection: the tracker script, and the endpoint it and server-side senders post events to. No token.' },
 ];
 
-/**
- * Routes outside the /v1 pipeline that state their own responses (statuses such as 400, 413 and 415,
- * a 429 of the collection limit): kept as declared, in the error envelope, rather than the shared components.
- */
-const OWN_RESPONSES = new Set([COLLECT_PATH, TRACKER_SCRIPT_PATH]);
-
 /** The package's version, for the info of every document the server serves. */
 export const PACKAGE_VERSION = pkg.version;
 
@@ -58,6 +50,10 @@ function finishOperation(path: string, method: string, op: Json, examples: Json)
   if (method === 'head' && typeof op.operationId === 'string') op.operationId = op.operationId.replace(/^get/, 'head');
   const authenticated = Array.isArray(op.security) && op.security.length > 0;
   if (!authenticated) op.security = []; // stated, not inherited: no token needed
+  // Routes that take no token are outside the /v1 pipeline and state their own responses (collection's
+  // 400, 413 and 415 and its own 429, the tracker script): kept as declared, in the error envelope,
+  // rather than the shared components. /healthz answers its health object, below.
+  const ownResponses = !authenticated && path !== '/healthz';
   const responses: Json = {};
   for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
     const code = Number(status);
@@ -73,10 +69,10 @@ function finishOperation(path: string, method: string, op: Json, examples: Json)
       } else if (response.content && method !== 'head') {
         // a body that is not JSON (the tracker script, the collection's "ok"), described as the route states it
         out.content = response.content;
-        if (OWN_RESPONSES.has(path) && response.description) out.description = response.description;
+        if (ownResponses && response.description) out.description = response.description;
       }
       responses[status] = out;
-    } else if (OWN_RESPONSES.has(path)) {
+    } else if (ownResponses) {
       const headers: Json = { 'X-Request-Id': REQUEST_ID_HEADER };
       if (code === 429) headers['Retry-After'] = retryAfterHeader('Seconds until the client address may send again');
       if (code === 503) headers['Retry-After'] = retryAfterHeader('Seconds to wait before sending again');

@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { AppDeps } from '../../services/deps.js';
-import { trustProxyOption } from '../collect/client-address.js';
+import { trustProxyOption } from './client-address.js';
 import { clientErrorHandler, refuseConnect } from './client-errors.js';
 import { registerCompression } from './compression.js';
 import { frameworkError, ProtocolError, registerErrorEnvelope } from './error-envelope.js';
