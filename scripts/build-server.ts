@@ -34,14 +34,29 @@ function walk(dir: string): string[] {
   });
 }
 
-/** Each source file of src/ and the file of dist/ it becomes. */
+/**
+ * Each source file of src/ and the file of dist/ it becomes. Two sources that would become one file (x.ts
+ * and a plain x.js beside it) are refused: the copy would overwrite the module, or the module the copy.
+ */
 export function serverSources(): { source: string; output: string }[] {
-  return walk(SRC)
+  return outputsOf(walk(SRC));
+}
+
+/** The dist/ file of each source file of src/ (serverSources), refusing two that would become one. */
+export function outputsOf(files: readonly string[]): { source: string; output: string }[] {
+  const sources = files
     .filter((f) => !f.endsWith('.d.ts'))
     .map((source) => {
       const rel = path.relative(SRC, source);
       return { source, output: path.join(DIST, rel.endsWith('.ts') ? rel.replace(/\.ts$/, '.js') : rel) };
     });
+  const seen = new Map<string, string>();
+  for (const { source, output } of sources) {
+    const other = seen.get(output);
+    if (other) throw new Error(`build:server: ${path.relative(ROOT, other)} and ${path.relative(ROOT, source)} would both become ${path.relative(ROOT, output)}: rename one`);
+    seen.set(output, source);
+  }
+  return sources;
 }
 
 /** Each vendored package (its package.json stands for its version) and its bundle in dist/vendor. */

@@ -5,8 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { buildServer, serverSources, staleOutputs, useVendored, VENDORED, vendorSources } from '../../scripts/build-server.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildServer, outputsOf, serverSources, staleOutputs, useVendored, VENDORED, vendorSources } from '../../scripts/build-server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function leftovers(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tmp'));
@@ -53,4 +55,12 @@ test('useVendored rewrites static, re-exporting and dynamic imports to a path re
     'import { sql } from "../../vendor/kysely.js";\nexport { Kysely } from "../../vendor/kysely.js";\nconst m = await import("../../vendor/kysely.js");\nconst s = "kysely";\n',
   );
   assert.match(useVendored(path.join(dist, 'main.js'), code), /from "\.\/vendor\/kysely\.js"/);
+});
+
+test('two files of src/ that would become one file of dist/ (x.ts and a plain x.js) stop the build, naming both', () => {
+  const src = path.join(ROOT, 'src', 'http', 'collect');
+  assert.throws(() => outputsOf([path.join(src, 'tracker-script.ts'), path.join(src, 'tracker-script.js')]), /tracker-script\.ts and .*tracker-script\.js would both become dist\/http\/collect\/tracker-script\.js/);
+  assert.equal(outputsOf([path.join(src, 'tracker-script.ts'), path.join(src, 'browser-tracker.js')]).length, 2);
+  // and the tree as it is has no such pair
+  assert.ok(serverSources().length > 300);
 });

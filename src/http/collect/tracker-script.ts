@@ -1,11 +1,11 @@
-// GET /js/script.js: the first-party tracker (http/collect/tracker-script.js, README "Live
+// GET /js/script.js: the first-party tracker (http/collect/browser-tracker.js, README "Live
 // collection"). Outside /v1, without a token, in the OpenAPI document under Collection beside the
 // POST /api/event it feeds.
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 
 export const TRACKER_SCRIPT_PATH = '/js/script.js';
-const source = fs.readFileSync(new URL('./tracker-script.js', import.meta.url), 'utf8');
+const source = fs.readFileSync(new URL('./browser-tracker.js', import.meta.url), 'utf8');
 
 export function registerTrackerScript(app: FastifyInstance): void {
   const schema = {
