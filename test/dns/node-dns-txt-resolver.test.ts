@@ -8,6 +8,7 @@ import { NodeDnsTxtResolver, DNS_DEADLINE_MS, DNS_TIMEOUT_MS, DNS_TRIES } from '
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { openDnsTxtResolver } from '../../src/container.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
+import { until } from '../helpers/until.js';
 
 let dns: TestDnsServer;
 before(async () => {
@@ -41,11 +42,6 @@ test('SERVFAIL and a refused port are no answer', async () => {
   assert.deepEqual(await new NodeDnsTxtResolver({ servers: [port] }).resolveTxt('_footfall.chunked.com'), { answered: false, reason: 'ECONNREFUSED' });
 });
 
-/** Turns of the event loop until `cond`, or fails: for what the test's own DNS server sees (real UDP). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 100_000 && !cond(); i++) await new Promise((r) => setImmediate(r));
-  assert.ok(cond(), what);
-}
 
 /** A lookup's outcome, and whether it has settled within `turns` turns of the event loop. */
 function watched(lookup: Promise<unknown>): { settled(turns: number): Promise<boolean>; result: Promise<unknown> } {

@@ -10,6 +10,7 @@ import type { EventStore } from '../../../src/ports/event-store.js';
 import { Loader, type LoaderOptions } from '../../../src/ingest/collect/loader.js';
 import { Spool } from '../../../src/ingest/collect/spool.js';
 import { fileStore } from './fixtures/file-store.js';
+import { until } from '../../helpers/until.js';
 
 /** Date and setTimeout on fake time (node:test's mock timers), from T0; the spool's I/O and setImmediate stay real. */
 const T0 = Date.parse('2025-06-15T10:00:00.000Z');
@@ -111,11 +112,8 @@ async function paced(tooks: number[], opts: LoaderOptions): Promise<Paced> {
   loader = new Loader(spool, store, { loadEnded: (seconds, ok) => (assert.ok(ok), took.push(Math.round(seconds * 1000))) }, { log, ...opts });
   /** until no load is under way: then the loader rests (its timer armed) or has nothing to do */
   const settle = async () => {
-    for (let i = 0; i < 100_000; i++) {
-      await turn();
-      if (reads === settled) return;
-    }
-    throw new Error('the loader never came to rest');
+    await turn();
+    await until(() => reads === settled, 'the loader came to rest');
   };
   try {
     await loader.start();
