@@ -150,7 +150,10 @@ export function stamp(draws: readonly EventDraw[], profiles: Record<string, Site
   return out;
 }
 
-/** A plain sessionizer: (site, tenant, key), 30 min gap, split at 00:00 UTC, pageview first on ties. */
+/**
+ * A plain sessionizer: (site, tenant, key), 30 min gap, split at 00:00 UTC; events in time order, a
+ * pageview first on ties, then by event_id (docs/decisions/clickhouse.md: the tie order both engines keep).
+ */
 export function sessionize(events: readonly StoredEvent[], channelOf: (e: StoredEvent) => Channel): {
   events: TestEvent[];
   sessions: StoredSession[];
@@ -165,7 +168,7 @@ export function sessionize(events: readonly StoredEvent[], channelOf: (e: Stored
   const sessions: StoredSession[] = [];
   let n = 0;
   for (const list of groups.values()) {
-    list.sort((a, b) => a.ts_ms - b.ts_ms || (a.type === b.type ? 0 : a.type === 'pageview' ? -1 : 1));
+    list.sort((a, b) => a.ts_ms - b.ts_ms || (a.type === b.type ? 0 : a.type === 'pageview' ? -1 : 1) || (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
     let current: StoredEvent[] = [];
     const flush = () => {
       if (!current.length) return;

@@ -1,6 +1,7 @@
 // Daily rollups against the raw tables and the reference model: random data imported through the
 // store in two batches, random specs (ranges, filters, tenants, traffic filters); the rollup answer,
-// the raw answer and the reference answer must be identical.
+// the raw answer and the reference answer must be identical. The reference counts the test's own
+// sessions (analytics-fixtures.ts sessionize), never the store's, and the store's sessions must be those.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ import { normalizeSpec } from '../../src/domain/query/query-spec.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { planRollup } from '../../src/engines/sql/read/rollup-plan.js';
 import { ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
-import { SITE, eventDrawArb, type TestEvent } from './analytics-fixtures.js';
+import { SITE, dataset, eventDrawArb, type TestEvent } from './analytics-fixtures.js';
 import { referenceQuery } from './reference-metrics.js';
 import { everyDimension, plain, rowsOf, specArb } from './rollup-specs.js';
 
@@ -23,7 +24,7 @@ const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occ
 
 const num = (v: unknown) => (typeof v === 'bigint' ? Number(v) : (v as number));
 
-/** The store's own events and sessions, as the reference model reads them. */
+/** The store's own events and sessions, in the reference model's shapes. */
 async function storedRows(store: DuckDbEventStore): Promise<{ events: TestEvent[]; sessions: StoredSession[] }> {
   const c = await store.instance.connect();
   try {
@@ -46,6 +47,13 @@ async function storedRows(store: DuckDbEventStore): Promise<{ events: TestEvent[
   } finally {
     c.closeSync();
   }
+}
+
+/** Sessions as a sorted list of their contents: ids are each sessionizer's own. */
+function sessionsAsSet(sessions: readonly StoredSession[]): string[] {
+  return sessions
+    .map(({ session_id: _id, ...s }) => JSON.stringify(s, Object.keys(s).sort()))
+    .sort();
 }
 
 /** Rollup rows in a canonical order, for "nothing changed" comparisons. */
@@ -87,7 +95,10 @@ test('rollup answers equal raw answers and the reference model on random data, r
           await store.importBatch(rows.slice(cut), { reidentify });
           const rollup = new DuckDbAnalyticsEngine({ connect: () => store.instance.connect(), release: (c) => c.closeSync() });
           const raw = new DuckDbAnalyticsEngine({ connect: () => store.instance.connect(), release: (c) => c.closeSync(), rollups: false });
-          const data = await storedRows(store);
+          // the reference: the drawn events, sessionized by the test (docs/product.md §4.2, §8.3)
+          const data = dataset(draws, {});
+          const stored = await storedRows(store);
+          assert.deepEqual(sessionsAsSet(stored.sessions), sessionsAsSet(data.sessions), "the importer's sessions are the test sessionizer's");
           for (const spec of [...everyDimension(), ...specs]) {
             if (planRollup(normalizeSpec(spec)).use === 'rollup') viaRollup++;
             checked++;
