@@ -6,6 +6,7 @@ import { decodeEventRow, encodeEventRow, EVENT_ROW_FIELDS, type EventRow } from 
 import type { NormalizedEvent } from '../../../src/ingest/parse/normalize.js';
 import { LineProcessor } from '../../../src/ingest/pipeline/line-processor.js';
 import { reidentify } from '../../../src/ingest/pipeline/import-lines.js';
+import { runs } from '../../helpers/property-runs.js';
 
 const ev: NormalizedEvent = {
   site_id: 'site_1', tenant_id: null, ts_ms: Date.UTC(2024, 4, 1, 10), type: 'pageview', profile: 'extended', visitor_key: 'k1',
@@ -69,7 +70,7 @@ test('identifyFirst gives the first occurrence id and exactly the port encoding 
       assert.equal(encoded, encodeEventRow({ ...e, event_id: id } as EventRow));
       assert.deepEqual(decodeEventRow(encoded), { ...e, event_id: id });
     }),
-    { numRuns: 300 },
+    { numRuns: runs(300) },
   );
 });
 
