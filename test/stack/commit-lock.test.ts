@@ -12,11 +12,11 @@ import { committedRows, scratchUrl } from '../engines/clickhouse-scratch.js';
 import { makeRow } from '../contract/event-store.contract.js';
 import type { CommitLock } from '../../src/ports/commit-lock.js';
 import { until } from '../helpers/until.js';
+import { needs } from '../helpers/services.js';
 
 const PG = process.env.FOOTFALL_TEST_POSTGRES_URL || undefined;
-const CH = process.env.FOOTFALL_TEST_CLICKHOUSE_URL || undefined;
-const pgSkip = PG ? false : 'FOOTFALL_TEST_POSTGRES_URL not set (scripts/services.sh start prints it)';
-const bothSkip = PG && CH ? false : 'FOOTFALL_TEST_POSTGRES_URL and FOOTFALL_TEST_CLICKHOUSE_URL not both set (scripts/services.sh start prints them)';
+const pgSkip = needs('FOOTFALL_TEST_POSTGRES_URL');
+const bothSkip = needs('FOOTFALL_TEST_POSTGRES_URL', 'FOOTFALL_TEST_CLICKHOUSE_URL');
 
 test('the PostgreSQL commit lock admits one holder at a time across control planes, and a failing holder releases it', { skip: pgSkip }, async () => {
   const db = await scratchDatabase(PG!);
