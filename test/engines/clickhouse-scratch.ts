@@ -14,9 +14,20 @@ export const CH_CLUSTER = env('FOOTFALL_TEST_CLICKHOUSE_CLUSTER');
 
 export type Topology = 'single' | 'cluster';
 
+const VARS: Record<Topology, string[]> = {
+  single: ['FOOTFALL_TEST_CLICKHOUSE_URL'],
+  cluster: ['FOOTFALL_TEST_CLICKHOUSE_URL', 'FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL', 'FOOTFALL_TEST_CLICKHOUSE_CLUSTER'],
+};
+
 /** Whether a topology can run here, or why not; where the services must run, a missing one is an error. */
 export function skipReason(t: Topology): string | false {
-  return t === 'single' ? needs('FOOTFALL_TEST_CLICKHOUSE_URL') : needs('FOOTFALL_TEST_CLICKHOUSE_URL', 'FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL', 'FOOTFALL_TEST_CLICKHOUSE_CLUSTER');
+  return needs(...VARS[t]);
+}
+
+/** What a topology lacks here (false: nothing), whatever the environment requires: for the benches. */
+export function clickHouseMissing(t: Topology): string | false {
+  const missing = VARS[t].filter((v) => !env(v));
+  return missing.length ? `${missing.join(', ')} not set (scripts/services.sh start prints them)` : false;
 }
 
 function hostOf(url: string): string {
