@@ -3,8 +3,9 @@
 // engagement, 10% custom actions; 10,000 records a second of event time) handed to a fresh store the
 // way the loader hands its spool, LOADS loads of RECORDS records (default 10 of 13,000), each one
 // import: stage, dedupe, sessions, rollups, commit. Each load's wall and CPU time (DuckDB's threads
-// included), next to the floor measured in the same run: DuckDB appending the same events to a plain
-// table from the same NDJSON (what storing them costs before sessions and rollups). Collection's aim
+// included), next to the floor measured in the same run: DuckDB appending the same records to plain
+// tables, the events from the same NDJSON and the engagement rows from theirs (what storing them costs
+// before sessions and rollups); on both sides the events come encoded, as the spool holds them. Collection's aim
 // (half of a bare server's 202s, `npm run bench -- collect`) needs the loads to cost little more
 // than that floor: on two cores the request path and the load generator take the rest. The loads
 // run twice: into a live day (the store's clock on it: the rollups left alone, live-days.ts) and into a
@@ -22,7 +23,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../src/engines/duckdb/duckdb-event-store.js';
 import { eventIdentity } from '../src/ingest/parse/identity.js';
 import { encodeEventRows, type EngagementRow, type EventRow } from '../src/ports/event-store.js';
-import { stageSelectSql } from '../src/engines/duckdb/schema.js';
+import { engagementSelectSql, stageSelectSql } from '../src/engines/duckdb/schema.js';
 import { sqlString } from '../src/engines/duckdb/sql-string.js';
 import type { BenchRow } from './run.js';
 
@@ -125,12 +126,18 @@ function smallLoad(k: number): EventRow[] {
   return rows;
 }
 
-/** One load as the loader hands it (checkpointed at `position`): its wall and CPU ms, and what it stored. */
+/**
+ * One load as the loader hands it (checkpointed at `position`): its wall and CPU ms, and what it stored.
+ * The events come encoded, as the spool holds them (the loader joins their records' payloads), so the
+ * encoding is done before the timer, as the floor's is; the engagement rows as parsed objects, as the
+ * loader parses its `G` records.
+ */
 async function timedLoad(store: DuckDbEventStore, position: number, events: EventRow[], engagement: EngagementRow[] = []) {
+  const ndjson = encodeEventRows(events);
   const t = performance.now();
   const u = process.cpuUsage();
   const session = await store.beginImport({ reidentify: eventIdentity, checkpoint: { source: 'bench', position } });
-  await session.appendEncoded(encodeEventRows(events), events.length);
+  await session.appendEncoded(ndjson, events.length);
   if (engagement.length) await session.appendEngagement(engagement);
   const r = await session.commit();
   return { ms: performance.now() - t, cpu: cpuMs(process.cpuUsage(u)), imported: r.imported };
@@ -205,15 +212,27 @@ export async function run(): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-loads-'));
   const rows: BenchRow[] = [];
   try {
-    // the floor: the same NDJSON appended to a plain table, load after load
+    // the floor: the same records appended to plain tables, load after load: the events from the same
+    // NDJSON (encoded before the timer, as for the loads), the engagement rows from theirs, each
+    // written to its file and read by DuckDB within the timer, as the store's import does
     const floorDb = await DuckDBInstance.create(path.join(dir, 'floor.duckdb'), { threads: String(os.availableParallelism()) });
     const fc = await floorDb.connect();
     const floor: number[] = [];
+    let engagementTable = false;
     for (let i = 0; i < LOADS; i++) {
-      const file = path.join(dir, `floor-${i}.ndjson`);
-      fs.writeFileSync(file, encodeEventRows(batch(i).events));
+      const { events, engagement } = batch(i);
+      const eventsText = encodeEventRows(events);
+      const engagementText = engagement.map((r) => JSON.stringify(r)).join('\n') + '\n';
+      const eventsFile = path.join(dir, `floor-${i}.ndjson`);
+      const engagementFile = path.join(dir, `floor-${i}-eng.ndjson`);
       const u = process.cpuUsage();
-      await fc.run(`${i === 0 ? 'CREATE TABLE plain AS' : 'INSERT INTO plain'} ${stageSelectSql(sqlString(file))}`);
+      await fs.promises.writeFile(eventsFile, eventsText);
+      await fc.run(`${i === 0 ? 'CREATE TABLE plain AS' : 'INSERT INTO plain'} ${stageSelectSql(sqlString(eventsFile))}`);
+      if (engagement.length) {
+        await fs.promises.writeFile(engagementFile, engagementText);
+        await fc.run(`${engagementTable ? 'INSERT INTO plain_engagement' : 'CREATE TABLE plain_engagement AS'} ${engagementSelectSql(sqlString(engagementFile))}`);
+        engagementTable = true;
+      }
       await fc.run('CHECKPOINT');
       floor.push(cpuMs(process.cpuUsage(u)));
     }

@@ -8,9 +8,9 @@
 // authenticate, site access, rate limit, meter, data version + site facts, report reads, other); per stack: import events/s end to end and the store's share
 // (the time the pipeline waited on the store's append and commit); across sizes: the 90-day
 // overview's p50 growth.
-// The stacks: DuckDB on the SQLite control plane and the in-process limiter (the embedded deployment);
-// ClickHouse on one server, then on two shards, both on the same SQLite control plane (the catalog
-// and ledger are not what differs) and, when FOOTFALL_TEST_REDIS_URL is set, the Redis limiter.
+// The stacks: DuckDB, ClickHouse on one server, then on two shards, all on the same SQLite control
+// plane and the same rate limiter (the catalog, the ledger and the limiter are not what differs): the
+// Redis one when FOOTFALL_TEST_REDIS_URL is set, else the in-process one; each case row names it.
 // Run: eval "$(bash scripts/services.sh start)"; npm run bench -- scale   (sizes: BENCH_SCALE_EVENTS,
 // default 1000000,10000000), or `npx tsx bench/scale.ts 200000 1000000`. BENCH_SCALE_REQUESTS
 // (default 20) sets the requests per case, BENCH_SCALE_CASES (e.g. overview,breakdown) which cases run.
@@ -36,6 +36,8 @@ export const name = 'scale';
 const DAY_MS = 86_400_000;
 const DAYS = 90;
 const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 20);
+const LIMITER_REDIS_URL = process.env.FOOTFALL_TEST_REDIS_URL || undefined;
+const LIMITER = LIMITER_REDIS_URL ? 'Redis' : 'in-process';
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
@@ -107,8 +109,9 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       s.storeS = spent.ms / 1000;
       s.imported = summary.imported;
       log(`${events} events, ${s.name}: imported ${summary.imported} in ${s.importS.toFixed(1)} s (${Math.round(summary.imported / s.importS)} ev/s; store ${s.storeS.toFixed(1)} s)`);
-      // the ClickHouse stacks limit rates in Redis when the env names one, as a scale deployment does
-      const redisUrl = s.eventsUrl ? process.env.FOOTFALL_TEST_REDIS_URL || undefined : undefined;
+      // one limiter for every stack, so that the engines are what differs: Redis when the env names one
+      // (as a scale deployment does), else the in-process one
+      const redisUrl = LIMITER_REDIS_URL;
       s.container = await buildContainer(loadConfig({ dataDir, logLevel: 'silent', eventsUrl: s.eventsUrl, redisUrl }, {}), { control });
       s.container.analytics!.cache = null; // every request runs its queries: the engine's figures, not the cache's
       s.engine = s.container.analytics!.engine;
@@ -171,6 +174,7 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
           'x DuckDB p50': +(pct(sorted, 50) / duckP50).toFixed(2),
           'queries/req': +(sent.get(s.name)! / REQUESTS).toFixed(1),
           'same payload': differ === 0 ? 'yes' : `NO (${differ} differ)`,
+          limiter: LIMITER,
         };
         const line = stageLine(staged.get(s.name)!);
         // one column, so the table stays readable: ms per stage, medians over the case's requests

@@ -1,7 +1,7 @@
 // The event stores a bench runs on, in turn: DuckDB in the data dir, then one ClickHouse server and two
 // shards when the FOOTFALL_TEST_CLICKHOUSE_* servers are set (scripts/services.sh), each on a scratch
 // database. Not a bench itself (no `run`).
-import { scratchUrl, skipReason, type Scratch } from '../test/engines/clickhouse-scratch.js';
+import { clickHouseMissing, scratchUrl, type Scratch } from '../test/engines/clickhouse-scratch.js';
 
 export interface StoreStack {
   name: string;
@@ -15,7 +15,7 @@ export interface StoreStack {
 export function storeStacks(log: (s: string) => void): StoreStack[] {
   const stacks: StoreStack[] = [{ name: 'DuckDB' }];
   for (const t of ['single', 'cluster'] as const) {
-    const skip = skipReason(t);
+    const skip = clickHouseMissing(t);
     if (skip) log(`ClickHouse ${t}: skipped (${skip})`);
     else {
       const scratch = scratchUrl(t);

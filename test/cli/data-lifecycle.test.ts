@@ -111,6 +111,7 @@ test('usage: events after an import and its undo, the plan allowance, and an unk
   const { ws, site } = await newSite('starter', 'usage.example.com');
   const now = new Date(Date.now() - 60_000).toISOString();
   const imp = await ok('import', 'events', file('usage.ndjson', [pageview(site, now), pageview(site, now, '/b', 'v2')]));
+  assert.match(imp.import_id, /^imp_[0-9A-Za-z]{22}$/);
   let u = await ok('usage', '--workspace', ws);
   assert.deepEqual([u.period, u.events_used, u.events_included, u.events_overage, u.units_used], [month, 2, 100_000, 0, 0]);
   assert.deepEqual(u.sites, [{ site_id: site, name: 'Shop', events_used: 2 }]);

@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { cliRunner } from './fixtures/cli-run.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
-import { DNS_DEADLINE_MS } from '../../src/dns/node-dns-txt-resolver.js';
 
 let dataDir: string;
 let dns: TestDnsServer;
@@ -46,17 +45,12 @@ test('a scope prints its TXT record; verify looks it up now; the proof takes the
   let e = await refused(verify(site), 'SITE_DNS_VERIFICATION_FAILED', /no TXT record _footfall\.example\.com/, 1);
   assert.deepEqual(e.details, failed([], false));
   dns.set(name, [['footfall-verification=', 'stale']]);
-  let started = Date.now();
   e = await refused(verify(site), 'SITE_DNS_VERIFICATION_FAILED', /found: "footfall-verification=stale"/, 1);
-  const answered = Date.now() - started;
   assert.deepEqual(e.details, failed(['footfall-verification=stale'], false));
+  // no resolver answers: worth retrying (how soon a lookup gives up: test/dns/node-dns-txt-resolver.test.ts)
   dns.set(name, 'drop');
-  started = Date.now();
   e = await refused(verify(site), 'SITE_DNS_VERIFICATION_FAILED', /no DNS resolver answered/, 1);
   assert.deepEqual(e.details, failed([], true));
-  // The same command with an answer is the baseline (process start, control plane): silence adds at most the deadline.
-  const silent = Date.now() - started;
-  assert.ok(silent - answered < DNS_DEADLINE_MS + 1_000, `a silent resolver is given up on: ${silent} ms against ${answered} ms answered`);
 
   dns.set(name, [['v=spf1 -all'], [value.slice(0, 16), value.slice(16)]]);
   const done = await ok(...verify(site));

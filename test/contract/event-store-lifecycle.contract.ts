@@ -3,7 +3,7 @@
 // way: every table of the store equals the tables of a fresh store into which only the events that
 // should remain were imported. Kill -9 of a child process in the middle of a purge or a deletion leaves
 // every day whole or gone, and calling again finishes it.
-import { test } from 'node:test';
+import { skippable } from '../helpers/services.js';
 import assert from 'node:assert/strict';
 import { ImportNotFoundError, type EventRow, type EventStore } from '../../src/ports/event-store.js';
 import { manyRows } from '../engines/duckdb-import-fixtures.js';
@@ -47,7 +47,9 @@ const expectedCounts = (rows: readonly EventRow[]) => MONTHS.map((m) => monthCou
  * `inMemory`: the store lives in this process only, so no other process can be killed in the middle of its
  * work; the kill -9 cases are then not registered (they run on the file and the ClickHouse stores).
  */
-export function runLifecycleContract(name: string, factory: () => Promise<EventStoreUnderTest>, opts: { inMemory?: boolean } = {}): void {
+export function runLifecycleContract(name: string, factory: () => Promise<EventStoreUnderTest>, opts: { inMemory?: boolean; skip?: string | false } = {}): void {
+  // a suite that cannot run here lists each of its tests as skipped, with the reason
+  const test = skippable(opts.skip);
   const withStore = storeTest(factory);
   /** The tables of a fresh store holding exactly `rows`. */
   const reference = async (rows: readonly EventRow[], site = SITE): Promise<Record<string, string[]>> => {

@@ -1,5 +1,4 @@
 // The EventStore suite against live ClickHouse: one server, and two shards.
-import { test } from 'node:test';
 import { committedRows, scratchUrl, skipReason, type Topology } from '../engines/clickhouse-scratch.js';
 import { runEventStoreContract, type EventStoreUnderTest, type TableRows } from './event-store.contract.js';
 import { runLifecycleContract } from './event-store-lifecycle.contract.js';
@@ -68,11 +67,8 @@ async function underTest(topology: Topology): Promise<EventStoreUnderTest> {
 }
 
 for (const topology of ['single', 'cluster'] as Topology[]) {
+  // without the servers every test of both suites is listed as skipped, with the reason
   const skip = skipReason(topology);
-  if (skip) {
-    test(`clickhouse ${topology} event store contract`, { skip }, () => {});
-    continue;
-  }
-  runEventStoreContract(`clickhouse ${topology}`, () => underTest(topology));
-  runLifecycleContract(`clickhouse ${topology}`, () => underTest(topology));
+  runEventStoreContract(`clickhouse ${topology}`, () => underTest(topology), { skip });
+  runLifecycleContract(`clickhouse ${topology}`, () => underTest(topology), { skip });
 }

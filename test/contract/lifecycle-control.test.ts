@@ -7,6 +7,7 @@ import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { FakeClock } from '../../src/domain/clock.js';
 import { hashSecret } from '../../src/domain/tokens.js';
 import { scratchDatabase } from '../http/helpers/stack.js';
+import { needs } from '../helpers/services.js';
 
 const pgUrl = process.env.FOOTFALL_TEST_POSTGRES_URL || undefined;
 
@@ -14,7 +15,7 @@ const dialects: { name: string; open(clock: FakeClock): Promise<{ cp: ControlPla
   { name: 'SQLite', open: async (clock) => { const cp = await openSqliteControlPlane(':memory:', { clock }); return { cp, release: () => cp.close() }; } },
   {
     name: 'PostgreSQL',
-    skip: pgUrl ? undefined : 'FOOTFALL_TEST_POSTGRES_URL is not set',
+    skip: needs('FOOTFALL_TEST_POSTGRES_URL') || undefined,
     open: async (clock) => {
       const db = await scratchDatabase(pgUrl!);
       const cp = await openPostgresControlPlane(db.url, { clock });

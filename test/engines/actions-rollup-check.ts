@@ -119,7 +119,7 @@ const norm = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).sort();
  * Runs the property: `viaRollup` (reading the rollup where the planner allows) against `scan` (always
  * scanning). Returns how many reads the planner sent to the rollup.
  */
-export async function checkActionsRollup(scan: AnalyticsEngine, viaRollup: AnalyticsEngine, sites: string[], opts: { numRuns: number; seed: number }): Promise<number> {
+export async function checkActionsRollup(scan: AnalyticsEngine, viaRollup: AnalyticsEngine, sites: string[], opts: { numRuns: number }): Promise<number> {
   const opt = { timeoutMs: 30_000 };
   const identities = new Map<string, ActionSelection['action'][]>();
   for (const siteId of sites) {

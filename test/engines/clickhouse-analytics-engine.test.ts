@@ -12,6 +12,7 @@ import { BASE_MS, DAY, SITE, dataset, eventDrawArb, type EventDraw, type SitePro
 import { referenceQuery, type RefRow } from './reference-metrics.js';
 import { openScratch, skipReason, truncate, type Topology } from './clickhouse-scratch.js';
 import { specArb } from './clickhouse-specs.js';
+import { runs } from '../helpers/property-runs.js';
 
 const HOUR = 3_600_000;
 
@@ -99,7 +100,7 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
             }
           },
         ),
-        { numRuns: Number(process.env.FF_RUNS ?? 25), examples: [PAGE_FILTER_BY_TENANT] },
+        { numRuns: runs(25), examples: [PAGE_FILTER_BY_TENANT] },
       );
       // the data really is spread: every shard held rows in some run
       if (topology === 'cluster') assert.deepEqual(held, ch.nodes.map(() => true));

@@ -5,22 +5,29 @@ import { randomBytes } from 'node:crypto';
 import { ClickHouseNode } from '../../src/engines/clickhouse/node.js';
 import { openClickHouse, type OpenedClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
 import { ident } from '../../src/engines/clickhouse/schema.js';
+import { needs } from '../helpers/services.js';
 
 const env = (k: string) => process.env[k] || undefined;
 export const CH_URL = env('FOOTFALL_TEST_CLICKHOUSE_URL');
 export const CH_SHARD2_URL = env('FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL');
 export const CH_CLUSTER = env('FOOTFALL_TEST_CLICKHOUSE_CLUSTER');
-export const CH_SKIP = 'FOOTFALL_TEST_CLICKHOUSE_URL not set (start one with scripts/services.sh start)';
-export const CH_CLUSTER_SKIP =
-  'FOOTFALL_TEST_CLICKHOUSE_URL, FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL and FOOTFALL_TEST_CLICKHOUSE_CLUSTER not all set (scripts/services.sh start prints them)';
 
 export type Topology = 'single' | 'cluster';
 
-/** Whether a topology can run here, or why not. */
+const VARS: Record<Topology, string[]> = {
+  single: ['FOOTFALL_TEST_CLICKHOUSE_URL'],
+  cluster: ['FOOTFALL_TEST_CLICKHOUSE_URL', 'FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL', 'FOOTFALL_TEST_CLICKHOUSE_CLUSTER'],
+};
+
+/** Whether a topology can run here, or why not; where the services must run, a missing one is an error. */
 export function skipReason(t: Topology): string | false {
-  if (!CH_URL) return CH_SKIP;
-  if (t === 'cluster' && (!CH_SHARD2_URL || !CH_CLUSTER)) return CH_CLUSTER_SKIP;
-  return false;
+  return needs(...VARS[t]);
+}
+
+/** What a topology lacks here (false: nothing), whatever the environment requires: for the benches. */
+export function clickHouseMissing(t: Topology): string | false {
+  const missing = VARS[t].filter((v) => !env(v));
+  return missing.length ? `${missing.join(', ')} not set (scripts/services.sh start prints them)` : false;
 }
 
 function hostOf(url: string): string {

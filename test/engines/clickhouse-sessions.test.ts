@@ -9,6 +9,7 @@ import { SESSION_COLUMNS } from '../../src/engines/clickhouse/schema.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { makeRow } from '../contract/event-store.contract.js';
 import { committedRows, openScratch, skipReason, truncate, type Topology } from './clickhouse-scratch.js';
+import { runs } from '../helpers/property-runs.js';
 
 const BASE = Date.UTC(2025, 2, 1);
 const MIN = 60_000;
@@ -86,7 +87,7 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
             }
           },
         ),
-        { numRuns: Number(process.env.FF_RUNS ?? 15) },
+        { numRuns: runs(15) },
       );
     } finally {
       await ch.close();

@@ -8,6 +8,7 @@ import { METRICS } from '../../src/domain/query/metrics.js';
 import type { MetricRow } from '../../src/domain/query/assemble.js';
 import { BASE_MS, DAY, SITE, dataset, eventDrawArb, load, openTestDb, type SiteProfile } from './analytics-fixtures.js';
 import { referenceQuery, type RefRow } from './reference-metrics.js';
+import { runs } from '../helpers/property-runs.js';
 
 const HOUR = 3_600_000;
 
@@ -106,6 +107,6 @@ test('every metric, dimension, filter and interval matches the independent refer
         }
       },
     ),
-    { numRuns: Number(process.env.FF_RUNS ?? 40) },
+    { numRuns: runs(200) },
   );
 });

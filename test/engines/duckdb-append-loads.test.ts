@@ -13,6 +13,11 @@ import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/d
 import { ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import type { EngagementRow, EventRow } from '../../src/ports/event-store.js';
 import { SITE, eventDrawArb, stamp } from './analytics-fixtures.js';
+import { rowsIn, siteIn } from './rollup-specs.js';
+import { runs } from '../helpers/property-runs.js';
+
+/** Datasets sharing each run's stores (rollup-specs.ts): runs x DATASETS datasets per suite run. */
+const DATASETS = 4;
 import { withRunHook } from './duckdb-run-hook.js';
 import { makeRow } from '../contract/event-store.contract.js';
 
@@ -63,14 +68,20 @@ test('a day imported in time order, in parts with engagement, leaves the store a
       },
       () =>
         fc.assert(
-          fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 2, max: 5 }), async (seed, parts) => {
-            const draws = fc.sample(eventDrawArb([SITE, 'site_b']), { seed, numRuns: 120 });
-            const rows = stamp(draws, {})
-              .map((e, i) => ({ ...e, channel: draws[i]?.channel ?? 'Direct' }) as EventRow)
-              .sort((a, b) => a.ts_ms - b.ts_ms);
-            const engagement = engagementFor(rows, seed).sort((a, b) => a.ts_ms - b.ts_ms);
-            const once = await openDuckDbEventStore({ file: path.join(dir, `once-${seed}-${parts}.duckdb`), threads: 2, tempDir: dir });
-            const split = await openDuckDbEventStore({ file: path.join(dir, `parts-${seed}-${parts}.duckdb`), threads: 2, tempDir: dir });
+          fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 1_000_000 }), { minLength: DATASETS, maxLength: DATASETS }), fc.integer({ min: 2, max: 5 }), async (seeds, parts) => {
+            // several datasets (rollup-specs.ts) in each store: their days arrive together, part by part
+            const rows: EventRow[] = [];
+            const engagement: EngagementRow[] = [];
+            for (const [j, seed] of seeds.entries()) {
+              const draws = fc.sample(eventDrawArb([SITE, 'site_b']), { seed, numRuns: 120 });
+              const mine = stamp(draws, {}).map((e, i) => ({ ...e, channel: draws[i]?.channel ?? 'Direct' }) as EventRow);
+              rows.push(...rowsIn(mine, j));
+              engagement.push(...engagementFor(mine, seed).map((g) => ({ ...g, site_id: siteIn(g.site_id, j) })));
+            }
+            rows.sort((a, b) => a.ts_ms - b.ts_ms);
+            engagement.sort((a, b) => a.ts_ms - b.ts_ms);
+            const once = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
+            const split = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
             try {
               await load(once, rows, engagement);
               // parts cut at times: every event and engagement row of a part comes before the next part's
@@ -83,20 +94,20 @@ test('a day imported in time order, in parts with engagement, leaves the store a
                 await load(split, rows.filter((r) => inPart(r.ts_ms)), engagement.filter((e) => inPart(e.ts_ms)));
               }
               const expected = await storeState(once);
-              assert.ok(JSON.parse(expected.sessions).length > 5, 'the store holds sessions');
+              assert.ok(JSON.parse(expected.sessions).length > 5 * DATASETS, 'the store holds sessions');
               assert.deepEqual(await storeState(split), expected);
             } finally {
               await once.close();
               await split.close();
             }
           }),
-          { numRuns: 10, seed: 20261126 },
+          { numRuns: runs(20) },
         ),
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  assert.ok(appends >= 10, `the later parts took the append path (${appends} times)`);
+  assert.ok(appends >= runs(20), `the later parts took the append path (${appends} times)`);
 });
 
 test('a pageview without a path stays the entry or exit page of its session when a later import grows the session', async () => {

@@ -13,6 +13,7 @@ import { openDuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-stor
 import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { makeRow } from '../contract/event-store.contract.js';
+import { runs } from '../helpers/property-runs.js';
 
 const SITES = ['site_a', 'site_b'] as const;
 const DAY = 86_400_000;
@@ -96,7 +97,7 @@ test('duckdb store: a site\'s first and newest event follow imports without a sc
         fs.rmSync(dir, { recursive: true, force: true });
       }
     }),
-    { numRuns: 25 },
+    { numRuns: runs(25) },
   );
 });
 

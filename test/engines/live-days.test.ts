@@ -21,7 +21,8 @@ import { ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../../src/engine
 import { BASE_MS, DAY, SITE, eventDrawArb } from './analytics-fixtures.js';
 import { actionRows, checkActionsRollup } from './actions-rollup-check.js';
 import { makeRow } from '../contract/event-store.contract.js';
-import { everyDimension, plain, rowsOf, specArb } from './rollup-specs.js';
+import { everyDimension, plain, rowsIn, rowsOf, specArb, specIn } from './rollup-specs.js';
+import { propertySeed, runs } from '../helpers/property-runs.js';
 import { withRunHook } from './duckdb-run-hook.js';
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
@@ -67,6 +68,9 @@ async function loadInParts(store: DuckDbEventStore, rows: readonly EventRow[], p
   }
 }
 
+/** Datasets sharing each run's stores (rollup-specs.ts): runs x DATASETS datasets per suite run. */
+const DATASETS = 4;
+
 test('reads that reach the live days equal the raw reads; the days are rolled up exactly when they stop being live', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-live-days-'));
   let staleDiffers = 0;
@@ -74,13 +78,21 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
   try {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(eventDrawArb([SITE, 'site_b']), { minLength: 30, maxLength: 300, size: 'max' }),
+        fc.array(
+          fc.record({
+            draws: fc.array(eventDrawArb([SITE, 'site_b']), { minLength: 30, maxLength: 300, size: 'max' }),
+            // a few random specs and a few of every dimension's per dataset: every spec met often
+            specs: fc.array(specArb, { minLength: 4, maxLength: 4 }),
+            dimensions: fc.shuffledSubarray(everyDimension(), { minLength: 3, maxLength: 3 }),
+            settled: fc.shuffledSubarray(everyDimension(), { minLength: 2, maxLength: 2 }),
+          }),
+          { minLength: DATASETS, maxLength: DATASETS },
+        ),
         fc.integer({ min: 1, max: 4 }),
-        fc.array(specArb, { minLength: 30, maxLength: 30 }),
-        async (draws, parts, specs) => {
+        async (sets, parts) => {
           // noon of the fixtures' third day: that day is live
           let now = BASE_MS + 2 * DAY + 12 * HOUR;
-          const rows = rowsOf(draws).sort((a, b) => a.ts_ms - b.ts_ms);
+          const rows = sets.flatMap(({ draws }, j) => rowsIn(rowsOf(draws), j)).sort((a, b) => a.ts_ms - b.ts_ms);
           const live = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir, clock: () => now });
           const never = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
           try {
@@ -88,15 +100,17 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
             await never.importBatch(rows, { reidentify });
             assert.equal(live.liveFrom(), BASE_MS + 2 * DAY);
             const e = enginesOf(live);
-            for (const spec of [...everyDimension(), ...specs]) {
-              const label = JSON.stringify(spec);
-              const opts = { timeoutMs: 20_000 };
-              const [served, fromMeta, raw, stale] = await Promise.all([e.served.run(spec, opts), e.fromMeta.run(spec, opts), e.raw.run(spec, opts), e.stale.run(spec, opts)]);
-              assert.deepEqual(plain(spec, served), plain(spec, raw), `served vs raw: ${label}`);
-              assert.deepEqual(plain(spec, fromMeta), plain(spec, raw), `liveFrom from footfall_meta vs raw: ${label}`);
-              if (spec.endMs >= BASE_MS + 2 * DAY && planRollup(normalizeSpec(spec)).use === 'rollup') {
-                reachedLive++;
-                if (JSON.stringify(plain(spec, stale)) !== JSON.stringify(plain(spec, raw))) staleDiffers++;
+            for (const [j, { specs, dimensions }] of sets.entries()) {
+              for (const spec of [...dimensions, ...specs].map((s) => specIn(s, j))) {
+                const label = JSON.stringify(spec);
+                const opts = { timeoutMs: 20_000 };
+                const [served, fromMeta, raw, stale] = await Promise.all([e.served.run(spec, opts), e.fromMeta.run(spec, opts), e.raw.run(spec, opts), e.stale.run(spec, opts)]);
+                assert.deepEqual(plain(spec, served), plain(spec, raw), `served vs raw: ${label}`);
+                assert.deepEqual(plain(spec, fromMeta), plain(spec, raw), `liveFrom from footfall_meta vs raw: ${label}`);
+                if (spec.endMs >= BASE_MS + 2 * DAY && planRollup(normalizeSpec(spec)).use === 'rollup') {
+                  reachedLive++;
+                  if (JSON.stringify(plain(spec, stale)) !== JSON.stringify(plain(spec, raw))) staleDiffers++;
+                }
               }
             }
 
@@ -108,9 +122,11 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
             await live.liveDaysSettled();
             assert.equal(live.liveFrom(), BASE_MS + 4 * DAY);
             assert.deepEqual(await tables(live), await tables(never), 'rolled up: the rows of a store that never had a live day');
-            for (const spec of everyDimension()) {
-              const [served, raw] = await Promise.all([e.served.run(spec, { timeoutMs: 20_000 }), e.raw.run(spec, { timeoutMs: 20_000 })]);
-              assert.deepEqual(plain(spec, served), plain(spec, raw), `after the roll-up: ${JSON.stringify(spec)}`);
+            for (const [j, { settled }] of sets.entries()) {
+              for (const spec of settled.map((s) => specIn(s, j))) {
+                const [served, raw] = await Promise.all([e.served.run(spec, { timeoutMs: 20_000 }), e.raw.run(spec, { timeoutMs: 20_000 })]);
+                assert.deepEqual(plain(spec, served), plain(spec, raw), `after the roll-up: ${JSON.stringify(spec)}`);
+              }
             }
           } finally {
             await live.close();
@@ -118,7 +134,7 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
           }
         },
       ),
-      { numRuns: 6, seed: 20261127, endOnFailure: true },
+      { numRuns: runs(25), endOnFailure: true },
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -132,12 +148,12 @@ test('action reads that reach the live days equal the event scan', async () => {
   const now = BASE_MS + 2 * DAY + 12 * HOUR;
   const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb'), threads: 2, tempDir: dir, clock: () => now });
   try {
-    const rows = actionRows(31, 900).sort((a, b) => a.ts_ms - b.ts_ms);
+    const rows = actionRows(propertySeed, 900).sort((a, b) => a.ts_ms - b.ts_ms);
     await loadInParts(store, rows, 4);
     assert.equal(store.liveFrom(), BASE_MS + 2 * DAY);
     const { served, raw, stale } = enginesOf(store);
-    const fromRollup = await checkActionsRollup(raw, served, [SITE, 'site_b'], { numRuns: 60, seed: 405 });
-    assert.ok(fromRollup > 300, `only ${fromRollup} reads were planned on the rollup`);
+    const fromRollup = await checkActionsRollup(raw, served, [SITE, 'site_b'], { numRuns: runs(150) });
+    assert.ok(fromRollup > runs(150) * 2, `only ${fromRollup} reads were planned on the rollup`);
     // and the action rows of the live days were left alone: read alone, they miss the live days' actions
     const all = { scope: { siteId: SITE, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.all }, window: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 }, advanced: null };
     // (in day order: the order of the rows is not part of the answer)

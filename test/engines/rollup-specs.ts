@@ -9,7 +9,8 @@ import { METRICS } from '../../src/domain/query/metrics.js';
 import type { MetricRow } from '../../src/domain/query/assemble.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { ROLLUP_PAIRS } from '../../src/engines/sql/rollup-tables.js';
-import { BASE_MS, DAY, SITE, stamp, type EventDraw } from './analytics-fixtures.js';
+import type { StoredSession } from '../../src/domain/events.js';
+import { BASE_MS, DAY, SITE, stamp, type EventDraw, type TestEvent } from './analytics-fixtures.js';
 import type { RefRow } from './reference-metrics.js';
 
 export function rowsOf(draws: readonly EventDraw[]): EventRow[] {
@@ -105,4 +106,31 @@ export function everyDimension(): QuerySpec[] {
     for (const [dimension, splitBy] of ROLLUP_PAIRS) out.push({ ...base, dimension, splitBy }, { ...base, dimension: splitBy, splitBy: dimension });
   }
   return out;
+}
+
+// Several datasets in one store: a commit's large fixed cost (sessions, rollups) is paid once for all
+// of them, so a property checks many datasets per run. Dataset j's sites are `<site>_j` and its ids
+// (events, sessions) begin with `dj_`, so the datasets never meet; a spec reads dataset j through specIn.
+
+/** A site of dataset j. */
+export const siteIn = (site: string, j: number) => `${site}_${j}`;
+
+/** Rows (events as imported, or as the reference reads them) of dataset j. */
+export function rowsIn<T extends { site_id: string; event_id: string; session_id?: string }>(rows: readonly T[], j: number): T[] {
+  return rows.map((r) => ({ ...r, site_id: siteIn(r.site_id, j), event_id: `d${j}_${r.event_id}`, ...(r.session_id === undefined ? {} : { session_id: `d${j}_${r.session_id}` }) }));
+}
+
+/** Sessions of dataset j, as the reference reads them. */
+export function sessionsIn(sessions: readonly StoredSession[], j: number): StoredSession[] {
+  return sessions.map((s) => ({ ...s, site_id: siteIn(s.site_id, j), session_id: `d${j}_${s.session_id}` }));
+}
+
+/** `spec` over dataset j. */
+export function specIn<T extends { siteId: string }>(spec: T, j: number): T {
+  return { ...spec, siteId: siteIn(spec.siteId, j) };
+}
+
+/** The reference's view of datasets, each as `dataset` (analytics-fixtures.ts) gives it, in one. */
+export function referenceOf(sets: readonly { events: readonly TestEvent[]; sessions: readonly StoredSession[] }[]): { events: TestEvent[]; sessions: StoredSession[] } {
+  return { events: sets.flatMap((d, j) => rowsIn(d.events, j)), sessions: sets.flatMap((d, j) => sessionsIn(d.sessions, j)) };
 }

@@ -4,7 +4,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MANAGE_ERROR_CATALOG } from '../../src/domain/manage-errors.js';
-import { DNS_DEADLINE_MS } from '../../src/dns/node-dns-txt-resolver.js';
 import { SITE_REGISTRATION_STATUS } from '../../src/services/ownership/registration-codes.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
 import { harness, type Harness } from './helpers/harness.js';
@@ -67,13 +66,11 @@ test('a scope answers its TXT record; verify asks DNS now; the proof releases th
   dns.set(name, [['footfall-verification=', 'stale']]);
   r = await verify(owner.p, site.site_id);
   refusal(r, 422, 'SITE_DNS_VERIFICATION_FAILED', failed(['footfall-verification=stale'], false), 'a stale record');
-  // No resolver answers: worth retrying, and the request ends within the lookup's deadline.
+  // No resolver answers: worth retrying (how soon a lookup gives up: test/dns/node-dns-txt-resolver.test.ts).
   dns.set(name, 'drop');
-  const started = Date.now();
   r = await verify(owner.p, site.site_id);
   refusal(r, 422, 'SITE_DNS_VERIFICATION_FAILED', failed([], true), 'no answer');
   assert.match(r.json().error.message, /no DNS resolver answered .*try again/);
-  assert.ok(Date.now() - started < DNS_DEADLINE_MS + 1_000, `a silent resolver is given up on after ${Date.now() - started} ms`);
   assert.equal((await sitesOf(owner.p, owner.ws))[0].domains[0].verified, false, 'a refusal proves nothing');
 
   dns.set(name, [['v=spf1 -all'], [value.slice(0, 16), value.slice(16)]]);

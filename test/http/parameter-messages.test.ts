@@ -3,10 +3,12 @@
 // without tenant_id is told tenant_id is required, and integers are plain decimal digits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { tenantForbidden } from '../../src/domain/errors.js';
-import { DIMENSIONS } from '../../src/domain/query/dimensions.js';
-import { TIMESERIES_METRICS } from '../../src/domain/query/metrics.js';
 import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
+
+// The contract's lists (docs/api.md, docs/metrics.md), written out: a value added or dropped in the
+// code must be added or dropped here too.
+const TIMESERIES_METRICS = ['pageviews', 'visitors', 'sessions', 'events', 'bounce_rate', 'avg_pages_per_session', 'avg_session_eng_time_ms'];
+const DIMENSIONS = ['page', 'entry_page', 'exit_page', 'referrer', 'channel', 'source', 'medium', 'campaign', 'country', 'region', 'city', 'device', 'browser', 'os', 'tenant'];
 
 let h: MetricsHarness;
 let site: string;
@@ -26,11 +28,11 @@ function error(r: { statusCode: number; json(): any; body: string }, status: num
 
 test('an enum error lists the allowed values in the message and in details.allowed', async () => {
   const metric = error(await h.call(TS, { site_id: site, metric: 'bounces' }), 422);
-  assert.equal(metric.message, `Invalid query parameter metric: must be one of ${TIMESERIES_METRICS.join(', ')}.`);
-  assert.deepEqual(metric.details, { parameter: 'metric', allowed: [...TIMESERIES_METRICS] });
+  assert.equal(metric.message, 'Invalid query parameter metric: must be one of pageviews, visitors, sessions, events, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms.');
+  assert.deepEqual(metric.details, { parameter: 'metric', allowed: TIMESERIES_METRICS });
   const dimension = error(await h.call(BD, { site_id: site, dimension: 'planet' }), 422);
-  assert.deepEqual(dimension.details?.allowed, [...DIMENSIONS]);
-  assert.match(dimension.message, /must be one of page, entry_page, exit_page, referrer/);
+  assert.deepEqual(dimension.details?.allowed, DIMENSIONS);
+  assert.equal(dimension.message, 'Invalid query parameter dimension: must be one of page, entry_page, exit_page, referrer, channel, source, medium, campaign, country, region, city, device, browser, os, tenant.');
   const include = error(await h.call('/v1/reports/content', { site_id: site, include: 'everything' }), 422);
   assert.deepEqual(include.details?.allowed, ['summary', 'full', 'details']);
 });
@@ -40,7 +42,7 @@ test('the filters error names the dimensions that can be filtered on, and tenant
   const allowed: string[] = unknown.details?.allowed;
   assert.ok(allowed.includes('page') && allowed.includes('country'));
   assert.ok(!allowed.includes('tenant'), 'tenant is refused as a filter, so it is not offered');
-  assert.deepEqual(allowed, DIMENSIONS.filter((d) => d !== 'tenant'));
+  assert.deepEqual(allowed, ['page', 'entry_page', 'exit_page', 'referrer', 'channel', 'source', 'medium', 'campaign', 'country', 'region', 'city', 'device', 'browser', 'os']);
   assert.match(unknown.message, /unknown dimension "colour"; allowed: page, /);
   assert.doesNotMatch(unknown.message, /tenant/);
   const tenant = error(await h.call(TS, { site_id: site, filters: '{"tenant":"t"}' }), 422);
@@ -64,7 +66,10 @@ test('a tenant-restricted token without tenant_id gets a 403 that says tenant_id
   // A tenant it may not read still gets the one FORBIDDEN body that reveals nothing.
   const other = await h.tenant(await h.site(), 'other');
   const foreign = error(await h.call(TS, { site_id: site, tenant_id: other }, { token: restricted }), 403);
-  assert.equal(foreign.message, tenantForbidden().message);
+  assert.equal(
+    foreign.message,
+    "The tenant_id is not a tenant of this site you may read. tenant_id is a tenant's id (ten_ and 22 letters and digits), not its slug; GET /v1/tenants?site_id=… lists the tenants you may read.",
+  );
   assert.deepEqual(foreign.details, { parameter: 'tenant_id' });
   assert.equal((await h.call(TS, { site_id: site, tenant_id: tenant }, { token: restricted })).statusCode, 200);
 });

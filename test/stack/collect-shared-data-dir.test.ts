@@ -15,9 +15,10 @@ import { missingScaleEnv, scratchDatabase } from '../http/helpers/stack.js';
 import { scratchUrl } from '../engines/clickhouse-scratch.js';
 import { get, seed } from './fixtures/seed.js';
 import { serve, stopAll, type Served } from './fixtures/serve.js';
+import { needs, unavailable } from '../helpers/services.js';
 
 const missing = missingScaleEnv();
-const skip = missing.length ? `${missing.join(', ')} not set (scripts/services.sh start prints them)` : false;
+const skip = missing.length ? unavailable(`${missing.join(', ')} not set (scripts/services.sh start prints them)`) : false;
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 /** pages in all: one content report (limit 2000) lists every one */
 const PAGES = 1500;
@@ -151,7 +152,7 @@ test('two processes share a data dir; one killed with kill -9 mid-load, the othe
   }
 });
 
-test('with a SQLite control plane one process serves a data dir: a second one is refused, told what to do', { skip: process.env.FOOTFALL_TEST_CLICKHOUSE_URL ? false : 'FOOTFALL_TEST_CLICKHOUSE_URL not set (scripts/services.sh start prints it)', timeout: 120_000 }, async () => {
+test('with a SQLite control plane one process serves a data dir: a second one is refused, told what to do', { skip: needs('FOOTFALL_TEST_CLICKHOUSE_URL'), timeout: 120_000 }, async () => {
   const ch = scratchUrl('single');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-owned-'));
   const procs: Served[] = [];

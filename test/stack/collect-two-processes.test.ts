@@ -8,9 +8,10 @@ import { missingScaleEnv, scratchDatabase } from '../http/helpers/stack.js';
 import { scratchUrl } from '../engines/clickhouse-scratch.js';
 import { get, seed } from './fixtures/seed.js';
 import { serve, stopAll } from './fixtures/serve.js';
+import { unavailable } from '../helpers/services.js';
 
 const missing = missingScaleEnv();
-const skip = missing.length ? `${missing.join(', ')} not set (scripts/services.sh start prints them)` : false;
+const skip = missing.length ? unavailable(`${missing.join(', ')} not set (scripts/services.sh start prints them)`) : false;
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 test('two API processes spool their own events and load them into one ClickHouse: exact counts and sessions', { skip, timeout: 180_000 }, async () => {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { missingScaleEnv } from '../http/helpers/stack.js';
+import { unavailable } from '../helpers/services.js';
 
 export const HTTP_SUITE_PARTS = 3;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,7 +28,7 @@ export function httpSuitePartTest(k: number): void {
   const missing = missingScaleEnv();
   const skip = process.env.FOOTFALL_TEST_STACK === 'scale'
     ? 'already on the scale stack'
-    : missing.length ? `${missing.join(', ')} not set (scripts/services.sh start prints them)` : false;
+    : missing.length ? unavailable(`${missing.join(', ')} not set (scripts/services.sh start prints them)`) : false;
   test(`the HTTP suite passes on PostgreSQL + Redis + ClickHouse too (part ${k} of ${HTTP_SUITE_PARTS})`, { skip, timeout: 30 * 60_000 }, async (t) => {
     const files = httpSuitePart(k);
     assert.ok(files.length > 10, `part ${k} has only ${files.length} files`);

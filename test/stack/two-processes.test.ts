@@ -8,9 +8,10 @@ import { missingScaleEnv, scratchDatabase } from '../http/helpers/stack.js';
 import { scratchUrl } from '../engines/clickhouse-scratch.js';
 import { get, seed, timeseriesPath } from './fixtures/seed.js';
 import { serve, stopAll } from './fixtures/serve.js';
+import { unavailable } from '../helpers/services.js';
 
 const missing = missingScaleEnv();
-const skip = missing.length ? `${missing.join(', ')} not set (scripts/services.sh start prints them)` : false;
+const skip = missing.length ? unavailable(`${missing.join(', ')} not set (scripts/services.sh start prints them)`) : false;
 
 test('two API processes on one PostgreSQL, Redis and ClickHouse enforce one rate limit and one hard cap', { skip }, async () => {
   const db = await scratchDatabase(process.env.FOOTFALL_TEST_POSTGRES_URL!);

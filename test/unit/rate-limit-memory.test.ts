@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/domain/clock.js';
 import { MemoryRateLimiter } from '../../src/limits/memory.js';
+import { runs } from '../helpers/property-runs.js';
 
 const W = 60_000;
 
@@ -30,7 +31,7 @@ test('no trailing 60 s window ever admits more than L (random arrival gaps, fake
         for (const end of admitted) assert.ok(admitted.filter((a) => a > end - W && a <= end).length <= limit);
       },
     ),
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   );
 });
 

@@ -52,10 +52,14 @@ test('hashSecret is the hex sha256 of the whole secret', () => {
   assert.equal(isSecretHash(h.toUpperCase()), false);
   assert.equal(isSecretHash(s), false);
   assert.notEqual(hashSecret(s + 'x'), h);
+  // stored for every token, share link, session and link secret: printf %s "$S" | sha256sum
+  assert.equal(hashSecret('ff_live_0123456789ABCDEFGHIJKLMNOPQRSTUV'), '2ce5d37342a01498770ec2c0a87e83863475b0d46f5b86b23f6bd337c6ccb072');
 });
 
 test('ids carry their prefix and 22 random base62 characters', () => {
-  for (const p of ['ws', 'site', 'ten', 'goal', 'tok'] as const) assert.match(newId(p, randomBytes), new RegExp(`^${p}_[0-9A-Za-z]{22}$`));
+  // an import's id is kept on its events and typed back to undo it
+  assert.equal(newId('imp', counting()), 'imp_0123456789ABCDEFGHIJKL');
+  for (const p of ['ws', 'site', 'ten', 'goal', 'tok', 'imp', 'ek', 'shr'] as const) assert.match(newId(p, randomBytes), new RegExp(`^${p}_[0-9A-Za-z]{22}$`));
   const ids = new Set(Array.from({ length: 1000 }, () => newId('ws', randomBytes)));
   assert.equal(ids.size, 1000);
 });

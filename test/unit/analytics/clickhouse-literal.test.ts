@@ -5,6 +5,7 @@ import { encodeClickHouseLiteral } from '../../../src/engines/sql/clickhouse-lit
 import { clickhouseDialect } from '../../../src/engines/sql/dialect.js';
 import { compileQuery } from '../../../src/engines/sql/read/compile-query.js';
 import { normalizeSpec, type QuerySpec } from '../../../src/domain/query/query-spec.js';
+import { runs } from '../../helpers/property-runs.js';
 
 /**
  * ClickHouse's lexing of SQL text, reduced to what matters here: quoted strings (backslash escapes
@@ -66,7 +67,7 @@ test('string literals round-trip through the ClickHouse lexer, whatever the inpu
       assert.equal(skeleton, '?');
       assert.deepEqual(literals, [s]);
     }),
-    { numRuns: 2000 },
+    { numRuns: runs(2000) },
   );
 });
 
@@ -119,7 +120,7 @@ test('injected values never change the compiled ClickHouse query, only its liter
         assert.ok(literals.includes(site));
       },
     ),
-    { numRuns: 500 },
+    { numRuns: runs(500) },
   );
 });
 

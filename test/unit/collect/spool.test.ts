@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Spool, SpoolLockedError } from '../../../src/ingest/collect/spool.js';
 import { decodeRecords, encodeRecord, position, segmentFile } from '../../../src/ingest/collect/spool-format.js';
+import { until } from '../../helpers/until.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/spool-child.ts', import.meta.url));
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-spool-'));
@@ -54,7 +55,7 @@ test('segments are written full of zeros before use (an fdatasync then flushes d
     assert.equal(fs.statSync(active).size, 4096);
     await spool.append('E', '"x"'.repeat(700)); // past half: the next segment is made ahead
     assert.equal(fs.statSync(active).size, 4096, 'writes do not grow the file');
-    for (let i = 0; i < 50 && !fs.existsSync(path.join(dir, segmentFile(2))); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => fs.existsSync(path.join(dir, segmentFile(2))), 'the next segment is made ahead');
     await spool.append('E', '"y"'.repeat(700));
     assert.equal(fs.statSync(path.join(dir, segmentFile(2))).size, 4096);
     assert.deepEqual((await readAll(spool, await spool.firstPosition())).payloads.length, 2);
@@ -127,23 +128,23 @@ test('a record torn by a crash (never acknowledged) ends its segment; reading go
  * Holds back (or fails) chosen writes of every FileHandle of this process: `plan(n)` says what the
  * n-th write (1-based) does. Restored by the returned function.
  */
-async function interceptWrites(dir: string, plan: (n: number) => 'hold' | 'fail' | 'go'): Promise<{ release(): void; writes(): number; restore(): void }> {
+async function interceptWrites(dir: string, plan: (n: number) => 'hold' | 'fail' | 'go'): Promise<{ release(): void; writes(): number; done(): number; restore(): void }> {
   const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
   const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
   await probe.close();
   const original = proto.write;
   const held: (() => void)[] = [];
   let n = 0;
+  let returned = 0;
   proto.write = function (this: unknown, ...args: unknown[]) {
     const what = plan(++n);
     if (what === 'fail') return Promise.reject(Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }));
-    if (what === 'hold') return new Promise<void>((r) => held.push(r)).then(() => original.apply(this, args));
-    return original.apply(this, args);
+    const write = what === 'hold' ? new Promise<void>((r) => held.push(r)).then(() => original.apply(this, args)) : original.apply(this, args);
+    return write.then((r) => (returned++, r));
   };
-  return { release: () => held.splice(0).forEach((r) => r()), writes: () => n, restore: () => void (proto.write = original) };
+  return { release: () => held.splice(0).forEach((r) => r()), writes: () => n, done: () => returned, restore: () => void (proto.write = original) };
 }
 
-const nextTurn = () => new Promise((r) => setTimeout(r, 20));
 
 test('groups written side by side are acknowledged in order: a group whose write is done waits for every earlier one', async () => {
   const dir = tmp();
@@ -152,10 +153,10 @@ test('groups written side by side are acknowledged in order: a group whose write
   try {
     const acked: string[] = [];
     const a = spool.append('E', '"a"').then(() => acked.push('a'));
-    await nextTurn();
+    await until(() => io.writes() === 1, "a's write has started (and is held)");
     const b = spool.append('E', '"b"').then(() => acked.push('b'));
-    await nextTurn();
-    assert.equal(io.writes(), 2, 'the second group did not wait for the first to start its write');
+    await until(() => io.writes() === 2, 'the second group did not wait for the first to start its write');
+    await until(() => io.done() === 1, "b's write has returned");
     assert.deepEqual(acked, [], 'b is on disk, but not acknowledged before a');
     io.release();
     await Promise.all([a, b]);
@@ -174,14 +175,10 @@ test('a failed write fails its group and every later one, written or not; earlie
   const io = await interceptWrites(dir, (n) => (n === 1 ? 'hold' : n === 2 ? 'fail' : 'go'));
   try {
     const a = spool.append('E', '"a"');
-    await nextTurn();
+    await until(() => io.writes() === 1, "a's write has started (and is held)");
     const b = spool.append('E', '"b"');
-    b.catch(() => undefined); // asserted below
-    await nextTurn();
-    const c = spool.append('E', '"c"'); // written after the gap b left: never acknowledged
-    c.catch(() => undefined);
-    await nextTurn();
     await assert.rejects(b, /EIO/);
+    const c = spool.append('E', '"c"'); // after the gap b left: never acknowledged
     await assert.rejects(c, /EIO/);
     await assert.rejects(spool.append('E', '"d"'), /EIO/, 'later appends fail fast');
     io.release();

@@ -13,6 +13,7 @@ import { normalizeEvent, type NormalizeSite } from '../../../src/ingest/parse/no
 import { eventIdentity } from '../../../src/ingest/parse/identity.js';
 import { dailyVisitorKey } from '../../../src/ingest/parse/visitor-key.js';
 import type { EventRow } from '../../../src/ports/event-store.js';
+import { runs } from '../../helpers/property-runs.js';
 
 const nowMs = Date.parse('2025-03-10T12:00:00Z');
 const site: NormalizeSite = { id: 'site_a', hostnames: ['memo.example'], collectionProfile: 'extended', profileEffectiveAt: null };
@@ -108,6 +109,6 @@ test('processors of two secrets sharing one tiny memo store exactly what validat
         assert.deepEqual(got.map((r) => ({ ...r })), expected);
       }
     }),
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   );
 });

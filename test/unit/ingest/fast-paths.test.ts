@@ -16,8 +16,9 @@ import { normalizeEvent, type NormalizeSite } from '../../../src/ingest/parse/no
 import { eventIdentity } from '../../../src/ingest/parse/identity.js';
 import { LineProcessor } from '../../../src/ingest/pipeline/line-processor.js';
 import type { EventRow } from '../../../src/ports/event-store.js';
+import { runs } from '../../helpers/property-runs.js';
 
-const RUNS = { numRuns: 2000 };
+const RUNS = { numRuns: runs(2000) };
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 /** Strings made of the given pieces: dense in the shapes the fast paths branch on. */
 const joined = (pieces: string[], maxLength = 12) => fc.array(fc.constantFrom(...pieces), { maxLength }).map((a) => a.join(''));
@@ -208,6 +209,6 @@ test('the line processor with tiny memos stores exactly what validate, normalize
       });
       assert.deepEqual(got.map((r) => ({ ...r })), expected);
     }),
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   );
 });

@@ -4,6 +4,9 @@ import fc from 'fast-check';
 import { assignIdentities, canonicalContent, createIdentityAssigner, eventIdentity, IDENTITY_FIELDS, identifyFirst } from '../../../src/ingest/parse/identity.js';
 import { decodeEventRow, encodeEventRow, EVENT_ROW_FIELDS, type EventRow } from '../../../src/ports/event-store.js';
 import type { NormalizedEvent } from '../../../src/ingest/parse/normalize.js';
+import { LineProcessor } from '../../../src/ingest/pipeline/line-processor.js';
+import { reidentify } from '../../../src/ingest/pipeline/import-lines.js';
+import { runs } from '../../helpers/property-runs.js';
 
 const ev: NormalizedEvent = {
   site_id: 'site_1', tenant_id: null, ts_ms: Date.UTC(2024, 4, 1, 10), type: 'pageview', profile: 'extended', visitor_key: 'k1',
@@ -67,6 +70,59 @@ test('identifyFirst gives the first occurrence id and exactly the port encoding 
       assert.equal(encoded, encodeEventRow({ ...e, event_id: id } as EventRow));
       assert.deepEqual(decodeEventRow(encoded), { ...e, event_id: id });
     }),
-    { numRuns: 300 },
+    { numRuns: runs(300) },
   );
+});
+
+// Event ids are stored, and a later import (of any version) finds its duplicates by them: the id of a
+// given event must never change. The literals below were computed outside the code, with coreutils:
+//   printf '%s\n%s' "$CONTENT" 1 | sha256sum | cut -c1-32
+// over the canonical content written out by hand (the identity fields in order, JSON).
+const EV_CONTENT =
+  '["site_1",null,1714557600000,"pageview","extended","k1","/a","A",null,null,null,null,false,"DE",null,null,"desktop","Chrome","Windows","human",0,null,null,null,null,null,null,null,"Direct"]';
+
+test('the ids of a fixed event are the ones every earlier version stored', () => {
+  assert.equal(canonicalContent(ev), EV_CONTENT);
+  assert.equal(eventIdentity(ev, 1), '38ba787be74ad37327eeeac96504e4e0');
+  assert.equal(eventIdentity(ev, 2), '8aa009e7751e54fe0785227c50c88218');
+  assert.equal(eventIdentity(ev, 3), '203738490e20fd1d8c6f5416b8fa4e00');
+  assert.deepEqual(identifyFirst(ev), { id: '38ba787be74ad37327eeeac96504e4e0', encoded: `["38ba787be74ad37327eeeac96504e4e0",${EV_CONTENT.slice(1)}` });
+  assert.deepEqual(
+    assignIdentities([ev, ev, ev]).map((e) => e.event_id),
+    ['38ba787be74ad37327eeeac96504e4e0', '8aa009e7751e54fe0785227c50c88218', '203738490e20fd1d8c6f5416b8fa4e00'],
+  );
+  // what every import hands the store for a repeat within its batch
+  assert.equal(reidentify({ ...ev, event_id: '38ba787be74ad37327eeeac96504e4e0' }, 2), '8aa009e7751e54fe0785227c50c88218');
+});
+
+test('fixed import lines under a fixed secret are stored as every earlier version stored them: visitor key, derived fields, id', async () => {
+  // visitor keys computed with openssl (visitor-key.test.ts shows the chain):
+  //   SALT=$(printf 'site_a\0002025-03-09' | openssl dgst -sha256 -hmac sekret)
+  //   printf '203.0.113.7\000<UA>' | openssl dgst -sha256 -mac HMAC -macopt hexkey:$SALT | cut -c1-16
+  // ids as above, over the content of the row written out here.
+  const UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0';
+  const site = { id: 'site_a', hostnames: ['shop.example'], collectionProfile: 'extended' as const, profileEffectiveAt: null };
+  const catalog = { site: () => site, tenantSite: () => null };
+  const nowMs = Date.parse('2025-03-10T12:00:00Z');
+  const emitted = async (p: LineProcessor, lines: string[]) => {
+    const out: string[] = [];
+    const tally = await p.process(lines, (_row, encoded) => out.push(encoded), 10);
+    assert.deepEqual([tally.rejected, tally.skipped], [0, 0]);
+    return out;
+  };
+  const events = new LineProcessor({ format: { kind: 'events' }, nowMs, secret: 'sekret' }, catalog, null);
+  const rows = await emitted(events, [
+    JSON.stringify({ ts: '2025-03-09T14:03:11Z', type: 'pageview', site_id: 'site_a', url: 'https://shop.example/pricing?utm_source=mail', title: 'Pricing', referrer: 'https://www.google.com/', ip: '203.0.113.7', user_agent: UA }),
+    JSON.stringify({ ts: '2025-03-09T14:05:00Z', type: 'action', site_id: 'site_a', path: '/pricing', action_name: 'outbound.click', action_target_host: 'partner.example', visitor_key: 'my-key-1' }),
+  ]);
+  assert.deepEqual(rows, [
+    '["b0dd1cc4f41b25322121196950f96042","site_a",null,1741528991000,"pageview","extended","5ac9b3533c8116e2","/pricing","Pricing","google.com","mail",null,null,false,null,null,null,"desktop","Firefox","Linux","human",0,null,null,null,null,null,null,null,"Search"]',
+    '["c865bda7c70cce8ee0753880e754cc27","site_a",null,1741529100000,"action","extended","my-key-1","/pricing",null,null,null,null,null,false,null,null,null,null,null,null,"human",0,"outbound.click","outbound",null,null,"partner.example",null,null,"Direct"]',
+  ]);
+  // the same line twice in one import: the second copy's id
+  assert.equal(reidentify(decodeEventRow(rows[0]), 2), '8bc0b037fa6ac0e99718c7636a8f35d4');
+  const log = new LineProcessor({ format: { kind: 'access-log', format: 'combined' }, nowMs, secret: 'sekret', defaultSiteId: 'site_a' }, catalog, null);
+  assert.deepEqual(await emitted(log, [`203.0.113.9 - - [09/Mar/2025:14:03:11 +0000] "GET /docs/start?ref=x HTTP/1.1" 200 512 "https://duckduckgo.com/" "${UA}"`]), [
+    '["1f6db1e046795370d24e66b66cabd68b","site_a",null,1741528991000,"pageview","extended","288188ebc80f8140","/docs/start",null,"duckduckgo.com",null,null,null,false,null,null,null,"desktop","Firefox","Linux","human",0,null,null,null,null,null,null,null,"Search"]',
+  ]);
 });

@@ -8,7 +8,7 @@ import { openSqliteControlPlane } from '../../../src/control/sqlite/open.js';
 import { FakeClock } from '../../../src/domain/clock.js';
 import { CatalogError } from '../../../src/ports/catalog-store.js';
 import { MemoryDnsTxtResolver } from '../../../src/dns/memory-dns-txt-resolver.js';
-import { NodeDnsTxtResolver, DNS_DEADLINE_MS } from '../../../src/dns/node-dns-txt-resolver.js';
+import { NodeDnsTxtResolver } from '../../../src/dns/node-dns-txt-resolver.js';
 import { verifySite } from '../../../src/services/ownership/verify-site.js';
 import { startDnsServer } from '../../helpers/dns-server.js';
 
@@ -118,10 +118,9 @@ test('through node:dns: chunks and several records, a wrong value, and a resolve
     server.set(recordName, 'nxdomain');
     await assert.rejects(verifySite({ catalog: c, dns }, s.id), failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: false }));
 
+    // no resolver answers: worth retrying (how soon a lookup gives up: test/dns/node-dns-txt-resolver.test.ts)
     server.set(recordName, 'drop');
-    const started = Date.now();
     await assert.rejects(verifySite({ catalog: c, dns }, s.id), failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: true }));
-    assert.ok(Date.now() - started < DNS_DEADLINE_MS + 500, `bounded: ${Date.now() - started} ms`);
 
     server.set(recordName, [['google-site-verification=x'], [recordValue.slice(0, 1), recordValue.slice(1, 23), recordValue.slice(23)]]);
     assert.equal((await verifySite({ catalog: c, dns }, s.id)).domain, 'example.co.uk');
