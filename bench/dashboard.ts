@@ -58,7 +58,7 @@ export async function run(): Promise<BenchRow[]> {
     const now = Date.now();
     const endMs = now - 3_600_000;
     const file = path.join(dir, 'events.ndjson');
-    let t = performance.now();
+    const t = performance.now();
     writeSiteEvents(file, { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
     const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     log(`${summary.imported} events over ${DAYS} days generated and imported in ${((performance.now() - t) / 1000).toFixed(1)} s`);

@@ -71,7 +71,7 @@ function* linesOf(file: string): Generator<string> {
   const utf8 = new StringDecoder('utf8'); // a character split between two blocks stays whole
   let rest = '';
   try {
-    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+    for (let n: number; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0; ) {
       const parts = (rest + utf8.write(buf.subarray(0, n))).split('\n');
       rest = parts.pop()!;
       yield* parts;

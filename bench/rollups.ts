@@ -44,7 +44,7 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
     // DAYS days ending today, the last event an hour ago
     const endMs = nowMs - 3_600_000;
     writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
-    let t = performance.now();
+    const t = performance.now();
     const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     const importSeconds = (performance.now() - t) / 1000;
     fs.rmSync(file);

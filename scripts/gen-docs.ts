@@ -14,6 +14,7 @@ import { MANAGE_ERROR_CATALOG } from '../src/domain/manage-errors.js';
 import { appApiDocument } from '../src/http/app-api/openapi-document.js';
 import { appApiRoutes } from '../src/http/app-api/routes/index.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked and rewritten as plain JSON of any shape
 type Json = Record<string, any>;
 
 export async function openApiDocument(): Promise<Json> {

@@ -15,6 +15,7 @@ import { FakeClock } from '../src/domain/clock.js';
 import { newId } from '../src/domain/tokens.js';
 import { EXAMPLES_FILE } from '../src/http/openapi/finish-document.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked and rewritten as plain JSON of any shape
 type Json = Record<string, any>;
 
 /** The instant the examples are taken at (the demo's "today"). */
@@ -31,7 +32,7 @@ const MAX_ITEMS = 3;
  */
 function trim(v: unknown, key = ''): unknown {
   if (Array.isArray(v)) {
-    const label = (x: any) => String(x?.name ?? x?.tenant_slug ?? '');
+    const label = (x: { name?: unknown; tenant_slug?: unknown } | null | undefined) => String(x?.name ?? x?.tenant_slug ?? '');
     let list = v;
     if (key === 'items' && v.some((x) => label(x))) list = [...v].sort((a, b) => label(a).localeCompare(label(b)));
     // goal conversions come in goal-definition order, i.e. by random id: most conversions first instead

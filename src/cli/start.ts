@@ -70,7 +70,10 @@ try {
   });
   // A shutdown stops the demo's load before the stores close: the part under way is not stored (each
   // part is one import) and the next start loads it.
-  closeOnSignals(load ? { ...server, close: async () => (await load.stop(), server.close()) } : server);
+  closeOnSignals(load ? { ...server, close: async () => {
+        await load.stop();
+        return server.close();
+      } } : server);
   if (load) {
     const started = performance.now();
     load.run(server.container.catalog, server.container.events).then(

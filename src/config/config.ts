@@ -92,7 +92,7 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
 
   const hostOf = (k: 'host' | 'metricsHost') => {
     const h = pick(k) ?? '127.0.0.1';
-    if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(h)) problems.push(`${name(k)}: "${h}" is not a host name or address`);
+    if (!/^[A-Za-z0-9.:\-[\]]+$/.test(h)) problems.push(`${name(k)}: "${h}" is not a host name or address`);
     return h;
   };
   const portOf = (raw: string, k: 'port' | 'metricsPort') => {

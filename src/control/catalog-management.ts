@@ -1,7 +1,7 @@
 // The management half of the catalog (`footfall workspace|site|tenant|goal|token list|update|…`):
 // lists and changes after creation. Dialect-independent like catalog-store.ts, which delegates here.
 // Every change is one transaction, read back by the very next request (nothing caches the catalog).
-import type { Kysely } from 'kysely';
+import type { Kysely, UpdateResult } from 'kysely';
 import {
   CatalogError,
   type Goal,
@@ -201,7 +201,7 @@ export async function listTokens(ctx: ManageContext, workspaceId: string): Promi
 export async function rotateToken(ctx: ManageContext, id: string, secretHash: string): Promise<Token> {
   if (!isSecretHash(secretHash)) throw new CatalogError('INVALID', 'secret hash must be 64 lower-case hex characters (sha256)');
   const rotatedAt = ctx.now().toISOString();
-  let changed;
+  let changed: UpdateResult;
   try {
     // Only a live token: a revoked one stays revoked (create a new token instead).
     changed = await ctx.db

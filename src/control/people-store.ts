@@ -275,7 +275,7 @@ async function insertUser(db: Db, random: RandomBytes, email: string, name: stri
 }
 
 /** Narrows a query of invitations to the open ones at `now`. */
-function openInvitations<Q extends { where: (...args: any[]) => Q }>(q: Q, now: string): Q {
+function openInvitations<Q extends { where(column: 'accepted_at' | 'revoked_at' | 'expires_at', op: 'is' | '>', value: string | null): Q }>(q: Q, now: string): Q {
   return q.where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now);
 }
 

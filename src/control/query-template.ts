@@ -9,7 +9,7 @@ export type RunQuery = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
 
 /** Kysely's own way: through its connection provider. */
 export const kyselyRunner =
-  (db: Kysely<any>): RunQuery =>
+  <DB>(db: Kysely<DB>): RunQuery =>
   (query) =>
     db.executeQuery(query);
 

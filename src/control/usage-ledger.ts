@@ -34,7 +34,7 @@ const DEAD_OWNER_CHECK_INTERVAL_MS = 1_000;
  * `second`'s result, or null when `first` changed no row (nothing was written then). The default
  * runs a Kysely transaction; the SQLite control plane passes a synchronous one (sqlite/dialect.ts).
  */
-export type PairRunner = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult<any> | null>;
+export type PairRunner = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult<unknown> | null>;
 
 export interface UsageLedgerOptions {
   /** lease length in ms (default DEFAULT_LEASE_MS) */

@@ -74,9 +74,9 @@ test('a data dir a command already made, with no workspace, gets the demo; the n
     const secret = /ff_live_[0-9A-Za-z]{38}/.exec(out)?.[0];
     assert.ok(secret, out);
     assert.match(out, /one-time sign-in link, valid until .*\n\s+http:\/\/127\.0\.0\.1:\d+\/app\/sign-in\//);
-    assert.match(out, new RegExp(`footfall is serving ${escape(dataDir)} at ${escape(first.base)}\n`));
-    assert.match(out, new RegExp(`Dashboard: +${escape(first.base)}/app\n`));
-    assert.match(out, new RegExp(`API reference: +${escape(first.base)}/docs\n`));
+    assert.match(out, new RegExp(`footfall is serving ${regexEscape(dataDir)} at ${regexEscape(first.base)}\n`));
+    assert.match(out, new RegExp(`Dashboard: +${regexEscape(first.base)}/app\n`));
+    assert.match(out, new RegExp(`API reference: +${regexEscape(first.base)}/docs\n`));
     // the default data dir of this folder: no --data-dir needed
     assert.match(out, /another token: +npx footfall token create --workspace ws_\w+ --scopes metrics:read,usage:read\n/);
     const me = await fetch(`${first.base}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
@@ -126,9 +126,9 @@ test('a store with workspaces but no demo owner: the banner says how to invite a
   try {
     await waitFor(() => out.includes('API token:'));
     assert.doesNotMatch(out, /Demo seeded|sign in as the demo owner/);
-    assert.match(out, new RegExp(`a person's way in: npx footfall user invite --workspace WORKSPACE_ID --email EMAIL --role owner --data-dir ${escape(dataDir)}\n`));
+    assert.match(out, new RegExp(`a person's way in: npx footfall user invite --workspace WORKSPACE_ID --email EMAIL --role owner --data-dir ${regexEscape(dataDir)}\n`));
     // the free workspace has no API: the token line names the starter one
-    assert.match(out, new RegExp(`API token: +npx footfall token create --workspace ${paid} --scopes metrics:read,usage:read --data-dir ${escape(dataDir)}\n`));
+    assert.match(out, new RegExp(`API token: +npx footfall token create --workspace ${paid} --scopes metrics:read,usage:read --data-dir ${regexEscape(dataDir)}\n`));
     assert.ok(!out.includes(`--workspace ${ws}`));
   } finally {
     child.kill('SIGTERM');
@@ -141,6 +141,6 @@ async function waitFor(cond: () => boolean): Promise<void> {
   assert.ok(cond(), 'timed out');
 }
 
-function escape(s: string): string {
+function regexEscape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

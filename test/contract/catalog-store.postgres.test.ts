@@ -1,5 +1,4 @@
 // The CatalogStore suite against a live PostgreSQL (FOOTFALL_TEST_POSTGRES_URL), one scratch schema per test.
-import { skippable } from '../helpers/services.js';
 import type { FakeClock } from '../../src/domain/clock.js';
 import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
@@ -9,7 +8,6 @@ import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-
 
 {
   // without the service every test below is listed as skipped, with the reason (in CI: the file fails)
-  const test = skippable(POSTGRES_SKIP);
   const url = POSTGRES_URL as string;
   const factory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
     const scratch = scratchSchema(url);

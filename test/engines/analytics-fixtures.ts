@@ -226,7 +226,9 @@ export function sessionize(events: readonly StoredEvent[], channelOf: (e: Stored
 /** Builds a dataset from draws: stamped, sessionized (channel as drawn). */
 export function dataset(draws: readonly EventDraw[], profiles: Record<string, SiteProfile>) {
   const channels = new Map<string, Channel>();
-  draws.forEach((d, i) => channels.set(`ev${i}`, d.channel));
+  draws.forEach((d, i) => {
+    channels.set(`ev${i}`, d.channel);
+  });
   return sessionize(stamp(draws, profiles), (e) => channels.get(e.event_id)!);
 }
 

@@ -88,7 +88,9 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
             await loadDataset(ch, data);
             if (topology === 'cluster') {
               const perShard = await Promise.all(ch.nodes.map((n) => n.query<{ n: number }>(`SELECT count() AS n FROM ${ident(ch.layout.events)}`)));
-              perShard.forEach((r, i) => (held[i] ||= Number(r[0].n) > 0));
+              perShard.forEach((r, i) => {
+                held[i] ||= Number(r[0].n) > 0;
+              });
             }
             for (const spec of specs) {
               const want = referenceQuery(spec, data.events, data.sessions);

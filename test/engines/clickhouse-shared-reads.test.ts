@@ -74,7 +74,9 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
         const before = shared.statements;
         const got = await Promise.all(list.map((spec) => shared.run(spec, { ...options, asOf })));
         const sent = shared.statements - before;
-        list.forEach((spec, i) => assert.deepEqual(got[i], want[i], `${asOf ? 'pinned' : 'unpinned'}: ${JSON.stringify(spec)}`));
+        list.forEach((spec, i) => {
+          assert.deepEqual(got[i], want[i], `${asOf ? 'pinned' : 'unpinned'}: ${JSON.stringify(spec)}`);
+        });
         assert.ok(sent > 0);
       }
 
@@ -105,8 +107,12 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
           Promise.all(requests.map((r) => shared.actionRows(r, { ...options, asOf }))),
           Promise.all(totals.map((r) => shared.actionTotals(r, { ...options, asOf }))),
         ]);
-        requests.forEach((r, i) => assert.deepEqual(sorted(got[i]), wantActions[i], `${asOf ? 'pinned' : 'unpinned'}: ${JSON.stringify(r)}`));
-        totals.forEach((r, i) => assert.deepEqual(sorted(gotTotals[i]), wantTotals[i], `${asOf ? 'pinned' : 'unpinned'} totals: ${JSON.stringify(r)}`));
+        requests.forEach((r, i) => {
+          assert.deepEqual(sorted(got[i]), wantActions[i], `${asOf ? 'pinned' : 'unpinned'}: ${JSON.stringify(r)}`);
+        });
+        totals.forEach((r, i) => {
+          assert.deepEqual(sorted(gotTotals[i]), wantTotals[i], `${asOf ? 'pinned' : 'unpinned'} totals: ${JSON.stringify(r)}`);
+        });
       }
 
       // title reads of one scope over different windows and paths share one statement, each with its own answer

@@ -160,7 +160,7 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
   }
 
   const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b);
-  const valueOf = (acc: Acc, visitors: number, m: string): number => {
+  const valueFor = (acc: Acc, visitors: number, m: string): number => {
     const x = (n: string) => acc[n] ?? 0;
     switch (m) {
       case 'visitors':
@@ -196,7 +196,7 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
     key: g.key,
     split: g.split,
     present: hasData(g.acc, g.visitorSet.size, spec.orderBy ?? spec.metrics[0]),
-    values: Object.fromEntries(spec.metrics.map((m) => [m, valueOf(g.acc, g.visitorSet.size, m)])),
+    values: Object.fromEntries(spec.metrics.map((m) => [m, valueFor(g.acc, g.visitorSet.size, m)])),
   }));
   const order = spec.orderBy ?? spec.metrics[0];
   if (!spec.dimension && !spec.interval) {

@@ -8,14 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbAnalyticsEngine } from '../../src/engines/duckdb/duckdb-analytics-engine.js';
 import { openDuckDbEventStore, type DuckDbEventStore } from '../../src/engines/duckdb/duckdb-event-store.js';
 import type { StoredSession } from '../../src/domain/events.js';
 import { normalizeSpec } from '../../src/domain/query/query-spec.js';
 import type { EventRow } from '../../src/ports/event-store.js';
 import { planRollup } from '../../src/engines/sql/read/rollup-plan.js';
-import { ROLLUP_TABLE } from '../../src/engines/sql/rollup-tables.js';
 import { SITE, dataset, eventDrawArb, type TestEvent } from './analytics-fixtures.js';
 import { referenceQuery } from './reference-metrics.js';
 import { everyDimension, plain, referenceOf, rowsIn, rowsOf, specArb, specIn } from './rollup-specs.js';
@@ -55,17 +53,6 @@ function sessionsAsSet(sessions: readonly StoredSession[]): string[] {
   return sessions
     .map(({ session_id: _id, ...s }) => JSON.stringify(s, Object.keys(s).sort()))
     .sort();
-}
-
-/** Rollup rows in a canonical order, for "nothing changed" comparisons. */
-async function rollupSnapshot(store: DuckDbEventStore, table = ROLLUP_TABLE): Promise<string> {
-  const c = await store.instance.connect();
-  try {
-    const rows = (await c.runAndReadAll(`SELECT * FROM ${table} ORDER BY ALL`)).getRowsJS();
-    return JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
-  } finally {
-    c.closeSync();
-  }
 }
 
 async function withStore<T>(fn: (store: DuckDbEventStore, dir: string) => Promise<T>): Promise<T> {

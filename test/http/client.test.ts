@@ -139,8 +139,9 @@ test('401, 402, 403 and 422 are answered once, never retried, with their typed e
   const r422 = await c.client.GET('/v1/metrics/breakdown', { params: { query: { site_id: siteId, dimension: 'page', limit: 0 } } });
   assert.equal(r422.error?.error.code, 'INVALID_PARAMS');
   // Up to the hard cap of 40 units (16 per 7-day breakdown by page), then 402.
-  let r402;
-  for (let i = 0; i < 5 && !r402?.error; i++) r402 = await c.client.GET('/v1/metrics/breakdown', { params: { query: { site_id: siteId, dimension: 'page' } } });
+  const byPage = () => c.client.GET('/v1/metrics/breakdown', { params: { query: { site_id: siteId, dimension: 'page' } } });
+  let r402: Awaited<ReturnType<typeof byPage>> | undefined;
+  for (let i = 0; i < 5 && !r402?.error; i++) r402 = await byPage();
   assert.equal(r402?.error?.error.code, 'HARD_CAP_REACHED');
   assert.deepEqual(c.calls.filter((s) => s !== 200), [422, 402], 'each refusal asked once');
   assert.deepEqual(c.waits, []);

@@ -51,6 +51,7 @@ test('the docs page renders every operation and the reference text, offline', { 
     for (const op of ops) assert.ok(shown.includes(`operations-${op.tags[0].replace(/\s/g, '_')}-${op.operationId}`), `${op.operationId} is listed (${shown.join(', ')})`);
     assert.equal(shown.length, ops.length, 'nothing else is listed');
 
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, what a reader sees
     const info = await page.$eval('.information-container', (e) => (e as HTMLElement).innerText);
     for (const text of ['HARD_CAP_REACHED', 'REPORT_LOCKED_BY_PROFILE', 'Retry guidance', 'X-RateLimit-Reset', 'exponential backoff', 'Metering', 'ceil(days / 30)', '/v1/reports/overview'])
       assert.ok(info.includes(text), `the description shows ${text}`);
@@ -59,7 +60,10 @@ test('the docs page renders every operation and the reference text, offline', { 
     // Interactive: an operation opens with its parameters and a "Try it out" button.
     await page.click('#operations-Metrics-getTimeseries .opblock-summary');
     await page.waitForSelector('#operations-Metrics-getTimeseries .try-out__btn', { timeout: 10_000 });
-    const params = await page.$$eval('#operations-Metrics-getTimeseries .parameters-col_name', (els) => els.map((e) => (e as HTMLElement).innerText));
+    const params = await page.$$eval('#operations-Metrics-getTimeseries .parameters-col_name', (els) =>
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, what a reader sees
+      els.map((e) => (e as HTMLElement).innerText),
+    );
     assert.ok(params.some((p) => p.startsWith('site_id')), params.join());
 
     assert.deepEqual(errors, [], 'no script error');

@@ -4,7 +4,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
 import {
-  CHANNEL_ORDER, MODES, cp, countBy, dayWindow, events, latestTitles, ratio, sectionWindow, stored, visitors, within,
+  MODES, cp, countBy, dayWindow, events, latestTitles, ratio, sectionWindow, stored, visitors, within,
   type RSession, type SiteMode,
 } from '../unit/reports/reference.js';
 

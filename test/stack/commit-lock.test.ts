@@ -70,7 +70,7 @@ test('the PostgreSQL commit lock admits one holder at a time across control plan
  * read the generation of its days and staged its rows, and they ask for the lock at the same moment.
  */
 function meetAtTheDoor(): { guard(lock: CommitLock): CommitLock; open(): void } {
-  let waiting: (() => void)[] = [];
+  const waiting: (() => void)[] = [];
   let open = false;
   return {
     guard: (lock) =>

@@ -119,6 +119,7 @@ test('imports are read in every form: multi-line, type-only, re-exports, side ef
     "// import old from './commented-out.js';",
     " * import doc from './in-a-doc-comment.js';",
     "export const text = 'import z from \"./not-an-import.js\"';",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text under test, a template literal in it
     "const built = await import(`./${name}.js`);",
   ].join('\n');
   assert.deepEqual(importsOf(source), [

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { withMeteredUnits } from '../../src/services/metering.js';
 import { ReservationLostError, type UsageLedger } from '../../src/ports/usage-ledger.js';
 import { apiPolicyFor } from '../../src/domain/plans.js';
-import { ApiError } from '../../src/domain/errors.js';
+import type { ApiError } from '../../src/domain/errors.js';
 
 function ledgerWithLostLeases(room: number): UsageLedger & { calls: string[] } {
   let used = 0;

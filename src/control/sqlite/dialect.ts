@@ -152,10 +152,10 @@ function inImmediateTransaction<T>(db: Database.Database, fn: () => T): T {
   }
 }
 
-type Pair = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult<any> | null>;
+type Pair = (first: CompiledQuery, second: CompiledQuery) => Promise<QueryResult<unknown> | null>;
 
 /** One compiled query on better-sqlite3, synchronously, through the statement cache. */
-function directRun(statements: StatementCache): (q: CompiledQuery) => QueryResult<any> {
+function directRun(statements: StatementCache): (q: CompiledQuery) => QueryResult<unknown> {
   return (q) => {
     try {
       const stmt = statements.prepare(q.sql);
@@ -243,7 +243,7 @@ export function synchronousPairRunner(db: Database.Database): (fallback: Pair) =
 export function groupedChargeRunner(db: Database.Database): (fallback: RunQuery) => RunQuery {
   const run = directRun(statementsOf(db));
   return (fallback) => {
-    let waiting: { q: CompiledQuery; resolve(r: QueryResult<any>): void; reject(e: unknown): void }[] = [];
+    let waiting: { q: CompiledQuery; resolve(r: QueryResult<unknown>): void; reject(e: unknown): void }[] = [];
     const flush = () => {
       const turn = waiting;
       waiting = [];
@@ -251,7 +251,7 @@ export function groupedChargeRunner(db: Database.Database): (fallback: RunQuery)
         for (const c of turn) fallback(c.q).then(c.resolve, c.reject);
         return;
       }
-      let outcomes: ({ ok: QueryResult<any> } | { error: unknown })[];
+      let outcomes: ({ ok: QueryResult<unknown> } | { error: unknown })[];
       try {
         outcomes = inImmediateTransaction(db, () =>
           turn.map((c) => {
@@ -277,7 +277,8 @@ export function groupedChargeRunner(db: Database.Database): (fallback: RunQuery)
     return <R>(q: CompiledQuery<R>): Promise<QueryResult<R>> =>
       new Promise<QueryResult<R>>((resolve, reject) => {
         // the first charge of a turn books the flush, after the turn's I/O callbacks (and their charges)
-        if (waiting.push({ q, resolve, reject }) === 1) setImmediate(flush);
+        // the run's rows are those of the query it was given: R is the query's own row type
+        if (waiting.push({ q, resolve: resolve as (r: QueryResult<unknown>) => void, reject }) === 1) setImmediate(flush);
       });
   };
 }

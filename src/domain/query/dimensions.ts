@@ -61,7 +61,7 @@ export const DIMENSION_DEFS: Readonly<Record<Dimension, DimensionDef>> = {
 };
 
 export function isDimension(value: string): value is Dimension {
-  return Object.prototype.hasOwnProperty.call(DIMENSION_DEFS, value);
+  return Object.hasOwn(DIMENSION_DEFS, value);
 }
 
 export const EXTENDED_ONLY_DIMENSIONS: readonly Dimension[] = DIMENSIONS.filter((d) => DIMENSION_DEFS[d].extendedOnly);

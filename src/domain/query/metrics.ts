@@ -68,7 +68,7 @@ export const METRIC_DEFS: Readonly<Record<Metric, MetricDef>> = {
 };
 
 export function isMetric(value: string): value is Metric {
-  return Object.prototype.hasOwnProperty.call(METRIC_DEFS, value);
+  return Object.hasOwn(METRIC_DEFS, value);
 }
 
 export function isPublicMetric(value: string): value is PublicMetric {

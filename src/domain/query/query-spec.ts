@@ -130,10 +130,10 @@ export function parseFilterParam(raw: string, param = 'filters', refused: Partia
   }
   const out: Filters = {};
   for (const [key, value] of Object.entries(parsed)) {
-    const refusal = Object.prototype.hasOwnProperty.call(refused, key) ? refused[key as Dimension] : undefined;
+    const refusal = Object.hasOwn(refused, key) ? refused[key as Dimension] : undefined;
     if (refusal !== undefined) throw invalidParams(`${param}: ${refusal}`, { parameter: param, dimension: key });
     if (!isDimension(key)) {
-      const allowed = Object.keys(DIMENSION_DEFS).filter((d) => !Object.prototype.hasOwnProperty.call(refused, d));
+      const allowed = Object.keys(DIMENSION_DEFS).filter((d) => !Object.hasOwn(refused, d));
       throw invalidParams(`${param}: unknown dimension "${key}"; allowed: ${allowed.join(', ')}`, { parameter: param, dimension: key, allowed });
     }
     if (typeof value !== 'string') throw invalidParams(`${param}: value of "${key}" must be a string`, { parameter: param, dimension: key });

@@ -177,14 +177,17 @@ export class ReadBatcher {
     }
     const rows = await Promise.all(chunks.map((c) => this.statement(server, c.map((i) => statements[i]), settings, signal)));
     const out: Row[][] = [];
-    chunks.forEach((c, j) =>
+    chunks.forEach((c, j) => {
       c.forEach((i, k) => {
         const st = statements[i];
         const u = units[i];
-        if ('split' in st) st.split(rows[j][k]).forEach((r, m) => (out[u.reads[m]] = r));
+        if ('split' in st)
+          st.split(rows[j][k]).forEach((r, m) => {
+            out[u.reads[m]] = r;
+          });
         else out[u.reads[0]] = rows[j][k];
-      }),
-    );
+      });
+    });
     return out;
   }
 

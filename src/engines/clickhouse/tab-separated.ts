@@ -32,7 +32,8 @@ function field(v: unknown, i: number): string {
   switch (KINDS[i]) {
     case 'nullable':
       if (v === null) return '\\N';
-    // falls through
+      if (typeof v === 'string') return escaped(v);
+      break;
     case 'string':
       if (typeof v === 'string') return escaped(v);
       break;

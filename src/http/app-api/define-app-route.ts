@@ -68,7 +68,7 @@ export interface AppRouteDefinition<P extends TObject = TObject, Q extends TObje
   /** error statuses this route answers beyond those of every route of its kind */
   errors?: readonly number[];
   /** the answer: a JSON value, or the stream of a route that `produces` another media type */
-  handler(ctx: AppRouteContext<Static<P>, Static<Q>, Static<B>, K>): Promise<Static<R> | void | Readable>;
+  handler(ctx: AppRouteContext<Static<P>, Static<Q>, Static<B>, K>): Promise<Static<R> | undefined | Readable>;
 }
 
 /**

@@ -12,6 +12,7 @@ import { securityOf, type AppRoute } from './define-app-route.js';
 import { ManageErrorEnvelope } from './schemas.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked and rewritten as plain JSON of any shape
 type Json = Record<string, any>;
 
 const TAGS: Record<string, string> = {
@@ -60,7 +61,7 @@ export function errorStatuses(def: AppRoute): number[] {
   const s = new Set<number>([404, 405, 500, 503, ...(def.errors ?? [])]);
   if (def.body || def.query || def.params) s.add(422);
   if (unsafe) s.add(403); // Origin (and CSRF token with a session)
-  if (def.auth === 'session') [401, 429].forEach((x) => s.add(x));
+  if (def.auth === 'session') for (const x of [401, 429]) s.add(x);
   if (def.guard) s.add(403);
   return [...s].sort((a, b) => a - b);
 }
@@ -104,7 +105,7 @@ export function appApiDocument(routes: readonly AppRoute[]): Json {
   for (const def of routes) {
     const path = APP_API_PREFIX + def.url.replace(/:([a-z_]+)/g, '{$1}');
     (paths[path] ??= {})[def.method.toLowerCase()] = operation(def);
-    errorStatuses(def).forEach((s) => used.add(s));
+    for (const s of errorStatuses(def)) used.add(s);
   }
   const responses: Json = {};
   for (const s of [...used].sort((a, b) => a - b)) responses[errorResponseName(s)] = errorResponse(s);

@@ -53,9 +53,15 @@ function servePost(o: FastPathOptions, req: IncomingMessage, res: ServerResponse
   const exchange = new Exchange(o, req, res);
   const clientIp = o.clientAddress(req);
   const refusal = o.endpoint.limit(clientIp);
-  if (refusal !== null) return exchange.answer(refusal);
+  if (refusal !== null) {
+    exchange.answer(refusal);
+    return;
+  }
   const length = Number(req.headers['content-length']);
-  if (length > MAX_EVENT_BYTES) return exchange.answer(o.endpoint.tooLarge());
+  if (length > MAX_EVENT_BYTES) {
+    exchange.answer(o.endpoint.tooLarge());
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('error', (err: Error & { statusCode?: number }) => {
@@ -83,7 +89,7 @@ class Exchange {
 
   constructor(
     private readonly o: FastPathOptions,
-    private readonly req: IncomingMessage,
+    req: IncomingMessage,
     private readonly res: ServerResponse,
   ) {
     this.id = requestIdFor(req);

@@ -5,6 +5,7 @@ import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
 import { RETRY_AFTER_SECONDS } from '../server/error-envelope.js';
 import { catalogStatuses, codesForStatus } from './error-guidance.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked and rewritten as plain JSON of any shape
 type Json = Record<string, any>;
 
 const NAMES: Record<number, string> = {
@@ -52,7 +53,7 @@ function headersFor(status: number): Json {
   if (![401, 404, 405].includes(status)) Object.assign(h, rateLimitHeaders(status === 429));
   if (status === 429) h['Retry-After'] = retryAfterHeader('Seconds until X-RateLimit-Reset (at least 1)');
   if (status === 503) h['Retry-After'] = retryAfterHeader('Seconds to wait before asking again');
-  if (status === 405) h['Allow'] = header('The methods the path answers', { type: 'string', enum: ['GET', 'GET, HEAD'] }, true);
+  if (status === 405) h.Allow = header('The methods the path answers', { type: 'string', enum: ['GET', 'GET, HEAD'] }, true);
   return h;
 }
 

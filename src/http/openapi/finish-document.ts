@@ -9,6 +9,7 @@ import { apiDescription } from './description.js';
 import { errorResponseComponents, errorResponseRef, rateLimitHeaders, REQUEST_ID_HEADER, retryAfterHeader } from './error-responses.js';
 import { hoistTitledSchemas } from './hoist-components.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked and rewritten as plain JSON of any shape
 type Json = Record<string, any>;
 
 const readJson = (rel: string): Json => JSON.parse(fs.readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8'));

@@ -3,6 +3,7 @@
 // route schemas keep their inline form for Fastify (validation, serialization); only the document
 // is rewritten.
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked and rewritten as plain JSON of any shape
 type Json = Record<string, any>;
 
 const REF_PREFIX = '#/components/schemas/';

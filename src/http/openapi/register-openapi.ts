@@ -24,7 +24,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    transformObject: (doc) => finishDocument((doc as { openapiObject: Record<string, any> }).openapiObject),
+    transformObject: (doc) => finishDocument((doc as { openapiObject: Parameters<typeof finishDocument>[0] }).openapiObject),
   });
   // Served without auth: it describes the contract, not any workspace's data. Built on first ask, from
   // every route registered by then (the plugin above sees each as it is added, so this goes first).

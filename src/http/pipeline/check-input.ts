@@ -56,7 +56,7 @@ export function checkPathParameters(params: Record<string, string> | undefined):
 
 function describe(e: ValueError, what: string, refuse: Refusal) {
   const field = e.path.replace(/^\//, '').replace(/\//g, '.') || 'body';
-  const s = e.schema as Record<string, any>;
+  const s = e.schema as { anyOf?: unknown; minLength?: number; maxLength?: number; minItems?: number; maxItems?: number; format?: string };
   let why: string;
   switch (e.type) {
     case ValueErrorType.ObjectRequiredProperty:
@@ -65,7 +65,7 @@ function describe(e: ValueError, what: string, refuse: Refusal) {
     case ValueErrorType.ObjectAdditionalProperties:
       return refuse(field, `Unknown ${what} ${field}.`);
     case ValueErrorType.Union:
-      why = Array.isArray(s.anyOf) && s.anyOf.every((x: any) => typeof x.const === 'string') ? `must be one of ${s.anyOf.map((x: any) => x.const).join(', ')}` : 'has the wrong type';
+      why = Array.isArray(s.anyOf) && s.anyOf.every((x: { const?: unknown }) => typeof x.const === 'string') ? `must be one of ${s.anyOf.map((x: { const?: unknown }) => x.const).join(', ')}` : 'has the wrong type';
       break;
     case ValueErrorType.StringMinLength:
       why = s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters`;

@@ -3,7 +3,7 @@
 // Responses are serialized by serveAnalytics (JSON.stringify); these schemas document and test them.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TRAFFIC_FILTERS } from '../../domain/events.js';
-import { DataEnvelopeSchema, DateParam, DateTime, Level, Named, Nullable, ProfileSchema, StringEnum } from './common.js';
+import { DataEnvelopeSchema, DateParam, DateTime, Level, Nullable, ProfileSchema, StringEnum } from './common.js';
 
 const NullableDateTime = Nullable(DateTime);
 

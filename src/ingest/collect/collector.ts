@@ -16,7 +16,7 @@ import { VISITOR_SALT_SECRET } from '../pipeline/import-lines.js';
 import { AgentMemo } from '../pipeline/agent-memo.js';
 import { LineProcessor } from '../pipeline/line-processor.js';
 import type { Loader } from './loader.js';
-import { SitesProgress } from './sites-progress.js';
+import type { SitesProgress } from './sites-progress.js';
 import type { Spool } from './spool.js';
 import { parseTrackerBody, toImportLine } from './tracker-payload.js';
 

@@ -71,7 +71,10 @@ export class SegmentWriter {
   }
 
   enqueue(p: Pending): void {
-    if (this.failed) return p.reject(this.failed);
+    if (this.failed) {
+      p.reject(this.failed);
+      return;
+    }
     this.queue.push(p);
     if (this.scheduled) return;
     this.scheduled = true;

@@ -153,8 +153,14 @@ export class Spool {
   }
 
   private enqueue(p: Pending): void {
-    if (this.closed) return p.reject(new Error('the collection spool is closed'));
-    if (this.writer === null) return p.reject(new Error('a spool taken over from another process is read-only'));
+    if (this.closed) {
+      p.reject(new Error('the collection spool is closed'));
+      return;
+    }
+    if (this.writer === null) {
+      p.reject(new Error('a spool taken over from another process is read-only'));
+      return;
+    }
     this.writer.enqueue(p);
   }
 

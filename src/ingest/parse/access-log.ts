@@ -49,7 +49,7 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const REQUEST = /^([A-Z]+) (\S+)(?: HTTP\/\d(?:\.\d)?)?$/;
 
 /** Apache writes `\"` and `\\`; Nginx writes `\xHH`. Non-ASCII `\xHH` bytes stay as written. */
-function unescape(s: string): string {
+function unescapeField(s: string): string {
   return s.replace(/\\(x[0-9a-fA-F]{2}|.)/g, (all, e: string) => {
     if (e.length === 1) return e;
     const code = parseInt(e.slice(1), 16);
@@ -91,9 +91,9 @@ export function parseAccessLogLine(line: string, format: AccessLogFormat, opts: 
   const ts = isoOf(m[2]);
   const tsMs = ts === null ? null : parseIsoInstant(ts);
   if (ts === null || tsMs === null) return { error: `invalid timestamp [${m[2]}]` };
-  const request = unescape(m[3]);
+  const request = unescapeField(m[3]);
   const req = REQUEST.exec(request);
-  const dash = (v: string | undefined) => (v === undefined || v === '-' || v === '' ? null : unescape(v));
+  const dash = (v: string | undefined) => (v === undefined || v === '-' || v === '' ? null : unescapeField(v));
   let ip = m[1];
   if (opts.forwardedFor) {
     const tail = m[format === 'combined' ? 8 : 6] ?? '';
@@ -101,7 +101,7 @@ export function parseAccessLogLine(line: string, format: AccessLogFormat, opts: 
     for (const q of tail.matchAll(QUOTED_G)) last = q[1];
     if (last === undefined)
       return { error: `no quoted X-Forwarded-For field after the ${format === 'combined' ? 'user agent' : 'request, status and size'} (--forwarded-for reads it where nginx's main format logs "$http_x_forwarded_for": last)` };
-    ip = forwardedClient(unescape(last)) ?? ip;
+    ip = forwardedClient(unescapeField(last)) ?? ip;
   }
   return {
     ip,

@@ -67,7 +67,7 @@ export function normalizeEvent(raw: RawEvent, site: NormalizeSite, secret: strin
   const utm_source = raw.utm_source ?? fromUrl?.utm_source ?? null;
   const utm_medium = raw.utm_medium ?? fromUrl?.utm_medium ?? null;
   const utm_campaign = raw.utm_campaign ?? fromUrl?.utm_campaign ?? null;
-  const has_click_id = fromUrl !== null && fromUrl.has_click_id;
+  const has_click_id = fromUrl?.has_click_id ?? false;
   const referrer_host = referrerHost(raw.referrer, site.hostnames);
   const channel = channelOf({ utm_source, utm_medium, utm_campaign, has_click_id, referrer_host });
 

@@ -3,7 +3,7 @@
 // the importing thread and in the parse workers (see import-parallel.ts).
 import type { EventRow } from '../../ports/event-store.js';
 import { validateEventLine } from '../parse/validate.js';
-import { normalizeEvent, type NormalizeSite } from '../parse/normalize.js';
+import { normalizeEvent, type NormalizeSite, type NormalizedEvent } from '../parse/normalize.js';
 import { identifyFirst } from '../parse/identity.js';
 import { accessLogToRawEvent, parseAccessLogLine, type AccessLogFormat } from '../parse/access-log.js';
 import type { RawEvent } from '../parse/raw-event.js';
@@ -162,7 +162,7 @@ export class LineProcessor {
   private enrichFor(raw: RawEvent, site: NormalizeSite | null, owner: string | null): Outcome {
     if (site === null) return `unknown site_id "${raw.site_id}"`;
     if (raw.tenant_id !== null && owner !== raw.site_id) return `tenant_id "${raw.tenant_id}" is not a tenant of site ${raw.site_id}`;
-    let ev;
+    let ev: NormalizedEvent | null;
     try {
       // Before deriveFromAgent, which drops the address.
       if (this.geo !== null && raw.ip !== null) applyLocation(raw, this.geo.lookup(raw.ip));

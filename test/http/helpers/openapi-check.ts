@@ -51,7 +51,7 @@ export function openApiValidator(doc: Json) {
   };
 }
 
-const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerEscape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export async function openApiChecker(app: FastifyInstance): Promise<OpenApiChecker> {
   const res = await app.inject({ method: 'GET', url: '/openapi.json' });
@@ -72,7 +72,7 @@ export async function openApiChecker(app: FastifyInstance): Promise<OpenApiCheck
         pointer =
           typeof declared.$ref === 'string'
             ? declared.$ref.slice(1)
-            : `/paths/${escape(path)}/${method.toLowerCase()}/responses/${r.statusCode}`;
+            : `/paths/${pointerEscape(path)}/${method.toLowerCase()}/responses/${r.statusCode}`;
         response = resolveResponse(doc, declared);
       } else {
         assert.ok([404, 405].includes(r.statusCode), `${method} ${path}: undocumented operation answered ${r.statusCode}`);

@@ -142,7 +142,9 @@ async function interceptWrites(dir: string, plan: (n: number) => 'hold' | 'fail'
     const write = what === 'hold' ? new Promise<void>((r) => held.push(r)).then(() => original.apply(this, args)) : original.apply(this, args);
     return write.then((r) => (returned++, r));
   };
-  return { release: () => held.splice(0).forEach((r) => r()), writes: () => n, done: () => returned, restore: () => void (proto.write = original) };
+  return { release: () => {
+      for (const r of held.splice(0)) r();
+    }, writes: () => n, done: () => returned, restore: () => void (proto.write = original) };
 }
 
 

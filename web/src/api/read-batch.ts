@@ -76,15 +76,20 @@ async function send(reader: Reader, batch: Waiting[]): Promise<void> {
   if (batch.length === 1) return alone(reader, batch[0]);
   const url = `${reader.batch}?${batch.map(param).join('&')}`;
   const res = await fetchOrFailure(url, requestInit(reader, 'application/x-ndjson'));
-  if (!(res instanceof Response)) return batch.forEach((w) => w.resolve({ ok: false, error: res }));
+  if (!(res instanceof Response)) {
+    for (const w of batch) w.resolve({ ok: false, error: res });
+    return;
+  }
   if (res.status === 429) {
     const refusal = failureOf(res).then((error): Result<unknown> => ({ ok: false, error }));
-    return batch.forEach((w) => afterWaiting(reader, w, res.headers.get('retry-after'), () => refusal));
+    for (const w of batch) afterWaiting(reader, w, res.headers.get('retry-after'), () => refusal);
+    return;
   }
   if (res.status !== 200 || !res.body) {
     const error = await failureOf(res);
     if (res.status === 401) reader.onUnauthorized?.(error.message);
-    return batch.forEach((w) => w.resolve({ ok: false, error }));
+    for (const w of batch) w.resolve({ ok: false, error });
+    return;
   }
   const answered = new Set<number>();
   const take = (text: string) => {
@@ -117,5 +122,7 @@ async function send(reader: Reader, batch: Waiting[]): Promise<void> {
     // the connection broke mid-answer: what did not arrive is said below
   }
   const cut = { status: 0, code: NETWORK_FAILURE_CODE, message: 'The answer was cut off before this read arrived. Check the connection, then reload the page.' };
-  batch.forEach((w, i) => answered.has(i) || w.resolve({ ok: false, error: cut }));
+  batch.forEach((w, i) => {
+    if (!answered.has(i)) w.resolve({ ok: false, error: cut });
+  });
 }

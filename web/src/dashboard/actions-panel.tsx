@@ -1,6 +1,7 @@
 // What visitors did besides reading pages: clicks, outbound links, downloads, forms and custom events
 // (/v1/reports/actions), where the plan's dashboard has actions. On a strict site the advanced families
 // are a locked section, named with its reason.
+import type { JSX } from 'preact';
 import { cachedRead, readKey } from '../api/read-cache.js';
 import type { ReadBody } from '../api/read.js';
 import { Problem, Skeleton, UpgradeNote } from '../ui/panel-state.js';
@@ -25,7 +26,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   const query = reportQuery(ctx.params);
   const read = useRead(enabled ? readKey('/v1/reports/actions', query) : null, () => cachedRead(ctx.reader, '/v1/reports/actions', query));
   const result = shown(read);
-  let body;
+  let body: JSX.Element;
   if (surface === 'closed') body = <UpgradeNote what="Actions" plans="the Starter, Pro and Enterprise plans" />;
   else if (!result || surface === 'pending') body = <Skeleton rows={6} label="actions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;

@@ -168,6 +168,7 @@ function PointsTable({ series, metric, label }: { series: Series; metric: TileMe
   return (
     <details class="chart-table">
       <summary>Show the numbers</summary>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region takes focus so that the keyboard can scroll it (axe: scrollable-region-focusable) */}
       <div class="table-scroll" tabIndex={0} role="region" aria-label={`${label} per ${interval}, scrollable`}>
         <table data-metric={metric}>
           <caption class="sr-only">

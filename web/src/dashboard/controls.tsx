@@ -16,6 +16,7 @@ export function Controls({ ctx, today, tenantPicker }: { ctx: PanelContext; toda
       <label class="switch">
         <input
           type="checkbox"
+          // biome-ignore lint/a11y/useAriaPropsForRole: a native checkbox's checked state is its aria-checked (ARIA in HTML: no aria-checked on a checkbox)
           role="switch"
           checked={state.compare}
           onChange={(e) => setDashboardState({ ...state, compare: (e.target as HTMLInputElement).checked })}

@@ -1,5 +1,6 @@
 // Goal conversions (/v1/goals/conversions, named through /v1/goals), where the plan's dashboard has
 // goals. Extended-only: on a strict site the API refuses with 409 and the panel shows it as locked.
+import type { JSX } from 'preact';
 import { cachedRead, readKey } from '../api/read-cache.js';
 import { Problem, Skeleton, UpgradeNote } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
@@ -21,7 +22,7 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
   const names = new Map<string, string>();
   const list = shown(goals);
   if (list?.ok) for (const g of list.data.items) names.set(g.goalId, g.name);
-  let body;
+  let body: JSX.Element;
   if (surface === 'closed') body = <UpgradeNote what="Goal conversions" plans="the Pro and Enterprise plans" />;
   else if (!result || surface === 'pending') body = <Skeleton rows={4} label="goal conversions" />;
   else if (!result.ok) body = <Problem failure={result.error} />;

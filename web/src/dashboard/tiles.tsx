@@ -1,6 +1,7 @@
 // The headline tiles: visitors, visits, pageviews, views per visit, bounce rate and visit duration over
 // the period (each the timeseries route's `total`, filters included), with the change against the
 // previous period when compare is on. Choosing a tile draws its series in the chart.
+import type { JSX } from 'preact';
 import type { PanelContext } from './context.js';
 import { change, formatExact, formatMetric } from './format.js';
 import { seriesQuery, type TileMetric } from './query.js';
@@ -34,7 +35,7 @@ function Tile({ ctx, metric, label }: { ctx: PanelContext; metric: TileMetric; l
   const result = shown(read);
   const selected = ctx.state.metric === metric;
   const loading = read.status === 'loading';
-  let body;
+  let body: JSX.Element;
   let value: number | undefined;
   if (!result) {
     body = <span class="tile-value skeleton-text" aria-hidden="true" />;

@@ -11,7 +11,7 @@ import { shown, useRead } from '../ui/use-read.js';
 /** Where to go after signing in: a page of the dashboard named by `next`, else the sites. */
 function nextPage(): string {
   const next = new URLSearchParams(location.search).get('next');
-  return next && next.startsWith('/app/') && !next.startsWith('//') ? next : '/app';
+  return next?.startsWith('/app/') && !next.startsWith('//') ? next : '/app';
 }
 
 export function HomePage() {

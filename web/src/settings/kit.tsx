@@ -120,6 +120,7 @@ export function ActionButton<T>({
       {asking ? (
         <span class="confirm" role="group" aria-label={confirm}>
           <span>{confirm}</span>
+          {/* biome-ignore lint/a11y/noAutofocus: focus moves to the confirmation the person just asked for, so the keyboard answers it */}
           <button type="button" class="button danger" onClick={go} autoFocus>
             Yes, {label.toLowerCase()}
           </button>

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 
 export function Field({ label, children }: { label: string; children: ComponentChildren }) {
   return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is the children, inside the label
     <label class="field stacked">
       <span class="field-label">{label}</span>
       {children}
