@@ -31,7 +31,6 @@ export interface AnalyticsBenchResult {
   rows: Record<string, string | number>[];
 }
 
-
 /** A count from the environment or the command line: a positive integer, or the bench stops saying so. */
 function positiveInt(what: string, raw: string): number {
   const n = Number(raw);
@@ -58,7 +57,11 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
     let t = performance.now();
     // DAYS days ending today, the last event an hour ago
     const endMs = now - 3_600_000;
-    writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    writeSiteEvents(
+      file,
+      { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs },
+      events,
+    );
     log(`generated ${events} events over ${DAYS} days in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     t = performance.now();
     const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
@@ -114,7 +117,8 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
         const body = await res.text();
         times.push(performance.now() - t0);
         if (res.status !== 200) throw new Error(`${url(i)} answered ${res.status}: ${body.slice(0, 300)}`);
-        if (JSON.parse(body).meta.surface.dataFreshness.cached) throw new Error(`${url(i)} was a cache hit; the miss cases must be distinct`);
+        if (JSON.parse(body).meta.surface.dataFreshness.cached)
+          throw new Error(`${url(i)} was a cache hit; the miss cases must be distinct`);
         bytes += body.length;
       }
       times.sort((a, b) => a - b);
@@ -138,7 +142,9 @@ export async function benchAnalytics(opts: { events?: number; log?: (s: string) 
         'same request cached, p50 ms': +pct(hits, 50).toFixed(1),
         'avg body bytes': Math.round(bytes / MISSES),
       });
-      log(`${label}: p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms (cached: p50 ${pct(hits, 50).toFixed(1)} ms)`);
+      log(
+        `${label}: p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms (cached: p50 ${pct(hits, 50).toFixed(1)} ms)`,
+      );
     }
 
     for (const [name, p] of Object.entries(hitPaths)) {

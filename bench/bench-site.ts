@@ -14,7 +14,14 @@ export async function createBenchSite(catalog: CatalogStore): Promise<{ workspac
   const tenants = [];
   for (const slug of ['north', 'south', 'east']) tenants.push((await catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
   for (const g of DEMO_WORKSPACES[0].sites[0].goals) {
-    await catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
+    await catalog.createGoal({
+      siteId: site.id,
+      name: g.name,
+      type: g.type,
+      intent: g.intent,
+      pattern: g.pattern,
+      filters: g.filters ?? {},
+    });
   }
   return { workspaceId: ws.id, siteId: site.id, tenants };
 }

@@ -56,13 +56,21 @@ export async function run(): Promise<BenchRow[]> {
   const dataDir = path.join(root, 'data');
   const control = await openControlPlane({ dataDir });
   const ws = await control.catalog.createWorkspace({ name: 'bench', plan: 'pro' });
-  const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
+  const site = await control.catalog.createSite({
+    workspaceId: ws.id,
+    name: 'bench',
+    hostnames: ['bench.example'],
+    collectionProfile: 'extended',
+  });
   await control.close();
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOOTFALL_')));
   const cases: Array<[string, (run: number) => string[]]> = [
     ['footfall --help', () => ['--help']],
     ['footfall site list', () => ['site', 'list', '--workspace', ws.id, '--data-dir', dataDir]],
-    ['footfall import events (20 lines)', (run) => ['import', 'events', importFile(root, site.id, run), '--data-dir', dataDir, '--geoip-db', 'off', '--json']],
+    [
+      'footfall import events (20 lines)',
+      (run) => ['import', 'events', importFile(root, site.id, run), '--data-dir', dataDir, '--geoip-db', 'off', '--json'],
+    ],
   ];
   const rows: BenchRow[] = [];
   let run = 0;
@@ -123,7 +131,8 @@ async function startServer(cwd: string, dataDir: string, env: NodeJS.ProcessEnv)
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}: ${stderr}`);
-      if (performance.now() - started > START_TIMEOUT_MS) throw new Error(`npm start gave no 200 on /healthz within ${START_TIMEOUT_MS / 1000} s: ${stderr}`);
+      if (performance.now() - started > START_TIMEOUT_MS)
+        throw new Error(`npm start gave no 200 on /healthz within ${START_TIMEOUT_MS / 1000} s: ${stderr}`);
       const status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
         (r) => r.status,
         () => 0, // not listening yet

@@ -56,7 +56,15 @@ function synthetic(n: number): EventRow[] {
   return rows;
 }
 
-const base: QuerySpec = { siteId: 'site_0', tenantIds: null, startMs: BASE, endMs: BASE + 7 * DAY - 1, trafficClasses: ['human'], filters: {}, metrics: ['pageviews'] };
+const base: QuerySpec = {
+  siteId: 'site_0',
+  tenantIds: null,
+  startMs: BASE,
+  endMs: BASE + 7 * DAY - 1,
+  trafficClasses: ['human'],
+  filters: {},
+  metrics: ['pageviews'],
+};
 const QUERIES: [string, QuerySpec][] = [
   ['overview total', { ...base, metrics: ['pageviews', 'visitors', 'sessions', 'bounce_rate', 'avg_session_eng_time_ms'] }],
   ['daily series', { ...base, metrics: ['visitors', 'sessions'], interval: 'day' }],
@@ -104,12 +112,15 @@ async function measure(label: string, open: () => Promise<Opened>, rows: EventRo
     const r = await session.commit();
     const importS = (performance.now() - t) / 1000;
     if (r.imported !== rows.length) throw new Error(`${label}: imported ${r.imported} of ${rows.length} events`);
-    log(`${label}: import ${r.imported} events in ${importS.toFixed(1)} s (${Math.round(r.imported / importS)} ev/s), ${r.days.length} days`);
+    log(
+      `${label}: import ${r.imported} events in ${importS.toFixed(1)} s (${Math.round(r.imported / importS)} ev/s), ${r.days.length} days`,
+    );
     const day0 = rows.filter((x) => x.ts_ms < BASE + DAY).map((x) => ({ ...x, event_id: `${x.event_id}r` }));
     t = performance.now();
     const halves = [await s.store.importBatch(day0.slice(0, day0.length / 2)), await s.store.importBatch(day0.slice(day0.length / 2))];
     const reimportS = (performance.now() - t) / 1000;
-    if (halves[0].imported + halves[1].imported !== day0.length) throw new Error(`${label}: the re-import stored ${halves[0].imported + halves[1].imported} of ${day0.length} events`);
+    if (halves[0].imported + halves[1].imported !== day0.length)
+      throw new Error(`${label}: the re-import stored ${halves[0].imported + halves[1].imported} of ${day0.length} events`);
     log(`${label}: re-import of day 1 in two halves (${day0.length} events, day rewritten twice) ${reimportS.toFixed(1)} s`);
     const queries = new Map<string, { medianMs: number; answer: string[] }>();
     for (const [q, spec] of QUERIES) {
@@ -131,7 +142,10 @@ async function measure(label: string, open: () => Promise<Opened>, rows: EventRo
   }
 }
 
-export async function run(n = positiveInt('BENCH_CLICKHOUSE_EVENTS', process.env.BENCH_CLICKHOUSE_EVENTS ?? '200000'), log = (s: string) => process.stderr.write(s + '\n')): Promise<BenchRow[]> {
+export async function run(
+  n = positiveInt('BENCH_CLICKHOUSE_EVENTS', process.env.BENCH_CLICKHOUSE_EVENTS ?? '200000'),
+  log = (s: string) => process.stderr.write(s + '\n'),
+): Promise<BenchRow[]> {
   const rows = synthetic(n);
   const stacks: [string, () => Promise<Opened>][] = [['DuckDB', openDuckDb]];
   for (const t of ['single', 'cluster'] as Topology[]) {
@@ -144,12 +158,32 @@ export async function run(n = positiveInt('BENCH_CLICKHOUSE_EVENTS', process.env
   const duck = figures.get('DuckDB')!;
   const out: BenchRow[] = [];
   for (const [label, f] of figures) {
-    out.push({ bench: name, case: `import, ${label}`, events: n, seconds: +f.importS.toFixed(2), 'ev/s': Math.round(n / f.importS), 'x DuckDB time': +(f.importS / duck.importS).toFixed(2) });
-    out.push({ bench: name, case: `day 1 again in two halves, ${label}`, events: n, seconds: +f.reimportS.toFixed(2), 'x DuckDB time': +(f.reimportS / duck.reimportS).toFixed(2) });
+    out.push({
+      bench: name,
+      case: `import, ${label}`,
+      events: n,
+      seconds: +f.importS.toFixed(2),
+      'ev/s': Math.round(n / f.importS),
+      'x DuckDB time': +(f.importS / duck.importS).toFixed(2),
+    });
+    out.push({
+      bench: name,
+      case: `day 1 again in two halves, ${label}`,
+      events: n,
+      seconds: +f.reimportS.toFixed(2),
+      'x DuckDB time': +(f.reimportS / duck.reimportS).toFixed(2),
+    });
     for (const [q, { medianMs, answer }] of f.queries) {
       const same = JSON.stringify(answer) === JSON.stringify(duck.queries.get(q)!.answer);
       if (!same) throw new Error(`${label}: ${q} answers otherwise than DuckDB on the same events`);
-      out.push({ bench: name, case: `${q}, ${label}`, events: n, 'median ms': +medianMs.toFixed(1), 'x DuckDB time': +(medianMs / duck.queries.get(q)!.medianMs).toFixed(2), 'same answer as DuckDB': 'yes' });
+      out.push({
+        bench: name,
+        case: `${q}, ${label}`,
+        events: n,
+        'median ms': +medianMs.toFixed(1),
+        'x DuckDB time': +(medianMs / duck.queries.get(q)!.medianMs).toFixed(2),
+        'same answer as DuckDB': 'yes',
+      });
     }
   }
   return out;

@@ -28,7 +28,8 @@ const POLL_EVERY_MS = 100;
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
 
 /** The n-th request of the load: a visitor (address), a page, and the tracker's kind of event. */
 function event(n: number): { body: string; ip: string } {
@@ -55,7 +56,12 @@ function load(url: string, duration: number): Promise<autocannon.Result> {
         method: 'POST',
         setupRequest: (req) => {
           const e = event(n++);
-          return { ...req, method: 'POST', body: e.body, headers: { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': e.ip } };
+          return {
+            ...req,
+            method: 'POST',
+            body: e.body,
+            headers: { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': e.ip },
+          };
         },
       },
     ],
@@ -106,7 +112,10 @@ function probe(info: { footfall: string; token: string; probeSite: string }, rou
       stop = true;
       await sender;
       await poller;
-      const lags = [...acked].filter(([p]) => readable.has(p)).map(([p, t]) => readable.get(p)! - t).sort((a, b) => a - b);
+      const lags = [...acked]
+        .filter(([p]) => readable.has(p))
+        .map(([p, t]) => readable.get(p)! - t)
+        .sort((a, b) => a - b);
       return { lags, acked: acked.size, neverReadable: acked.size - lags.length };
     },
   };
@@ -114,7 +123,9 @@ function probe(info: { footfall: string; token: string; probeSite: string }, rou
 
 export async function run(): Promise<BenchRow[]> {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/collect-server.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/collect-server.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   try {
     const first = createInterface({ input: child.stdout! });
     const line = await new Promise<string>((resolve, reject) => {
@@ -136,7 +147,11 @@ export async function run(): Promise<BenchRow[]> {
       const mainMicros = cpu0.mainMicros === null || cpu1.mainMicros === null ? null : cpu1.mainMicros - cpu0.mainMicros;
       return { r, cpuMicros: cpu1.cpuMicros - cpu0.cpuMicros, mainMicros };
     };
-    const row = (label: string, { r, cpuMicros, mainMicros }: { r: autocannon.Result; cpuMicros: number; mainMicros: number | null }, floor?: number) => {
+    const row = (
+      label: string,
+      { r, cpuMicros, mainMicros }: { r: autocannon.Result; cpuMicros: number; mainMicros: number | null },
+      floor?: number,
+    ) => {
       const perS = Math.round((r.requests.total - r.non2xx) / DURATION_S);
       rows.push({
         bench: name,

@@ -29,7 +29,16 @@ export const name = 'dashboard';
 const DAY_MS = 86_400_000;
 const DAYS = 90;
 const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const READY_MARK = 'footfall:dashboard-ready';
 const PASSWORD = 'a bench password of some length';
 /** the session's window is 20 requests a second: a page load (18 of them: its batch and the 14 reads in it, 3 of the frame) must not meet the previous one's */
@@ -59,12 +68,18 @@ export async function run(): Promise<BenchRow[]> {
     const endMs = now - 3_600_000;
     const file = path.join(dir, 'events.ndjson');
     const t = performance.now();
-    writeSiteEvents(file, { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    writeSiteEvents(
+      file,
+      { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs },
+      events,
+    );
     const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     log(`${summary.imported} events over ${DAYS} days generated and imported in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     fs.rmSync(file);
 
-    const server = await startServer(loadConfig({ dataDir: dir, port: await freePort(), logLevel: 'silent', geoipDb: 'off' }, {}), { collect: false });
+    const server = await startServer(loadConfig({ dataDir: dir, port: await freePort(), logLevel: 'silent', geoipDb: 'off' }, {}), {
+      collect: false,
+    });
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     try {
       const people = server.container.people!;
@@ -113,7 +128,9 @@ export async function run(): Promise<BenchRow[]> {
             'batch sent': Math.min(...batches.map((r) => r.startTime)),
             'batch first byte': Math.min(...batches.map((r) => r.responseStart)),
             'batch answered': Math.max(...batches.map((r) => r.responseEnd)),
-            'frame answered': Math.max(...api.filter((r) => /^\/app\/api\/sites\/[^/]+$/.test(new URL(r.name).pathname)).map((r) => r.responseEnd)),
+            'frame answered': Math.max(
+              ...api.filter((r) => /^\/app\/api\/sites\/[^/]+$/.test(new URL(r.name).pathname)).map((r) => r.responseEnd),
+            ),
             // a read waits for one of the browser's 6 connections to the origin (HTTP/1.1) before it is sent
             'longest wait for a connection': api.length ? Math.max(...api.map((r) => r.requestStart - r.startTime)) : NaN,
           };
@@ -144,14 +161,43 @@ export async function run(): Promise<BenchRow[]> {
       const batches = reads.filter((p) => p.startsWith('/app/api/reads?'));
       const batched = batches.flatMap((p) => new URLSearchParams(p.slice(p.indexOf('?'))).getAll('r'));
       const twins = [...reads.filter((p) => p.startsWith('/app/api/v1/')).map((p) => p.slice('/app/api'.length)), ...batched];
-      log(`time to numbers: cold ${median(cold)} ms, cached ${median(cached)} ms; ${reads.length} API requests per load, ${twins.length} numbers reads (${batched.length} in ${batches.length} batches)`);
-      rows.push({ bench: name, case: '90-day dashboard, cold (empty response cache): navigation start to numbers', loads, 'median ms': median(cold), 'min ms': +Math.min(...cold).toFixed(1), 'max ms': +Math.max(...cold).toFixed(1) });
-      rows.push({ bench: name, case: '90-day dashboard, cached: navigation start to numbers', loads, 'median ms': median(cached), 'min ms': +Math.min(...cached).toFixed(1), 'max ms': +Math.max(...cached).toFixed(1) });
+      log(
+        `time to numbers: cold ${median(cold)} ms, cached ${median(cached)} ms; ${reads.length} API requests per load, ${twins.length} numbers reads (${batched.length} in ${batches.length} batches)`,
+      );
+      rows.push({
+        bench: name,
+        case: '90-day dashboard, cold (empty response cache): navigation start to numbers',
+        loads,
+        'median ms': median(cold),
+        'min ms': +Math.min(...cold).toFixed(1),
+        'max ms': +Math.max(...cold).toFixed(1),
+      });
+      rows.push({
+        bench: name,
+        case: '90-day dashboard, cached: navigation start to numbers',
+        loads,
+        'median ms': median(cached),
+        'min ms': +Math.min(...cached).toFixed(1),
+        'max ms': +Math.max(...cached).toFixed(1),
+      });
       for (const which of ['cold', 'cached'] as const) {
         const keys = Object.keys(phases[which][0] ?? {});
-        rows.push({ bench: name, case: `${which}: where the time went, median ms from the navigation's start`, loads, ...Object.fromEntries(keys.map((k) => [k, median(phases[which].map((p) => p[k]))])) });
+        rows.push({
+          bench: name,
+          case: `${which}: where the time went, median ms from the navigation's start`,
+          loads,
+          ...Object.fromEntries(keys.map((k) => [k, median(phases[which].map((p) => p[k]))])),
+        });
       }
-      rows.push({ bench: name, case: 'API requests per page load', n: reads.length, 'numbers reads': twins.length, 'of them in batches': batched.length, batches: batches.length, 'management reads': reads.length - batches.length - (twins.length - batched.length) });
+      rows.push({
+        bench: name,
+        case: 'API requests per page load',
+        n: reads.length,
+        'numbers reads': twins.length,
+        'of them in batches': batched.length,
+        batches: batches.length,
+        'management reads': reads.length - batches.length - (twins.length - batched.length),
+      });
 
       // the same reads, straight to /v1 with a token
       const headers = { authorization: `Bearer ${secret}` };
@@ -174,10 +220,20 @@ export async function run(): Promise<BenchRow[]> {
       const batch = async () => {
         const res = await fetch(batchUrl, { headers: { cookie: `footfall_session=${cookie}`, 'accept-encoding': 'br' } });
         const lines = (await res.text()).split('\n').filter(Boolean);
-        if (res.status !== 200 || lines.length !== twins.length) throw new Error(`the batch answered ${res.status} with ${lines.length} lines`);
-        for (const line of lines) if (!line.startsWith('{"i":') || !/^\{"i":\d+,"status":200,/.test(line)) throw new Error(`a batched read failed: ${line.slice(0, 200)}`);
+        if (res.status !== 200 || lines.length !== twins.length)
+          throw new Error(`the batch answered ${res.status} with ${lines.length} lines`);
+        for (const line of lines)
+          if (!line.startsWith('{"i":') || !/^\{"i":\d+,"status":200,/.test(line))
+            throw new Error(`a batched read failed: ${line.slice(0, 200)}`);
       };
-      const direct: Record<string, number[]> = { 'sequential cold': [], 'sequential cached': [], 'parallel cold': [], 'parallel cached': [], 'one batch cold': [], 'one batch cached': [] };
+      const direct: Record<string, number[]> = {
+        'sequential cold': [],
+        'sequential cached': [],
+        'parallel cold': [],
+        'parallel cached': [],
+        'one batch cold': [],
+        'one batch cached': [],
+      };
       for (let i = 0; i < loads; i++) {
         emptyCache();
         direct['sequential cold'].push(await timed(sequential));
@@ -193,14 +249,30 @@ export async function run(): Promise<BenchRow[]> {
       }
       for (const [how, times] of Object.entries(direct)) {
         const via = how.startsWith('one batch') ? 'as GET /app/api/reads with the session' : 'on /v1 with a token';
-        rows.push({ bench: name, case: `the page's ${twins.length} reads ${via}, ${how}`, loads, 'median ms': median(times), 'min ms': +Math.min(...times).toFixed(1), 'max ms': +Math.max(...times).toFixed(1) });
+        rows.push({
+          bench: name,
+          case: `the page's ${twins.length} reads ${via}, ${how}`,
+          loads,
+          'median ms': median(times),
+          'min ms': +Math.min(...times).toFixed(1),
+          'max ms': +Math.max(...times).toFixed(1),
+        });
       }
 
-      const manifest = JSON.parse(fs.readFileSync(path.join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'web', 'manifest.json'), 'utf8')) as {
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'web', 'manifest.json'), 'utf8'),
+      ) as {
         files: Record<string, { bytes: number; br: number; gzip: number }>;
       };
       const sum = (k: 'bytes' | 'br' | 'gzip') => Object.values(manifest.files).reduce((s, f) => s + f[k], 0);
-      rows.push({ bench: name, case: 'page assets (script, style, icon)', n: Object.keys(manifest.files).length, bytes: sum('bytes'), 'brotli bytes': sum('br'), 'gzip bytes': sum('gzip') });
+      rows.push({
+        bench: name,
+        case: 'page assets (script, style, icon)',
+        n: Object.keys(manifest.files).length,
+        bytes: sum('bytes'),
+        'brotli bytes': sum('br'),
+        'gzip bytes': sum('gzip'),
+      });
       rows.push({ bench: name, case: 'events of the site', n: summary.imported });
       await context.close();
     } finally {

@@ -44,13 +44,21 @@ export async function run(): Promise<BenchRow[]> {
     const file = path.join(dir, 'events.ndjson');
     const now = Date.now();
     const endMs = now - 3_600_000;
-    writeSiteEvents(file, { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, EVENTS);
+    writeSiteEvents(
+      file,
+      { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs },
+      EVENTS,
+    );
     const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     log(`imported ${summary.imported} events`);
     fs.rmSync(file);
 
     const here = path.dirname(fileURLToPath(import.meta.url));
-    child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/embed-server.ts'), dir, workspaceId], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child = spawn(
+      process.execPath,
+      [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'servers/embed-server.ts'), dir, workspaceId],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     const nextLine = async () => {
       const r = await lines.next();
@@ -62,7 +70,10 @@ export async function run(): Promise<BenchRow[]> {
       child!.stdin!.write('cpu\n');
       return (JSON.parse(await nextLine()) as { cpuMicros: number }).cpuMicros;
     };
-    const embed = await mintEmbedToken({ keyId: info.keyId, secret: info.keySecret }, { tokenId: info.tokenId, siteId, tenantId: tenants[0], ttlSeconds: 86_400 });
+    const embed = await mintEmbedToken(
+      { keyId: info.keyId, secret: info.keySecret },
+      { tokenId: info.tokenId, siteId, tenantId: tenants[0], ttlSeconds: 86_400 },
+    );
     const callers = {
       parent: { auth: { authorization: `Bearer ${info.token}` }, tenant: `&site_id=${siteId}&tenant_id=${tenants[0]}` },
       embed: { auth: { authorization: `Bearer ${embed}` }, tenant: '' },
@@ -87,19 +98,33 @@ export async function run(): Promise<BenchRow[]> {
     for (const who of ['parent', 'embed'] as const) {
       const t = [...times[who]].sort((a, b) => a - b);
       p50[who] = pct(t, 50);
-      rows.push({ bench: name, case: `cold overview: ${who} token`, requests: MISSES, 'p50 ms': +pct(t, 50).toFixed(1), 'p99 ms': +pct(t, 99).toFixed(1), 'vs parent': who === 'embed' ? slower(p50.embed, p50.parent) : '' });
+      rows.push({
+        bench: name,
+        case: `cold overview: ${who} token`,
+        requests: MISSES,
+        'p50 ms': +pct(t, 50).toFixed(1),
+        'p99 ms': +pct(t, 99).toFixed(1),
+        'vs parent': who === 'embed' ? slower(p50.embed, p50.parent) : '',
+      });
     }
 
     // cached: one repeated read per caller
-    const cachedUrl = (who: keyof typeof callers) => `${info.footfall}/v1/reports/overview?from=${day(29)}&to=${today}${callers[who].tenant}`;
+    const cachedUrl = (who: keyof typeof callers) =>
+      `${info.footfall}/v1/reports/overview?from=${day(29)}&to=${today}${callers[who].tenant}`;
     for (const connections of [1, 10]) {
       const seen: Record<string, { rps: number; cpu: number }> = {};
       for (const who of ['parent', 'embed'] as const) {
         await loadAllOk(`${who} warm-up`, { url: cachedUrl(who), connections, duration: 1, headers: callers[who].auth }); // fills the cache
         const probe = await fetch(cachedUrl(who), { headers: callers[who].auth });
-        if (probe.status !== 200 || !(await probe.json()).meta.surface.dataFreshness.cached) throw new Error(`${who}: the repeated read is not a cache hit`);
+        if (probe.status !== 200 || !(await probe.json()).meta.surface.dataFreshness.cached)
+          throw new Error(`${who}: the repeated read is not a cache hit`);
         const cpu0 = await serverCpu();
-        const r = await loadAllOk(`cached overview, ${who} token @${connections}`, { url: cachedUrl(who), connections, duration: DURATION_S, headers: callers[who].auth });
+        const r = await loadAllOk(`cached overview, ${who} token @${connections}`, {
+          url: cachedUrl(who),
+          connections,
+          duration: DURATION_S,
+          headers: callers[who].auth,
+        });
         const cpu = ((await serverCpu()) - cpu0) / Math.max(1, r.requests.total);
         seen[who] = { rps: r.requests.average, cpu };
         rows.push({

@@ -63,5 +63,6 @@ export function writeSiteEvents(file: string, g: GeneratedSite, events: number):
     fs.closeSync(fd);
   }
   const lastDay = new Date(lastMs).toISOString().slice(0, 10);
-  if (lastDay !== new Date(g.endMs).toISOString().slice(0, 10)) throw new Error(`generated events stop on ${lastDay}, before the window's last day`);
+  if (lastDay !== new Date(g.endMs).toISOString().slice(0, 10))
+    throw new Error(`generated events stop on ${lastDay}, before the window's last day`);
 }

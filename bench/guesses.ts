@@ -17,13 +17,27 @@ const GUESSERS = 16;
 const PHASE_MS = Number(process.env.BENCH_DURATION_S ?? 6) * 1000;
 const agent = new http.Agent({ keepAlive: true, maxSockets: GUESSERS + 4 });
 
-function request(base: string, method: string, url: string, body: string | null, headers: Record<string, string> = {}): Promise<{ status: number; ms: number }> {
+function request(
+  base: string,
+  method: string,
+  url: string,
+  body: string | null,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; ms: number }> {
   const t = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(url, base), { method, agent, headers: { ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t }));
-    });
+    const req = http.request(
+      new URL(url, base),
+      {
+        method,
+        agent,
+        headers: { ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t }));
+      },
+    );
     req.on('error', reject);
     req.end(body ?? undefined);
   });
@@ -32,14 +46,24 @@ function request(base: string, method: string, url: string, body: string | null,
 let n = 0;
 /** a fresh client address for every request */
 const address = () => `10.${(++n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-const madeUp = () => Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(Math.random() * 62)]).join('');
+const madeUp = () =>
+  Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(Math.random() * 62)]).join(
+    '',
+  );
 
 const GUESS = {
   none: null,
   // the floor of any 16 clients in a closed loop on these cores: a refusal that costs no store and no hash
-  'no session (GET /app/api/session, 401)': (base: string) => request(base, 'GET', '/app/api/session', null, { 'x-forwarded-for': address() }),
-  'made-up reset links': (base: string) => request(base, 'POST', '/app/api/password-reset/accept', JSON.stringify({ reset: madeUp(), password: 'a guessed new password' }), { 'x-forwarded-for': address() }),
-  'wrong passwords': (base: string) => request(base, 'POST', '/app/api/session', JSON.stringify({ email: `${madeUp()}@example.com`, password: 'a wrong password' }), { 'x-forwarded-for': address() }),
+  'no session (GET /app/api/session, 401)': (base: string) =>
+    request(base, 'GET', '/app/api/session', null, { 'x-forwarded-for': address() }),
+  'made-up reset links': (base: string) =>
+    request(base, 'POST', '/app/api/password-reset/accept', JSON.stringify({ reset: madeUp(), password: 'a guessed new password' }), {
+      'x-forwarded-for': address(),
+    }),
+  'wrong passwords': (base: string) =>
+    request(base, 'POST', '/app/api/session', JSON.stringify({ email: `${madeUp()}@example.com`, password: 'a wrong password' }), {
+      'x-forwarded-for': address(),
+    }),
 } as const;
 
 const EVENT = JSON.stringify({ name: 'pageview', url: 'https://guesses.bench.example/p', domain: 'guesses.bench.example' });
@@ -52,7 +76,9 @@ const q = (xs: number[], p: number) => {
 
 export async function run(): Promise<BenchRow[]> {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'servers/guesses-server.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'servers/guesses-server.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const rows: BenchRow[] = [];
   try {
     const { address: base } = await new Promise<{ address: string }>((resolve, reject) => {
@@ -78,7 +104,11 @@ export async function run(): Promise<BenchRow[]> {
         const h = await request(base, 'GET', '/healthz', null);
         if (h.status !== 200) throw new Error(`/healthz answered ${h.status}`);
         healthz.push(h.ms);
-        const c = await request(base, 'POST', '/api/event', EVENT, { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': address() });
+        const c = await request(base, 'POST', '/api/event', EVENT, {
+          'content-type': 'text/plain',
+          'user-agent': UA,
+          'x-forwarded-for': address(),
+        });
         if (c.status !== 202) throw new Error(`/api/event answered ${c.status}`);
         collect.push(c.ms);
       }

@@ -75,7 +75,11 @@ async function benchStack(stack: HotStack, log: (s: string) => void): Promise<Be
     const file = path.join(dir, 'events.ndjson');
     // the 90 days before today, the last event an hour before midnight (whatever time the bench runs)
     const endMs = Math.floor(Date.now() / DAY_MS) * DAY_MS - 3_600_000;
-    writeSiteEvents(file, { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, EVENTS);
+    writeSiteEvents(
+      file,
+      { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs },
+      EVENTS,
+    );
     const t = performance.now();
     const summary = await runImport({ open: () => openImportStores(config), source: file, format: { kind: 'events' } });
     log(`${stack.name}: imported ${summary.imported} events in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -120,7 +124,13 @@ async function benchStack(stack: HotStack, log: (s: string) => void): Promise<Be
     rows.push({ bench: 'hot', case: `${stack.name}: one cache hit, stage by stage (median ms of ${STAGE_REQUESTS})`, ...stages });
     log(`${stack.name}, stages (ms): ${JSON.stringify(stages)}`);
     const ratio = (round: number) => measured[`footfall, cache hit #${round}`] / measured[`bare node:http, same bytes #${round}`];
-    rows.push({ bench: 'hot', case: `${stack.name}: footfall / bare`, 'x bare': +((ratio(1) + ratio(2)) / 2).toFixed(2), 'run 1': +ratio(1).toFixed(2), 'run 2': +ratio(2).toFixed(2) });
+    rows.push({
+      bench: 'hot',
+      case: `${stack.name}: footfall / bare`,
+      'x bare': +((ratio(1) + ratio(2)) / 2).toFixed(2),
+      'run 1': +ratio(1).toFixed(2),
+      'run 2': +ratio(2).toFixed(2),
+    });
     return rows;
   } finally {
     await child?.stop();

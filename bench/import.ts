@@ -46,7 +46,12 @@ async function setup(): Promise<Setup> {
   const template = path.join(root, 'template');
   const control = await openControlPlane({ dataDir: template });
   const ws = await control.catalog.createWorkspace({ name: 'bench', plan: 'pro' });
-  const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
+  const site = await control.catalog.createSite({
+    workspaceId: ws.id,
+    name: 'bench',
+    hostnames: ['bench.example'],
+    collectionProfile: 'extended',
+  });
   await control.catalog.getOrCreateSecret('visitor-salt');
   await control.close();
   return { root, template, siteId: site.id };
@@ -112,7 +117,9 @@ function accessLogOf(ndjson: string, to: string, lines: number): number {
     const stamp = `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
     const u = new URL(e.url);
     // keyed visitors carry no address: one per key, stable
-    const ip = e.ip ?? `10.${[...e.visitor_key].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 65_536 >> 8}.${e.visitor_key.length}.${(n % 250) + 1}`;
+    const ip =
+      e.ip ??
+      `10.${([...e.visitor_key].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 65_536) >> 8}.${e.visitor_key.length}.${(n % 250) + 1}`;
     block += `${ip} - - [${stamp}] "GET ${u.pathname}${u.search} HTTP/1.1" 200 ${1000 + (n % 9000)} "${e.referrer ?? '-'}" "${e.user_agent ?? BROWSER}"\n`;
     n++;
     if (block.length > 1 << 20) {
@@ -136,7 +143,9 @@ function summary(m: Measured): { imported: number; rejected: number; skipped: nu
 
 /** DuckDB reading the same file into a plain table, as its own process: the floor of any import. */
 function floor(file: string, dir: string): Promise<Measured> {
-  return duckdbAlone(path.join(dir, 'floor.duckdb'), [`CREATE TABLE t AS SELECT * FROM read_json(${sqlString(file)}, format = 'newline_delimited')`]);
+  return duckdbAlone(path.join(dir, 'floor.duckdb'), [
+    `CREATE TABLE t AS SELECT * FROM read_json(${sqlString(file)}, format = 'newline_delimited')`,
+  ]);
 }
 
 /**
@@ -147,14 +156,18 @@ function floor(file: string, dir: string): Promise<Measured> {
  */
 function storeFloor(file: string, dir: string): Promise<Measured> {
   const visitor = `md5(coalesce(ip, '') || coalesce(user_agent, '') || site_id)`;
-  return duckdbAlone(path.join(dir, 'store-floor.duckdb'), [
-    EVENTS_DDL,
-    `INSERT INTO events (site_id, day, ts_ms, session_id, event_id, type, visitor_key, path_canon, page_title, referrer_host, country, engagement_time_ms, action_name)
+  return duckdbAlone(
+    path.join(dir, 'store-floor.duckdb'),
+    [
+      EVENTS_DDL,
+      `INSERT INTO events (site_id, day, ts_ms, session_id, event_id, type, visitor_key, path_canon, page_title, referrer_host, country, engagement_time_ms, action_name)
       SELECT site_id, CAST(ts AS DATE), epoch_ms(CAST(ts AS TIMESTAMP)), ${visitor}, md5(${visitor} || ts || coalesce(url, path, '')), type, ${visitor},
         coalesce(url, path), title, referrer, country, engagement_time_ms, action_name
       FROM read_json(${sqlString(file)}, format = 'newline_delimited')`,
-    'CHECKPOINT',
-  ], { memory_limit: DEFAULT_DUCKDB_MEMORY_LIMIT });
+      'CHECKPOINT',
+    ],
+    { memory_limit: DEFAULT_DUCKDB_MEMORY_LIMIT },
+  );
 }
 
 /** SQL statements run by DuckDB alone (threads = the core count), as a process of their own. */
@@ -180,7 +193,9 @@ function row(kase: string, n: number, m: Measured, extra: Record<string, string 
 
 /** A running server on `dir`: its pid and address; stop() ends it. */
 async function server(dir: string): Promise<{ pid: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir, '--port', '0', '--log-level', 'silent', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir, '--port', '0', '--log-level', 'silent', '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
@@ -222,7 +237,12 @@ export async function run(): Promise<BenchRow[]> {
       push(row('floor: DuckDB read_json of the ordered file into a table', n, await floor(ordered, s.root)));
       push(row('store floor: DuckDB read_json of it into the events table', n, await storeFloor(ordered, s.root)));
     }
-    for (const [kase, file] of cases.has('events') ? ([['import events, ordered (30 days)', ordered], ['import events, random order (60 days)', shuffled]] as const) : []) {
+    for (const [kase, file] of cases.has('events')
+      ? ([
+          ['import events, ordered (30 days)', ordered],
+          ['import events, random order (60 days)', shuffled],
+        ] as const)
+      : []) {
       const dir = dataDir(s, 'events');
       const m = await cli(['import', 'events', file, '--data-dir', dir, '--json']);
       const out = summary(m);
@@ -233,13 +253,24 @@ export async function run(): Promise<BenchRow[]> {
     if (cases.has('log')) {
       const logFile = path.join(s.root, 'access.log');
       const bigger = path.join(s.root, 'bigger.ndjson');
-      writeSiteEvents(bigger, { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 30 * DAY_MS, endMs: end, seed: 7 }, Math.ceil(n * 1.4));
+      writeSiteEvents(
+        bigger,
+        { siteId: s.siteId, tenants: [], days: 30, startDayMs: today() - 30 * DAY_MS, endMs: end, seed: 7 },
+        Math.ceil(n * 1.4),
+      );
       const lines = accessLogOf(bigger, logFile, n);
       fs.rmSync(bigger);
       const goaccess = spawnSync('goaccess', ['--version'], { encoding: 'utf8' });
       if (goaccess.status === 0) {
         const out = path.join(s.root, 'goaccess.json');
-        push(row('peer: GoAccess on the access log', lines, await measure('goaccess', [logFile, '--log-format=COMBINED', '--no-global-config', '-o', out]), { note: goaccess.stdout.split('\n')[0] }));
+        push(
+          row(
+            'peer: GoAccess on the access log',
+            lines,
+            await measure('goaccess', [logFile, '--log-format=COMBINED', '--no-global-config', '-o', out]),
+            { note: goaccess.stdout.split('\n')[0] },
+          ),
+        );
       } else {
         log('goaccess is not installed (Debian: apt-get install goaccess): no peer figure');
       }
@@ -253,9 +284,17 @@ export async function run(): Promise<BenchRow[]> {
     // incremental: one day into 90 days, next to the same day into an empty store
     if (cases.has('incremental')) {
       const base = path.join(s.root, 'base.ndjson');
-      writeSiteEvents(base, { siteId: s.siteId, tenants: [], days: 90, startDayMs: today() - 91 * DAY_MS, endMs: today() - DAY_MS - 1, seed: 9 }, n);
+      writeSiteEvents(
+        base,
+        { siteId: s.siteId, tenants: [], days: 90, startDayMs: today() - 91 * DAY_MS, endMs: today() - DAY_MS - 1, seed: 9 },
+        n,
+      );
       const day = path.join(s.root, 'day.ndjson');
-      writeSiteEvents(day, { siteId: s.siteId, tenants: [], days: 1, startDayMs: today() - DAY_MS, endMs: end, seed: 10 }, Math.round(n / 90));
+      writeSiteEvents(
+        day,
+        { siteId: s.siteId, tenants: [], days: 1, startDayMs: today() - DAY_MS, endMs: end, seed: 10 },
+        Math.round(n / 90),
+      );
       const full = dataDir(s, 'full');
       summary(await cli(['import', 'events', base, '--data-dir', full, '--json']));
       const into90 = await cli(['import', 'events', day, '--data-dir', full, '--json']);
@@ -264,7 +303,11 @@ export async function run(): Promise<BenchRow[]> {
       summary(into90);
       summary(intoEmpty);
       push(row('one day into an empty store', Math.round(n / 90), intoEmpty));
-      push(row('one day into a store of 90 days', Math.round(n / 90), into90, { 'x empty': Number((into90.seconds / intoEmpty.seconds).toFixed(2)) }));
+      push(
+        row('one day into a store of 90 days', Math.round(n / 90), into90, {
+          'x empty': Number((into90.seconds / intoEmpty.seconds).toFixed(2)),
+        }),
+      );
     }
 
     // a running server on default settings, the shuffled file imported through it
@@ -276,12 +319,14 @@ export async function run(): Promise<BenchRow[]> {
         const idle = rssOf(srv.pid)!.rss;
         const m = await cli(['import', 'events', shuffled, '--data-dir', dir, '--json'], srv.pid);
         const out = summary(m);
-        push(row('import events through a running server, random order', n, m, {
-          imported: out.imported,
-          'server idle MB': Math.round(idle),
-          'server peak MB': Math.round(m.watchedPeakMb ?? 0),
-          'server above idle MB': Math.round((m.watchedPeakMb ?? 0) - idle),
-        }));
+        push(
+          row('import events through a running server, random order', n, m, {
+            imported: out.imported,
+            'server idle MB': Math.round(idle),
+            'server peak MB': Math.round(m.watchedPeakMb ?? 0),
+            'server above idle MB': Math.round((m.watchedPeakMb ?? 0) - idle),
+          }),
+        );
       } finally {
         await srv.stop();
       }
@@ -295,7 +340,9 @@ export async function run(): Promise<BenchRow[]> {
       const poll = setInterval(() => (tempPeak = Math.max(tempPeak, folderBytes(path.join(dir, 'events.duckdb.tmp')))), 500);
       const m = await cli(['import', 'events', big, '--data-dir', dir, '--json']);
       clearInterval(poll);
-      push(row('import events, 10x (90 days)', 10 * n, m, { imported: summary(m).imported, 'temp peak MB': Math.round(tempPeak / 2 ** 20) }));
+      push(
+        row('import events, 10x (90 days)', 10 * n, m, { imported: summary(m).imported, 'temp peak MB': Math.round(tempPeak / 2 ** 20) }),
+      );
     }
     return rows;
   } finally {

@@ -26,7 +26,12 @@ export async function run(): Promise<BenchRow[]> {
     for (let round = 1; round <= 2; round++) {
       const miss = await time(async () => cp.ledger.commit((await cp.ledger.reserve(terms))!));
       const hit = await time(() => cp.ledger.charge(terms));
-      rows.push({ bench: name, case: `reserve+commit (lease), round ${round}`, us_per_op: miss.toFixed(1), peer_charge_us: hit.toFixed(1) });
+      rows.push({
+        bench: name,
+        case: `reserve+commit (lease), round ${round}`,
+        us_per_op: miss.toFixed(1),
+        peer_charge_us: hit.toFixed(1),
+      });
     }
     return rows;
   } finally {

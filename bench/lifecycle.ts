@@ -47,14 +47,19 @@ interface Job {
 /** Bytes the store keeps on disk: the DuckDB file and its log, or the active parts on every ClickHouse server. */
 async function storeBytes(s: StoreStack, dataDir: string): Promise<number> {
   if (!s.eventsUrl) {
-    return [EVENTS_DUCKDB_FILE, `${EVENTS_DUCKDB_FILE}.wal`].reduce((n, f) => n + (fs.existsSync(path.join(dataDir, f)) ? fs.statSync(path.join(dataDir, f)).size : 0), 0);
+    return [EVENTS_DUCKDB_FILE, `${EVENTS_DUCKDB_FILE}.wal`].reduce(
+      (n, f) => n + (fs.existsSync(path.join(dataDir, f)) ? fs.statSync(path.join(dataDir, f)).size : 0),
+      0,
+    );
   }
   const target = parseClickHouseUrl(s.eventsUrl);
   let total = 0;
   for (const url of target.nodes) {
     const n = new ClickHouseNode({ url, database: 'default', username: target.username, password: target.password });
     try {
-      const [r] = await n.query<{ b: number }>(`SELECT sum(bytes_on_disk) AS b FROM system.parts WHERE database = '${target.database}' AND active`);
+      const [r] = await n.query<{ b: number }>(
+        `SELECT sum(bytes_on_disk) AS b FROM system.parts WHERE database = '${target.database}' AND active`,
+      );
       total += Number(r?.b ?? 0);
     } finally {
       await n.close();
@@ -73,7 +78,10 @@ async function usageReads(config: { dataDir: string; eventsUrl?: string }, works
   try {
     const ws = (await control.catalog.getWorkspace(workspaceId))!;
     const reads: [string, () => Promise<unknown>][] = [
-      ['events used (footfall usage, management API usage)', () => eventUsage({ catalog: control.catalog, ledger: control.ledger, store: backend.store, clock: systemClock }, workspaceId)],
+      [
+        'events used (footfall usage, management API usage)',
+        () => eventUsage({ catalog: control.catalog, ledger: control.ledger, store: backend.store, clock: systemClock }, workspaceId),
+      ],
       ['units used (/v1/usage/current)', () => currentUsage(control.ledger, workspaceId, apiPolicyFor(ws.plan, ws.apiPolicy), new Date())],
     ];
     const out: BenchRow[] = [];
@@ -106,8 +114,18 @@ export async function run(): Promise<BenchRow[]> {
     const template = path.join(root, 'template');
     const control = await openControlStores({ dataDir: template });
     const ws = await control.catalog.createWorkspace({ name: 'bench', plan: 'pro' });
-    const big = await control.catalog.createSite({ workspaceId: ws.id, name: 'big', hostnames: ['big.example'], collectionProfile: 'extended' });
-    const small = await control.catalog.createSite({ workspaceId: ws.id, name: 'small', hostnames: ['small.example'], collectionProfile: 'extended' });
+    const big = await control.catalog.createSite({
+      workspaceId: ws.id,
+      name: 'big',
+      hostnames: ['big.example'],
+      collectionProfile: 'extended',
+    });
+    const small = await control.catalog.createSite({
+      workspaceId: ws.id,
+      name: 'small',
+      hostnames: ['small.example'],
+      collectionProfile: 'extended',
+    });
     await control.catalog.getOrCreateSecret('visitor-salt');
     await control.close();
 
@@ -132,7 +150,12 @@ export async function run(): Promise<BenchRow[]> {
         { op: 'purge', site: big.id, beforeDay },
         { op: 'delete', site: small.id },
       ] as const) {
-        const m = await measure(process.execPath, ['--import', 'tsx', SELF, JSON.stringify({ dataDir, eventsUrl: s.eventsUrl, ...job } satisfies Job)]);
+        const m = await measure(process.execPath, [
+          '--import',
+          'tsx',
+          SELF,
+          JSON.stringify({ dataDir, eventsUrl: s.eventsUrl, ...job } satisfies Job),
+        ]);
         if (m.code !== 0) throw new Error(`${s.name} ${job.op} failed: ${m.stderr}`);
         const out = JSON.parse(m.stdout) as { seconds: number; removed: RemovedData; left: number };
         if (out.left !== 0) throw new Error(`${s.name} ${job.op} left ${out.left} events it should have removed`);
@@ -150,7 +173,13 @@ export async function run(): Promise<BenchRow[]> {
         });
       }
       const again = await importFile(files.small);
-      rows.push({ bench: name, case: `the deleted site imported again, ${s.name}`, events_imported: again.imported, store_mb_before: mb(sizes[sizes.length - 1]), store_mb_after: mb(await storeBytes(s, dataDir)) });
+      rows.push({
+        bench: name,
+        case: `the deleted site imported again, ${s.name}`,
+        events_imported: again.imported,
+        store_mb_before: mb(sizes[sizes.length - 1]),
+        store_mb_after: mb(await storeBytes(s, dataDir)),
+      });
     }
   } finally {
     for (const s of stacks) await s.scratch?.drop().catch(() => undefined);
@@ -166,7 +195,10 @@ if (process.argv[1] === SELF && process.argv[2]) {
   const removed = job.op === 'purge' ? await opened.store.purgeDays(job.site, job.beforeDay!) : await opened.store.deleteSiteData(job.site);
   const seconds = (performance.now() - t) / 1000;
   // what it should have removed and is still there
-  const left = job.op === 'purge' ? (await opened.store.previewPurge(job.site, job.beforeDay!)).events : (await opened.store.siteCoverage(job.site)).events;
+  const left =
+    job.op === 'purge'
+      ? (await opened.store.previewPurge(job.site, job.beforeDay!)).events
+      : (await opened.store.siteCoverage(job.site)).events;
   await opened.close();
   process.stdout.write(JSON.stringify({ seconds, removed, left }) + '\n');
 }

@@ -6,6 +6,8 @@ import autocannon from 'autocannon';
 export async function loadAllOk(label: string, opts: autocannon.Options): Promise<autocannon.Result> {
   const r = await autocannon(opts);
   if (r.non2xx + r.errors > 0)
-    throw new Error(`${label}: ${r.non2xx} non-2xx answers and ${r.errors} connection errors among ${r.requests.total} requests (${opts.url}); refusals are not throughput`);
+    throw new Error(
+      `${label}: ${r.non2xx} non-2xx answers and ${r.errors} connection errors among ${r.requests.total} requests (${opts.url}); refusals are not throughput`,
+    );
   return r;
 }

@@ -43,7 +43,10 @@ function record(n: number): { event?: EventRow; engagement?: EngagementRow } {
   const visitor = (n * 7919) % 20_000;
   const ts = START_MS + Math.floor((n * 1000) / RECORDS_PER_S);
   const kind = n % 10;
-  if (kind >= 7 && kind < 9) return { engagement: { site_id: SITE, visitor_key: visitorKey(visitor), ts_ms: ts, path_canon: pageOf(n), engagement_ms: 1000 + (n % 30_000) } };
+  if (kind >= 7 && kind < 9)
+    return {
+      engagement: { site_id: SITE, visitor_key: visitorKey(visitor), ts_ms: ts, path_canon: pageOf(n), engagement_ms: 1000 + (n % 30_000) },
+    };
   return { event: eventRow(visitor, ts, n) };
 }
 
@@ -154,7 +157,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** LOADS loads of the collect traffic into a fresh store whose clock is `clock`: rows for a few of them, their median and their total. */
 async function loadSequence(dir: string, label: string, clock: () => number, floor: number[]): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const store = await openDuckDbEventStore({ file: path.join(dir, `events-${label.replace(/[^a-z]+/g, '-')}.duckdb`), tempDir: dir, clock });
+  const store = await openDuckDbEventStore({
+    file: path.join(dir, `events-${label.replace(/[^a-z]+/g, '-')}.duckdb`),
+    tempDir: dir,
+    clock,
+  });
   const loads: { ms: number; cpu: number; events: number; stored: number }[] = [];
   let stored = 0;
   /** the store's close: a checkpoint of what the last loads left in the WAL */
@@ -230,7 +237,9 @@ export async function run(): Promise<BenchRow[]> {
       await fc.run(`${i === 0 ? 'CREATE TABLE plain AS' : 'INSERT INTO plain'} ${stageSelectSql(sqlString(eventsFile))}`);
       if (engagement.length) {
         await fs.promises.writeFile(engagementFile, engagementText);
-        await fc.run(`${engagementTable ? 'INSERT INTO plain_engagement' : 'CREATE TABLE plain_engagement AS'} ${engagementSelectSql(sqlString(engagementFile))}`);
+        await fc.run(
+          `${engagementTable ? 'INSERT INTO plain_engagement' : 'CREATE TABLE plain_engagement AS'} ${engagementSelectSql(sqlString(engagementFile))}`,
+        );
         engagementTable = true;
       }
       await fc.run('CHECKPOINT');
@@ -242,7 +251,10 @@ export async function run(): Promise<BenchRow[]> {
     // The loads with their day live (the store's clock on that day: the rollups are left alone and
     // reads count the day from the events, live-days.ts) and with their day closed (the clock three
     // days on: every load moves the rollups by its delta, as every load did before live days).
-    for (const [label, clock] of [['day live', () => START_MS], ['day closed, rollups moved', () => START_MS + 3 * 86_400_000]] as const) {
+    for (const [label, clock] of [
+      ['day live', () => START_MS],
+      ['day closed, rollups moved', () => START_MS + 3 * 86_400_000],
+    ] as const) {
       rows.push(...(await loadSequence(dir, label, clock, floor)));
     }
 
@@ -261,7 +273,10 @@ export async function run(): Promise<BenchRow[]> {
     } finally {
       await day.close();
     }
-    for (const [label, cpu] of [['nothing stored', onEmpty], [`a day of ${DAY_EVENTS.toLocaleString('en-US')} stored events`, onDay]] as const) {
+    for (const [label, cpu] of [
+      ['nothing stored', onEmpty],
+      [`a day of ${DAY_EVENTS.toLocaleString('en-US')} stored events`, onDay],
+    ] as const) {
       rows.push({
         bench: name,
         case: `a load of ${SMALL_LOAD.toLocaleString('en-US')} records (a quarter from visitors seen that day) on ${label}, median of ${SMALL_LOADS}`,

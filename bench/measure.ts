@@ -26,7 +26,11 @@ export function rssOf(pid: number): { rss: number; hwm: number } | null {
   }
 }
 
-export function measure(cmd: string, args: string[], opts: { watchPid?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Measured> {
+export function measure(
+  cmd: string,
+  args: string[],
+  opts: { watchPid?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Measured> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });

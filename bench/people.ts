@@ -37,10 +37,18 @@ export async function run(): Promise<BenchRow[]> {
     alone.push(performance.now() - t);
   }
   const p = PASSWORD_HASH_PARAMS;
-  rows.push({ bench: name, case: `argon2id verify alone (m=${p.memoryCost / 1024} MiB, t=${p.timeCost}, p=${p.parallelism})`, n: SIGN_INS, 'p50 ms': q(alone, 0.5), 'p99 ms': q(alone, 0.99) });
+  rows.push({
+    bench: name,
+    case: `argon2id verify alone (m=${p.memoryCost / 1024} MiB, t=${p.timeCost}, p=${p.parallelism})`,
+    n: SIGN_INS,
+    'p50 ms': q(alone, 0.5),
+    'p99 ms': q(alone, 0.99),
+  });
 
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'servers/people-server.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'servers/people-server.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   try {
     const info = await new Promise<Info>((resolve, reject) => {
       createInterface({ input: child.stdout! }).once('line', (l) => resolve(JSON.parse(l)));
@@ -49,12 +57,22 @@ export async function run(): Promise<BenchRow[]> {
     const signIns: number[] = [];
     for (let i = 0; i < SIGN_INS; i++) {
       const t = performance.now();
-      const r = await fetch(`${info.address}/app/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: info.email, password: info.password }) });
+      const r = await fetch(`${info.address}/app/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: info.email, password: info.password }),
+      });
       await r.arrayBuffer();
       if (r.status !== 200) throw new Error(`sign-in answered ${r.status}`);
       signIns.push(performance.now() - t);
     }
-    rows.push({ bench: name, case: 'POST /app/api/session (sign-in, one at a time)', n: SIGN_INS, 'p50 ms': q(signIns, 0.5), 'p99 ms': q(signIns, 0.99) });
+    rows.push({
+      bench: name,
+      case: 'POST /app/api/session (sign-in, one at a time)',
+      n: SIGN_INS,
+      'p50 ms': q(signIns, 0.5),
+      'p99 ms': q(signIns, 0.99),
+    });
 
     const session = rotating(info.cookies);
     const cases: [string, string, Record<string, string> | 'session'][] = [
@@ -82,7 +100,10 @@ export async function run(): Promise<BenchRow[]> {
 /** Each request with the next session's cookie: the per-session limit (20/s) never refuses the load. */
 function rotating(cookies: string[]) {
   let i = 0;
-  return (req: autocannon.Request) => ({ ...req, headers: { ...(req.headers ?? {}), cookie: `footfall_session=${cookies[i++ % cookies.length]}` } });
+  return (req: autocannon.Request) => ({
+    ...req,
+    headers: { ...(req.headers ?? {}), cookie: `footfall_session=${cookies[i++ % cookies.length]}` },
+  });
 }
 
 /** Any answer but a 2xx stops the bench (bench/load.ts): a refused session is not throughput. */

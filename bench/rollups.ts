@@ -25,7 +25,6 @@ const DAY_MS = 86_400_000;
 const DAYS = 90;
 const OVERVIEWS = Number(process.env.BENCH_OVERVIEWS ?? 30);
 
-
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** One size: import, then time the overview from raw and from rollups, alternating so drift hits both. */
@@ -34,16 +33,26 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
   try {
     const control = await openControlStores({ dataDir: dir });
     const ws = await control.catalog.createWorkspace({ name: 'bench', plan: 'pro' });
-    const site = await control.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['bench.example'], collectionProfile: 'extended' });
+    const site = await control.catalog.createSite({
+      workspaceId: ws.id,
+      name: 'bench',
+      hostnames: ['bench.example'],
+      collectionProfile: 'extended',
+    });
     const tenants = [];
-    for (const slug of ['north', 'south', 'east']) tenants.push((await control.catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
+    for (const slug of ['north', 'south', 'east'])
+      tenants.push((await control.catalog.createTenant({ siteId: site.id, slug, name: slug })).id);
     await control.close();
 
     const nowMs = Date.now();
     const file = path.join(dir, 'events.ndjson');
     // DAYS days ending today, the last event an hour ago
     const endMs = nowMs - 3_600_000;
-    writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    writeSiteEvents(
+      file,
+      { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs },
+      events,
+    );
     const t = performance.now();
     const summary = await runImport({ open: () => openImportStores({ dataDir: dir }), source: file, format: { kind: 'events' } });
     const importSeconds = (performance.now() - t) / 1000;
@@ -52,7 +61,10 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
 
     const store = await openDuckDbEventStore({ file: path.join(dir, 'events.duckdb') });
     try {
-      const conn = { connect: () => store.instance.connect() as Promise<DuckConnection>, release: (c: DuckConnection) => (c as unknown as { closeSync(): void }).closeSync() };
+      const conn = {
+        connect: () => store.instance.connect() as Promise<DuckConnection>,
+        release: (c: DuckConnection) => (c as unknown as { closeSync(): void }).closeSync(),
+      };
       const rowsOf = async (sql: string) => {
         const c = await store.instance.connect();
         try {
@@ -79,7 +91,11 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
         const window = { startMs: days.startMs, endMs: days.endMs };
         const kit = new ReportKit(readsOf(engines[p], { timeoutMs: 120_000 }), scope);
         const t0 = performance.now();
-        const body = await buildOverview(kit, { days, count: window, sections: { overview_regions: window, overview_cities: window } }, { limit: 10, minAllowedFrom: null, lastEventAt: null });
+        const body = await buildOverview(
+          kit,
+          { days, count: window, sections: { overview_regions: window, overview_cities: window } },
+          { limit: 10, minAllowedFrom: null, lastEventAt: null },
+        );
         const ms = performance.now() - t0;
         return { ms, body };
       };
@@ -114,7 +130,10 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
   }
 }
 
-export async function run(sizes: number[] = [1_000_000, 5_000_000], log = (s: string) => process.stderr.write(s + '\n')): Promise<BenchRow[]> {
+export async function run(
+  sizes: number[] = [1_000_000, 5_000_000],
+  log = (s: string) => process.stderr.write(s + '\n'),
+): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const n of sizes) rows.push(...(await benchSize(n, log)));
   for (const p of ['raw', 'rollup, raw titles', 'served']) {
@@ -129,7 +148,10 @@ export async function run(sizes: number[] = [1_000_000, 5_000_000], log = (s: st
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   const rows = await run(sizes.length ? sizes : undefined);
   console.table(rows);
 }

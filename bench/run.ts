@@ -69,6 +69,10 @@ export function printTable(rows: BenchRow[]): void {
   const cell = (v: unknown) => (v === undefined ? '' : String(v));
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (vals: string[]) => '| ' + vals.map((v, i) => v.padEnd(widths[i])).join(' | ') + ' |';
-  const out = [line(cols), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...rows.map((r) => line(cols.map((c) => cell(r[c]))))];
+  const out = [
+    line(cols),
+    '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|',
+    ...rows.map((r) => line(cols.map((c) => cell(r[c])))),
+  ];
   process.stdout.write(out.join('\n') + '\n');
 }

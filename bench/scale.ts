@@ -90,7 +90,11 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
     const nowMs = endMs;
     const file = path.join(root, 'events.ndjson');
     let t = performance.now();
-    writeSiteEvents(file, { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs }, events);
+    writeSiteEvents(
+      file,
+      { siteId: site.id, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs },
+      events,
+    );
     log(`${events} events: generated in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     for (const s of stacks) {
@@ -108,7 +112,9 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       s.importS = (performance.now() - t) / 1000;
       s.storeS = spent.ms / 1000;
       s.imported = summary.imported;
-      log(`${events} events, ${s.name}: imported ${summary.imported} in ${s.importS.toFixed(1)} s (${Math.round(summary.imported / s.importS)} ev/s; store ${s.storeS.toFixed(1)} s)`);
+      log(
+        `${events} events, ${s.name}: imported ${summary.imported} in ${s.importS.toFixed(1)} s (${Math.round(summary.imported / s.importS)} ev/s; store ${s.storeS.toFixed(1)} s)`,
+      );
       // one limiter for every stack, so that the engines are what differs: Redis when the env names one
       // (as a scale deployment does), else the in-process one
       const redisUrl = LIMITER_REDIS_URL;
@@ -120,12 +126,13 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       s.app = await buildApp(s.container, { logger: false });
     }
     fs.rmSync(file);
-    if (new Set(stacks.map((s) => s.imported)).size !== 1) throw new Error(`stacks imported different counts: ${stacks.map((s) => s.imported).join(', ')}`);
+    if (new Set(stacks.map((s) => s.imported)).size !== 1)
+      throw new Error(`stacks imported different counts: ${stacks.map((s) => s.imported).join(', ')}`);
 
     const today = new Date(nowMs).toISOString().slice(0, 10);
     const day = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
     // 90-day windows (from day 89..85 to day 0..4): distinct per request, as a dashboard's misses are
-    const range = (i: number) => `from=${day(89 - (i % 5) - Math.floor(i / 5) % 4)}&to=${day(i % 5)}`;
+    const range = (i: number) => `from=${day(89 - (i % 5) - (Math.floor(i / 5) % 4))}&to=${day(i % 5)}`;
     const q = `site_id=${site.id}`;
     const cases: Record<string, (i: number) => string> = {
       overview: (i) => `/v1/reports/overview?${q}&${range(i)}`,
@@ -133,7 +140,8 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
       actions: (i) => `/v1/reports/actions?${q}&${range(i)}`,
       content: (i) => `/v1/reports/content?${q}&${range(i)}&include=full`,
       timeseries: (i) => `/v1/metrics/timeseries?${q}&${range(i)}&metric=${['visitors', 'pageviews', 'sessions', 'events'][i % 4]}`,
-      breakdown: (i) => `/v1/metrics/breakdown?${q}&${range(i)}&dimension=${['page', 'referrer', 'country', 'browser', 'entry_page'][i % 5]}&metric=${['visitors', 'sessions', 'pageviews'][i % 3]}`,
+      breakdown: (i) =>
+        `/v1/metrics/breakdown?${q}&${range(i)}&dimension=${['page', 'referrer', 'country', 'browser', 'entry_page'][i % 5]}&metric=${['visitors', 'sessions', 'pageviews'][i % 3]}`,
     };
     const rows: BenchRow[] = [];
     const only = process.env.BENCH_SCALE_CASES?.split(',').filter(Boolean);
@@ -161,7 +169,10 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
           else if (body !== first) differ++;
         }
       }
-      const duckP50 = pct([...times.get('DuckDB')!].sort((a, b) => a - b), 50);
+      const duckP50 = pct(
+        [...times.get('DuckDB')!].sort((a, b) => a - b),
+        50,
+      );
       for (const s of stacks) {
         const sorted = times.get(s.name)!.sort((a, b) => a - b);
         const row: BenchRow = {
@@ -180,7 +191,9 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
         // one column, so the table stays readable: ms per stage, medians over the case's requests
         row['stages ms (median): auth/site/limit/meter/version+facts/reads/other'] = [...STAGES, 'other'].map((k) => line[k]).join(' / ');
         rows.push(row);
-        log(`${events} events, ${label}, ${s.name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms (${row['x DuckDB p50']}x DuckDB), ${row['queries/req']} queries/request; stages ${STAGES.map((k) => `${k} ${line[k]}`).join(', ')}, other ${line.other} ms`);
+        log(
+          `${events} events, ${label}, ${s.name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms (${row['x DuckDB p50']}x DuckDB), ${row['queries/req']} queries/request; stages ${STAGES.map((k) => `${k} ${line[k]}`).join(', ')}, other ${line.other} ms`,
+        );
       }
       if (differ) log(`${label}: ${differ} answers differ between stacks`);
     }
@@ -209,7 +222,11 @@ async function benchSize(events: number, log: (s: string) => void): Promise<Benc
 // DuckDB's default 1GB spills a large import to temp files; give it room unless told otherwise
 process.env.FOOTFALL_DUCKDB_MEMORY_LIMIT ??= '4GB';
 
-const envSizes = () => (process.env.BENCH_SCALE_EVENTS ?? '1000000,10000000').split(',').map(Number).filter((n) => n > 0);
+const envSizes = () =>
+  (process.env.BENCH_SCALE_EVENTS ?? '1000000,10000000')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
 
 export async function run(sizes: number[] = envSizes(), log = (s: string) => process.stderr.write(s + '\n')): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -226,7 +243,10 @@ export async function run(sizes: number[] = envSizes(), log = (s: string) => pro
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   const rows = await run(sizes.length ? sizes : undefined);
   const { printTable } = await import(pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'run.ts')).href);
   printTable(rows);

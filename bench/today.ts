@@ -29,13 +29,35 @@ const COUNTRIES = ['DE', 'US', 'FR', 'GB', 'NL', 'SE', null];
 function eventRow(v: number, ts: number, n: number): EventRow {
   const action = n % 10 === 9;
   const row: Omit<EventRow, 'event_id'> = {
-    site_id: SITE, tenant_id: null, ts_ms: ts, type: action ? 'action' : 'pageview', profile: 'extended', visitor_key: `v${v}`,
-    path_canon: `/p${(v * 7 + n) % 200}`, page_title: null, referrer_host: REFERRERS[v % REFERRERS.length],
-    utm_source: v % 9 === 0 ? 'newsletter' : null, utm_medium: null, utm_campaign: null, has_click_id: false,
-    country: COUNTRIES[v % COUNTRIES.length], region: null, city: null, device_type: v % 3 ? 'desktop' : 'mobile',
-    browser_family: v % 2 ? 'Chrome' : 'Firefox', os_family: 'Linux', traffic_class: 'human', engagement_time_ms: 0,
-    action_name: action ? 'Signup' : null, family: action ? 'custom' : null, event_name: action ? 'Signup' : null, action_id: null,
-    action_target_host: null, form_id: null, form_action_path: null, channel: v % 6 === 1 ? 'Search' : 'Direct',
+    site_id: SITE,
+    tenant_id: null,
+    ts_ms: ts,
+    type: action ? 'action' : 'pageview',
+    profile: 'extended',
+    visitor_key: `v${v}`,
+    path_canon: `/p${(v * 7 + n) % 200}`,
+    page_title: null,
+    referrer_host: REFERRERS[v % REFERRERS.length],
+    utm_source: v % 9 === 0 ? 'newsletter' : null,
+    utm_medium: null,
+    utm_campaign: null,
+    has_click_id: false,
+    country: COUNTRIES[v % COUNTRIES.length],
+    region: null,
+    city: null,
+    device_type: v % 3 ? 'desktop' : 'mobile',
+    browser_family: v % 2 ? 'Chrome' : 'Firefox',
+    os_family: 'Linux',
+    traffic_class: 'human',
+    engagement_time_ms: 0,
+    action_name: action ? 'Signup' : null,
+    family: action ? 'custom' : null,
+    event_name: action ? 'Signup' : null,
+    action_id: null,
+    action_target_host: null,
+    form_id: null,
+    form_action_path: null,
+    channel: v % 6 === 1 ? 'Search' : 'Direct',
   };
   return { ...row, event_id: eventIdentity(row as EventRow, 1) };
 }
@@ -57,9 +79,19 @@ export async function run(): Promise<BenchRow[]> {
     }
     const conn = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
     const engines = { rollups: new DuckDbAnalyticsEngine(conn), raw: new DuckDbAnalyticsEngine({ ...conn, rollups: false }) };
-    const base = { siteId: SITE, tenantIds: null, startMs: dayStart, endMs: dayStart + DAY_MS - 1, trafficClasses: ['human'], filters: {} } as const;
+    const base = {
+      siteId: SITE,
+      tenantIds: null,
+      startMs: dayStart,
+      endMs: dayStart + DAY_MS - 1,
+      trafficClasses: ['human'],
+      filters: {},
+    } as const;
     const specs: Record<string, QuerySpec> = {
-      'totals (visitors, pageviews, sessions, bounce rate, session time)': { ...base, metrics: ['visitors', 'pageviews', 'sessions', 'bounce_rate', 'avg_session_eng_time_ms'] },
+      'totals (visitors, pageviews, sessions, bounce rate, session time)': {
+        ...base,
+        metrics: ['visitors', 'pageviews', 'sessions', 'bounce_rate', 'avg_session_eng_time_ms'],
+      },
       'top 10 pages (visitors, pageviews)': { ...base, metrics: ['visitors', 'pageviews'], dimension: 'page', limit: 10 },
       'top 10 sources (visitors)': { ...base, metrics: ['visitors'], dimension: 'source', limit: 10 },
       'top 10 countries (visitors)': { ...base, metrics: ['visitors'], dimension: 'country', limit: 10 },
@@ -102,7 +134,8 @@ export async function run(): Promise<BenchRow[]> {
       t = performance.now();
       const edges = await store.edges.of(SITE);
       kept.push(performance.now() - t);
-      if (edges.firstMs !== first?.getTime() || edges.newestMs !== newest?.getTime()) throw new Error('today: the kept site facts differ from the scan');
+      if (edges.firstMs !== first?.getTime() || edges.newestMs !== newest?.getTime())
+        throw new Error('today: the kept site facts differ from the scan');
     }
     if (store.edges.scans !== scans) throw new Error('today: a load made the kept site facts scan again');
     rows.push({

@@ -28,7 +28,10 @@ export async function run(): Promise<BenchRow[]> {
     const info = JSON.parse(line) as { footfall: string; bare: string; token: string; bytes: number };
     const headers = { authorization: `Bearer ${info.token}` };
     const rows: BenchRow[] = [];
-    for (const [label, base] of [['bare Fastify, same bytes', info.bare], ['footfall /v1/usage/current', info.footfall]] as const) {
+    for (const [label, base] of [
+      ['bare Fastify, same bytes', info.bare],
+      ['footfall /v1/usage/current', info.footfall],
+    ] as const) {
       await load(`${base}/v1/usage/current`, headers, 2); // warm-up: JIT, SQLite page cache
       const r = await load(`${base}/v1/usage/current`, headers, DURATION_S);
       rows.push({

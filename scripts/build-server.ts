@@ -53,7 +53,10 @@ export function outputsOf(files: readonly string[]): { source: string; output: s
   const seen = new Map<string, string>();
   for (const { source, output } of sources) {
     const other = seen.get(output);
-    if (other) throw new Error(`build:server: ${path.relative(ROOT, other)} and ${path.relative(ROOT, source)} would both become ${path.relative(ROOT, output)}: rename one`);
+    if (other)
+      throw new Error(
+        `build:server: ${path.relative(ROOT, other)} and ${path.relative(ROOT, source)} would both become ${path.relative(ROOT, output)}: rename one`,
+      );
     seen.set(output, source);
   }
   return sources;
@@ -61,7 +64,10 @@ export function outputsOf(files: readonly string[]): { source: string; output: s
 
 /** Each vendored package (its package.json stands for its version) and its bundle in dist/vendor. */
 export function vendorSources(): { source: string; output: string }[] {
-  return VENDORED.map((name) => ({ source: path.join(ROOT, 'node_modules', name, 'package.json'), output: path.join(VENDOR, `${name}.js`) }));
+  return VENDORED.map((name) => ({
+    source: path.join(ROOT, 'node_modules', name, 'package.json'),
+    output: path.join(VENDOR, `${name}.js`),
+  }));
 }
 
 /** Source files whose output is missing or older than they are: the build is stale when any is listed. */
@@ -81,7 +87,10 @@ const VENDORED_IMPORT = new RegExp(`(\\b(?:from|import)\\s*\\(?\\s*)"(${VENDORED
 /** A compiled module of dist/ importing the vendored bundles by relative path instead of the packages. */
 export function useVendored(file: string, code: string): string {
   return code.replace(VENDORED_IMPORT, (_, head: string, name: string) => {
-    const rel = path.relative(path.dirname(file), path.join(VENDOR, `${name}.js`)).split(path.sep).join('/');
+    const rel = path
+      .relative(path.dirname(file), path.join(VENDOR, `${name}.js`))
+      .split(path.sep)
+      .join('/');
     return `${head}"${rel.startsWith('.') ? rel : `./${rel}`}"`;
   });
 }
@@ -118,7 +127,8 @@ export async function buildServer(): Promise<{ files: number; ms: number; skippe
   const outputs = new Set([...sources, ...vendorSources()].map((s) => path.relative(DIST, s.output)));
   const gone = previous.filter((rel) => !outputs.has(rel));
   // dist/ already mirrors src/: prestart leaves alone the files a running footfall may still import.
-  if (previous.length && !gone.length && !staleOutputs().length) return { files: sources.length, ms: Math.round(performance.now() - started), skipped: true };
+  if (previous.length && !gone.length && !staleOutputs().length)
+    return { files: sources.length, ms: Math.round(performance.now() - started), skipped: true };
   for (const rel of gone) fs.rmSync(path.join(DIST, rel), { force: true });
   const result = await build({
     absWorkingDir: ROOT,
@@ -142,5 +152,9 @@ export async function buildServer(): Promise<{ files: number; ms: number; skippe
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
   const { files, ms, skipped } = await buildServer();
-  process.stderr.write(skipped ? `build:server: dist/ is up to date with src/ (${files} files)\n` : `build:server: ${files} files of src/ into dist/ in ${ms} ms\n`);
+  process.stderr.write(
+    skipped
+      ? `build:server: dist/ is up to date with src/ (${files} files)\n`
+      : `build:server: ${files} files of src/ into dist/ in ${ms} ms\n`,
+  );
 }

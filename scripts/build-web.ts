@@ -20,7 +20,10 @@ export interface WebManifest {
 function compressed(file: string): { bytes: number; br: number; gzip: number } {
   const body = fs.readFileSync(file);
   const br = zlib.brotliCompressSync(body, {
-    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    params: {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
   });
   const gz = zlib.gzipSync(body, { level: zlib.constants.Z_BEST_COMPRESSION });
   fs.writeFileSync(`${file}.br`, br);
@@ -59,7 +62,8 @@ export async function buildWeb(outDir = WEB_OUT_DIR): Promise<WebManifest> {
   const iconName = `icon-${createHash('sha256').update(icon).digest('hex').slice(0, 10)}.svg`;
   fs.writeFileSync(path.join(outDir, iconName), icon);
   entries['icon.svg'] = iconName;
-  if (!entries['main.js'] || !entries['main.css']) throw new Error(`esbuild wrote ${Object.keys(result.metafile.outputs).join(', ')}: no main script or style`);
+  if (!entries['main.js'] || !entries['main.css'])
+    throw new Error(`esbuild wrote ${Object.keys(result.metafile.outputs).join(', ')}: no main script or style`);
 
   const files: WebManifest['files'] = {};
   for (const name of Object.values(entries)) files[name] = compressed(path.join(outDir, name));

@@ -18,7 +18,9 @@ const HEADER = [
 /** The document without response examples: they would only swell the types' doc comments. */
 function withoutExamples(doc: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(doc), function (key, value) {
-    return (key === 'example' || key === 'examples') && !Array.isArray(this) && typeof this === 'object' && 'schema' in this ? undefined : value;
+    return (key === 'example' || key === 'examples') && !Array.isArray(this) && typeof this === 'object' && 'schema' in this
+      ? undefined
+      : value;
   });
 }
 

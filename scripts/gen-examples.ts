@@ -36,7 +36,8 @@ function trim(v: unknown, key = ''): unknown {
     let list = v;
     if (key === 'items' && v.some((x) => label(x))) list = [...v].sort((a, b) => label(a).localeCompare(label(b)));
     // goal conversions come in goal-definition order, i.e. by random id: most conversions first instead
-    if (key === 'goals') list = [...v].sort((a, b) => b.conversions - a.conversions || String(a.last_seen_at).localeCompare(String(b.last_seen_at)));
+    if (key === 'goals')
+      list = [...v].sort((a, b) => b.conversions - a.conversions || String(a.last_seen_at).localeCompare(String(b.last_seen_at)));
     return list.slice(0, MAX_ITEMS).map((x) => trim(x));
   }
   if (v && typeof v === 'object')
@@ -97,7 +98,10 @@ export async function captureExamples(): Promise<Json> {
       };
       const out: Json = {};
       for (const [operationId, url] of Object.entries(urls)) {
-        const res = await app.inject({ url, headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req_7d1e4b9a-53c2-4f0e-8a61-2b9c0f5e3d17' } });
+        const res = await app.inject({
+          url,
+          headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req_7d1e4b9a-53c2-4f0e-8a61-2b9c0f5e3d17' },
+        });
         if (res.statusCode !== 200) throw new Error(`${operationId}: ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
         out[operationId] = trim(res.json());
       }

@@ -184,7 +184,14 @@ export interface Container extends AppDeps {
 export interface ContainerOverrides {
   clock?: Clock;
   /** catalog and ledger come together: they share one control-plane store (and people, when given) */
-  control?: { catalog: CatalogStore; ledger: UsageLedger; commitLock?: CommitLock; people?: PeopleStore; embeds?: EmbedStore; lifecycle?: LifecycleControl };
+  control?: {
+    catalog: CatalogStore;
+    ledger: UsageLedger;
+    commitLock?: CommitLock;
+    people?: PeopleStore;
+    embeds?: EmbedStore;
+    lifecycle?: LifecycleControl;
+  };
   /** password hashing (default: argon2id at the production parameters) */
   hasher?: PasswordHasher;
   /** the resolver of domain proofs (default: openDnsTxtResolver of the config) */
@@ -243,7 +250,9 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     let limiter = overrides.limiter;
     if (!limiter) {
       // Redis when configured: one exact sliding log shared by every API process.
-      const own = config.redisUrl ? await (await import('./limits/redis.js')).openRedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
+      const own = config.redisUrl
+        ? await (await import('./limits/redis.js')).openRedisRateLimiter(config.redisUrl)
+        : new MemoryRateLimiter();
       closers.push(() => own.close());
       limiter = own;
     }

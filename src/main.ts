@@ -66,9 +66,7 @@ export async function startServer(
   }
   const addr = app.server.address();
   const address =
-    typeof addr === 'object' && addr
-      ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
-      : String(addr);
+    typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}` : String(addr);
   app.log.info({ address, metrics: metrics?.address }, `footfall listening on ${address}`);
   const lifecycle = container.lifecycle;
   const purge =

@@ -17,7 +17,10 @@ import { followParent } from './parent-link.js';
 const dataDirs: string[] = [];
 /** A footfall server of its own data dir, with the bench's sites; `collect` as startServer takes it. */
 type StartOptions = NonNullable<Parameters<typeof startServer>[1]>;
-async function footfall(collect: StartOptions['collect'] = true, events?: (dataDir: string) => Promise<NonNullable<StartOptions['overrides']>['events']>) {
+async function footfall(
+  collect: StartOptions['collect'] = true,
+  events?: (dataDir: string) => Promise<NonNullable<StartOptions['overrides']>['events']>,
+) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-collect-'));
   dataDirs.push(dataDir);
   const server = await startServer(
@@ -44,7 +47,10 @@ const closers: (() => Promise<void> | void)[] = [];
 const appendOnly = await footfall(true, async (dataDir) => {
   const real = await openDuckDbEventStore({ file: path.join(dataDir, 'events.duckdb'), tempDir: dataDir });
   const floor = await appendOnlyStore(real, dataDir);
-  closers.push(() => floor.close(), () => real.close());
+  closers.push(
+    () => floor.close(),
+    () => real.close(),
+  );
   return floor.store;
 });
 
@@ -55,7 +61,16 @@ const bare = http.createServer((req, res) => {
 await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
 const bareAddress = `http://127.0.0.1:${(bare.address() as { port: number }).port}`;
 
-process.stdout.write(JSON.stringify({ footfall: server.address, held: held.server.address, appendOnly: appendOnly.server.address, bare: bareAddress, token: secret, probeSite: probe.id }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    footfall: server.address,
+    held: held.server.address,
+    appendOnly: appendOnly.server.address,
+    bare: bareAddress,
+    token: secret,
+    probeSite: probe.id,
+  }) + '\n',
+);
 
 followParent(async () => {
   bare.close();

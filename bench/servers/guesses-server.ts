@@ -11,7 +11,12 @@ import { followParent } from './parent-link.js';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-bench-guesses-'));
 const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', trustProxy: 'true' }, {}));
 const ws = await server.container.catalog.createWorkspace({ name: 'bench', plan: 'pro' });
-await server.container.catalog.createSite({ workspaceId: ws.id, name: 'bench', hostnames: ['guesses.bench.example'], collectionProfile: 'extended' });
+await server.container.catalog.createSite({
+  workspaceId: ws.id,
+  name: 'bench',
+  hostnames: ['guesses.bench.example'],
+  collectionProfile: 'extended',
+});
 process.stdout.write(JSON.stringify({ address: server.address }) + '\n');
 
 followParent(async () => {

@@ -24,7 +24,8 @@ const server = await startServer(loadConfig({ dataDir, host: '127.0.0.1', port: 
 const { catalog, people, hasher } = server.container;
 if (!people || !hasher) throw new Error('bench setup: the container has no people store');
 const ws = await catalog.createWorkspace({ name: 'bench', plan: 'enterprise', apiPolicy: { rate_limit_rps: 1_000_000 } });
-for (let i = 0; i < 5; i++) await catalog.createSite({ workspaceId: ws.id, name: `site ${i}`, hostnames: [`s${i}.bench.example`], collectionProfile: 'extended' });
+for (let i = 0; i < 5; i++)
+  await catalog.createSite({ workspaceId: ws.id, name: `site ${i}`, hostnames: [`s${i}.bench.example`], collectionProfile: 'extended' });
 const owner = await people.createUser({ email: 'owner@bench.example', name: 'Owner', passwordHash: await hasher.hash(PASSWORD) });
 await people.addMember({ workspaceId: ws.id, userId: owner.id, role: 'owner' });
 for (let i = 0; i < 5; i++) {
@@ -33,19 +34,40 @@ for (let i = 0; i < 5; i++) {
 }
 const secret = generateSecret(randomBytes);
 await catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
-for (let i = 0; i < 2; i++) await catalog.createToken({ workspaceId: ws.id, scopes: ['usage:read'], secretHash: hashSecret(generateSecret(randomBytes)) });
+for (let i = 0; i < 2; i++)
+  await catalog.createToken({ workspaceId: ws.id, scopes: ['usage:read'], secretHash: hashSecret(generateSecret(randomBytes)) });
 const deps = { people, clock: server.container.clock };
 const cookies: string[] = [];
 for (let i = 0; i < SESSIONS; i++) cookies.push((await startSession(deps, owner.id)).secret);
 
 // The same pipeline and answer, with and without the session lookup (and its slide, CSRF and rate checks).
 const ping = (auth: 'public' | 'session', url: string) =>
-  defineAppRoute({ method: 'GET', url, operationId: url.slice(1).replace(/-./g, (m) => m[1].toUpperCase()), summary: 'bench', tag: 'Bench', auth, status: 200, response: Type.Object({}), handler: async () => ({}) });
+  defineAppRoute({
+    method: 'GET',
+    url,
+    operationId: url.slice(1).replace(/-./g, (m) => m[1].toUpperCase()),
+    summary: 'bench',
+    tag: 'Bench',
+    auth,
+    status: 200,
+    response: Type.Object({}),
+    handler: async () => ({}),
+  });
 const probe = Fastify({ logger: false });
 await registerAppApi(probe, server.container, [ping('public', '/ping-public'), ping('session', '/ping-session')]);
 const probeAddress = await probe.listen({ host: '127.0.0.1', port: 0 });
 
-process.stdout.write(JSON.stringify({ address: server.address, probe: probeAddress, workspace: ws.id, token: secret, email: owner.email, password: PASSWORD, cookies }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    address: server.address,
+    probe: probeAddress,
+    workspace: ws.id,
+    token: secret,
+    email: owner.email,
+    password: PASSWORD,
+    cookies,
+  }) + '\n',
+);
 
 followParent(async () => {
   await probe.close();

@@ -32,10 +32,14 @@ export async function spawnAnalyticsServer(
   stores: { controlUrl?: string; eventsUrl?: string; redisUrl?: string } = {},
 ): Promise<AnalyticsServerChild> {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'analytics-server.ts'), dataDir, workspaceId, ...hitPaths], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_SERVER_STORES: JSON.stringify(stores) },
-  });
+  const child = spawn(
+    process.execPath,
+    [...serverNodeArgs(), '--import', 'tsx', path.join(here, 'analytics-server.ts'), dataDir, workspaceId, ...hitPaths],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, BENCH_SERVER_STORES: JSON.stringify(stores) },
+    },
+  );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const nextLine = async () => {
     const r = await lines.next();
@@ -61,7 +65,9 @@ export async function spawnAnalyticsServer(
         const path = hitPaths[0];
         for (let i = 0; i < n; i++) {
           // as the load runs ask (autocannon sends no Accept-Encoding): the body goes out as it is kept
-          const res = await fetch(info.footfall + path, { headers: { authorization: `Bearer ${info.token}`, 'accept-encoding': 'identity' } });
+          const res = await fetch(info.footfall + path, {
+            headers: { authorization: `Bearer ${info.token}`, 'accept-encoding': 'identity' },
+          });
           await res.arrayBuffer();
           if (res.status !== 200) throw new Error(`stages: ${path} answered ${res.status}`);
         }

@@ -12,7 +12,8 @@ export class MemoryResponseCache implements ResponseCache {
   private misses = 0;
 
   constructor(private readonly maxBytes: number = DEFAULT_RESPONSE_CACHE_BYTES) {
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError(`cache maxBytes must be a non-negative integer, got ${maxBytes}`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
+      throw new RangeError(`cache maxBytes must be a non-negative integer, got ${maxBytes}`);
   }
 
   async get(key: string): Promise<CachedBody | undefined> {

@@ -36,7 +36,9 @@ export function group(program: Command, name: string, description: string): Comm
     .configureOutput({
       outputError: (str, write) => {
         if (process.argv.includes('--json'))
-          process.stdout.write(JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: str.trim().replace(/^error: /, '') } }) + '\n');
+          process.stdout.write(
+            JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: str.trim().replace(/^error: /, '') } }) + '\n',
+          );
         write(str);
       },
     });
@@ -120,7 +122,9 @@ export class Args {
   list(key: string, flag: string): string[] | null {
     const raw = this.opts[key];
     if (raw === undefined) return null;
-    const items = String(raw).split(',').map((s) => s.trim());
+    const items = String(raw)
+      .split(',')
+      .map((s) => s.trim());
     if (items.some((s) => s === '')) this.invalid.push(`${flag} must be a comma-separated list of ids without empty entries`);
     return items;
   }
@@ -164,4 +168,3 @@ export async function listParent(catalog: CatalogStore, opts: Opts, parent: 'wor
   if (!found) throw new CatalogError('NOT_FOUND', `unknown ${parent} "${id}"`);
   return id;
 }
-

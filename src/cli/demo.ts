@@ -82,7 +82,16 @@ function intOption(name: string, v: string, min: number, max: number): number {
 }
 
 export function demoJson(r: DemoResult): Record<string, unknown> {
-  return { ...(r.owner ? { owner: r.owner } : {}), workspaces: r.workspaces, tokens: r.tokens, from: r.from, to: r.to, imported: r.import.imported, rejected: r.import.rejected, skipped: r.import.skipped };
+  return {
+    ...(r.owner ? { owner: r.owner } : {}),
+    workspaces: r.workspaces,
+    tokens: r.tokens,
+    from: r.from,
+    to: r.to,
+    imported: r.import.imported,
+    rejected: r.import.rejected,
+    skipped: r.import.skipped,
+  };
 }
 
 export function demoText(r: DemoResult): string {
@@ -92,7 +101,9 @@ export function demoText(r: DemoResult): string {
 
 /** The demo's workspaces, sites and tokens, while its traffic is still to load (`npm start`). */
 export function demoCatalogText(r: Omit<DemoResult, 'import'>): string {
-  return [`Demo seeded; its traffic from ${r.from} to ${r.to} is loading in the background (newest week first).`, catalogLines(r)].join('\n');
+  return [`Demo seeded; its traffic from ${r.from} to ${r.to} is loading in the background (newest week first).`, catalogLines(r)].join(
+    '\n',
+  );
 }
 
 function catalogLines(r: Omit<DemoResult, 'import'>): string {
@@ -100,12 +111,17 @@ function catalogLines(r: Omit<DemoResult, 'import'>): string {
   for (const w of r.workspaces) {
     lines.push(`\n${w.name} [${w.plan}] ${w.workspace_id}`);
     for (const s of w.sites)
-      lines.push(`  site ${s.site_id}  ${s.hostname}  ${s.profile}${s.profile_effective_at ? ` since ${s.profile_effective_at}` : ''}${s.tenants.length ? `  tenants ${s.tenants.join(', ')}` : ''}`);
+      lines.push(
+        `  site ${s.site_id}  ${s.hostname}  ${s.profile}${s.profile_effective_at ? ` since ${s.profile_effective_at}` : ''}${s.tenants.length ? `  tenants ${s.tenants.join(', ')}` : ''}`,
+      );
   }
   if (r.owner) {
     lines.push(`\nDemo owner (owns every demo workspace): ${r.owner.email}`);
     if (r.owner.sign_in_url)
-      lines.push(`  one-time sign-in link, valid until ${r.owner.expires_at}:\n    ${r.owner.sign_in_url}`, `  later: footfall user reset-password --email ${r.owner.email}`);
+      lines.push(
+        `  one-time sign-in link, valid until ${r.owner.expires_at}:\n    ${r.owner.sign_in_url}`,
+        `  later: footfall user reset-password --email ${r.owner.email}`,
+      );
   }
   lines.push('\nTokens (secrets are shown only now; only their hashes are stored):');
   for (const t of r.tokens) lines.push(`  ${t.label}\n    ${t.token_id}  ${t.secret}`);

@@ -23,7 +23,9 @@ export function registerEmbedCommands(program: Command): void {
   withStoreOptions(key.command('list').description('list the embed keys of a workspace (never their secrets)'))
     .option('--workspace <id>', 'workspace id')
     .action(run(listKeys));
-  withStoreOptions(key.command('revoke').description('revoke an embed key; its tokens are refused from the next request').argument('<key-id>')).action(run(revokeKey));
+  withStoreOptions(
+    key.command('revoke').description('revoke an embed key; its tokens are refused from the next request').argument('<key-id>'),
+  ).action(run(revokeKey));
 
   const share = group(program, 'share', 'manage share links: a read-only dashboard of a site for people without a backend');
   withStoreOptions(share.command('create').description('create a share link; its url is shown once'))
@@ -36,10 +38,17 @@ export function registerEmbedCommands(program: Command): void {
   withStoreOptions(share.command('list').description('list the share links of a site (never their urls)'))
     .option('--site <id>', 'site id')
     .action(run(listShares));
-  withStoreOptions(share.command('revoke').description('revoke a share link; it is gone from the next request').argument('<share-id>')).action(run(revokeShare));
+  withStoreOptions(
+    share.command('revoke').description('revoke a share link; it is gone from the next request').argument('<share-id>'),
+  ).action(run(revokeShare));
 }
 
-const embedDeps = (ctx: CommandContext): EmbedDeps => ({ catalog: ctx.control.catalog, people: ctx.control.people, embeds: ctx.control.embeds, clock: systemClock });
+const embedDeps = (ctx: CommandContext): EmbedDeps => ({
+  catalog: ctx.control.catalog,
+  people: ctx.control.people,
+  embeds: ctx.control.embeds,
+  clock: systemClock,
+});
 
 async function createKey(_catalog: CatalogStore, opts: Opts, _args: string[], ctx: CommandContext): Promise<Result> {
   const a = new Args(opts);
@@ -66,7 +75,12 @@ async function listKeys(_catalog: CatalogStore, opts: Opts, _args: string[], ctx
   return {
     json: { embed_keys: keys.map(embedKeyJson) },
     text: lines(keys, 'No embed keys.', (k) =>
-      [k.id, k.revokedAt ? `revoked ${k.revokedAt}` : 'active', `origins ${k.origins.length ? k.origins.join(',') : 'none'}`, `created ${k.createdAt}`].join('  '),
+      [
+        k.id,
+        k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
+        `origins ${k.origins.length ? k.origins.join(',') : 'none'}`,
+        `created ${k.createdAt}`,
+      ].join('  '),
     ),
   };
 }
@@ -109,7 +123,14 @@ async function listShares(_catalog: CatalogStore, opts: Opts, _args: string[], c
     json: { shares: shares.map((s) => shareLinkJson(s, now)) },
     text: lines(shares, 'No share links.', (s) => {
       const j = shareLinkJson(s, now);
-      return [s.id, j.state, `tenant ${s.tenantId ?? 'all'}`, j.password ? 'password' : 'no password', `expires ${s.expiresAt ?? 'never'}`, `created ${s.createdAt}`].join('  ');
+      return [
+        s.id,
+        j.state,
+        `tenant ${s.tenantId ?? 'all'}`,
+        j.password ? 'password' : 'no password',
+        `expires ${s.expiresAt ?? 'never'}`,
+        `created ${s.createdAt}`,
+      ].join('  ');
     }),
   };
 }

@@ -29,9 +29,7 @@ export function registerGoalCommands(program: Command): void {
       .option('--pattern <pattern>', 'page path pattern (* = any run of characters) or event name'),
     '',
   ).action(run(createGoal));
-  withStoreOptions(goal.command('list').description('list the goals of a site'))
-    .option('--site <id>', 'site id')
-    .action(run(listGoals));
+  withStoreOptions(goal.command('list').description('list the goals of a site')).option('--site <id>', 'site id').action(run(listGoals));
   withFilterOptions(
     withStoreOptions(goal.command('update').description('change a goal (checked like a new one)').argument('<goal-id>'))
       .option('--name <name>', 'goal name')
@@ -41,7 +39,9 @@ export function registerGoalCommands(program: Command): void {
       .option('--clear-filters', 'remove every filter (e.g. when the type becomes PAGEVIEW_MATCH)'),
     ' (any filter option replaces all the filters)',
   ).action(run(updateGoal));
-  withStoreOptions(goal.command('delete').description('delete a goal; reports stop counting it').argument('<goal-id>')).action(run(deleteGoal));
+  withStoreOptions(goal.command('delete').description('delete a goal; reports stop counting it').argument('<goal-id>')).action(
+    run(deleteGoal),
+  );
 }
 
 /** The filter options given, or undefined when none is. */
@@ -60,7 +60,14 @@ async function createGoal(catalog: CatalogStore, opts: Opts): Promise<Result> {
   const pattern = a.need('pattern', '--pattern <pattern>');
   a.done();
   // type and intent are checked by the store, with the same messages as over any other path
-  const g = await catalog.createGoal({ siteId, name, type: type as GoalType, intent: intent as 'custom', pattern, filters: filtersOf(opts) ?? {} });
+  const g = await catalog.createGoal({
+    siteId,
+    name,
+    type: type as GoalType,
+    intent: intent as 'custom',
+    pattern,
+    filters: filtersOf(opts) ?? {},
+  });
   return { json: { goal_id: g.id }, text: `Created goal ${g.id} "${g.name}" (${g.type} ${g.pattern}) on site ${g.siteId}.` };
 }
 
@@ -68,7 +75,12 @@ async function listGoals(catalog: CatalogStore, opts: Opts): Promise<Result> {
   const goals = await catalog.listGoals(await listParent(catalog, opts, 'site'));
   return {
     json: { goals: goals.map(goalJson) },
-    text: lines(goals, 'No goals.', (g) => `${g.id}  ${g.type}  ${g.intent}  "${g.name}"  ${g.pattern}${Object.keys(g.filters).length ? `  ${JSON.stringify(g.filters)}` : ''}`),
+    text: lines(
+      goals,
+      'No goals.',
+      (g) =>
+        `${g.id}  ${g.type}  ${g.intent}  "${g.name}"  ${g.pattern}${Object.keys(g.filters).length ? `  ${JSON.stringify(g.filters)}` : ''}`,
+    ),
   };
 }
 

@@ -55,7 +55,10 @@ async function run(file: string, opts: ImportOpts, format: LineFormat): Promise<
   try {
     const config = commandConfig(opts);
     // The import pipeline (parsers, geolocation, the stores) loads only for an import.
-    const [{ openImportStores }, { runImport }] = await Promise.all([import('../container.js'), import('../ingest/pipeline/run-import.js')]);
+    const [{ openImportStores }, { runImport }] = await Promise.all([
+      import('../container.js'),
+      import('../ingest/pipeline/run-import.js'),
+    ]);
     const result = await runImport({
       open: () => openImportStores(config),
       geoipDb: config.geoipDb,
@@ -96,7 +99,9 @@ function byCount(reasons: Record<string, number>): [string, number][] {
 }
 
 function reasonsText(reasons: Record<string, number>): string {
-  return byCount(reasons).map(([r, n]) => `${r}: ${n}`).join(', ');
+  return byCount(reasons)
+    .map(([r, n]) => `${r}: ${n}`)
+    .join(', ');
 }
 
 function summaryJson(r: RunImportResult): Record<string, unknown> {

@@ -11,7 +11,9 @@ import { actionParams, asCliError, type Opts, type Result } from './catalog-comm
 import { purgeJson, purgeText } from './purge-output.js';
 
 /** Opens the control plane and the store's lifecycle side around one command. */
-function runLifecycle(fn: (deps: LifecycleDeps & { opened: LifecycleStores }, opts: Opts, args: string[]) => Promise<Result & { exitCode?: number }>) {
+function runLifecycle(
+  fn: (deps: LifecycleDeps & { opened: LifecycleStores }, opts: Opts, args: string[]) => Promise<Result & { exitCode?: number }>,
+) {
   return async (...params: unknown[]): Promise<void> => {
     const { opts, args, json } = actionParams(params);
     try {
@@ -35,7 +37,8 @@ function runLifecycle(fn: (deps: LifecycleDeps & { opened: LifecycleStores }, op
 
 /** Deleting changes nothing without --yes: the message says what to add. */
 function confirmed(opts: Opts, command: string): void {
-  if (opts.yes !== true) throw new CliError(`${command} deletes for good: add --yes to confirm (nothing was changed)`, 'CONFIRMATION_REQUIRED', 2);
+  if (opts.yes !== true)
+    throw new CliError(`${command} deletes for good: add --yes to confirm (nothing was changed)`, 'CONFIRMATION_REQUIRED', 2);
 }
 
 /** Checks --yes before anything opens. */
@@ -56,13 +59,21 @@ function removedText(r: RemovedData): string {
   return `${r.events} events on ${r.days} day${r.days === 1 ? '' : 's'} (${r.firstDay} to ${r.lastDay})`;
 }
 
-const removedJson = (r: RemovedData) => ({ days: r.days, first_day: r.firstDay, last_day: r.lastDay, events: r.events, by_month: r.byMonth });
+const removedJson = (r: RemovedData) => ({
+  days: r.days,
+  first_day: r.firstDay,
+  last_day: r.lastDay,
+  events: r.events,
+  by_month: r.byMonth,
+});
 
 export function registerPurge(program: Command): void {
   withStoreOptions(
     program
       .command('purge')
-      .description("delete every site's stored days older than its plan's technical retention (free 3, starter 14, pro and enterprise 25 months)")
+      .description(
+        "delete every site's stored days older than its plan's technical retention (free 3, starter 14, pro and enterprise 25 months)",
+      )
       .option('--dry-run', 'print what would go, per site and month, and change nothing'),
   ).action(
     runLifecycle(async (deps, opts) => {
@@ -108,29 +119,44 @@ function addDelete(parent: Command, what: 'site' | 'workspace', description: str
 }
 
 export function addSiteDelete(site: Command): void {
-  addDelete(site, 'site', 'delete a site, its tenants, goals and every stored event, session and rollup of it', async (deps, _opts, [id]) => {
-    const { deleteSite } = await import('../services/lifecycle/deletion.js');
-    const d = await deleteSite(deps, id);
-    return {
-      json: { deleted: { site_id: d.siteId, workspace_id: d.workspaceId, removed: removedJson(d.removed) } },
-      text: `Deleted site ${d.siteId}: ${removedText(d.removed)} removed; its id now answers like an unknown one and its hostnames are free.`,
-    };
-  });
+  addDelete(
+    site,
+    'site',
+    'delete a site, its tenants, goals and every stored event, session and rollup of it',
+    async (deps, _opts, [id]) => {
+      const { deleteSite } = await import('../services/lifecycle/deletion.js');
+      const d = await deleteSite(deps, id);
+      return {
+        json: { deleted: { site_id: d.siteId, workspace_id: d.workspaceId, removed: removedJson(d.removed) } },
+        text: `Deleted site ${d.siteId}: ${removedText(d.removed)} removed; its id now answers like an unknown one and its hostnames are free.`,
+      };
+    },
+  );
 }
 
 export function addWorkspaceDelete(workspace: Command): void {
-  addDelete(workspace, 'workspace', 'delete a workspace, its members, tokens, sites and everything stored of them', async (deps, _opts, [id]) => {
-    const { deleteWorkspace } = await import('../services/lifecycle/deletion.js');
-    const done = await deleteWorkspace(deps, id);
-    return {
-      json: { deleted: { workspace_id: id, sites: done.map((d) => ({ site_id: d.siteId, removed: removedJson(d.removed) })) } },
-      text: [`Deleted workspace ${id} and ${done.length} site(s).`, ...done.map((d) => `  ${d.siteId}: ${removedText(d.removed)} removed`)].join('\n'),
-    };
-  });
+  addDelete(
+    workspace,
+    'workspace',
+    'delete a workspace, its members, tokens, sites and everything stored of them',
+    async (deps, _opts, [id]) => {
+      const { deleteWorkspace } = await import('../services/lifecycle/deletion.js');
+      const done = await deleteWorkspace(deps, id);
+      return {
+        json: { deleted: { workspace_id: id, sites: done.map((d) => ({ site_id: d.siteId, removed: removedJson(d.removed) })) } },
+        text: [
+          `Deleted workspace ${id} and ${done.length} site(s).`,
+          ...done.map((d) => `  ${d.siteId}: ${removedText(d.removed)} removed`),
+        ].join('\n'),
+      };
+    },
+  );
 }
 
 export function addImportUndo(imp: Command): void {
-  withStoreOptions(imp.command('undo').description('remove the events an import stored (its id is in the import summary)').argument('<import-id>')).action(
+  withStoreOptions(
+    imp.command('undo').description('remove the events an import stored (its id is in the import summary)').argument('<import-id>'),
+  ).action(
     runLifecycle(async (deps, _opts, [id]) => {
       const u = await deps.store.undoImport(id);
       return {

@@ -11,7 +11,13 @@ function siteJson(s: SitePurge): Record<string, unknown> {
     retention_months: s.months,
     first_kept_day: s.firstKeptDay,
     ...(s.removed
-      ? { days: s.removed.days, first_day: s.removed.firstDay, last_day: s.removed.lastDay, events: s.removed.events, by_month: s.removed.byMonth }
+      ? {
+          days: s.removed.days,
+          first_day: s.removed.firstDay,
+          last_day: s.removed.lastDay,
+          events: s.removed.events,
+          by_month: s.removed.byMonth,
+        }
       : {}),
     ...(s.error === undefined ? {} : { error: s.error }),
   };

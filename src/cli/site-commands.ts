@@ -21,7 +21,12 @@ export function registerSiteCommands(program: Command): void {
     .option('--name <name>', 'site name')
     .option('--hostname <host>', 'a hostname of the site (repeat for more)', collect, [])
     .option('--domain-scope <domain>', 'a registrable domain the site collects for, with every subdomain, once verified (site verify)')
-    .option('--hostname-pattern <pattern>', '*.<suffix>: hosts ending in .<suffix>, inside a domain this workspace asked for; collects once verified (repeat for more)', collect, [])
+    .option(
+      '--hostname-pattern <pattern>',
+      '*.<suffix>: hosts ending in .<suffix>, inside a domain this workspace asked for; collects once verified (repeat for more)',
+      collect,
+      [],
+    )
     .option('--profile <profile>', 'collection profile: strict|extended')
     .option('--profile-effective-at <iso>', 'instant from which the profile applies (default: since the site began)')
     .option('--status <status>', 'ACTIVE|SUSPENDED', 'ACTIVE')
@@ -29,7 +34,12 @@ export function registerSiteCommands(program: Command): void {
   withStoreOptions(site.command('list').description('list the sites of a workspace'))
     .option('--workspace <id>', 'workspace id')
     .action(run(listSites));
-  withStoreOptions(site.command('update').description("change a site's name, hostnames, scope, patterns, status or collection profile").argument('<site-id>'))
+  withStoreOptions(
+    site
+      .command('update')
+      .description("change a site's name, hostnames, scope, patterns, status or collection profile")
+      .argument('<site-id>'),
+  )
     .option('--name <name>', 'new name')
     .option('--hostname <host>', 'the new hostname list, replacing the old (repeat for more)', collect, [])
     .option('--domain-scope <domain>', 'the new domain scope')
@@ -40,8 +50,13 @@ export function registerSiteCommands(program: Command): void {
     .option('--profile <profile>', 'strict|extended: applies from now (or --profile-effective-at) on, never to older events')
     .option('--profile-effective-at <iso>', 'when the new profile starts: now or later (alone: moves a switch not yet in force)')
     .action(run(updateSite));
-  withStoreOptions(site.command('verify').description("look up the site's TXT record now and, if it is there, verify its domain scope").argument('<site-id>'))
-    .option('--dns-servers <list>', 'resolvers to ask, ip[:port] comma-separated (FOOTFALL_DNS_SERVERS, default the system\'s)')
+  withStoreOptions(
+    site
+      .command('verify')
+      .description("look up the site's TXT record now and, if it is there, verify its domain scope")
+      .argument('<site-id>'),
+  )
+    .option('--dns-servers <list>', "resolvers to ask, ip[:port] comma-separated (FOOTFALL_DNS_SERVERS, default the system's)")
     .action(run(verify));
   addSiteDelete(site);
 }
@@ -100,7 +115,8 @@ function siteLines(s: Site, o: SiteOwnership | null | undefined): string {
         : `not verified: publish TXT ${d.recordName} "${d.recordValue}", then site verify`;
     out.push(`  ${d.domain}: ${state}`);
   }
-  for (const r of o?.releasedHostnames ?? []) out.push(`  released ${r.hostname} at ${r.releasedAt} (another workspace verified its domain)`);
+  for (const r of o?.releasedHostnames ?? [])
+    out.push(`  released ${r.hostname} at ${r.releasedAt} (another workspace verified its domain)`);
   return out.join('\n');
 }
 
@@ -121,11 +137,16 @@ async function updateSite(catalog: CatalogStore, opts: Opts, [id]: string[]): Pr
     hostnamePatterns: opts.clearHostnamePatterns ? [] : patterns,
   };
   if (Object.values(patch).every((v) => v === undefined))
-    a.problem('nothing to change: give --name, --hostname, --domain-scope, --hostname-pattern, --status, --profile or --profile-effective-at');
+    a.problem(
+      'nothing to change: give --name, --hostname, --domain-scope, --hostname-pattern, --status, --profile or --profile-effective-at',
+    );
   a.done();
   const site = await catalog.updateSite(id, patch);
   const ownership = await catalog.getSiteOwnership(id);
-  return { json: { site: withOwnership(site, ownership) }, text: `Updated site ${siteLines(site, ownership)}\nThe next API request sees it.` };
+  return {
+    json: { site: withOwnership(site, ownership) },
+    text: `Updated site ${siteLines(site, ownership)}\nThe next API request sees it.`,
+  };
 }
 
 async function verify(catalog: CatalogStore, _opts: Opts, [id]: string[], ctx: CommandContext): Promise<Result> {

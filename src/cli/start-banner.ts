@@ -34,7 +34,7 @@ export function startBannerText(config: Pick<Config, 'dataDir' | 'controlUrl' | 
       `    later: ${footfallCommand(config, `user reset-password --email ${banner.owner.email}`)}`,
     );
   } else if (banner.seeded) {
-    lines.push('    sign in with the demo owner\'s one-time link printed above');
+    lines.push("    sign in with the demo owner's one-time link printed above");
   } else {
     lines.push(`    a person's way in: ${footfallCommand(config, 'user invite --workspace WORKSPACE_ID --email EMAIL --role owner')}`);
   }
@@ -43,7 +43,8 @@ export function startBannerText(config: Pick<Config, 'dataDir' | 'controlUrl' | 
   lines.push(
     `  ${banner.seeded ? 'another token: ' : 'API token:     '} ${footfallCommand(config, `token create --workspace ${banner.apiWorkspaceId ?? 'WORKSPACE_ID'} --scopes metrics:read,usage:read`)}`,
   );
-  if (!banner.apiWorkspaceId) lines.push(`                  (a workspace on the starter, pro or enterprise plan: ${footfallCommand(config, 'workspace list')})`);
+  if (!banner.apiWorkspaceId)
+    lines.push(`                  (a workspace on the starter, pro or enterprise plan: ${footfallCommand(config, 'workspace list')})`);
   return lines.join('\n');
 }
 

@@ -70,16 +70,27 @@ try {
   });
   // A shutdown stops the demo's load before the stores close: the part under way is not stored (each
   // part is one import) and the next start loads it.
-  closeOnSignals(load ? { ...server, close: async () => {
-        await load.stop();
-        return server.close();
-      } } : server);
+  closeOnSignals(
+    load
+      ? {
+          ...server,
+          close: async () => {
+            await load.stop();
+            return server.close();
+          },
+        }
+      : server,
+  );
   if (load) {
     const started = performance.now();
     load.run(server.container.catalog, server.container.events).then(
       ({ imported, stopped }) => {
-        if (stopped) return server.app.log.info({ imported }, 'the demo traffic stopped loading with the server; the next start loads the rest');
-        fs.writeFileSync(path.join(config.dataDir, DEMO_MARKER_FILE), JSON.stringify({ seed: load.traffic.seed, days: load.traffic.days, loaded_at: new Date().toISOString() }) + '\n');
+        if (stopped)
+          return server.app.log.info({ imported }, 'the demo traffic stopped loading with the server; the next start loads the rest');
+        fs.writeFileSync(
+          path.join(config.dataDir, DEMO_MARKER_FILE),
+          JSON.stringify({ seed: load.traffic.seed, days: load.traffic.days, loaded_at: new Date().toISOString() }) + '\n',
+        );
         fs.rmSync(loadingFile, { force: true });
         server.app.log.info({ imported, seconds: Math.round((performance.now() - started) / 100) / 10 }, 'demo traffic loaded');
       },

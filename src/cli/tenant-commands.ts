@@ -50,5 +50,8 @@ async function updateTenant(catalog: CatalogStore, opts: Opts, [id]: string[]): 
   if (Object.values(patch).every((v) => v === undefined)) a.problem('nothing to change: give --slug, --name or --status');
   a.done();
   const t = await catalog.updateTenant(id, patch);
-  return { json: { tenant: tenantJson(t) }, text: `Updated tenant ${t.id}: ${t.slug} "${t.name}", ${t.status}. The next API request sees it.` };
+  return {
+    json: { tenant: tenantJson(t) },
+    text: `Updated tenant ${t.id}: ${t.slug} "${t.name}", ${t.status}. The next API request sees it.`,
+  };
 }

@@ -26,7 +26,10 @@ export function registerTokenCommands(program: Command): void {
     run(revokeToken),
   );
   withStoreOptions(
-    token.command('rotate').description('give a token a new secret, shown once; the old secret is refused from the next request').argument('<token-id>'),
+    token
+      .command('rotate')
+      .description('give a token a new secret, shown once; the old secret is refused from the next request')
+      .argument('<token-id>'),
   ).action(run(rotateToken));
 }
 
@@ -37,7 +40,9 @@ async function createToken(_catalog: CatalogStore, opts: Opts, _args: string[], 
   const workspaceId = a.need('workspace', '--workspace <id>');
   const scopes = a.list('scopes', '--scopes') ?? [];
   if (opts.scopes === undefined) a.need('scopes', `--scopes ${TOKEN_SCOPES.join(',')}`);
-  for (const s of scopes) if (s && !(TOKEN_SCOPES as readonly string[]).includes(s)) a.problem(`unknown scope "${s}" in --scopes; scopes are ${TOKEN_SCOPES.join(', ')}`);
+  for (const s of scopes)
+    if (s && !(TOKEN_SCOPES as readonly string[]).includes(s))
+      a.problem(`unknown scope "${s}" in --scopes; scopes are ${TOKEN_SCOPES.join(', ')}`);
   const siteIds = a.list('sites', '--sites');
   const tenantIds = a.list('tenants', '--tenants');
   a.done();

@@ -71,7 +71,11 @@ async function listUsers(_catalog: CatalogStore, opts: Opts, _args: string[], ct
   return {
     json: { users: members.map(memberJson), invitations: invitations.map(invitationJson), seats },
     text: [
-      lines(members, 'No members.', (m) => `${m.user.id}  ${m.role}  ${m.user.email}${m.user.name ? `  "${m.user.name}"` : ''}  joined ${m.joinedAt}`),
+      lines(
+        members,
+        'No members.',
+        (m) => `${m.user.id}  ${m.role}  ${m.user.email}${m.user.name ? `  "${m.user.name}"` : ''}  joined ${m.joinedAt}`,
+      ),
       ...invitations.map((i) => `invited  ${i.role}  ${i.email}  until ${i.expiresAt}`),
       seatText,
     ].join('\n'),

@@ -38,7 +38,11 @@ async function listWorkspaces(catalog: CatalogStore): Promise<Result> {
   const all = await catalog.listWorkspaces();
   return {
     json: { workspaces: all.map(workspaceJson) },
-    text: lines(all, 'No workspaces.', (w) => `${w.id}  ${w.plan}  "${w.name}"${Object.keys(w.apiPolicy).length ? `  api policy ${JSON.stringify(w.apiPolicy)}` : ''}`),
+    text: lines(
+      all,
+      'No workspaces.',
+      (w) => `${w.id}  ${w.plan}  "${w.name}"${Object.keys(w.apiPolicy).length ? `  api policy ${JSON.stringify(w.apiPolicy)}` : ''}`,
+    ),
   };
 }
 
@@ -47,7 +51,8 @@ async function updateWorkspace(catalog: CatalogStore, opts: Opts, [id]: string[]
   const name = a.optional('name');
   const plan = a.oneOf('--plan', a.optional('plan'), PLAN_IDS);
   const apiPolicy = a.apiPolicy();
-  if (name === undefined && plan === undefined && apiPolicy === undefined) a.problem('nothing to change: give --name, --plan or --api-policy');
+  if (name === undefined && plan === undefined && apiPolicy === undefined)
+    a.problem('nothing to change: give --name, --plan or --api-policy');
   a.done();
   const before = await catalog.getWorkspace(id);
   const ws = await catalog.updateWorkspace(id, { name, plan, apiPolicy });

@@ -35,12 +35,17 @@ export interface EmbedTokenOptions {
 
 export const EMBED_TOKEN_MAX_TTL_SECONDS = 86_400;
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 const encode = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
 
 export async function mintEmbedToken(key: EmbedKeyCredentials, options: EmbedTokenOptions): Promise<string> {
   const ttl = options.ttlSeconds ?? 3600;
-  if (!Number.isInteger(ttl) || ttl < 1 || ttl > EMBED_TOKEN_MAX_TTL_SECONDS) throw new RangeError(`ttlSeconds must be an integer from 1 to ${EMBED_TOKEN_MAX_TTL_SECONDS}`);
+  if (!Number.isInteger(ttl) || ttl < 1 || ttl > EMBED_TOKEN_MAX_TTL_SECONDS)
+    throw new RangeError(`ttlSeconds must be an integer from 1 to ${EMBED_TOKEN_MAX_TTL_SECONDS}`);
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const claims = {
     token_id: options.tokenId,
@@ -51,7 +56,9 @@ export async function mintEmbedToken(key: EmbedKeyCredentials, options: EmbedTok
     exp: iat + ttl,
   };
   const input = `${encode({ alg: 'HS256', typ: 'JWT', kid: key.keyId })}.${encode(claims)}`;
-  const hmac = await crypto.subtle.importKey('raw', new TextEncoder().encode(key.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const hmac = await crypto.subtle.importKey('raw', new TextEncoder().encode(key.secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   const signature = new Uint8Array(await crypto.subtle.sign('HMAC', hmac, new TextEncoder().encode(input)));
   return `${input}.${base64url(signature)}`;
 }

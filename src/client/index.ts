@@ -12,7 +12,13 @@ import { RetryPolicy, retryingFetch, type RetryOptions } from './retry.js';
 
 export type * from './api-types.js';
 export { RetryPolicy, retryingFetch, RETRIED_503_CODES, type RetryDecision, type RetryOptions } from './retry.js';
-export { mintEmbedToken, EMBED_TOKEN_MAX_TTL_SECONDS, type EmbedKeyCredentials, type EmbedRoute, type EmbedTokenOptions } from './embed-token.js';
+export {
+  mintEmbedToken,
+  EMBED_TOKEN_MAX_TTL_SECONDS,
+  type EmbedKeyCredentials,
+  type EmbedRoute,
+  type EmbedTokenOptions,
+} from './embed-token.js';
 
 export interface FootfallClientOptions {
   /** the server, e.g. http://127.0.0.1:8080 */

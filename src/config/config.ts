@@ -114,7 +114,9 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   const eventsUrl = pick('eventsUrl');
   // ?cluster=NAME: a sharded store (docs/scaling-out.md); then host lists every shard, first host first
   if (eventsUrl !== undefined && !/^clickhouse\+https?:\/\/[^/?]+(\/[A-Za-z0-9_]*)?(\?cluster=[A-Za-z0-9_]+)?$/.test(eventsUrl))
-    problems.push(`${name('eventsUrl')}: "${redact(eventsUrl)}" must be clickhouse+http://host:port/db or clickhouse+http://host1:port,host2:port/db?cluster=NAME (unset = DuckDB)`);
+    problems.push(
+      `${name('eventsUrl')}: "${redact(eventsUrl)}" must be clickhouse+http://host:port/db or clickhouse+http://host1:port,host2:port/db?cluster=NAME (unset = DuckDB)`,
+    );
 
   const redisUrl = pick('redisUrl');
   if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl))
@@ -125,7 +127,8 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
 
   const timeoutRaw = pick('queryTimeoutMs') ?? '10000';
   const queryTimeoutMs = Number(timeoutRaw);
-  if (!/^\d+$/.test(timeoutRaw) || queryTimeoutMs < 1) problems.push(`${name('queryTimeoutMs')}: "${timeoutRaw}" must be a positive integer of milliseconds`);
+  if (!/^\d+$/.test(timeoutRaw) || queryTimeoutMs < 1)
+    problems.push(`${name('queryTimeoutMs')}: "${timeoutRaw}" must be a positive integer of milliseconds`);
 
   const size = (k: 'duckdbMemoryLimit' | 'duckdbTempLimit') => {
     const v = pick(k);
@@ -143,14 +146,23 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
 
   // Whether the files are MMDB databases is checked where they are opened (ingest/parse/mmdb-geo-lookup.ts).
   const geoRaw = pick('geoipDb');
-  const geoFiles = geoRaw === undefined || geoRaw === 'off' ? [] : geoRaw.split(',').map((f) => f.trim()).filter((f) => f !== '');
-  if (geoRaw !== undefined && geoRaw !== 'off' && geoFiles.length === 0) problems.push(`${name('geoipDb')}: "${geoRaw}" must name MMDB files (comma-separated) or be off`);
+  const geoFiles =
+    geoRaw === undefined || geoRaw === 'off'
+      ? []
+      : geoRaw
+          .split(',')
+          .map((f) => f.trim())
+          .filter((f) => f !== '');
+  if (geoRaw !== undefined && geoRaw !== 'off' && geoFiles.length === 0)
+    problems.push(`${name('geoipDb')}: "${geoRaw}" must name MMDB files (comma-separated) or be off`);
   const geoipDb = geoRaw === 'off' ? 'off' : geoFiles.length ? geoFiles.map((f) => path.resolve(f)).join(',') : undefined;
 
   const trustRaw = pick('trustProxy');
   const trustProxy = trustRaw === undefined ? false : parseTrustProxy(trustRaw);
   if (typeof trustProxy === 'string')
-    problems.push(`${name('trustProxy')}: "${trustRaw}" ${trustProxy} (true, false, a hop count, or addresses and CIDR ranges, comma-separated)`);
+    problems.push(
+      `${name('trustProxy')}: "${trustRaw}" ${trustProxy} (true, false, a hop count, or addresses and CIDR ranges, comma-separated)`,
+    );
 
   const rateRaw = pick('collectRateLimit') ?? String(DEFAULT_COLLECT_RATE_LIMIT);
   const collectRateLimit = Number(rateRaw);
@@ -158,19 +170,44 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
     problems.push(`${name('collectRateLimit')}: "${rateRaw}" must be a whole number of events per minute per address (0 = no limit)`);
 
   const publicUrl = publicOrigin(pick('publicUrl'), host, port);
-  if (publicUrl === null) problems.push(`${name('publicUrl')}: "${pick('publicUrl')}" must be an http:// or https:// origin, e.g. https://analytics.example.com`);
+  if (publicUrl === null)
+    problems.push(`${name('publicUrl')}: "${pick('publicUrl')}" must be an http:// or https:// origin, e.g. https://analytics.example.com`);
 
   const dnsRaw = pick('dnsServers');
-  const dnsServers = dnsRaw === undefined ? undefined : Object.freeze(dnsRaw.split(',').map((e) => e.trim()).filter((e) => e !== ''));
+  const dnsServers =
+    dnsRaw === undefined
+      ? undefined
+      : Object.freeze(
+          dnsRaw
+            .split(',')
+            .map((e) => e.trim())
+            .filter((e) => e !== ''),
+        );
   const badDns = dnsServers?.find((e) => !isDnsServer(e));
   if (dnsServers !== undefined && (dnsServers.length === 0 || badDns !== undefined))
     problems.push(`${name('dnsServers')}: "${badDns ?? dnsRaw}" is not a resolver address (ip or ip:port, [ipv6]:port; comma-separated)`);
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    host, port, dataDir, controlUrl, eventsUrl, redisUrl, logLevel, queryTimeoutMs,
-    duckdbMemoryLimit, duckdbTempDir, duckdbTempLimit, duckdbThreads, geoipDb, metricsPort, metricsHost,
-    trustProxy: trustProxy as Config['trustProxy'], collectRateLimit, publicUrl: publicUrl!, dnsServers,
+    host,
+    port,
+    dataDir,
+    controlUrl,
+    eventsUrl,
+    redisUrl,
+    logLevel,
+    queryTimeoutMs,
+    duckdbMemoryLimit,
+    duckdbTempDir,
+    duckdbTempLimit,
+    duckdbThreads,
+    geoipDb,
+    metricsPort,
+    metricsHost,
+    trustProxy: trustProxy as Config['trustProxy'],
+    collectRateLimit,
+    publicUrl: publicUrl!,
+    dnsServers,
   });
 }
 
@@ -199,7 +236,10 @@ function parseTrustProxy(raw: string): boolean | number | string[] | string {
   if (v === 'true') return true;
   if (v === 'false') return false;
   if (/^\d+$/.test(v)) return Number(v) <= 100 ? Number(v) : 'is too many hops';
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (entries.length === 0) return 'names nothing';
   for (const e of entries) {
     if (PROXY_RANGE_NAMES.includes(e)) continue;

@@ -22,7 +22,12 @@ const TOKEN_COLUMNS = [
 ] as const;
 
 /** The workspace columns read beside the token's (ws_*: the token has an id and a created_at of its own). */
-const WORKSPACE_COLUMNS = ['workspaces.name as ws_name', 'workspaces.plan as ws_plan', 'workspaces.api_policy as ws_api_policy', 'workspaces.created_at as ws_created_at'] as const;
+const WORKSPACE_COLUMNS = [
+  'workspaces.name as ws_name',
+  'workspaces.plan as ws_plan',
+  'workspaces.api_policy as ws_api_policy',
+  'workspaces.created_at as ws_created_at',
+] as const;
 
 export interface AdmissionReads {
   token(secretHash: string): Promise<{ token: Token; workspace: Workspace } | null>;
@@ -32,7 +37,12 @@ export interface AdmissionReads {
 
 export function admissionReads(db: Kysely<ControlDB>, run: RunQuery): AdmissionReads {
   const withWorkspace = queryTemplate(1, (secretHash: string) =>
-    db.selectFrom('tokens').innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id').select(TOKEN_COLUMNS).select(WORKSPACE_COLUMNS).where('tokens.secret_hash', '=', secretHash),
+    db
+      .selectFrom('tokens')
+      .innerJoin('workspaces', 'workspaces.id', 'tokens.workspace_id')
+      .select(TOKEN_COLUMNS)
+      .select(WORKSPACE_COLUMNS)
+      .where('tokens.secret_hash', '=', secretHash),
   );
   // one row per hostname of the site (none, or no such site: one row with nulls)
   const withSite = queryTemplate(2, (secretHash: string, siteId: string) =>
@@ -88,6 +98,18 @@ export function admissionReads(db: Kysely<ControlDB>, run: RunQuery): AdmissionR
   };
 }
 
-function workspaceOf(row: { workspace_id: string; ws_name: string; ws_plan: string; ws_api_policy: string; ws_created_at: string }): Workspace {
-  return toWorkspace({ id: row.workspace_id, name: row.ws_name, plan: row.ws_plan, api_policy: row.ws_api_policy, created_at: row.ws_created_at });
+function workspaceOf(row: {
+  workspace_id: string;
+  ws_name: string;
+  ws_plan: string;
+  ws_api_policy: string;
+  ws_created_at: string;
+}): Workspace {
+  return toWorkspace({
+    id: row.workspace_id,
+    name: row.ws_name,
+    plan: row.ws_plan,
+    api_policy: row.ws_api_policy,
+    created_at: row.ws_created_at,
+  });
 }

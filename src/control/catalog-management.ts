@@ -83,16 +83,13 @@ export async function updateWorkspace(
     }
     await trx.updateTable('workspaces').set(set).where('id', '=', id).execute();
     const apiPolicy = set.api_policy ?? current.api_policy;
-    if (plan !== current.plan || apiPolicy !== current.api_policy) await recordPlanChange(trx, id, plan, apiPolicy, ctx.now().toISOString());
+    if (plan !== current.plan || apiPolicy !== current.api_policy)
+      await recordPlanChange(trx, id, plan, apiPolicy, ctx.now().toISOString());
     return toWorkspace({ ...current, ...set });
   });
 }
 
-export async function updateSite(
-  ctx: ManageContext,
-  id: string,
-  patch: SitePatch,
-): Promise<Site> {
+export async function updateSite(ctx: ManageContext, id: string, patch: SitePatch): Promise<Site> {
   needSomething('site', patch);
   const site = await ctx.getSite(id);
   if (!site) throw notFound('site', id);
@@ -118,8 +115,17 @@ export async function updateSite(
     await ctx.db.transaction().execute(async (trx) => {
       // The site row first: on SQLite the transaction then holds the write lock before it reads anything.
       // (An update of the scope or patterns alone still writes it: the id, unchanged.)
-      await trx.updateTable('sites').set({ id, ...set }).where('id', '=', id).execute();
-      await claimInTransaction(trx, { workspaceId: site.workspaceId, siteId: id, hostnames, scope, patterns }, ctx.now().toISOString(), ctx.random);
+      await trx
+        .updateTable('sites')
+        .set({ id, ...set })
+        .where('id', '=', id)
+        .execute();
+      await claimInTransaction(
+        trx,
+        { workspaceId: site.workspaceId, siteId: id, hostnames, scope, patterns },
+        ctx.now().toISOString(),
+        ctx.random,
+      );
       if (hostnames) await replaceHostnames(trx, id, hostnames);
     });
   } catch (err) {
@@ -130,7 +136,11 @@ export async function updateSite(
   return (await ctx.getSite(id))!;
 }
 
-export async function updateTenant(ctx: ManageContext, id: string, patch: { slug?: string; name?: string; status?: TenantStatus }): Promise<Tenant> {
+export async function updateTenant(
+  ctx: ManageContext,
+  id: string,
+  patch: { slug?: string; name?: string; status?: TenantStatus },
+): Promise<Tenant> {
   needSomething('tenant', patch);
   const current = await ctx.db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
   if (!current) throw notFound('tenant', id);
@@ -217,6 +227,9 @@ export async function rotateToken(ctx: ManageContext, id: string, secretHash: st
   const token = await getToken(ctx, id);
   if (!token) throw notFound('token', id);
   if (Number(changed.numUpdatedRows) === 0)
-    throw new CatalogError('INVALID', `token ${id} was revoked at ${token.revokedAt}; a revoked token cannot be rotated (create a new one)`);
+    throw new CatalogError(
+      'INVALID',
+      `token ${id} was revoked at ${token.revokedAt}; a revoked token cannot be rotated (create a new one)`,
+    );
   return token;
 }

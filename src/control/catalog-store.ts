@@ -13,7 +13,14 @@ import {
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import { apiPolicyFor, hasApiAccess, planLimitsFor, validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId } from '../domain/plans.js';
+import {
+  apiPolicyFor,
+  hasApiAccess,
+  planLimitsFor,
+  validateApiPolicyOverrides,
+  type ApiPolicyOverrides,
+  type PlanId,
+} from '../domain/plans.js';
 import type { TokenScope } from '../domain/access.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
@@ -172,7 +179,11 @@ export class KyselyCatalogStore implements CatalogStore {
         if (limit !== null) {
           const used = await countOf(trx, 'sites', ws.id);
           if (used >= limit)
-            throw new CatalogError('SITE_LIMIT_REACHED', `the ${ws.plan} plan of workspace ${ws.id} includes ${limit} sites and all are in use`, { limit, used });
+            throw new CatalogError(
+              'SITE_LIMIT_REACHED',
+              `the ${ws.plan} plan of workspace ${ws.id} includes ${limit} sites and all are in use`,
+              { limit, used },
+            );
         }
         await trx.insertInto('sites').values(row).execute();
         await claimInTransaction(
@@ -222,7 +233,11 @@ export class KyselyCatalogStore implements CatalogStore {
 
   async getSiteOwnership(siteId: string): Promise<SiteOwnership | null> {
     if (typeof siteId !== 'string') return null;
-    const row = await this.db.selectFrom('sites').select(['id', 'workspace_id', 'domain_scope']).where('id', '=', siteId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('sites')
+      .select(['id', 'workspace_id', 'domain_scope'])
+      .where('id', '=', siteId)
+      .executeTakeFirst();
     return row ? (await siteOwnerships(this.db, [row]))[0] : null;
   }
 
@@ -237,7 +252,8 @@ export class KyselyCatalogStore implements CatalogStore {
     return siteOwnerships(this.db, rows);
   }
 
-  markDomainVerified: CatalogStore['markDomainVerified'] = (workspaceId, domain) => markDomainVerified(this.db, workspaceId, domain, this.now());
+  markDomainVerified: CatalogStore['markDomainVerified'] = (workspaceId, domain) =>
+    markDomainVerified(this.db, workspaceId, domain, this.now());
 
   async listSites(workspaceId: string): Promise<Site[]> {
     const rows = await this.db
@@ -311,13 +327,7 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   async listGoals(siteId: string): Promise<Goal[]> {
-    const rows = await this.db
-      .selectFrom('goals')
-      .selectAll()
-      .where('site_id', '=', siteId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await this.db.selectFrom('goals').selectAll().where('site_id', '=', siteId).orderBy('created_at').orderBy('id').execute();
     return rows.map(toGoal);
   }
 
@@ -339,7 +349,8 @@ export class KyselyCatalogStore implements CatalogStore {
 
     const sites = await this.listSites(ws.id);
     const siteSet = new Set(sites.map((s) => s.id));
-    for (const id of siteIds ?? []) if (!siteSet.has(id)) throw new CatalogError('INVALID', `site "${id}" is not a site of workspace ${ws.id}`);
+    for (const id of siteIds ?? [])
+      if (!siteSet.has(id)) throw new CatalogError('INVALID', `site "${id}" is not a site of workspace ${ws.id}`);
     if (tenantIds) {
       if (!policy.allow_tenants)
         throw new CatalogError('INVALID', `the ${ws.plan} plan has no tenant API access, so a token cannot have a tenant allowlist`);
@@ -379,8 +390,14 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   async findTokenWithWorkspace(secretHash: string): Promise<{ token: Token; workspace: Workspace } | null>;
-  async findTokenWithWorkspace(secretHash: string, siteId: string): Promise<{ token: Token; workspace: Workspace; site: Site | null } | null>;
-  async findTokenWithWorkspace(secretHash: string, siteId?: string): Promise<{ token: Token; workspace: Workspace; site?: Site | null } | null> {
+  async findTokenWithWorkspace(
+    secretHash: string,
+    siteId: string,
+  ): Promise<{ token: Token; workspace: Workspace; site: Site | null } | null>;
+  async findTokenWithWorkspace(
+    secretHash: string,
+    siteId?: string,
+  ): Promise<{ token: Token; workspace: Workspace; site?: Site | null } | null> {
     return siteId === undefined ? this.admission.token(secretHash) : this.admission.tokenAndSite(secretHash, siteId);
   }
 
@@ -412,4 +429,3 @@ export class KyselyCatalogStore implements CatalogStore {
     await this.onClose();
   }
 }
-

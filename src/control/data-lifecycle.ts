@@ -26,7 +26,10 @@ async function removeSiteRows(trx: Trx, siteId: string, workspaceId: string, now
 }
 
 export class KyselyLifecycleControl implements LifecycleControl {
-  constructor(private readonly db: Kysely<ControlDB>, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Kysely<ControlDB>,
+    private readonly clock: Clock,
+  ) {}
 
   private now(): string {
     return this.clock.now().toISOString();
@@ -48,13 +51,32 @@ export class KyselyLifecycleControl implements LifecycleControl {
         const now = this.now();
         const sites = await trx.selectFrom('sites').select('id').where('workspace_id', '=', workspaceId).execute();
         for (const s of sites) await removeSiteRows(trx, s.id, workspaceId, now);
-        for (const table of ['memberships', 'invitations', 'tokens', 'embed_keys', 'workspace_domains', 'workspace_plans', 'usage', 'reservations'] as const)
+        for (const table of [
+          'memberships',
+          'invitations',
+          'tokens',
+          'embed_keys',
+          'workspace_domains',
+          'workspace_plans',
+          'usage',
+          'reservations',
+        ] as const)
           await trx.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
         // a domain it proved is free to be proved by another workspace
-        await trx.updateTable('domain_owners').set({ workspace_id: null, verified_at: null }).where('workspace_id', '=', workspaceId).execute();
+        await trx
+          .updateTable('domain_owners')
+          .set({ workspace_id: null, verified_at: null })
+          .where('workspace_id', '=', workspaceId)
+          .execute();
         await trx.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
       }
-      const pending = await trx.selectFrom('pending_site_deletions').selectAll().where('workspace_id', '=', workspaceId).orderBy('requested_at').orderBy('site_id').execute();
+      const pending = await trx
+        .selectFrom('pending_site_deletions')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('requested_at')
+        .orderBy('site_id')
+        .execute();
       return ws || pending.length ? pending.map(toPending) : null;
     });
   }
@@ -86,6 +108,11 @@ export class KyselyLifecycleControl implements LifecycleControl {
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    await this.db.updateTable('job_leases').set({ expires_at: sql<number>`0` }).where('name', '=', name).where('owner', '=', owner).execute();
+    await this.db
+      .updateTable('job_leases')
+      .set({ expires_at: sql<number>`0` })
+      .where('name', '=', name)
+      .where('owner', '=', owner)
+      .execute();
   }
 }

@@ -14,7 +14,8 @@ export function isUniqueViolation(err: unknown): boolean {
  * node-postgres's own errors of a connection that cannot be made or was lost (they carry no code):
  * the pool's acquire timeout, a connection cut under a query, a client the pool already gave up on.
  */
-const PG_CONNECTION_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|connection timeout|Client has encountered a connection error|Client was closed and is not queryable|Connection is not open/i;
+const PG_CONNECTION_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|connection timeout|Client has encountered a connection error|Client was closed and is not queryable|Connection is not open/i;
 
 /**
  * PostgreSQL that cannot serve us now, and may again without anything changed on our side: the network
@@ -49,12 +50,16 @@ export function isSqliteUnavailable(err: unknown): boolean {
 export function postgresFault(err: unknown): unknown {
   if (err instanceof ControlPlaneUnavailableError || err instanceof UnstorableTextError) return err;
   if (isPostgresUnstorable(err)) return new UnstorableTextError({ cause: err });
-  if (isPostgresUnavailable(err)) return new ControlPlaneUnavailableError(`the PostgreSQL control plane is unavailable: ${(err as Error).message}`, { cause: err });
+  if (isPostgresUnavailable(err))
+    return new ControlPlaneUnavailableError(`the PostgreSQL control plane is unavailable: ${(err as Error).message}`, { cause: err });
   return err;
 }
 
 /** A better-sqlite3 error as the typed error it stands for, or itself. */
 export function sqliteFault(err: unknown): unknown {
-  if (isSqliteUnavailable(err)) return new ControlPlaneUnavailableError(`the SQLite control plane is locked by another process: ${(err as Error).message}`, { cause: err });
+  if (isSqliteUnavailable(err))
+    return new ControlPlaneUnavailableError(`the SQLite control plane is locked by another process: ${(err as Error).message}`, {
+      cause: err,
+    });
   return err;
 }

@@ -11,7 +11,13 @@ import type { ControlDB, EmbedKeysTable, ShareLinksTable } from './schema.js';
 import { checkInstant } from './validation.js';
 
 function toEmbedKey(r: Selectable<EmbedKeysTable>): EmbedKey {
-  return { id: r.id, workspaceId: r.workspace_id, origins: JSON.parse(r.origins) as string[], createdAt: r.created_at, revokedAt: r.revoked_at };
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    origins: JSON.parse(r.origins) as string[],
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  };
 }
 
 function toShareLink(r: Selectable<ShareLinksTable>): ShareLink {
@@ -46,7 +52,13 @@ export class KyselyEmbedStore implements EmbedStore {
   async createEmbedKey(input: { workspaceId: string; origins: string[] }): Promise<EmbedKey> {
     const workspace = await this.db.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).executeTakeFirst();
     if (!workspace) throw new CatalogError('NOT_FOUND', `unknown workspace "${input.workspaceId}"`);
-    const row = { id: newId('ek', this.random), workspace_id: input.workspaceId, origins: JSON.stringify(input.origins), created_at: this.now(), revoked_at: null };
+    const row = {
+      id: newId('ek', this.random),
+      workspace_id: input.workspaceId,
+      origins: JSON.stringify(input.origins),
+      created_at: this.now(),
+      revoked_at: null,
+    };
     await this.db.insertInto('embed_keys').values(row).execute();
     return toEmbedKey(row);
   }
@@ -60,7 +72,13 @@ export class KyselyEmbedStore implements EmbedStore {
   }
 
   async listEmbedKeys(workspaceId: string): Promise<EmbedKey[]> {
-    const rows = await this.db.selectFrom('embed_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('embed_keys')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(toEmbedKey);
   }
 
@@ -75,7 +93,8 @@ export class KyselyEmbedStore implements EmbedStore {
     if (!site) throw new CatalogError('NOT_FOUND', `unknown site "${input.siteId}"`);
     if (input.tenantId !== null) {
       const tenant = await this.db.selectFrom('tenants').select('site_id').where('id', '=', input.tenantId).executeTakeFirst();
-      if (!tenant || tenant.site_id !== site.id) throw new CatalogError('NOT_FOUND', `unknown tenant "${input.tenantId}" of site ${site.id}`);
+      if (!tenant || tenant.site_id !== site.id)
+        throw new CatalogError('NOT_FOUND', `unknown tenant "${input.tenantId}" of site ${site.id}`);
     }
     const row = {
       id: newId('shr', this.random),
@@ -108,7 +127,13 @@ export class KyselyEmbedStore implements EmbedStore {
   }
 
   async listShareLinks(siteId: string): Promise<ShareLink[]> {
-    const rows = await this.db.selectFrom('share_links').selectAll().where('site_id', '=', siteId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('share_links')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(toShareLink);
   }
 

@@ -12,7 +12,12 @@ export async function migrateToLatest(db: Kysely<ControlDB>, schema?: string): P
   // allowUnorderedMigrations: 003 (people) landed after 004 (site ownership) had been applied by some data dirs made
   // in between; the two touch different tables, so applying a missing earlier one late is safe. Keep new migrations
   // independent of any that may land beside them.
-  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    allowUnorderedMigrations: true,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

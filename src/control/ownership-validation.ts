@@ -31,8 +31,9 @@ export function checkDomainScope(input: unknown): string {
   const notAllowed = (why: string, extra: Record<string, unknown> = {}): never => {
     throw new CatalogError('SITE_SCOPE_NOT_ALLOWED', `domain scope "${input}" is not allowed: ${why}`, { ...field, ...extra });
   };
-  if (net.isIP(scope.replace(/^\[(.*)\]$/, '$1')) !== 0) notAllowed('it is an IP address; a scope is a registrable domain such as example.com');
-  if (scope === 'localhost') notAllowed('localhost is nobody\'s domain; register it as an exact hostname instead');
+  if (net.isIP(scope.replace(/^\[(.*)\]$/, '$1')) !== 0)
+    notAllowed('it is an IP address; a scope is a registrable domain such as example.com');
+  if (scope === 'localhost') notAllowed("localhost is nobody's domain; register it as an exact hostname instead");
   const bad = malformation(scope);
   if (bad) throw new CatalogError('INVALID_SITE_HOSTNAME', `domain scope "${input}" is malformed: ${bad}`, field);
   if (/^\d+$/.test(scope.slice(scope.lastIndexOf('.') + 1))) notAllowed('the last label is all digits, as in an IP address');
@@ -43,11 +44,15 @@ export function checkDomainScope(input: unknown): string {
       { ...field, reason: 'special_use_name' },
     );
   const domain = registrableDomain(scope);
-  if (domain === null) notAllowed('it is a public suffix, shared by every domain registered under it; ask for your own domain, e.g. example.co.uk');
+  if (domain === null)
+    notAllowed('it is a public suffix, shared by every domain registered under it; ask for your own domain, e.g. example.co.uk');
   if (domain !== scope)
-    notAllowed(`it is a subdomain; ask for the registrable domain "${domain}" (it covers every subdomain) or use a hostname pattern inside it`, {
-      registrable_domain: domain,
-    });
+    notAllowed(
+      `it is a subdomain; ask for the registrable domain "${domain}" (it covers every subdomain) or use a hostname pattern inside it`,
+      {
+        registrable_domain: domain,
+      },
+    );
   return scope;
 }
 
@@ -56,7 +61,8 @@ export function checkDomainScope(input: unknown): string {
  * de-duplicated (first occurrence keeps its place); returned as their suffixes. INVALID_SITE_HOSTNAME.
  */
 export function normalizePatterns(input: unknown): string[] {
-  if (!Array.isArray(input)) throw new CatalogError('INVALID_SITE_HOSTNAME', 'hostname patterns must be a list', { field: 'hostname_patterns' });
+  if (!Array.isArray(input))
+    throw new CatalogError('INVALID_SITE_HOSTNAME', 'hostname patterns must be a list', { field: 'hostname_patterns' });
   const suffixes = input.map((p: unknown) => {
     const field = { field: 'hostname_patterns', value: p };
     if (typeof p !== 'string') throw new CatalogError('INVALID_SITE_HOSTNAME', 'a hostname pattern must be a string', field);
@@ -83,14 +89,19 @@ export function patternDomains(suffixes: string[], asked: ReadonlySet<string>): 
   return suffixes.map((suffix) => {
     const domain = isSpecialUse(suffix) ? null : registrableDomain(suffix);
     if (domain === null || !asked.has(domain)) {
-      const fix = domain === null
-        ? 'a pattern must lie inside a registrable domain, e.g. *.shop.example.com'
-        : `ask for the domain scope "${domain}" on a site of this workspace first`;
-      throw new CatalogError('HOSTNAME_PATTERN_OUT_OF_SCOPE', `hostname pattern "*.${suffix}" lies outside every domain this workspace has asked for: ${fix}`, {
-        field: 'hostname_patterns',
-        value: `*.${suffix}`,
-        ...(domain === null ? {} : { required_domain_scope: domain }),
-      });
+      const fix =
+        domain === null
+          ? 'a pattern must lie inside a registrable domain, e.g. *.shop.example.com'
+          : `ask for the domain scope "${domain}" on a site of this workspace first`;
+      throw new CatalogError(
+        'HOSTNAME_PATTERN_OUT_OF_SCOPE',
+        `hostname pattern "*.${suffix}" lies outside every domain this workspace has asked for: ${fix}`,
+        {
+          field: 'hostname_patterns',
+          value: `*.${suffix}`,
+          ...(domain === null ? {} : { required_domain_scope: domain }),
+        },
+      );
     }
     return domain;
   });

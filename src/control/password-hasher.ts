@@ -40,7 +40,12 @@ export class HashGate {
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.max) {
       if (this.waiting.length >= this.maxWaiting)
-        throw new ManageError('RATE_LIMITED', 'The server is busy checking passwords: try again in a second.', { retry_after_seconds: 1 }, { 'Retry-After': '1' });
+        throw new ManageError(
+          'RATE_LIMITED',
+          'The server is busy checking passwords: try again in a second.',
+          { retry_after_seconds: 1 },
+          { 'Retry-After': '1' },
+        );
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else this.running++;
     this.peak = Math.max(this.peak, this.running);

@@ -18,11 +18,21 @@ export async function createLink(
 ): Promise<void> {
   await ctx.db
     .insertInto('user_links')
-    .values({ secret_hash: input.secretHash, user_id: input.userId, purpose: input.purpose, created_at: input.now, expires_at: input.expiresAt, used_at: null })
+    .values({
+      secret_hash: input.secretHash,
+      user_id: input.userId,
+      purpose: input.purpose,
+      created_at: input.now,
+      expires_at: input.expiresAt,
+      used_at: null,
+    })
     .execute();
 }
 
-export async function findOpenLink(ctx: CredentialsContext, input: { secretHash: string; purpose: LinkPurpose; now: string }): Promise<boolean> {
+export async function findOpenLink(
+  ctx: CredentialsContext,
+  input: { secretHash: string; purpose: LinkPurpose; now: string },
+): Promise<boolean> {
   const row = await ctx.db
     .selectFrom('user_links')
     .select('user_id')
@@ -49,7 +59,11 @@ export async function redeemLink(
       .where('expires_at', '>', input.now)
       .executeTakeFirst();
     if (Number(used.numUpdatedRows) === 0) return null;
-    const { user_id } = await trx.selectFrom('user_links').select('user_id').where('secret_hash', '=', input.secretHash).executeTakeFirstOrThrow();
+    const { user_id } = await trx
+      .selectFrom('user_links')
+      .select('user_id')
+      .where('secret_hash', '=', input.secretHash)
+      .executeTakeFirstOrThrow();
     if (input.newPasswordHash !== undefined) {
       await trx.updateTable('users').set({ password_hash: input.newPasswordHash }).where('id', '=', user_id).execute();
       await trx.deleteFrom('sessions').where('user_id', '=', user_id).execute();
@@ -59,7 +73,10 @@ export async function redeemLink(
   });
 }
 
-export async function createSession(ctx: CredentialsContext, input: { idHash: string; userId: string; now: string; expiresAt: string }): Promise<void> {
+export async function createSession(
+  ctx: CredentialsContext,
+  input: { idHash: string; userId: string; now: string; expiresAt: string },
+): Promise<void> {
   await ctx.db
     .insertInto('sessions')
     .values({ id_hash: input.idHash, user_id: input.userId, created_at: input.now, expires_at: input.expiresAt, last_seen_at: input.now })
@@ -72,7 +89,15 @@ export function sessionLookup(db: Kysely<ControlDB>) {
     db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['users.id', 'users.email', 'users.name', 'users.password_hash', 'users.created_at', 'sessions.expires_at', 'sessions.last_seen_at'])
+      .select([
+        'users.id',
+        'users.email',
+        'users.name',
+        'users.password_hash',
+        'users.created_at',
+        'sessions.expires_at',
+        'sessions.last_seen_at',
+      ])
       .where('sessions.id_hash', '=', idHash)
       .where('sessions.expires_at', '>', now),
   );
@@ -83,7 +108,12 @@ export function sessionLookup(db: Kysely<ControlDB>) {
 }
 
 export async function touchSession(ctx: CredentialsContext, idHash: string, now: string, expiresAt: string): Promise<void> {
-  await ctx.db.updateTable('sessions').set({ expires_at: expiresAt, last_seen_at: now }).where('id_hash', '=', idHash).where('expires_at', '>', now).execute();
+  await ctx.db
+    .updateTable('sessions')
+    .set({ expires_at: expiresAt, last_seen_at: now })
+    .where('id_hash', '=', idHash)
+    .where('expires_at', '>', now)
+    .execute();
 }
 
 export async function deleteSession(ctx: CredentialsContext, idHash: string): Promise<void> {

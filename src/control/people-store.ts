@@ -51,7 +51,14 @@ export class KyselyPeopleStore implements PeopleStore {
   }
 
   async createUser(input: { email: string; name?: string | null; passwordHash?: string | null }): Promise<User> {
-    return insertUser(this.db, this.creds.random, checkEmail(input.email), input.name ?? null, input.passwordHash ?? null, this.clock.now().toISOString());
+    return insertUser(
+      this.db,
+      this.creds.random,
+      checkEmail(input.email),
+      input.name ?? null,
+      input.passwordHash ?? null,
+      this.clock.now().toISOString(),
+    );
   }
 
   async getUser(id: string): Promise<User | null> {
@@ -76,12 +83,21 @@ export class KyselyPeopleStore implements PeopleStore {
 
   async createOwnedWorkspace(input: { name: string; plan: PlanId; ownerId: string }): Promise<Workspace> {
     const now = this.clock.now().toISOString();
-    const row = { id: newId('ws', this.creds.random), name: checkName('workspace name', input.name), plan: checkPlan(input.plan), api_policy: '{}', created_at: now };
+    const row = {
+      id: newId('ws', this.creds.random),
+      name: checkName('workspace name', input.name),
+      plan: checkPlan(input.plan),
+      api_policy: '{}',
+      created_at: now,
+    };
     await this.db.transaction().execute(async (trx) => {
       if (!(await trx.selectFrom('users').select('id').where('id', '=', input.ownerId).executeTakeFirst()))
         throw new CatalogError('NOT_FOUND', `unknown user "${input.ownerId}"`);
       await insertWorkspace(trx, row);
-      await trx.insertInto('memberships').values({ workspace_id: row.id, user_id: input.ownerId, role: 'owner', created_at: now }).execute();
+      await trx
+        .insertInto('memberships')
+        .values({ workspace_id: row.id, user_id: input.ownerId, role: 'owner', created_at: now })
+        .execute();
     });
     return toWorkspace(row);
   }
@@ -90,7 +106,15 @@ export class KyselyPeopleStore implements PeopleStore {
     const rows = await this.db
       .selectFrom('memberships')
       .innerJoin('users', 'users.id', 'memberships.user_id')
-      .select(['users.id', 'users.email', 'users.name', 'users.password_hash', 'users.created_at', 'memberships.role', 'memberships.created_at as joined_at'])
+      .select([
+        'users.id',
+        'users.email',
+        'users.name',
+        'users.password_hash',
+        'users.created_at',
+        'memberships.role',
+        'memberships.created_at as joined_at',
+      ])
       .where('memberships.workspace_id', '=', workspaceId)
       .execute();
     return rows
@@ -130,7 +154,8 @@ export class KyselyPeopleStore implements PeopleStore {
         .values({ workspace_id: input.workspaceId, user_id: input.userId, role, created_at: this.clock.now().toISOString() })
         .execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw new CatalogError('CONFLICT', `user ${input.userId} is a member of workspace ${input.workspaceId} already`);
+      if (isUniqueViolation(err))
+        throw new CatalogError('CONFLICT', `user ${input.userId} is a member of workspace ${input.workspaceId} already`);
       throw err;
     }
   }
@@ -140,7 +165,12 @@ export class KyselyPeopleStore implements PeopleStore {
     await this.db.transaction().execute(async (trx) => {
       const current = await this.memberRoleLocked(trx, workspaceId, userId);
       if (current === 'owner' && next !== 'owner' && (await ownerCount(trx, workspaceId)) <= 1) throw lastOwner(workspaceId);
-      await trx.updateTable('memberships').set({ role: next }).where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+      await trx
+        .updateTable('memberships')
+        .set({ role: next })
+        .where('workspace_id', '=', workspaceId)
+        .where('user_id', '=', userId)
+        .execute();
     });
   }
 
@@ -155,7 +185,12 @@ export class KyselyPeopleStore implements PeopleStore {
   /** Locks the workspace, then reads the member's role; NOT_FOUND when not a member. */
   private async memberRoleLocked(trx: Transaction<ControlDB>, workspaceId: string, userId: string): Promise<Role> {
     await lockWorkspace(trx, workspaceId);
-    const row = await trx.selectFrom('memberships').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).executeTakeFirst();
+    const row = await trx
+      .selectFrom('memberships')
+      .select('role')
+      .where('workspace_id', '=', workspaceId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (!row) throw new CatalogError('NOT_FOUND', `unknown member "${userId}" of workspace ${workspaceId}`);
     return row.role as Role;
   }
@@ -184,10 +219,14 @@ export class KyselyPeopleStore implements PeopleStore {
         .execute();
       const used = await seatsOf(trx, input.workspaceId, input.now);
       if (input.seatLimit !== null && used >= input.seatLimit)
-        throw new CatalogError('SEAT_LIMIT_REACHED', `workspace ${input.workspaceId} uses all ${input.seatLimit} seats of its plan (members and open invitations)`, {
-          limit: input.seatLimit,
-          used,
-        });
+        throw new CatalogError(
+          'SEAT_LIMIT_REACHED',
+          `workspace ${input.workspaceId} uses all ${input.seatLimit} seats of its plan (members and open invitations)`,
+          {
+            limit: input.seatLimit,
+            used,
+          },
+        );
       const row = {
         id: newId('inv', this.creds.random),
         workspace_id: input.workspaceId,
@@ -220,19 +259,25 @@ export class KyselyPeopleStore implements PeopleStore {
   }
 
   async findOpenInvitation(secretHash: string, now: string): Promise<Invitation | null> {
-    const row = await openInvitations(this.db.selectFrom('invitations').selectAll(), now).where('secret_hash', '=', secretHash).executeTakeFirst();
+    const row = await openInvitations(this.db.selectFrom('invitations').selectAll(), now)
+      .where('secret_hash', '=', secretHash)
+      .executeTakeFirst();
     return row ? toInvitation(row) : null;
   }
 
   async revokeInvitation(id: string, at: string): Promise<boolean> {
-    const r = await openInvitations(this.db.updateTable('invitations').set({ revoked_at: at }), at).where('id', '=', id).executeTakeFirst();
+    const r = await openInvitations(this.db.updateTable('invitations').set({ revoked_at: at }), at)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   async acceptInvitation(secretHash: string, now: string, joiner: Joiner): Promise<{ user: User; workspaceId: string } | null> {
     return this.db.transaction().execute(async (trx) => {
       // The update is the test: of two acceptances at once, one changes the row and the other nothing.
-      const used = await openInvitations(trx.updateTable('invitations').set({ accepted_at: now }), now).where('secret_hash', '=', secretHash).executeTakeFirst();
+      const used = await openInvitations(trx.updateTable('invitations').set({ accepted_at: now }), now)
+        .where('secret_hash', '=', secretHash)
+        .executeTakeFirst();
       if (Number(used.numUpdatedRows) === 0) return null;
       const inv = await trx.selectFrom('invitations').selectAll().where('secret_hash', '=', secretHash).executeTakeFirstOrThrow();
       let user: User;
@@ -246,8 +291,17 @@ export class KyselyPeopleStore implements PeopleStore {
         if (row.email !== inv.email) throw new CatalogError('INVALID', `the invitation is for ${inv.email}, not for this account`);
         user = toUser(row);
       }
-      const member = await trx.selectFrom('memberships').select('role').where('workspace_id', '=', inv.workspace_id).where('user_id', '=', user.id).executeTakeFirst();
-      if (!member) await trx.insertInto('memberships').values({ workspace_id: inv.workspace_id, user_id: user.id, role: inv.role, created_at: now }).execute();
+      const member = await trx
+        .selectFrom('memberships')
+        .select('role')
+        .where('workspace_id', '=', inv.workspace_id)
+        .where('user_id', '=', user.id)
+        .executeTakeFirst();
+      if (!member)
+        await trx
+          .insertInto('memberships')
+          .values({ workspace_id: inv.workspace_id, user_id: user.id, role: inv.role, created_at: now })
+          .execute();
       return { user, workspaceId: inv.workspace_id };
     });
   }
@@ -263,8 +317,21 @@ export class KyselyPeopleStore implements PeopleStore {
   signInFailuresSince: PeopleStore['signInFailuresSince'] = (keys, sinceMs) => creds.signInFailuresSince(this.creds, keys, sinceMs);
 }
 
-async function insertUser(db: Db, random: RandomBytes, email: string, name: string | null, passwordHash: string | null, now: string): Promise<User> {
-  const row = { id: newId('usr', random), email, name: name === null ? null : checkName('name', name), password_hash: passwordHash, created_at: now };
+async function insertUser(
+  db: Db,
+  random: RandomBytes,
+  email: string,
+  name: string | null,
+  passwordHash: string | null,
+  now: string,
+): Promise<User> {
+  const row = {
+    id: newId('usr', random),
+    email,
+    name: name === null ? null : checkName('name', name),
+    password_hash: passwordHash,
+    created_at: now,
+  };
   try {
     await db.insertInto('users').values(row).execute();
   } catch (err) {
@@ -275,7 +342,10 @@ async function insertUser(db: Db, random: RandomBytes, email: string, name: stri
 }
 
 /** Narrows a query of invitations to the open ones at `now`. */
-function openInvitations<Q extends { where(column: 'accepted_at' | 'revoked_at' | 'expires_at', op: 'is' | '>', value: string | null): Q }>(q: Q, now: string): Q {
+function openInvitations<Q extends { where(column: 'accepted_at' | 'revoked_at' | 'expires_at', op: 'is' | '>', value: string | null): Q }>(
+  q: Q,
+  now: string,
+): Q {
   return q.where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now);
 }
 
@@ -295,7 +365,10 @@ async function seatsOf(db: Db, workspaceId: string, now: string): Promise<number
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  const open = await openInvitations(db.selectFrom('invitations').select((eb) => eb.fn.countAll<number | string>().as('n')), now)
+  const open = await openInvitations(
+    db.selectFrom('invitations').select((eb) => eb.fn.countAll<number | string>().as('n')),
+    now,
+  )
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
   return Number(members.n) + Number(open.n);

@@ -18,7 +18,11 @@ export interface ProfileState {
  * UTC instant. Throws CatalogError INVALID (an instant in the past, or moving a switch that already
  * happened) or CONFLICT (switching back while a scheduled switch is still pending).
  */
-export function changeProfile(current: ProfileState, patch: { profile?: Profile; effectiveAt?: string | null }, nowMs: number): ProfileState {
+export function changeProfile(
+  current: ProfileState,
+  patch: { profile?: Profile; effectiveAt?: string | null },
+  nowMs: number,
+): ProfileState {
   const target = patch.profile ?? current.profile;
   const pending = current.effectiveAt !== null && Date.parse(current.effectiveAt) > nowMs;
   const at = patch.effectiveAt ?? null;

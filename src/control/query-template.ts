@@ -23,7 +23,10 @@ class Hole {
  * value (never inspect, compute with, or interpolate it as SQL text). Returns a function that
  * compiles on first use and then yields the same SQL with the given values as its parameters.
  */
-export function queryTemplate<A extends unknown[], O>(arity: A['length'], build: (...args: A) => Compilable<O>): (...args: A) => CompiledQuery<O> {
+export function queryTemplate<A extends unknown[], O>(
+  arity: A['length'],
+  build: (...args: A) => Compilable<O>,
+): (...args: A) => CompiledQuery<O> {
   let compiled: CompiledQuery<O> | undefined;
   // For each parameter of the compiled query: the argument index, or -1 for a constant of the shape.
   let sources: number[] = [];

@@ -25,8 +25,7 @@ export async function refuseTakenHostnames(
   if (foreign)
     throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `hostname "${foreign.hostname}" is already claimed by another workspace`);
   const own = taken[0];
-  if (own)
-    throw new CatalogError('CONFLICT', `hostname "${own.hostname}" already belongs to site ${own.site_id} of this workspace`);
+  if (own) throw new CatalogError('CONFLICT', `hostname "${own.hostname}" already belongs to site ${own.site_id} of this workspace`);
 }
 
 /** Replaces a site's hostnames, keeping the order given. */

@@ -11,7 +11,13 @@ export async function siteOwnerships(db: Kysely<ControlDB>, sites: SiteRow[]): P
   if (sites.length === 0) return [];
   const ids = sites.map((s) => s.id);
   const [patterns, released] = await Promise.all([
-    db.selectFrom('site_hostname_patterns').select(['site_id', 'suffix', 'domain']).where('site_id', 'in', ids).orderBy('site_id').orderBy('ordinal').execute(),
+    db
+      .selectFrom('site_hostname_patterns')
+      .select(['site_id', 'suffix', 'domain'])
+      .where('site_id', 'in', ids)
+      .orderBy('site_id')
+      .orderBy('ordinal')
+      .execute(),
     db.selectFrom('released_hostnames').selectAll().where('site_id', 'in', ids).orderBy('released_at').orderBy('hostname').execute(),
   ]);
   const domainsOf = new Map<string, string[]>();
@@ -24,7 +30,12 @@ export async function siteOwnerships(db: Kysely<ControlDB>, sites: SiteRow[]): P
   const workspaceIds = [...new Set(sites.map((s) => s.workspace_id))];
   const [codes, owners] = allDomains.length
     ? await Promise.all([
-        db.selectFrom('workspace_domains').selectAll().where('workspace_id', 'in', workspaceIds).where('domain', 'in', allDomains).execute(),
+        db
+          .selectFrom('workspace_domains')
+          .selectAll()
+          .where('workspace_id', 'in', workspaceIds)
+          .where('domain', 'in', allDomains)
+          .execute(),
         db.selectFrom('domain_owners').select(['domain', 'workspace_id', 'verified_at']).where('domain', 'in', allDomains).execute(),
       ])
     : [[], []];

@@ -73,7 +73,10 @@ export async function claimInTransaction(trx: Transaction<ControlDB>, claim: Cla
   for (const p of claim.patterns ?? []) named.push({ what: `hostname pattern "*.${p.suffix}"`, domain: p.domain });
   if (named.length === 0 && claim.scope === undefined && claim.patterns === undefined) return;
 
-  await lockDomains(trx, named.map((n) => n.domain));
+  await lockDomains(
+    trx,
+    named.map((n) => n.domain),
+  );
   if (named.length) {
     const proven = await trx
       .selectFrom('domain_owners')
@@ -85,9 +88,13 @@ export async function claimInTransaction(trx: Transaction<ControlDB>, claim: Cla
     const taken = new Set(proven.map((r) => r.domain));
     const first = named.find((n) => taken.has(n.domain));
     if (first)
-      throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `${first.what} lies inside ${first.domain}, which another workspace has verified`, {
-        domain: first.domain,
-      });
+      throw new CatalogError(
+        'SITE_SCOPE_ALREADY_CLAIMED',
+        `${first.what} lies inside ${first.domain}, which another workspace has verified`,
+        {
+          domain: first.domain,
+        },
+      );
   }
 
   if (claim.scope !== undefined) {
@@ -100,13 +107,22 @@ export async function claimInTransaction(trx: Transaction<ControlDB>, claim: Cla
         .where('id', '<>', claim.siteId)
         .executeTakeFirst();
       if (holder)
-        throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `domain scope "${claim.scope}" already belongs to site ${holder.id} of this workspace; remove it there first`, {
-          field: 'domain_scope',
-          value: claim.scope,
-        });
+        throw new CatalogError(
+          'SITE_SCOPE_ALREADY_CLAIMED',
+          `domain scope "${claim.scope}" already belongs to site ${holder.id} of this workspace; remove it there first`,
+          {
+            field: 'domain_scope',
+            value: claim.scope,
+          },
+        );
       await trx
         .insertInto('workspace_domains')
-        .values({ workspace_id: claim.workspaceId, domain: claim.scope, code: randomBase62(random, VERIFICATION_CODE_LENGTH), created_at: now })
+        .values({
+          workspace_id: claim.workspaceId,
+          domain: claim.scope,
+          code: randomBase62(random, VERIFICATION_CODE_LENGTH),
+          created_at: now,
+        })
         .onConflict((oc) => oc.columns(['workspace_id', 'domain']).doNothing())
         .execute();
     }
@@ -131,7 +147,15 @@ export async function claimInTransaction(trx: Transaction<ControlDB>, claim: Cla
     if (suffixes.length)
       await trx
         .insertInto('site_hostname_patterns')
-        .values(claim.patterns.map((p, ordinal) => ({ workspace_id: claim.workspaceId, suffix: p.suffix, site_id: claim.siteId, domain: p.domain, ordinal })))
+        .values(
+          claim.patterns.map((p, ordinal) => ({
+            workspace_id: claim.workspaceId,
+            suffix: p.suffix,
+            site_id: claim.siteId,
+            domain: p.domain,
+            ordinal,
+          })),
+        )
         .execute();
   }
 }
@@ -141,10 +165,19 @@ export async function claimInTransaction(trx: Transaction<ControlDB>, claim: Cla
  * another workspace's site (kept in released_hostnames). A second proof by the same workspace keeps
  * the first time; one by another workspace is SITE_SCOPE_ALREADY_CLAIMED.
  */
-export async function markDomainVerified(db: Kysely<ControlDB>, workspaceId: string, domain: string, now: string): Promise<{ verifiedAt: string }> {
+export async function markDomainVerified(
+  db: Kysely<ControlDB>,
+  workspaceId: string,
+  domain: string,
+  now: string,
+): Promise<{ verifiedAt: string }> {
   return db.transaction().execute(async (trx) => {
     await lockDomains(trx, [domain]);
-    const owner = await trx.selectFrom('domain_owners').select(['workspace_id', 'verified_at']).where('domain', '=', domain).executeTakeFirstOrThrow();
+    const owner = await trx
+      .selectFrom('domain_owners')
+      .select(['workspace_id', 'verified_at'])
+      .where('domain', '=', domain)
+      .executeTakeFirstOrThrow();
     if (owner.workspace_id === workspaceId && owner.verified_at !== null) return { verifiedAt: owner.verified_at };
     if (owner.workspace_id !== null)
       throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `${domain} is already verified by another workspace`, { domain });
@@ -165,7 +198,14 @@ export async function markDomainVerified(db: Kysely<ControlDB>, workspaceId: str
         .values(released.map((l) => ({ site_id: l.site_id, hostname: l.hostname, released_at: now })))
         .onConflict((oc) => oc.columns(['site_id', 'hostname']).doNothing())
         .execute();
-      await trx.deleteFrom('site_hostnames').where('hostname', 'in', released.map((l) => l.hostname)).execute();
+      await trx
+        .deleteFrom('site_hostnames')
+        .where(
+          'hostname',
+          'in',
+          released.map((l) => l.hostname),
+        )
+        .execute();
     }
     return { verifiedAt: now };
   });

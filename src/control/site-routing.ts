@@ -24,7 +24,9 @@ export async function siteIdByProvenDomain(db: Kysely<ControlDB>, host: string):
   const rows = suffixes.length
     ? await db
         .selectFrom('domain_owners as o')
-        .innerJoin('site_hostname_patterns as p', (j) => j.onRef('p.workspace_id', '=', 'o.workspace_id').onRef('p.domain', '=', 'o.domain'))
+        .innerJoin('site_hostname_patterns as p', (j) =>
+          j.onRef('p.workspace_id', '=', 'o.workspace_id').onRef('p.domain', '=', 'o.domain'),
+        )
         .select(['p.site_id as site_id', 'p.suffix as suffix'])
         .where('o.domain', '=', domain)
         .where('p.suffix', 'in', suffixes)

@@ -85,7 +85,8 @@ export class KyselyUsageLedger implements UsageLedger {
     opts: UsageLedgerOptions = {},
   ) {
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
-    if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < 1) throw new RangeError(`lease must be a positive integer of ms, got ${this.leaseMs}`);
+    if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < 1)
+      throw new RangeError(`lease must be a positive integer of ms, got ${this.leaseMs}`);
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? randomBytes;
     this.owner = opts.owner ?? currentLeaseOwner();
@@ -137,10 +138,22 @@ export class KyselyUsageLedger implements UsageLedger {
           .where(key(workspaceId, period))
           .where('reserved', '>=', units),
       ),
-      used: queryTemplate(2, (workspaceId: string, period: string) => db.selectFrom('usage').select('used').where(key(workspaceId, period))),
+      used: queryTemplate(2, (workspaceId: string, period: string) =>
+        db.selectFrom('usage').select('used').where(key(workspaceId, period)),
+      ),
       takeLease: queryTemplate(
         9,
-        (id: string, workspaceId: string, period: string, units: number, owner: string, host: string, pid: number, started: string, expiresAt: number) =>
+        (
+          id: string,
+          workspaceId: string,
+          period: string,
+          units: number,
+          owner: string,
+          host: string,
+          pid: number,
+          started: string,
+          expiresAt: number,
+        ) =>
           db.insertInto('reservations').values({
             id,
             workspace_id: workspaceId,

@@ -1,5 +1,13 @@
 // Input rules of catalog writes. Pure; every failure is a CatalogError with a message naming the field.
-import { CatalogError, GOAL_INTENTS, type GoalFilters, type GoalIntent, type GoalType, type SiteStatus, type TenantStatus } from '../ports/catalog-store.js';
+import {
+  CatalogError,
+  GOAL_INTENTS,
+  type GoalFilters,
+  type GoalIntent,
+  type GoalType,
+  type SiteStatus,
+  type TenantStatus,
+} from '../ports/catalog-store.js';
 import { PLAN_IDS, type PlanId, type Profile } from '../domain/plans.js';
 import { TOKEN_SCOPES, type TokenScope } from '../domain/access.js';
 import { unstorableReason } from '../domain/storable-text.js';
@@ -43,8 +51,7 @@ export function normalizeHostname(input: unknown): string {
 
 /** Lower-cased, validated and de-duplicated (first occurrence keeps its place); at least one. */
 export function normalizeHostnames(input: unknown): string[] {
-  if (!Array.isArray(input) || input.length === 0)
-    throw new CatalogError('INVALID_SITE_HOSTNAME', 'a site needs at least one hostname');
+  if (!Array.isArray(input) || input.length === 0) throw new CatalogError('INVALID_SITE_HOSTNAME', 'a site needs at least one hostname');
   return [...new Set(input.map(normalizeHostname))];
 }
 
@@ -106,8 +113,7 @@ export function checkScopes(input: unknown): TokenScope[] {
 /** null/undefined = no allowlist; otherwise a non-empty list of ids, de-duplicated. */
 export function checkIdList(what: string, input: unknown): string[] | null {
   if (input === null || input === undefined) return null;
-  if (!Array.isArray(input) || input.length === 0)
-    invalid(`${what} allowlist must name at least one id (leave it out to allow all)`);
+  if (!Array.isArray(input) || input.length === 0) invalid(`${what} allowlist must name at least one id (leave it out to allow all)`);
   for (const id of input) if (typeof id !== 'string' || id === '') invalid(`${what} allowlist holds an empty or non-string id`);
   return [...new Set(input as string[])];
 }
@@ -146,7 +152,6 @@ export function checkGoal(input: { name: unknown; type: unknown; intent: unknown
     storable(`goal filter ${key}`, value);
     filters[key as keyof GoalFilters] = value;
   }
-  if (type === 'PAGEVIEW_MATCH' && Object.keys(filters).length > 0)
-    invalid('goal filters apply to EVENT_MATCH goals only');
+  if (type === 'PAGEVIEW_MATCH' && Object.keys(filters).length > 0) invalid('goal filters apply to EVENT_MATCH goals only');
   return { name, type, intent, pattern, filters };
 }

@@ -6,20 +6,16 @@ import type { ControlDB } from './schema.js';
 
 /** Locks the workspace row for the rest of the transaction; false when no such workspace exists. */
 export async function lockWorkspace(trx: Transaction<ControlDB> | Kysely<ControlDB>, workspaceId: string): Promise<boolean> {
-  const r = await trx
-    .updateTable('workspaces')
-    .set({ name: sql<string>`name` })
-    .where('id', '=', workspaceId)
-    .executeTakeFirst();
+  const r = await trx.updateTable('workspaces').set({ name: sql<string>`name` }).where('id', '=', workspaceId).executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
 /** Rows of a table belonging to the workspace, as a number (PostgreSQL hands counts back as strings). */
-export async function countOf(
-  trx: Transaction<ControlDB> | Kysely<ControlDB>,
-  table: 'sites',
-  workspaceId: string,
-): Promise<number> {
-  const row = await trx.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+export async function countOf(trx: Transaction<ControlDB> | Kysely<ControlDB>, table: 'sites', workspaceId: string): Promise<number> {
+  const row = await trx
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

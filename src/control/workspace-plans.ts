@@ -20,17 +20,30 @@ export async function insertWorkspace(trx: Transaction<ControlDB>, row: Workspac
  * Records the plan and api policy a workspace has from `at` on. Call it in the transaction that
  * changes them, after the update of the workspace row (whose lock orders concurrent changes).
  */
-export async function recordPlanChange(trx: Transaction<ControlDB>, workspaceId: string, plan: string, apiPolicy: string, at: string): Promise<void> {
+export async function recordPlanChange(
+  trx: Transaction<ControlDB>,
+  workspaceId: string,
+  plan: string,
+  apiPolicy: string,
+  at: string,
+): Promise<void> {
   const last = await trx
     .selectFrom('workspace_plans')
     .select((eb) => eb.fn.max('version').as('version'))
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
   const version = Number(last?.version ?? 0) + 1;
-  await trx.insertInto('workspace_plans').values({ workspace_id: workspaceId, version, effective_at: at, plan, api_policy: apiPolicy }).execute();
+  await trx
+    .insertInto('workspace_plans')
+    .values({ workspace_id: workspaceId, version, effective_at: at, plan, api_policy: apiPolicy })
+    .execute();
 }
 
 export async function planHistory(db: Db, workspaceId: string): Promise<PlanChange[]> {
   const rows = await db.selectFrom('workspace_plans').selectAll().where('workspace_id', '=', workspaceId).orderBy('version').execute();
-  return rows.map((r) => ({ effectiveAt: r.effective_at, plan: r.plan as PlanId, apiPolicy: JSON.parse(r.api_policy) as ApiPolicyOverrides }));
+  return rows.map((r) => ({
+    effectiveAt: r.effective_at,
+    plan: r.plan as PlanId,
+    apiPolicy: JSON.parse(r.api_policy) as ApiPolicyOverrides,
+  }));
 }

@@ -59,7 +59,11 @@ export function canReadSite(grant: SiteGrant, site: { id: string; workspaceId: s
 }
 
 /** A tenant is readable when it belongs to the (already readable) site and passes the allowlist. */
-export function canReadTenant(grant: Pick<AccessGrant, 'tenantIds'>, siteId: string, tenant: { id: string; siteId: string } | null): boolean {
+export function canReadTenant(
+  grant: Pick<AccessGrant, 'tenantIds'>,
+  siteId: string,
+  tenant: { id: string; siteId: string } | null,
+): boolean {
   if (!tenant || tenant.siteId !== siteId) return false;
   return grant.tenantIds === null || grant.tenantIds.includes(tenant.id);
 }

@@ -26,7 +26,16 @@ export type RouteFamily =
   | 'breakdown_tenant';
 
 /** The route families this API serves (the others are reserved ids of the spec). */
-export type ServedRoute = 'overview' | 'content' | 'acquisition' | 'actions' | 'goals' | 'timeseries' | 'timeseries_tenant' | 'breakdown' | 'breakdown_tenant';
+export type ServedRoute =
+  | 'overview'
+  | 'content'
+  | 'acquisition'
+  | 'actions'
+  | 'goals'
+  | 'timeseries'
+  | 'timeseries_tenant'
+  | 'breakdown'
+  | 'breakdown_tenant';
 
 export type Classification = 'strict_safe' | 'extended_only' | 'mixed';
 export type WindowStatus =
@@ -206,9 +215,14 @@ interface ProfileRule {
  */
 function profileRule(w: MsWindow, profile: Profile, effectiveAtMs: number | null): ProfileRule | null {
   if (profile === 'strict') return { status: 'locked_by_profile', reason: 'extended_data_required', compatible: null };
-  if (effectiveAtMs !== null && w.endMs < effectiveAtMs) return { status: 'not_available_for_requested_period', reason: 'requested_period_has_no_extended_data', compatible: null };
+  if (effectiveAtMs !== null && w.endMs < effectiveAtMs)
+    return { status: 'not_available_for_requested_period', reason: 'requested_period_has_no_extended_data', compatible: null };
   if (effectiveAtMs !== null && w.startMs < effectiveAtMs) {
-    return { status: 'partially_available_after_effective_at', reason: 'requested_period_crosses_profile_change', compatible: { startMs: effectiveAtMs, endMs: w.endMs } };
+    return {
+      status: 'partially_available_after_effective_at',
+      reason: 'requested_period_crosses_profile_change',
+      compatible: { startMs: effectiveAtMs, endMs: w.endMs },
+    };
   }
   return null;
 }

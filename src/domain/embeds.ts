@@ -51,7 +51,8 @@ export function checkEmbedClaims(payload: Record<string, unknown>, nowS: number)
   if (tenant_id !== undefined && !isId(tenant_id)) return { problem: 'the tenant_id claim is malformed' };
   if (!isSeconds(iat)) return { problem: 'the iat claim (issued at, epoch seconds) is missing' };
   if (!isSeconds(exp)) return { problem: 'the exp claim (expiry, epoch seconds) is missing' };
-  if (exp - iat > EMBED_TOKEN_MAX_LIFETIME_S) return { problem: 'exp is more than 24 hours after iat: an embed token lives at most 24 hours' };
+  if (exp - iat > EMBED_TOKEN_MAX_LIFETIME_S)
+    return { problem: 'exp is more than 24 hours after iat: an embed token lives at most 24 hours' };
   if (exp <= iat) return { problem: 'exp is not after iat' };
   if (iat > nowS + EMBED_CLOCK_SKEW_S) return { problem: 'iat is in the future: check the clock of the server that mints the token' };
   if (exp <= nowS) return { problem: EXPIRED_EMBED_TOKEN };

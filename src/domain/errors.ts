@@ -82,7 +82,10 @@ export class ControlPlaneUnavailableError extends Error {
 
 /** Raised by engine adapters; the HTTP layer maps them to 503 responses. */
 export class EngineError extends Error {
-  constructor(readonly kind: 'timeout' | 'unavailable', cause?: unknown) {
+  constructor(
+    readonly kind: 'timeout' | 'unavailable',
+    cause?: unknown,
+  ) {
     super(kind === 'timeout' ? 'analytics query timed out' : 'analytics store unavailable', { cause });
     this.name = 'EngineError';
   }

@@ -9,18 +9,24 @@ export const MANAGE_ERROR_CATALOG = {
   NOT_FOUND: { status: 404, message: 'Not found.' },
   INVALID_METHOD: { status: 405, message: 'HTTP method not supported on this endpoint.' },
   CONFLICT: { status: 409, message: 'This conflicts with what exists already.' },
-  SEAT_LIMIT_REACHED: { status: 409, message: "Every seat of the plan is in use (members and open invitations)." },
-  SITE_LIMIT_REACHED: { status: 409, message: "Every site the plan includes is in use." },
+  SEAT_LIMIT_REACHED: { status: 409, message: 'Every seat of the plan is in use (members and open invitations).' },
+  SITE_LIMIT_REACHED: { status: 409, message: 'Every site the plan includes is in use.' },
   SITE_SCOPE_ALREADY_CLAIMED: { status: 409, message: 'Another site or workspace holds this hostname or domain.' },
   INVALID_PARAMS: { status: 422, message: 'Invalid request.' },
   INVALID_SITE_HOSTNAME: { status: 422, message: 'A hostname, domain scope or hostname pattern is malformed.' },
   SITE_SCOPE_NOT_ALLOWED: { status: 422, message: 'This domain cannot be a domain scope: give a registrable domain.' },
   HOSTNAME_PATTERN_OUT_OF_SCOPE: { status: 422, message: 'A hostname pattern lies outside every domain this workspace has asked for.' },
-  SITE_DNS_VERIFICATION_FAILED: { status: 422, message: 'The TXT record that proves the domain was not found: publish it, then verify again.' },
+  SITE_DNS_VERIFICATION_FAILED: {
+    status: 422,
+    message: 'The TXT record that proves the domain was not found: publish it, then verify again.',
+  },
   SITE_DNS_VERIFICATION_UNAVAILABLE: { status: 422, message: 'This domain cannot be proven by DNS.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests: wait, then try again.' },
   INTERNAL_ERROR: { status: 500, message: 'Unexpected backend failure.' },
-  CONTROL_PLANE_UNAVAILABLE: { status: 503, message: 'The store of workspaces, sites and people is temporarily unavailable: retry after Retry-After.' },
+  CONTROL_PLANE_UNAVAILABLE: {
+    status: 503,
+    message: 'The store of workspaces, sites and people is temporarily unavailable: retry after Retry-After.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ManageErrorCode = keyof typeof MANAGE_ERROR_CATALOG;
@@ -50,5 +56,10 @@ export function invalidField(field: string, message: string): ManageError {
 
 export function rateLimited(retryAfterSeconds: number): ManageError {
   const s = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new ManageError('RATE_LIMITED', `Too many attempts: try again in ${s} seconds.`, { retry_after_seconds: s }, { 'Retry-After': String(s) });
+  return new ManageError(
+    'RATE_LIMITED',
+    `Too many attempts: try again in ${s} seconds.`,
+    { retry_after_seconds: s },
+    { 'Retry-After': String(s) },
+  );
 }

@@ -23,8 +23,12 @@ function upgrade(plans: PlanId[], enterprise: string): string {
 
 /** The 403 of a part of the API the workspace's policy switches off. */
 export function switchRefusal(plan: PlanId, flag: PolicySwitch): string {
-  if (plan === 'enterprise') return `This workspace's enterprise API policy does not include ${OPENS[flag]}: ${flag} is false; ask for a policy with ${flag}.`;
-  return `The ${plan} plan does not include ${OPENS[flag]}; ${upgrade(upgradesThat((p) => p[flag], plan), `an enterprise policy with ${flag}`)}.`;
+  if (plan === 'enterprise')
+    return `This workspace's enterprise API policy does not include ${OPENS[flag]}: ${flag} is false; ask for a policy with ${flag}.`;
+  return `The ${plan} plan does not include ${OPENS[flag]}; ${upgrade(
+    upgradesThat((p) => p[flag], plan),
+    `an enterprise policy with ${flag}`,
+  )}.`;
 }
 
 /** The 403 of a route family the policy does not open (a family without a switch is open to any plan with API access). */
@@ -35,6 +39,7 @@ export function familyRefusal(plan: PlanId, family: RouteFamily): string {
 
 /** The 403 of any request on a plan without API access. */
 export function apiAccessRefusal(plan: PlanId): string {
-  if (plan === 'enterprise') return "This workspace's enterprise API policy gives no API access (availability is none); ask for a policy with API access.";
+  if (plan === 'enterprise')
+    return "This workspace's enterprise API policy gives no API access (availability is none); ask for a policy with API access.";
   return `The ${plan} plan does not include API access; ${upgrade(upgradesThat(hasApiAccess, plan), 'an enterprise policy')}.`;
 }

@@ -263,7 +263,10 @@ export function validateApiPolicyOverrides(input: unknown): string[] {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return ['api policy must be a JSON object'];
   const problems: string[] = [];
   for (const [key, value] of Object.entries(input)) {
-    const kind = key === 'max_users' || key === 'max_sites' || key === 'max_events_per_month' ? 'integer|null' : API_POLICY_FIELDS[key as keyof ApiPolicy];
+    const kind =
+      key === 'max_users' || key === 'max_sites' || key === 'max_events_per_month'
+        ? 'integer|null'
+        : API_POLICY_FIELDS[key as keyof ApiPolicy];
     if (!kind) {
       problems.push(`unknown api policy field "${key}"`);
       continue;
@@ -277,7 +280,10 @@ export function validateApiPolicyOverrides(input: unknown): string[] {
           : kind === 'integer|null'
             ? value === null || isInt
             : ['none', 'limited', 'standard', 'custom'].includes(value as string);
-    if (!ok) problems.push(`api policy field "${key}" must be ${kind === 'availability' ? 'none|limited|standard|custom' : `a non-negative ${kind}`}`);
+    if (!ok)
+      problems.push(
+        `api policy field "${key}" must be ${kind === 'availability' ? 'none|limited|standard|custom' : `a non-negative ${kind}`}`,
+      );
   }
   return problems;
 }

@@ -1,6 +1,19 @@
 // The runtime product object (GET /v1/me `product`) and a site's product_configuration (GET /v1/sites),
 // assembled from the plan's row of the plan table (plans.ts) and the site's collection profile. Pure.
-import { apiPolicyFor, PLANS, runtimePlanId, type ApiPolicy, type Dashboard, type DataEnvelope, type Level, type PlanEntry, type PlanId, type Profile, type RuntimePlanId, type WorkspaceRetention } from './plans.js';
+import {
+  apiPolicyFor,
+  PLANS,
+  runtimePlanId,
+  type ApiPolicy,
+  type Dashboard,
+  type DataEnvelope,
+  type Level,
+  type PlanEntry,
+  type PlanId,
+  type Profile,
+  type RuntimePlanId,
+  type WorkspaceRetention,
+} from './plans.js';
 
 export type Maturity = 'implemented' | 'partially_implemented' | 'not_explicitly_split' | 'not_applicable';
 
@@ -50,7 +63,9 @@ export interface SiteProductConfiguration extends ProductCore {
 export const DEFAULT_COLLECTION_PROFILE: Profile = 'strict';
 
 /** The notes of the exports capability: the same on every plan and site. */
-export const EXPORT_NOTES: readonly string[] = ['CSV: the dashboard downloads it, and /v1/metrics/* answer Accept: text/csv; the API has no asynchronous export.'];
+export const EXPORT_NOTES: readonly string[] = [
+  'CSV: the dashboard downloads it, and /v1/metrics/* answer Accept: text/csv; the API has no asynchronous export.',
+];
 
 function capabilities(p: PlanEntry, api: ApiPolicy, envelope: DataEnvelope): Capabilities {
   const strictNote =
@@ -72,7 +87,10 @@ function capabilities(p: PlanEntry, api: ApiPolicy, envelope: DataEnvelope): Cap
       level: envelope === 'strict' ? 'limited' : 'standard',
       data_envelope: envelope,
       maturity: 'implemented',
-      notes: envelope === 'extended' ? [] : ['Source, medium and campaign need Extended collection; channels, referrer hosts and landing pages are strict-safe.'],
+      notes:
+        envelope === 'extended'
+          ? []
+          : ['Source, medium and campaign need Extended collection; channels, referrer hosts and landing pages are strict-safe.'],
     },
     advanced_actions: {
       level: p.advancedActionsLevel,

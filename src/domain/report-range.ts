@@ -121,7 +121,8 @@ export function previousPeriod(w: DayWindow): DayWindow {
 export const DATE_FORMAT_HINT = 'a date written YYYY-MM-DD, e.g. 2026-11-25';
 
 function requireDay(name: 'from' | 'to', value: string): string {
-  if (parseDay(value) === null) throw invalidParams(`${name} must be ${DATE_FORMAT_HINT}; "${value}" is not a day of the calendar`, { parameter: name });
+  if (parseDay(value) === null)
+    throw invalidParams(`${name} must be ${DATE_FORMAT_HINT}; "${value}" is not a day of the calendar`, { parameter: name });
   return value;
 }
 

@@ -51,7 +51,10 @@ export class UnstorableTextError extends Error {
   readonly code = 'INVALID_ARGUMENTS';
   readonly exitCode = 2;
   constructor(options?: { cause?: unknown }) {
-    super('A value of the request contains a NUL character or is not valid Unicode text, which cannot be stored: remove the NUL, send valid UTF-8.', options);
+    super(
+      'A value of the request contains a NUL character or is not valid Unicode text, which cannot be stored: remove the NUL, send valid UTF-8.',
+      options,
+    );
     this.name = 'UnstorableTextError';
   }
 }

@@ -132,8 +132,7 @@ export async function openRedisRateLimiter(
     disableOfflineQueue: true,
     socket: {
       connectTimeout: 5_000,
-      reconnectStrategy: (retries, cause) =>
-        !connected && retries >= FIRST_CONNECT_ATTEMPTS ? cause : Math.min(50 * 2 ** retries, 2_000),
+      reconnectStrategy: (retries, cause) => (!connected && retries >= FIRST_CONNECT_ATTEMPTS ? cause : Math.min(50 * 2 ** retries, 2_000)),
     },
   });
   client.on('error', (err: Error) => opts.onError?.(err));

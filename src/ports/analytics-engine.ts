@@ -133,5 +133,7 @@ export interface AnalyticsEngine {
 
 /** The reads of an engine with the options applied (a request's deadline): what report builders call. */
 export type AnalyticsReads = {
-  [K in 'run' | 'actionRows' | 'actionTotals' | 'goalMatches' | 'pageTitles']: (request: Parameters<AnalyticsEngine[K]>[0]) => ReturnType<AnalyticsEngine[K]>;
+  [K in 'run' | 'actionRows' | 'actionTotals' | 'goalMatches' | 'pageTitles']: (
+    request: Parameters<AnalyticsEngine[K]>[0],
+  ) => ReturnType<AnalyticsEngine[K]>;
 };

@@ -17,7 +17,7 @@ export interface CollectRequest {
  * JSON object, 422 for a field.
  */
 export type CollectOutcome =
-  | { kind: 'accepted'; /** an engagement event (added to a pageview's time), not an event of its own */ engagement: boolean }
+  | { kind: 'accepted' /** an engagement event (added to a pageview's time), not an event of its own */; engagement: boolean }
   | { kind: 'ignored' }
   | { kind: 'invalid'; status: 400 | 422; message: string; field?: string };
 

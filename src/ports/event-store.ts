@@ -88,7 +88,8 @@ export interface Checkpoint {
 /** The checkpoint of an import (null without one); throws when its position is not a non-negative safe integer. */
 export function checkedCheckpoint(cp: Checkpoint | undefined): Checkpoint | null {
   if (!cp) return null;
-  if (!Number.isSafeInteger(cp.position) || cp.position < 0) throw new Error(`checkpoint position must be a non-negative safe integer, got ${cp.position}`);
+  if (!Number.isSafeInteger(cp.position) || cp.position < 0)
+    throw new Error(`checkpoint position must be a non-negative safe integer, got ${cp.position}`);
   return cp;
 }
 
@@ -214,14 +215,20 @@ export function removedData(days: readonly { day: string; events: number }[]): R
 /** EventCounts for every (site, month) asked, in that order, from the counts stored (others 0). */
 export function denseCounts(query: { siteIds: readonly string[]; months: readonly Month[] }, stored: readonly EventCount[]): EventCount[] {
   const of = new Map(stored.map((c) => [`${c.site_id}\u0000${c.month}`, c.events]));
-  return query.siteIds.flatMap((site_id) => query.months.map((month) => ({ site_id, month, events: of.get(`${site_id}\u0000${month}`) ?? 0 })));
+  return query.siteIds.flatMap((site_id) =>
+    query.months.map((month) => ({ site_id, month, events: of.get(`${site_id}\u0000${month}`) ?? 0 })),
+  );
 }
 
 /**
  * EventStore.importBatch for any store: one session, begun, given the rows and committed; a failed
  * append aborts the session, so nothing of the batch is stored.
  */
-export async function importInOneSession(store: Pick<EventStore, 'beginImport'>, rows: readonly EventRow[], options: ImportOptions = {}): Promise<ImportResult> {
+export async function importInOneSession(
+  store: Pick<EventStore, 'beginImport'>,
+  rows: readonly EventRow[],
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   const session = await store.beginImport(options);
   try {
     await session.append(rows);
@@ -234,10 +241,36 @@ export async function importInOneSession(store: Pick<EventStore, 'beginImport'>,
 
 /** Field order of an encoded row; every store reads this shape. */
 export const EVENT_ROW_FIELDS = [
-  'event_id', 'site_id', 'tenant_id', 'ts_ms', 'type', 'profile', 'visitor_key', 'path_canon', 'page_title',
-  'referrer_host', 'utm_source', 'utm_medium', 'utm_campaign', 'has_click_id', 'country', 'region', 'city',
-  'device_type', 'browser_family', 'os_family', 'traffic_class', 'engagement_time_ms', 'action_name', 'family',
-  'event_name', 'action_id', 'action_target_host', 'form_id', 'form_action_path', 'channel',
+  'event_id',
+  'site_id',
+  'tenant_id',
+  'ts_ms',
+  'type',
+  'profile',
+  'visitor_key',
+  'path_canon',
+  'page_title',
+  'referrer_host',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'has_click_id',
+  'country',
+  'region',
+  'city',
+  'device_type',
+  'browser_family',
+  'os_family',
+  'traffic_class',
+  'engagement_time_ms',
+  'action_name',
+  'family',
+  'event_name',
+  'action_id',
+  'action_target_host',
+  'form_id',
+  'form_action_path',
+  'channel',
 ] as const satisfies readonly (keyof EventRow)[];
 
 /**
@@ -254,10 +287,36 @@ export function encodeEventRows(rows: readonly EventRow[]): string {
 
 export function encodeEventRow(r: EventRow): string {
   return JSON.stringify([
-    r.event_id, r.site_id, r.tenant_id, r.ts_ms, r.type, r.profile, r.visitor_key, r.path_canon, r.page_title,
-    r.referrer_host, r.utm_source, r.utm_medium, r.utm_campaign, r.has_click_id, r.country, r.region, r.city,
-    r.device_type, r.browser_family, r.os_family, r.traffic_class, r.engagement_time_ms, r.action_name, r.family,
-    r.event_name, r.action_id, r.action_target_host, r.form_id, r.form_action_path, r.channel,
+    r.event_id,
+    r.site_id,
+    r.tenant_id,
+    r.ts_ms,
+    r.type,
+    r.profile,
+    r.visitor_key,
+    r.path_canon,
+    r.page_title,
+    r.referrer_host,
+    r.utm_source,
+    r.utm_medium,
+    r.utm_campaign,
+    r.has_click_id,
+    r.country,
+    r.region,
+    r.city,
+    r.device_type,
+    r.browser_family,
+    r.os_family,
+    r.traffic_class,
+    r.engagement_time_ms,
+    r.action_name,
+    r.family,
+    r.event_name,
+    r.action_id,
+    r.action_target_host,
+    r.form_id,
+    r.form_action_path,
+    r.channel,
   ]);
 }
 

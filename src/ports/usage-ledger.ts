@@ -37,13 +37,7 @@ export interface UsageLedger {
    * Records `included` and `hardCap` on the period row (so history shows the terms of each month).
    * Returns null when the cap would be passed (nothing is recorded then).
    */
-  reserve(input: {
-    workspaceId: string;
-    period: string;
-    units: number;
-    included: number;
-    hardCap: number;
-  }): Promise<Reservation | null>;
+  reserve(input: { workspaceId: string; period: string; units: number; included: number; hardCap: number }): Promise<Reservation | null>;
   /**
    * Reserve and commit in one atomic step, for work that is already done and cannot fail (a
    * response-cache hit): adds `units` to used when used + reserved + units <= hardCap, records the

@@ -29,7 +29,10 @@ export function authorizeRoute(caller: Caller, route: RouteGate, asked: { csv: b
   const policy = caller.policy;
   const seal = caller.seal;
   if (seal && (route.embed === undefined || (seal.routes !== null && !seal.routes.includes(route.embed))))
-    throw new ApiError('FORBIDDEN', `This embed reads only ${seal.routes === null ? 'the reports, metrics and goals of its site' : `these routes: ${seal.routes.join(', ')}`}.`);
+    throw new ApiError(
+      'FORBIDDEN',
+      `This embed reads only ${seal.routes === null ? 'the reports, metrics and goals of its site' : `these routes: ${seal.routes.join(', ')}`}.`,
+    );
   const plan = caller.workspace.plan;
   if (policy.kind === 'api' && !hasApiAccess(caller.api)) throw new ApiError('FORBIDDEN', apiAccessRefusal(plan));
   if (!scopeGrants(caller.grant.scopes, route.scopes))

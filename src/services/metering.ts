@@ -42,7 +42,10 @@ export function usageMeta(units: number, used: number, terms: { included: number
 function ledgerRequest(ctx: MeteringContext, units: number) {
   if (!Number.isSafeInteger(units) || units < 0) throw new Error(`metered units must be a non-negative integer, got ${units}`);
   const terms = termsOf(ctx.policy);
-  return { terms, request: { workspaceId: ctx.workspaceId, period: periodOf(ctx.arrivedAt), units, included: terms.included, hardCap: terms.hardCap } };
+  return {
+    terms,
+    request: { workspaceId: ctx.workspaceId, period: periodOf(ctx.arrivedAt), units, included: terms.included, hardCap: terms.hardCap },
+  };
 }
 
 /**

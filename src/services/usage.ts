@@ -48,11 +48,14 @@ export async function usageHistory(
   const from = query.from === undefined ? null : parseDate(query.from);
   const to = query.to === undefined ? null : parseDate(query.to);
   if (query.from !== undefined && !from)
-    throw new ApiError('INVALID_PARAMS', `from must be ${DATE_FORMAT_HINT}; "${query.from}" is not a day of the calendar.`, { parameter: 'from' });
+    throw new ApiError('INVALID_PARAMS', `from must be ${DATE_FORMAT_HINT}; "${query.from}" is not a day of the calendar.`, {
+      parameter: 'from',
+    });
   if (query.to !== undefined && !to)
-    throw new ApiError('INVALID_PARAMS', `to must be ${DATE_FORMAT_HINT}; "${query.to}" is not a day of the calendar.`, { parameter: 'to' });
-  if (from && to && from > to)
-    throw new ApiError('INVALID_PARAMS', 'Invalid query parameters: from is after to.', { parameter: 'from' });
+    throw new ApiError('INVALID_PARAMS', `to must be ${DATE_FORMAT_HINT}; "${query.to}" is not a day of the calendar.`, {
+      parameter: 'to',
+    });
+  if (from && to && from > to) throw new ApiError('INVALID_PARAMS', 'Invalid query parameters: from is after to.', { parameter: 'from' });
 
   const first = from && periodOf(from) > oldest ? periodOf(from) : oldest;
   const last = to && periodOf(to) < current ? periodOf(to) : current;

@@ -20,7 +20,11 @@ let scratches: { drop(): Promise<void> }[] = [];
 const fixture = importCli(() => dataDir);
 const { file } = fixture;
 const cli = (args: string[]) =>
-  fixture.cli([...args, ...(stores.controlUrl ? ['--control-url', stores.controlUrl] : []), ...(stores.eventsUrl ? ['--events-url', stores.eventsUrl] : [])]);
+  fixture.cli([
+    ...args,
+    ...(stores.controlUrl ? ['--control-url', stores.controlUrl] : []),
+    ...(stores.eventsUrl ? ['--events-url', stores.eventsUrl] : []),
+  ]);
 
 async function ok(...args: string[]): Promise<Record<string, any>> {
   const r = await cli([...args, '--json']);
@@ -39,7 +43,8 @@ async function refused(args: string[], code: string, message: RegExp, exitCode =
 const today = new Date().toISOString().slice(0, 10);
 const month = today.slice(0, 7);
 const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-const pageview = (site: string, ts: string, p = '/a', visitor = 'k') => JSON.stringify({ ts, type: 'pageview', site_id: site, path: p, visitor_key: visitor });
+const pageview = (site: string, ts: string, p = '/a', visitor = 'k') =>
+  JSON.stringify({ ts, type: 'pageview', site_id: site, path: p, visitor_key: visitor });
 
 async function newSite(plan: string, host: string): Promise<{ ws: string; site: string }> {
   const ws = (await ok('workspace', 'create', '--name', 'A', '--plan', plan)).workspace_id;
@@ -75,16 +80,30 @@ test('purge: a dry run changes nothing; the real one keeps the boundary day and 
   const { ws, site } = await newSite('free', 'purge.example.com');
   const keep = firstKeptDay(today, 3);
   const gone = dayBefore(keep);
-  await ok('import', 'events', file('purge.ndjson', [
-    pageview(site, `${keep}T00:00:00Z`),
-    pageview(site, `${gone}T23:59:59Z`, '/b'),
-    pageview(site, `${gone}T10:00:00Z`, '/c'),
-  ]));
+  await ok(
+    'import',
+    'events',
+    file('purge.ndjson', [
+      pageview(site, `${keep}T00:00:00Z`),
+      pageview(site, `${gone}T23:59:59Z`, '/b'),
+      pageview(site, `${gone}T10:00:00Z`, '/c'),
+    ]),
+  );
 
   const dry = await ok('purge', '--dry-run');
   const mine = dry.sites.find((s: { site_id: string }) => s.site_id === site);
   assert.deepEqual(
-    [mine.dry_run, mine.plan, mine.retention_months, mine.first_kept_day, mine.days, mine.first_day, mine.last_day, mine.events, mine.by_month],
+    [
+      mine.dry_run,
+      mine.plan,
+      mine.retention_months,
+      mine.first_kept_day,
+      mine.days,
+      mine.first_day,
+      mine.last_day,
+      mine.events,
+      mine.by_month,
+    ],
     [undefined, 'free', 3, keep, 1, gone, gone, 2, [{ month: gone.slice(0, 7), events: 2 }]],
   );
   assert.equal(dry.dry_run, true);
@@ -147,7 +166,8 @@ test('site delete: needs --yes; then the id is unknown everywhere, its events an
 
 test('a deletion a crash left half-way (catalog rows gone, events still stored) is finished by the command run again, or by the next purge', async () => {
   const { ws, site } = await newSite('pro', 'crash.example.com');
-  const second = (await ok('site', 'create', '--workspace', ws, '--name', 'Two', '--hostname', 'two.example.com', '--profile', 'strict')).site_id;
+  const second = (await ok('site', 'create', '--workspace', ws, '--name', 'Two', '--hostname', 'two.example.com', '--profile', 'strict'))
+    .site_id;
   const ts = new Date(Date.now() - 60_000).toISOString();
   await ok('import', 'events', file('crash.ndjson', [pageview(site, ts), pageview(second, ts)]));
   // the first step alone, as a process killed right after it would leave it
@@ -174,18 +194,46 @@ test('workspace delete: needs --yes; removes its sites, their events and the wor
   await ok('import', 'events', file('ws.ndjson', [pageview(site, new Date(Date.now() - 60_000).toISOString())]));
   await refused(['workspace', 'delete', ws], 'CONFIRMATION_REQUIRED', /add --yes/);
   const d = await ok('workspace', 'delete', ws, '--yes');
-  assert.deepEqual(d.deleted.sites.map((s: { site_id: string; removed: { events: number } }) => [s.site_id, s.removed.events]), [[site, 1]]);
+  assert.deepEqual(
+    d.deleted.sites.map((s: { site_id: string; removed: { events: number } }) => [s.site_id, s.removed.events]),
+    [[site, 1]],
+  );
   assert.ok(!(await ok('workspace', 'list')).workspaces.some((w: { workspace_id: string }) => w.workspace_id === ws));
   await refused(['workspace', 'delete', ws, '--yes'], 'NOT_FOUND', /unknown workspace/);
   assert.equal((await coverage(site)).events, 0);
   await ok('workspace', 'create', '--name', 'B', '--plan', 'pro');
-  assert.equal((await ok('site', 'create', '--workspace', (await ok('workspace', 'list')).workspaces.at(-1).workspace_id, '--name', 'S', '--hostname', 'ws-gone.example.com', '--profile', 'strict')).site_id.slice(0, 5), 'site_');
+  assert.equal(
+    (
+      await ok(
+        'site',
+        'create',
+        '--workspace',
+        (await ok('workspace', 'list')).workspaces.at(-1).workspace_id,
+        '--name',
+        'S',
+        '--hostname',
+        'ws-gone.example.com',
+        '--profile',
+        'strict',
+      )
+    ).site_id.slice(0, 5),
+    'site_',
+  );
 });
 
-test('while footfall serve owns the embedded store, the commands go through its admin socket', { skip: scale && 'ClickHouse takes every process: no admin socket' }, async () => {
+test('while footfall serve owns the embedded store, the commands go through its admin socket', {
+  skip: scale && 'ClickHouse takes every process: no admin socket',
+}, async () => {
   const { startServe } = await import('./fixtures/serve-process.js');
   const { ws, site } = await newSite('pro', 'served.example.com');
-  const imp = await ok('import', 'events', file('served.ndjson', [pageview(site, new Date(Date.now() - 60_000).toISOString()), pageview(site, new Date(Date.now() - 60_000).toISOString(), '/b')]));
+  const imp = await ok(
+    'import',
+    'events',
+    file('served.ndjson', [
+      pageview(site, new Date(Date.now() - 60_000).toISOString()),
+      pageview(site, new Date(Date.now() - 60_000).toISOString(), '/b'),
+    ]),
+  );
   const server = await startServe(dataDir);
   try {
     // the server holds the DuckDB file: a command that opened it itself would fail on its lock

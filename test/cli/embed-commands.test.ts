@@ -29,8 +29,11 @@ after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 /** `footfall` with `input` on its standard input. */
 function withInput(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [FOOTFALL_BIN, ...args, '--data-dir', dataDir, '--json'], { env: CLI_ENV }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [FOOTFALL_BIN, ...args, '--data-dir', dataDir, '--json'],
+      { env: CLI_ENV },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end(input);
   });
@@ -46,9 +49,10 @@ test('embed-key create prints the key id and its secret once; list shows neither
   assert.match(made.key_id, /^ek_[0-9A-Za-z]{22}$/);
   assert.match(made.secret, /^ff_embed_[A-Za-z0-9_-]{43}$/);
   const { embed_keys } = await ok('embed-key', 'list', '--workspace', ws);
-  assert.deepEqual(embed_keys.map((k: { key_id: string; origins: string[]; revoked_at: null }) => [k.key_id, k.origins, k.revoked_at]), [
-    [made.key_id, ['https://app.example.com', 'http://localhost:3000'], null],
-  ]);
+  assert.deepEqual(
+    embed_keys.map((k: { key_id: string; origins: string[]; revoked_at: null }) => [k.key_id, k.origins, k.revoked_at]),
+    [[made.key_id, ['https://app.example.com', 'http://localhost:3000'], null]],
+  );
   assert.ok(!JSON.stringify(embed_keys).includes(made.secret));
   // nothing of the secret is in the control plane
   assert.ok(!fs.readFileSync(path.join(dataDir, 'control.sqlite')).includes(made.secret.slice(9)), 'the secret is not stored');
@@ -73,7 +77,18 @@ test('share create prints the url once (its slug stored hashed), with a tenant, 
   assert.ok(m, plain.url);
   const slug = m[1];
 
-  const locked = await withInput('a long share password\n', 'share', 'create', '--site', site, '--tenant', tenant, '--password', '--expires', '2099-01-31T00:00:00Z');
+  const locked = await withInput(
+    'a long share password\n',
+    'share',
+    'create',
+    '--site',
+    site,
+    '--tenant',
+    tenant,
+    '--password',
+    '--expires',
+    '2099-01-31T00:00:00Z',
+  );
   assert.equal(locked.code, 0, locked.stderr + locked.stdout);
   const { share_id } = JSON.parse(locked.stdout);
 
@@ -90,10 +105,13 @@ test('share create prints the url once (its slug stored hashed), with a tenant, 
   assert.ok(!fs.readFileSync(path.join(dataDir, 'control.sqlite')).includes(slug), 'the slug is not stored');
 
   const { shares } = await ok('share', 'list', '--site', site);
-  assert.deepEqual(shares.map((s: Record<string, unknown>) => [s.share_id, s.tenant_id, s.password, s.state]), [
-    [plain.share_id, null, false, 'active'],
-    [share_id, tenant, true, 'active'],
-  ]);
+  assert.deepEqual(
+    shares.map((s: Record<string, unknown>) => [s.share_id, s.tenant_id, s.password, s.state]),
+    [
+      [plain.share_id, null, false, 'active'],
+      [share_id, tenant, true, 'active'],
+    ],
+  );
   assert.ok(!JSON.stringify(shares).includes(slug));
   assert.deepEqual(await ok('share', 'revoke', plain.share_id), { share_id: plain.share_id, revoked: true });
   assert.equal((await ok('share', 'list', '--site', site)).shares[0].state, 'revoked');

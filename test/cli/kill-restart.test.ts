@@ -51,7 +51,8 @@ test('kill -9 under load, restart: the whole cap is usable at once', { timeout: 
       apiPolicy: { hard_cap_units: 1_000_000, monthly_included_units: 0, rate_limit_rps: null },
     });
     wsId = ws.id;
-    siteId = (await cp.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['kill.example.com'], collectionProfile: 'strict' })).id;
+    siteId = (await cp.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['kill.example.com'], collectionProfile: 'strict' }))
+      .id;
     await cp.catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read', 'usage:read'], secretHash: hashSecret(secret) });
   } finally {
     await cp.close();

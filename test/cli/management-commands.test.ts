@@ -21,14 +21,19 @@ before(async () => {
   ws = (await ok('workspace', 'create', '--name', 'Acme', '--plan', 'pro')).workspace_id;
   site = (await ok('site', 'create', '--workspace', ws, '--name', 'Shop', '--hostname', 'shop.example.com', '--profile', 'strict')).site_id;
   tenant = (await ok('tenant', 'create', '--site', site, '--slug', 'north', '--name', 'North')).tenant_id;
-  goal = (await ok('goal', 'create', '--site', site, '--name', 'Thanks', '--type', 'PAGEVIEW_MATCH', '--intent', 'lead', '--pattern', '/thanks')).goal_id;
+  goal = (
+    await ok('goal', 'create', '--site', site, '--name', 'Thanks', '--type', 'PAGEVIEW_MATCH', '--intent', 'lead', '--pattern', '/thanks')
+  ).goal_id;
 });
 
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 test('workspace list and update', async () => {
   const { workspaces } = await ok('workspace', 'list');
-  assert.deepEqual(workspaces.map((w: { workspace_id: string }) => w.workspace_id), [ws]);
+  assert.deepEqual(
+    workspaces.map((w: { workspace_id: string }) => w.workspace_id),
+    [ws],
+  );
   assert.deepEqual(Object.keys(workspaces[0]), ['workspace_id', 'name', 'plan', 'api_policy', 'created_at']);
 
   const up = await ok('workspace', 'update', ws, '--plan', 'enterprise', '--api-policy', '{"hard_cap_units":500}');
@@ -39,7 +44,11 @@ test('workspace list and update', async () => {
   assert.deepEqual((await ok('workspace', 'list')).workspaces[0].api_policy, {});
 
   await refused(['workspace', 'update', ws], 'INVALID_ARGUMENTS', /nothing to change/);
-  await refused(['workspace', 'update', ws, '--plan', 'gold'], 'INVALID_ARGUMENTS', /--plan must be one of free, starter, pro, enterprise, got "gold"/);
+  await refused(
+    ['workspace', 'update', ws, '--plan', 'gold'],
+    'INVALID_ARGUMENTS',
+    /--plan must be one of free, starter, pro, enterprise, got "gold"/,
+  );
   await refused(['workspace', 'update', ws, '--api-policy', '{"hard_cap_units":1}'], 'INVALID', /enterprise workspaces only/);
   await refused(['workspace', 'update', 'ws_nope', '--name', 'X'], 'NOT_FOUND', /unknown workspace "ws_nope"/);
 });
@@ -49,14 +58,41 @@ test('site list and update: hostnames under the ownership rules, prospective pro
   await ok('site', 'create', '--workspace', other, '--name', 'O', '--hostname', 'theirs.example.org', '--profile', 'strict');
 
   const listed = (await ok('site', 'list', '--workspace', ws)).sites;
-  assert.deepEqual(listed.map((s: { site_id: string }) => s.site_id), [site]);
+  assert.deepEqual(
+    listed.map((s: { site_id: string }) => s.site_id),
+    [site],
+  );
   assert.deepEqual(Object.keys(listed[0]), [
-    'site_id', 'workspace_id', 'name', 'hostnames', 'status', 'collection_profile', 'collection_profile_effective_at', 'created_at',
-    'domain_scope', 'hostname_patterns', 'domains', 'released_hostnames',
+    'site_id',
+    'workspace_id',
+    'name',
+    'hostnames',
+    'status',
+    'collection_profile',
+    'collection_profile_effective_at',
+    'created_at',
+    'domain_scope',
+    'hostname_patterns',
+    'domains',
+    'released_hostnames',
   ]);
 
   const before = Date.now();
-  const up = (await ok('site', 'update', site, '--name', 'Shop 2', '--hostname', 'WWW.shop.example.com', '--hostname', 'shop.example.com', '--profile', 'extended')).site;
+  const up = (
+    await ok(
+      'site',
+      'update',
+      site,
+      '--name',
+      'Shop 2',
+      '--hostname',
+      'WWW.shop.example.com',
+      '--hostname',
+      'shop.example.com',
+      '--profile',
+      'extended',
+    )
+  ).site;
   assert.deepEqual([up.name, up.hostnames, up.collection_profile], ['Shop 2', ['www.shop.example.com', 'shop.example.com'], 'extended']);
   const at = Date.parse(up.collection_profile_effective_at);
   assert.ok(at >= before - 1000 && at <= Date.now(), `effective now by default, got ${up.collection_profile_effective_at}`);
@@ -70,13 +106,20 @@ test('site list and update: hostnames under the ownership rules, prospective pro
   await refused(['site', 'update', site, '--profile-effective-at', '2020-01-01T00:00:00Z'], 'INVALID', /in the past/);
   await refused(['site', 'update', site, '--hostname', 'theirs.example.org'], 'SITE_SCOPE_ALREADY_CLAIMED', /another workspace/, 1);
   await refused(['site', 'update', site, '--hostname', 'no way'], 'INVALID_SITE_HOSTNAME', /malformed/, 1);
-  await refused(['site', 'update', site, '--profile', 'loose', '--status', 'GONE'], 'INVALID_ARGUMENTS',
-    /--status must be one of ACTIVE, SUSPENDED, got "GONE"; --profile must be one of strict, extended, got "loose"/);
+  await refused(
+    ['site', 'update', site, '--profile', 'loose', '--status', 'GONE'],
+    'INVALID_ARGUMENTS',
+    /--status must be one of ACTIVE, SUSPENDED, got "GONE"; --profile must be one of strict, extended, got "loose"/,
+  );
   await refused(['site', 'update', site], 'INVALID_ARGUMENTS', /nothing to change/);
   await refused(['site', 'update', 'site_nope', '--name', 'x'], 'NOT_FOUND', /unknown site "site_nope"/);
   await refused(['site', 'list'], 'INVALID_ARGUMENTS', /missing --workspace/);
   await refused(['site', 'list', '--workspace', 'ws_nope'], 'NOT_FOUND', /unknown workspace/);
-  assert.deepEqual((await ok('site', 'list', '--workspace', ws)).sites[0].hostnames, ['www.shop.example.com', 'shop.example.com'], 'refusals changed nothing');
+  assert.deepEqual(
+    (await ok('site', 'list', '--workspace', ws)).sites[0].hostnames,
+    ['www.shop.example.com', 'shop.example.com'],
+    'refusals changed nothing',
+  );
 });
 
 test('tenant list and update', async () => {
@@ -84,7 +127,13 @@ test('tenant list and update', async () => {
   const up = (await ok('tenant', 'update', tenant, '--slug', 'nord', '--name', 'Nord', '--status', 'INACTIVE')).tenant;
   assert.deepEqual([up.tenant_id, up.slug, up.name, up.status], [tenant, 'nord', 'Nord', 'INACTIVE']);
   const { tenants } = await ok('tenant', 'list', '--site', site);
-  assert.deepEqual(tenants.map((t: { slug: string; status: string }) => [t.slug, t.status]), [['nord', 'INACTIVE'], ['south', 'ACTIVE']]);
+  assert.deepEqual(
+    tenants.map((t: { slug: string; status: string }) => [t.slug, t.status]),
+    [
+      ['nord', 'INACTIVE'],
+      ['south', 'ACTIVE'],
+    ],
+  );
   await refused(['tenant', 'update', tenant, '--slug', 'south'], 'CONFLICT', /already has a tenant with slug "south"/);
   await refused(['tenant', 'update', tenant, '--status', 'ON'], 'INVALID_ARGUMENTS', /--status must be one of ACTIVE, INACTIVE/);
   await refused(['tenant', 'update', 'ten_nope', '--name', 'x'], 'NOT_FOUND', /unknown tenant/);
@@ -97,7 +146,10 @@ test('goal list, update and delete', async () => {
   await refused(['goal', 'update', goal, '--clear-filters', '--form-id', 'x'], 'INVALID_ARGUMENTS', /contradict/);
   const cleared = (await ok('goal', 'update', goal, '--type', 'PAGEVIEW_MATCH', '--pattern', '/done', '--clear-filters')).goal;
   assert.deepEqual([cleared.type, cleared.filters], ['PAGEVIEW_MATCH', {}]);
-  assert.deepEqual((await ok('goal', 'list', '--site', site)).goals.map((g: { goal_id: string }) => g.goal_id), [goal]);
+  assert.deepEqual(
+    (await ok('goal', 'list', '--site', site)).goals.map((g: { goal_id: string }) => g.goal_id),
+    [goal],
+  );
   assert.deepEqual(await ok('goal', 'delete', goal), { goal_id: goal, deleted: true });
   assert.deepEqual((await ok('goal', 'list', '--site', site)).goals, []);
   await refused(['goal', 'delete', goal], 'NOT_FOUND', /unknown goal/);
@@ -120,9 +172,24 @@ test('token list never prints a secret or a hash; rotate prints the new secret o
     assert.doesNotMatch(run.stdout, /ff_live_|[0-9a-f]{64}/, 'nothing that looks like a secret or a sha256');
   }
   const { tokens } = await ok('token', 'list', '--workspace', ws);
-  assert.deepEqual(tokens.map((t: { token_id: string }) => t.token_id), [a.token_id, b.token_id]);
-  assert.deepEqual(Object.keys(tokens[0]), ['token_id', 'workspace_id', 'scopes', 'site_ids', 'tenant_ids', 'created_at', 'rotated_at', 'revoked_at']);
-  assert.deepEqual([tokens[0].scopes, tokens[0].site_ids, tokens[0].tenant_ids, tokens[0].revoked_at], [['metrics:read', 'usage:read'], [site], null, null]);
+  assert.deepEqual(
+    tokens.map((t: { token_id: string }) => t.token_id),
+    [a.token_id, b.token_id],
+  );
+  assert.deepEqual(Object.keys(tokens[0]), [
+    'token_id',
+    'workspace_id',
+    'scopes',
+    'site_ids',
+    'tenant_ids',
+    'created_at',
+    'rotated_at',
+    'revoked_at',
+  ]);
+  assert.deepEqual(
+    [tokens[0].scopes, tokens[0].site_ids, tokens[0].tenant_ids, tokens[0].revoked_at],
+    [['metrics:read', 'usage:read'], [site], null, null],
+  );
   assert.ok(tokens[0].rotated_at && tokens[1].revoked_at && tokens[1].rotated_at === null);
 
   const cp = await openSqliteControlPlane(path.join(dataDir, 'control.sqlite'));
@@ -138,9 +205,16 @@ test('token list never prints a secret or a hash; rotate prints the new secret o
 });
 
 test('every missing option is named at once', async () => {
-  await refused(['site', 'create'], 'INVALID_ARGUMENTS',
-    /^missing --workspace <id>, --name <name>, --hostname <host> \(repeat it for more hostnames\), --profile strict\|extended$/);
-  await refused(['goal', 'create', '--site', site], 'INVALID_ARGUMENTS', /^missing --name <name>, --type PAGEVIEW_MATCH\|EVENT_MATCH, --intent <intent>, --pattern <pattern>$/);
+  await refused(
+    ['site', 'create'],
+    'INVALID_ARGUMENTS',
+    /^missing --workspace <id>, --name <name>, --hostname <host> \(repeat it for more hostnames\), --profile strict\|extended$/,
+  );
+  await refused(
+    ['goal', 'create', '--site', site],
+    'INVALID_ARGUMENTS',
+    /^missing --name <name>, --type PAGEVIEW_MATCH\|EVENT_MATCH, --intent <intent>, --pattern <pattern>$/,
+  );
   await refused(['token', 'create'], 'INVALID_ARGUMENTS', /^missing --workspace <id>, --scopes metrics:read,usage:read$/);
   await refused(['workspace', 'create', '--plan', 'gold'], 'INVALID_ARGUMENTS', /^missing --name <name>; --plan must be one of/);
   await refused(['tenant', 'create'], 'INVALID_ARGUMENTS', /^missing --site <id>, --slug <slug>, --name <name>$/);
@@ -149,7 +223,10 @@ test('every missing option is named at once', async () => {
 test('lists read as text without --json', async () => {
   const r = await cli('site', 'list', '--workspace', ws);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(`^${site}  SUSPENDED  strict from 2099-01-01T00:00:00.000Z  "Shop 2"  www.shop.example.com, shop.example.com\\n$`));
+  assert.match(
+    r.stdout,
+    new RegExp(`^${site}  SUSPENDED  strict from 2099-01-01T00:00:00.000Z  "Shop 2"  www.shop.example.com, shop.example.com\\n$`),
+  );
   const empty = await cli('goal', 'list', '--site', site);
   assert.equal(empty.stdout, 'No goals.\n');
 });

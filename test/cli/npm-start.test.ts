@@ -58,7 +58,9 @@ test('package.json starts what this suite runs', () => {
   assert.match(pkg.scripts.prestart, /build:server/);
 });
 
-test('a data dir a command already made, with no workspace, gets the demo; the next start signs its owner in again', { timeout: 180_000 }, async () => {
+test('a data dir a command already made, with no workspace, gets the demo; the next start signs its owner in again', {
+  timeout: 180_000,
+}, async () => {
   const cwd = path.join(root, 'project');
   fs.mkdirSync(cwd);
   const dataDir = path.join(cwd, 'data');
@@ -95,7 +97,10 @@ test('a data dir a command already made, with no workspace, gets the demo; the n
     assert.match(second.stderr(), /holds 2 workspaces: serving them/);
     const out = second.stdout();
     assert.doesNotMatch(out, /ff_live_/, 'no token is made or shown again');
-    assert.match(out, /sign in as the demo owner owner@demo\.footfall\.test with this one-time link, valid until \S+:\n\s+http:\/\/127\.0\.0\.1:\d+\/app\/sign-in\/\w+\n/);
+    assert.match(
+      out,
+      /sign in as the demo owner owner@demo\.footfall\.test with this one-time link, valid until \S+:\n\s+http:\/\/127\.0\.0\.1:\d+\/app\/sign-in\/\w+\n/,
+    );
     assert.match(out, /later: npx footfall user reset-password --email owner@demo\.footfall\.test\n/);
     assert.match(out, /API token: +npx footfall token create --workspace ws_\w+ --scopes metrics:read,usage:read\n/);
     // The banner comes before the log of any request: a person reads it, then the log.
@@ -108,7 +113,9 @@ test('a data dir a command already made, with no workspace, gets the demo; the n
   }
 });
 
-test('a store with workspaces but no demo owner: the banner says how to invite a person, with --data-dir when it is not ./data', { timeout: 120_000 }, async () => {
+test('a store with workspaces but no demo owner: the banner says how to invite a person, with --data-dir when it is not ./data', {
+  timeout: 120_000,
+}, async () => {
   const cwd = path.join(root, 'elsewhere');
   fs.mkdirSync(cwd);
   const dataDir = path.join(root, 'own-data');
@@ -126,9 +133,19 @@ test('a store with workspaces but no demo owner: the banner says how to invite a
   try {
     await waitFor(() => out.includes('API token:'));
     assert.doesNotMatch(out, /Demo seeded|sign in as the demo owner/);
-    assert.match(out, new RegExp(`a person's way in: npx footfall user invite --workspace WORKSPACE_ID --email EMAIL --role owner --data-dir ${regexEscape(dataDir)}\n`));
+    assert.match(
+      out,
+      new RegExp(
+        `a person's way in: npx footfall user invite --workspace WORKSPACE_ID --email EMAIL --role owner --data-dir ${regexEscape(dataDir)}\n`,
+      ),
+    );
     // the free workspace has no API: the token line names the starter one
-    assert.match(out, new RegExp(`API token: +npx footfall token create --workspace ${paid} --scopes metrics:read,usage:read --data-dir ${regexEscape(dataDir)}\n`));
+    assert.match(
+      out,
+      new RegExp(
+        `API token: +npx footfall token create --workspace ${paid} --scopes metrics:read,usage:read --data-dir ${regexEscape(dataDir)}\n`,
+      ),
+    );
     assert.ok(!out.includes(`--workspace ${ws}`));
   } finally {
     child.kill('SIGTERM');

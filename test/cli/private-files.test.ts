@@ -26,8 +26,7 @@ function modes(dir: string): Map<string, { mode: number; kind: 'dir' | 'file' | 
 }
 
 function assertPrivate(dir: string): void {
-  for (const [p, { mode, kind }] of modes(dir))
-    assert.equal(mode, kind === 'dir' ? 0o700 : 0o600, `${p} (${kind}) is ${mode.toString(8)}`);
+  for (const [p, { mode, kind }] of modes(dir)) assert.equal(mode, kind === 'dir' ? 0o700 : 0o600, `${p} (${kind}) is ${mode.toString(8)}`);
 }
 
 test('a running server keeps the whole data dir private, and tightens one left loose', { timeout: 120_000 }, async () => {
@@ -52,7 +51,10 @@ test('a running server keeps the whole data dir private, and tightens one left l
     const seen = modes(dataDir);
     for (const name of [CONTROL_SQLITE_FILE, `${CONTROL_SQLITE_FILE}-wal`, `${CONTROL_SQLITE_FILE}-shm`, 'admin.sock', 'old/notes.txt'])
       assert.ok(seen.has(name), `${name} exists (have ${[...seen.keys()].join(', ')})`);
-    assert.ok([...seen.keys()].some((p) => p.includes('duckdb')), 'the DuckDB files are there');
+    assert.ok(
+      [...seen.keys()].some((p) => p.includes('duckdb')),
+      'the DuckDB files are there',
+    );
     assertPrivate(dataDir);
   } finally {
     server.proc.kill('SIGTERM');

@@ -30,7 +30,9 @@ before(async () => {
   ws = (await ok('workspace', 'create', '--name', 'Acme', '--plan', 'pro')).workspace_id;
   site = (await ok('site', 'create', '--workspace', ws, '--name', 'Shop', '--hostname', 'shop.example.com', '--profile', 'strict')).site_id;
   tenant = (await ok('tenant', 'create', '--site', site, '--slug', 'north', '--name', 'North')).tenant_id;
-  goal = (await ok('goal', 'create', '--site', site, '--name', 'Thanks', '--type', 'PAGEVIEW_MATCH', '--intent', 'lead', '--pattern', '/thanks')).goal_id;
+  goal = (
+    await ok('goal', 'create', '--site', site, '--name', 'Thanks', '--type', 'PAGEVIEW_MATCH', '--intent', 'lead', '--pattern', '/thanks')
+  ).goal_id;
   ({ token_id: tokenId, secret } = await ok('token', 'create', '--workspace', ws, '--scopes', 'metrics:read,usage:read'));
   server = await startServer(loadConfig({ dataDir, port: 0, logLevel: 'silent' }, {}));
 });
@@ -95,9 +97,10 @@ test('site name, hostnames, status and profile (past the response cache)', async
 
 test('tenant slug, name and status', async () => {
   await ok('tenant', 'update', tenant, '--slug', 'nord', '--name', 'Nord');
-  assert.deepEqual((await get(`/v1/tenants?site_id=${site}`)).body.items.map((t: any) => [t.tenant_id, t.tenant_slug, t.tenant_name]), [
-    [tenant, 'nord', 'Nord'],
-  ]);
+  assert.deepEqual(
+    (await get(`/v1/tenants?site_id=${site}`)).body.items.map((t: any) => [t.tenant_id, t.tenant_slug, t.tenant_name]),
+    [[tenant, 'nord', 'Nord']],
+  );
   await ok('tenant', 'update', tenant, '--status', 'INACTIVE');
   assert.deepEqual((await get(`/v1/tenants?site_id=${site}`)).body.items, []);
 });

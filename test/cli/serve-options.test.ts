@@ -12,12 +12,15 @@ import { startServe } from './fixtures/serve-process.js';
 test('serve --query-timeout-ms: a bad value is named with its variable, a good one serves', { timeout: 60_000 }, async () => {
   const program = new Command('footfall').exitOverride();
   registerServe(program);
-  await assert.rejects(program.parseAsync(['node', 'footfall', 'serve', '--query-timeout-ms', '1e3', '--port', '99999']), (err: CliError) => {
-    assert.equal(err.code, 'INVALID_CONFIG');
-    assert.match(err.message, /FOOTFALL_QUERY_TIMEOUT_MS \(--query-timeout-ms\): "1e3" must be a positive integer of milliseconds/);
-    assert.match(err.message, /FOOTFALL_PORT/, 'every bad setting at once');
-    return true;
-  });
+  await assert.rejects(
+    program.parseAsync(['node', 'footfall', 'serve', '--query-timeout-ms', '1e3', '--port', '99999']),
+    (err: CliError) => {
+      assert.equal(err.code, 'INVALID_CONFIG');
+      assert.match(err.message, /FOOTFALL_QUERY_TIMEOUT_MS \(--query-timeout-ms\): "1e3" must be a positive integer of milliseconds/);
+      assert.match(err.message, /FOOTFALL_PORT/, 'every bad setting at once');
+      return true;
+    },
+  );
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-serve-opts-'));
   const server = await startServe(dataDir, ['--query-timeout-ms', '2500']);

@@ -36,16 +36,23 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 function packagesLoaded(args: string[]): Promise<Set<string>> {
   const log = path.join(dir, `modules-${args[0]}.log`);
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', register, FOOTFALL_BIN, ...args], { env: { ...CLI_ENV, MODULE_LOG: log } }, (err, _stdout, stderr) => {
-      if (err) return reject(new Error(`${args.join(' ')} failed: ${stderr}`));
-      const names = fs
-        .readFileSync(log, 'utf8')
-        .split('\n')
-        // a package build:server bundles into dist/vendor/<name>.js counts as that package
-        .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? /\/dist\/vendor\/((?:@[^/]+\/)?[^/]+)\.js$/.exec(url)?.[1])
-        .filter((n): n is string => n !== undefined);
-      resolve(new Set(names));
-    });
+    execFile(
+      process.execPath,
+      ['--import', register, FOOTFALL_BIN, ...args],
+      { env: { ...CLI_ENV, MODULE_LOG: log } },
+      (err, _stdout, stderr) => {
+        if (err) return reject(new Error(`${args.join(' ')} failed: ${stderr}`));
+        const names = fs
+          .readFileSync(log, 'utf8')
+          .split('\n')
+          // a package build:server bundles into dist/vendor/<name>.js counts as that package
+          .map(
+            (url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? /\/dist\/vendor\/((?:@[^/]+\/)?[^/]+)\.js$/.exec(url)?.[1],
+          )
+          .filter((n): n is string => n !== undefined);
+        resolve(new Set(names));
+      },
+    );
   });
 }
 

@@ -35,7 +35,18 @@ async function control<T>(fn: (cp: Awaited<ReturnType<typeof openSqliteControlPl
 test('invite prints a single-use link valid 48 hours; list shows the invitation and the seats; the plan caps seats', async () => {
   const ws = (await ok('workspace', 'create', '--name', 'Solo', '--plan', 'free')).workspace_id as string;
   const before = Date.now();
-  const inv = await ok('user', 'invite', '--workspace', ws, '--email', 'Owner@Example.com', '--role', 'owner', '--public-url', 'https://dash.example.com');
+  const inv = await ok(
+    'user',
+    'invite',
+    '--workspace',
+    ws,
+    '--email',
+    'Owner@Example.com',
+    '--role',
+    'owner',
+    '--public-url',
+    'https://dash.example.com',
+  );
   assert.deepEqual(Object.keys(inv).sort(), ['expires_at', 'invitation_url']);
   const secret = secretOf(inv.invitation_url, 'invite');
   const ttl = Date.parse(inv.expires_at) - before;
@@ -43,7 +54,10 @@ test('invite prints a single-use link valid 48 hours; list shows the invitation 
 
   const listed = await ok('user', 'list', '--workspace', ws);
   assert.deepEqual(listed.users, []);
-  assert.deepEqual(listed.invitations.map((i: any) => [i.email, i.role, i.invited_by]), [['owner@example.com', 'owner', null]]);
+  assert.deepEqual(
+    listed.invitations.map((i: any) => [i.email, i.role, i.invited_by]),
+    [['owner@example.com', 'owner', null]],
+  );
   assert.deepEqual(listed.seats, { used: 1, limit: 1 });
 
   // Free has one seat: a second person does not fit, and nothing is written.
@@ -56,21 +70,49 @@ test('invite prints a single-use link valid 48 hours; list shows the invitation 
   // The link joins the workspace once.
   const joined = await control(async (cp) => {
     const now = new Date().toISOString();
-    const first = await cp.people.acceptInvitation(hashSecret(secret), now, { kind: 'new', email: 'owner@example.com', name: 'Olga', passwordHash: 'x' });
-    const again = await cp.people.acceptInvitation(hashSecret(secret), now, { kind: 'new', email: 'owner@example.com', name: 'Olga', passwordHash: 'x' });
+    const first = await cp.people.acceptInvitation(hashSecret(secret), now, {
+      kind: 'new',
+      email: 'owner@example.com',
+      name: 'Olga',
+      passwordHash: 'x',
+    });
+    const again = await cp.people.acceptInvitation(hashSecret(secret), now, {
+      kind: 'new',
+      email: 'owner@example.com',
+      name: 'Olga',
+      passwordHash: 'x',
+    });
     return { first, again };
   });
   assert.equal(joined.first?.workspaceId, ws);
   assert.equal(joined.again, null);
   const after = await ok('user', 'list', '--workspace', ws);
-  assert.deepEqual(after.users.map((u: any) => [u.email, u.role, u.name]), [['owner@example.com', 'owner', 'Olga']]);
+  assert.deepEqual(
+    after.users.map((u: any) => [u.email, u.role, u.name]),
+    [['owner@example.com', 'owner', 'Olga']],
+  );
   assert.deepEqual(after.invitations, []);
 });
 
 test('remove takes a member out, or revokes an open invitation; a workspace keeps its last owner', async () => {
   const ws = (await ok('workspace', 'create', '--name', 'Team', '--plan', 'starter')).workspace_id as string;
-  const inv = await ok('user', 'invite', '--workspace', ws, '--email', 'viewer@example.com', '--role', 'viewer', '--public-url', 'https://dash.example.com');
-  assert.deepEqual(await ok('user', 'remove', '--workspace', ws, '--email', 'Viewer@example.com'), { workspace_id: ws, email: 'viewer@example.com', removed: 'invitation' });
+  const inv = await ok(
+    'user',
+    'invite',
+    '--workspace',
+    ws,
+    '--email',
+    'viewer@example.com',
+    '--role',
+    'viewer',
+    '--public-url',
+    'https://dash.example.com',
+  );
+  assert.deepEqual(await ok('user', 'remove', '--workspace', ws, '--email', 'Viewer@example.com'), {
+    workspace_id: ws,
+    email: 'viewer@example.com',
+    removed: 'invitation',
+  });
   await control(async (cp) => {
     assert.equal(await cp.people.findOpenInvitation(hashSecret(secretOf(inv.invitation_url, 'invite')), new Date().toISOString()), null);
     const u = await cp.people.createUser({ email: 'boss@example.com' });
@@ -78,8 +120,16 @@ test('remove takes a member out, or revokes an open invitation; a workspace keep
   });
   await refused(['user', 'remove', '--workspace', ws, '--email', 'boss@example.com'], 'CONFLICT', /must keep an owner/);
   await refused(['user', 'remove', '--workspace', ws, '--email', 'nobody@example.com'], 'NOT_FOUND', /nobody@example\.com/);
-  await refused(['user', 'invite', '--workspace', ws, '--email', 'x@example.com', '--role', 'boss'], 'INVALID_ARGUMENTS', /--role must be one of owner, admin, viewer/);
-  await refused(['user', 'invite', '--workspace', 'ws_missing', '--email', 'x@example.com', '--role', 'admin'], 'NOT_FOUND', /unknown workspace "ws_missing"/);
+  await refused(
+    ['user', 'invite', '--workspace', ws, '--email', 'x@example.com', '--role', 'boss'],
+    'INVALID_ARGUMENTS',
+    /--role must be one of owner, admin, viewer/,
+  );
+  await refused(
+    ['user', 'invite', '--workspace', 'ws_missing', '--email', 'x@example.com', '--role', 'admin'],
+    'NOT_FOUND',
+    /unknown workspace "ws_missing"/,
+  );
 });
 
 test('reset-password prints a new single-use link valid an hour; an unknown email is NOT_FOUND', async () => {
@@ -97,5 +147,8 @@ test('reset-password prints a new single-use link valid an hour; an unknown emai
   await refused(['user', 'reset-password', '--email', 'ghost@example.com'], 'NOT_FOUND', /ghost@example\.com/);
   const text = await cli('user', 'reset-password', '--email', 'ada@example.com');
   assert.equal(text.code, 0);
-  assert.match(text.stdout, /^Password reset link for ada@example\.com, single use, shown only now, valid until .+:\nhttp:\/\/127\.0\.0\.1:8080\/app\/reset\/[0-9A-Za-z]{32}\n$/);
+  assert.match(
+    text.stdout,
+    /^Password reset link for ada@example\.com, single use, shown only now, valid until .+:\nhttp:\/\/127\.0\.0\.1:8080\/app\/reset\/[0-9A-Za-z]{32}\n$/,
+  );
 });

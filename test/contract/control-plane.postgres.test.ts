@@ -9,7 +9,6 @@ import { ControlPlaneUnavailableError } from '../../src/domain/errors.js';
 import { UnstorableTextError } from '../../src/domain/storable-text.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
 
-
 test('postgres: an unreachable server is reported as CONTROL_UNAVAILABLE without the password', async () => {
   // Port 1 on loopback refuses at once; no live server is needed for this one.
   await assert.rejects(openPostgresControlPlane('postgres://user:s3cret@127.0.0.1:1/footfall'), (err: Error & { code?: string }) => {
@@ -25,7 +24,8 @@ test('postgres: a schema name that is not a plain identifier is refused before c
 });
 
 test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 42P01 for its table) is run again; a missing schema or table of ours, or any other fault, is thrown", async () => {
-  const dropped = (name: string) => new Error('control-plane migration failed', { cause: Object.assign(new Error(`schema "${name}" does not exist`), { code: '3F000' }) });
+  const dropped = (name: string) =>
+    new Error('control-plane migration failed', { cause: Object.assign(new Error(`schema "${name}" does not exist`), { code: '3F000' }) });
   let runs = 0;
   await migrateDespiteForeignDrops(async () => {
     if (++runs < 3) throw dropped('ff_other');
@@ -33,26 +33,53 @@ test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 
   assert.equal(runs, 3, 'run again until the introspection is not interrupted');
 
   runs = 0;
-  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw dropped('ff_mine'); }, 'ff_mine'), /migration failed/);
+  await assert.rejects(
+    migrateDespiteForeignDrops(async () => {
+      runs++;
+      throw dropped('ff_mine');
+    }, 'ff_mine'),
+    /migration failed/,
+  );
   assert.equal(runs, 1, 'our own schema missing is not retried');
 
   // the other schema's table went before the schema: 42P01 naming that schema's relation
-  const tableGone = (name: string) => new Error('control-plane migration failed', { cause: Object.assign(new Error(`relation "${name}.invitations" does not exist`), { code: '42P01' }) });
+  const tableGone = (name: string) =>
+    new Error('control-plane migration failed', {
+      cause: Object.assign(new Error(`relation "${name}.invitations" does not exist`), { code: '42P01' }),
+    });
   runs = 0;
   await migrateDespiteForeignDrops(async () => {
     if (++runs < 2) throw tableGone('ff_other');
   }, 'ff_mine');
   assert.equal(runs, 2);
   runs = 0;
-  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw tableGone('ff_mine'); }, 'ff_mine'), /migration failed/);
+  await assert.rejects(
+    migrateDespiteForeignDrops(async () => {
+      runs++;
+      throw tableGone('ff_mine');
+    }, 'ff_mine'),
+    /migration failed/,
+  );
   assert.equal(runs, 1, 'a table of ours missing is not retried');
 
   runs = 0;
-  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw new Error('x', { cause: Object.assign(new Error('syntax'), { code: '42601' }) }); }, 'ff_mine'), /x/);
+  await assert.rejects(
+    migrateDespiteForeignDrops(async () => {
+      runs++;
+      throw new Error('x', { cause: Object.assign(new Error('syntax'), { code: '42601' }) });
+    }, 'ff_mine'),
+    /x/,
+  );
   assert.equal(runs, 1, 'another fault is not retried');
 
   runs = 0;
-  await assert.rejects(migrateDespiteForeignDrops(async () => { runs++; throw dropped('ff_other'); }, 'ff_mine'), /migration failed/);
+  await assert.rejects(
+    migrateDespiteForeignDrops(async () => {
+      runs++;
+      throw dropped('ff_other');
+    }, 'ff_mine'),
+    /migration failed/,
+  );
   assert.equal(runs, 5, 'a few attempts, not forever');
 });
 
@@ -69,7 +96,10 @@ test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 
       await Promise.all(opened.map((cp) => cp.close()));
       await opened[0].close();
 
-      const again = await openControlPlane({ dataDir: '/nonexistent-never-used', controlUrl: url + `?options=-c%20search_path%3D${scratch.schema}` });
+      const again = await openControlPlane({
+        dataDir: '/nonexistent-never-used',
+        controlUrl: url + `?options=-c%20search_path%3D${scratch.schema}`,
+      });
       try {
         assert.equal((await again.catalog.getWorkspace(ws.id))?.name, 'Kept');
       } finally {
@@ -89,12 +119,19 @@ test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 
       // another footfall (or any app on Kysely) migrated a schema of the same database first
       await (await openPostgresControlPlane(url, { schema: other.schema })).close();
       await client.query(`create schema ${mine.schema}`);
-      const viaUrl = () => openControlPlane({ dataDir: '/nonexistent-never-used', controlUrl: `${url}?options=-c%20search_path%3D${mine.schema}` });
+      const viaUrl = () =>
+        openControlPlane({ dataDir: '/nonexistent-never-used', controlUrl: `${url}?options=-c%20search_path%3D${mine.schema}` });
       const cp = await viaUrl();
       const ws = await cp.catalog.createWorkspace({ name: 'Mine', plan: 'starter' });
       await cp.close();
-      const tables = await client.query(`select table_name from information_schema.tables where table_schema = $1 and table_name like 'kysely%' order by 1`, [mine.schema]);
-      assert.deepEqual(tables.rows.map((r) => r.table_name), ['kysely_migration', 'kysely_migration_lock']);
+      const tables = await client.query(
+        `select table_name from information_schema.tables where table_schema = $1 and table_name like 'kysely%' order by 1`,
+        [mine.schema],
+      );
+      assert.deepEqual(
+        tables.rows.map((r) => r.table_name),
+        ['kysely_migration', 'kysely_migration_lock'],
+      );
       const again = await viaUrl();
       try {
         assert.equal((await again.catalog.getWorkspace(ws.id))?.name, 'Mine', 'reopened on the same tables');
@@ -131,9 +168,10 @@ test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 
       // a text column off the "C" collation (a schema one step behind): the locked path mends it
       await holder.query(`alter table ${scratch.schema}.tenants alter column slug type text collate "default"`);
       await (await openPostgresControlPlane(url, { schema: scratch.schema })).close();
-      const col = await holder.query(`select collation_name from information_schema.columns where table_schema = $1 and table_name = 'tenants' and column_name = 'slug'`, [
-        scratch.schema,
-      ]);
+      const col = await holder.query(
+        `select collation_name from information_schema.columns where table_schema = $1 and table_name = 'tenants' and column_name = 'slug'`,
+        [scratch.schema],
+      );
       assert.equal(col.rows[0].collation_name, 'C');
     } finally {
       await holder.end();
@@ -146,10 +184,18 @@ test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 
     const cp = await openPostgresControlPlane(url, { schema: scratch.schema });
     try {
       const ws = await cp.catalog.createWorkspace({ name: 'A', plan: 'pro' });
-      const site = await cp.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['a.example.com'], collectionProfile: 'strict' });
+      const site = await cp.catalog.createSite({
+        workspaceId: ws.id,
+        name: 'S',
+        hostnames: ['a.example.com'],
+        collectionProfile: 'strict',
+      });
       const slugs = ['ab', 'a_b', 'a-c', 'a1', 'b'];
       for (const slug of slugs) await cp.catalog.createTenant({ siteId: site.id, slug, name: slug });
-      assert.deepEqual((await cp.catalog.listTenants(site.id)).map((t) => t.slug), ['a-c', 'a1', 'a_b', 'ab', 'b']);
+      assert.deepEqual(
+        (await cp.catalog.listTenants(site.id)).map((t) => t.slug),
+        ['a-c', 'a1', 'a_b', 'ab', 'b'],
+      );
       // The test database may well be C-collated already; what makes it hold elsewhere is the column collation.
       const client = new pg.Client({ connectionString: url });
       await client.connect();
@@ -199,9 +245,14 @@ test("postgres: a migration failed by another schema's drop (SQLSTATE 3F000, or 
       await admin.query('begin');
       await admin.query(`lock table ${scratch.schema}.workspaces in access exclusive mode`);
       // its outcome is taken at once: a rejection left unheard while the test waits would fail the run
-      const read = cp.catalog.getWorkspace(ws.id).then(() => null, (err: unknown) => err);
+      const read = cp.catalog.getWorkspace(ws.id).then(
+        () => null,
+        (err: unknown) => err,
+      );
       const waiter = async () =>
-        (await admin.query(`select pid from pg_locks where relation = '${scratch.schema}.workspaces'::regclass and not granted`)).rows.map((r) => r.pid as number);
+        (await admin.query(`select pid from pg_locks where relation = '${scratch.schema}.workspaces'::regclass and not granted`)).rows.map(
+          (r) => r.pid as number,
+        );
       let pids = await waiter();
       for (let i = 0; i < 100 && pids.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 50));

@@ -4,7 +4,13 @@ import { runEventStoreContract, type EventStoreUnderTest, type TableRows } from 
 import { runLifecycleContract } from './event-store-lifecycle.contract.js';
 import { encodeClickHouseLiteral } from '../../src/engines/sql/clickhouse-literal.js';
 import { openClickHouse, type OpenedClickHouse } from '../../src/engines/clickhouse/open-clickhouse.js';
-import { ACTIONS_TABLE_COLUMNS, EVENT_COLUMNS, ROLLUP_TABLE_COLUMNS, SESSION_COLUMNS, TITLE_TABLE_COLUMNS } from '../../src/engines/clickhouse/schema.js';
+import {
+  ACTIONS_TABLE_COLUMNS,
+  EVENT_COLUMNS,
+  ROLLUP_TABLE_COLUMNS,
+  SESSION_COLUMNS,
+  TITLE_TABLE_COLUMNS,
+} from '../../src/engines/clickhouse/schema.js';
 import { EVENT_ROW_FIELDS, type EventRow } from '../../src/ports/event-store.js';
 
 /** Every table's visible rows of the site (without generations and import ids) as JSON, with their day. */
@@ -26,7 +32,12 @@ async function tables(ch: OpenedClickHouse, site: string): Promise<TableRows> {
   };
   const out: TableRows = {};
   for (const [name, [table, columns]] of Object.entries(sources)) {
-    const rows = await committedRows<Record<string, unknown>>(ch, table, `toString(day) AS ff_day, ${of(columns)}`, `site_id = ${encodeClickHouseLiteral(site)}`);
+    const rows = await committedRows<Record<string, unknown>>(
+      ch,
+      table,
+      `toString(day) AS ff_day, ${of(columns)}`,
+      `site_id = ${encodeClickHouseLiteral(site)}`,
+    );
     out[name] = rows.map(({ ff_day, ...row }) => ({ day: String(ff_day), row: JSON.stringify(row) }));
   }
   return out;
@@ -40,15 +51,33 @@ async function underTest(topology: Topology): Promise<EventStoreUnderTest> {
     store: ch.store,
     // the visible rows: each day's current generation in each server's commit log
     engagementOf: async (site) => {
-      const rows = await committedRows<{ event_id: string; ms: number }>(ch, ch.layout.events, 'event_id, engagement_time_ms AS ms', where(site));
+      const rows = await committedRows<{ event_id: string; ms: number }>(
+        ch,
+        ch.layout.events,
+        'event_id, engagement_time_ms AS ms',
+        where(site),
+      );
       return new Map(rows.map((r) => [r.event_id, Number(r.ms)]));
     },
     rowsOf: async (site) => {
       const rows = await committedRows<Record<string, unknown>>(ch, ch.layout.events, EVENT_ROW_FIELDS.join(', '), where(site));
-      return rows.map((r) => ({ ...r, has_click_id: r.has_click_id === 1, ts_ms: Number(r.ts_ms), engagement_time_ms: Number(r.engagement_time_ms) }) as unknown as EventRow);
+      return rows.map(
+        (r) =>
+          ({
+            ...r,
+            has_click_id: r.has_click_id === 1,
+            ts_ms: Number(r.ts_ms),
+            engagement_time_ms: Number(r.engagement_time_ms),
+          }) as unknown as EventRow,
+      );
     },
     importIdsOf: async (site) => {
-      const rows = await committedRows<{ event_id: string; import_id: string | null }>(ch, ch.layout.events, 'event_id, import_id', where(site));
+      const rows = await committedRows<{ event_id: string; import_id: string | null }>(
+        ch,
+        ch.layout.events,
+        'event_id, import_id',
+        where(site),
+      );
       return new Map(rows.map((r) => [r.event_id, r.import_id]));
     },
     tables: (site) => tables(ch, site),

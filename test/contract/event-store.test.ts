@@ -50,7 +50,12 @@ async function tables(store: DuckDbEventStore, siteId: string): Promise<TableRow
   return out;
 }
 
-function underTest(opened: () => Promise<DuckDbEventStore>, first: DuckDbEventStore, file: string | null, cleanup: () => void): EventStoreUnderTest {
+function underTest(
+  opened: () => Promise<DuckDbEventStore>,
+  first: DuckDbEventStore,
+  file: string | null,
+  cleanup: () => void,
+): EventStoreUnderTest {
   const sut: EventStoreUnderTest = {
     store: first,
     engagementOf: (site) => engagementOf(sut.store as DuckDbEventStore, site),

@@ -12,14 +12,26 @@ import { needs } from '../helpers/services.js';
 const pgUrl = process.env.FOOTFALL_TEST_POSTGRES_URL || undefined;
 
 const dialects: { name: string; open(clock: FakeClock): Promise<{ cp: ControlPlane; release(): Promise<void> }>; skip?: string }[] = [
-  { name: 'SQLite', open: async (clock) => { const cp = await openSqliteControlPlane(':memory:', { clock }); return { cp, release: () => cp.close() }; } },
+  {
+    name: 'SQLite',
+    open: async (clock) => {
+      const cp = await openSqliteControlPlane(':memory:', { clock });
+      return { cp, release: () => cp.close() };
+    },
+  },
   {
     name: 'PostgreSQL',
     skip: needs('FOOTFALL_TEST_POSTGRES_URL') || undefined,
     open: async (clock) => {
       const db = await scratchDatabase(pgUrl!);
       const cp = await openPostgresControlPlane(db.url, { clock });
-      return { cp, release: async () => { await cp.close(); await db.drop(); } };
+      return {
+        cp,
+        release: async () => {
+          await cp.close();
+          await db.drop();
+        },
+      };
     },
   },
 ];
@@ -30,10 +42,22 @@ for (const d of dialects) {
     const { cp, release } = await d.open(clock);
     try {
       const ws = await cp.catalog.createWorkspace({ name: 'A', plan: 'pro' });
-      const site = await cp.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['s.example.com'], collectionProfile: 'strict', profileEffectiveAt: null });
+      const site = await cp.catalog.createSite({
+        workspaceId: ws.id,
+        name: 'S',
+        hostnames: ['s.example.com'],
+        collectionProfile: 'strict',
+        profileEffectiveAt: null,
+      });
       await cp.catalog.createTenant({ siteId: site.id, slug: 'north', name: 'North' });
       await cp.catalog.createGoal({ siteId: site.id, name: 'G', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/thanks', filters: {} });
-      const link = await cp.embeds.createShareLink({ siteId: site.id, tenantId: null, slugHash: hashSecret('slug'), passwordHash: null, expiresAt: null });
+      const link = await cp.embeds.createShareLink({
+        siteId: site.id,
+        tenantId: null,
+        slugHash: hashSecret('slug'),
+        passwordHash: null,
+        expiresAt: null,
+      });
       const pending = await cp.lifecycle.removeSite(site.id);
       assert.equal(await cp.embeds.getShareLink(link.id), null, 'its share links go with it');
       assert.deepEqual(pending, { siteId: site.id, workspaceId: ws.id, requestedAt: '2026-11-25T10:00:00.000Z' });
@@ -44,14 +68,22 @@ for (const d of dialects) {
       await cp.lifecycle.finishSiteDeletion(site.id);
       assert.deepEqual(await cp.lifecycle.pendingSiteDeletions(), []);
       assert.equal(await cp.lifecycle.removeSite(site.id), null);
-      const again = await cp.catalog.createSite({ workspaceId: ws.id, name: 'S2', hostnames: ['s.example.com'], collectionProfile: 'strict', profileEffectiveAt: null });
+      const again = await cp.catalog.createSite({
+        workspaceId: ws.id,
+        name: 'S2',
+        hostnames: ['s.example.com'],
+        collectionProfile: 'strict',
+        profileEffectiveAt: null,
+      });
       assert.ok(again.id);
     } finally {
       await release();
     }
   });
 
-  test(`${d.name}: a workspace removal takes its sites, members, invitations, tokens, embed keys, share links, plan history and usage in one go`, { skip: d.skip }, async () => {
+  test(`${d.name}: a workspace removal takes its sites, members, invitations, tokens, embed keys, share links, plan history and usage in one go`, {
+    skip: d.skip,
+  }, async () => {
     const clock = new FakeClock(Date.parse('2026-11-25T10:00:00Z'));
     const { cp, release } = await d.open(clock);
     try {
@@ -59,15 +91,36 @@ for (const d of dialects) {
       const other = await cp.catalog.createWorkspace({ name: 'B', plan: 'pro' });
       const sites = [];
       for (const h of ['a.example.com', 'b.example.com'])
-        sites.push(await cp.catalog.createSite({ workspaceId: ws.id, name: h, hostnames: [h], collectionProfile: 'strict', profileEffectiveAt: null, domainScope: h === 'a.example.com' ? 'example.com' : undefined }));
+        sites.push(
+          await cp.catalog.createSite({
+            workspaceId: ws.id,
+            name: h,
+            hostnames: [h],
+            collectionProfile: 'strict',
+            profileEffectiveAt: null,
+            domainScope: h === 'a.example.com' ? 'example.com' : undefined,
+          }),
+        );
       await cp.catalog.markDomainVerified(ws.id, 'example.com');
       const user = await cp.people.createUser({ email: 'o@example.com' });
       await cp.people.addMember({ workspaceId: ws.id, userId: user.id, role: 'owner' });
       await cp.people.addMember({ workspaceId: other.id, userId: user.id, role: 'owner' });
-      await cp.catalog.createToken({ workspaceId: ws.id, secretHash: hashSecret('x'), scopes: ['metrics:read'], siteIds: null, tenantIds: null });
+      await cp.catalog.createToken({
+        workspaceId: ws.id,
+        secretHash: hashSecret('x'),
+        scopes: ['metrics:read'],
+        siteIds: null,
+        tenantIds: null,
+      });
       // embed keys, share links and the plan history name the workspace and its sites too (foreign keys on PostgreSQL)
       const key = await cp.embeds.createEmbedKey({ workspaceId: ws.id, origins: ['https://app.example.com'] });
-      const link = await cp.embeds.createShareLink({ siteId: sites[0].id, tenantId: null, slugHash: hashSecret('slug'), passwordHash: null, expiresAt: null });
+      const link = await cp.embeds.createShareLink({
+        siteId: sites[0].id,
+        tenantId: null,
+        slugHash: hashSecret('slug'),
+        passwordHash: null,
+        expiresAt: null,
+      });
       await cp.catalog.updateWorkspace(ws.id, { plan: 'starter' });
       const pending = await cp.lifecycle.removeWorkspace(ws.id);
       assert.equal(await cp.embeds.getEmbedKey(key.id), null);
@@ -77,7 +130,14 @@ for (const d of dialects) {
       assert.deepEqual(await cp.catalog.listTokens(ws.id), []);
       assert.ok(await cp.catalog.getWorkspace(other.id), 'other workspaces stay');
       // the domain it proved can be proved by another workspace
-      await cp.catalog.createSite({ workspaceId: other.id, name: 'B', hostnames: ['www.example.com'], collectionProfile: 'strict', profileEffectiveAt: null, domainScope: 'example.com' });
+      await cp.catalog.createSite({
+        workspaceId: other.id,
+        name: 'B',
+        hostnames: ['www.example.com'],
+        collectionProfile: 'strict',
+        profileEffectiveAt: null,
+        domainScope: 'example.com',
+      });
       await cp.catalog.markDomainVerified(other.id, 'example.com');
       assert.deepEqual((await cp.lifecycle.removeWorkspace(ws.id))?.length, 2, 'a re-run answers what is still pending');
       for (const p of pending!) await cp.lifecycle.finishSiteDeletion(p.siteId);

@@ -11,8 +11,13 @@ const HOLD_CHILD = fileURLToPath(new URL('./fixtures/ledger-hold-child.ts', impo
 
 /** 4 processes race 200 reservations of 1 unit on a cap of 50: exactly 50 are granted and used. */
 async function raceForFifty(url: string, schema: string): Promise<void> {
-  const results = await race([0, 1, 2, 3].map(() => startRaceChild<{ granted: number }>(CHILD, [url, schema, 'ws_mp', '2025-08', '50', '50'])));
-  assert.equal(results.reduce((sum, r) => sum + r.granted, 0), 50);
+  const results = await race(
+    [0, 1, 2, 3].map(() => startRaceChild<{ granted: number }>(CHILD, [url, schema, 'ws_mp', '2025-08', '50', '50'])),
+  );
+  assert.equal(
+    results.reduce((sum, r) => sum + r.granted, 0),
+    50,
+  );
   const cp = await openPostgresControlPlane(url, { schema });
   try {
     assert.equal(await cp.ledger.used('ws_mp', '2025-08'), 50);
@@ -30,7 +35,10 @@ async function raceForFifty(url: string, schema: string): Promise<void> {
     const scratch = scratchSchema(url);
     try {
       const LEASE = 1_500;
-      assert.equal(await strandReservations(HOLD_CHILD, ['postgres', url, scratch.schema, 'ws_mp', '2025-08', '30', '50', String(LEASE)]), 30);
+      assert.equal(
+        await strandReservations(HOLD_CHILD, ['postgres', url, scratch.schema, 'ws_mp', '2025-08', '30', '50', String(LEASE)]),
+        30,
+      );
       const early = await openPostgresControlPlane(url, { schema: scratch.schema });
       try {
         // Another machine's process cannot be checked: its leases hold until they expire.

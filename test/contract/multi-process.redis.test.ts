@@ -19,7 +19,10 @@ const NAME = 'redis: 2 processes firing 150 hits each on a limit of 50 admit exa
     const results = await race(
       [0, 1].map(() => startRaceChild<{ admitted: number }>(CHILD, [url, prefix, 'tok', '150', String(L), String(W), String(T0)])),
     );
-    assert.equal(results.reduce((sum, r) => sum + r.admitted, 0), L);
+    assert.equal(
+      results.reduce((sum, r) => sum + r.admitted, 0),
+      L,
+    );
 
     const l = await openRedisRateLimiter(url, { keyPrefix: prefix });
     try {

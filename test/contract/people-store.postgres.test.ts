@@ -7,16 +7,20 @@ import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-
 {
   // without the service every test below is listed as skipped, with the reason (in CI: the file fails)
   const url = POSTGRES_URL as string;
-  runPeopleStoreContract('postgres', async (clock: FakeClock): Promise<PeopleUnderTest> => {
-    const scratch = scratchSchema(url);
-    const cp = await openPostgresControlPlane(url, { clock, schema: scratch.schema });
-    return {
-      people: cp.people,
-      catalog: cp.catalog,
-      close: async () => {
-        await cp.close();
-        await scratch.drop();
-      },
-    };
-  }, { skip: POSTGRES_SKIP });
+  runPeopleStoreContract(
+    'postgres',
+    async (clock: FakeClock): Promise<PeopleUnderTest> => {
+      const scratch = scratchSchema(url);
+      const cp = await openPostgresControlPlane(url, { clock, schema: scratch.schema });
+      return {
+        people: cp.people,
+        catalog: cp.catalog,
+        close: async () => {
+          await cp.close();
+          await scratch.drop();
+        },
+      };
+    },
+    { skip: POSTGRES_SKIP },
+  );
 }

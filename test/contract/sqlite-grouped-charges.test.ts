@@ -68,7 +68,10 @@ test('a charge settles only once its turn is committed, and a failing statement 
     const run = groupedChargeRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
     const other = new Database(file, { readonly: true });
     try {
-      const first = run(charge(db, 3)).then((r) => ({ r, seen: (other.prepare('select used from counter').get() as { used: number }).used }));
+      const first = run(charge(db, 3)).then((r) => ({
+        r,
+        seen: (other.prepare('select used from counter').get() as { used: number }).used,
+      }));
       // breaks the table's check: SQLite undoes this statement only
       const broken = run(db.updateTable('counter').set({ used: 99, cap: 0 }).where('id', '=', 1).compile());
       const third = run(charge(db, 2));

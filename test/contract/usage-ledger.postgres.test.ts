@@ -6,15 +6,19 @@ import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-
 {
   // without the service every test below is listed as skipped, with the reason (in CI: the file fails)
   const url = POSTGRES_URL as string;
-  runUsageLedgerContract('postgres', async (opts) => {
-    const scratch = scratchSchema(url);
-    const cp = await openPostgresControlPlane(url, { ...opts, schema: scratch.schema });
-    return {
-      ledger: cp.ledger,
-      close: async () => {
-        await cp.close();
-        await scratch.drop();
-      },
-    };
-  }, { skip: POSTGRES_SKIP });
+  runUsageLedgerContract(
+    'postgres',
+    async (opts) => {
+      const scratch = scratchSchema(url);
+      const cp = await openPostgresControlPlane(url, { ...opts, schema: scratch.schema });
+      return {
+        ledger: cp.ledger,
+        close: async () => {
+          await cp.close();
+          await scratch.drop();
+        },
+      };
+    },
+    { skip: POSTGRES_SKIP },
+  );
 }

@@ -74,7 +74,10 @@ test('sqlite file: 4 processes racing 200 reservations on room for 50 grant exac
     await Promise.all(children.map((c) => c.ready));
     for (const c of children) c.go();
     const results = await Promise.all(children.map((c) => c.done));
-    assert.equal(results.reduce((sum, r) => sum + r.granted, 0), 50);
+    assert.equal(
+      results.reduce((sum, r) => sum + r.granted, 0),
+      50,
+    );
     const cp = await openSqliteControlPlane(file);
     try {
       assert.equal(await cp.ledger.used('ws_mp', '2025-08'), 50);
@@ -196,7 +199,11 @@ test('sqlite: a request-path statement run straight on the connection never join
       .catch(async (err: Error & { later: Promise<unknown>; seen: Promise<{ rows: { v: number }[] }> }) => {
         assert.equal(err.message, 'roll back');
         await err.later;
-        assert.deepEqual((await err.seen).rows.map((r) => r.v), [2], 'the read ran after the rollback, not inside the transaction');
+        assert.deepEqual(
+          (await err.seen).rows.map((r) => r.v),
+          [2],
+          'the read ran after the rollback, not inside the transaction',
+        );
       });
     assert.equal(fellBack, 2);
     await run(insert(3));
@@ -236,7 +243,13 @@ test('sqlite: a straight read answers the rows better-sqlite3 would, and Kysely 
   const db = new Kysely<{ t: { a: number; b: string | null; c: number | null } }>({ dialect: createSqliteDialect(raw) });
   try {
     await db.schema.createTable('t').addColumn('a', 'integer').addColumn('b', 'text').execute();
-    await db.insertInto('t').values([{ a: 1, b: 'x' }, { a: 2, b: null }]).execute();
+    await db
+      .insertInto('t')
+      .values([
+        { a: 1, b: 'x' },
+        { a: 2, b: null },
+      ])
+      .execute();
     const run = synchronousRunner(raw)(() => Promise.reject(new Error('no transaction is open')));
     const named = db.selectFrom('t').select(['a', 'b', 'a as again']).orderBy('a').compile();
     const expected = raw.prepare(named.sql).all(...(named.parameters as unknown[]));

@@ -29,10 +29,15 @@ test('workspaces older than the plan history get one entry, at their creation, w
 
   const cp = await openSqliteControlPlane(file);
   try {
-    assert.deepEqual(await cp.catalog.planHistory('ws_old'), [{ effectiveAt: '2024-02-03T04:05:06.000Z', plan: 'enterprise', apiPolicy: { hard_cap_units: 5 } }]);
+    assert.deepEqual(await cp.catalog.planHistory('ws_old'), [
+      { effectiveAt: '2024-02-03T04:05:06.000Z', plan: 'enterprise', apiPolicy: { hard_cap_units: 5 } },
+    ]);
     assert.deepEqual(await cp.catalog.planHistory('ws_new'), [{ effectiveAt: '2025-01-01T00:00:00.000Z', plan: 'starter', apiPolicy: {} }]);
     await cp.catalog.updateWorkspace('ws_new', { plan: 'pro' });
-    assert.deepEqual((await cp.catalog.planHistory('ws_new')).map((p) => p.plan), ['starter', 'pro']);
+    assert.deepEqual(
+      (await cp.catalog.planHistory('ws_new')).map((p) => p.plan),
+      ['starter', 'pro'],
+    );
   } finally {
     await cp.close();
   }

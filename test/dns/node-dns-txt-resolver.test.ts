@@ -23,7 +23,10 @@ after(() => dns.close());
 
 test('TXT records come back as sent, each a list of chunks, several per name', async () => {
   const r = new NodeDnsTxtResolver({ servers: [dns.address] });
-  assert.deepEqual(await r.resolveTxt('_footfall.chunked.com'), { answered: true, records: [['footfall-verification=', 'abc'], ['v=spf1 -all']] });
+  assert.deepEqual(await r.resolveTxt('_footfall.chunked.com'), {
+    answered: true,
+    records: [['footfall-verification=', 'abc'], ['v=spf1 -all']],
+  });
   assert.equal(dns.queries.at(-1), '_footfall.chunked.com');
 });
 
@@ -39,9 +42,11 @@ test('SERVFAIL and a refused port are no answer', async () => {
   const closed = await startDnsServer();
   const port = closed.address;
   await closed.close();
-  assert.deepEqual(await new NodeDnsTxtResolver({ servers: [port] }).resolveTxt('_footfall.chunked.com'), { answered: false, reason: 'ECONNREFUSED' });
+  assert.deepEqual(await new NodeDnsTxtResolver({ servers: [port] }).resolveTxt('_footfall.chunked.com'), {
+    answered: false,
+    reason: 'ECONNREFUSED',
+  });
 });
-
 
 /** A lookup's outcome, and whether it has settled within `turns` turns of the event loop. */
 function watched(lookup: Promise<unknown>): { settled(turns: number): Promise<boolean>; result: Promise<unknown> } {
@@ -75,7 +80,12 @@ test('the deadline ends a lookup whatever the resolvers do, at exactly its time'
   try {
     // Four silent resolvers, each waited on for 10 s twice: c-ares alone would take a minute or more.
     const asked = dns.queries.length;
-    const r = new NodeDnsTxtResolver({ servers: [dns.address, dns.address, dns.address, dns.address], timeoutMs: 10_000, tries: 2, deadlineMs: 800 });
+    const r = new NodeDnsTxtResolver({
+      servers: [dns.address, dns.address, dns.address, dns.address],
+      timeoutMs: 10_000,
+      tries: 2,
+      deadlineMs: 800,
+    });
     const lookup = watched(r.resolveTxt('_footfall.silent.com'));
     await until(() => dns.queries.length > asked, 'the query reached the server');
     mock.timers.tick(799);
@@ -105,7 +115,11 @@ test('FOOTFALL_DNS_SERVERS: ip or ip:port (v6 in brackets), comma-separated; the
   assert.deepEqual(load(' 1.1.1.1, 127.0.0.1:5353 ,::1,[2001:db8::1]:53'), ['1.1.1.1', '127.0.0.1:5353', '::1', '[2001:db8::1]:53']);
   assert.deepEqual(loadConfig({ dnsServers: '9.9.9.9' }, { FOOTFALL_DNS_SERVERS: '1.1.1.1' }).dnsServers, ['9.9.9.9'], 'the flag wins');
   for (const bad of ['dns.example.com', '1.2.3.4:0', '1.2.3.4:70000', '1.2.3', '[1.2.3.4]:53', ' , ', '::1:53x'])
-    assert.throws(() => load(bad), (err: unknown) => err instanceof ConfigError && /FOOTFALL_DNS_SERVERS/.test(err.message), bad);
+    assert.throws(
+      () => load(bad),
+      (err: unknown) => err instanceof ConfigError && /FOOTFALL_DNS_SERVERS/.test(err.message),
+      bad,
+    );
   const r = openDnsTxtResolver(loadConfig({}, { FOOTFALL_DNS_SERVERS: dns.address }));
   // and its lookups keep the default deadline: the timer each one sets
   const timers = mock.method(globalThis, 'setTimeout');

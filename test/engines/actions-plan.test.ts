@@ -8,7 +8,15 @@ const DAY = 86_400_000;
 const D0 = Date.UTC(2025, 2, 1);
 const days = (from: number, n: number) => ({ startMs: D0 + from * DAY, endMs: D0 + (from + n) * DAY - 1 });
 const base: ActionSelection = { scope: { siteId: 's', tenantIds: null, trafficClasses: ['human'] }, window: days(0, 3), advanced: null };
-const action = { family: 'forms', action_name: 'form.submit', event_name: null, action_id: null, action_target_host: null, form_id: 'f', form_action_path: null } as const;
+const action = {
+  family: 'forms',
+  action_name: 'form.submit',
+  event_name: null,
+  action_id: null,
+  action_target_host: null,
+  form_id: 'f',
+  form_action_path: null,
+} as const;
 
 const plan = (sel: Partial<ActionSelection>, groupBy: Parameters<typeof planActions>[1] = ['action']) => {
   const d = planActions({ ...base, ...sel }, groupBy);
@@ -22,7 +30,16 @@ const reason = (sel: Partial<ActionSelection>, groupBy: Parameters<typeof planAc
 
 test('whole days read the rollup: days, traffic filter, tenants', () => {
   const p = plan({ scope: { siteId: 's', tenantIds: ['t1'], trafficClasses: ['ai_agent', 'human'] } });
-  assert.deepEqual(p, { siteId: 's', firstDayMs: D0, lastDayMs: D0 + 2 * DAY, traffic: 'humans_including_ai', tenantIds: ['t1'], allDays: null, grp: 'action', dim: '' });
+  assert.deepEqual(p, {
+    siteId: 's',
+    firstDayMs: D0,
+    lastDayMs: D0 + 2 * DAY,
+    traffic: 'humans_including_ai',
+    tenantIds: ['t1'],
+    allDays: null,
+    grp: 'action',
+    dim: '',
+  });
   assert.deepEqual(plan({ scope: { ...base.scope, tenantIds: [] } }).tenantIds, []);
 });
 

@@ -32,7 +32,9 @@ export function actionRows(seed: number, n: number): EventRow[] {
  */
 export async function edgeEventsTable(c: { run(sql: string): Promise<unknown> }): Promise<void> {
   await c.run(`CREATE TEMP TABLE ev AS SELECT * FROM events`);
-  await c.run(`UPDATE ev SET traffic_class = CASE WHEN rowid % 7 = 0 THEN 'ai_agent' WHEN rowid % 11 = 0 THEN 'bot' WHEN rowid % 13 = 0 THEN 'no-such-class' ELSE traffic_class END`);
+  await c.run(
+    `UPDATE ev SET traffic_class = CASE WHEN rowid % 7 = 0 THEN 'ai_agent' WHEN rowid % 11 = 0 THEN 'bot' WHEN rowid % 13 = 0 THEN 'no-such-class' ELSE traffic_class END`,
+  );
   await c.run(`UPDATE ev SET action_name = NULL WHERE type = 'action' AND rowid % 17 = 0`);
   await c.run(`UPDATE ev SET action_name = 'ui.click' WHERE type = 'action' AND rowid % 5 = 1`);
 }
@@ -75,8 +77,16 @@ export async function assertSameBuiltRows(c: DuckConn, expected: string, actual:
 
 /** Every groupBy buildActions (services/reports/actions-report.ts) reads. */
 export const REPORT_GROUPINGS: readonly (readonly ActionGroupKey[])[] = [
-  ['family'], ['day', 'family'], ['action'], ['action', 'page'], ['action', 'channel'],
-  ['page'], ['channel'], ['device'], ['country'], ['browser'],
+  ['family'],
+  ['day', 'family'],
+  ['action'],
+  ['action', 'page'],
+  ['action', 'channel'],
+  ['page'],
+  ['channel'],
+  ['device'],
+  ['country'],
+  ['browser'],
 ];
 
 const HOUR = 3_600_000;
@@ -93,7 +103,9 @@ export interface SelectionDraw {
 }
 
 export const selectionArb = (sites: string[]): fc.Arbitrary<SelectionDraw> => {
-  const whole = fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3 })).map(([d, n]) => ({ startMs: BASE_MS + d * DAY, endMs: BASE_MS + Math.min(d + n, 3) * DAY - 1 }));
+  const whole = fc
+    .tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3 }))
+    .map(([d, n]) => ({ startMs: BASE_MS + d * DAY, endMs: BASE_MS + Math.min(d + n, 3) * DAY - 1 }));
   const partial = whole.map((w) => ({ startMs: w.startMs + 12 * HOUR, endMs: w.endMs }));
   const advanced = fc.oneof(
     fc.constant(null),
@@ -105,10 +117,16 @@ export const selectionArb = (sites: string[]): fc.Arbitrary<SelectionDraw> => {
   return fc.record({
     siteId: fc.constantFrom(...sites),
     tenantIds: fc.constantFrom(null, ['t1'], ['t1', 't2'], ['t2', 'nope'], []),
-    trafficClasses: fc.constantFrom<readonly TrafficClass[]>(...Object.values(TRAFFIC_FILTERS), ['human', 'bot'], ['ai_bot', 'human', 'ai_agent', 'bot']),
+    trafficClasses: fc.constantFrom<readonly TrafficClass[]>(
+      ...Object.values(TRAFFIC_FILTERS),
+      ['human', 'bot'],
+      ['ai_bot', 'human', 'ai_agent', 'bot'],
+    ),
     window: fc.oneof(whole, whole, whole, partial),
     advanced,
-    family: fc.option(fc.constantFrom<ActionFamily>('goals', 'forms', 'outbound', 'downloads', 'errors', 'custom', 'instrumentation'), { nil: null }),
+    family: fc.option(fc.constantFrom<ActionFamily>('goals', 'forms', 'outbound', 'downloads', 'errors', 'custom', 'instrumentation'), {
+      nil: null,
+    }),
     action: fc.option(fc.nat(20), { nil: null }),
   });
 };
@@ -119,12 +137,24 @@ const norm = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).sort();
  * Runs the property: `viaRollup` (reading the rollup where the planner allows) against `scan` (always
  * scanning). Returns how many reads the planner sent to the rollup.
  */
-export async function checkActionsRollup(scan: AnalyticsEngine, viaRollup: AnalyticsEngine, sites: string[], opts: { numRuns: number }): Promise<number> {
+export async function checkActionsRollup(
+  scan: AnalyticsEngine,
+  viaRollup: AnalyticsEngine,
+  sites: string[],
+  opts: { numRuns: number },
+): Promise<number> {
   const opt = { timeoutMs: 30_000 };
   const identities = new Map<string, ActionSelection['action'][]>();
   for (const siteId of sites) {
-    const all = { scope: { siteId, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.all }, window: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 }, advanced: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 } };
-    identities.set(siteId, (await scan.actionRows({ selection: all, groupBy: ['action'] }, opt)).map((r) => r.action));
+    const all = {
+      scope: { siteId, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.all },
+      window: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 },
+      advanced: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 },
+    };
+    identities.set(
+      siteId,
+      (await scan.actionRows({ selection: all, groupBy: ['action'] }, opt)).map((r) => r.action),
+    );
   }
   let fromRollup = 0;
   await fc.assert(

@@ -28,7 +28,8 @@ async function snapshot(instance: DuckDBInstance): Promise<string> {
 }
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ff-actions-rollup-'));
-const open = (dir: string, name = 'events.duckdb'): Promise<DuckDbEventStore> => openDuckDbEventStore({ file: path.join(dir, name), threads: 2, tempDir: dir });
+const open = (dir: string, name = 'events.duckdb'): Promise<DuckDbEventStore> =>
+  openDuckDbEventStore({ file: path.join(dir, name), threads: 2, tempDir: dir });
 
 /** An engine that reads the actions rollup where it answers, and one that always scans; both record their SQL. */
 function engines(store: DuckDbEventStore) {
@@ -44,44 +45,54 @@ function engines(store: DuckDbEventStore) {
   return { sql, scan: new DuckDbAnalyticsEngine({ ...conn, rollups: false }), served: new DuckDbAnalyticsEngine(conn) };
 }
 
-test('action reads from the rollup equal the event scan after imports into existing days and a re-import', () => seeded(async (seed) => {
-  const dir = tmp();
-  const rows = actionRows(seed, 900);
-  const store = await open(dir);
-  try {
-    // every batch touches every day: later ones move stored rows by their delta
-    for (let k = 0; k < 3; k++) await store.importBatch(rows.filter((_, i) => i % 3 === k), { reidentify });
-    const again = await store.importBatch(rows.slice(100, 300), { reidentify });
-    assert.equal(again.imported, 0);
-    const { sql, scan, served } = engines(store);
-    const fromRollup = await checkActionsRollup(scan, served, [SITE, 'site_b'], { numRuns: runs(200) });
-    assert.ok(fromRollup > runs(200) * 3, `only ${fromRollup} reads were planned on the rollup`);
-    assert.ok(sql.filter((s) => s.includes(ACTIONS_TABLE)).length >= fromRollup, 'the served engine read the rollup');
-  } finally {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}));
+test('action reads from the rollup equal the event scan after imports into existing days and a re-import', () =>
+  seeded(async (seed) => {
+    const dir = tmp();
+    const rows = actionRows(seed, 900);
+    const store = await open(dir);
+    try {
+      // every batch touches every day: later ones move stored rows by their delta
+      for (let k = 0; k < 3; k++)
+        await store.importBatch(
+          rows.filter((_, i) => i % 3 === k),
+          { reidentify },
+        );
+      const again = await store.importBatch(rows.slice(100, 300), { reidentify });
+      assert.equal(again.imported, 0);
+      const { sql, scan, served } = engines(store);
+      const fromRollup = await checkActionsRollup(scan, served, [SITE, 'site_b'], { numRuns: runs(200) });
+      assert.ok(fromRollup > runs(200) * 3, `only ${fromRollup} reads were planned on the rollup`);
+      assert.ok(sql.filter((s) => s.includes(ACTIONS_TABLE)).length >= fromRollup, 'the served engine read the rollup');
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }));
 
-test('the actions rollup rows are the same for one import, several overlapping ones, and a re-import', () => seeded(async (seed) => {
-  const dir = tmp();
-  const rows = actionRows(seed + 1, 600);
-  const once = await open(dir, 'once.duckdb');
-  const parts = await open(dir, 'parts.duckdb');
-  try {
-    await once.importBatch(rows, { reidentify });
-    for (let k = 0; k < 4; k++) await parts.importBatch(rows.filter((_, i) => i % 4 === k), { reidentify });
-    const expected = await snapshot(once.instance);
-    assert.ok(JSON.parse(expected).length > 200, 'the rollup holds rows');
-    assert.equal(await snapshot(parts.instance), expected);
-    await parts.importBatch(rows.slice(0, 200), { reidentify });
-    assert.equal(await snapshot(parts.instance), expected, 're-import');
-  } finally {
-    await once.close();
-    await parts.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}));
+test('the actions rollup rows are the same for one import, several overlapping ones, and a re-import', () =>
+  seeded(async (seed) => {
+    const dir = tmp();
+    const rows = actionRows(seed + 1, 600);
+    const once = await open(dir, 'once.duckdb');
+    const parts = await open(dir, 'parts.duckdb');
+    try {
+      await once.importBatch(rows, { reidentify });
+      for (let k = 0; k < 4; k++)
+        await parts.importBatch(
+          rows.filter((_, i) => i % 4 === k),
+          { reidentify },
+        );
+      const expected = await snapshot(once.instance);
+      assert.ok(JSON.parse(expected).length > 200, 'the rollup holds rows');
+      assert.equal(await snapshot(parts.instance), expected);
+      await parts.importBatch(rows.slice(0, 200), { reidentify });
+      assert.equal(await snapshot(parts.instance), expected, 're-import');
+    } finally {
+      await once.close();
+      await parts.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }));
 
 test('a store without the actions rollup (the release before it, or another version) builds it at open', async () => {
   const dir = tmp();

@@ -156,7 +156,10 @@ export function stamp(draws: readonly EventDraw[], profiles: Record<string, Site
  * A plain sessionizer: (site, tenant, key), 30 min gap, split at 00:00 UTC; events in time order, a
  * pageview first on ties, then by event_id (docs/decisions/clickhouse.md: the tie order both engines keep).
  */
-export function sessionize(events: readonly StoredEvent[], channelOf: (e: StoredEvent) => Channel): {
+export function sessionize(
+  events: readonly StoredEvent[],
+  channelOf: (e: StoredEvent) => Channel,
+): {
   events: TestEvent[];
   sessions: StoredSession[];
 } {
@@ -170,7 +173,12 @@ export function sessionize(events: readonly StoredEvent[], channelOf: (e: Stored
   const sessions: StoredSession[] = [];
   let n = 0;
   for (const list of groups.values()) {
-    list.sort((a, b) => a.ts_ms - b.ts_ms || (a.type === b.type ? 0 : a.type === 'pageview' ? -1 : 1) || (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+    list.sort(
+      (a, b) =>
+        a.ts_ms - b.ts_ms ||
+        (a.type === b.type ? 0 : a.type === 'pageview' ? -1 : 1) ||
+        (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0),
+    );
     let current: StoredEvent[] = [];
     const flush = () => {
       if (!current.length) return;
@@ -261,9 +269,16 @@ export async function load(db: TestDb, data: { events: readonly TestEvent[]; ses
       if (!rows.length) return;
       const file = path.join(dir, `${table}.ndjson`);
       fs.writeFileSync(file, rows.map((r) => JSON.stringify({ ...r, ...extra(r) })).join('\n') + '\n');
-      const cols = await db.conn.runAndReadAll(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`);
-      const spec = cols.getRowObjectsJS().map((c) => `'${c.column_name}': '${c.data_type}'`).join(', ');
-      await db.conn.run(`INSERT INTO ${table} BY NAME SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${spec}})`);
+      const cols = await db.conn.runAndReadAll(
+        `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`,
+      );
+      const spec = cols
+        .getRowObjectsJS()
+        .map((c) => `'${c.column_name}': '${c.data_type}'`)
+        .join(', ');
+      await db.conn.run(
+        `INSERT INTO ${table} BY NAME SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${spec}})`,
+      );
     };
     await write('events', data.events, (e: TestEvent) => ({ day: new Date(e.ts_ms).toISOString().slice(0, 10) }));
     await write('sessions', data.sessions, () => ({}));

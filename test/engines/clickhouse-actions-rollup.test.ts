@@ -16,27 +16,41 @@ import { propertySeed, runs, seeded } from '../helpers/property-runs.js';
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 
 for (const topology of ['single', 'cluster'] as Topology[]) {
-  test(`${topology}: action reads from the rollup equal the event scan after imports into existing days and a re-import`, { skip: skipReason(topology) }, () => seeded(async () => {
-    const ch = await openScratch(topology);
-    try {
-      const rows = actionRows(propertySeed, 900);
-      for (let k = 0; k < 3; k++) await ch.store.importBatch(rows.filter((_, i) => i % 3 === k), { reidentify });
-      const again = await ch.store.importBatch(rows.slice(100, 300), { reidentify });
-      assert.equal(again.imported, 0);
-      const scan = new ClickHouseAnalyticsEngine({ coordinator: ch.shards[0], shards: ch.shards, layout: ch.layout }, { actionsRollup: false });
-      const before = ch.engine.statements;
-      const fromRollup = await checkActionsRollup(scan, ch.engine, [SITE, 'site_b'], { numRuns: runs(25) });
-      assert.ok(fromRollup > runs(25) * 2 && ch.engine.statements > before, `only ${fromRollup} reads were planned on the rollup`);
-    } finally {
-      await ch.close();
-    }
-  }));
+  test(
+    `${topology}: action reads from the rollup equal the event scan after imports into existing days and a re-import`,
+    { skip: skipReason(topology) },
+    () =>
+      seeded(async () => {
+        const ch = await openScratch(topology);
+        try {
+          const rows = actionRows(propertySeed, 900);
+          for (let k = 0; k < 3; k++)
+            await ch.store.importBatch(
+              rows.filter((_, i) => i % 3 === k),
+              { reidentify },
+            );
+          const again = await ch.store.importBatch(rows.slice(100, 300), { reidentify });
+          assert.equal(again.imported, 0);
+          const scan = new ClickHouseAnalyticsEngine(
+            { coordinator: ch.shards[0], shards: ch.shards, layout: ch.layout },
+            { actionsRollup: false },
+          );
+          const before = ch.engine.statements;
+          const fromRollup = await checkActionsRollup(scan, ch.engine, [SITE, 'site_b'], { numRuns: runs(25) });
+          assert.ok(fromRollup > runs(25) * 2 && ch.engine.statements > before, `only ${fromRollup} reads were planned on the rollup`);
+        } finally {
+          await ch.close();
+        }
+      }),
+  );
 }
 
 const snapshot = async (ch: Awaited<ReturnType<typeof openScratch>>) =>
   (await committedRows(ch, ch.layout.actions, ACTIONS_COLUMNS.map(ident).join(', '))).map((r) => JSON.stringify(r)).sort();
 
-test('a ClickHouse database without the actions rollup (the release before it) builds it at open', { skip: skipReason('cluster') }, async () => {
+test('a ClickHouse database without the actions rollup (the release before it) builds it at open', {
+  skip: skipReason('cluster'),
+}, async () => {
   const ch = await openScratch('cluster');
   try {
     const rows = actionRows(3, 500);

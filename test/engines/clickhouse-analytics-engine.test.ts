@@ -32,7 +32,11 @@ async function loadDataset(ch: OpenedClickHouse, data: { events: readonly TestEv
 
 /** Series are compared densely: a bucket absent on one side equals zeros. */
 function normalizeRows(spec: QuerySpec, rows: readonly (MetricRow | RefRow)[]) {
-  const plain = rows.map((r) => ({ bucketMs: r.bucketMs, key: r.key, values: Object.fromEntries(spec.metrics.map((m) => [m, r.values[m]])) }));
+  const plain = rows.map((r) => ({
+    bucketMs: r.bucketMs,
+    key: r.key,
+    values: Object.fromEntries(spec.metrics.map((m) => [m, r.values[m]])),
+  }));
   if (!spec.interval || spec.dimension) return plain;
   const byBucket = new Map(plain.map((r) => [r.bucketMs, r]));
   const size = spec.interval === 'day' ? DAY : HOUR;
@@ -57,16 +61,39 @@ const profileArb: fc.Arbitrary<SiteProfile> = fc.constantFrom<SiteProfile>(
 const PAGE_FILTER_BY_TENANT: [EventDraw[], SiteProfile, QuerySpec[]] = [
   [
     {
-      site: SITE, visitor: 'k1', tenant: null, ts: BASE_MS, type: 'pageview', page: '/', referrer: null, channel: 'Direct',
-      utm: [null, null, null], country: null, region: null, city: null, device: 'desktop', browser: null, os: null,
-      traffic: 'human', eng: 0, action: 'ui.click', family: 'instrumentation',
+      site: SITE,
+      visitor: 'k1',
+      tenant: null,
+      ts: BASE_MS,
+      type: 'pageview',
+      page: '/',
+      referrer: null,
+      channel: 'Direct',
+      utm: [null, null, null],
+      country: null,
+      region: null,
+      city: null,
+      device: 'desktop',
+      browser: null,
+      os: null,
+      traffic: 'human',
+      eng: 0,
+      action: 'ui.click',
+      family: 'instrumentation',
     } as EventDraw,
   ],
   { profile: 'extended', effectiveAtMs: null },
   [
     {
-      siteId: SITE, tenantIds: null, startMs: BASE_MS, endMs: BASE_MS + DAY - 1, trafficClasses: ['human'], filters: { page: '/' },
-      metrics: ['sessions'], interval: 'day', dimension: 'tenant',
+      siteId: SITE,
+      tenantIds: null,
+      startMs: BASE_MS,
+      endMs: BASE_MS + DAY - 1,
+      trafficClasses: ['human'],
+      filters: { page: '/' },
+      metrics: ['sessions'],
+      interval: 'day',
+      dimension: 'tenant',
     } as QuerySpec,
   ],
 ];
@@ -87,7 +114,9 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
             const data = dataset(draws, { [SITE]: profile, site_b: { profile: 'extended', effectiveAtMs: null } });
             await loadDataset(ch, data);
             if (topology === 'cluster') {
-              const perShard = await Promise.all(ch.nodes.map((n) => n.query<{ n: number }>(`SELECT count() AS n FROM ${ident(ch.layout.events)}`)));
+              const perShard = await Promise.all(
+                ch.nodes.map((n) => n.query<{ n: number }>(`SELECT count() AS n FROM ${ident(ch.layout.events)}`)),
+              );
               perShard.forEach((r, i) => {
                 held[i] ||= Number(r[0].n) > 0;
               });
@@ -105,7 +134,11 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
         { numRuns: runs(25), examples: [PAGE_FILTER_BY_TENANT] },
       );
       // the data really is spread: every shard held rows in some run
-      if (topology === 'cluster') assert.deepEqual(held, ch.nodes.map(() => true));
+      if (topology === 'cluster')
+        assert.deepEqual(
+          held,
+          ch.nodes.map(() => true),
+        );
     } finally {
       await ch.close();
     }

@@ -34,10 +34,18 @@ async function kind(p: Promise<unknown>): Promise<string> {
 
 test('the URL names one server, or every shard of a cluster', () => {
   assert.deepEqual(parseClickHouseUrl('clickhouse+http://ch:8123/footfall'), {
-    nodes: ['http://ch:8123'], database: 'footfall', cluster: null, username: 'default', password: '',
+    nodes: ['http://ch:8123'],
+    database: 'footfall',
+    cluster: null,
+    username: 'default',
+    password: '',
   });
   assert.deepEqual(parseClickHouseUrl('clickhouse+https://u:p%40ss@a:8443,b:8443/db?cluster=c1'), {
-    nodes: ['https://a:8443', 'https://b:8443'], database: 'db', cluster: 'c1', username: 'u', password: 'p@ss',
+    nodes: ['https://a:8443', 'https://b:8443'],
+    database: 'db',
+    cluster: 'c1',
+    username: 'u',
+    password: 'p@ss',
   });
   assert.deepEqual(parseClickHouseUrl('clickhouse+http://ch').nodes, ['http://ch:8123']);
   assert.throws(() => parseClickHouseUrl('clickhouse+http://a:1,b:2/db'), /cluster/);
@@ -47,7 +55,10 @@ test('the URL names one server, or every shard of a cluster', () => {
 });
 
 test('a server that refuses connections is unavailable, at open and per query', async () => {
-  await assert.rejects(openClickHouse('clickhouse+http://127.0.0.1:1/footfall'), (e: Error & { code?: string }) => e.code === 'EVENTS_UNAVAILABLE' && /127\.0\.0\.1:1/.test(e.message));
+  await assert.rejects(
+    openClickHouse('clickhouse+http://127.0.0.1:1/footfall'),
+    (e: Error & { code?: string }) => e.code === 'EVENTS_UNAVAILABLE' && /127\.0\.0\.1:1/.test(e.message),
+  );
   const node = new ClickHouseNode({ url: 'http://127.0.0.1:1', database: 'footfall', username: 'default', password: '' });
   try {
     const one = { node, num: 1 };
@@ -83,9 +94,15 @@ test('a cluster URL must list each shard once', { skip: skipReason('cluster') },
   const scratch = scratchUrl('single');
   try {
     const oneShard = `${scratch.url}?cluster=${CH_CLUSTER}`;
-    await assert.rejects(openClickHouse(oneShard), (e: Error & { code?: string }) => e.code === 'EVENTS_MISCONFIGURED' && /2 shard/.test(e.message));
+    await assert.rejects(
+      openClickHouse(oneShard),
+      (e: Error & { code?: string }) => e.code === 'EVENTS_MISCONFIGURED' && /2 shard/.test(e.message),
+    );
     const host = /\/\/([^/]+)\//.exec(CH_URL!)![1];
-    await assert.rejects(openClickHouse(oneShard.replace(host, `${host},localhost:${host.split(':')[1]}`)), /same shard|not one of the shards|twice/);
+    await assert.rejects(
+      openClickHouse(oneShard.replace(host, `${host},localhost:${host.split(':')[1]}`)),
+      /same shard|not one of the shards|twice/,
+    );
     await assert.rejects(openClickHouse(`${scratch.url}?cluster=no_such_cluster`), /not in the first server/);
   } finally {
     await scratch.drop();

@@ -43,7 +43,14 @@ async function importAll(store: EventStore, rows: EventRow[]) {
 
 test('DuckDB, one ClickHouse server and two ClickHouse shards give identical answers on the same imports', { skip }, async () => {
   const rows = fixedEvents();
-  const base = { siteId: SITE, tenantIds: null, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, trafficClasses: ['human', 'ai_agent'], filters: {} } as const;
+  const base = {
+    siteId: SITE,
+    tenantIds: null,
+    startMs: BASE_MS,
+    endMs: BASE_MS + 3 * DAY - 1,
+    trafficClasses: ['human', 'ai_agent'],
+    filters: {},
+  } as const;
   const plain: QuerySpec[] = [
     { ...base, metrics: [...METRICS] },
     { ...base, metrics: ['visitors', 'sessions', 'pageviews'], interval: 'hour' },
@@ -71,7 +78,9 @@ test('DuckDB, one ClickHouse server and two ClickHouse shards give identical ans
     for (const site of [SITE, 'site_b', 'nope']) {
       const [d, ...chs] = await Promise.all(engines.map(([, s]) => s.siteCoverage(site)));
       for (const c of chs) assert.deepEqual(c, d, site);
-      const edges = await Promise.all(engines.map(async ([, , e]) => [(await e.firstEventAt(site))?.getTime(), (await e.newestEventAt(site))?.getTime()]));
+      const edges = await Promise.all(
+        engines.map(async ([, , e]) => [(await e.firstEventAt(site))?.getTime(), (await e.newestEventAt(site))?.getTime()]),
+      );
       for (const e of edges.slice(1)) assert.deepEqual(e, edges[0]);
     }
     // the rollups ClickHouse built with the shared build SQL are DuckDB's rows
@@ -84,7 +93,8 @@ test('DuckDB, one ClickHouse server and two ClickHouse shards give identical ans
       }
     }, 'daily_rollups');
     assert.ok(duckRollups.length > 100);
-    for (const ch of [single, cluster]) assert.deepEqual(await committedRollups(ch), duckRollups, ch === single ? 'rollups, one server' : 'rollups, two shards');
+    for (const ch of [single, cluster])
+      assert.deepEqual(await committedRollups(ch), duckRollups, ch === single ? 'rollups, one server' : 'rollups, two shards');
 
     const same = async (what: string, read: (e: AnalyticsEngine) => Promise<unknown>) => {
       const [d, ...chs] = await Promise.all(engines.map(([, , e]) => read(e)));
@@ -98,7 +108,19 @@ test('DuckDB, one ClickHouse server and two ClickHouse shards give identical ans
     ];
     const whole = { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 };
     const partial = { startMs: BASE_MS + 13 * 3_600_000, endMs: BASE_MS + 2 * DAY - 1 };
-    const groupings: ActionGroupKey[][] = [[], ['family'], ['day', 'family'], ['action'], ['action', 'page'], ['action', 'channel'], ['page'], ['channel'], ['device'], ['country'], ['browser']];
+    const groupings: ActionGroupKey[][] = [
+      [],
+      ['family'],
+      ['day', 'family'],
+      ['action'],
+      ['action', 'page'],
+      ['action', 'channel'],
+      ['page'],
+      ['channel'],
+      ['device'],
+      ['country'],
+      ['browser'],
+    ];
     const goals: GoalMatcher[] = [
       { type: 'PAGEVIEW_MATCH', pattern: '/a*', filters: null },
       { type: 'PAGEVIEW_MATCH', pattern: '/caf_', filters: null },
@@ -111,14 +133,19 @@ test('DuckDB, one ClickHouse server and two ClickHouse shards give identical ans
         for (const advanced of [null, { startMs: BASE_MS + DAY, endMs: BASE_MS + 2 * DAY - 1 }]) {
           const selection: ActionSelection = { scope, window, advanced };
           for (const groupBy of groupings) {
-            const rows = (await same(`action rows ${groupBy}`, (e) => e.actionRows({ selection, groupBy }, options).then(sortRows))) as unknown[];
+            const rows = (await same(`action rows ${groupBy}`, (e) =>
+              e.actionRows({ selection, groupBy }, options).then(sortRows),
+            )) as unknown[];
             found += rows.length;
           }
           for (const sel of [selection, { ...selection, family: 'custom' as const }])
-            for (const byDay of [false, true]) await same(`action totals ${byDay}`, (e) => e.actionTotals({ selection: sel, byDay }, options).then(sortRows));
+            for (const byDay of [false, true])
+              await same(`action totals ${byDay}`, (e) => e.actionTotals({ selection: sel, byDay }, options).then(sortRows));
         }
         await same('goal matches', (e) => e.goalMatches({ scope, window, goals }, options));
-        const titles = (await same('page titles', (e) => e.pageTitles({ scope, window, paths: ['/', '/a', '/b', '/café', '/😀', '/nope'] }, options).then((m) => [...m].sort()))) as unknown[];
+        const titles = (await same('page titles', (e) =>
+          e.pageTitles({ scope, window, paths: ['/', '/a', '/b', '/café', '/😀', '/nope'] }, options).then((m) => [...m].sort()),
+        )) as unknown[];
         found += titles.length;
       }
     }
@@ -136,7 +163,10 @@ test('DuckDB, one ClickHouse server and two ClickHouse shards give identical ans
     // reads started together share statements on ClickHouse (one per server): the same answers
     for (const [name, , e] of engines.slice(1)) {
       const before = (e as unknown as { statements: number }).statements;
-      const together = await Promise.all([...specs.map((spec) => e.run(spec, { timeoutMs: 20_000 })), e.pageTitles({ scope: scopes[0], window: whole, paths: ['/', '/a'] }, options)]);
+      const together = await Promise.all([
+        ...specs.map((spec) => e.run(spec, { timeoutMs: 20_000 })),
+        e.pageTitles({ scope: scopes[0], window: whole, paths: ['/', '/a'] }, options),
+      ]);
       assert.deepEqual(together.slice(0, specs.length), answers, `${name}, batched`);
       const sent = (e as unknown as { statements: number }).statements - before;
       assert.ok(sent * 10 < specs.length, `${name}: ${specs.length + 1} reads took ${sent} statements`);
@@ -151,12 +181,21 @@ test('DuckDB, one ClickHouse server and two ClickHouse shards give identical ans
 
 test('after a purge and an undo, DuckDB, one ClickHouse server and two shards still answer alike', { skip }, async () => {
   const rows = fixedEvents();
-  const base = { siteId: SITE, tenantIds: null, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, trafficClasses: ['human', 'ai_agent'], filters: {} } as const;
+  const base = {
+    siteId: SITE,
+    tenantIds: null,
+    startMs: BASE_MS,
+    endMs: BASE_MS + 3 * DAY - 1,
+    trafficClasses: ['human', 'ai_agent'],
+    filters: {},
+  } as const;
   const specs: QuerySpec[] = [
     { ...base, metrics: [...METRICS] },
     { ...base, metrics: [...METRICS], interval: 'day' },
     { ...base, metrics: ['visitors', 'sessions', 'pageviews'], interval: 'hour' },
-    ...DIMENSIONS.map((dimension): QuerySpec => ({ ...base, metrics: ['sessions', 'pageviews', 'visitors', 'entries', 'exits'], dimension })),
+    ...DIMENSIONS.map(
+      (dimension): QuerySpec => ({ ...base, metrics: ['sessions', 'pageviews', 'visitors', 'entries', 'exits'], dimension }),
+    ),
     ...fc.sample(specArb, { seed: 11, numRuns: 40 }),
   ];
   const duck = await openDuckDbEventStore({ file: ':memory:' });
@@ -171,13 +210,27 @@ test('after a purge and an undo, DuckDB, one ClickHouse server and two shards st
     const horizon = new Date(BASE_MS + DAY).toISOString().slice(0, 10);
     const results = [];
     for (const [, store] of engines) {
-      await store.importBatch(rows.filter((_, i) => i % 3 !== 0), { reidentify, importId: 'imp_one' });
-      await store.importBatch(rows.filter((_, i) => i % 3 === 0), { reidentify, importId: 'imp_two' });
+      await store.importBatch(
+        rows.filter((_, i) => i % 3 !== 0),
+        { reidentify, importId: 'imp_one' },
+      );
+      await store.importBatch(
+        rows.filter((_, i) => i % 3 === 0),
+        { reidentify, importId: 'imp_two' },
+      );
       const purged = await store.purgeDays(SITE, horizon);
       const undone = await store.undoImport('imp_two');
-      results.push([purged, undone, await store.siteCoverage(SITE), await store.eventCounts({ siteIds: [SITE, 'site_b'], months: ['2025-03'] })]);
+      results.push([
+        purged,
+        undone,
+        await store.siteCoverage(SITE),
+        await store.eventCounts({ siteIds: [SITE, 'site_b'], months: ['2025-03'] }),
+      ]);
     }
-    assert.ok((results[0][0] as { events: number }).events > 0 && (results[0][1] as { events: number }).events > 0, JSON.stringify(results[0]));
+    assert.ok(
+      (results[0][0] as { events: number }).events > 0 && (results[0][1] as { events: number }).events > 0,
+      JSON.stringify(results[0]),
+    );
     assert.deepEqual(results[1], results[0], 'figures, one server');
     assert.deepEqual(results[2], results[0], 'figures, two shards');
     const duckRollups = await rollupRows(async (sql) => {
@@ -188,7 +241,8 @@ test('after a purge and an undo, DuckDB, one ClickHouse server and two shards st
         c.closeSync();
       }
     }, 'daily_rollups');
-    for (const ch of [single, cluster]) assert.deepEqual(await committedRollups(ch), duckRollups, ch === single ? 'rollups, one server' : 'rollups, two shards');
+    for (const ch of [single, cluster])
+      assert.deepEqual(await committedRollups(ch), duckRollups, ch === single ? 'rollups, one server' : 'rollups, two shards');
     for (const spec of specs) {
       const [d, s, c] = await Promise.all(engines.map(([, , e]) => e.run(spec, { timeoutMs: 20_000 })));
       assert.deepEqual(s, d, `one server: ${JSON.stringify(spec)}`);
@@ -204,7 +258,18 @@ test('after a purge and an undo, DuckDB, one ClickHouse server and two shards st
 const sortRows = <T>(rows: T[]) => rows.map((r) => JSON.stringify(r)).sort();
 
 type Row = Record<string, unknown>;
-const plainRollup = (r: Row) => JSON.stringify(ROLLUP_COLUMNS.map((c) => (r[c] === null || r[c] === undefined ? null : typeof r[c] === 'boolean' ? Number(r[c]) : typeof r[c] === 'string' ? r[c] : Number(r[c]))));
+const plainRollup = (r: Row) =>
+  JSON.stringify(
+    ROLLUP_COLUMNS.map((c) =>
+      r[c] === null || r[c] === undefined
+        ? null
+        : typeof r[c] === 'boolean'
+          ? Number(r[c])
+          : typeof r[c] === 'string'
+            ? r[c]
+            : Number(r[c]),
+    ),
+  );
 
 async function rollupRows(query: (sql: string) => Promise<Row[]>, from: string): Promise<string[]> {
   return (await query(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM ${from}`)).map(plainRollup).sort();

@@ -80,14 +80,20 @@ export async function openScratch(t: Topology): Promise<OpenedClickHouse & { scr
 /** Empties every table of the store on every server (a fresh start without new DDL). */
 export async function truncate(ch: OpenedClickHouse): Promise<void> {
   const L = ch.layout;
-  for (const n of ch.nodes) for (const t of [L.events, L.sessions, L.rollups, L.titles, L.actions, L.days]) await n.command(`TRUNCATE TABLE ${ident(t)}`);
+  for (const n of ch.nodes)
+    for (const t of [L.events, L.sessions, L.rollups, L.titles, L.actions, L.days]) await n.command(`TRUNCATE TABLE ${ident(t)}`);
 }
 
 /**
  * Rows of a store table that reads can see, from every server: the generation of each (site, day)
  * that server's commit log shows as current. `where` narrows them (SQL on the table's columns).
  */
-export async function committedRows<T = Record<string, unknown>>(ch: OpenedClickHouse, table: string, columns: string, where = '1'): Promise<T[]> {
+export async function committedRows<T = Record<string, unknown>>(
+  ch: OpenedClickHouse,
+  table: string,
+  columns: string,
+  where = '1',
+): Promise<T[]> {
   const out: T[] = [];
   for (const s of ch.shards) {
     const visible = `(site_id, day, gen) IN (SELECT site_id, day, max(gen) FROM ${ident(ch.layout.days)} WHERE shard = ${s.num} GROUP BY site_id, day)`;

@@ -50,11 +50,19 @@ type Row = Record<string, unknown>;
 const NUMERIC = ['start_ms', 'end_ms', 'pageviews', 'events', 'engagement_ms', 'meaningful_actions'];
 const BOOLEAN = ['is_bounce', 'is_engaged'];
 const COLUMNS = SESSION_COLUMNS.map(([c]) => c).filter((c) => c !== 'gen');
-const plain = (r: Row) => Object.fromEntries(COLUMNS.map((c) => [c, NUMERIC.includes(c) ? Number(r[c]) : BOOLEAN.includes(c) ? Boolean(Number(r[c])) : c === 'day' ? String(r.d ?? r.day) : r[c]]));
+const plain = (r: Row) =>
+  Object.fromEntries(
+    COLUMNS.map((c) => [
+      c,
+      NUMERIC.includes(c) ? Number(r[c]) : BOOLEAN.includes(c) ? Boolean(Number(r[c])) : c === 'day' ? String(r.d ?? r.day) : r[c],
+    ]),
+  );
 const bySession = (a: Row, b: Row) => (String(a.session_id) < String(b.session_id) ? -1 : 1);
 
 for (const topology of ['single', 'cluster'] as Topology[]) {
-  test(`clickhouse ${topology}: sessions and session ids equal DuckDB's, in one import or two`, { skip: skipReason(topology) }, async () => {
+  test(`clickhouse ${topology}: sessions and session ids equal DuckDB's, in one import or two`, {
+    skip: skipReason(topology),
+  }, async () => {
     const ch = await openScratch(topology);
     try {
       await fc.assert(
@@ -74,11 +82,17 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
               }
               const conn = await duck.instance.connect();
               try {
-                const want = (await conn.runAndReadAll(`SELECT * EXCLUDE (day), day::VARCHAR AS day FROM sessions`)).getRowObjectsJS().map(plain).sort(bySession);
+                const want = (await conn.runAndReadAll(`SELECT * EXCLUDE (day), day::VARCHAR AS day FROM sessions`))
+                  .getRowObjectsJS()
+                  .map(plain)
+                  .sort(bySession);
                 const got = (await committedRows(ch, 'sessions', `*, toString(day) AS d`)).map(plain).sort(bySession);
                 assert.deepEqual(got, want);
                 const ids = (rs: Row[]) => rs.map((r) => `${r.event_id} ${r.session_id}`).sort();
-                assert.deepEqual(ids(await committedRows(ch, 'events', 'event_id, session_id')), ids((await conn.runAndReadAll('SELECT event_id, session_id FROM events')).getRowObjectsJS()));
+                assert.deepEqual(
+                  ids(await committedRows(ch, 'events', 'event_id, session_id')),
+                  ids((await conn.runAndReadAll('SELECT event_id, session_id FROM events')).getRowObjectsJS()),
+                );
               } finally {
                 conn.closeSync();
               }

@@ -68,7 +68,10 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       const list = specs();
       const want: MetricRow[][] = [];
       for (const spec of list) want.push(await alone.run(spec, options));
-      assert.ok(want.filter((rows) => rows.some((r) => Object.values(r.values).some((v) => v !== 0))).length > list.length / 2, 'most reads find data');
+      assert.ok(
+        want.filter((rows) => rows.some((r) => Object.values(r.values).some((v) => v !== 0))).length > list.length / 2,
+        'most reads find data',
+      );
 
       for (const asOf of [undefined, await shared.dataVersion(SITE)]) {
         const before = shared.statements;
@@ -81,9 +84,25 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       }
 
       // action rows: every grouping of a selection (with and without the advanced days, a family, an action) at once
-      const groupings: ActionGroupKey[][] = [[], ['family'], ['day', 'family'], ['action'], ['action', 'page'], ['action', 'channel'], ['page'], ['channel'], ['device'], ['country'], ['browser'], ['day']];
+      const groupings: ActionGroupKey[][] = [
+        [],
+        ['family'],
+        ['day', 'family'],
+        ['action'],
+        ['action', 'page'],
+        ['action', 'channel'],
+        ['page'],
+        ['channel'],
+        ['device'],
+        ['country'],
+        ['browser'],
+        ['day'],
+      ];
       const selections: ActionSelection[] = [];
-      for (const scope of [{ siteId: SITE, tenantIds: null, trafficClasses: ['human', 'ai_agent'] }, { siteId: SITE, tenantIds: ['t1'], trafficClasses: ['human'] }] as const)
+      for (const scope of [
+        { siteId: SITE, tenantIds: null, trafficClasses: ['human', 'ai_agent'] },
+        { siteId: SITE, tenantIds: ['t1'], trafficClasses: ['human'] },
+      ] as const)
         for (const advanced of [null, { startMs: BASE_MS + DAY, endMs: BASE_MS + 2 * DAY - 1 }])
           for (const extra of [{}, { family: 'custom' as const }])
             selections.push({ scope, window: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 }, advanced, ...extra });
@@ -101,7 +120,11 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
         for (const t of rows) for (const [k, v] of Object.entries(t)) if (k !== 'day' && v !== 0) seen.add(k);
         wantTotals.push(sorted(rows));
       }
-      assert.deepEqual([...seen].sort(), ['errorSessions', 'instrumentationSessions', 'meaningfulOccurrences', 'meaningfulSessions'], 'every total found data');
+      assert.deepEqual(
+        [...seen].sort(),
+        ['errorSessions', 'instrumentationSessions', 'meaningfulOccurrences', 'meaningfulSessions'],
+        'every total found data',
+      );
       for (const asOf of [undefined, await shared.dataVersion(SITE)]) {
         const [got, gotTotals] = await Promise.all([
           Promise.all(requests.map((r) => shared.actionRows(r, { ...options, asOf }))),
@@ -117,7 +140,12 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
 
       // title reads of one scope over different windows and paths share one statement, each with its own answer
       const everyScope = { siteId: SITE, tenantIds: null, trafficClasses: ['human', 'ai_agent'] } as const;
-      const pages = (await alone.run({ ...everyScope, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, filters: {}, metrics: ['pageviews'], dimension: 'page' }, options))
+      const pages = (
+        await alone.run(
+          { ...everyScope, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, filters: {}, metrics: ['pageviews'], dimension: 'page' },
+          options,
+        )
+      )
         .map((r) => r.key)
         .filter((k): k is string => k !== null);
       assert.ok(pages.length >= 4, `pages: ${pages.length}`);
@@ -128,10 +156,17 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       ];
       const wantTitles = [];
       for (const r of titleReads) wantTitles.push([...(await alone.pageTitles(r, options))].sort());
-      assert.ok(wantTitles.every((t) => t.length > 0) && wantTitles[1].length > wantTitles[2].length, JSON.stringify(wantTitles.map((t) => t.length)));
+      assert.ok(
+        wantTitles.every((t) => t.length > 0) && wantTitles[1].length > wantTitles[2].length,
+        JSON.stringify(wantTitles.map((t) => t.length)),
+      );
       const beforeTitles = shared.statements;
       const gotTitles = await Promise.all(titleReads.map((r) => shared.pageTitles(r, options)));
-      assert.deepEqual(gotTitles.map((t) => [...t].sort()), wantTitles, 'titles');
+      assert.deepEqual(
+        gotTitles.map((t) => [...t].sort()),
+        wantTitles,
+        'titles',
+      );
       // the data version, then one statement per server
       assert.equal(shared.statements - beforeTitles, 1 + ch.shards.length);
 
@@ -159,7 +194,11 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       const actions = async (e: ClickHouseAnalyticsEngine) => {
         const asOf = await e.dataVersion(SITE);
         const before = e.statements;
-        const payload = await buildActions(new ReportKit(readsOf(e, { ...options, asOf }), scope), { ...w, sections: { actions_advanced: days } }, { limit: 5, family: null, action: null, goalsConfigured: false });
+        const payload = await buildActions(
+          new ReportKit(readsOf(e, { ...options, asOf }), scope),
+          { ...w, sections: { actions_advanced: days } },
+          { limit: 5, family: null, action: null, goalsConfigured: false },
+        );
         return { payload, sent: e.statements - before };
       };
       const c = await actions(alone);

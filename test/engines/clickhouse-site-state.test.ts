@@ -11,10 +11,14 @@ const SITE = 'site_a';
 const BASE = Date.UTC(2025, 2, 1);
 
 for (const topology of ['single', 'cluster'] as Topology[]) {
-  test(`clickhouse ${topology}: the data version and the site facts are one statement, the store's answers`, { skip: skipReason(topology) }, async () => {
+  test(`clickhouse ${topology}: the data version and the site facts are one statement, the store's answers`, {
+    skip: skipReason(topology),
+  }, async () => {
     const ch = await openScratch(topology);
     try {
-      const rows = Array.from({ length: 120 }, (_, i) => makeRow({ site_id: SITE, visitor_key: `v${i}`, ts_ms: BASE + (i % 3) * 86_400_000 + i * 1000 }));
+      const rows = Array.from({ length: 120 }, (_, i) =>
+        makeRow({ site_id: SITE, visitor_key: `v${i}`, ts_ms: BASE + (i % 3) * 86_400_000 + i * 1000 }),
+      );
       await ch.store.importBatch(rows);
       const e = ch.engine;
       const facts = async () => {
@@ -23,7 +27,11 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
         return { version, first: first?.getTime(), newest: newest?.getTime(), sent: e.statements - before };
       };
       const coverage = await ch.store.siteCoverage(SITE);
-      const want = { version: await ch.store.dataVersion(SITE), first: Date.parse(coverage.firstEventAt!), newest: Date.parse(coverage.lastEventAt!) };
+      const want = {
+        version: await ch.store.dataVersion(SITE),
+        first: Date.parse(coverage.firstEventAt!),
+        newest: Date.parse(coverage.lastEventAt!),
+      };
       assert.equal(want.first, Math.min(...rows.map((r) => r.ts_ms)));
       const a = await facts();
       assert.deepEqual({ ...a, sent: undefined }, { ...want, sent: undefined });
@@ -45,7 +53,9 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
         const gen = Number(last.gen) + 1;
         await ch.nodes[0].insertNdjson(days, JSON.stringify({ ...last, gen }) + '\n');
         const c = await facts();
-        const [copy] = await ch.nodes[1].query<{ n: number }>(`SELECT count() AS n FROM ${days} WHERE site_id = '${SITE}' AND gen = ${gen}`);
+        const [copy] = await ch.nodes[1].query<{ n: number }>(
+          `SELECT count() AS n FROM ${days} WHERE site_id = '${SITE}' AND gen = ${gen}`,
+        );
         assert.equal(Number(copy.n), 1, 'the copy got the row');
         assert.notEqual(c.version, b.version);
         assert.equal(c.version, await ch.store.dataVersion(SITE));

@@ -16,7 +16,21 @@ export const specArb: fc.Arbitrary<QuerySpec> = fc
     traffic: fc.constantFrom(['human'], ['human', 'ai_agent'], ['bot', 'ai_bot'], ['human', 'ai_agent', 'bot', 'ai_bot']),
     filters: fc.dictionary(
       fc.constantFrom('page', 'country', 'channel', 'referrer', 'tenant', 'entry_page', 'device', 'medium', 'city'),
-      fc.constantFrom<string | null>('/', '/a', '/café', 'DE', 'FR', 'Direct', 'Search', 'google.com', 't1', 'desktop', 'email', 'Paris', null),
+      fc.constantFrom<string | null>(
+        '/',
+        '/a',
+        '/café',
+        'DE',
+        'FR',
+        'Direct',
+        'Search',
+        'google.com',
+        't1',
+        'desktop',
+        'email',
+        'Paris',
+        null,
+      ),
       { maxKeys: 2 },
     ),
     metrics: fc.shuffledSubarray([...METRICS], { minLength: 1, maxLength: 4 }),
@@ -47,4 +61,3 @@ export const specArb: fc.Arbitrary<QuerySpec> = fc
     if (r.shape === 'breakdown' && r.limit !== null) spec.limit = r.limit;
     return spec;
   });
-

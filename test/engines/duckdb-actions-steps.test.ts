@@ -15,7 +15,9 @@ import { assertSameBuiltRows, withEdgeRowsStore } from './actions-rollup-check.j
 
 test('the per-level DuckDB build of the action rows equals the per-grouping build, edge rows included', () =>
   withEdgeRowsStore(11, async (c) => {
-    const stats = (await c.runAndReadAll(`SELECT count(DISTINCT traffic_class), count(*) FILTER (WHERE action_name IS NULL AND type = 'action') FROM ev`)).getRowsJS()[0];
+    const stats = (
+      await c.runAndReadAll(`SELECT count(DISTINCT traffic_class), count(*) FILTER (WHERE action_name IS NULL AND type = 'action') FROM ev`)
+    ).getRowsJS()[0];
     assert.ok(Number(stats[0]) >= 4 && Number(stats[1]) > 0, 'the edge rows are there');
 
     const x = compileRollupExpansions(duckdbDialect);

@@ -14,9 +14,25 @@ const M = 60_000;
 const EFFECTIVE = D + 12 * H;
 
 const base: EventDraw = {
-  site: 'shop', visitor: 'k1', tenant: 't1', ts: D, type: 'pageview', page: '/home', referrer: null, channel: 'Direct',
-  utm: [null, null, null], country: 'DE', region: 'BY', city: 'München', device: 'desktop', browser: 'Firefox', os: 'Linux',
-  traffic: 'human', eng: 0, action: 'form.submit', family: 'forms',
+  site: 'shop',
+  visitor: 'k1',
+  tenant: 't1',
+  ts: D,
+  type: 'pageview',
+  page: '/home',
+  referrer: null,
+  channel: 'Direct',
+  utm: [null, null, null],
+  country: 'DE',
+  region: 'BY',
+  city: 'München',
+  device: 'desktop',
+  browser: 'Firefox',
+  os: 'Linux',
+  traffic: 'human',
+  eng: 0,
+  action: 'form.submit',
+  family: 'forms',
 };
 const draws: EventDraw[] = [
   { ...base, ts: D + 9 * H, referrer: 'google.com', channel: 'Search', eng: 3000, utm: ['nl', null, null] }, // 1 session A
@@ -55,7 +71,21 @@ const rows = async (over: Partial<QuerySpec>) => (await run(over)).map((r) => [r
 
 test('totals over two days of humans', async () => {
   assert.deepEqual(
-    await total({ metrics: ['pageviews', 'events', 'sessions', 'visitors', 'bounce_rate', 'engagement_rate', 'avg_pages_per_session', 'avg_session_eng_time_ms', 'avg_page_eng_time_ms', 'entries', 'exits'] }),
+    await total({
+      metrics: [
+        'pageviews',
+        'events',
+        'sessions',
+        'visitors',
+        'bounce_rate',
+        'engagement_rate',
+        'avg_pages_per_session',
+        'avg_session_eng_time_ms',
+        'avg_page_eng_time_ms',
+        'entries',
+        'exits',
+      ],
+    }),
     {
       pageviews: 8,
       events: 9,
@@ -95,7 +125,11 @@ test('tenants, tenant scope, traffic classes and a session attribute filter', as
   assert.deepEqual(await total({ filters: { tenant: 't1' }, metrics: ['pageviews'] }), { pageviews: 6 });
   assert.deepEqual(await total({ tenantIds: [], metrics: ['pageviews'] }), { pageviews: 0 });
   assert.deepEqual(await total({ trafficClasses: ['bot', 'ai_bot'], metrics: ['pageviews', 'sessions'] }), { pageviews: 1, sessions: 1 });
-  assert.deepEqual(await total({ filters: { channel: 'Search' }, metrics: ['pageviews', 'events', 'sessions'] }), { pageviews: 2, events: 3, sessions: 1 });
+  assert.deepEqual(await total({ filters: { channel: 'Search' }, metrics: ['pageviews', 'events', 'sessions'] }), {
+    pageviews: 2,
+    events: 3,
+    sessions: 1,
+  });
   assert.deepEqual(await total({ filters: { referrer: null }, metrics: ['sessions'] }), { sessions: 6 });
 });
 
@@ -104,7 +138,9 @@ test('hourly series: sessions in their start hour, visitors distinct per hour, t
   const series = await run({ ...day1, interval: 'hour', metrics: ['sessions', 'visitors'] });
   const dense = denseSeries(series, { ...day1, interval: 'hour', metrics: ['sessions', 'visitors'] });
   assert.equal(dense.length, 24);
-  const nonzero = dense.filter((p) => p.values.sessions || p.values.visitors).map((p) => [(p.bucketMs! - D) / H, p.values.sessions, p.values.visitors]);
+  const nonzero = dense
+    .filter((p) => p.values.sessions || p.values.visitors)
+    .map((p) => [(p.bucketMs! - D) / H, p.values.sessions, p.values.visitors]);
   assert.deepEqual(nonzero, [
     [9, 1, 1],
     [13, 2, 2],
@@ -113,10 +149,13 @@ test('hourly series: sessions in their start hour, visitors distinct per hour, t
   ]);
   assert.deepEqual(await total({ ...day1, metrics: ['visitors'] }), { visitors: 3 });
   const daily = await run({ interval: 'day', metrics: ['visitors', 'sessions'] });
-  assert.deepEqual(daily.map((p) => [p.bucketMs, p.values.visitors, p.values.sessions]), [
-    [D, 3, 6],
-    [D + 24 * H, 1, 1],
-  ]);
+  assert.deepEqual(
+    daily.map((p) => [p.bucketMs, p.values.visitors, p.values.sessions]),
+    [
+      [D, 3, 6],
+      [D + 24 * H, 1, 1],
+    ],
+  );
 });
 
 test('a site switched to extended mid-range: the source breakdown counts only from effective_at', async () => {

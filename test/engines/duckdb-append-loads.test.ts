@@ -47,14 +47,28 @@ async function load(store: DuckDbEventStore, events: readonly EventRow[], engage
 
 /** Engagement for some pageviews: the page's time, reported a little later the same day. */
 function engagementFor(rows: readonly EventRow[], seed: number): EngagementRow[] {
-  const picks = fc.sample(fc.tuple(fc.nat(rows.length - 1), fc.integer({ min: 0, max: 40 * 60_000 }), fc.constantFrom(300, 9_000, 60_000)), {
-    seed,
-    numRuns: Math.ceil(rows.length / 3),
-  });
+  const picks = fc.sample(
+    fc.tuple(fc.nat(rows.length - 1), fc.integer({ min: 0, max: 40 * 60_000 }), fc.constantFrom(300, 9_000, 60_000)),
+    {
+      seed,
+      numRuns: Math.ceil(rows.length / 3),
+    },
+  );
   return picks
     .map(([i, later, ms]) => ({ row: rows[i], later, ms }))
-    .filter(({ row, later }) => row.type === 'pageview' && row.path_canon !== null && Math.floor((row.ts_ms + later) / 86_400_000) === Math.floor(row.ts_ms / 86_400_000))
-    .map(({ row, later, ms }) => ({ site_id: row.site_id, visitor_key: row.visitor_key, ts_ms: row.ts_ms + later, path_canon: row.path_canon!, engagement_ms: ms }));
+    .filter(
+      ({ row, later }) =>
+        row.type === 'pageview' &&
+        row.path_canon !== null &&
+        Math.floor((row.ts_ms + later) / 86_400_000) === Math.floor(row.ts_ms / 86_400_000),
+    )
+    .map(({ row, later, ms }) => ({
+      site_id: row.site_id,
+      visitor_key: row.visitor_key,
+      ts_ms: row.ts_ms + later,
+      path_canon: row.path_canon!,
+      engagement_ms: ms,
+    }));
 }
 
 test('a day imported in time order, in parts with engagement, leaves the store as one import does, by the append path', async () => {
@@ -68,39 +82,47 @@ test('a day imported in time order, in parts with engagement, leaves the store a
       },
       () =>
         fc.assert(
-          fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 1_000_000 }), { minLength: DATASETS, maxLength: DATASETS }), fc.integer({ min: 2, max: 5 }), async (seeds, parts) => {
-            // several datasets (rollup-specs.ts) in each store: their days arrive together, part by part
-            const rows: EventRow[] = [];
-            const engagement: EngagementRow[] = [];
-            for (const [j, seed] of seeds.entries()) {
-              const draws = fc.sample(eventDrawArb([SITE, 'site_b']), { seed, numRuns: 120 });
-              const mine = stamp(draws, {}).map((e, i) => ({ ...e, channel: draws[i]?.channel ?? 'Direct' }) as EventRow);
-              rows.push(...rowsIn(mine, j));
-              engagement.push(...engagementFor(mine, seed).map((g) => ({ ...g, site_id: siteIn(g.site_id, j) })));
-            }
-            rows.sort((a, b) => a.ts_ms - b.ts_ms);
-            engagement.sort((a, b) => a.ts_ms - b.ts_ms);
-            const once = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
-            const split = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
-            try {
-              await load(once, rows, engagement);
-              // parts cut at times: every event and engagement row of a part comes before the next part's
-              const first = rows[0].ts_ms;
-              const last = rows[rows.length - 1].ts_ms + 40 * 60_000;
-              for (let k = 0; k < parts; k++) {
-                const from = first + ((last - first + 1) * k) / parts;
-                const to = first + ((last - first + 1) * (k + 1)) / parts;
-                const inPart = (ts: number) => ts >= from && ts < to;
-                await load(split, rows.filter((r) => inPart(r.ts_ms)), engagement.filter((e) => inPart(e.ts_ms)));
+          fc.asyncProperty(
+            fc.array(fc.integer({ min: 1, max: 1_000_000 }), { minLength: DATASETS, maxLength: DATASETS }),
+            fc.integer({ min: 2, max: 5 }),
+            async (seeds, parts) => {
+              // several datasets (rollup-specs.ts) in each store: their days arrive together, part by part
+              const rows: EventRow[] = [];
+              const engagement: EngagementRow[] = [];
+              for (const [j, seed] of seeds.entries()) {
+                const draws = fc.sample(eventDrawArb([SITE, 'site_b']), { seed, numRuns: 120 });
+                const mine = stamp(draws, {}).map((e, i) => ({ ...e, channel: draws[i]?.channel ?? 'Direct' }) as EventRow);
+                rows.push(...rowsIn(mine, j));
+                engagement.push(...engagementFor(mine, seed).map((g) => ({ ...g, site_id: siteIn(g.site_id, j) })));
               }
-              const expected = await storeState(once);
-              assert.ok(JSON.parse(expected.sessions).length > 5 * DATASETS, 'the store holds sessions');
-              assert.deepEqual(await storeState(split), expected);
-            } finally {
-              await once.close();
-              await split.close();
-            }
-          }),
+              rows.sort((a, b) => a.ts_ms - b.ts_ms);
+              engagement.sort((a, b) => a.ts_ms - b.ts_ms);
+              const once = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
+              const split = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir });
+              try {
+                await load(once, rows, engagement);
+                // parts cut at times: every event and engagement row of a part comes before the next part's
+                const first = rows[0].ts_ms;
+                const last = rows[rows.length - 1].ts_ms + 40 * 60_000;
+                for (let k = 0; k < parts; k++) {
+                  const from = first + ((last - first + 1) * k) / parts;
+                  const to = first + ((last - first + 1) * (k + 1)) / parts;
+                  const inPart = (ts: number) => ts >= from && ts < to;
+                  await load(
+                    split,
+                    rows.filter((r) => inPart(r.ts_ms)),
+                    engagement.filter((e) => inPart(e.ts_ms)),
+                  );
+                }
+                const expected = await storeState(once);
+                assert.ok(JSON.parse(expected.sessions).length > 5 * DATASETS, 'the store holds sessions');
+                assert.deepEqual(await storeState(split), expected);
+              } finally {
+                await once.close();
+                await split.close();
+              }
+            },
+          ),
           { numRuns: runs(20) },
         ),
     );
@@ -116,7 +138,16 @@ test('a pageview without a path stays the entry or exit page of its session when
   // stored part when the new part has pageviews).
   const base = Date.UTC(2025, 2, 1, 10);
   const row = (id: string, minute: number, type: 'pageview' | 'action', page: string | null): EventRow =>
-    makeRow({ event_id: id, site_id: SITE, visitor_key: 'k1', ts_ms: base + minute * 60_000, type, path_canon: page, family: type === 'action' ? 'forms' : null, action_name: type === 'action' ? 'x' : null });
+    makeRow({
+      event_id: id,
+      site_id: SITE,
+      visitor_key: 'k1',
+      ts_ms: base + minute * 60_000,
+      type,
+      path_canon: page,
+      family: type === 'action' ? 'forms' : null,
+      action_name: type === 'action' ? 'x' : null,
+    });
   const parts = [
     [row('a', 0, 'pageview', null)],
     [row('b', 10, 'pageview', '/a'), row('c', 12, 'action', '/a')],

@@ -20,7 +20,15 @@ function prng(seed: number): () => number {
  * `n` events of `siteId` spread over `days` UTC days from `startMs`, by about n/3 visitors, visits of
  * a few events close in time, in time order; ids are content hashes like the importer's.
  */
-export function manyRows(opts: { siteId: string; n: number; days: number; startMs: number; seed: number; visitors?: number; tenants?: readonly (string | null)[] }): EventRow[] {
+export function manyRows(opts: {
+  siteId: string;
+  n: number;
+  days: number;
+  startMs: number;
+  seed: number;
+  visitors?: number;
+  tenants?: readonly (string | null)[];
+}): EventRow[] {
   const r = prng(opts.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const out: EventRow[] = [];
@@ -67,7 +75,10 @@ export function manyRows(opts: { siteId: string; n: number; days: number; startM
         form_action_path: null,
         channel,
       };
-      row.event_id = createHash('sha256').update(JSON.stringify({ ...row, n: out.length % 7 === 0 ? 0 : out.length })).digest('hex').slice(0, 32);
+      row.event_id = createHash('sha256')
+        .update(JSON.stringify({ ...row, n: out.length % 7 === 0 ? 0 : out.length }))
+        .digest('hex')
+        .slice(0, 32);
       out.push(row);
       ts += 1000 + Math.floor(r() * 20 * 60_000);
       if (ts >= opts.startMs + (day + 1) * DAY) break;

@@ -92,7 +92,10 @@ test('the same rows in several imports, late days and late visitors included, eq
 });
 
 /** A store file with a first import in it, then reopened under `limits` for the test. */
-async function withLimitedStore(limits: Partial<DuckDbEventStoreOptions>, fn: (store: DuckDbEventStore, first: EventRow[]) => Promise<void>) {
+async function withLimitedStore(
+  limits: Partial<DuckDbEventStoreOptions>,
+  fn: (store: DuckDbEventStore, first: EventRow[]) => Promise<void>,
+) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-import-limits-'));
   const file = path.join(dir, 'events.duckdb');
   const first = manyRows({ siteId: 'site_m', n: 2_000, days: 3, startMs: START, seed: 21 });
@@ -176,7 +179,11 @@ test('commit groups leave no scratch tables behind but those the commit copies f
   assert.ok(seen.length >= 4, `only ${seen.length} commit groups`);
   // from the second group on: the first also makes the rollups' expansion maps, which later groups replace
   const added = seen.slice(2).map((n, i) => n - seen[i + 1]);
-  assert.deepEqual(added, added.map(() => 5), `temp tables at each group: ${seen.join(', ')}`);
+  assert.deepEqual(
+    added,
+    added.map(() => 5),
+    `temp tables at each group: ${seen.join(', ')}`,
+  );
 });
 
 test('the commit transaction makes and drops no table: every scratch table is made and dropped before it', async () => {

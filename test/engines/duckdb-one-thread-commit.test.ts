@@ -13,11 +13,36 @@ const DAY = Date.UTC(2026, 10, 26);
 
 function rows(n: number): EventRow[] {
   return Array.from({ length: n }, (_, i) => ({
-    event_id: `ev${i}`, site_id: 'site_a', tenant_id: null, ts_ms: DAY + i * 60_000, type: 'pageview', profile: 'extended',
-    visitor_key: `v${i % 7}`, path_canon: `/p${i % 3}`, page_title: null, referrer_host: null, utm_source: null, utm_medium: null,
-    utm_campaign: null, has_click_id: false, country: null, region: null, city: null, device_type: 'desktop', browser_family: 'Chrome',
-    os_family: 'Linux', traffic_class: 'human', engagement_time_ms: 0, action_name: null, family: null, event_name: null, action_id: null,
-    action_target_host: null, form_id: null, form_action_path: null, channel: 'Direct',
+    event_id: `ev${i}`,
+    site_id: 'site_a',
+    tenant_id: null,
+    ts_ms: DAY + i * 60_000,
+    type: 'pageview',
+    profile: 'extended',
+    visitor_key: `v${i % 7}`,
+    path_canon: `/p${i % 3}`,
+    page_title: null,
+    referrer_host: null,
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
+    has_click_id: false,
+    country: null,
+    region: null,
+    city: null,
+    device_type: 'desktop',
+    browser_family: 'Chrome',
+    os_family: 'Linux',
+    traffic_class: 'human',
+    engagement_time_ms: 0,
+    action_name: null,
+    family: null,
+    event_name: null,
+    action_id: null,
+    action_target_host: null,
+    form_id: null,
+    form_action_path: null,
+    channel: 'Direct',
   }));
 }
 
@@ -67,7 +92,10 @@ test('a small import commits on one thread and gives the instance its two back',
     // one thread from before the commit's first statement to after its last
     const first = statements.indexOf('SET threads = 1');
     const last = statements.indexOf('SET threads = 2');
-    assert.ok(statements.slice(first + 1, last).some((s) => s.includes('COMMIT')), 'the transaction runs between the two');
+    assert.ok(
+      statements.slice(first + 1, last).some((s) => s.includes('COMMIT')),
+      'the transaction runs between the two',
+    );
     assert.equal(await threadsOf(store), 2);
     const c = await store.instance.connect();
     assert.equal(Number((await c.runAndReadAll('SELECT count(*) FROM events')).getRowsJS()[0][0]), 50);

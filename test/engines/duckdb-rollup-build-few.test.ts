@@ -31,7 +31,9 @@ test('an import of visitor-days without action events leaves the action rows as 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-rollup-few-'));
   const rows = actionRows(29, 900);
   // visitors of the same days without an action event: the second import adds to their stored visitor-days
-  const quiet = rows.filter((r) => r.type !== 'action').map((r) => ({ ...r, visitor_key: `${r.visitor_key}-q`, event_id: `${r.event_id}-q` }));
+  const quiet = rows
+    .filter((r) => r.type !== 'action')
+    .map((r) => ({ ...r, visitor_key: `${r.visitor_key}-q`, event_id: `${r.event_id}-q` }));
   const first = [...rows, ...quiet.filter((_, i) => i % 2 === 0)];
   const later = quiet.filter((_, i) => i % 2 === 1);
   const dump = async (store: Awaited<ReturnType<typeof openDuckDbEventStore>>) => {
@@ -39,7 +41,11 @@ test('an import of visitor-days without action events leaves the action rows as 
     try {
       const out: string[] = [];
       for (const t of ['daily_actions', 'daily_rollups', 'sessions']) {
-        out.push(JSON.stringify((await c.runAndReadAll(`SELECT * FROM ${t} ORDER BY ALL`)).getRowsJS(), (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+        out.push(
+          JSON.stringify((await c.runAndReadAll(`SELECT * FROM ${t} ORDER BY ALL`)).getRowsJS(), (_k, v) =>
+            typeof v === 'bigint' ? String(v) : v,
+          ),
+        );
       }
       return out;
     } finally {

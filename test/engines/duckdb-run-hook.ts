@@ -4,7 +4,10 @@ import { DuckDBConnection } from '@duckdb/node-api';
 
 type Run = (sql: string, ...rest: unknown[]) => Promise<unknown>;
 
-export async function withRunHook<T>(hook: (sql: string, connection: DuckDBConnection) => void | Promise<void>, fn: () => Promise<T>): Promise<T> {
+export async function withRunHook<T>(
+  hook: (sql: string, connection: DuckDBConnection) => void | Promise<void>,
+  fn: () => Promise<T>,
+): Promise<T> {
   const proto = DuckDBConnection.prototype as unknown as { run: Run };
   const run = proto.run;
   proto.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {

@@ -43,7 +43,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 const day = (n: number) => new Date(T0 + n * DAY).toISOString().slice(0, 10);
 
-test('duckdb store: a site\'s first and newest event follow imports without a scan, and removals with one', async () => {
+test("duckdb store: a site's first and newest event follow imports without a scan, and removals with one", async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 14 }), async (ops) => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-edges-'));
@@ -51,7 +51,12 @@ test('duckdb store: a site\'s first and newest event follow imports without a sc
       try {
         const connect = () => store.instance.connect();
         const release = (c: { closeSync(): void }) => c.closeSync();
-        const kept = new DuckDbAnalyticsEngine({ connect, release, dataVersion: (s) => store.dataVersion(s), edges: (s) => store.edges.of(s) });
+        const kept = new DuckDbAnalyticsEngine({
+          connect,
+          release,
+          dataVersion: (s) => store.dataVersion(s),
+          edges: (s) => store.edges.of(s),
+        });
         const scanned = new DuckDbAnalyticsEngine({ connect, release });
         const stored: EventRow[] = [];
         const imports: string[] = [];
@@ -63,21 +68,35 @@ test('duckdb store: a site\'s first and newest event follow imports without a sc
               scanned.firstEventAt(site),
               scanned.newestEventAt(site),
             ]);
-            assert.deepEqual([first?.getTime() ?? null, newest?.getTime() ?? null], [scanFirst?.getTime() ?? null, scanNewest?.getTime() ?? null], `${site} after ${step}`);
+            assert.deepEqual(
+              [first?.getTime() ?? null, newest?.getTime() ?? null],
+              [scanFirst?.getTime() ?? null, scanNewest?.getTime() ?? null],
+              `${site} after ${step}`,
+            );
           }
         };
         await check('open');
         for (const [i, op] of ops.entries()) {
           const scans = store.edges.scans;
           if (op.kind === 'import') {
-            const rows = op.rows.map((r) => makeRow({ site_id: SITES[r.site], ts_ms: T0 + r.day * DAY + r.ms, visitor_key: `v${r.visitor}`, path_canon: '/a' }));
+            const rows = op.rows.map((r) =>
+              makeRow({ site_id: SITES[r.site], ts_ms: T0 + r.day * DAY + r.ms, visitor_key: `v${r.visitor}`, path_canon: '/a' }),
+            );
             const again = stored.slice(0, op.repeat);
             const importId = `imp${i}`;
             const session = await store.beginImport({ importId });
             await session.append([...rows, ...again]);
             if (op.engagement && stored.length > 0) {
               const to = stored[stored.length - 1];
-              await session.appendEngagement([{ site_id: to.site_id, visitor_key: to.visitor_key, ts_ms: to.ts_ms + 1_000, path_canon: to.path_canon ?? '/a', engagement_ms: 2_000 }]);
+              await session.appendEngagement([
+                {
+                  site_id: to.site_id,
+                  visitor_key: to.visitor_key,
+                  ts_ms: to.ts_ms + 1_000,
+                  path_canon: to.path_canon ?? '/a',
+                  engagement_ms: 2_000,
+                },
+              ]);
             }
             await session.commit();
             stored.push(...rows);

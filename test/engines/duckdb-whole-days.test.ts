@@ -47,7 +47,10 @@ async function scriptsOf(fn: () => Promise<unknown>): Promise<string> {
   return seen.join(';\n');
 }
 
-async function importedTwice(first: EventRow[], second: EventRow[]): Promise<{ scripts: string; twice: Record<string, string>; once: Record<string, string> }> {
+async function importedTwice(
+  first: EventRow[],
+  second: EventRow[],
+): Promise<{ scripts: string; twice: Record<string, string>; once: Record<string, string> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-whole-days-'));
   const open = (name: string): Promise<DuckDbEventStore> => openDuckDbEventStore({ file: path.join(dir, name), threads: 2, tempDir: dir });
   const once = await open('once.duckdb');
@@ -70,7 +73,10 @@ test('a second import whose visitor-days hold most of the days builds the days a
   // every other row of three visitors of four: the second import touches most of every day, and
   // the fourth visitor's visitor-days come into the build as stored
   const second = (r: EventRow, i: number) => i % 2 === 1 && r.visitor_key !== 'k4';
-  const { scripts, twice, once } = await importedTwice(rows.filter((r, i) => !second(r, i)), rows.filter(second));
+  const { scripts, twice, once } = await importedTwice(
+    rows.filter((r, i) => !second(r, i)),
+    rows.filter(second),
+  );
   assert.match(scripts, /_wdev AS/, 'the days were built whole');
   assert.doesNotMatch(scripts, /_b_ev AS/, 'no before-half was taken');
   assert.ok(JSON.parse(once[ROLLUP_TABLE]).length > 100 && JSON.parse(once[ACTIONS_TABLE]).length > 10, 'the rollups hold rows');
@@ -80,7 +86,10 @@ test('a second import whose visitor-days hold most of the days builds the days a
 test('a second import of a few visitor-days moves the days by their delta, as one import would', async () => {
   // one visitor of four, a fifth of its rows: far less than half of any day
   const few = (r: EventRow, i: number) => r.visitor_key === 'k1' && i % 5 === 0;
-  const { scripts, twice, once } = await importedTwice(rows.filter((r, i) => !few(r, i)), rows.filter(few));
+  const { scripts, twice, once } = await importedTwice(
+    rows.filter((r, i) => !few(r, i)),
+    rows.filter(few),
+  );
   assert.match(scripts, /_b_ev AS/, 'the touched visitor-days were counted as they were');
   assert.doesNotMatch(scripts, /_wdev AS/, 'no day was built whole');
   assert.deepEqual(twice, once);

@@ -22,13 +22,22 @@ function perMonth(events: readonly EventRow[]): number[] {
 
 /** What an upgraded store must answer: counts from its events, imports new and old. */
 async function checkUpgraded(store: EventStore, a: EventRow[], b: EventRow[]): Promise<void> {
-  assert.deepEqual((await store.eventCounts({ siteIds: ['site_a', 'site_b'], months: MONTHS })).map((c) => c.events), [...perMonth(a), ...perMonth(b)]);
+  assert.deepEqual(
+    (await store.eventCounts({ siteIds: ['site_a', 'site_b'], months: MONTHS })).map((c) => c.events),
+    [...perMonth(a), ...perMonth(b)],
+  );
   await assert.rejects(store.undoImport('imp_before'), { code: 'IMPORT_NOT_FOUND' });
   const more = manyRows({ siteId: 'site_a', n: 50, days: 2, startMs: Date.parse('2025-02-10T00:00:00Z'), seed: 9 });
   await store.importBatch(more, { importId: 'imp_after' });
-  assert.deepEqual((await store.eventCounts({ siteIds: ['site_a'], months: MONTHS })).map((c) => c.events), perMonth([...a, ...more]));
+  assert.deepEqual(
+    (await store.eventCounts({ siteIds: ['site_a'], months: MONTHS })).map((c) => c.events),
+    perMonth([...a, ...more]),
+  );
   assert.equal((await store.undoImport('imp_after')).events, more.length);
-  assert.deepEqual((await store.eventCounts({ siteIds: ['site_a'], months: MONTHS })).map((c) => c.events), perMonth(a));
+  assert.deepEqual(
+    (await store.eventCounts({ siteIds: ['site_a'], months: MONTHS })).map((c) => c.events),
+    perMonth(a),
+  );
 }
 
 test('duckdb: a store without import ids and event counts gets them at open', async () => {
@@ -42,7 +51,12 @@ test('duckdb: a store without import ids and event counts gets them at open', as
     await store.close();
     const raw = await DuckDBInstance.create(file);
     const c = await raw.connect();
-    for (const sql of ['DROP TABLE event_counts', 'DROP TABLE imports', "DELETE FROM footfall_meta WHERE key = 'event_counts_version'", 'ALTER TABLE events DROP COLUMN import_id'])
+    for (const sql of [
+      'DROP TABLE event_counts',
+      'DROP TABLE imports',
+      "DELETE FROM footfall_meta WHERE key = 'event_counts_version'",
+      'ALTER TABLE events DROP COLUMN import_id',
+    ])
       await c.run(sql);
     c.closeSync();
     raw.closeSync();
@@ -58,7 +72,9 @@ test('duckdb: a store without import ids and event counts gets them at open', as
 });
 
 for (const topology of ['single', 'cluster'] as Topology[]) {
-  test(`clickhouse ${topology}: a database without import ids and event counts gets them at open`, { skip: skipReason(topology) }, async () => {
+  test(`clickhouse ${topology}: a database without import ids and event counts gets them at open`, {
+    skip: skipReason(topology),
+  }, async () => {
     const scratch = scratchUrl(topology);
     const a = rows('site_a', 3);
     const b = rows('site_b', 4);
@@ -69,7 +85,9 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
       for (const n of ch.nodes) {
         await n.command(`ALTER TABLE ${ident(ch.layout.days)} DELETE WHERE startsWith(site_id, '#')`);
         for (;;) {
-          const [r] = await n.query<{ n: number }>('SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0');
+          const [r] = await n.query<{ n: number }>(
+            'SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0',
+          );
           if (Number(r.n) === 0) break;
           await new Promise((resolve) => setTimeout(resolve, 100));
         }

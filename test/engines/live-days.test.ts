@@ -34,7 +34,12 @@ async function tables(store: DuckDbEventStore, beforeMs?: number): Promise<Recor
   try {
     const out: Record<string, string> = {};
     for (const t of [ROLLUP_TABLE, ACTIONS_TABLE, PAGE_TITLES_TABLE]) {
-      out[t] = JSON.stringify((await c.runAndReadAll(`SELECT * FROM "${t}" ${beforeMs === undefined ? '' : `WHERE day_ms < ${beforeMs}`} ORDER BY ALL`)).getRowsJS(), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+      out[t] = JSON.stringify(
+        (
+          await c.runAndReadAll(`SELECT * FROM "${t}" ${beforeMs === undefined ? '' : `WHERE day_ms < ${beforeMs}`} ORDER BY ALL`)
+        ).getRowsJS(),
+        (_k, v) => (typeof v === 'bigint' ? Number(v) : v),
+      );
     }
     return out;
   } finally {
@@ -104,7 +109,12 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
               for (const spec of [...dimensions, ...specs].map((s) => specIn(s, j))) {
                 const label = JSON.stringify(spec);
                 const opts = { timeoutMs: 20_000 };
-                const [served, fromMeta, raw, stale] = await Promise.all([e.served.run(spec, opts), e.fromMeta.run(spec, opts), e.raw.run(spec, opts), e.stale.run(spec, opts)]);
+                const [served, fromMeta, raw, stale] = await Promise.all([
+                  e.served.run(spec, opts),
+                  e.fromMeta.run(spec, opts),
+                  e.raw.run(spec, opts),
+                  e.stale.run(spec, opts),
+                ]);
                 assert.deepEqual(plain(spec, served), plain(spec, raw), `served vs raw: ${label}`);
                 assert.deepEqual(plain(spec, fromMeta), plain(spec, raw), `liveFrom from footfall_meta vs raw: ${label}`);
                 if (spec.endMs >= BASE_MS + 2 * DAY && planRollup(normalizeSpec(spec)).use === 'rollup') {
@@ -124,7 +134,10 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
             assert.deepEqual(await tables(live), await tables(never), 'rolled up: the rows of a store that never had a live day');
             for (const [j, { settled }] of sets.entries()) {
               for (const spec of settled.map((s) => specIn(s, j))) {
-                const [served, raw] = await Promise.all([e.served.run(spec, { timeoutMs: 20_000 }), e.raw.run(spec, { timeoutMs: 20_000 })]);
+                const [served, raw] = await Promise.all([
+                  e.served.run(spec, { timeoutMs: 20_000 }),
+                  e.raw.run(spec, { timeoutMs: 20_000 }),
+                ]);
                 assert.deepEqual(plain(spec, served), plain(spec, raw), `after the roll-up: ${JSON.stringify(spec)}`);
               }
             }
@@ -140,7 +153,10 @@ test('reads that reach the live days equal the raw reads; the days are rolled up
     fs.rmSync(dir, { recursive: true, force: true });
   }
   assert.ok(reachedLive > 100, `${reachedLive} rollup reads reached the live days`);
-  assert.ok(staleDiffers > reachedLive / 4, `the live days' rollup rows were left alone: ${staleDiffers} of ${reachedLive} differ when read alone`);
+  assert.ok(
+    staleDiffers > reachedLive / 4,
+    `the live days' rollup rows were left alone: ${staleDiffers} of ${reachedLive} differ when read alone`,
+  );
 });
 
 test('action reads that reach the live days equal the event scan', async () => {
@@ -155,7 +171,11 @@ test('action reads that reach the live days equal the event scan', async () => {
     const fromRollup = await checkActionsRollup(raw, served, [SITE, 'site_b'], { numRuns: runs(150) });
     assert.ok(fromRollup > runs(150) * 2, `only ${fromRollup} reads were planned on the rollup`);
     // and the action rows of the live days were left alone: read alone, they miss the live days' actions
-    const all = { scope: { siteId: SITE, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.all }, window: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 }, advanced: null };
+    const all = {
+      scope: { siteId: SITE, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.all },
+      window: { startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1 },
+      advanced: null,
+    };
     // (in day order: the order of the rows is not part of the answer)
     const totals = async (engine: AnalyticsEngine) =>
       JSON.stringify((await engine.actionTotals({ selection: all, byDay: true }, { timeoutMs: 20_000 })).sort((a, b) => a.day! - b.day!));
@@ -172,8 +192,18 @@ test('a site with nothing on the live day reads from the rollups alone, in one s
   const now = BASE_MS + 2 * DAY + 12 * HOUR;
   const file = path.join(dir, 'events.duckdb');
   const open = () => openDuckDbEventStore({ file, threads: 2, tempDir: dir, clock: () => now });
-  const row = (site: string, day: number, i: number) => makeRow({ event_id: `${site}-${day}-${i}`, site_id: site, visitor_key: `k${i}`, ts_ms: BASE_MS + day * DAY + (i + 1) * 60_000 });
-  const spec = (siteId: string) => ({ siteId, tenantIds: null, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, trafficClasses: TRAFFIC_FILTERS.all, filters: {}, metrics: ['pageviews' as const], interval: 'day' as const });
+  const row = (site: string, day: number, i: number) =>
+    makeRow({ event_id: `${site}-${day}-${i}`, site_id: site, visitor_key: `k${i}`, ts_ms: BASE_MS + day * DAY + (i + 1) * 60_000 });
+  const spec = (siteId: string) => ({
+    siteId,
+    tenantIds: null,
+    startMs: BASE_MS,
+    endMs: BASE_MS + 3 * DAY - 1,
+    trafficClasses: TRAFFIC_FILTERS.all,
+    filters: {},
+    metrics: ['pageviews' as const],
+    interval: 'day' as const,
+  });
   /** the site's daily pageviews, and the statements the read took */
   const read = async (store: DuckDbEventStore, siteId: string) => {
     const engine = enginesOf(store).served;
@@ -182,16 +212,49 @@ test('a site with nothing on the live day reads from the rollups alone, in one s
   };
   let store = await open();
   try {
-    await store.importBatch([0, 1, 2].flatMap((d) => [row('site_a', d, 1), row('site_a', d, 2)]), { reidentify });
-    await store.importBatch([0, 1].map((d) => row('site_b', d, 1)), { reidentify });
-    assert.deepEqual(await read(store, 'site_b'), { pageviews: [[BASE_MS, 1], [BASE_MS + DAY, 1]], statements: 1 });
-    assert.deepEqual(await read(store, 'site_a'), { pageviews: [[BASE_MS, 2], [BASE_MS + DAY, 2], [BASE_MS + 2 * DAY, 2]], statements: 2 });
+    await store.importBatch(
+      [0, 1, 2].flatMap((d) => [row('site_a', d, 1), row('site_a', d, 2)]),
+      { reidentify },
+    );
+    await store.importBatch(
+      [0, 1].map((d) => row('site_b', d, 1)),
+      { reidentify },
+    );
+    assert.deepEqual(await read(store, 'site_b'), {
+      pageviews: [
+        [BASE_MS, 1],
+        [BASE_MS + DAY, 1],
+      ],
+      statements: 1,
+    });
+    assert.deepEqual(await read(store, 'site_a'), {
+      pageviews: [
+        [BASE_MS, 2],
+        [BASE_MS + DAY, 2],
+        [BASE_MS + 2 * DAY, 2],
+      ],
+      statements: 2,
+    });
     // the live day's first event of site_b: its reads split from that commit on
     await store.importBatch([row('site_b', 2, 1)], { reidentify });
-    assert.deepEqual(await read(store, 'site_b'), { pageviews: [[BASE_MS, 1], [BASE_MS + DAY, 1], [BASE_MS + 2 * DAY, 1]], statements: 2 });
+    assert.deepEqual(await read(store, 'site_b'), {
+      pageviews: [
+        [BASE_MS, 1],
+        [BASE_MS + DAY, 1],
+        [BASE_MS + 2 * DAY, 1],
+      ],
+      statements: 2,
+    });
     await store.close();
     store = await open();
-    assert.deepEqual(await read(store, 'site_b'), { pageviews: [[BASE_MS, 1], [BASE_MS + DAY, 1], [BASE_MS + 2 * DAY, 1]], statements: 2 });
+    assert.deepEqual(await read(store, 'site_b'), {
+      pageviews: [
+        [BASE_MS, 1],
+        [BASE_MS + DAY, 1],
+        [BASE_MS + 2 * DAY, 1],
+      ],
+      statements: 2,
+    });
     assert.deepEqual(await read(store, 'site_c'), { pageviews: [], statements: 1 });
   } finally {
     await store.close();
@@ -200,9 +263,18 @@ test('a site with nothing on the live day reads from the rollups alone, in one s
 });
 
 // (a build under the commit lock would hold the loads below for ever: the timeout fails it)
-test('an ended day is rolled up beside the loads; a late event for it meanwhile has it built again under the lock', { timeout: 120_000 }, async () => {
+test('an ended day is rolled up beside the loads; a late event for it meanwhile has it built again under the lock', {
+  timeout: 120_000,
+}, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-live-days-'));
-  const row = (day: number, i: number, site = 'site_a') => makeRow({ event_id: `${site}-${day}-${i}`, site_id: site, visitor_key: `k${i % 3}`, path_canon: `/p${i % 2}`, ts_ms: BASE_MS + day * DAY + (i + 1) * 60_000 });
+  const row = (day: number, i: number, site = 'site_a') =>
+    makeRow({
+      event_id: `${site}-${day}-${i}`,
+      site_id: site,
+      visitor_key: `k${i % 3}`,
+      path_canon: `/p${i % 2}`,
+      ts_ms: BASE_MS + day * DAY + (i + 1) * 60_000,
+    });
   const early = [0, 1, 2].flatMap((d) => [0, 1, 2, 3].map((i) => row(d, i)));
   const late = [row(2, 10), row(2, 11, 'site_b')];
   const today = [row(3, 0), row(3, 1)];
@@ -245,7 +317,11 @@ test('an ended day is rolled up beside the loads; a late event for it meanwhile 
         assert.equal(holds, builds, 'each build read the day and was seen');
         assert.equal(builds, lateEvent ? 2 : 1, lateEvent ? 'built again under the lock' : 'the build was swapped in');
         // (day 3 is live now: its rows wait for its own roll-up)
-        assert.deepEqual(await tables(live, BASE_MS + 3 * DAY), await tables(never, BASE_MS + 3 * DAY), 'rolled up: the rows of a store that never had a live day');
+        assert.deepEqual(
+          await tables(live, BASE_MS + 3 * DAY),
+          await tables(never, BASE_MS + 3 * DAY),
+          'rolled up: the rows of a store that never had a live day',
+        );
       } finally {
         await live.close();
         await never.close();

@@ -64,7 +64,8 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
     spec.trafficClasses.includes(traffic) &&
     (spec.tenantIds === null || (tenant !== null && spec.tenantIds.includes(tenant)));
   const pageFilter = 'page' in spec.filters ? spec.filters.page : undefined;
-  const bucketOf = (ts: number) => (spec.interval === 'day' ? Math.floor(ts / DAY) * DAY : spec.interval === 'hour' ? Math.floor(ts / HOUR) * HOUR : null);
+  const bucketOf = (ts: number) =>
+    spec.interval === 'day' ? Math.floor(ts / DAY) * DAY : spec.interval === 'hour' ? Math.floor(ts / HOUR) * HOUR : null;
   const keyAllowed = (k: string | null) => spec.keyIn === undefined || spec.keyIn.includes(k);
   const sessionAttrsPass = (s: StoredSession | undefined, tenant: string | null) => {
     for (const [dim, value] of Object.entries(spec.filters)) {
@@ -77,7 +78,10 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
   };
 
   type Acc = Record<string, number>;
-  const groups = new Map<string, { bucketMs: number | null; key: string | null; split: string | null; acc: Acc; visitorSet: Set<string> }>();
+  const groups = new Map<
+    string,
+    { bucketMs: number | null; key: string | null; split: string | null; acc: Acc; visitorSet: Set<string> }
+  >();
   const group = (bucketMs: number | null, key: string | null, split: string | null) => {
     const id = JSON.stringify([bucketMs, key, split]);
     let g = groups.get(id);
@@ -146,14 +150,21 @@ export function referenceQuery(spec: RefSpec, events: readonly TestEvent[], sess
         if (pageFilter !== undefined && p !== pageFilter) continue;
         if (keyAllowed(p)) count(group(b, p, splitOf(s)), false);
       }
-      for (const [atom, page] of [['entries', s.entry_page], ['exits', s.exit_page]] as const) {
+      for (const [atom, page] of [
+        ['entries', s.entry_page],
+        ['exits', s.exit_page],
+      ] as const) {
         if (page === null || (pageFilter !== undefined && page !== pageFilter) || !keyAllowed(page)) continue;
         add(group(b, page, splitOf(s)), atom);
       }
     } else {
       if (pageFilter !== undefined && !pages.includes(pageFilter)) continue;
       const key =
-        spec.dimension === undefined ? null : spec.dimension === 'tenant' ? s.tenant_id : (s[SESSION_COLUMN[spec.dimension]] as string | null);
+        spec.dimension === undefined
+          ? null
+          : spec.dimension === 'tenant'
+            ? s.tenant_id
+            : (s[SESSION_COLUMN[spec.dimension]] as string | null);
       if (!keyAllowed(key)) continue;
       count(group(b, key, splitOf(s)), true);
     }

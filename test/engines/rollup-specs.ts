@@ -31,7 +31,24 @@ export function plain(spec: QuerySpec, rows: readonly (MetricRow | RefRow)[]) {
 }
 
 const TRAFFIC = Object.values(TRAFFIC_FILTERS) as unknown as QuerySpec['trafficClasses'][];
-const KEYS = ['/', '/a', '/café', 'DE', 'FR', 'Direct', 'Search', 'Referral', 'google.com', 't1', 't2', 'desktop', 'email', 'Paris', 'IDF', null];
+const KEYS = [
+  '/',
+  '/a',
+  '/café',
+  'DE',
+  'FR',
+  'Direct',
+  'Search',
+  'Referral',
+  'google.com',
+  't1',
+  't2',
+  'desktop',
+  'email',
+  'Paris',
+  'IDF',
+  null,
+];
 
 export const specArb: fc.Arbitrary<QuerySpec> = fc
   .record({
@@ -99,11 +116,20 @@ export function everyDimension(): QuerySpec[] {
     // visitors over two tenants: a key seen in both counts once, so these stay raw
     [['t1', 't2'], TRAFFIC_FILTERS.humans_including_ai],
   ] as const) {
-    const base = { siteId: SITE, tenantIds, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1, trafficClasses, filters: {}, metrics: [...METRICS] };
+    const base = {
+      siteId: SITE,
+      tenantIds,
+      startMs: BASE_MS,
+      endMs: BASE_MS + 3 * DAY - 1,
+      trafficClasses,
+      filters: {},
+      metrics: [...METRICS],
+    };
     out.push(base, { ...base, interval: 'day' });
     for (const dimension of DIMENSIONS) out.push({ ...base, dimension }, { ...base, dimension, interval: 'day' });
     // the stored pairs, either way round
-    for (const [dimension, splitBy] of ROLLUP_PAIRS) out.push({ ...base, dimension, splitBy }, { ...base, dimension: splitBy, splitBy: dimension });
+    for (const [dimension, splitBy] of ROLLUP_PAIRS)
+      out.push({ ...base, dimension, splitBy }, { ...base, dimension: splitBy, splitBy: dimension });
   }
   return out;
 }
@@ -117,7 +143,12 @@ export const siteIn = (site: string, j: number) => `${site}_${j}`;
 
 /** Rows (events as imported, or as the reference reads them) of dataset j. */
 export function rowsIn<T extends { site_id: string; event_id: string; session_id?: string }>(rows: readonly T[], j: number): T[] {
-  return rows.map((r) => ({ ...r, site_id: siteIn(r.site_id, j), event_id: `d${j}_${r.event_id}`, ...(r.session_id === undefined ? {} : { session_id: `d${j}_${r.session_id}` }) }));
+  return rows.map((r) => ({
+    ...r,
+    site_id: siteIn(r.site_id, j),
+    event_id: `d${j}_${r.event_id}`,
+    ...(r.session_id === undefined ? {} : { session_id: `d${j}_${r.session_id}` }),
+  }));
 }
 
 /** Sessions of dataset j, as the reference reads them. */
@@ -131,6 +162,9 @@ export function specIn<T extends { siteId: string }>(spec: T, j: number): T {
 }
 
 /** The reference's view of datasets, each as `dataset` (analytics-fixtures.ts) gives it, in one. */
-export function referenceOf(sets: readonly { events: readonly TestEvent[]; sessions: readonly StoredSession[] }[]): { events: TestEvent[]; sessions: StoredSession[] } {
+export function referenceOf(sets: readonly { events: readonly TestEvent[]; sessions: readonly StoredSession[] }[]): {
+  events: TestEvent[];
+  sessions: StoredSession[];
+} {
   return { events: sets.flatMap((d, j) => rowsIn(d.events, j)), sessions: sets.flatMap((d, j) => sessionsIn(d.sessions, j)) };
 }

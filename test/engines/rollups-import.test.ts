@@ -57,7 +57,11 @@ test('days imported in three overlapping batches give the same rollup rows as on
     try {
       await once.importBatch(rows, { reidentify });
       // every batch touches every day: each later one rebuilds days already built
-      for (let k = 0; k < 3; k++) await parts.importBatch(rows.filter((_, i) => i % 3 === k), { reidentify });
+      for (let k = 0; k < 3; k++)
+        await parts.importBatch(
+          rows.filter((_, i) => i % 3 === k),
+          { reidentify },
+        );
       const expected = await snapshot(once.instance);
       assert.ok(JSON.parse(expected).length > 100, 'the rollups hold rows');
       assert.equal(await snapshot(parts.instance), expected);
@@ -76,8 +80,13 @@ test('an import commits its rollups with its events: the answer changes the mome
     try {
       const engine = new DuckDbAnalyticsEngine({ connect: () => store.instance.connect(), release: (c) => c.closeSync() });
       const spec: QuerySpec = {
-        siteId: SITE, tenantIds: null, startMs: BASE_MS, endMs: BASE_MS + 3 * DAY - 1,
-        trafficClasses: ['human', 'ai_agent', 'bot', 'ai_bot'], filters: {}, metrics: ['events', 'pageviews'],
+        siteId: SITE,
+        tenantIds: null,
+        startMs: BASE_MS,
+        endMs: BASE_MS + 3 * DAY - 1,
+        trafficClasses: ['human', 'ai_agent', 'bot', 'ai_bot'],
+        filters: {},
+        metrics: ['events', 'pageviews'],
       };
       await store.importBatch(rows.slice(0, 100), { reidentify });
       const [first] = await engine.run(spec, { timeoutMs: 10_000 });
@@ -156,7 +165,8 @@ test('the rollups built at open are built before their transaction: it makes and
       const watch = (sql: string) => {
         if (/^BEGIN/i.test(sql)) open = true;
         else if (/^(COMMIT|ROLLBACK)/i.test(sql)) open = false;
-        else if (open && /^\s*(CREATE\s+(OR\s+REPLACE\s+)?TEMP|DROP\s+TABLE\s+(IF\s+EXISTS\s+)?ff_)/i.test(sql)) inTx.push(sql.slice(0, 80));
+        else if (open && /^\s*(CREATE\s+(OR\s+REPLACE\s+)?TEMP|DROP\s+TABLE\s+(IF\s+EXISTS\s+)?ff_)/i.test(sql))
+          inTx.push(sql.slice(0, 80));
       };
       store = await withRunHook(watch, () => tempStore(dir));
       assert.equal(await snapshot(store.instance), built);
@@ -171,7 +181,10 @@ test('page titles from the rollup equal the raw page-title query on random scope
   seeded(async (seed) => {
     const dir = tmp();
     // titles vary per event (and some are missing), so "the latest titled pageview" decides
-    const rows = fixedRows(seed + 21, 600).map((r, i) => ({ ...r, page_title: r.path_canon === null || i % 4 === 0 ? null : `${r.path_canon} v${i % 5}` }));
+    const rows = fixedRows(seed + 21, 600).map((r, i) => ({
+      ...r,
+      page_title: r.path_canon === null || i % 4 === 0 ? null : `${r.path_canon} v${i % 5}`,
+    }));
     const store = await tempStore(dir);
     try {
       await store.importBatch(rows.slice(0, 300), { reidentify });
@@ -184,7 +197,9 @@ test('page titles from the rollup equal the raw page-title query on random scope
         tenantIds: fc.constantFrom(null, ['t1'], ['t1', 't2'], []),
         trafficClasses: fc.constantFrom(...Object.values(TRAFFIC_FILTERS)),
       });
-      const windowArb = fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3 })).map(([d, n]) => ({ startMs: BASE_MS + d * DAY, endMs: BASE_MS + (d + n) * DAY - 1 }));
+      const windowArb = fc
+        .tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3 }))
+        .map(([d, n]) => ({ startMs: BASE_MS + d * DAY, endMs: BASE_MS + (d + n) * DAY - 1 }));
       const pathsArb = fc.subarray(['/', '/a', '/b', '/café', '/Z', '/\uFFFD', '/😀', '/a/b', '/nope']);
       let titled = 0;
       await fc.assert(
@@ -200,7 +215,11 @@ test('page titles from the rollup equal the raw page-title query on random scope
         { numRuns: runs(300) },
       );
       assert.ok(titled > 60, `only ${titled} titles found`);
-      const partDay = { scope: { siteId: SITE, tenantIds: null, trafficClasses: ['human' as const] }, window: { startMs: BASE_MS + 1, endMs: BASE_MS + DAY - 1 }, paths: ['/'] };
+      const partDay = {
+        scope: { siteId: SITE, tenantIds: null, trafficClasses: ['human' as const] },
+        window: { startMs: BASE_MS + 1, endMs: BASE_MS + DAY - 1 },
+        paths: ['/'],
+      };
       assert.equal(compilePageTitlesFromRollup(duckdbDialect, partDay), null);
     } finally {
       await store.close();

@@ -40,7 +40,8 @@ test('a whole-day total reads the all-tenants rows of its traffic filter, day by
   assert.equal(p.lastDayMs, START + 89 * DAY);
   assert.equal(p.keyFrom, null);
   assert.equal(plan({ interval: 'day' }).byDay, true);
-  for (const [name, classes] of Object.entries(TRAFFIC_FILTERS)) assert.equal(plan({ trafficClasses: [...classes].reverse() }).traffic, name);
+  for (const [name, classes] of Object.entries(TRAFFIC_FILTERS))
+    assert.equal(plan({ trafficClasses: [...classes].reverse() }).traffic, name);
 });
 
 test('hourly series, partial days, other traffic sets and unstored dimension combinations stay raw', () => {
@@ -100,7 +101,14 @@ test('every dimension but the tenant is stored alone', () => {
 
 test('rollup SQL binds every value (DuckDB) or encodes it with the audited encoder (ClickHouse)', () => {
   const evil = "x' OR 1=1 --";
-  const spec = normalizeSpec({ ...base, dimension: 'entry_page', filters: { channel: evil }, keyIn: [evil, null], limit: 5, orderBy: 'sessions' });
+  const spec = normalizeSpec({
+    ...base,
+    dimension: 'entry_page',
+    filters: { channel: evil },
+    keyIn: [evil, null],
+    limit: 5,
+    orderBy: 'sessions',
+  });
   const d = planRollup(spec);
   assert.equal(d.use, 'rollup');
   const p = (d as { plan: RollupPlan }).plan;

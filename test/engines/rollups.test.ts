@@ -27,9 +27,9 @@ const num = (v: unknown) => (typeof v === 'bigint' ? Number(v) : (v as number));
 async function storedRows(store: DuckDbEventStore): Promise<{ events: TestEvent[]; sessions: StoredSession[] }> {
   const c = await store.instance.connect();
   try {
-    const events = (await c.runAndReadAll('SELECT * EXCLUDE (day) FROM events')).getRowObjectsJS().map(
-      (r) => ({ ...r, ts_ms: num(r.ts_ms), engagement_time_ms: num(r.engagement_time_ms) }) as unknown as TestEvent,
-    );
+    const events = (await c.runAndReadAll('SELECT * EXCLUDE (day) FROM events'))
+      .getRowObjectsJS()
+      .map((r) => ({ ...r, ts_ms: num(r.ts_ms), engagement_time_ms: num(r.engagement_time_ms) }) as unknown as TestEvent);
     const sessions = (await c.runAndReadAll('SELECT * EXCLUDE (day), day::VARCHAR AS day FROM sessions')).getRowObjectsJS().map(
       (r) =>
         ({
@@ -50,9 +50,7 @@ async function storedRows(store: DuckDbEventStore): Promise<{ events: TestEvent[
 
 /** Sessions as a sorted list of their contents: ids are each sessionizer's own. */
 function sessionsAsSet(sessions: readonly StoredSession[]): string[] {
-  return sessions
-    .map(({ session_id: _id, ...s }) => JSON.stringify(s, Object.keys(s).sort()))
-    .sort();
+  return sessions.map(({ session_id: _id, ...s }) => JSON.stringify(s, Object.keys(s).sort())).sort();
 }
 
 async function withStore<T>(fn: (store: DuckDbEventStore, dir: string) => Promise<T>): Promise<T> {
@@ -102,7 +100,11 @@ test('rollup answers equal raw answers and the reference model on random data, r
           // the reference: the drawn events, sessionized by the test (docs/product.md §4.2, §8.3)
           const data = referenceOf(sets.map(({ draws }) => dataset(draws, {})));
           const stored = await storedRows(store);
-          assert.deepEqual(sessionsAsSet(stored.sessions), sessionsAsSet(data.sessions), "the importer's sessions are the test sessionizer's");
+          assert.deepEqual(
+            sessionsAsSet(stored.sessions),
+            sessionsAsSet(data.sessions),
+            "the importer's sessions are the test sessionizer's",
+          );
           for (const [j, { specs, dimensions }] of sets.entries()) {
             for (const spec of [...dimensions, ...specs].map((s) => specIn(s, j))) {
               if (planRollup(normalizeSpec(spec)).use === 'rollup') viaRollup++;

@@ -37,7 +37,8 @@ export async function seeded<T>(fn: (seed: number) => Promise<T>): Promise<T> {
   try {
     return await fn(propertySeed);
   } catch (err) {
-    if (err instanceof Error) err.message += `\n(fixture data of seed ${propertySeed}: FOOTFALL_PROPERTY_SEED=${propertySeed} replays this run)`;
+    if (err instanceof Error)
+      err.message += `\n(fixture data of seed ${propertySeed}: FOOTFALL_PROPERTY_SEED=${propertySeed} replays this run)`;
     throw err;
   }
 }

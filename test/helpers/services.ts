@@ -11,7 +11,10 @@ export function servicesRequired(): boolean {
 
 /** `reason` for a skip, or (where the services must run) an error naming it. */
 export function unavailable(reason: string): string {
-  if (servicesRequired()) throw new Error(`${reason}: the services must run here (${process.env.CI ? 'CI is set' : 'FOOTFALL_TEST_SERVICES=required'}); scripts/services.sh start starts them and prints the variables`);
+  if (servicesRequired())
+    throw new Error(
+      `${reason}: the services must run here (${process.env.CI ? 'CI is set' : 'FOOTFALL_TEST_SERVICES=required'}); scripts/services.sh start starts them and prints the variables`,
+    );
   return reason;
 }
 
@@ -28,6 +31,7 @@ export function needs(...vars: string[]): string | false {
  */
 export function skippable(skip: string | false | undefined): typeof test {
   if (!skip) return test;
-  const skipped = (name: string, options?: unknown) => test(name, { ...(typeof options === 'object' && options !== null ? options : {}), skip });
+  const skipped = (name: string, options?: unknown) =>
+    test(name, { ...(typeof options === 'object' && options !== null ? options : {}), skip });
   return skipped as unknown as typeof test;
 }

@@ -21,7 +21,8 @@ before(async () => {
 });
 after(() => h?.close());
 
-const qs = (query: Record<string, string | number>) => new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+const qs = (query: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
 
 /**
  * The clock stands still in these tests: each request moves it 60 ms on, so the sessions' windows of 20
@@ -36,7 +37,12 @@ function checked(...args: Parameters<typeof checkedNow>) {
 }
 
 /** A dashboard read as `who`; its answer checked against the /v1 operation's documented one. */
-async function dash(who: Person | null, path: string, query: Record<string, string | number>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+async function dash(
+  who: Person | null,
+  path: string,
+  query: Record<string, string | number>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   tick();
   const url = `${path}?${qs(query)}`;
   const res = await call(h, who, 'GET', `/app/api${url}`, { headers });
@@ -82,7 +88,10 @@ test("a viewer reads the site's numbers under /app/api/v1: /v1's answer, not met
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), api.json(), path);
   }
-  assert.deepEqual((await dash(viewer, '/v1/tenants', { site_id: site })).json().items.map((t: { tenant_id: string }) => t.tenant_id), [tenant]);
+  assert.deepEqual(
+    (await dash(viewer, '/v1/tenants', { site_id: site })).json().items.map((t: { tenant_id: string }) => t.tenant_id),
+    [tenant],
+  );
   // CSV: the same bytes as /v1's
   const csvQuery = { site_id: site, from: FROM, to: TO, dimension: 'page', metric: 'visitors' };
   const apiCsv = await h.get(`/v1/metrics/breakdown?${qs(csvQuery)}`, { token: h.secret, headers: { accept: 'text/csv' } });
@@ -92,17 +101,31 @@ test("a viewer reads the site's numbers under /app/api/v1: /v1's answer, not met
   assert.equal(csv.body, apiCsv.body);
 });
 
-test("a site of another workspace, or none at all, answers exactly as /v1 answers a site the token may not read; parameters are checked first, as on /v1", async () => {
+test('a site of another workspace, or none at all, answers exactly as /v1 answers a site the token may not read; parameters are checked first, as on /v1', async () => {
   const other = await h.workspace('pro');
-  const foreign = (await h.catalog.createSite({ workspaceId: other.id, name: 'theirs', hostnames: ['theirs.example'], collectionProfile: 'extended' })).id;
+  const foreign = (
+    await h.catalog.createSite({ workspaceId: other.id, name: 'theirs', hostnames: ['theirs.example'], collectionProfile: 'extended' })
+  ).id;
   const stranger = await person(h, { workspaceId: other.id, role: 'owner' });
   for (const [path, extra] of [...ANALYTICS, ['/v1/tenants', {}], ['/v1/goals', {}]] as [string, Record<string, string>][]) {
     const dated: Record<string, string> = path === '/v1/tenants' || path === '/v1/goals' ? {} : { from: FROM, to: TO };
     const api = refusal(await h.call(path, { site_id: foreign, ...dated, ...extra }), 403);
     assert.equal(api.code, 'FORBIDDEN');
-    assert.deepEqual(refusal(await dash(viewer, path, { site_id: foreign, ...dated, ...extra }), 403), api, `${path}: another workspace's site`);
-    assert.deepEqual(refusal(await dash(viewer, path, { site_id: 'site_unknown', ...dated, ...extra }), 403), api, `${path}: an unknown site`);
-    assert.deepEqual(refusal(await dash(stranger, path, { site_id: site, ...dated, ...extra }), 403), api, `${path}: a person of another workspace`);
+    assert.deepEqual(
+      refusal(await dash(viewer, path, { site_id: foreign, ...dated, ...extra }), 403),
+      api,
+      `${path}: another workspace's site`,
+    );
+    assert.deepEqual(
+      refusal(await dash(viewer, path, { site_id: 'site_unknown', ...dated, ...extra }), 403),
+      api,
+      `${path}: an unknown site`,
+    );
+    assert.deepEqual(
+      refusal(await dash(stranger, path, { site_id: site, ...dated, ...extra }), 403),
+      api,
+      `${path}: a person of another workspace`,
+    );
     // what /v1 refuses before the site, the dashboard refuses the same way
     const bogus = refusal(await h.call(path, { site_id: foreign, bogus: '1' }), 422);
     assert.deepEqual(refusal(await dash(viewer, path, { site_id: foreign, bogus: '1' }), 422), bogus, `${path}: an unknown parameter`);
@@ -115,7 +138,9 @@ test('without a session, or with an ended one, every read is 401 in the read API
   for (const [path] of ANALYTICS) {
     const none = await dash(null, path, { site_id: site });
     assert.equal(refusal(none, 401).code, 'UNAUTHORIZED');
-    const unknown = await call(h, null, 'GET', `/app/api${path}?site_id=${site}`, { headers: { cookie: `footfall_session=${'A'.repeat(43)}` } });
+    const unknown = await call(h, null, 'GET', `/app/api${path}?site_id=${site}`, {
+      headers: { cookie: `footfall_session=${'A'.repeat(43)}` },
+    });
     assert.equal(refusal(unknown, 401).code, 'UNAUTHORIZED');
   }
   assert.equal((await dash(p, '/v1/reports/overview', { site_id: site })).statusCode, 200);
@@ -135,7 +160,10 @@ test('one budget per session for the whole of /app/api: 20 requests a second, th
   assert.equal((await call(h, p, 'GET', '/app/api/session')).statusCode, 429);
   // another session of the same person has its own window
   const again = await signIn(h, p.email);
-  assert.equal((await dash({ ...p, cookie: sessionCookieOf(again)!, csrf: again.json().csrf_token }, '/v1/tenants', { site_id: site })).statusCode, 200);
+  assert.equal(
+    (await dash({ ...p, cookie: sessionCookieOf(again)!, csrf: again.json().csrf_token }, '/v1/tenants', { site_id: site })).statusCode,
+    200,
+  );
   h.clock.advance(1_000);
   assert.equal((await dash(p, '/v1/tenants', { site_id: site })).statusCode, 200, 'a second later the window has room');
   pace = true;
@@ -143,29 +171,58 @@ test('one budget per session for the whole of /app/api: 20 requests a second, th
 
 test("the plan's dashboard rules: a free workspace reads its surfaces, the rest is 403 in words; GET /app/api/sites/{id} and /workspaces/{id} say which", async () => {
   const free = await h.workspace('free');
-  const s = (await h.catalog.createSite({ workspaceId: free.id, name: 'Free site', hostnames: ['free-site.example'], collectionProfile: 'strict' })).id;
+  const s = (
+    await h.catalog.createSite({ workspaceId: free.id, name: 'Free site', hostnames: ['free-site.example'], collectionProfile: 'strict' })
+  ).id;
   const owner = await person(h, { workspaceId: free.id, role: 'owner' });
   for (const path of ['/v1/metrics/timeseries', '/v1/reports/overview', '/v1/reports/content', '/v1/reports/acquisition']) {
     assert.equal((await dash(owner, path, { site_id: s })).statusCode, 200, path);
   }
-  for (const [path, surface] of [['/v1/reports/actions', 'actions'], ['/v1/goals/conversions', 'goals'], ['/v1/goals', 'goals'], ['/v1/tenants', 'tenants']]) {
+  for (const [path, surface] of [
+    ['/v1/reports/actions', 'actions'],
+    ['/v1/goals/conversions', 'goals'],
+    ['/v1/goals', 'goals'],
+    ['/v1/tenants', 'tenants'],
+  ]) {
     const r = refusal(await dash(owner, path, { site_id: s }), 403);
     assert.match(r.message, new RegExp(`${surface} surface`), path);
   }
   assert.match(refusal(await dash(owner, '/v1/metrics/timeseries', { site_id: s }, { accept: 'text/csv' }), 403).message, /CSV/);
   const frame = await checked(h, owner, 'GET', `/app/api/sites/${s}`);
   assert.equal(frame.statusCode, 200, frame.body);
-  assert.deepEqual(frame.json().dashboard, { surfaces: ['overview', 'content', 'acquisition'], hourly: false, csv: false, retention_days: 60, max_range_days: 60, row_limit: 100 });
+  assert.deepEqual(frame.json().dashboard, {
+    surfaces: ['overview', 'content', 'acquisition'],
+    hourly: false,
+    csv: false,
+    retention_days: 60,
+    max_range_days: 60,
+    row_limit: 100,
+  });
   assert.deepEqual(frame.json().workspace, { workspace_id: free.id, name: free.name, plan: 'free', role: 'owner' });
   assert.equal(frame.json().site.name, 'Free site');
   assert.equal(frame.json().tracker_script_url, `${h.container.config.publicUrl}/js/script.js`);
   const pro = await checked(h, viewer, 'GET', `/app/api/sites/${site}`);
-  assert.deepEqual(pro.json().dashboard, { surfaces: ['overview', 'content', 'acquisition', 'actions', 'goals', 'tenants'], hourly: true, csv: true, retention_days: 730, max_range_days: 730, row_limit: 2000 });
+  assert.deepEqual(pro.json().dashboard, {
+    surfaces: ['overview', 'content', 'acquisition', 'actions', 'goals', 'tenants'],
+    hourly: true,
+    csv: true,
+    retention_days: 730,
+    max_range_days: 730,
+    row_limit: 2000,
+  });
   assert.equal(pro.json().workspace.role, 'viewer');
   assert.equal((await checked(h, owner, 'GET', `/app/api/sites/${site}`)).statusCode, 404, 'a site of another workspace is unknown');
   const ws = await checked(h, owner, 'GET', `/app/api/workspaces/${free.id}`);
-  assert.deepEqual(ws.json(), { workspace: frame.json().workspace, dashboard: frame.json().dashboard, plan: { api_tokens: false, max_users: 1, max_sites: 3 } });
-  assert.deepEqual((await checked(h, viewer, 'GET', `/app/api/workspaces/${h.ws.id}`)).json().plan, { api_tokens: true, max_users: 10, max_sites: 50 });
+  assert.deepEqual(ws.json(), {
+    workspace: frame.json().workspace,
+    dashboard: frame.json().dashboard,
+    plan: { api_tokens: false, max_users: 1, max_sites: 3 },
+  });
+  assert.deepEqual((await checked(h, viewer, 'GET', `/app/api/workspaces/${h.ws.id}`)).json().plan, {
+    api_tokens: true,
+    max_users: 10,
+    max_sites: 50,
+  });
 });
 
 test('current visitors: distinct human visitors of the last five minutes, and the newest stored event; none yet is null', async () => {

@@ -21,7 +21,9 @@ before(async () => {
 after(() => h.close());
 
 test("an embed key's secret signs tokens /v1 honours at once; revoked, they are refused on the next request", async () => {
-  const made = await checked(h, admin, 'POST', `/app/api/workspaces/${ws}/embed-keys`, { body: { origins: ['https://App.Example.com', 'http://localhost:3000', 'https://app.example.com/'] } });
+  const made = await checked(h, admin, 'POST', `/app/api/workspaces/${ws}/embed-keys`, {
+    body: { origins: ['https://App.Example.com', 'http://localhost:3000', 'https://app.example.com/'] },
+  });
   assert.equal(made.statusCode, 201, made.body);
   const { key_id, secret, origins } = made.json();
   assert.match(secret, /^ff_embed_[A-Za-z0-9_-]{43}$/);
@@ -31,7 +33,10 @@ test("an embed key's secret signs tokens /v1 honours at once; revoked, they are 
   assert.equal((await h.get('/v1/reports/overview', { token })).statusCode, 200);
 
   const list = await checked(h, admin, 'GET', `/app/api/workspaces/${ws}/embed-keys`);
-  assert.deepEqual(list.json().embed_keys.map((k: Record<string, unknown>) => Object.keys(k).sort()), [['created_at', 'key_id', 'origins', 'revoked_at', 'workspace_id']]);
+  assert.deepEqual(
+    list.json().embed_keys.map((k: Record<string, unknown>) => Object.keys(k).sort()),
+    [['created_at', 'key_id', 'origins', 'revoked_at', 'workspace_id']],
+  );
   assert.ok(!list.body.includes(secret));
 
   const revoked = await checked(h, admin, 'POST', `/app/api/workspaces/${ws}/embed-keys/${key_id}/revoke`);
@@ -45,7 +50,13 @@ test("an embed key's secret signs tokens /v1 honours at once; revoked, they are 
 });
 
 test('origins that are not https origins (http only on loopback), or that have a path or a wildcard, are refused naming the field', async () => {
-  for (const bad of ['http://app.example.com', 'https://app.example.com/embed', 'https://*.example.com', 'app.example.com', 'javascript:alert(1)']) {
+  for (const bad of [
+    'http://app.example.com',
+    'https://app.example.com/embed',
+    'https://*.example.com',
+    'app.example.com',
+    'javascript:alert(1)',
+  ]) {
     const r = await checked(h, admin, 'POST', `/app/api/workspaces/${ws}/embed-keys`, { body: { origins: [bad] } });
     assert.equal(r.statusCode, 422, bad);
     assert.equal(r.json().error.details.field, 'origins', bad);
@@ -54,12 +65,25 @@ test('origins that are not https origins (http only on loopback), or that have a
 
 test("a share link's url is shown once and opens its page; revoked, the page is gone; a password and an expiry are checked", async () => {
   const tenant = (await h.catalog.createTenant({ siteId: site, slug: 'acme', name: 'Acme' })).id;
-  const made = await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, { body: { tenant_id: tenant, password: 'a good long password', expires_at: '2099-01-01T00:00:00Z' } });
+  const made = await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, {
+    body: { tenant_id: tenant, password: 'a good long password', expires_at: '2099-01-01T00:00:00Z' },
+  });
   assert.equal(made.statusCode, 201, made.body);
   const { share_id, url } = made.json();
-  assert.deepEqual({ ...(made.json() as Record<string, unknown>), share_id: 'x', url: 'x', created_at: 'x' }, {
-    share_id: 'x', url: 'x', created_at: 'x', site_id: site, tenant_id: tenant, password: true, expires_at: '2099-01-01T00:00:00.000Z', revoked_at: null, state: 'active',
-  });
+  assert.deepEqual(
+    { ...(made.json() as Record<string, unknown>), share_id: 'x', url: 'x', created_at: 'x' },
+    {
+      share_id: 'x',
+      url: 'x',
+      created_at: 'x',
+      site_id: site,
+      tenant_id: tenant,
+      password: true,
+      expires_at: '2099-01-01T00:00:00.000Z',
+      revoked_at: null,
+      state: 'active',
+    },
+  );
   const path = new URL(url).pathname;
   assert.equal((await h.app.inject({ method: 'GET', url: path })).statusCode, 200);
   const list = await checked(h, admin, 'GET', `/app/api/sites/${site}/shares`);
@@ -83,7 +107,9 @@ test("a share link's url is shown once and opens its page; revoked, the page is 
   const offset = await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, { body: { expires_at: '2099-01-01T00:00:00.5+05:45' } });
   assert.equal(offset.statusCode, 201, offset.body);
   assert.equal(offset.json().expires_at, '2098-12-31T18:15:00.500Z');
-  const otherSite = (await h.catalog.createSite({ workspaceId: ws, name: 'T', hostnames: ['embeds-api-2.example'], collectionProfile: 'strict' })).id;
+  const otherSite = (
+    await h.catalog.createSite({ workspaceId: ws, name: 'T', hostnames: ['embeds-api-2.example'], collectionProfile: 'strict' })
+  ).id;
   const elsewhere = (await h.catalog.createTenant({ siteId: otherSite, slug: 'else', name: 'Else' })).id;
   assert.equal((await checked(h, admin, 'POST', `/app/api/sites/${site}/shares`, { body: { tenant_id: elsewhere } })).statusCode, 404);
 });

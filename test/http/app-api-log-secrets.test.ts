@@ -30,12 +30,16 @@ test('no secret the run made reaches the server log', async () => {
       app.inject({
         method: method as 'GET',
         url,
-        headers: { ...(opts.cookie ? { cookie: `footfall_session=${opts.cookie}` } : {}), ...(opts.csrf ? { 'x-csrf-token': opts.csrf } : {}) },
+        headers: {
+          ...(opts.cookie ? { cookie: `footfall_session=${opts.cookie}` } : {}),
+          ...(opts.csrf ? { 'x-csrf-token': opts.csrf } : {}),
+        },
         ...(opts.body ? { payload: opts.body as object } : {}),
       });
 
     // A one-time sign-in link, then a first password through the password change.
-    const signInUrl = (await issueLink({ people: h.people, clock: h.clock, publicUrl: h.container.config.publicUrl }, owner, 'sign_in')).url;
+    const signInUrl = (await issueLink({ people: h.people, clock: h.clock, publicUrl: h.container.config.publicUrl }, owner, 'sign_in'))
+      .url;
     const byLink = await inject('POST', '/app/api/sign-in-links/accept', { body: { sign_in: link(signInUrl) } });
     let cookie = keep(sessionCookieOf(byLink));
     let csrf = keep(byLink.json().csrf_token);
@@ -50,10 +54,16 @@ test('no secret the run made reaches the server log', async () => {
     await inject('POST', `/app/api/workspaces/${ws}/tokens`, { cookie, body: { scopes: ['metrics:read'] } });
 
     // An invitation accepted by a new person.
-    const inv = await inject('POST', `/app/api/workspaces/${ws}/invitations`, { cookie, csrf, body: { email: 'new@example.com', role: 'admin' } });
+    const inv = await inject('POST', `/app/api/workspaces/${ws}/invitations`, {
+      cookie,
+      csrf,
+      body: { email: 'new@example.com', role: 'admin' },
+    });
     const invitation = link(inv.json().invitation_url);
     await app.inject({ method: 'GET', url: `/app/invite/${invitation}` }); // the page's path, as a browser opens it
-    const joined = await inject('POST', '/app/api/invitations/accept', { body: { invitation, password: keep('the newcomer password'), name: 'New' } });
+    const joined = await inject('POST', '/app/api/invitations/accept', {
+      body: { invitation, password: keep('the newcomer password'), name: 'New' },
+    });
     keep(sessionCookieOf(joined));
     keep(joined.json().csrf_token);
 
@@ -71,8 +81,17 @@ test('no secret the run made reaches the server log', async () => {
     keep(rotated.json().secret);
     await app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${rotated.json().secret}` } });
     // The dashboard's batch: each of its reads is a request of its own, made with the batch's cookie.
-    const site = await h.catalog.createSite({ workspaceId: ws, name: 'Logged', hostnames: ['logged.example'], collectionProfile: 'extended' });
-    const batch = await inject('GET', `/app/api/reads?r=${encodeURIComponent(`/v1/tenants?site_id=${site.id}`)}&r=${encodeURIComponent(`/v1/goals?site_id=${site.id}`)}`, { cookie });
+    const site = await h.catalog.createSite({
+      workspaceId: ws,
+      name: 'Logged',
+      hostnames: ['logged.example'],
+      collectionProfile: 'extended',
+    });
+    const batch = await inject(
+      'GET',
+      `/app/api/reads?r=${encodeURIComponent(`/v1/tenants?site_id=${site.id}`)}&r=${encodeURIComponent(`/v1/goals?site_id=${site.id}`)}`,
+      { cookie },
+    );
     assert.equal(batch.body.split('\n').filter((l) => l.includes('"status":200')).length, 2, batch.body);
     await inject('DELETE', '/app/api/session', { cookie, csrf });
   } finally {

@@ -18,7 +18,10 @@ test('sites per plan through the API: past the plan 409 SITE_LIMIT_REACHED with 
   try {
     const ws = (await h.workspace('free')).id;
     const admin = await person(h, { workspaceId: ws, role: 'admin' });
-    const create = (host: string) => checked(h, admin, 'POST', `/app/api/workspaces/${ws}/sites`, { body: { name: host, hostnames: [host], collection_profile: 'strict' } });
+    const create = (host: string) =>
+      checked(h, admin, 'POST', `/app/api/workspaces/${ws}/sites`, {
+        body: { name: host, hostnames: [host], collection_profile: 'strict' },
+      });
     for (const host of ['a.example.com', 'b.example.com', 'c.example.com']) assert.equal((await create(host)).statusCode, 201);
     const r = await create('d.example.com');
     assert.equal(r.statusCode, 409);
@@ -64,13 +67,49 @@ test('every refused body names its field, and a refused creation writes nothing'
     const owner = await person(h, { workspaceId: ws, role: 'owner' });
     const site = await h.catalog.createSite({ workspaceId: ws, name: 'S', hostnames: ['s.example.com'], collectionProfile: 'extended' });
     const cases: [string, string, unknown, string, RegExp][] = [
-      ['POST', `/app/api/workspaces/${ws}/sites`, { name: 'x', hostnames: [], collection_profile: 'strict' }, 'hostnames', /hostnames: it needs at least 1 item/],
-      ['POST', `/app/api/workspaces/${ws}/sites`, { name: 'x', hostnames: ['a.example.com'], collection_profile: 'loose' }, 'collection_profile', /one of strict, extended/],
-      ['POST', `/app/api/workspaces/${ws}/sites`, { name: '', hostnames: ['a.example.com'], collection_profile: 'strict' }, 'name', /name: it must not be empty/],
-      ['POST', `/app/api/workspaces/${ws}/tenants`, { site_id: site.id, slug: 'north', name: 'N', status: 'GONE' }, 'status', /one of ACTIVE, INACTIVE/],
-      ['POST', `/app/api/workspaces/${ws}/goals`, { site_id: site.id, name: 'G', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/x', filters: { color: 'red' } }, 'filters.color', /Unknown field filters\.color/],
+      [
+        'POST',
+        `/app/api/workspaces/${ws}/sites`,
+        { name: 'x', hostnames: [], collection_profile: 'strict' },
+        'hostnames',
+        /hostnames: it needs at least 1 item/,
+      ],
+      [
+        'POST',
+        `/app/api/workspaces/${ws}/sites`,
+        { name: 'x', hostnames: ['a.example.com'], collection_profile: 'loose' },
+        'collection_profile',
+        /one of strict, extended/,
+      ],
+      [
+        'POST',
+        `/app/api/workspaces/${ws}/sites`,
+        { name: '', hostnames: ['a.example.com'], collection_profile: 'strict' },
+        'name',
+        /name: it must not be empty/,
+      ],
+      [
+        'POST',
+        `/app/api/workspaces/${ws}/tenants`,
+        { site_id: site.id, slug: 'north', name: 'N', status: 'GONE' },
+        'status',
+        /one of ACTIVE, INACTIVE/,
+      ],
+      [
+        'POST',
+        `/app/api/workspaces/${ws}/goals`,
+        { site_id: site.id, name: 'G', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/x', filters: { color: 'red' } },
+        'filters.color',
+        /Unknown field filters\.color/,
+      ],
       ['POST', `/app/api/workspaces/${ws}/tokens`, { scopes: ['admin:write'] }, 'scopes.0', /scopes\.0/],
-      ['POST', `/app/api/workspaces/${ws}/invitations`, { email: 'x@example.com', role: 'viewer', extra: 1 }, 'extra', /Unknown field extra/],
+      [
+        'POST',
+        `/app/api/workspaces/${ws}/invitations`,
+        { email: 'x@example.com', role: 'viewer', extra: 1 },
+        'extra',
+        /Unknown field extra/,
+      ],
       ['PATCH', `/app/api/sites/${site.id}`, { hostnames: 'a.example.com' }, 'hostnames', /hostnames: it must be an array/],
     ];
     for (const [method, url, body, field, message] of cases) {
@@ -81,22 +120,40 @@ test('every refused body names its field, and a refused creation writes nothing'
       assert.match(r.json().error.message, message);
     }
     // What only the store can judge is refused with the management codes too.
-    const badHost = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/sites`, { body: { name: 'x', hostnames: ['not a host'], collection_profile: 'strict' } });
+    const badHost = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/sites`, {
+      body: { name: 'x', hostnames: ['not a host'], collection_profile: 'strict' },
+    });
     assert.deepEqual([badHost.statusCode, badHost.json().error.code], [422, 'INVALID_SITE_HOSTNAME']);
-    const taken = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/sites`, { body: { name: 'x', hostnames: ['s.example.com'], collection_profile: 'strict' } });
+    const taken = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/sites`, {
+      body: { name: 'x', hostnames: ['s.example.com'], collection_profile: 'strict' },
+    });
     assert.equal(taken.statusCode, 409);
-    const slug = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/tenants`, { body: { site_id: site.id, slug: 'Not A Slug', name: 'N' } });
+    const slug = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/tenants`, {
+      body: { site_id: site.id, slug: 'Not A Slug', name: 'N' },
+    });
     assert.equal(slug.statusCode, 422);
     assert.match(slug.json().error.message, /tenant slug/);
     await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/tenants`, { body: { site_id: site.id, slug: 'north', name: 'N' } });
-    const dup = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/tenants`, { body: { site_id: site.id, slug: 'north', name: 'N2' } });
+    const dup = await checked(h, owner, 'POST', `/app/api/workspaces/${ws}/tenants`, {
+      body: { site_id: site.id, slug: 'north', name: 'N2' },
+    });
     assert.deepEqual([dup.statusCode, dup.json().error.code], [409, 'CONFLICT']);
-    const past = await checked(h, owner, 'PATCH', `/app/api/sites/${site.id}`, { body: { collection_profile: 'strict', collection_profile_effective_at: '2020-01-01T00:00:00Z' } });
+    const past = await checked(h, owner, 'PATCH', `/app/api/sites/${site.id}`, {
+      body: { collection_profile: 'strict', collection_profile_effective_at: '2020-01-01T00:00:00Z' },
+    });
     assert.equal(past.statusCode, 422, 'a profile switch is prospective');
-    const notJson = await h.app.inject({ method: 'POST', url: `/app/api/workspaces/${ws}/tenants`, headers: { cookie: `footfall_session=${owner.cookie}`, 'x-csrf-token': owner.csrf, 'content-type': 'application/json' }, payload: '{"site_id":' });
+    const notJson = await h.app.inject({
+      method: 'POST',
+      url: `/app/api/workspaces/${ws}/tenants`,
+      headers: { cookie: `footfall_session=${owner.cookie}`, 'x-csrf-token': owner.csrf, 'content-type': 'application/json' },
+      payload: '{"site_id":',
+    });
     assert.deepEqual([notJson.statusCode, notJson.json().error.code], [422, 'INVALID_PARAMS']);
     assert.equal((await h.catalog.listSites(ws)).length, 1);
-    assert.deepEqual((await h.catalog.listTenants(site.id)).map((t) => t.name), ['N']);
+    assert.deepEqual(
+      (await h.catalog.listTenants(site.id)).map((t) => t.name),
+      ['N'],
+    );
     assert.deepEqual((await h.catalog.getSite(site.id))?.collectionProfile, 'extended');
   } finally {
     await h.close();
@@ -110,7 +167,9 @@ test('GET /app/api/openapi.json describes every management route, lints clean, a
     const r = await h.app.inject({ url: '/app/api/openapi.json' });
     assert.equal(r.statusCode, 200);
     const doc = r.json();
-    const ops = Object.entries<Record<string, { operationId: string }>>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`));
+    const ops = Object.entries<Record<string, { operationId: string }>>(doc.paths).flatMap(([p, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     assert.deepEqual(ops.sort(), appApiRoutes.map((d) => `${d.method} /app/api${d.url.replace(/:([a-z_]+)/g, '{$1}')}`).sort());
     assert.ok(doc.components.schemas.ManageErrorCode.anyOf.some((c: { const: string }) => c.const === 'SEAT_LIMIT_REACHED'));
     const v1 = (await h.app.inject({ url: '/openapi.json' })).json();
@@ -126,7 +185,11 @@ test('GET /app/api/openapi.json describes every management route, lints clean, a
       maxBuffer: 16 << 20,
     });
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
-    assert.deepEqual(report.totals, { ...report.totals, errors: 0, warnings: 0 }, report.problems.map((p) => `${p.ruleId}: ${p.message}`).join('\n'));
+    assert.deepEqual(
+      report.totals,
+      { ...report.totals, errors: 0, warnings: 0 },
+      report.problems.map((p) => `${p.ruleId}: ${p.message}`).join('\n'),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await h.close();

@@ -28,7 +28,8 @@ test('seats per plan: members plus open invitations; past the plan 409 SEAT_LIMI
       ['enterprise', { max_users: 2 }, 2],
     ] as const) {
       const { ws, owner } = await ownerOf(h, plan, policy);
-      for (let i = 1; i < limit; i++) assert.equal((await inviteAs(h, owner, ws, `${plan}${i}@example.com`)).statusCode, 201, `${plan} seat ${i + 1}`);
+      for (let i = 1; i < limit; i++)
+        assert.equal((await inviteAs(h, owner, ws, `${plan}${i}@example.com`)).statusCode, 201, `${plan} seat ${i + 1}`);
       const r = await inviteAs(h, owner, ws, `${plan}-over@example.com`);
       assert.equal(r.statusCode, 409, plan);
       assert.equal(r.json().error.code, 'SEAT_LIMIT_REACHED');
@@ -56,21 +57,38 @@ test('an invitation works once and for 48 hours; an expired one frees its seat',
     const b = (await inviteAs(h, owner, ws, 'bob@example.com')).json();
     assert.equal((await inviteAs(h, owner, ws, 'cid@example.com')).statusCode, 409, 'three seats taken');
 
-    const short = await checked(h, null, 'POST', '/app/api/invitations/accept', { body: { invitation: secretOf(a.invitation_url), password: 'too short' } });
+    const short = await checked(h, null, 'POST', '/app/api/invitations/accept', {
+      body: { invitation: secretOf(a.invitation_url), password: 'too short' },
+    });
     assert.equal(short.statusCode, 422);
     assert.deepEqual(short.json().error.details, { field: 'password' });
     h.clock.advance(48 * HOUR - 1);
-    const joined = await checked(h, null, 'POST', '/app/api/invitations/accept', { body: { invitation: secretOf(a.invitation_url), password: PASSWORD, name: 'Ann' } });
+    const joined = await checked(h, null, 'POST', '/app/api/invitations/accept', {
+      body: { invitation: secretOf(a.invitation_url), password: PASSWORD, name: 'Ann' },
+    });
     assert.equal(joined.statusCode, 200);
     assert.deepEqual(joined.json().user, { user_id: joined.json().user.user_id, email: 'ann@example.com', name: 'Ann' });
-    const ann = { user: null as never, email: 'ann@example.com', password: PASSWORD, cookie: sessionCookieOf(joined)!, csrf: joined.json().csrf_token };
+    const ann = {
+      user: null as never,
+      email: 'ann@example.com',
+      password: PASSWORD,
+      cookie: sessionCookieOf(joined)!,
+      csrf: joined.json().csrf_token,
+    };
     const mine = (await checked(h, ann, 'GET', '/app/api/session')).json().workspaces;
-    assert.deepEqual(mine.map((w: { workspace_id: string; role: string }) => [w.workspace_id, w.role]), [[ws, 'admin']]);
-    const again = await checked(h, null, 'POST', '/app/api/invitations/accept', { body: { invitation: secretOf(a.invitation_url), password: PASSWORD } });
+    assert.deepEqual(
+      mine.map((w: { workspace_id: string; role: string }) => [w.workspace_id, w.role]),
+      [[ws, 'admin']],
+    );
+    const again = await checked(h, null, 'POST', '/app/api/invitations/accept', {
+      body: { invitation: secretOf(a.invitation_url), password: PASSWORD },
+    });
     assert.equal(again.statusCode, 404, 'used once');
 
     h.clock.advance(1);
-    const late = await checked(h, null, 'POST', '/app/api/invitations/accept', { body: { invitation: secretOf(b.invitation_url), password: PASSWORD } });
+    const late = await checked(h, null, 'POST', '/app/api/invitations/accept', {
+      body: { invitation: secretOf(b.invitation_url), password: PASSWORD },
+    });
     assert.equal(late.statusCode, 404, 'expired at 48 hours');
     assert.equal((await signIn(h, 'bob@example.com')).statusCode, 401, 'no account was made');
     assert.equal((await inviteAs(h, owner, ws, 'cid@example.com')).statusCode, 201, 'the expired invitation freed its seat');
@@ -87,7 +105,10 @@ test('admins invite admins and viewers, owners anyone; owners alone change roles
     assert.equal((await inviteAs(h, admin, ws, 'o@example.com', 'owner')).statusCode, 403);
     assert.equal((await inviteAs(h, admin, ws, 'a@example.com', 'admin')).statusCode, 201);
     assert.equal((await inviteAs(h, owner, ws, 'o@example.com', 'owner')).statusCode, 201);
-    const open = (await checked(h, admin, 'GET', `/app/api/workspaces/${ws}/invitations`)).json().invitations as { invitation_id: string; role: string }[];
+    const open = (await checked(h, admin, 'GET', `/app/api/workspaces/${ws}/invitations`)).json().invitations as {
+      invitation_id: string;
+      role: string;
+    }[];
     const ownerInvite = open.find((i) => i.role === 'owner')!;
     assert.equal((await checked(h, admin, 'DELETE', `/app/api/workspaces/${ws}/invitations/${ownerInvite.invitation_id}`)).statusCode, 403);
     assert.equal((await checked(h, owner, 'DELETE', `/app/api/workspaces/${ws}/invitations/${ownerInvite.invitation_id}`)).statusCode, 204);
@@ -99,7 +120,11 @@ test('admins invite admins and viewers, owners anyone; owners alone change roles
     assert.equal((await checked(h, owner, 'DELETE', `/app/api/workspaces/${ws}/members/${owner.user.id}`)).statusCode, 409);
     const promoted = await checked(h, owner, 'PATCH', `/app/api/workspaces/${ws}/members/${admin.user.id}`, { body: { role: 'owner' } });
     assert.equal(promoted.json().role, 'owner');
-    assert.equal((await checked(h, admin, 'DELETE', `/app/api/workspaces/${ws}/members/${owner.user.id}`)).statusCode, 204, 'the new owner removes the old one');
+    assert.equal(
+      (await checked(h, admin, 'DELETE', `/app/api/workspaces/${ws}/members/${owner.user.id}`)).statusCode,
+      204,
+      'the new owner removes the old one',
+    );
     assert.equal((await checked(h, owner, 'GET', `/app/api/workspaces/${ws}/sites`)).statusCode, 404, 'no longer a member');
     const bad = await checked(h, admin, 'PATCH', `/app/api/workspaces/${ws}/members/${admin.user.id}`, { body: { role: 'boss' } });
     assert.equal(bad.statusCode, 422);
@@ -120,8 +145,12 @@ test('a reset asked for by email goes to the link delivery; its link sets a new 
     const known = await ask(p.email.toUpperCase());
     const unknown = await ask('nobody@example.com');
     assert.deepEqual([known.statusCode, known.body, unknown.statusCode, unknown.body], [204, '', 204, '']);
-    assert.deepEqual(sent.map((s) => s.to), [p.email]);
-    const accept = (password: string) => app.inject({ method: 'POST', url: '/app/api/password-reset/accept', payload: { reset: secretOf(sent[0].url), password } });
+    assert.deepEqual(
+      sent.map((s) => s.to),
+      [p.email],
+    );
+    const accept = (password: string) =>
+      app.inject({ method: 'POST', url: '/app/api/password-reset/accept', payload: { reset: secretOf(sent[0].url), password } });
     assert.equal((await accept('short')).statusCode, 422);
     const done = await accept('my new long password');
     assert.equal(done.statusCode, 200);

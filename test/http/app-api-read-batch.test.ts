@@ -27,7 +27,11 @@ const batchUrl = (reads: string[]) => `/app/api/reads?${reads.map((r) => `r=${en
 const nextSecond = () => h.clock.advance(1_100);
 
 type Line = { i: number; status: number; retry_after?: string; body: any };
-const linesOf = (body: string): Line[] => body.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const linesOf = (body: string): Line[] =>
+  body
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 /** An answer without what differs between two sendings of the same read: its request id, and whether the response cache served it. */
 function comparable(body: unknown): unknown {
   return JSON.parse(
@@ -57,7 +61,11 @@ test('a batch answers each read on its own line with exactly what the read sent 
   assert.match(String(batch.headers['content-type']), /^application\/x-ndjson/);
   assert.equal(batch.headers['cache-control'], 'no-store');
   const lines = linesOf(batch.body);
-  assert.deepEqual(lines.map((l) => l.i).sort((a, b) => a - b), reads().map((_, i) => i), 'one line per read');
+  assert.deepEqual(
+    lines.map((l) => l.i).sort((a, b) => a - b),
+    reads().map((_, i) => i),
+    'one line per read',
+  );
   nextSecond();
   for (const line of lines) {
     const alone = await call(h, viewer, 'GET', `/app/api${reads()[line.i]}`);
@@ -69,8 +77,14 @@ test('a batch answers each read on its own line with exactly what the read sent 
 
 test("a read the person may not make is refused on its line as it is refused alone; the batch's others still answer", async () => {
   const other = await h.workspace('pro');
-  const foreign = (await h.catalog.createSite({ workspaceId: other.id, name: 'Theirs', hostnames: ['theirs.example'], collectionProfile: 'extended' })).id;
-  const mixed = [`/v1/reports/overview?${qs({ site_id: foreign, from: FROM, to: TO })}`, reads()[0], `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'nope', metric: 'visitors' })}`];
+  const foreign = (
+    await h.catalog.createSite({ workspaceId: other.id, name: 'Theirs', hostnames: ['theirs.example'], collectionProfile: 'extended' })
+  ).id;
+  const mixed = [
+    `/v1/reports/overview?${qs({ site_id: foreign, from: FROM, to: TO })}`,
+    reads()[0],
+    `/v1/metrics/breakdown?${qs({ site_id: site, from: FROM, to: TO, dimension: 'nope', metric: 'visitors' })}`,
+  ];
   nextSecond();
   const lines = linesOf((await checked(h, viewer, 'GET', batchUrl(mixed))).body).sort((a, b) => a.i - b.i);
   nextSecond();
@@ -79,19 +93,29 @@ test("a read the person may not make is refused on its line as it is refused alo
     assert.equal(lines[i].status, alone.statusCode, read);
     assert.deepEqual(comparable(lines[i].body), comparable(alone.json()), read);
   }
-  assert.deepEqual(lines.map((l) => l.status), [403, 200, 422]);
+  assert.deepEqual(
+    lines.map((l) => l.status),
+    [403, 200, 422],
+  );
 });
 
 test('each read counts against the session window as it would alone: 20 a second, the batch included', async () => {
   nextSecond();
-  const twenty = Array.from({ length: 20 }, (_, k) => `/v1/reports/overview?${qs({ site_id: site, to: TO, from: `2025-05-${String(k + 1).padStart(2, '0')}` })}`);
+  const twenty = Array.from(
+    { length: 20 },
+    (_, k) => `/v1/reports/overview?${qs({ site_id: site, to: TO, from: `2025-05-${String(k + 1).padStart(2, '0')}` })}`,
+  );
   const res = await checked(h, viewer, 'GET', batchUrl(twenty));
   assert.equal(res.statusCode, 200, res.body);
   const lines = linesOf(res.body);
   assert.equal(lines.length, 20);
   const limited = lines.filter((l) => l.status === 429);
   assert.equal(limited.length, 1, 'the batch took one of the 20, its reads the other 19');
-  assert.equal(lines.filter((l) => l.status === 200).length, 19, JSON.stringify(lines.filter((l) => l.status !== 200 && l.status !== 429)).slice(0, 300));
+  assert.equal(
+    lines.filter((l) => l.status === 200).length,
+    19,
+    JSON.stringify(lines.filter((l) => l.status !== 200 && l.status !== 429)).slice(0, 300),
+  );
   assert.equal(limited[0].body.error.code, 'RATE_LIMITED');
   assert.match(limited[0].retry_after ?? '', /^\d+$/, 'the line carries the Retry-After the read would have had');
 });
@@ -105,7 +129,11 @@ test('compressed as the client accepts (br, then gzip), the same lines', async (
     ['br;q=0, gzip', 'gzip', zlib.gunzipSync],
   ] as const) {
     nextSecond();
-    const res = await h.app.inject({ method: 'GET', url: batchUrl(reads()), headers: { cookie: `footfall_session=${viewer.cookie}`, 'accept-encoding': accept } });
+    const res = await h.app.inject({
+      method: 'GET',
+      url: batchUrl(reads()),
+      headers: { cookie: `footfall_session=${viewer.cookie}`, 'accept-encoding': accept },
+    });
     assert.equal(res.headers['content-encoding'], encoding, accept);
     assert.match(String(res.headers.vary), /accept-encoding/i);
     const lines = linesOf(inflate(res.rawPayload).toString('utf8'));
@@ -130,5 +158,8 @@ test('bad input is one 422 naming the member of r; no session is one 401; one re
   await refused(await checked(h, null, 'GET', batchUrl(reads())), 401);
   nextSecond();
   const one = linesOf((await checked(h, viewer, 'GET', batchUrl([reads()[0]]))).body);
-  assert.deepEqual(one.map((l) => [l.i, l.status]), [[0, 200]]);
+  assert.deepEqual(
+    one.map((l) => [l.i, l.status]),
+    [[0, 200]],
+  );
 });

@@ -23,7 +23,7 @@ async function callerFor(w: World, who: Caller): Promise<Person | null> {
 }
 
 function urlOf(route: string, w: World, params: Record<string, string>, query = ''): string {
-  const path = route.replace(/:([a-z_]+)/g, (_, name) => (name === 'workspace_id' ? w.ws : params[name] ?? `${name}_missing`));
+  const path = route.replace(/:([a-z_]+)/g, (_, name) => (name === 'workspace_id' ? w.ws : (params[name] ?? `${name}_missing`)));
   return `/app/api${path}${query}`;
 }
 
@@ -47,7 +47,8 @@ test('each caller gets the status its role allows on every route, each answer as
         const caller = await callerFor(w, who);
         const url = urlOf(route.url, w, c.params ?? {}, c.query);
         const r = await checked(w.h, caller, route.method, url, { body: c.body });
-        if (r.statusCode !== entry.expect[i]) failures.push(`${who} ${route.method} ${route.url}: ${r.statusCode}, expected ${entry.expect[i]} ${r.body.slice(0, 200)}`);
+        if (r.statusCode !== entry.expect[i])
+          failures.push(`${who} ${route.method} ${route.url}: ${r.statusCode}, expected ${entry.expect[i]} ${r.body.slice(0, 200)}`);
       }
     }
     assert.deepEqual(failures, []);
@@ -65,7 +66,9 @@ test('the role is checked before the body: with an unknown field, a caller witho
       for (const [i, who] of CALLERS.entries()) {
         const c = (await entry.setup?.(w)) ?? {};
         const caller = await callerFor(w, who);
-        const r = await checked(w.h, caller, route.method, urlOf(route.url, w, c.params ?? {}), { body: { ...(c.body as object), not_a_field: true } });
+        const r = await checked(w.h, caller, route.method, urlOf(route.url, w, c.params ?? {}), {
+          body: { ...(c.body as object), not_a_field: true },
+        });
         const want = entry.expect[i] < 300 ? 422 : entry.expect[i];
         if (r.statusCode !== want) failures.push(`${who} ${route.method} ${route.url}: ${r.statusCode}, expected ${want}`);
         if (want === 422) assert.deepEqual(r.json().error.details, { field: 'not_a_field' }, `${route.method} ${route.url}`);

@@ -20,7 +20,12 @@ test('signing in sets an HttpOnly, SameSite=Lax cookie on /app for 14 days, Secu
     assert.deepEqual([c.httpOnly, c.sameSite, c.path, c.secure ?? false], [true, 'Lax', '/app', false]);
     assert.equal((c.expires as Date).getTime(), h.clock.now().getTime() + 14 * DAY);
     assert.deepEqual(r.json().user, { user_id: p.user.id, email: p.email, name: 'Test Person' });
-    const tls = await h.app.inject({ method: 'POST', url: '/app/api/session', payload: { email: p.email, password: PASSWORD }, headers: { 'x-forwarded-proto': 'https' } });
+    const tls = await h.app.inject({
+      method: 'POST',
+      url: '/app/api/session',
+      payload: { email: p.email, password: PASSWORD },
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     assert.equal(tls.cookies.find((x) => x.name === 'footfall_session')?.secure, true);
     const me = await checked(h, { ...p, cookie: c.value, csrf: r.json().csrf_token }, 'GET', '/app/api/session');
     assert.equal(me.json().csrf_token, r.json().csrf_token, 'one CSRF token per session');
@@ -37,7 +42,11 @@ test('an unknown email and a wrong password get the same answer, and each runs o
     const p = await person(h);
     await h.people.createUser({ email: 'linkonly@example.com' });
     const answers = [];
-    for (const [email, password] of [[p.email, 'wrong password!'], ['nobody@example.com', PASSWORD], ['linkonly@example.com', PASSWORD]]) {
+    for (const [email, password] of [
+      [p.email, 'wrong password!'],
+      ['nobody@example.com', PASSWORD],
+      ['linkonly@example.com', PASSWORD],
+    ]) {
       const before = verifies;
       const r = await checked(h, null, 'POST', '/app/api/session', { body: { email, password } });
       assert.equal(verifies - before, 1, `${email}: one verification`);
@@ -75,7 +84,12 @@ test('past 10 failures for one email from one address: 429 there with Retry-Afte
     assert.equal((await signIn(h, p.email, PASSWORD, '192.0.2.44')).statusCode, 200, 'the owner elsewhere');
     const second = await buildApp(h.container, { logger: false });
     try {
-      const r = await second.inject({ method: 'POST', url: '/app/api/session', payload: { email: p.email, password: PASSWORD }, remoteAddress: '203.0.113.9' });
+      const r = await second.inject({
+        method: 'POST',
+        url: '/app/api/session',
+        payload: { email: p.email, password: PASSWORD },
+        remoteAddress: '203.0.113.9',
+      });
       assert.equal(r.statusCode, 429, 'the count lives in the control plane');
     } finally {
       await second.close();
@@ -93,7 +107,8 @@ test('past 100 failures for one email from any addresses: 429 for it from everyw
     const p = await person(h);
     // ten addresses, each just under its own pair bound
     for (let a = 0; a < 10; a++)
-      for (let i = 0; i < 10; i++) assert.equal((await signIn(h, p.email, 'wrong password!', `198.51.100.${a + 1}`)).statusCode, 401, `address ${a}, try ${i}`);
+      for (let i = 0; i < 10; i++)
+        assert.equal((await signIn(h, p.email, 'wrong password!', `198.51.100.${a + 1}`)).statusCode, 401, `address ${a}, try ${i}`);
     const r = await signIn(h, p.email, PASSWORD, '192.0.2.200');
     assert.equal(r.statusCode, 429, 'a hundred failures hold the email back from a new address too');
     assert.equal(r.headers['retry-after'], '900');
@@ -108,7 +123,8 @@ test('past 50 failures from one client address: 429 for every email from it, not
   const h = await harness();
   try {
     const p = await person(h);
-    for (let i = 0; i < 50; i++) assert.equal((await signIn(h, `guess${i}@example.com`, 'wrong password!', '198.51.100.7')).statusCode, 401);
+    for (let i = 0; i < 50; i++)
+      assert.equal((await signIn(h, `guess${i}@example.com`, 'wrong password!', '198.51.100.7')).statusCode, 401);
     const r = await signIn(h, p.email, PASSWORD, '198.51.100.7');
     assert.equal(r.statusCode, 429);
     assert.equal(r.headers['retry-after'], '900');
@@ -139,12 +155,18 @@ test('a password change ends every session of the person; the answer starts a ne
     const laptop = { ...p };
     const phoneRes = await signIn(h, p.email);
     const phone = { ...p, cookie: sessionCookieOf(phoneRes)!, csrf: phoneRes.json().csrf_token };
-    const wrong = await checked(h, laptop, 'POST', '/app/api/session/password', { body: { current_password: 'not my password', new_password: 'a brand new password' } });
+    const wrong = await checked(h, laptop, 'POST', '/app/api/session/password', {
+      body: { current_password: 'not my password', new_password: 'a brand new password' },
+    });
     assert.equal(wrong.statusCode, 401);
-    const short = await checked(h, laptop, 'POST', '/app/api/session/password', { body: { current_password: PASSWORD, new_password: 'short' } });
+    const short = await checked(h, laptop, 'POST', '/app/api/session/password', {
+      body: { current_password: PASSWORD, new_password: 'short' },
+    });
     assert.equal(short.statusCode, 422);
     assert.deepEqual(short.json().error.details, { field: 'new_password' });
-    const changed = await checked(h, laptop, 'POST', '/app/api/session/password', { body: { current_password: PASSWORD, new_password: 'a brand new password' } });
+    const changed = await checked(h, laptop, 'POST', '/app/api/session/password', {
+      body: { current_password: PASSWORD, new_password: 'a brand new password' },
+    });
     assert.equal(changed.statusCode, 200);
     assert.equal((await checked(h, laptop, 'GET', '/app/api/session')).statusCode, 401, 'this session ended');
     assert.equal((await checked(h, phone, 'GET', '/app/api/session')).statusCode, 401, 'and the other one');
@@ -182,7 +204,8 @@ test('without the CSRF token, with a wrong one, or from a foreign Origin a chang
   const h = await harness();
   try {
     const p = await person(h);
-    const create = (opts: Parameters<typeof call>[4]) => checked(h, p, 'POST', '/app/api/workspaces', { body: { name: 'Side project' }, ...opts });
+    const create = (opts: Parameters<typeof call>[4]) =>
+      checked(h, p, 'POST', '/app/api/workspaces', { body: { name: 'Side project' }, ...opts });
     const count = async () => (await checked(h, p, 'GET', '/app/api/workspaces')).json().workspaces.length;
     for (const [why, opts] of [
       ['no token', { csrf: false as const }],
@@ -200,7 +223,12 @@ test('without the CSRF token, with a wrong one, or from a foreign Origin a chang
     assert.equal((await create({})).statusCode, 201, 'no Origin (not a browser)');
     assert.equal(await count(), 2);
     // Signing in from another site's page is refused too; reads need no token.
-    const foreign = await h.app.inject({ method: 'POST', url: '/app/api/session', payload: { email: p.email, password: PASSWORD }, headers: { origin: 'https://evil.example' } });
+    const foreign = await h.app.inject({
+      method: 'POST',
+      url: '/app/api/session',
+      payload: { email: p.email, password: PASSWORD },
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(foreign.statusCode, 403);
     assert.equal(sessionCookieOf(foreign), undefined);
     assert.equal((await checked(h, p, 'GET', '/app/api/workspaces', { origin: 'https://evil.example' })).statusCode, 200);

@@ -29,12 +29,21 @@ test('every page path answers the HTML shell: no-cache, a strict policy, the has
     assert.equal(r.headers['cache-control'], 'no-cache', url);
     const csp = String(r.headers['content-security-policy']);
     assert.equal(csp, shellPolicy());
-    for (const part of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"]) assert.ok(csp.includes(part), `${url}: ${part}`);
+    for (const part of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "frame-ancestors 'none'",
+      "object-src 'none'",
+      "base-uri 'none'",
+    ])
+      assert.ok(csp.includes(part), `${url}: ${part}`);
     assert.ok(!csp.includes('unsafe'), `${url}: ${csp}`);
     assert.equal(r.headers['x-frame-options'], 'DENY');
     assert.equal(r.headers['referrer-policy'], 'no-referrer');
     assert.equal(r.headers['x-content-type-options'], 'nosniff');
-    for (const file of [manifest.entries['main.js'], manifest.entries['main.css'], manifest.entries['icon.svg']]) assert.ok(r.body.includes(`/app/assets/${file}`), `${url} loads ${file}`);
+    for (const file of [manifest.entries['main.js'], manifest.entries['main.css'], manifest.entries['icon.svg']])
+      assert.ok(r.body.includes(`/app/assets/${file}`), `${url} loads ${file}`);
     const scripts = r.body.match(/<script\b[^>]*>/g) ?? [];
     assert.equal(scripts.length, 1);
     assert.match(scripts[0], /^<script type="module" src="\/app\/assets\/main-[A-Z0-9]+\.js">$/);
@@ -54,7 +63,14 @@ test('paths under /app that are not pages, and another method on a page, are ref
 });
 
 test('the management API keeps its own 404 and 405 under /app/api, and the pages keep theirs', async () => {
-  for (const url of ['/app/api', '/app/api/', '/app/api/nope', '/app/api/sites', '/app/api/sites/some-site/nope', '/app/api/settings/some-ws']) {
+  for (const url of [
+    '/app/api',
+    '/app/api/',
+    '/app/api/nope',
+    '/app/api/sites',
+    '/app/api/sites/some-site/nope',
+    '/app/api/settings/some-ws',
+  ]) {
     const r = await h.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
     assert.equal(r.statusCode, 404, url);
     assert.equal(r.json().error.code, 'NOT_FOUND', url);
@@ -79,7 +95,11 @@ test('the management API keeps its own 404 and 405 under /app/api, and the pages
 });
 
 test('the files: precompressed br or gzip by Accept-Encoding, else as built; immutable for a year; their types', async () => {
-  const types: Record<string, string> = { 'main.js': 'text/javascript; charset=utf-8', 'main.css': 'text/css; charset=utf-8', 'icon.svg': 'image/svg+xml' };
+  const types: Record<string, string> = {
+    'main.js': 'text/javascript; charset=utf-8',
+    'main.css': 'text/css; charset=utf-8',
+    'icon.svg': 'image/svg+xml',
+  };
   for (const [logical, file] of Object.entries(manifest.entries)) {
     const url = `/app/assets/${file}`;
     const built = fs.readFileSync(path.join(DEFAULT_WEB_DIR, file));
@@ -123,7 +143,10 @@ test('/ sends a browser to /app and tells a program where the dashboard, the doc
 test('the /v1 OpenAPI document is unchanged: no page, file or / in it', async () => {
   const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
   const paths = Object.keys(doc.paths);
-  assert.deepEqual(paths.filter((p) => !p.startsWith('/v1/') && p !== '/healthz'), []);
+  assert.deepEqual(
+    paths.filter((p) => !p.startsWith('/v1/') && p !== '/healthz'),
+    [],
+  );
 });
 
 test('without a built bundle the pages answer 503 saying how to build it', async () => {

@@ -53,7 +53,12 @@ after(async () => {
 });
 
 /** A dashboard read of `workspaceId`; its body is checked against the /v1 operation's documented answer. */
-async function dash(path: string, query: Record<string, string | number>, workspaceId: string | null, headers: Record<string, string> = {}) {
+async function dash(
+  path: string,
+  query: Record<string, string | number>,
+  workspaceId: string | null,
+  headers: Record<string, string> = {},
+) {
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
   const url = `${path}${qs ? `?${qs}` : ''}`;
   const res = await app.inject({ url: PREFIX + url, headers: { ...headers, ...(workspaceId ? { [SESSION]: workspaceId } : {}) } });
@@ -97,7 +102,8 @@ test('the same route definitions answer the same numbers on both ways in; the da
 test('a workspace at its hard cap still reads its dashboard: no reservation, no 402, usage as it stands', async () => {
   const ws = await h.workspace('enterprise', { monthly_included_units: 2, hard_cap_units: 4 });
   const token = await h.newToken({ workspaceId: ws.id });
-  const s = (await h.catalog.createSite({ workspaceId: ws.id, name: 'capped', hostnames: ['capped.example'], collectionProfile: 'strict' })).id;
+  const s = (await h.catalog.createSite({ workspaceId: ws.id, name: 'capped', hostnames: ['capped.example'], collectionProfile: 'strict' }))
+    .id;
   assert.equal((await h.call('/v1/metrics/timeseries', { site_id: s }, { token })).statusCode, 200);
   refused(await h.call('/v1/metrics/timeseries', { site_id: s, metric: 'visitors' }, { token }), 402, 'HARD_CAP_REACHED');
   const res = await dash('/v1/metrics/timeseries', { site_id: s, metric: 'visitors' }, ws.id);
@@ -109,12 +115,14 @@ test('a workspace at its hard cap still reads its dashboard: no reservation, no 
 
 test('a free workspace reads its own surfaces; the rest is 403 naming the surface, before any parameter', async () => {
   const free = await h.workspace('free');
-  const s = (await h.catalog.createSite({ workspaceId: free.id, name: 'free', hostnames: ['free.example'], collectionProfile: 'strict' })).id;
+  const s = (await h.catalog.createSite({ workspaceId: free.id, name: 'free', hostnames: ['free.example'], collectionProfile: 'strict' }))
+    .id;
   for (const path of ['/v1/metrics/timeseries', '/v1/reports/overview', '/v1/reports/content', '/v1/reports/acquisition']) {
     assert.equal((await dash(path, { site_id: s }, free.id)).statusCode, 200, path);
   }
   assert.equal((await dash('/v1/metrics/breakdown', { site_id: s, dimension: 'country' }, free.id)).statusCode, 200);
-  for (const path of ['/v1/me', '/v1/sites', '/v1/usage/current', '/v1/usage/history']) assert.equal((await dash(path, {}, free.id)).statusCode, 200, path);
+  for (const path of ['/v1/me', '/v1/sites', '/v1/usage/current', '/v1/usage/history'])
+    assert.equal((await dash(path, {}, free.id)).statusCode, 200, path);
   const surfaces: [string, Record<string, string>, string][] = [
     ['/v1/reports/actions', { site_id: s, bogus: '1' }, 'actions'],
     ['/v1/goals/conversions', { site_id: s, bogus: '1' }, 'goals'],
@@ -138,17 +146,23 @@ test('a free workspace reads its own surfaces; the rest is 403 naming the surfac
 
 test("the dashboard's limits: the plan's retention target as retention and longest range, its row limits", async () => {
   const free = await h.workspace('free');
-  const s = (await h.catalog.createSite({ workspaceId: free.id, name: 'limits', hostnames: ['limits.example'], collectionProfile: 'strict' })).id;
+  const s = (
+    await h.catalog.createSite({ workspaceId: free.id, name: 'limits', hostnames: ['limits.example'], collectionProfile: 'strict' })
+  ).id;
   // today is 2025-06-15: 60 readable days start on 2025-04-17
   assert.equal((await dash('/v1/metrics/timeseries', { site_id: s, from: '2025-04-17' }, free.id)).statusCode, 200);
   const old = refused(await dash('/v1/metrics/timeseries', { site_id: s, from: '2025-04-16' }, free.id), 422, 'RETENTION_EXCEEDED');
   assert.match(old, /dashboard retention of 60 days/);
   assert.equal((await dash('/v1/metrics/breakdown', { site_id: s, dimension: 'page', limit: 100 }, free.id)).statusCode, 200);
-  assert.match(refused(await dash('/v1/metrics/breakdown', { site_id: s, dimension: 'page', limit: 101 }, free.id), 422, 'INVALID_PARAMS'), /between 1 and 100 \(the plan's dashboard limit\)/);
+  assert.match(
+    refused(await dash('/v1/metrics/breakdown', { site_id: s, dimension: 'page', limit: 101 }, free.id), 422, 'INVALID_PARAMS'),
+    /between 1 and 100 \(the plan's dashboard limit\)/,
+  );
   refused(await dash('/v1/reports/overview', { site_id: s, limit: 101 }, free.id), 422, 'INVALID_PARAMS');
   // starter: 13 months = 395 days, 500 rows, the hourly interval; its API policy holds the same limits
   const starter = await h.workspace('starter');
-  const t = (await h.catalog.createSite({ workspaceId: starter.id, name: 'st', hostnames: ['st.example'], collectionProfile: 'strict' })).id;
+  const t = (await h.catalog.createSite({ workspaceId: starter.id, name: 'st', hostnames: ['st.example'], collectionProfile: 'strict' }))
+    .id;
   assert.equal((await dash('/v1/metrics/timeseries', { site_id: t, from: '2024-05-17', interval: 'hour' }, starter.id)).statusCode, 200);
   refused(await dash('/v1/metrics/timeseries', { site_id: t, from: '2024-05-16' }, starter.id), 422, 'RETENTION_EXCEEDED');
   assert.equal((await dash('/v1/metrics/breakdown', { site_id: t, dimension: 'page', limit: 500 }, starter.id)).statusCode, 200);
@@ -156,14 +170,17 @@ test("the dashboard's limits: the plan's retention target as retention and longe
   refused(await dash('/v1/reports/actions', { site_id: t, limit: 501 }, starter.id), 422, 'INVALID_PARAMS');
 });
 
-test("a site of another workspace is the same 403 as an unknown one, on the dashboard as on /v1", async () => {
+test('a site of another workspace is the same 403 as an unknown one, on the dashboard as on /v1', async () => {
   const other = await h.workspace('pro');
   const foreign = await dash('/v1/metrics/timeseries', { site_id: site }, other.id);
   const unknown = await dash('/v1/metrics/timeseries', { site_id: 'site_unknown' }, other.id);
   refused(foreign, 403, 'FORBIDDEN');
   const strip = (r: LightMyRequestResponse) => ({ ...r.json().error, request_id: null });
   assert.deepEqual(strip(foreign), strip(unknown));
-  assert.deepEqual(strip(foreign), strip(await h.call('/v1/metrics/timeseries', { site_id: site }, { token: await h.newToken({ workspaceId: other.id }) })));
+  assert.deepEqual(
+    strip(foreign),
+    strip(await h.call('/v1/metrics/timeseries', { site_id: site }, { token: await h.newToken({ workspaceId: other.id }) })),
+  );
 });
 
 test("the strategy's rate window: 20 a second per session, 429 as on /v1; a request without a session is 401 and not counted", async () => {

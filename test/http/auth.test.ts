@@ -57,7 +57,12 @@ test('an enterprise policy opens or closes goals and tenants by its own switches
   const h = await harness();
   const ent = await h.workspace('enterprise', { allow_goals: false, allow_tenants: true });
   const et = await h.token(ent.id);
-  const esite = await h.catalog.createSite({ workspaceId: ent.id, name: 'e', hostnames: ['ent.example.com'], collectionProfile: 'extended' });
+  const esite = await h.catalog.createSite({
+    workspaceId: ent.id,
+    name: 'e',
+    hostnames: ['ent.example.com'],
+    collectionProfile: 'extended',
+  });
   assert.equal((await h.get(`/v1/goals?site_id=${esite.id}`, { token: et.secret })).statusCode, 403);
   assert.equal((await h.get(`/v1/tenants?site_id=${esite.id}`, { token: et.secret })).statusCode, 200);
   await h.close();

@@ -69,12 +69,19 @@ before(async () => {
     },
     close: () => memory.close(),
   };
-  server = await startServer(loadConfig({ dataDir, port: 0, logLevel: 'silent' }, {}), { overrides: { control: { catalog, ledger: cp.ledger }, limiter } });
+  server = await startServer(loadConfig({ dataDir, port: 0, logLevel: 'silent' }, {}), {
+    overrides: { control: { catalog, ledger: cp.ledger }, limiter },
+  });
   ws = await catalog.createWorkspace({ name: 'w', plan: 'enterprise', apiPolicy: { hard_cap_units: 40, monthly_included_units: 10 } });
   siteId = (await catalog.createSite({ workspaceId: ws.id, name: 's', hostnames: ['client.example'], collectionProfile: 'extended' })).id;
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const file = path.join(dataDir, 'events.ndjson');
-  fs.writeFileSync(file, [0, 1, 2].map((i) => JSON.stringify({ ts: `${day}T1${i}:00:00Z`, type: 'pageview', site_id: siteId, path: `/p${i}`, visitor_key: `v${i}` })).join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    [0, 1, 2]
+      .map((i) => JSON.stringify({ ts: `${day}T1${i}:00:00Z`, type: 'pageview', site_id: siteId, path: `/p${i}`, visitor_key: `v${i}` }))
+      .join('\n') + '\n',
+  );
   await runImport({ open: () => openImportStores({ dataDir }), source: file, format: { kind: 'events' }, workers: 0 });
 });
 
@@ -143,7 +150,11 @@ test('401, 402, 403 and 422 are answered once, never retried, with their typed e
   let r402: Awaited<ReturnType<typeof byPage>> | undefined;
   for (let i = 0; i < 5 && !r402?.error; i++) r402 = await byPage();
   assert.equal(r402?.error?.error.code, 'HARD_CAP_REACHED');
-  assert.deepEqual(c.calls.filter((s) => s !== 200), [422, 402], 'each refusal asked once');
+  assert.deepEqual(
+    c.calls.filter((s) => s !== 200),
+    [422, 402],
+    'each refusal asked once',
+  );
   assert.deepEqual(c.waits, []);
 });
 
@@ -177,12 +188,26 @@ test('500: exponential backoff, then the answer', async () => {
 test('503: ANALYTICS_DB_UNAVAILABLE waits for Retry-After; ANALYTICS_DB_TIMEOUT is returned at once', async () => {
   let kind: 'unavailable' | 'timeout' = 'unavailable';
   const fail = () => Promise.reject(new EngineError(kind));
-  const engine: AnalyticsEngine = { run: fail, actionRows: fail, actionTotals: fail, goalMatches: fail, pageTitles: fail, dataVersion: fail, newestEventAt: fail, firstEventAt: fail };
+  const engine: AnalyticsEngine = {
+    run: fail,
+    actionRows: fail,
+    actionTotals: fail,
+    goalMatches: fail,
+    pageTitles: fail,
+    dataVersion: fail,
+    newestEventAt: fail,
+    firstEventAt: fail,
+  };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-client-503-'));
   const down = await startServer(loadConfig({ dataDir: dir, port: 0, logLevel: 'silent' }, {}), { overrides: { analytics: { engine } } });
   try {
     const w = await down.container.catalog.createWorkspace({ name: 'w', plan: 'pro' });
-    const site = await down.container.catalog.createSite({ workspaceId: w.id, name: 's', hostnames: ['down.example'], collectionProfile: 'extended' });
+    const site = await down.container.catalog.createSite({
+      workspaceId: w.id,
+      name: 's',
+      hostnames: ['down.example'],
+      collectionProfile: 'extended',
+    });
     const secret = generateSecret(randomBytes);
     await down.container.catalog.createToken({ workspaceId: w.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
     const unavailable = counted(secret, { maxRetries: 2 }, down.address);

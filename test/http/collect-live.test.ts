@@ -41,7 +41,10 @@ test('sessions stay exact as small batches arrive: a late event is merged into i
     await send('/a');
     await h.flush();
     const days = await h.read('/v1/metrics/timeseries', { metric: 'sessions', from: '2025-06-15', to: '2025-06-16' });
-    assert.deepEqual(days.current.points.map((p: { value: number }) => p.value), [1, 1]);
+    assert.deepEqual(
+      days.current.points.map((p: { value: number }) => p.value),
+      [1, 1],
+    );
   } finally {
     await h.close();
   }
@@ -58,7 +61,10 @@ test('dataFreshness: the lag between the newest accepted event and the newest re
     f = await freshness();
     // Accepted, not loaded yet, nothing readable: the lag is how long it has waited.
     assert.deepEqual([f.status, f.asOf, f.lagMinutes], ['fresh', null, 0]);
-    assert.ok(f.notes.some((n: string) => /waiting/.test(n)), f.notes.join());
+    assert.ok(
+      f.notes.some((n: string) => /waiting/.test(n)),
+      f.notes.join(),
+    );
     await h.flush();
     f = await freshness();
     assert.deepEqual([f.status, f.asOf, f.lagMinutes], ['fresh', '2025-06-15T10:00:00.000Z', 0]);
@@ -111,7 +117,13 @@ test('10,000 waiting events start a load at once, without waiting for the timer'
   try {
     const batch = 500;
     for (let sent = 0; sent < 10_000; sent += batch) {
-      const rs = await Promise.all(Array.from({ length: batch }, (_, i) => h.post(pageview(`https://live.example/p${(sent + i) % 50}`), { ip: `198.51.${Math.floor((sent + i) / 250)}.${(sent + i) % 250}` })));
+      const rs = await Promise.all(
+        Array.from({ length: batch }, (_, i) =>
+          h.post(pageview(`https://live.example/p${(sent + i) % 50}`), {
+            ip: `198.51.${Math.floor((sent + i) / 250)}.${(sent + i) % 250}`,
+          }),
+        ),
+      );
       assert.ok(rs.every((r) => r.statusCode === 202));
     }
     const start = Date.now();

@@ -65,7 +65,10 @@ test('events go to the exact hostname, the longest proven pattern, then the prov
     const r = await h.get(`/v1/metrics/breakdown?site_id=${rival}&dimension=page&traffic=all`, { token: rivalToken.secret });
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual((r.json().current.rows as { key: string }[]).map((x) => x.key).sort(), ['/before-rival', '/rival-kept']);
-    assert.deepEqual((await c.getSiteOwnership(rival))!.releasedHostnames.map((x) => x.hostname), ['blog.example.com']);
+    assert.deepEqual(
+      (await c.getSiteOwnership(rival))!.releasedHostnames.map((x) => x.hostname),
+      ['blog.example.com'],
+    );
   } finally {
     await h.close();
   }

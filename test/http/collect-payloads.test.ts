@@ -11,12 +11,26 @@ test('the tracker short keys (text/plain) and the Events API long keys (applicat
     assert.equal(r1.statusCode, 202);
     assert.equal(r1.body, 'ok');
     const r2 = await h.post(
-      { name: 'pageview', url: 'https://live.example/pricing?utm_source=Newsletter&utm_medium=email&x=1#top', domain: 'live.example', referrer: 'https://www.Google.com/search?q=x', props: { title: 'Pricing' } },
+      {
+        name: 'pageview',
+        url: 'https://live.example/pricing?utm_source=Newsletter&utm_medium=email&x=1#top',
+        domain: 'live.example',
+        referrer: 'https://www.Google.com/search?q=x',
+        props: { title: 'Pricing' },
+      },
       { contentType: 'application/json; charset=utf-8', ip: '198.51.100.10' },
     );
     assert.equal(r2.statusCode, 202, r2.body);
     // No Content-Type at all (some server-side senders): read as JSON all the same.
-    assert.equal((await h.post({ name: 'pageview', url: 'https://live.example/caf%C3%A9', domain: 'LIVE.example' }, { contentType: null, ip: '198.51.100.20' })).statusCode, 202);
+    assert.equal(
+      (
+        await h.post(
+          { name: 'pageview', url: 'https://live.example/caf%C3%A9', domain: 'LIVE.example' },
+          { contentType: null, ip: '198.51.100.20' },
+        )
+      ).statusCode,
+      202,
+    );
     // The domain is matched case-insensitively and with or without www.
     assert.equal((await h.post(pageview('https://live.example/www', { d: 'www.live.example' }))).statusCode, 202);
     assert.deepEqual(await h.breakdown('page'), {}, 'nothing is readable before the loader runs');
@@ -103,13 +117,29 @@ test("the tracker's built-in names are the action families; other names are cust
     await h.post({ n: 'File Download', u: page, d: 'live.example', p: { url: 'https://live.example/files/report.pdf' } });
     await h.post({ n: 'Form: Submission', u: page, d: 'live.example', p: { form_id: 'signup', form_action_path: '/subscribe' } });
     await h.post({ n: '404', u: 'https://live.example/missing', d: 'live.example' });
-    await h.post({ name: 'Signup', url: page, domain: 'live.example', props: { action_id: 'hero-cta', plan: 'pro', revenue_hint: 3 }, revenue: { amount: 10, currency: 'EUR' } });
+    await h.post({
+      name: 'Signup',
+      url: page,
+      domain: 'live.example',
+      props: { action_id: 'hero-cta', plan: 'pro', revenue_hint: 3 },
+      revenue: { amount: 10, currency: 'EUR' },
+    });
     await h.post({ n: 'Newsletter', u: page, d: 'live.example', p: { family: 'goals' } });
     await h.post({ n: 'Scrolled', u: page, d: 'live.example', i: false });
     await h.flush();
     const actions = (await h.read('/v1/reports/actions', { limit: 50 })).current.actions;
     const got = (actions as Record<string, unknown>[])
-      .map((a) => [a.family, a.action_name, a.event_name ?? null, a.action_id ?? null, a.action_target_host ?? null, a.form_id ?? null, a.form_action_path ?? null].join('|'))
+      .map((a) =>
+        [
+          a.family,
+          a.action_name,
+          a.event_name ?? null,
+          a.action_id ?? null,
+          a.action_target_host ?? null,
+          a.form_id ?? null,
+          a.form_action_path ?? null,
+        ].join('|'),
+      )
       .sort();
     assert.deepEqual(got, [
       'custom|Signup|Signup|hero-cta|||',
@@ -154,9 +184,15 @@ test('known bots are stored as bot traffic, never as humans', async () => {
   try {
     const page = 'https://live.example/';
     await h.post(pageview(page), { ua: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', ip: '198.51.100.1' });
-    await h.post(pageview(page), { ua: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36', ip: '198.51.100.2' });
+    await h.post(pageview(page), {
+      ua: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36',
+      ip: '198.51.100.2',
+    });
     await h.post(pageview(page), { ua: null, ip: '198.51.100.3' });
-    await h.post(pageview(page), { ua: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)', ip: '198.51.100.4' });
+    await h.post(pageview(page), {
+      ua: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+      ip: '198.51.100.4',
+    });
     await h.post(pageview(page), { ua: CHROME, ip: '198.51.100.5' });
     await h.flush();
     const total = async (traffic: string) => (await h.read('/v1/metrics/timeseries', { traffic })).current.total;
@@ -174,7 +210,10 @@ test('a strict site keeps no utm, region or city, and none of the actions strict
     const page = 'https://live.example/?utm_source=ads&utm_medium=cpc&utm_campaign=spring';
     assert.equal((await h.post(pageview(page))).statusCode, 202);
     assert.equal((await h.post({ n: 'Signup', u: page, d: 'live.example' })).statusCode, 202, 'refused silently: the answer is the same');
-    assert.equal((await h.post({ n: 'Outbound Link: Click', u: page, d: 'live.example', p: { url: 'https://github.com/' } })).statusCode, 202);
+    assert.equal(
+      (await h.post({ n: 'Outbound Link: Click', u: page, d: 'live.example', p: { url: 'https://github.com/' } })).statusCode,
+      202,
+    );
     await h.flush();
     assert.equal((await h.read('/v1/metrics/timeseries', { metric: 'events' })).current.total, 2, 'the pageview and the outbound click');
     // The channel is still known (it is computed before strict drops the utm values).

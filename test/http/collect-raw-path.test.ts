@@ -56,7 +56,13 @@ test('each answer of the raw path is the one the Fastify route gives, and the ra
       const xff = `198.51.100.${++n}`;
       const raw = await send(port, method, '/api/event', { ...headers, 'x-forwarded-for': xff }, body);
       const xff2 = `198.51.100.${++n}`;
-      const injected = await h.app.inject({ method, url: '/api/event', headers: { ...headers, 'x-forwarded-for': xff2 }, remoteAddress: '127.0.0.1', payload: body });
+      const injected = await h.app.inject({
+        method,
+        url: '/api/event',
+        headers: { ...headers, 'x-forwarded-for': xff2 },
+        remoteAddress: '127.0.0.1',
+        payload: body,
+      });
       if (method === 'POST') h.checker.check(method, '/api/event', injected);
       const routed = comparable({ status: injected.statusCode, headers: injected.headers, body: injected.body });
       assert.deepEqual(comparable(raw), routed, why);
@@ -65,15 +71,30 @@ test('each answer of the raw path is the one the Fastify route gives, and the ra
     const text = { 'content-type': 'text/plain', 'user-agent': CHROME, host: 'live.example' };
     const ok = pageview('https://live.example/docs');
     assert.equal((await both('POST', text, JSON.stringify(ok), 'accepted')).status, 202);
-    assert.equal((await both('POST', { ...text, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(ok), 'json')).status, 202);
+    assert.equal(
+      (await both('POST', { ...text, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(ok), 'json')).status,
+      202,
+    );
     assert.equal((await both('POST', text, JSON.stringify({ ...ok, d: 'nobody.example' }), 'unknown domain')).status, 202);
     assert.equal((await both('POST', text, '{"n": ', 'not JSON')).status, 400);
     assert.equal((await both('POST', text, '', 'empty')).status, 400);
-    assert.equal((await both('POST', { ...text, 'content-type': 'text/plain;charset=UTF-8' }, JSON.stringify({ ...ok, u: 'nope' }), 'bad field')).status, 422);
+    assert.equal(
+      (await both('POST', { ...text, 'content-type': 'text/plain;charset=UTF-8' }, JSON.stringify({ ...ok, u: 'nope' }), 'bad field'))
+        .status,
+      422,
+    );
     assert.equal((await both('POST', text, JSON.stringify({ ...ok, p: { pad: 'x'.repeat(9000) } }), 'too large')).status, 413);
     assert.equal((await both('POST', { ...text, 'content-type': 'application/xml' }, '<a/>', 'other type (left to Fastify)')).status, 415);
-    assert.equal((await both('POST', { ...text, 'x-request-id': 'given-id' }, JSON.stringify(ok), 'the client id is kept')).headers['x-request-id'], 'given-id');
-    const preflight = { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type', host: 'live.example' };
+    assert.equal(
+      (await both('POST', { ...text, 'x-request-id': 'given-id' }, JSON.stringify(ok), 'the client id is kept')).headers['x-request-id'],
+      'given-id',
+    );
+    const preflight = {
+      origin: 'https://shop.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type',
+      host: 'live.example',
+    };
     assert.equal((await both('OPTIONS', preflight, undefined, 'preflight')).status, 204);
 
     // the limit: two from one address through the raw path, the third refused through either
@@ -81,7 +102,9 @@ test('each answer of the raw path is the one the Fastify route gives, and the ra
       const headers = { ...text, 'x-forwarded-for': '203.0.113.50' };
       return path === 'raw'
         ? send(port, 'POST', '/api/event', headers, JSON.stringify(ok))
-        : h.app.inject({ method: 'POST', url: '/api/event', headers, remoteAddress: '127.0.0.1', payload: JSON.stringify(ok) }).then((r) => ({ status: r.statusCode, headers: r.headers, body: r.body }));
+        : h.app
+            .inject({ method: 'POST', url: '/api/event', headers, remoteAddress: '127.0.0.1', payload: JSON.stringify(ok) })
+            .then((r) => ({ status: r.statusCode, headers: r.headers, body: r.body }));
     };
     assert.equal((await from('raw')).status, 202);
     assert.equal((await from('routed')).status, 202);
@@ -91,7 +114,10 @@ test('each answer of the raw path is the one the Fastify route gives, and the ra
     assert.equal(refusedRaw.headers['x-ratelimit-limit'], '2');
     assert.equal(refusedRaw.headers['x-ratelimit-remaining'], '0');
     assert.ok(Number(refusedRaw.headers['retry-after']) >= 1);
-    assert.match(JSON.parse(refusedRaw.body).error.message, /^Too many events from this address: at most 2 a minute; retry in \d+ seconds?\.$|1 minute\.$/);
+    assert.match(
+      JSON.parse(refusedRaw.body).error.message,
+      /^Too many events from this address: at most 2 a minute; retry in \d+ seconds?\.$|1 minute\.$/,
+    );
     const [a, b] = [comparable(refusedRaw), comparable(refusedRouted)];
     // the seconds left may differ by one between the two requests
     for (const x of [a, b]) {
@@ -101,10 +127,16 @@ test('each answer of the raw path is the one the Fastify route gives, and the ra
     assert.deepEqual(a, b);
 
     // what the raw path leaves to Fastify: a chunked body, a query string, another method
-    const chunked = await send(port, 'POST', '/api/event', { ...text, 'x-forwarded-for': '203.0.113.60' }, ['{"n":"pageview","u":"https://live.example/",', '"d":"live.example","r":null}']);
+    const chunked = await send(port, 'POST', '/api/event', { ...text, 'x-forwarded-for': '203.0.113.60' }, [
+      '{"n":"pageview","u":"https://live.example/",',
+      '"d":"live.example","r":null}',
+    ]);
     assert.equal(chunked.status, 202);
     assert.equal(chunked.headers['access-control-allow-origin'], '*');
-    assert.equal((await send(port, 'POST', '/api/event?x=1', { ...text, 'x-forwarded-for': '203.0.113.61' }, JSON.stringify(ok))).status, 202);
+    assert.equal(
+      (await send(port, 'POST', '/api/event?x=1', { ...text, 'x-forwarded-for': '203.0.113.61' }, JSON.stringify(ok))).status,
+      202,
+    );
     const get = await send(port, 'GET', '/api/event', { host: 'live.example' });
     assert.equal(get.status, 405);
     assert.equal(JSON.parse(get.body).error.code, 'INVALID_METHOD');
@@ -117,7 +149,17 @@ test('each answer of the raw path is the one the Fastify route gives, and the ra
 test('the raw path takes only the exact route with headers it is sure of; everything else reaches the next listener unchanged', async () => {
   const collector = { collect: async () => ({ kind: 'accepted' as const, engagement: false }), progress: () => null };
   const endpoint = new CollectEndpoint(collector, noopMetrics, null);
-  const log = { child: () => log, info() {}, error() {}, warn() {}, debug() {}, fatal() {}, trace() {}, silent() {}, level: 'silent' } as never;
+  const log = {
+    child: () => log,
+    info() {},
+    error() {},
+    warn() {},
+    debug() {},
+    fatal() {},
+    trace() {},
+    silent() {},
+    level: 'silent',
+  } as never;
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(299, { 'x-fallback': 'yes' }).end(`${req.method} ${req.url}`));

@@ -25,8 +25,14 @@ test('bad bodies and fields are refused (400, 413, 415, 422) in the error envelo
     assertRefused(await h.post('{"n": "pageview", '), 400, /JSON object/);
     assertRefused(await h.post('[1, 2]'), 400, /JSON object/);
     assertRefused(await h.post(''), 400, /JSON object/);
-    assertRefused(await h.post({ n: 'pageview', u: url, d: 'live.example', p: { pad: 'x'.repeat(9000) } }), 413, /larger than 8192 bytes/, { max_bytes: 8192 });
-    assertRefused(await h.post(pageview(url), { contentType: 'application/x-www-form-urlencoded' }), 415, /Content-Type application\/x-www-form-urlencoded/);
+    assertRefused(await h.post({ n: 'pageview', u: url, d: 'live.example', p: { pad: 'x'.repeat(9000) } }), 413, /larger than 8192 bytes/, {
+      max_bytes: 8192,
+    });
+    assertRefused(
+      await h.post(pageview(url), { contentType: 'application/x-www-form-urlencoded' }),
+      415,
+      /Content-Type application\/x-www-form-urlencoded/,
+    );
     const field = (res: LightMyRequestResponse, name: string, message: RegExp) => {
       assertRefused(res, 422, message);
       assert.equal(res.json().error.details.field, name);
@@ -61,7 +67,13 @@ test('bad bodies and fields are refused (400, 413, 415, 422) in the error envelo
 test('an event of an unknown or suspended domain is answered 202 like any other, and stores nothing', async () => {
   const h = await collectHarness();
   try {
-    const suspended = await h.catalog.createSite({ workspaceId: (await h.catalog.getSite(h.siteId))!.workspaceId, name: 's', hostnames: ['paused.example'], collectionProfile: 'extended', status: 'SUSPENDED' });
+    const suspended = await h.catalog.createSite({
+      workspaceId: (await h.catalog.getSite(h.siteId))!.workspaceId,
+      name: 's',
+      hostnames: ['paused.example'],
+      collectionProfile: 'extended',
+      status: 'SUSPENDED',
+    });
     const known = await h.post(pageview('https://live.example/'));
     const unknown = await h.post(pageview('https://nowhere.example/', { d: 'nowhere.example' }));
     const paused = await h.post(pageview('https://paused.example/', { d: 'paused.example' }));
@@ -87,14 +99,21 @@ test('CORS: any origin may send events; the preflight is answered; /v1 stays GET
     const pre = await h.app.inject({
       method: 'OPTIONS',
       url: '/api/event',
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     assert.equal(pre.statusCode, 204);
     assert.equal(pre.headers['access-control-allow-origin'], '*');
     assert.match(String(pre.headers['access-control-allow-methods']), /POST/);
     assert.equal(pre.headers['access-control-allow-headers'], 'content-type');
     assert.equal(pre.headers['access-control-max-age'], '86400');
-    const post = await h.post(pageview('https://live.example/'), { contentType: 'application/json', headers: { origin: 'https://shop.example' } });
+    const post = await h.post(pageview('https://live.example/'), {
+      contentType: 'application/json',
+      headers: { origin: 'https://shop.example' },
+    });
     assert.equal(post.statusCode, 202);
     assert.equal(post.headers['access-control-allow-origin'], '*');
     assert.match(String(post.headers['x-request-id']), /^req_/);
@@ -112,7 +131,10 @@ test('CORS: any origin may send events; the preflight is answered; /v1 stays GET
     const body = doc.paths['/api/event'].post.requestBody;
     assert.deepEqual(Object.keys(body.content), ['application/json', 'text/plain']);
     const validate = openApiValidator(doc)('#/paths/~1api~1event/post/requestBody/content/application~1json/schema');
-    for (const event of [pageview('https://live.example/'), { name: 'Signup', url: 'https://live.example/', domain: 'live.example', props: { plan: 'pro' } }])
+    for (const event of [
+      pageview('https://live.example/'),
+      { name: 'Signup', url: 'https://live.example/', domain: 'live.example', props: { plan: 'pro' } },
+    ])
       assert.ok(validate(event), JSON.stringify(validate.errors));
     const v1post = await h.app.inject({ method: 'POST', url: '/v1/me', payload: '{}' });
     assert.equal(v1post.statusCode, 405);

@@ -26,12 +26,15 @@ let share: { slug: string };
 function failing(c: CatalogStore): CatalogStore {
   const names = new Set<string>();
   for (let o: object | null = c; o && o !== Object.prototype; o = Object.getPrototypeOf(o))
-    for (const name of Object.getOwnPropertyNames(o)) if (name !== 'constructor' && typeof (c as never)[name] === 'function') names.add(name);
+    for (const name of Object.getOwnPropertyNames(o))
+      if (name !== 'constructor' && typeof (c as never)[name] === 'function') names.add(name);
   const wrapped = Object.create(c) as Record<string, unknown>;
   for (const name of names) {
     const method = (c as unknown as Record<string, (...args: unknown[]) => unknown>)[name];
     const value = (...args: unknown[]) =>
-      down ? Promise.reject(new ControlPlaneUnavailableError('the PostgreSQL control plane is unavailable: connect ECONNREFUSED')) : method.apply(c, args);
+      down
+        ? Promise.reject(new ControlPlaneUnavailableError('the PostgreSQL control plane is unavailable: connect ECONNREFUSED'))
+        : method.apply(c, args);
     Object.defineProperty(wrapped, name, { value });
   }
   return wrapped as unknown as CatalogStore;
@@ -57,7 +60,12 @@ function unavailable(res: LightMyRequestResponse, what: string): void {
 }
 
 const event = (domain: string) =>
-  h.app.inject({ method: 'POST', url: '/api/event', headers: { 'content-type': 'text/plain', 'user-agent': CHROME }, payload: JSON.stringify({ n: 'pageview', u: `https://${domain}/`, d: domain }) });
+  h.app.inject({
+    method: 'POST',
+    url: '/api/event',
+    headers: { 'content-type': 'text/plain', 'user-agent': CHROME },
+    payload: JSON.stringify({ n: 'pageview', u: `https://${domain}/`, d: domain }),
+  });
 
 test('every way in answers 503 CONTROL_PLANE_UNAVAILABLE with Retry-After while the control plane is down, and 200 again after', async () => {
   assert.equal((await event('down.example')).statusCode, 202, 'the collector learns the domain');

@@ -49,7 +49,9 @@ test('usage carries events used against the plan; deleting a site needs its name
     assert.equal((await checked(h, admin, 'PATCH', `/app/api/sites/${site}`, { body: { name: 'X' } })).statusCode, 404);
     assert.equal((await checked(h, admin, 'DELETE', `/app/api/sites/${site}`, { body: { name } })).statusCode, 404);
     // its hostnames are free, its events gone from the counts, the other site's kept
-    const again = await checked(h, admin, 'POST', `/app/api/workspaces/${ws}/sites`, { body: { name: 'Again', hostnames, collection_profile: 'strict' } });
+    const again = await checked(h, admin, 'POST', `/app/api/workspaces/${ws}/sites`, {
+      body: { name: 'Again', hostnames, collection_profile: 'strict' },
+    });
     assert.equal(again.statusCode, 201);
     assert.equal((await usage()).events_used, 1);
     assert.equal((await h.call('/v1/metrics/timeseries', { ...q, site_id: kept })).statusCode, 200);
@@ -78,7 +80,8 @@ test('live collection counts in the allowance and never stops past it (enterpris
   const h = await collectHarness({ now: '2025-06-15T10:00:00.000Z', apiPolicy: { max_events_per_month: 2 } });
   try {
     const ws = (await h.catalog.getSite(h.siteId))!.workspaceId;
-    for (const p of ['/a', '/b', '/c']) assert.equal((await h.post(pageview(`https://live.example${p}`))).statusCode, 202, 'accepted past the allowance');
+    for (const p of ['/a', '/b', '/c'])
+      assert.equal((await h.post(pageview(`https://live.example${p}`))).statusCode, 202, 'accepted past the allowance');
     await h.flush();
     const u = await eventUsage({ catalog: h.catalog, ledger: h.container.ledger, store: h.container.events, clock: h.clock }, ws);
     assert.deepEqual([u.period, u.events_used, u.events_included, u.events_overage], ['2025-06', 3, 2, 1]);

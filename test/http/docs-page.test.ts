@@ -42,18 +42,33 @@ test('the docs page renders every operation and the reference text, offline', { 
     const res = await page.goto(`${server.address}/docs`, { waitUntil: 'load' });
     assert.equal(res?.status(), 200);
     assert.match(res?.headers()['content-security-policy'] ?? '', /connect-src 'self'/);
-    const doc = (await (await fetch(`${server.address}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; tags: string[] }>> };
+    const doc = (await (await fetch(`${server.address}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+    };
     const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
     // Swagger UI gives each operation block the id operations-<tag>-<operationId>.
     await page.waitForSelector('.opblock', { timeout: 30_000 });
     await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, ops.length, { timeout: 30_000 });
     const shown = await page.$$eval('.opblock', (els) => els.map((e) => e.id));
-    for (const op of ops) assert.ok(shown.includes(`operations-${op.tags[0].replace(/\s/g, '_')}-${op.operationId}`), `${op.operationId} is listed (${shown.join(', ')})`);
+    for (const op of ops)
+      assert.ok(
+        shown.includes(`operations-${op.tags[0].replace(/\s/g, '_')}-${op.operationId}`),
+        `${op.operationId} is listed (${shown.join(', ')})`,
+      );
     assert.equal(shown.length, ops.length, 'nothing else is listed');
 
     // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, what a reader sees
     const info = await page.$eval('.information-container', (e) => (e as HTMLElement).innerText);
-    for (const text of ['HARD_CAP_REACHED', 'REPORT_LOCKED_BY_PROFILE', 'Retry guidance', 'X-RateLimit-Reset', 'exponential backoff', 'Metering', 'ceil(days / 30)', '/v1/reports/overview'])
+    for (const text of [
+      'HARD_CAP_REACHED',
+      'REPORT_LOCKED_BY_PROFILE',
+      'Retry guidance',
+      'X-RateLimit-Reset',
+      'exponential backoff',
+      'Metering',
+      'ceil(days / 30)',
+      '/v1/reports/overview',
+    ])
       assert.ok(info.includes(text), `the description shows ${text}`);
     assert.ok((await page.$$('.information-container table')).length >= 3, 'error, metering and example tables render as tables');
 
@@ -64,13 +79,19 @@ test('the docs page renders every operation and the reference text, offline', { 
       // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, what a reader sees
       els.map((e) => (e as HTMLElement).innerText),
     );
-    assert.ok(params.some((p) => p.startsWith('site_id')), params.join());
+    assert.ok(
+      params.some((p) => p.startsWith('site_id')),
+      params.join(),
+    );
 
     assert.deepEqual(errors, [], 'no script error');
     const origin = new URL(server.address).origin;
     const offHost = requested.filter((u) => !u.startsWith(origin + '/') && !/^(data|blob|about):/.test(u));
     assert.deepEqual(offHost, [], 'every request goes to the server itself');
-    assert.ok(requested.some((u) => u.endsWith('/docs/json')), 'the page read the served document');
+    assert.ok(
+      requested.some((u) => u.endsWith('/docs/json')),
+      'the page read the served document',
+    );
   } finally {
     await context.close();
     await server.close();

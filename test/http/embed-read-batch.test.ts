@@ -9,7 +9,19 @@ import type { FastifyInstance } from 'fastify';
 import { EXPIRED_EMBED_TOKEN } from '../../src/domain/embeds.js';
 import type { MetricsHarness } from './metrics-harness.js';
 import { embedKey, mint, type TestEmbedKey } from './helpers/embeds.js';
-import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, FROM, linesOf, mixedReads, pageReads, refused, TO, type requestLog } from './helpers/read-batch.js';
+import {
+  assertLinesAsAlone,
+  batchLines,
+  batchUrl,
+  batchWorld,
+  FROM,
+  linesOf,
+  mixedReads,
+  pageReads,
+  refused,
+  TO,
+  type requestLog,
+} from './helpers/read-batch.js';
 
 const BATCH = '/embed/api/reads';
 
@@ -48,7 +60,11 @@ test('a batch answers each read on its own line with what the read sent alone wi
   nextSecond();
   const before = await used();
   const lines = batchLines(await get(batchUrl(BATCH, reads()), embed), reads());
-  assert.deepEqual(lines.map((l) => l.status), reads().map(() => 200), JSON.stringify(lines.filter((l) => l.status !== 200)).slice(0, 300));
+  assert.deepEqual(
+    lines.map((l) => l.status),
+    reads().map(() => 200),
+    JSON.stringify(lines.filter((l) => l.status !== 200)).slice(0, 300),
+  );
   const mid = await used();
   assert.ok(v1Reads().length >= reads().length, 'the reads were made (and logged)');
   nextSecond();
@@ -67,7 +83,10 @@ test("a read the token may not make is refused on its line as it is refused alon
   const lines = batchLines(await get(batchUrl(BATCH, mixed), embed), mixed);
   nextSecond();
   await assertLinesAsAlone(lines, mixed, (read) => get(read, embed));
-  assert.deepEqual(lines.map((l) => l.status), [403, 200, 422]);
+  assert.deepEqual(
+    lines.map((l) => l.status),
+    [403, 200, 422],
+  );
 });
 
 test('a batch without a good embed token is one 401, as /v1 refuses the read, and no read is made', async () => {
@@ -77,8 +96,16 @@ test('a batch without a good embed token is one 401, as /v1 refuses the read, an
   await h.container.embeds!.revokeEmbedKey(revokedKey.id, h.clock.now().toISOString());
   const cases: [string, string | undefined, RegExp | null][] = [
     ['no token', undefined, null],
-    ['a forged token', mint(h, { id: key.id, secret: 'ff_embed_not_the_secret' }, { token_id: parent.id, site_id: site }), /not signed with the secret/],
-    ['an expired token', mint(h, key, { token_id: parent.id, site_id: site, iat: now - 7200, exp: now - 60 }), new RegExp(EXPIRED_EMBED_TOKEN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))],
+    [
+      'a forged token',
+      mint(h, { id: key.id, secret: 'ff_embed_not_the_secret' }, { token_id: parent.id, site_id: site }),
+      /not signed with the secret/,
+    ],
+    [
+      'an expired token',
+      mint(h, key, { token_id: parent.id, site_id: site, iat: now - 7200, exp: now - 60 }),
+      new RegExp(EXPIRED_EMBED_TOKEN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    ],
     ["a revoked key's token", ofRevokedKey, /unknown or revoked/],
   ];
   for (const [what, token, message] of cases) {
@@ -93,7 +120,10 @@ test('a batch without a good embed token is one 401, as /v1 refuses the read, an
   }
   // an API token never sits in a page: the batch refuses it unread
   const readsBefore = v1Reads().length;
-  assert.match(refused(await get(batchUrl(BATCH, reads()), parent.secret), 401, 'UNAUTHORIZED', 'an API token').message, /never an API token/);
+  assert.match(
+    refused(await get(batchUrl(BATCH, reads()), parent.secret), 401, 'UNAUTHORIZED', 'an API token').message,
+    /never an API token/,
+  );
   assert.equal(v1Reads().length, readsBefore, 'no read made with an API token');
 });
 
@@ -108,15 +138,26 @@ test('bad input is one 422 naming the member of r, before any read; one read alo
   assert.equal((await at([reads()[0], `/app/api${reads()[1]}`])).details?.parameter, 'r.1');
   assert.equal((await at(Array.from({ length: 33 }, () => reads()[0]))).details?.parameter, 'r');
   assert.equal(refused(await get(BATCH, embed), 422, 'INVALID_PARAMS', 'no r').details?.parameter, 'r');
-  assert.equal(refused(await get(`${batchUrl(BATCH, [reads()[0]])}&site_id=${site}`, embed), 422, 'INVALID_PARAMS', 'another parameter').details?.parameter, 'site_id');
+  assert.equal(
+    refused(await get(`${batchUrl(BATCH, [reads()[0]])}&site_id=${site}`, embed), 422, 'INVALID_PARAMS', 'another parameter').details
+      ?.parameter,
+    'site_id',
+  );
   assert.equal(v1Reads().length, readsBefore, 'no read made');
   const one = linesOf((await get(batchUrl(BATCH, [reads()[0]]), embed)).body);
-  assert.deepEqual(one.map((l) => [l.i, l.status]), [[0, 200]]);
+  assert.deepEqual(
+    one.map((l) => [l.i, l.status]),
+    [[0, 200]],
+  );
 });
 
 test('the embed token reaches no log line, batch or read', () => {
-  assert.ok(log.urls().some((u) => u.startsWith(`${BATCH}?`)), 'the batches were logged');
+  assert.ok(
+    log.urls().some((u) => u.startsWith(`${BATCH}?`)),
+    'the batches were logged',
+  );
   assert.ok(v1Reads().length > 0, 'their reads were logged');
-  for (const part of embed.split('.').filter((p) => p.length > 20)) assert.ok(!log.text().includes(part), 'the log holds part of the embed token');
+  for (const part of embed.split('.').filter((p) => p.length > 20))
+    assert.ok(!log.text().includes(part), 'the log holds part of the embed token');
   assert.ok(!log.text().includes(parent.secret), 'the log holds the API token');
 });

@@ -69,7 +69,7 @@ const ANALYTICS: [string, Record<string, string>][] = [
   ['/v1/metrics/breakdown', { dimension: 'page' }],
 ];
 
-test("an embed token for tenant A answers what its parent answers naming A, metered the same to the workspace", async () => {
+test('an embed token for tenant A answers what its parent answers naming A, metered the same to the workspace', async () => {
   const embed = mint(h, key, { token_id: parent.id, site_id: site, tenant_id: tenantA });
   for (const [path, extra] of ANALYTICS) {
     const q = { from: FROM, to: TO, compare: 'prev_period', ...extra };
@@ -99,11 +99,21 @@ test('a tenant breakdown through an embed shows its own tenant only', async () =
   const res = await read('/v1/metrics/breakdown', { from: FROM, to: TO, dimension: 'tenant', metric: 'visitors' }, embed);
   assert.equal(res.statusCode, 200, res.body);
   const rows = res.json().current.rows;
-  assert.deepEqual(rows.map((r: { tenant_id: string }) => r.tenant_id), [tenantA]);
+  assert.deepEqual(
+    rows.map((r: { tenant_id: string }) => r.tenant_id),
+    [tenantA],
+  );
   assert.equal(rows[0].value, 12);
   // the parent sees both, and the visits of no tenant
-  const all = await read('/v1/metrics/breakdown', { site_id: site, from: FROM, to: TO, dimension: 'tenant', metric: 'visitors' }, parent.secret);
-  assert.deepEqual(new Set(all.json().current.rows.map((r: { tenant_id?: string }) => r.tenant_id)), new Set([tenantA, tenantB, undefined]));
+  const all = await read(
+    '/v1/metrics/breakdown',
+    { site_id: site, from: FROM, to: TO, dimension: 'tenant', metric: 'visitors' },
+    parent.secret,
+  );
+  assert.deepEqual(
+    new Set(all.json().current.rows.map((r: { tenant_id?: string }) => r.tenant_id)),
+    new Set([tenantA, tenantB, undefined]),
+  );
 });
 
 test('a whole-site embed (no tenant_id) reads the site, any of its tenants, and no other site', async () => {
@@ -172,7 +182,7 @@ test('forged, expired, over-long, unsigned, wrong-key, foreign-parent and cross-
     ['an unknown kid', mint(h, { id: 'ek_unknown', secret: key.secret }, good), 401, /unknown or revoked/],
     ['no kid', stripKid(mint(h, key, good)), 401, /kid/],
     ['a parent of another workspace', mint(h, key, { ...good, token_id: foreignParent.id }), 401, /parent token/],
-    ['a foreign key naming this workspace\'s parent', mint(h, foreignKey, good), 401, /parent token/],
+    ["a foreign key naming this workspace's parent", mint(h, foreignKey, good), 401, /parent token/],
     ['an unknown parent', mint(h, key, { ...good, token_id: 'tok_unknown' }), 401, /parent token/],
     ['no site_id', mint(h, key, { ...good, site_id: undefined }), 401, /site_id/],
     ['an unknown route name', mint(h, key, { ...good, routes: ['overview', 'usage'] }), 401, /routes claim/],
@@ -212,7 +222,10 @@ test('rotating the parent token refuses the embed tokens minted before it; those
   h.clock.advance(2000);
   const charged = await used();
   await h.catalog.rotateToken(p.id, hashSecret(generateSecret(randomBytes)));
-  assert.match(refused(await read('/v1/reports/overview', {}, before), 401, 'UNAUTHORIZED', 'minted before the rotation'), /issued before its parent token \(token_id\) was rotated/);
+  assert.match(
+    refused(await read('/v1/reports/overview', {}, before), 401, 'UNAUTHORIZED', 'minted before the rotation'),
+    /issued before its parent token \(token_id\) was rotated/,
+  );
   assert.equal(await used(), charged, 'nothing charged');
   h.clock.advance(1000);
   const after = mint(h, k, { token_id: p.id, site_id: site, tenant_id: tenantA });
@@ -220,7 +233,12 @@ test('rotating the parent token refuses the embed tokens minted before it; those
 });
 
 test('a token read many times is still refused once it expires (its verified signature is remembered, never its validity)', async () => {
-  const embed = mint(h, key, { token_id: parent.id, site_id: site, tenant_id: tenantA, exp: Math.floor(h.clock.now().getTime() / 1000) + 120 });
+  const embed = mint(h, key, {
+    token_id: parent.id,
+    site_id: site,
+    tenant_id: tenantA,
+    exp: Math.floor(h.clock.now().getTime() / 1000) + 120,
+  });
   for (let i = 0; i < 3; i++) assert.equal((await read('/v1/reports/overview', {}, embed)).statusCode, 200);
   const start = h.clock.now().getTime();
   try {
@@ -231,13 +249,15 @@ test('a token read many times is still refused once it expires (its verified sig
   }
 });
 
-test("everything the parent may not do, the embed may not do: scopes, plan families, site allowlist, hard cap", async () => {
+test('everything the parent may not do, the embed may not do: scopes, plan families, site allowlist, hard cap', async () => {
   const usageOnly = await h.token(h.ws.id, { scopes: ['usage:read'] });
   const e1 = mint(h, key, { token_id: usageOnly.id, site_id: site, tenant_id: tenantA });
   assert.match(refused(await read('/v1/reports/overview', {}, e1), 403, 'FORBIDDEN', 'scope'), /scope/);
 
   const starter = await h.workspace('starter');
-  const sSite = (await h.catalog.createSite({ workspaceId: starter.id, name: 's', hostnames: ['starter-embed.example'], collectionProfile: 'strict' })).id;
+  const sSite = (
+    await h.catalog.createSite({ workspaceId: starter.id, name: 's', hostnames: ['starter-embed.example'], collectionProfile: 'strict' })
+  ).id;
   const sParent = await h.token(starter.id);
   const sKey = await embedKey(h, starter.id);
   const e2 = mint(h, sKey, { token_id: sParent.id, site_id: sSite });
@@ -252,7 +272,9 @@ test("everything the parent may not do, the embed may not do: scopes, plan famil
   assert.match(refused(await read('/v1/metrics/timeseries', {}, e3), 403, 'FORBIDDEN', 'site allowlist'), /may not read the site/);
 
   const capped = await h.workspace('enterprise', { monthly_included_units: 2, hard_cap_units: 4 });
-  const cSite = (await h.catalog.createSite({ workspaceId: capped.id, name: 'c', hostnames: ['capped-embed.example'], collectionProfile: 'strict' })).id;
+  const cSite = (
+    await h.catalog.createSite({ workspaceId: capped.id, name: 'c', hostnames: ['capped-embed.example'], collectionProfile: 'strict' })
+  ).id;
   const cParent = await h.token(capped.id);
   const cKey = await embedKey(h, capped.id);
   const e4 = mint(h, cKey, { token_id: cParent.id, site_id: cSite });
@@ -262,7 +284,8 @@ test("everything the parent may not do, the embed may not do: scopes, plan famil
 
 test("an embed counts in its parent's rate window: one window shared by the parent and all its embeds", async () => {
   const ws = await h.workspace('enterprise', { rate_limit_rps: 1 }); // 60 requests per 60 s
-  const s = (await h.catalog.createSite({ workspaceId: ws.id, name: 'r', hostnames: ['rate-embed.example'], collectionProfile: 'strict' })).id;
+  const s = (await h.catalog.createSite({ workspaceId: ws.id, name: 'r', hostnames: ['rate-embed.example'], collectionProfile: 'strict' }))
+    .id;
   const p = await h.token(ws.id);
   const k = await embedKey(h, ws.id);
   const embed = mint(h, k, { token_id: p.id, site_id: s });
@@ -293,15 +316,32 @@ function stripKid(token: string): string {
 
 test("the typed client's mintEmbedToken makes a standard JWT that jsonwebtoken verifies and /v1 honours; its lifetime is bounded", async () => {
   const now = h.clock.now();
-  const token = await mintEmbedToken({ keyId: key.id, secret: key.secret }, { tokenId: parent.id, siteId: site, tenantId: tenantA, routes: ['timeseries'], ttlSeconds: 600, now });
-  const decoded = jwt.verify(token, key.secret, { algorithms: ['HS256'], clockTimestamp: Math.floor(now.getTime() / 1000), complete: true });
+  const token = await mintEmbedToken(
+    { keyId: key.id, secret: key.secret },
+    { tokenId: parent.id, siteId: site, tenantId: tenantA, routes: ['timeseries'], ttlSeconds: 600, now },
+  );
+  const decoded = jwt.verify(token, key.secret, {
+    algorithms: ['HS256'],
+    clockTimestamp: Math.floor(now.getTime() / 1000),
+    complete: true,
+  });
   assert.deepEqual(decoded.header, { alg: 'HS256', typ: 'JWT', kid: key.id });
   const iat = Math.floor(now.getTime() / 1000);
-  assert.deepEqual(decoded.payload, { token_id: parent.id, site_id: site, tenant_id: tenantA, routes: ['timeseries'], iat, exp: iat + 600 });
+  assert.deepEqual(decoded.payload, {
+    token_id: parent.id,
+    site_id: site,
+    tenant_id: tenantA,
+    routes: ['timeseries'],
+    iat,
+    exp: iat + 600,
+  });
   const res = await read('/v1/metrics/timeseries', { from: FROM, to: TO, metric: 'visitors' }, token);
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.json().current.total, 12);
-  await assert.rejects(mintEmbedToken({ keyId: key.id, secret: key.secret }, { tokenId: parent.id, siteId: site, ttlSeconds: 86_401 }), RangeError);
+  await assert.rejects(
+    mintEmbedToken({ keyId: key.id, secret: key.secret }, { tokenId: parent.id, siteId: site, ttlSeconds: 86_401 }),
+    RangeError,
+  );
   // the client takes an embed token like an API token
   assert.equal(typeof createFootfallClient({ baseUrl: 'http://127.0.0.1:1', token }).GET, 'function');
 });

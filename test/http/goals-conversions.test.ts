@@ -3,7 +3,18 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
-import { EFFECTIVE_AT, MODES, dayWindow, events, linesFor, sectionWindow, stored, within, type REvent, type SiteMode } from '../unit/reports/reference.js';
+import {
+  EFFECTIVE_AT,
+  MODES,
+  dayWindow,
+  events,
+  linesFor,
+  sectionWindow,
+  stored,
+  within,
+  type REvent,
+  type SiteMode,
+} from '../unit/reports/reference.js';
 import type { GoalFilters, GoalType } from '../../src/ports/catalog-store.js';
 
 const GOALS: { type: GoalType; pattern: string; filters?: GoalFilters }[] = [
@@ -48,7 +59,15 @@ after(async () => h?.close());
 function matches(g: (typeof GOALS)[number], e: REvent): boolean {
   if (g.type === 'PAGEVIEW_MATCH') {
     if (e.type !== 'pageview' || e.path === null) return false;
-    const re = new RegExp('^' + g.pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 's');
+    const re = new RegExp(
+      '^' +
+        g.pattern
+          .split('*')
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*') +
+        '$',
+      's',
+    );
     return re.test(e.path);
   }
   if (e.type !== 'action') return false;
@@ -60,7 +79,11 @@ function matches(g: (typeof GOALS)[number], e: REvent): boolean {
 /** Expected rows in the order GET /v1/goals lists the goals (the catalog's order). */
 function expected(mode: SiteMode, from: string, to: string, ids: string[]) {
   const rows = expectedByCreation(mode, from, to, ids).goals;
-  return { goals: listed[ids === goalIds.extended ? 'extended' : ids === goalIds.switched ? 'switched' : 'strict'].map((id) => rows.find((r) => r.goal_id === id)!) };
+  return {
+    goals: listed[ids === goalIds.extended ? 'extended' : ids === goalIds.switched ? 'switched' : 'strict'].map(
+      (id) => rows.find((r) => r.goal_id === id)!,
+    ),
+  };
 }
 
 function expectedByCreation(mode: SiteMode, from: string, to: string, ids: string[]) {
@@ -72,13 +95,24 @@ function expectedByCreation(mode: SiteMode, from: string, to: string, ids: strin
     goals: GOALS.map((g, i) => {
       const m = evs.filter((e) => matches(g, e));
       const last = m.length ? Math.max(...m.map((e) => e.ts)) : null;
-      return { goal_id: ids[i], conversions: m.length, unique_sessions: new Set(m.map((e) => e.session)).size, total_sessions: total, last_seen_at: last === null ? null : new Date(last).toISOString() };
+      return {
+        goal_id: ids[i],
+        conversions: m.length,
+        unique_sessions: new Set(m.map((e) => e.session)).size,
+        total_sessions: total,
+        last_seen_at: last === null ? null : new Date(last).toISOString(),
+      };
     }),
   };
 }
 
 test('conversions on an extended site equal the plain matcher, current and compare', async () => {
-  const res = await h.call('/v1/goals/conversions', { site_id: sites.extended, from: '2025-06-10', to: '2025-06-12', compare: 'prev_period' });
+  const res = await h.call('/v1/goals/conversions', {
+    site_id: sites.extended,
+    from: '2025-06-10',
+    to: '2025-06-12',
+    compare: 'prev_period',
+  });
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json();
   assert.deepEqual(body.current, expected(MODES.extended, '2025-06-10', '2025-06-12', goalIds.extended));
@@ -90,14 +124,22 @@ test('conversions on an extended site equal the plain matcher, current and compa
 });
 
 test('conversions on a site that switched inside the range count from effective_at (partial window)', async () => {
-  const res = await h.call('/v1/goals/conversions', { site_id: sites.switched, from: '2025-06-10', to: '2025-06-12', compare: 'prev_period' });
+  const res = await h.call('/v1/goals/conversions', {
+    site_id: sites.switched,
+    from: '2025-06-10',
+    to: '2025-06-12',
+    compare: 'prev_period',
+  });
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json();
   assert.equal(body.availability.current.status, 'partially_available_after_effective_at');
   assert.equal(body.availability.current.compatibleStart, EFFECTIVE_AT);
   assert.equal(body.availability.compare.status, 'not_available_for_requested_period');
   assert.deepEqual(body.current, expected(MODES.switched, '2025-06-10', '2025-06-12', goalIds.switched));
-  assert.ok(body.current.goals[0].total_sessions < expectedByCreation(MODES.extended, '2025-06-10', '2025-06-12', goalIds.switched).goals[0].total_sessions);
+  assert.ok(
+    body.current.goals[0].total_sessions <
+      expectedByCreation(MODES.extended, '2025-06-10', '2025-06-12', goalIds.switched).goals[0].total_sessions,
+  );
   assert.deepEqual(body.compare, expected(MODES.switched, '2025-06-07', '2025-06-09', goalIds.switched));
   assert.ok(body.compare.goals.every((g: { conversions: number; last_seen_at: null }) => g.conversions === 0 && g.last_seen_at === null));
 });

@@ -18,7 +18,11 @@ test('GET /healthz answers 503 when the control plane does not answer', async ()
   const h = await harness({
     catalog: (c) =>
       Object.create(c, {
-        ping: { value: async () => { if (down) throw new Error('disk gone'); } },
+        ping: {
+          value: async () => {
+            if (down) throw new Error('disk gone');
+          },
+        },
       }) as CatalogStore,
   });
   down = true;
@@ -64,7 +68,10 @@ test('the document a generated client needs: operationIds, servers, licence, tag
   const ops = operations(doc);
   assert.equal(ops.length, 15, '13 /v1 operations and GET and HEAD /healthz');
   const ids = ops.map(([, , op]) => op.operationId);
-  assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)), ids.join());
+  assert.ok(
+    ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)),
+    ids.join(),
+  );
   assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   assert.ok(doc.servers?.length >= 1 && doc.servers.every((s: any) => typeof s.url === 'string'));
   assert.ok(doc.info.license?.name && (doc.info.license.identifier || doc.info.license.url), 'licence named, with an identifier or url');
@@ -74,9 +81,13 @@ test('the document a generated client needs: operationIds, servers, licence, tag
   // One response component per catalog status, each the shared envelope narrowed to its codes.
   const statuses = [...new Set(Object.values(ERROR_CATALOG).map((e) => e.status))];
   for (const status of statuses) {
-    const ref = `#/components/responses/${Object.entries<any>(doc.components.responses).find(([, r]) =>
-      r.content['application/json'].schema.allOf[1].properties.error.properties.code.enum.every((c: ErrorCode) => ERROR_CATALOG[c].status === status),
-    )?.[0]}`;
+    const ref = `#/components/responses/${
+      Object.entries<any>(doc.components.responses).find(([, r]) =>
+        r.content['application/json'].schema.allOf[1].properties.error.properties.code.enum.every(
+          (c: ErrorCode) => ERROR_CATALOG[c].status === status,
+        ),
+      )?.[0]
+    }`;
     const response = resolvePointer(doc, ref);
     const schema = response.content['application/json'].schema;
     assert.deepEqual(schema.allOf[0], { $ref: '#/components/schemas/ErrorEnvelope' }, `${status} refers to the shared envelope`);
@@ -86,14 +97,16 @@ test('the document a generated client needs: operationIds, servers, licence, tag
     assert.equal(response.headers['X-Request-Id'].required, true);
   }
   const limited = resolvePointer(doc, '#/components/responses/RateLimited').headers;
-  for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) assert.equal(limited[name]?.required, true, `429 ${name}`);
+  for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'])
+    assert.equal(limited[name]?.required, true, `429 ${name}`);
   assert.equal(resolvePointer(doc, '#/components/responses/Unavailable').headers['Retry-After']?.required, true, '503 Retry-After');
   assert.equal(resolvePointer(doc, '#/components/responses/MethodNotAllowed').headers.Allow?.required, true, '405 Allow');
 
   for (const [p, m, op] of ops) {
     const where = `${m.toUpperCase()} ${p}`;
     for (const [status, response] of Object.entries<any>(op.responses)) {
-      if (Number(status) >= 400 && p !== '/healthz') assert.match(response.$ref ?? '', /^#\/components\/responses\//, `${where} ${status} is a shared error response`);
+      if (Number(status) >= 400 && p !== '/healthz')
+        assert.match(response.$ref ?? '', /^#\/components\/responses\//, `${where} ${status} is a shared error response`);
     }
     assert.ok(op.responses['404'] && op.responses['405'], `${where}: 404 and 405 documented`);
     const ok = op.responses['200'];
@@ -112,7 +125,8 @@ test('the document a generated client needs: operationIds, servers, licence, tag
 test('the description carries the error catalog, retry guidance and the metering table', async () => {
   const h = await harness();
   const text: string = h.checker.doc.info.description;
-  for (const code of Object.keys(ERROR_CATALOG)) assert.match(text, new RegExp(`\\| \`${code}\` \\| ${ERROR_CATALOG[code as ErrorCode].status} \\|`), code);
+  for (const code of Object.keys(ERROR_CATALOG))
+    assert.match(text, new RegExp(`\\| \`${code}\` \\| ${ERROR_CATALOG[code as ErrorCode].status} \\|`), code);
   assert.match(text, /## Retry guidance/);
   assert.match(text, /429 RATE_LIMITED\*\*: wait until `X-RateLimit-Reset`/);
   assert.match(text, /Never retry 401, 402, 403 or 422/);

@@ -40,7 +40,10 @@ test('an account with no password yet is not taken over: the inviter cannot choo
     assert.equal((await h.people.findUserByEmail('owner@victim.example'))!.passwordHash, null, 'no password was set');
     assert.equal((await signIn(h, 'owner@victim.example', 'chosen by the attacker')).statusCode, 401);
     assert.equal(await h.people.getRole(theirs, victim.id), 'owner');
-    assert.ok(await h.people.findOpenInvitation(hashSecret(secret), h.clock.now().toISOString()), 'the invitation stays open for the account itself');
+    assert.ok(
+      await h.people.findOpenInvitation(hashSecret(secret), h.clock.now().toISOString()),
+      'the invitation stays open for the account itself',
+    );
   } finally {
     await h.close();
   }
@@ -84,20 +87,26 @@ test('the account joins from a session of its own: its password and its other se
     const preview = await checked(h, null, 'POST', '/app/api/invitations/preview', { body: { invitation: secret } });
     assert.equal(preview.statusCode, 200);
     const shown = preview.json() as { invited_by: { name: string } };
-    assert.deepEqual({ ...shown, invited_by: shown.invited_by.name, expires_at: undefined }, {
-      email: 'invitee@example.com',
-      role: 'viewer',
-      workspace_name: 'ws pro',
-      invited_by: 'Test Person',
-      expires_at: undefined,
-      account_exists: true,
-    });
+    assert.deepEqual(
+      { ...shown, invited_by: shown.invited_by.name, expires_at: undefined },
+      {
+        email: 'invitee@example.com',
+        role: 'viewer',
+        workspace_name: 'ws pro',
+        invited_by: 'Test Person',
+        expires_at: undefined,
+        account_exists: true,
+      },
+    );
 
     const noCsrf = await call(h, invitee, 'POST', '/app/api/invitations/join', { body: { invitation: secret }, csrf: false });
     assert.equal(noCsrf.statusCode, 403, 'a change needs the CSRF token');
     const wrongPerson = await checked(h, second, 'POST', '/app/api/invitations/join', { body: { invitation: secret } });
     assert.equal(wrongPerson.statusCode, 403);
-    assert.match(wrongPerson.json().error.message, /This invitation is for invitee@example\.com, and you are signed in as someone-else@example\.com/);
+    assert.match(
+      wrongPerson.json().error.message,
+      /This invitation is for invitee@example\.com, and you are signed in as someone-else@example\.com/,
+    );
     assert.equal(await h.people.getRole(ws, second.user.id), null);
     assert.equal((await checked(h, null, 'POST', '/app/api/invitations/join', { body: { invitation: secret } })).statusCode, 401);
 
@@ -109,7 +118,11 @@ test('the account joins from a session of its own: its password and its other se
     assert.equal((await h.people.findUserByEmail(invitee.email))!.passwordHash, hashBefore);
     assert.equal((await checked(h, invitee, 'GET', '/app/api/session')).statusCode, 200);
     assert.ok(otherSession.csrf_token);
-    assert.equal((await checked(h, invitee, 'POST', '/app/api/invitations/join', { body: { invitation: secret } })).statusCode, 404, 'used once');
+    assert.equal(
+      (await checked(h, invitee, 'POST', '/app/api/invitations/join', { body: { invitation: secret } })).statusCode,
+      404,
+      'used once',
+    );
   } finally {
     await h.close();
   }
@@ -153,7 +166,11 @@ test('a first password chosen by a person who signed in by link ends every other
     const set = await checked(h, sessions[0], 'POST', '/app/api/session/password', { body: { new_password: PASSWORD } });
     assert.equal(set.statusCode, 200);
     assert.equal((await checked(h, sessions[1], 'GET', '/app/api/session')).statusCode, 401, 'the other session ended');
-    assert.equal((await checked(h, sessions[0], 'GET', '/app/api/session')).statusCode, 401, 'the session that chose it too: its answer started a new one');
+    assert.equal(
+      (await checked(h, sessions[0], 'GET', '/app/api/session')).statusCode,
+      401,
+      'the session that chose it too: its answer started a new one',
+    );
     const fresh = { ...sessions[0], cookie: sessionCookieOf(set)!, csrf: set.json().csrf_token };
     assert.equal((await checked(h, fresh, 'GET', '/app/api/session')).statusCode, 200);
   } finally {

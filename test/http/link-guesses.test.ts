@@ -30,14 +30,26 @@ test('a made-up reset link is answered 404 after one look-up, without hashing th
     const before = { hashes: hasher.hashes, verifies: hasher.verifies };
     const answers = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        h.app.inject({ method: 'POST', url: '/app/api/password-reset/accept', payload: { reset: made(i), password: 'a long new password' }, remoteAddress: `198.51.100.${i + 1}` }),
+        h.app.inject({
+          method: 'POST',
+          url: '/app/api/password-reset/accept',
+          payload: { reset: made(i), password: 'a long new password' },
+          remoteAddress: `198.51.100.${i + 1}`,
+        }),
       ),
     );
-    assert.deepEqual(answers.map((r) => r.statusCode), Array(16).fill(404));
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      Array(16).fill(404),
+    );
     assert.deepEqual({ hashes: hasher.hashes, verifies: hasher.verifies }, before, 'no argon2 work for a link that does not exist');
     // A real link: one hash, the password set.
     const link = await issueLink({ people: h.people, clock: h.clock, publicUrl: h.container.config.publicUrl }, p.user, 'reset');
-    const ok = await h.app.inject({ method: 'POST', url: '/app/api/password-reset/accept', payload: { reset: link.url.slice(-32), password: 'a long new password' } });
+    const ok = await h.app.inject({
+      method: 'POST',
+      url: '/app/api/password-reset/accept',
+      payload: { reset: link.url.slice(-32), password: 'a long new password' },
+    });
     assert.equal(ok.statusCode, 200);
     assert.equal(hasher.hashes, before.hashes + 1);
   } finally {
@@ -51,7 +63,8 @@ test('made-up links count against the client address with wrong passwords: past 
     const p = await person(h);
     const ws = (await h.workspace('pro')).id;
     const from = '198.51.100.77';
-    const post = (url: string, payload: object, address = from) => h.app.inject({ method: 'POST', url: `/app/api${url}`, payload, remoteAddress: address });
+    const post = (url: string, payload: object, address = from) =>
+      h.app.inject({ method: 'POST', url: `/app/api${url}`, payload, remoteAddress: address });
     // 20 wrong passwords, then 10 made-up links of each kind: 50 failures from one address
     for (let i = 0; i < 20; i++) assert.equal((await signIn(h, `guess${i}@example.com`, 'wrong password!', from)).statusCode, 401);
     for (let i = 0; i < 10; i++) {

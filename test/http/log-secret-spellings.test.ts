@@ -16,7 +16,9 @@ import { embedKey, mint, shareLink } from './helpers/embeds.js';
 /** One request with the URL as written (no client library normalizes it); answers the status. */
 function rawGet(port: number, url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${url} HTTP/1.1\r\nHost: stats.example\r\nConnection: close\r\n\r\n`));
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write(`GET ${url} HTTP/1.1\r\nHost: stats.example\r\nConnection: close\r\n\r\n`),
+    );
     let head = '';
     socket.on('data', (chunk) => (head += chunk.toString('latin1')));
     socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0)));
@@ -36,10 +38,15 @@ test('no secret reaches the log in any spelling that routes or could carry one; 
   const app = await buildApp(h.container, { logger: { level: 'trace', stream } });
   try {
     const ws = (await h.workspace('pro')).id;
-    const site = (await h.catalog.createSite({ workspaceId: ws, name: 'Spellings', hostnames: ['spellings.example'], collectionProfile: 'extended' })).id;
+    const site = (
+      await h.catalog.createSite({ workspaceId: ws, name: 'Spellings', hostnames: ['spellings.example'], collectionProfile: 'extended' })
+    ).id;
     const owner = await person(h, { workspaceId: ws, role: 'owner' });
     const secretOf = (url: string) => /\/([0-9A-Za-z]{32})$/.exec(url)![1];
-    const invitation = secretOf((await call(h, owner, 'POST', `/app/api/workspaces/${ws}/invitations`, { body: { email: 'new@example.com', role: 'viewer' } })).json().invitation_url);
+    const invitation = secretOf(
+      (await call(h, owner, 'POST', `/app/api/workspaces/${ws}/invitations`, { body: { email: 'new@example.com', role: 'viewer' } })).json()
+        .invitation_url,
+    );
     const links = { people: h.people, clock: h.clock, publicUrl: h.container.config.publicUrl };
     const reset = secretOf((await issueLink(links, owner.user, 'reset')).url);
     const signIn = secretOf((await issueLink(links, owner.user, 'sign_in')).url);
@@ -48,7 +55,18 @@ test('no secret reaches the log in any spelling that routes or could carry one; 
     const key = await embedKey(h, ws);
     const jwt = mint(h, key, { token_id: parent.id, site_id: site });
     const password = 'correct horse battery staple';
-    const secrets = { invitation, reset, signIn, slug, token: parent.secret, jwt, embedKeySecret: key.secret, password, cookie: owner.cookie, csrf: owner.csrf };
+    const secrets = {
+      invitation,
+      reset,
+      signIn,
+      slug,
+      token: parent.secret,
+      jwt,
+      embedKeySecret: key.secret,
+      password,
+      cookie: owner.cookie,
+      csrf: owner.csrf,
+    };
 
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const port = Number(new URL(address).port);
@@ -103,12 +121,22 @@ test('no secret reaches the log in any spelling that routes or could carry one; 
     await app.close();
 
     const lines = log.split('\n').filter(Boolean);
-    const urls = lines.map((l) => JSON.parse(l) as { req?: { url?: string } }).filter((l) => l.req?.url !== undefined).map((l) => l.req!.url!);
+    const urls = lines
+      .map((l) => JSON.parse(l) as { req?: { url?: string } })
+      .filter((l) => l.req?.url !== undefined)
+      .map((l) => l.req!.url!);
     assert.ok(urls.length >= spellings.length, `only ${urls.length} requests logged for ${spellings.length} sent`);
-    const leaks = Object.entries(secrets).filter(([, s]) => log.includes(s) || decoded(log).includes(s) || decoded(decoded(log)).includes(s));
-    assert.deepEqual(leaks.map(([name]) => name), [], `secrets in the log:\n${urls.join('\n')}`);
+    const leaks = Object.entries(secrets).filter(
+      ([, s]) => log.includes(s) || decoded(log).includes(s) || decoded(decoded(log)).includes(s),
+    );
+    assert.deepEqual(
+      leaks.map(([name]) => name),
+      [],
+      `secrets in the log:\n${urls.join('\n')}`,
+    );
     // and no part of the embed token long enough to matter (its payload, its signature)
-    for (const part of jwt.split('.').filter((p) => p.length > 20)) assert.ok(!decoded(log).includes(part), 'the log holds part of the embed token');
+    for (const part of jwt.split('.').filter((p) => p.length > 20))
+      assert.ok(!decoded(log).includes(part), 'the log holds part of the embed token');
     assert.ok(urls.includes(ordinary), `the ordinary read is logged as sent:\n${urls.join('\n')}`);
     // what is masked is the secret alone: the rest of the URL stays as sent
     for (const readable of [

@@ -29,13 +29,23 @@ test('pageviews by page: rows sorted by value then key (code points), equal to c
   assert.deepEqual(body.current, {
     metric: 'pageviews',
     dimension: 'page',
-    rows: sortRows(countBy(span.filter((l) => l.type === 'pageview'), (l) => l.path!)),
+    rows: sortRows(
+      countBy(
+        span.filter((l) => l.type === 'pageview'),
+        (l) => l.path!,
+      ),
+    ),
   });
   assert.equal(body.current.rows.length, 4);
 });
 
 test('sessions by referrer: host-only, lower case, no www; sessions without referrer are the null key', async () => {
-  const expected = sortRows(countBy(sessions(inRange(lines, from, to)).filter((s) => s.traffic === 'human'), (s) => s.referrerHost));
+  const expected = sortRows(
+    countBy(
+      sessions(inRange(lines, from, to)).filter((s) => s.traffic === 'human'),
+      (s) => s.referrerHost,
+    ),
+  );
   const body = await rows({ dimension: 'referrer', metric: 'sessions' });
   assert.deepEqual(body.current.rows, expected);
   assert.ok(expected.some((r) => r.key === null));
@@ -61,9 +71,19 @@ test('sessions by page count sessions with a pageview of the page; visitors by c
 
 test('limit keeps the top rows; compare is the previous period with the same shape', async () => {
   const body = await rows({ dimension: 'page', limit: 2, compare: 'prev_period' });
-  const all = sortRows(countBy(inRange(lines, from, to).filter((l) => isHuman(l) && l.type === 'pageview'), (l) => l.path!));
+  const all = sortRows(
+    countBy(
+      inRange(lines, from, to).filter((l) => isHuman(l) && l.type === 'pageview'),
+      (l) => l.path!,
+    ),
+  );
   assert.deepEqual(body.current.rows, all.slice(0, 2));
-  const prev = sortRows(countBy(inRange(lines, '2025-04-24', '2025-05-19').filter((l) => isHuman(l) && l.type === 'pageview'), (l) => l.path!));
+  const prev = sortRows(
+    countBy(
+      inRange(lines, '2025-04-24', '2025-05-19').filter((l) => isHuman(l) && l.type === 'pageview'),
+      (l) => l.path!,
+    ),
+  );
   assert.deepEqual(body.compare.rows, prev.slice(0, 2));
   assert.equal(body.range.compare_start, '2025-04-24T00:00:00.000Z');
   // data starts on 2025-05-01: the compare window is partly outside the source coverage
@@ -85,14 +105,25 @@ test('tenant rows carry tenant_id, slug and name; a restricted token sees only i
   const t2 = await h.tenant(tsite, 'south', 'South Shop');
   const mine = generate({ site: tsite, firstDay: '2025-06-01', lastDay: '2025-06-14', seed: 5, tenants: [t1, t2] });
   await h.importEvents(mine as unknown as Record<string, unknown>[]);
-  const byTenant = countBy(inRange(mine, '2025-06-01', '2025-06-14').filter((l) => isHuman(l) && l.type === 'pageview'), (l) => l.tenant_id ?? null);
-  const label = (k: string | null) => (k === t1 ? { tenant_id: t1, tenant_slug: 'north', tenant_name: 'North Shop' } : k === t2 ? { tenant_id: t2, tenant_slug: 'south', tenant_name: 'South Shop' } : {});
+  const byTenant = countBy(
+    inRange(mine, '2025-06-01', '2025-06-14').filter((l) => isHuman(l) && l.type === 'pageview'),
+    (l) => l.tenant_id ?? null,
+  );
+  const label = (k: string | null) =>
+    k === t1
+      ? { tenant_id: t1, tenant_slug: 'north', tenant_name: 'North Shop' }
+      : k === t2
+        ? { tenant_id: t2, tenant_slug: 'south', tenant_name: 'South Shop' }
+        : {};
   const q = { site_id: tsite, dimension: 'tenant', from: '2025-06-01', to: '2025-06-14' };
 
   let r = await h.call('/v1/metrics/breakdown', q);
   assert.equal(r.statusCode, 200, r.body);
   assert.equal(r.json().availability.route, 'breakdown_tenant');
-  assert.deepEqual(r.json().current.rows, sortRows(byTenant).map((row) => ({ ...row, ...label(row.key) })));
+  assert.deepEqual(
+    r.json().current.rows,
+    sortRows(byTenant).map((row) => ({ ...row, ...label(row.key) })),
+  );
   assert.equal(r.json().current.rows.length, 3, 'two tenants and the events without one');
 
   const restricted = await h.newToken({ tenantIds: [t2] });
@@ -107,7 +138,10 @@ test('tenant rows carry tenant_id, slug and name; a restricted token sees only i
   assert.equal(r.statusCode, 403, 'a tenant outside the allowlist');
   r = await h.call('/v1/metrics/breakdown', { ...q, dimension: 'page', tenant_id: t2 }, { token: restricted });
   assert.equal(r.statusCode, 200);
-  const t2Pages = countBy(inRange(mine, '2025-06-01', '2025-06-14').filter((l) => isHuman(l) && l.type === 'pageview' && l.tenant_id === t2), (l) => l.path!);
+  const t2Pages = countBy(
+    inRange(mine, '2025-06-01', '2025-06-14').filter((l) => isHuman(l) && l.type === 'pageview' && l.tenant_id === t2),
+    (l) => l.path!,
+  );
   assert.deepEqual(r.json().current.rows, sortRows(t2Pages));
   assert.equal(r.json().availability.route, 'breakdown_tenant');
 });

@@ -35,7 +35,10 @@ test('a repeated request is a cache hit: same data, flagged cached, billed again
   assert.equal(b.meta.surface.dataFreshness.cached, true);
   assert.ok(b.meta.surface.dataFreshness.notes.some((n: string) => /cache/i.test(n)));
   assert.deepEqual(withoutMeta(b), withoutMeta(a));
-  assert.deepEqual(a.current.rows, [{ key: '/a', value: 2 }, { key: '/b', value: 1 }]);
+  assert.deepEqual(a.current.rows, [
+    { key: '/a', value: 2 },
+    { key: '/b', value: 1 },
+  ]);
   assert.equal(b.meta.units_charged, a.meta.units_charged);
   assert.equal(b.meta.usage.used_units, a.meta.usage.used_units + a.meta.units_charged);
   assert.equal(await used(), before + 2 * a.meta.units_charged);
@@ -80,7 +83,13 @@ test('an import makes cached responses unreachable: the next request sees the ne
   const body = fresh.json();
   assert.equal(body.meta.surface.dataFreshness.cached, false);
   assert.equal(body.current.total, 4);
-  assert.deepEqual(body.meta.surface.dataFreshness, { status: 'fresh', asOf: '2025-06-15T12:20:00.000Z', lagMinutes: 10, cached: false, notes: [] });
+  assert.deepEqual(body.meta.surface.dataFreshness, {
+    status: 'fresh',
+    asOf: '2025-06-15T12:20:00.000Z',
+    lagMinutes: 10,
+    cached: false,
+    notes: [],
+  });
 
   // a hit recomputes the lag from the clock
   h.clock.set('2025-06-15T14:20:00.000Z');

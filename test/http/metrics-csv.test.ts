@@ -30,7 +30,9 @@ before(async () => {
   BROWSERS.forEach((browser, b) => {
     for (let n = 0; n <= b; n++) {
       const ts = `2025-06-${String(10 + (n % 4)).padStart(2, '0')}T${String(8 + n).padStart(2, '0')}:00:00Z`;
-      lines.push(pv(site, ts, PAGES[(b + n) % PAGES.length], `k${b}-${n}`, { browser_family: browser, ...(n % 2 ? { tenant_id: tenant } : {}) }));
+      lines.push(
+        pv(site, ts, PAGES[(b + n) % PAGES.length], `k${b}-${n}`, { browser_family: browser, ...(n % 2 ? { tenant_id: tenant } : {}) }),
+      );
     }
   });
   // a session that bounces beside ones that do not: fractional rates
@@ -100,22 +102,46 @@ function assertCsvHeaders(res: LightMyRequestResponse, filename: string) {
 }
 
 test('timeseries: start,value, one record per JSON point, the same values; by day and by hour', async () => {
-  for (const [metric, interval] of [['pageviews', 'day'], ['visitors', 'hour'], ['bounce_rate', 'day'], ['avg_pages_per_session', 'hour']] as const) {
+  for (const [metric, interval] of [
+    ['pageviews', 'day'],
+    ['visitors', 'hour'],
+    ['bounce_rate', 'day'],
+    ['avg_pages_per_session', 'hour'],
+  ] as const) {
     const { json, csv, records } = await both('/v1/metrics/timeseries', { site_id: site, metric, interval, from: FROM, to: TO });
     assertCsvHeaders(csv, `${site}-${metric}-${FROM}-${TO}.csv`);
     assert.deepEqual(records[0], ['start', 'value']);
-    assert.deepEqual(records.slice(1), json.current.points.map((p: { start: string; value: number }) => [p.start, field(p.value)]), `${metric} ${interval}`);
-    assert.ok(json.current.points.some((p: { value: number }) => p.value > 0), `${metric}: the fixture has data`);
+    assert.deepEqual(
+      records.slice(1),
+      json.current.points.map((p: { start: string; value: number }) => [p.start, field(p.value)]),
+      `${metric} ${interval}`,
+    );
+    assert.ok(
+      json.current.points.some((p: { value: number }) => p.value > 0),
+      `${metric}: the fixture has data`,
+    );
   }
   const rates = await both('/v1/metrics/timeseries', { site_id: site, metric: 'bounce_rate', from: FROM, to: TO });
-  assert.ok(rates.records.slice(1).some(([, v]) => v.includes('.')), 'a fractional rate is written in full');
+  assert.ok(
+    rates.records.slice(1).some(([, v]) => v.includes('.')),
+    'a fractional rate is written in full',
+  );
 });
 
 test('breakdown: key,value, the JSON rows in order; keys with commas, quotes, CR, LF and non-ASCII text survive', async () => {
-  const { json, csv, records } = await both('/v1/metrics/breakdown', { site_id: site, dimension: 'browser', metric: 'visitors', from: FROM, to: TO });
+  const { json, csv, records } = await both('/v1/metrics/breakdown', {
+    site_id: site,
+    dimension: 'browser',
+    metric: 'visitors',
+    from: FROM,
+    to: TO,
+  });
   assertCsvHeaders(csv, `${site}-visitors-by-browser-${FROM}-${TO}.csv`);
   assert.deepEqual(records[0], ['key', 'value']);
-  assert.deepEqual(records.slice(1), json.current.rows.map((r: { key: string | null; value: number }) => [field(r.key), field(r.value)]));
+  assert.deepEqual(
+    records.slice(1),
+    json.current.rows.map((r: { key: string | null; value: number }) => [field(r.key), field(r.value)]),
+  );
   const keys = json.current.rows.map((r: { key: string | null }) => r.key);
   for (const b of BROWSERS) assert.ok(keys.includes(b), `${JSON.stringify(b)} is a key of the JSON`);
   // the writer's exact bytes for the edge cases
@@ -125,11 +151,18 @@ test('breakdown: key,value, the JSON rows in order; keys with commas, quotes, CR
   assert.ok(!csv.rawPayload.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf])), 'no byte order mark');
 
   const pages = await both('/v1/metrics/breakdown', { site_id: site, dimension: 'page', from: FROM, to: TO });
-  assert.deepEqual(pages.records.slice(1), pages.json.current.rows.map((r: { key: string | null; value: number }) => [field(r.key), field(r.value)]));
+  assert.deepEqual(
+    pages.records.slice(1),
+    pages.json.current.rows.map((r: { key: string | null; value: number }) => [field(r.key), field(r.value)]),
+  );
   assert.ok(pages.csv.body.includes('\r\n"/a,b",') && pages.csv.body.includes('\r\n"/q""uote",'));
 
   const referrers = await both('/v1/metrics/breakdown', { site_id: site, dimension: 'referrer', metric: 'sessions', from: FROM, to: TO });
-  assert.deepEqual(referrers.json.current.rows.map((r: { key: string | null }) => r.key), [null], 'no referrer: the null key');
+  assert.deepEqual(
+    referrers.json.current.rows.map((r: { key: string | null }) => r.key),
+    [null],
+    'no referrer: the null key',
+  );
   assert.deepEqual(referrers.records.slice(1), [['', field(referrers.json.current.rows[0].value)]], 'a null key is an empty field');
 });
 
@@ -137,21 +170,32 @@ test('breakdown by tenant adds tenant_id, tenant_slug, tenant_name; rows without
   const { json, records } = await both('/v1/metrics/breakdown', { site_id: site, dimension: 'tenant', from: FROM, to: TO });
   assert.deepEqual(records[0], ['key', 'value', 'tenant_id', 'tenant_slug', 'tenant_name']);
   const rows = json.current.rows as Record<string, unknown>[];
-  assert.deepEqual(records.slice(1), rows.map((r) => [r.key, r.value, r.tenant_id, r.tenant_slug, r.tenant_name].map(field)));
-  assert.deepEqual(records.find((r) => r[0] === tenant), [tenant, records.find((r) => r[0] === tenant)![1], tenant, 'acme', TENANT_NAME]);
+  assert.deepEqual(
+    records.slice(1),
+    rows.map((r) => [r.key, r.value, r.tenant_id, r.tenant_slug, r.tenant_name].map(field)),
+  );
+  assert.deepEqual(
+    records.find((r) => r[0] === tenant),
+    [tenant, records.find((r) => r[0] === tenant)![1], tenant, 'acme', TENANT_NAME],
+  );
   assert.deepEqual(records.find((r) => r[0] === '')?.slice(2), ['', '', '']);
 });
 
 test('with compare: a leading period column, the current rows then the compare rows', async () => {
   const ts = await both('/v1/metrics/timeseries', { site_id: site, from: FROM, to: TO, compare: 'prev_period' });
   assert.deepEqual(ts.records[0], ['period', 'start', 'value']);
-  const points = (which: 'current' | 'compare') => ts.json[which].points.map((p: { start: string; value: number }) => [which, p.start, field(p.value)]);
+  const points = (which: 'current' | 'compare') =>
+    ts.json[which].points.map((p: { start: string; value: number }) => [which, p.start, field(p.value)]);
   assert.deepEqual(ts.records.slice(1), [...points('current'), ...points('compare')]);
-  assert.ok(ts.json.compare.points.some((p: { value: number }) => p.value > 0), 'the compare window has data');
+  assert.ok(
+    ts.json.compare.points.some((p: { value: number }) => p.value > 0),
+    'the compare window has data',
+  );
 
   const bd = await both('/v1/metrics/breakdown', { site_id: site, dimension: 'page', from: FROM, to: TO, compare: 'prev_period' });
   assert.deepEqual(bd.records[0], ['period', 'key', 'value']);
-  const rows = (which: 'current' | 'compare') => bd.json[which].rows.map((r: { key: string | null; value: number }) => [which, field(r.key), field(r.value)]);
+  const rows = (which: 'current' | 'compare') =>
+    bd.json[which].rows.map((r: { key: string | null; value: number }) => [which, field(r.key), field(r.value)]);
   assert.deepEqual(bd.records.slice(1), [...rows('current'), ...rows('compare')]);
 });
 

@@ -40,7 +40,8 @@ test('the metrics listener counts requests by route and status, durations, units
     // Two events committed through the running server's admin socket.
     const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const file = path.join(dataDir, 'in.ndjson');
-    const line = (p: string, t: string) => JSON.stringify({ ts: `${day}T${t}Z`, type: 'pageview', site_id: site.id, path: p, visitor_key: 'v1' });
+    const line = (p: string, t: string) =>
+      JSON.stringify({ ts: `${day}T${t}Z`, type: 'pageview', site_id: site.id, path: p, visitor_key: 'v1' });
     fs.writeFileSync(file, `${line('/a', '10:00:00')}\n${line('/b', '10:01:00')}\n`);
     const imported = await runImport({ open: () => openImportStores({ dataDir }), source: file, format: { kind: 'events' }, workers: 0 });
     assert.equal(imported.via, 'server');
@@ -59,7 +60,11 @@ test('the metrics listener counts requests by route and status, durations, units
 
     // Live collection: a pageview, its engagement, an unknown domain, and two refusals.
     const collect = (body: string, type = 'text/plain') =>
-      fetch(`${server.address}/api/event`, { method: 'POST', body, headers: { 'content-type': type, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0' } });
+      fetch(`${server.address}/api/event`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': type, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0' },
+      });
     // the oldest waiting event is accepted between these two instants
     const acceptedAfter = Date.now();
     assert.equal((await collect(JSON.stringify({ n: 'pageview', u: 'https://m.example/a', d: 'm.example' }))).status, 202);
@@ -103,7 +108,10 @@ test('the metrics listener counts requests by route and status, durations, units
     assert.equal(at('footfall_collection_waiting_records'), 2);
     // how long the oldest has waited at the scrape: no less than from its 202 to the scrape's start, no more than from its request to the scrape's end
     const lagMs = at('footfall_collection_lag_seconds') * 1000;
-    assert.ok(lagMs >= scrapedAfter - acceptedBefore && lagMs <= scrapedBefore - acceptedAfter, `lag ${lagMs} ms, within [${scrapedAfter - acceptedBefore}, ${scrapedBefore - acceptedAfter}]`);
+    assert.ok(
+      lagMs >= scrapedAfter - acceptedBefore && lagMs <= scrapedBefore - acceptedAfter,
+      `lag ${lagMs} ms, within [${scrapedAfter - acceptedBefore}, ${scrapedBefore - acceptedAfter}]`,
+    );
     assert.ok(!m.has('footfall_collection_load_duration_seconds_count{outcome="ok"}'), 'no load yet');
     // prom-client's process defaults
     assert.ok(at('process_cpu_user_seconds_total') > 0);
@@ -152,9 +160,12 @@ test('FOOTFALL_METRICS_PORT and FOOTFALL_METRICS_HOST are parsed with the other 
   assert.equal(c.metricsHost, '127.0.0.1');
   assert.equal(loadConfig({}, {}).metricsPort, undefined);
   assert.equal(loadConfig({ metricsPort: '9100', metricsHost: '0.0.0.0' }, {}).metricsHost, '0.0.0.0');
-  assert.throws(() => loadConfig({}, { FOOTFALL_METRICS_PORT: 'x', FOOTFALL_METRICS_HOST: 'a b' }), (e: Error) => {
-    assert.match(e.message, /FOOTFALL_METRICS_PORT \(--metrics-port\): "x" is not a port/);
-    assert.match(e.message, /FOOTFALL_METRICS_HOST \(--metrics-host\): "a b" is not a host/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({}, { FOOTFALL_METRICS_PORT: 'x', FOOTFALL_METRICS_HOST: 'a b' }),
+    (e: Error) => {
+      assert.match(e.message, /FOOTFALL_METRICS_PORT \(--metrics-port\): "x" is not a port/);
+      assert.match(e.message, /FOOTFALL_METRICS_HOST \(--metrics-host\): "a b" is not a host/);
+      return true;
+    },
+  );
 });

@@ -40,7 +40,9 @@ test('403: scope, plan, foreign or unknown site (one body), allowlists, tenant d
   expectError(await h.call(TS, { site_id: site }, { token: usageOnly }), 403, 'FORBIDDEN');
 
   const other = await h.workspace('pro');
-  const otherSite = (await h.catalog.createSite({ workspaceId: other.id, name: 'x', hostnames: ['other-ws.example'], collectionProfile: 'extended' })).id;
+  const otherSite = (
+    await h.catalog.createSite({ workspaceId: other.id, name: 'x', hostnames: ['other-ws.example'], collectionProfile: 'extended' })
+  ).id;
   const foreign = expectError(await h.call(TS, { site_id: otherSite }), 403, 'FORBIDDEN');
   const unknown = expectError(await h.call(TS, { site_id: 'site_does_not_exist' }), 403, 'FORBIDDEN');
   const { request_id: _a, ...foreignBody } = foreign as any;
@@ -58,7 +60,9 @@ test('403: scope, plan, foreign or unknown site (one body), allowlists, tenant d
   expectError(await h.call(TS, { site_id: site, tenant_id: otherTenant }), 403, 'FORBIDDEN');
 
   const starter = await h.workspace('starter');
-  const starterSite = (await h.catalog.createSite({ workspaceId: starter.id, name: 's', hostnames: ['starter-ws.example'], collectionProfile: 'extended' })).id;
+  const starterSite = (
+    await h.catalog.createSite({ workspaceId: starter.id, name: 's', hostnames: ['starter-ws.example'], collectionProfile: 'extended' })
+  ).id;
   const { secret: starterToken } = await h.token(starter.id);
   const e = expectError(await h.call(BD, { site_id: starterSite, dimension: 'tenant' }, { token: starterToken }), 403, 'FORBIDDEN');
   assert.match(e.message, /tenant dimension/);
@@ -108,7 +112,11 @@ test('422 RETENTION_EXCEEDED with min_allowed_from, checked before max_range_day
     let e = expectError(await m.call(TS, { site_id: s, from: '2024-05-16', to: '2024-05-20' }), 422, 'RETENTION_EXCEEDED');
     assert.deepEqual(e.details, { min_allowed_from: '2024-05-17' });
     e = expectError(await m.call(TS, { site_id: s, from: '2023-01-01' }), 422, 'RETENTION_EXCEEDED');
-    e = expectError(await m.call(TS, { site_id: s, from: '2024-05-17', to: '2024-05-20', compare: 'prev_period' }), 422, 'RETENTION_EXCEEDED');
+    e = expectError(
+      await m.call(TS, { site_id: s, from: '2024-05-17', to: '2024-05-20', compare: 'prev_period' }),
+      422,
+      'RETENTION_EXCEEDED',
+    );
     assert.equal(e.details?.min_allowed_from, '2024-05-17');
     const ok = await m.call(TS, { site_id: s, from: '2024-05-17', to: '2024-05-20' });
     assert.equal(ok.statusCode, 200);
@@ -193,10 +201,24 @@ test('503: engine timeouts and outages map to ANALYTICS_DB_TIMEOUT / UNAVAILABLE
   const analytics = h.container.analytics!;
   const before = await usedOf(h);
   try {
-    h.container.analytics = { ...analytics, engine: faulty(async () => { throw new EngineError('timeout'); }) };
+    h.container.analytics = {
+      ...analytics,
+      engine: faulty(async () => {
+        throw new EngineError('timeout');
+      }),
+    };
     expectError(await h.call(TS, { site_id: site, from: '2025-06-01', to: '2025-06-03' }), 503, 'ANALYTICS_DB_TIMEOUT');
-    h.container.analytics = { ...analytics, engine: faulty(async () => { throw new EngineError('unavailable', new Error('disk gone')); }) };
-    expectError(await h.call(BD, { site_id: site, dimension: 'page', from: '2025-06-01', to: '2025-06-03' }), 503, 'ANALYTICS_DB_UNAVAILABLE');
+    h.container.analytics = {
+      ...analytics,
+      engine: faulty(async () => {
+        throw new EngineError('unavailable', new Error('disk gone'));
+      }),
+    };
+    expectError(
+      await h.call(BD, { site_id: site, dimension: 'page', from: '2025-06-01', to: '2025-06-03' }),
+      503,
+      'ANALYTICS_DB_UNAVAILABLE',
+    );
     // an engine that never answers is cut off by the configured query timeout
     h.container.analytics = { ...analytics, engine: faulty(() => new Promise(() => undefined)) };
     const config = h.container.config;
@@ -207,7 +229,12 @@ test('503: engine timeouts and outages map to ANALYTICS_DB_TIMEOUT / UNAVAILABLE
       h.container.config = config;
     }
     // an unexpected fault is a 500 with the fixed message, also free
-    h.container.analytics = { ...analytics, engine: faulty(async () => { throw new Error('Binder Error: column x'); }) };
+    h.container.analytics = {
+      ...analytics,
+      engine: faulty(async () => {
+        throw new Error('Binder Error: column x');
+      }),
+    };
     const e = expectError(await h.call(TS, { site_id: site, from: '2025-06-01', to: '2025-06-05' }), 500, 'INTERNAL_ERROR');
     assert.doesNotMatch(e.message, /Binder/);
   } finally {

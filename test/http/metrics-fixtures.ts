@@ -27,7 +27,13 @@ function prng(seed: number): () => number {
 }
 
 export const PAGES = ['/', '/pricing', '/blog/a', '/café'];
-const REFERRERS = [undefined, undefined, 'https://news.example.org/item?id=1', 'https://www.Search.example.com/q', 'https://blog.example.net/'];
+const REFERRERS = [
+  undefined,
+  undefined,
+  'https://news.example.org/item?id=1',
+  'https://www.Search.example.com/q',
+  'https://blog.example.net/',
+];
 const COUNTRIES = [undefined, 'DE', 'FR'];
 const SOURCES = [undefined, 'newsletter', 'partner'];
 const DAY = 86_400_000;
@@ -38,7 +44,14 @@ const MIN = 60_000;
  * events 1-20 minutes apart; bursts are 45-240 minutes apart (new sessions), times kept inside
  * the day. Some bot traffic from its own keys, and optional tenants.
  */
-export function generate(opts: { site: string; firstDay: string; lastDay: string; seed?: number; visitors?: number; tenants?: string[] }): Line[] {
+export function generate(opts: {
+  site: string;
+  firstDay: string;
+  lastDay: string;
+  seed?: number;
+  visitors?: number;
+  tenants?: string[];
+}): Line[] {
   const rand = prng(opts.seed ?? 7);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
   const lines: Line[] = [];
@@ -56,7 +69,12 @@ export function generate(opts: { site: string; firstDay: string; lastDay: string
         const source = pick(SOURCES);
         for (let i = 0; i < n && t < day + DAY - MIN; i++) {
           const action = i > 0 && rand() < 0.2;
-          const line: Line = { ts: new Date(t).toISOString(), type: action ? 'action' : 'pageview', site_id: opts.site, visitor_key: `v${v}` };
+          const line: Line = {
+            ts: new Date(t).toISOString(),
+            type: action ? 'action' : 'pageview',
+            site_id: opts.site,
+            visitor_key: `v${v}`,
+          };
           if (action) line.action_name = 'ui.click';
           else line.path = pick(PAGES);
           if (i === 0 && referrer) line.referrer = referrer;
@@ -71,7 +89,14 @@ export function generate(opts: { site: string; firstDay: string; lastDay: string
       }
     }
     // a crawler: its own key, never counted under the default traffic (humans)
-    lines.push({ ts: new Date(day + 3 * 3_600_000).toISOString(), type: 'pageview', site_id: opts.site, visitor_key: 'crawler', path: '/', traffic_class: 'bot' });
+    lines.push({
+      ts: new Date(day + 3 * 3_600_000).toISOString(),
+      type: 'pageview',
+      site_id: opts.site,
+      visitor_key: 'crawler',
+      path: '/',
+      traffic_class: 'bot',
+    });
   }
   return lines;
 }
@@ -123,7 +148,11 @@ export function sessions(lines: readonly Line[]): RefSession[] {
 export const isHuman = (l: { traffic_class?: string }) => (l.traffic_class ?? 'human') === 'human';
 
 /** Per UTC day (or hour) bucket start ms -> value, for the four public metrics (humans only). */
-export function seriesOf(lines: readonly Line[], metric: 'pageviews' | 'visitors' | 'sessions' | 'events', size: number): Map<number, number> {
+export function seriesOf(
+  lines: readonly Line[],
+  metric: 'pageviews' | 'visitors' | 'sessions' | 'events',
+  size: number,
+): Map<number, number> {
   const out = new Map<number, number>();
   const add = (t: number, n = 1) => {
     const b = Math.floor(t / size) * size;

@@ -22,9 +22,7 @@ export interface MetricsHarness extends Harness {
   newToken(opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string }): Promise<string>;
 }
 
-export async function metricsHarness(
-  opts: { now?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> } = {},
-): Promise<MetricsHarness> {
+export async function metricsHarness(opts: { now?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> } = {}): Promise<MetricsHarness> {
   const h = await harness({ now: opts.now });
   const ws = await h.workspace(opts.plan ?? 'pro', opts.apiPolicy);
   const { secret } = await h.token(ws.id);
@@ -81,7 +79,10 @@ export function pv(site: string, ts: string, path: string, visitor: string, over
 export async function referenceSites(h: MetricsHarness, modes: Record<string, SiteMode> = MODES): Promise<Record<string, string>> {
   const sites: Record<string, string> = {};
   for (const [name, mode] of Object.entries(modes))
-    sites[name] = await h.site({ profile: mode.profile, effectiveAt: mode.effectiveAtMs === null ? null : new Date(mode.effectiveAtMs).toISOString() });
+    sites[name] = await h.site({
+      profile: mode.profile,
+      effectiveAt: mode.effectiveAtMs === null ? null : new Date(mode.effectiveAtMs).toISOString(),
+    });
   for (const s of Object.values(sites)) await h.importEvents(linesFor(s));
   return sites;
 }

@@ -57,7 +57,9 @@ test('each rate equals the overview report: total, and the daily points where th
 test('avg_pages_per_session per day is pageviews / sessions of that day; the total is of the sums, not a mean of the days', async () => {
   const site = sites.extended;
   const [rate, pageviews, sessions] = await Promise.all(
-    ['avg_pages_per_session', 'pageviews', 'sessions'].map((metric) => ok('/v1/metrics/timeseries', { site_id: site, metric, from: FROM, to: TO })),
+    ['avg_pages_per_session', 'pageviews', 'sessions'].map((metric) =>
+      ok('/v1/metrics/timeseries', { site_id: site, metric, from: FROM, to: TO }),
+    ),
   );
   rate.current.points.forEach((p: { start: string; value: number }, i: number) => {
     const s = sessions.current.points[i].value;
@@ -74,7 +76,10 @@ test('hourly: one point per hour, and the total is the same range value as by da
     const hour = await ok('/v1/metrics/timeseries', { site_id: sites.extended, metric, interval: 'hour', from: FROM, to: TO });
     assert.equal(hour.current.points.length, 72, metric);
     assert.equal(hour.current.total, day.current.total, metric);
-    assert.ok(hour.current.points.every((p: { value: number }) => Number.isFinite(p.value) && p.value >= 0), metric);
+    assert.ok(
+      hour.current.points.every((p: { value: number }) => Number.isFinite(p.value) && p.value >= 0),
+      metric,
+    );
   }
 });
 

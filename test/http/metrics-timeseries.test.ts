@@ -27,7 +27,13 @@ function dense(from: string, to: string, size: number, values: Map<number, numbe
 
 test('daily series of every metric equal counts taken from the imported lines, compare included', async () => {
   for (const metric of ['pageviews', 'visitors', 'sessions', 'events'] as const) {
-    const r = await h.call('/v1/metrics/timeseries', { site_id: site, metric, from: '2025-06-01', to: '2025-06-14', compare: 'prev_period' });
+    const r = await h.call('/v1/metrics/timeseries', {
+      site_id: site,
+      metric,
+      from: '2025-06-01',
+      to: '2025-06-14',
+      compare: 'prev_period',
+    });
     assert.equal(r.statusCode, 200, r.body);
     const body = r.json();
     const cur = dense('2025-06-01', '2025-06-14', DAY, seriesOf(inRange(lines, '2025-06-01', '2025-06-14'), metric, DAY));
@@ -54,7 +60,13 @@ test('daily series of every metric equal counts taken from the imported lines, c
 });
 
 test('hourly visitors: distinct keys per hour, and the total is the sum of daily uniques, not of the hours', async () => {
-  const r = await h.call('/v1/metrics/timeseries', { site_id: site, metric: 'visitors', interval: 'hour', from: '2025-06-10', to: '2025-06-11' });
+  const r = await h.call('/v1/metrics/timeseries', {
+    site_id: site,
+    metric: 'visitors',
+    interval: 'hour',
+    from: '2025-06-10',
+    to: '2025-06-11',
+  });
   assert.equal(r.statusCode, 200, r.body);
   const body = r.json();
   const span = inRange(lines, '2025-06-10', '2025-06-11');
@@ -67,7 +79,13 @@ test('hourly visitors: distinct keys per hour, and the total is the sum of daily
 });
 
 test('hourly sessions count each session in its start hour', async () => {
-  const r = await h.call('/v1/metrics/timeseries', { site_id: site, metric: 'sessions', interval: 'hour', from: '2025-06-12', to: '2025-06-12' });
+  const r = await h.call('/v1/metrics/timeseries', {
+    site_id: site,
+    metric: 'sessions',
+    interval: 'hour',
+    from: '2025-06-12',
+    to: '2025-06-12',
+  });
   const expected = dense('2025-06-12', '2025-06-12', HOUR, seriesOf(inRange(lines, '2025-06-12', '2025-06-12'), 'sessions', HOUR));
   assert.deepEqual(r.json().current.points, expected);
 });
@@ -85,7 +103,13 @@ test('filters: all pairs must equal; session attributes come from the first even
   assert.equal(r.json().current.total, de);
 
   const both = sessions(span).filter((s) => s.traffic === 'human' && s.country === 'DE' && s.pages.has('/café')).length;
-  r = await h.call('/v1/metrics/timeseries', { site_id: site, from, to, metric: 'sessions', filters: JSON.stringify({ country: 'DE', page: '/café' }) });
+  r = await h.call('/v1/metrics/timeseries', {
+    site_id: site,
+    from,
+    to,
+    metric: 'sessions',
+    filters: JSON.stringify({ country: 'DE', page: '/café' }),
+  });
   assert.equal(r.json().current.total, both);
   assert.ok(both > 0 && both < de);
 });
@@ -153,5 +177,8 @@ test('an extended-only filter over a range crossing effective_at counts only the
   assert.ok(count > 0);
   assert.equal(body.current.total, count);
   assert.equal(body.current.points.length, 10, 'the series stays dense over the requested days');
-  assert.deepEqual(body.current.points.slice(0, 5).map((p: { value: number }) => p.value), [0, 0, 0, 0, 0]);
+  assert.deepEqual(
+    body.current.points.slice(0, 5).map((p: { value: number }) => p.value),
+    [0, 0, 0, 0, 0],
+  );
 });

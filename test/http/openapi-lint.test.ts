@@ -26,7 +26,10 @@ test('redocly lint finds no error and no warning in the served OpenAPI document'
     }).catch((err: { stdout?: string; stderr?: string; message: string }) => {
       assert.fail(`redocly lint failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
     });
-    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
     const problems = report.problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
     assert.deepEqual(report.totals, { ...report.totals, errors: 0, warnings: 0 }, problems.join('\n'));
   } finally {

@@ -7,8 +7,32 @@ import { metricsHarness, type MetricsHarness } from './metrics-harness.js';
 
 // The contract's lists (docs/api.md, docs/metrics.md), written out: a value added or dropped in the
 // code must be added or dropped here too.
-const TIMESERIES_METRICS = ['pageviews', 'visitors', 'sessions', 'events', 'bounce_rate', 'avg_pages_per_session', 'avg_session_eng_time_ms'];
-const DIMENSIONS = ['page', 'entry_page', 'exit_page', 'referrer', 'channel', 'source', 'medium', 'campaign', 'country', 'region', 'city', 'device', 'browser', 'os', 'tenant'];
+const TIMESERIES_METRICS = [
+  'pageviews',
+  'visitors',
+  'sessions',
+  'events',
+  'bounce_rate',
+  'avg_pages_per_session',
+  'avg_session_eng_time_ms',
+];
+const DIMENSIONS = [
+  'page',
+  'entry_page',
+  'exit_page',
+  'referrer',
+  'channel',
+  'source',
+  'medium',
+  'campaign',
+  'country',
+  'region',
+  'city',
+  'device',
+  'browser',
+  'os',
+  'tenant',
+];
 
 let h: MetricsHarness;
 let site: string;
@@ -28,11 +52,17 @@ function error(r: { statusCode: number; json(): any; body: string }, status: num
 
 test('an enum error lists the allowed values in the message and in details.allowed', async () => {
   const metric = error(await h.call(TS, { site_id: site, metric: 'bounces' }), 422);
-  assert.equal(metric.message, 'Invalid query parameter metric: must be one of pageviews, visitors, sessions, events, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms.');
+  assert.equal(
+    metric.message,
+    'Invalid query parameter metric: must be one of pageviews, visitors, sessions, events, bounce_rate, avg_pages_per_session, avg_session_eng_time_ms.',
+  );
   assert.deepEqual(metric.details, { parameter: 'metric', allowed: TIMESERIES_METRICS });
   const dimension = error(await h.call(BD, { site_id: site, dimension: 'planet' }), 422);
   assert.deepEqual(dimension.details?.allowed, DIMENSIONS);
-  assert.equal(dimension.message, 'Invalid query parameter dimension: must be one of page, entry_page, exit_page, referrer, channel, source, medium, campaign, country, region, city, device, browser, os, tenant.');
+  assert.equal(
+    dimension.message,
+    'Invalid query parameter dimension: must be one of page, entry_page, exit_page, referrer, channel, source, medium, campaign, country, region, city, device, browser, os, tenant.',
+  );
   const include = error(await h.call('/v1/reports/content', { site_id: site, include: 'everything' }), 422);
   assert.deepEqual(include.details?.allowed, ['summary', 'full', 'details']);
 });
@@ -42,7 +72,22 @@ test('the filters error names the dimensions that can be filtered on, and tenant
   const allowed: string[] = unknown.details?.allowed;
   assert.ok(allowed.includes('page') && allowed.includes('country'));
   assert.ok(!allowed.includes('tenant'), 'tenant is refused as a filter, so it is not offered');
-  assert.deepEqual(allowed, ['page', 'entry_page', 'exit_page', 'referrer', 'channel', 'source', 'medium', 'campaign', 'country', 'region', 'city', 'device', 'browser', 'os']);
+  assert.deepEqual(allowed, [
+    'page',
+    'entry_page',
+    'exit_page',
+    'referrer',
+    'channel',
+    'source',
+    'medium',
+    'campaign',
+    'country',
+    'region',
+    'city',
+    'device',
+    'browser',
+    'os',
+  ]);
   assert.match(unknown.message, /unknown dimension "colour"; allowed: page, /);
   assert.doesNotMatch(unknown.message, /tenant/);
   const tenant = error(await h.call(TS, { site_id: site, filters: '{"tenant":"t"}' }), 422);

@@ -10,12 +10,22 @@ import { apiPolicyFor } from '../../src/domain/plans.js';
 import { harness } from './helpers/harness.js';
 import { openApiChecker } from './helpers/openapi-check.js';
 
-const Query = Type.Object({ site_id: Type.String({ minLength: 1 }), tenant_id: Type.Optional(Type.String()), units: Type.Optional(Type.Integer({ minimum: 0 })), fail: Type.Optional(Type.String()) });
+const Query = Type.Object({
+  site_id: Type.String({ minLength: 1 }),
+  tenant_id: Type.Optional(Type.String()),
+  units: Type.Optional(Type.Integer({ minimum: 0 })),
+  fail: Type.Optional(Type.String()),
+});
 const Meta = Type.Object({
   request_id: Type.String(),
   units_charged: Type.Integer(),
   billable_overage: Type.Boolean(),
-  usage: Type.Object({ used_units: Type.Integer(), overage_units: Type.Integer(), included_units: Type.Integer(), hard_cap_units: Type.Integer() }),
+  usage: Type.Object({
+    used_units: Type.Integer(),
+    overage_units: Type.Integer(),
+    included_units: Type.Integer(),
+    hard_cap_units: Type.Integer(),
+  }),
 });
 
 const analyticsLike = defineRoute({
@@ -45,7 +55,13 @@ async function setup() {
   const h = await harness();
   const ws = await h.workspace('enterprise', { monthly_included_units: 5, hard_cap_units: 10 });
   const site = await h.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['m.example.com'], collectionProfile: 'strict' });
-  const suspended = await h.catalog.createSite({ workspaceId: ws.id, name: 'X', hostnames: ['x.example.com'], collectionProfile: 'strict', status: 'SUSPENDED' });
+  const suspended = await h.catalog.createSite({
+    workspaceId: ws.id,
+    name: 'X',
+    hostnames: ['x.example.com'],
+    collectionProfile: 'strict',
+    status: 'SUSPENDED',
+  });
   const tenant = await h.catalog.createTenant({ siteId: site.id, slug: 'a', name: 'A' });
   const app = await buildApp(h.container, { logger: false, routes: [analyticsLike] });
   const t = await h.token(ws.id);
@@ -64,7 +80,9 @@ test('metered route: units reserved and committed, meta.usage includes this requ
   const r1 = await call(t.secret, `site_id=${site.id}&units=4`);
   assert.equal(r1.statusCode, 200);
   assert.deepEqual(r1.json().meta, {
-    request_id: r1.headers['x-request-id'], units_charged: 4, billable_overage: false,
+    request_id: r1.headers['x-request-id'],
+    units_charged: 4,
+    billable_overage: false,
     usage: { used_units: 4, overage_units: 0, included_units: 5, hard_cap_units: 10 },
   });
   const r2 = (await call(t.secret, `site_id=${site.id}&units=4&fail=raw`)).json();
@@ -131,19 +149,34 @@ test('withMeteredUnits with a fake ledger and run: order of calls and what it re
   const out = await withMeteredUnits(ctx, 99_950, async () => (calls.push('run'), 'payload'));
   assert.equal(out.value, 'payload');
   assert.deepEqual(out.meta, {
-    units_charged: 99_950, billable_overage: true,
+    units_charged: 99_950,
+    billable_overage: true,
     usage: { used_units: 100_050, overage_units: 50, included_units: 100_000, hard_cap_units: 250_000 },
   });
-  await assert.rejects(withMeteredUnits(ctx, 1, async () => { calls.push('run'); throw new Error('x'); }), /x/);
-  await assert.rejects(withMeteredUnits(ctx, 200_000, async () => 'never'), (e: ApiError) => e.code === 'HARD_CAP_REACHED');
+  await assert.rejects(
+    withMeteredUnits(ctx, 1, async () => {
+      calls.push('run');
+      throw new Error('x');
+    }),
+    /x/,
+  );
+  await assert.rejects(
+    withMeteredUnits(ctx, 200_000, async () => 'never'),
+    (e: ApiError) => e.code === 'HARD_CAP_REACHED',
+  );
   assert.deepEqual(calls, [
-    'reserve 2025-01 99950 100000 250000', 'run', 'commit',
-    'reserve 2025-01 1 100000 250000', 'run', 'release',
+    'reserve 2025-01 99950 100000 250000',
+    'run',
+    'commit',
+    'reserve 2025-01 1 100000 250000',
+    'run',
+    'release',
     'reserve 2025-01 200000 100000 250000',
   ]);
   calls.length = 0;
   assert.deepEqual(await chargeUnits(ctx, 50), {
-    units_charged: 50, billable_overage: true,
+    units_charged: 50,
+    billable_overage: true,
     usage: { used_units: 100_100, overage_units: 100, included_units: 100_000, hard_cap_units: 250_000 },
   });
   await assert.rejects(chargeUnits(ctx, 149_901), (e: ApiError) => e.code === 'HARD_CAP_REACHED');

@@ -139,7 +139,10 @@ test('unexpected failures answer 500 INTERNAL_ERROR with the fixed message; engi
   const crash = await call('/v1/test/crash');
   assert.equal(crash.statusCode, 500);
   assert.deepEqual(crash.json(), { error: { code: 'INTERNAL_ERROR', message: 'Unexpected backend failure.', request_id: 'trace-1' } });
-  assert.ok(logs.some((l) => l.includes('secret db path') && l.includes('trace-1')), 'cause logged with the request id');
+  assert.ok(
+    logs.some((l) => l.includes('secret db path') && l.includes('trace-1')),
+    'cause logged with the request id',
+  );
   const timeout = await call('/v1/test/timeout');
   assert.equal(timeout.json().error.code, 'ANALYTICS_DB_TIMEOUT');
   assert.equal(timeout.headers['retry-after'], '30', '503 carries Retry-After');

@@ -35,7 +35,14 @@ before(async () => {
   await catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(token) });
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const lines = Array.from({ length: 40 }, (_, i) =>
-    JSON.stringify({ ts: `${day}T10:${String(i).padStart(2, '0')}:00Z`, type: 'pageview', site_id: siteId, path: `/page/${i % 7}`, visitor_key: `v${i % 9}`, referrer: `https://ref${i % 5}.example/` }),
+    JSON.stringify({
+      ts: `${day}T10:${String(i).padStart(2, '0')}:00Z`,
+      type: 'pageview',
+      site_id: siteId,
+      path: `/page/${i % 7}`,
+      visitor_key: `v${i % 9}`,
+      referrer: `https://ref${i % 5}.example/`,
+    }),
   );
   const file = path.join(dataDir, 'events.ndjson');
   fs.writeFileSync(file, lines.join('\n') + '\n');
@@ -69,7 +76,14 @@ test('bodies past the threshold are compressed with br or gzip as Accept-Encodin
   assert.equal(plain.status, 200);
   assert.equal(plain.headers['content-encoding'], undefined);
   assert.ok(plain.body.length > COMPRESSION_THRESHOLD_BYTES, `the /v1/me body (${plain.body.length} bytes) is past the threshold`);
-  for (const [accept, encoding] of [['br', 'br'], ['gzip', 'gzip'], ['gzip, deflate, br', 'br'], ['gzip;q=1, br;q=0.5', 'gzip'], ['deflate', undefined], ['identity', undefined]] as const) {
+  for (const [accept, encoding] of [
+    ['br', 'br'],
+    ['gzip', 'gzip'],
+    ['gzip, deflate, br', 'br'],
+    ['gzip;q=1, br;q=0.5', 'gzip'],
+    ['deflate', undefined],
+    ['identity', undefined],
+  ] as const) {
     const r = await rawRequest(server.address, get(url, [auth(), ['Accept-Encoding', accept]]));
     assert.equal(r.status, 200, accept);
     assert.equal(r.headers['content-encoding'], encoding, accept);
@@ -87,20 +101,35 @@ test('bodies past the threshold are compressed with br or gzip as Accept-Encodin
 
 test('a cache hit sends the same bytes compressed or not', async () => {
   const url = `/v1/metrics/breakdown?site_id=${siteId}&dimension=page`;
-  const ask = (enc?: string) => rawRequest(server.address, get(url, [auth(), ['X-Request-Id', 'same-id'], ...(enc ? [['Accept-Encoding', enc] as [string, string]] : [])]));
+  const ask = (enc?: string) =>
+    rawRequest(
+      server.address,
+      get(url, [auth(), ['X-Request-Id', 'same-id'], ...(enc ? [['Accept-Encoding', enc] as [string, string]] : [])]),
+    );
   const miss = await ask();
   assert.equal(miss.status, 200, miss.body.toString());
   assert.equal(miss.json().meta.surface.dataFreshness.cached, false);
   const hits = [await ask(), await ask('gzip'), await ask('br')];
-  assert.deepEqual(hits.map((h) => h.headers['content-encoding']), [undefined, 'gzip', 'br']);
+  assert.deepEqual(
+    hits.map((h) => h.headers['content-encoding']),
+    [undefined, 'gzip', 'br'],
+  );
   // Only the month's running total moves between requests; every other byte is the same.
-  const norm = (r: RawResponse) => r.decoded().toString('utf8').replace(/"used_units":\d+/, '"used_units":N');
+  const norm = (r: RawResponse) =>
+    r
+      .decoded()
+      .toString('utf8')
+      .replace(/"used_units":\d+/, '"used_units":N');
   assert.equal(hits[0].json().meta.surface.dataFreshness.cached, true);
   assert.equal(norm(hits[1]), norm(hits[0]));
   assert.equal(norm(hits[2]), norm(hits[0]));
   const units = miss.json().meta.units_charged;
   assert.equal(units, 16, 'breakdown by page, pageviews, 7 days, limit 100');
-  assert.deepEqual(hits.map((h) => h.json().meta.usage.used_units), [2 * units, 3 * units, 4 * units], 'each hit charged');
+  assert.deepEqual(
+    hits.map((h) => h.json().meta.usage.used_units),
+    [2 * units, 3 * units, 4 * units],
+    'each hit charged',
+  );
 });
 
 test('oversized headers: 431 in the envelope with X-Request-Id', async () => {
@@ -128,14 +157,24 @@ test('malformed URLs and malformed requests: 400 in the envelope with X-Request-
     assertEnvelope(r, 400, 'INVALID_PARAMS');
     assert.equal(r.headers.connection, 'close', JSON.stringify(bytes));
   }
-  const noHost = assertEnvelope(await rawRequest(server.address, 'GET /v1/me HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'INVALID_PARAMS');
+  const noHost = assertEnvelope(
+    await rawRequest(server.address, 'GET /v1/me HTTP/1.1\r\nConnection: close\r\n\r\n'),
+    400,
+    'INVALID_PARAMS',
+  );
   assert.match(noHost.message, /Host header/);
 });
 
 test('unknown methods: 405 INVALID_METHOD with Allow on a known path, 404 elsewhere, in the envelope', async () => {
   const cases: [string, [string, string][]][] = [
     ['QUERY', []],
-    ['QUERY', [['Content-Type', 'application/json'], ['Content-Length', '0']]],
+    [
+      'QUERY',
+      [
+        ['Content-Type', 'application/json'],
+        ['Content-Length', '0'],
+      ],
+    ],
     ['FOO', []],
     ['PROPFIND', []],
     ['POST', []],
@@ -152,8 +191,18 @@ test('unknown methods: 405 INVALID_METHOD with Allow on a known path, 404 elsewh
 
 test('two Authorization headers are 401, whichever they are', async () => {
   const bearer = `Bearer ${token}`;
-  for (const pair of [[bearer, bearer], [bearer, 'Bearer ff_live_other'], ['Bearer ff_live_other', bearer]]) {
-    const r = await rawRequest(server.address, get('/v1/me', pair.map((v) => ['Authorization', v] as [string, string])));
+  for (const pair of [
+    [bearer, bearer],
+    [bearer, 'Bearer ff_live_other'],
+    ['Bearer ff_live_other', bearer],
+  ]) {
+    const r = await rawRequest(
+      server.address,
+      get(
+        '/v1/me',
+        pair.map((v) => ['Authorization', v] as [string, string]),
+      ),
+    );
     const e = assertEnvelope(r, 401, 'UNAUTHORIZED');
     assert.match(e.message, /exactly one Authorization header/);
   }
@@ -180,7 +229,16 @@ test('HEAD /healthz answers 200 without a body', async () => {
 test('503 carries Retry-After: analytics store down, and /healthz while a store does not answer', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-edges-503-'));
   const down = () => Promise.reject(new EngineError('unavailable'));
-  const engine: AnalyticsEngine = { run: down, actionRows: down, actionTotals: down, goalMatches: down, pageTitles: down, dataVersion: down, newestEventAt: down, firstEventAt: down };
+  const engine: AnalyticsEngine = {
+    run: down,
+    actionRows: down,
+    actionTotals: down,
+    goalMatches: down,
+    pageTitles: down,
+    dataVersion: down,
+    newestEventAt: down,
+    firstEventAt: down,
+  };
   let controlUp = true;
   const failing = await startServer(loadConfig({ dataDir: dir, port: 0, logLevel: 'silent' }, {}), {
     overrides: {
@@ -189,7 +247,11 @@ test('503 carries Retry-After: analytics store down, and /healthz while a store 
         const { openSqliteControlPlane } = await import('../../src/control/sqlite/open.js');
         const cp = await openSqliteControlPlane(':memory:');
         const catalog: CatalogStore = Object.create(cp.catalog, {
-          ping: { value: async () => { if (!controlUp) throw new Error('gone'); } },
+          ping: {
+            value: async () => {
+              if (!controlUp) throw new Error('gone');
+            },
+          },
         });
         return { catalog, ledger: cp.ledger };
       })(),

@@ -3,7 +3,18 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
-import { EFFECTIVE_AT, MODES, cp, dayWindow, events, sectionWindow, stored, within, type REvent, type SiteMode } from '../unit/reports/reference.js';
+import {
+  EFFECTIVE_AT,
+  MODES,
+  cp,
+  dayWindow,
+  events,
+  sectionWindow,
+  stored,
+  within,
+  type REvent,
+  type SiteMode,
+} from '../unit/reports/reference.js';
 
 const FAMILIES = ['goals', 'forms', 'outbound', 'downloads', 'errors', 'custom', 'instrumentation'];
 const SIMPLE = ['ui.click', 'outbound.click', 'file.download', 'form.submit'];
@@ -40,7 +51,9 @@ function expected(mode: SiteMode, from: string, to: string, o: { limit: number; 
   const all = stored(mode);
   const w = dayWindow(from, to);
   const adv = sectionWindow(mode, w);
-  const eligible = events(all).filter((e) => e.type === 'action' && within(e.ts, w) && (SIMPLE.includes(e.action!.name) || within(e.ts, adv)));
+  const eligible = events(all).filter(
+    (e) => e.type === 'action' && within(e.ts, w) && (SIMPLE.includes(e.action!.name) || within(e.ts, adv)),
+  );
   const sel = eligible.filter((e) => (!o.family || e.family === o.family) && (!o.key || keyOf(e) === o.key));
   const totals = (evs: REvent[], sessions: number) => {
     const m = evs.filter((e) => ['goals', 'forms', 'outbound', 'downloads', 'custom'].includes(e.family!));
@@ -53,7 +66,11 @@ function expected(mode: SiteMode, from: string, to: string, o: { limit: number; 
     };
   };
   const fam = (evs: REvent[]) =>
-    sessionsBy(evs, (e) => e.family).map((r) => ({ family: r.label!, sessions: r.sessions, occurrences: evs.filter((e) => e.family === r.label).length }));
+    sessionsBy(evs, (e) => e.family).map((r) => ({
+      family: r.label!,
+      sessions: r.sessions,
+      occurrences: evs.filter((e) => e.family === r.label).length,
+    }));
   const selFamilies = FAMILIES.filter((f) => sel.some((e) => e.family === f));
   const keys = sessionsBy(sel, keyOf).map((r) => {
     const mine = sel.filter((e) => keyOf(e) === r.label);
@@ -78,7 +95,12 @@ function expected(mode: SiteMode, from: string, to: string, o: { limit: number; 
   });
   const scope = o.key ? 'action' : 'family';
   const seg = (kind: string, f: (e: REvent) => string | null) =>
-    sessionsBy(sel.filter((e) => f(e) !== null), f).slice(0, o.limit).map((r) => ({ scope, kind, label: r.label, sessions: r.sessions }));
+    sessionsBy(
+      sel.filter((e) => f(e) !== null),
+      f,
+    )
+      .slice(0, o.limit)
+      .map((r) => ({ scope, kind, label: r.label, sessions: r.sessions }));
   return {
     goals_configured: false,
     active_family: o.family ?? (o.key ? o.key.split('/')[0] : null),
@@ -86,7 +108,13 @@ function expected(mode: SiteMode, from: string, to: string, o: { limit: number; 
     families: fam(eligible),
     timeseries: w.days.map((d) => {
       const dw = dayWindow(d, d);
-      return { date: d, ...totals(eligible.filter((e) => within(e.ts, dw)), all.filter((s) => within(s.start, dw)).length) };
+      return {
+        date: d,
+        ...totals(
+          eligible.filter((e) => within(e.ts, dw)),
+          all.filter((s) => within(s.start, dw)).length,
+        ),
+      };
     }),
     family_timeseries: w.days.flatMap((d) =>
       selFamilies.map((f) => {
@@ -96,8 +124,12 @@ function expected(mode: SiteMode, from: string, to: string, o: { limit: number; 
     ),
     actions: keys.slice(0, o.limit),
     context: {
-      pages: sessionsBy(sel, (e) => e.path).slice(0, o.limit).map((r) => ({ scope, path_canon: r.label, sessions: r.sessions })),
-      sources: sessionsBy(sel, (e) => e.session.channel).slice(0, o.limit).map((r) => ({ scope, channel: r.label, sessions: r.sessions })),
+      pages: sessionsBy(sel, (e) => e.path)
+        .slice(0, o.limit)
+        .map((r) => ({ scope, path_canon: r.label, sessions: r.sessions })),
+      sources: sessionsBy(sel, (e) => e.session.channel)
+        .slice(0, o.limit)
+        .map((r) => ({ scope, channel: r.label, sessions: r.sessions })),
       segments: [
         ...seg('device', (e) => e.session.fx.device ?? null),
         ...seg('country', (e) => e.session.country),
@@ -124,7 +156,12 @@ for (const name of ['strict', 'extended', 'switched', 'toStrict'] as const) {
 }
 
 test('actions: action_family and action_key narrow actions, family series and context; limit cuts', async () => {
-  for (const o of [{ family: 'outbound' }, { key: 'outbound/outbound.click;action_target_host=partner.example' }, { family: 'instrumentation', limit: 1 }, { key: 'forms/form.submit;form_id=f1;form_action_path=%2Fsubscribe' }]) {
+  for (const o of [
+    { family: 'outbound' },
+    { key: 'outbound/outbound.click;action_target_host=partner.example' },
+    { family: 'instrumentation', limit: 1 },
+    { key: 'forms/form.submit;form_id=f1;form_action_path=%2Fsubscribe' },
+  ]) {
     const q: Record<string, string | number> = { site_id: sites.extended, from: '2025-06-10', to: '2025-06-12' };
     if ('family' in o) q.action_family = o.family!;
     if ('key' in o) q.action_key = o.key!;
@@ -138,7 +175,13 @@ test('actions: action_family and action_key narrow actions, family series and co
 });
 
 test('actions: errors 422 (bad family, malformed key, limit), 403, 401', async () => {
-  for (const q of [{ action_family: 'nope' }, { action_key: 'nofamily' }, { action_key: 'bogus/x' }, { action_key: 'custom/x;zzz=1' }, { limit: 5000 }] as Record<string, string | number>[]) {
+  for (const q of [
+    { action_family: 'nope' },
+    { action_key: 'nofamily' },
+    { action_key: 'bogus/x' },
+    { action_key: 'custom/x;zzz=1' },
+    { limit: 5000 },
+  ] as Record<string, string | number>[]) {
     const res = await h.call('/v1/reports/actions', { site_id: sites.extended, ...q });
     assert.equal(res.statusCode, 422, JSON.stringify(q));
     assert.equal(res.json().error.code, 'INVALID_PARAMS');

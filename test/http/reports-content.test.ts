@@ -2,7 +2,18 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { metricsHarness, referenceSites, type MetricsHarness } from './metrics-harness.js';
-import { MODES, countBy, dayWindow, events, latestTitles, ratio, stored, visitors, within, type SiteMode } from '../unit/reports/reference.js';
+import {
+  MODES,
+  countBy,
+  dayWindow,
+  events,
+  latestTitles,
+  ratio,
+  stored,
+  visitors,
+  within,
+  type SiteMode,
+} from '../unit/reports/reference.js';
 
 let h: MetricsHarness;
 let sites: Record<string, string>;
@@ -25,7 +36,12 @@ function expected(mode: SiteMode, from: string, to: string, include: 'summary' |
       totals,
       timeseries: w.days.map((d) => {
         const dw = dayWindow(d, d);
-        return { date: d, pageviews: pvs.filter((e) => within(e.ts, dw)).length, visitors: visitors(evs.filter((e) => within(e.ts, dw))), sessions: sess.filter((s) => within(s.start, dw)).length };
+        return {
+          date: d,
+          pageviews: pvs.filter((e) => within(e.ts, dw)).length,
+          visitors: visitors(evs.filter((e) => within(e.ts, dw))),
+          sessions: sess.filter((s) => within(s.start, dw)).length,
+        };
       }),
     };
   }
@@ -34,21 +50,36 @@ function expected(mode: SiteMode, from: string, to: string, include: 'summary' |
   return {
     include,
     totals,
-    pages: countBy(pvs, (e) => e.path).slice(0, limit).map((r) => {
-      const mine = pvs.filter((e) => e.path === r.key);
-      return {
-        path_canon: r.key,
-        page_title: title(r.key),
-        pageviews: r.n,
-        visitors: visitors(mine),
-        entries: sess.filter((s) => s.entry === r.key).length,
-        exits: sess.filter((s) => s.exit === r.key).length,
-        avg_page_eng_time_ms: ratio(mine.reduce((n, e) => n + e.eng, 0), mine.length),
-        trend: w.days.map((d) => ({ date: d, pageviews: mine.filter((e) => within(e.ts, dayWindow(d, d))).length })),
-      };
-    }),
-    entry_pages: countBy(sess.filter((s) => s.entry !== null), (s) => s.entry).slice(0, limit).map((r) => ({ path_canon: r.key, page_title: title(r.key), entries: r.n })),
-    exit_pages: countBy(sess.filter((s) => s.exit !== null), (s) => s.exit).slice(0, limit).map((r) => ({ path_canon: r.key, page_title: title(r.key), exits: r.n })),
+    pages: countBy(pvs, (e) => e.path)
+      .slice(0, limit)
+      .map((r) => {
+        const mine = pvs.filter((e) => e.path === r.key);
+        return {
+          path_canon: r.key,
+          page_title: title(r.key),
+          pageviews: r.n,
+          visitors: visitors(mine),
+          entries: sess.filter((s) => s.entry === r.key).length,
+          exits: sess.filter((s) => s.exit === r.key).length,
+          avg_page_eng_time_ms: ratio(
+            mine.reduce((n, e) => n + e.eng, 0),
+            mine.length,
+          ),
+          trend: w.days.map((d) => ({ date: d, pageviews: mine.filter((e) => within(e.ts, dayWindow(d, d))).length })),
+        };
+      }),
+    entry_pages: countBy(
+      sess.filter((s) => s.entry !== null),
+      (s) => s.entry,
+    )
+      .slice(0, limit)
+      .map((r) => ({ path_canon: r.key, page_title: title(r.key), entries: r.n })),
+    exit_pages: countBy(
+      sess.filter((s) => s.exit !== null),
+      (s) => s.exit,
+    )
+      .slice(0, limit)
+      .map((r) => ({ path_canon: r.key, page_title: title(r.key), exits: r.n })),
   };
 }
 
@@ -88,7 +119,10 @@ test('content rules: omitted include is full up to 90 days and summary from 91; 
   const cur = d91.json().current;
   assert.equal(cur.include, 'summary');
   assert.equal(cur.timeseries.length, 91);
-  assert.equal(cur.timeseries.reduce((n: number, p: { pageviews: number }) => n + p.pageviews, 0), cur.totals.pageviews);
+  assert.equal(
+    cur.timeseries.reduce((n: number, p: { pageviews: number }) => n + p.pageviews, 0),
+    cur.totals.pageviews,
+  );
   assert.deepEqual(cur, expected(MODES.extended, '2025-03-17', '2025-06-15', 'summary'));
   assert.equal(d91.json().meta.units_charged, 2 * 4);
 });

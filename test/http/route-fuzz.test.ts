@@ -28,7 +28,9 @@ import { HTTP_SUITE_PARTS, httpSuitePart } from '../stack/http-suite.js';
 const V1 = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
 const MANAGEMENT = new Map(appApiRoutes.map((d) => [`${d.method} ${APP_API_PREFIX}${d.url}`, d]));
 const SHARE_API = '/share/:slug/api';
-const ODD_BODIES: FuzzValue<unknown>[] = JSON_VALUES.filter((v) => typeof v.value !== 'object' || v.value === null || Array.isArray(v.value));
+const ODD_BODIES: FuzzValue<unknown>[] = JSON_VALUES.filter(
+  (v) => typeof v.value !== 'object' || v.value === null || Array.isArray(v.value),
+);
 
 let h: Harness;
 let registered: Registered[];
@@ -97,7 +99,13 @@ function envelopeProblem(text: string, requestId: unknown): string | null {
     return `not JSON: ${oneLine(text)}`;
   }
   const e = body?.error;
-  if (Object.keys(body ?? {}).join() !== 'error' || typeof e?.code !== 'string' || typeof e.message !== 'string' || e.message === '' || e.request_id !== requestId)
+  if (
+    Object.keys(body ?? {}).join() !== 'error' ||
+    typeof e?.code !== 'string' ||
+    typeof e.message !== 'string' ||
+    e.message === '' ||
+    e.request_id !== requestId
+  )
     return `not the error envelope: ${oneLine(text)}`;
   return null;
 }
@@ -106,15 +114,26 @@ const oneLine = (text: string) => JSON.stringify(text.slice(0, 240));
 
 /** `url` with its `:name` segments from `params`, `name` (and a `*`) replaced by `raw` as written. */
 function fill(url: string, params: Record<string, string>, name?: string, raw?: string): string {
-  return url.replace(/:([a-z_]+)|\*/g, (m, p: string | undefined) => (p === name || (m === '*' && name === '*') ? raw! : (params[p ?? '*'] ?? 'x')));
+  return url.replace(/:([a-z_]+)|\*/g, (m, p: string | undefined) =>
+    p === name || (m === '*' && name === '*') ? raw! : (params[p ?? '*'] ?? 'x'),
+  );
 }
 
 const pathNames = (url: string) => [...url.matchAll(/:([a-z_]+)|\*/g)].map((m) => m[1] ?? '*');
 const propsOf = (schema: TObject | undefined) => Object.keys(schema?.properties ?? {});
 
 /** Each parameter of a read route (/v1, the dashboard's twin, a share link's) with each value, the others valid. */
-async function fuzzRead(way: string, url: string, headers: Record<string, string>, base: Record<string, string>, params: string[]): Promise<void> {
-  const qs = (without: string) => Object.entries(base).filter(([k]) => k !== without).map(([k, v]) => `${k}=${v}`);
+async function fuzzRead(
+  way: string,
+  url: string,
+  headers: Record<string, string>,
+  base: Record<string, string>,
+  params: string[],
+): Promise<void> {
+  const qs = (without: string) =>
+    Object.entries(base)
+      .filter(([k]) => k !== without)
+      .map(([k, v]) => `${k}=${v}`);
   for (const p of params)
     for (const v of [...URL_VALUES.map((x) => ({ label: x.label, value: `${p}=${x.value}` })), ...QUERY_FORMS(p)])
       await probe(way, `${url} ${p}=${v.label}`, { method: 'GET', url: `${url}?${[...qs(p), v.value].join('&')}`, headers });
@@ -129,7 +148,10 @@ function readBase(url: string): Record<string, string> {
 }
 
 async function fuzzBatch(way: string, url: string, headers: Record<string, string>): Promise<void> {
-  const reads = URL_VALUES.map((x) => ({ label: `r=/v1/goals?site_id=${x.label}`, value: `r=${encodeURIComponent(`/v1/goals?site_id=${x.value}`)}` }));
+  const reads = URL_VALUES.map((x) => ({
+    label: `r=/v1/goals?site_id=${x.label}`,
+    value: `r=${encodeURIComponent(`/v1/goals?site_id=${x.value}`)}`,
+  }));
   for (const v of [...URL_VALUES.map((x) => ({ label: `r=${x.label}`, value: `r=${x.value}` })), ...QUERY_FORMS('r'), ...reads])
     await probe(way, `${url} ${v.label}`, { method: 'GET', url: `${url}?${v.value}`, headers });
 }
@@ -149,15 +171,24 @@ async function fuzzManagement(method: string, url: string): Promise<void> {
   const query = new URLSearchParams((base.query ?? '').replace(/^\?/, ''));
   const headers = { ...(who ? sessionHeaders(who, method) : {}), 'content-type': 'application/json' };
   const send = (what: string, path: string, q: string, body: unknown) =>
-    probe('management', what, { method: method as 'GET', url: `${path}${q ? `?${q}` : ''}`, headers, ...(method === 'GET' ? {} : { payload: JSON.stringify(body ?? {}) }) });
+    probe('management', what, {
+      method: method as 'GET',
+      url: `${path}${q ? `?${q}` : ''}`,
+      headers,
+      ...(method === 'GET' ? {} : { payload: JSON.stringify(body ?? {}) }),
+    });
   const path = fill(url, params);
-  for (const p of pathNames(url)) for (const v of URL_VALUES) await send(`${url} :${p}=${v.label}`, fill(url, params, p, v.value), query.toString(), base.body);
+  for (const p of pathNames(url))
+    for (const v of URL_VALUES) await send(`${url} :${p}=${v.label}`, fill(url, params, p, v.value), query.toString(), base.body);
   for (const p of propsOf(def.query as TObject | undefined)) {
     const rest = [...query].filter(([k]) => k !== p).map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
-    for (const v of [...URL_VALUES.map((x) => ({ label: x.label, value: `${p}=${x.value}` })), ...QUERY_FORMS(p)]) await send(`${url} ${p}=${v.label}`, path, [...rest, v.value].join('&'), base.body);
+    for (const v of [...URL_VALUES.map((x) => ({ label: x.label, value: `${p}=${x.value}` })), ...QUERY_FORMS(p)])
+      await send(`${url} ${p}=${v.label}`, path, [...rest, v.value].join('&'), base.body);
   }
   if (def.body) {
-    for (const p of propsOf(def.body as TObject)) for (const v of JSON_VALUES) await send(`${url} body.${p}=${v.label}`, path, query.toString(), { ...(base.body as object), [p]: v.value });
+    for (const p of propsOf(def.body as TObject))
+      for (const v of JSON_VALUES)
+        await send(`${url} body.${p}=${v.label}`, path, query.toString(), { ...(base.body as object), [p]: v.value });
     for (const v of ODD_BODIES) await send(`${url} body=${v.label}`, path, query.toString(), v.value);
   }
   if (!def.body && !def.query && pathNames(url).length === 0) await send(`${url} (no parameters) x=%00`, path, 'x=%00', { x: '\u0000' });
@@ -166,18 +197,27 @@ async function fuzzManagement(method: string, url: string): Promise<void> {
 async function fuzzCollection(): Promise<void> {
   const headers = { 'content-type': 'text/plain', 'user-agent': CHROME };
   const base = { n: 'pageview', u: 'https://fuzz.example/page', d: 'fuzz.example' };
-  const post = (what: string, payload: string | Buffer) => probe('collection', `/api/event ${what}`, { method: 'POST', url: '/api/event', headers, payload });
+  const post = (what: string, payload: string | Buffer) =>
+    probe('collection', `/api/event ${what}`, { method: 'POST', url: '/api/event', headers, payload });
   const members = [...new Set(['n', 'u', 'd', 'r', 'p', '$', 'h', 'i', 'e', 'sd', 'v', ...propsOf(TrackerEventSchema)])];
-  for (const m of members) for (const v of JSON_VALUES) await post(`${m}=${v.label}`, JSON.stringify({ ...base, ...(m === 'e' ? { n: 'engagement' } : {}), [m]: v.value }));
+  for (const m of members)
+    for (const v of JSON_VALUES)
+      await post(`${m}=${v.label}`, JSON.stringify({ ...base, ...(m === 'e' ? { n: 'engagement' } : {}), [m]: v.value }));
   for (const prop of ['action_id', 'title', 'tenant_id', 'form_id', 'url', 'family'])
-    for (const v of JSON_VALUES) await post(`p.${prop}=${v.label}`, JSON.stringify({ ...base, n: prop === 'title' ? 'pageview' : 'Outbound Link: Click', p: { [prop]: v.value } }));
+    for (const v of JSON_VALUES)
+      await post(
+        `p.${prop}=${v.label}`,
+        JSON.stringify({ ...base, n: prop === 'title' ? 'pageview' : 'Outbound Link: Click', p: { [prop]: v.value } }),
+      );
   for (const v of ODD_BODIES) await post(`body=${v.label}`, JSON.stringify(v.value));
   for (const raw of ['\u0000', '{"n":"pageview\u0000', '\ud800', '{"n":"pageview","u":"https://fuzz.example/\u0000","d":"fuzz.example"}'])
     await post(`raw ${JSON.stringify(raw)}`, raw);
   await post('bytes that are not UTF-8', Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xed, 0xa0, 0x80, 0x22, 0x7d]));
 }
 
-test(`no parameter of any registered route, entered any way, gets an answer of 500 or more (${process.env.FOOTFALL_TEST_STACK ?? 'embedded'} stack, fast-check seed ${FUZZ_SEED})`, { timeout: 10 * 60_000 }, async (t) => {
+test(`no parameter of any registered route, entered any way, gets an answer of 500 or more (${process.env.FOOTFALL_TEST_STACK ?? 'embedded'} stack, fast-check seed ${FUZZ_SEED})`, {
+  timeout: 10 * 60_000,
+}, async (t) => {
   const started = Date.now();
   const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
   const done = new Set<string>();
@@ -193,7 +233,13 @@ test(`no parameter of any registered route, entered any way, gets an answer of 5
       if (params.length === 0) await probe('token', `${r.url} x=%00`, { url: `${r.url}?x=%00`, headers: bearer(token) });
     } else if (r.method === 'GET' && r.url.startsWith(`${APP_API_PREFIX}/v1/`)) {
       const v1 = r.url.slice(APP_API_PREFIX.length);
-      await fuzzRead('dashboard', r.url, sessionHeaders(viewer, 'GET'), readBase(v1), propsOf(V1.get(v1)!.querystring as TObject | undefined));
+      await fuzzRead(
+        'dashboard',
+        r.url,
+        sessionHeaders(viewer, 'GET'),
+        readBase(v1),
+        propsOf(V1.get(v1)!.querystring as TObject | undefined),
+      );
     } else if (r.method === 'GET' && r.url.startsWith(`${SHARE_API}/v1/`)) {
       const v1 = r.url.slice(SHARE_API.length);
       await fuzzRead('share', fill(r.url, { slug: share.slug }), {}, readBase(v1), propsOf(V1.get(v1)!.querystring as TObject | undefined));
@@ -202,29 +248,60 @@ test(`no parameter of any registered route, entered any way, gets an answer of 5
       await fuzzBatch('embed token', r.url, bearer(embed));
     } else if (r.url === `${SHARE_API}/reads`) {
       await fuzzBatch('share', fill(r.url, { slug: share.slug }), {});
-      for (const v of URL_VALUES) await probe('share', `${r.url} :slug=${v.label}`, { url: `${fill(r.url, {}, 'slug', v.value)}?r=%2Fv1%2Fgoals` });
+      for (const v of URL_VALUES)
+        await probe('share', `${r.url} :slug=${v.label}`, { url: `${fill(r.url, {}, 'slug', v.value)}?r=%2Fv1%2Fgoals` });
     } else if (MANAGEMENT.has(key)) {
       await fuzzManagement(r.method, r.url);
     } else if (key === 'POST /api/event') {
       await fuzzCollection();
     } else if (key === `POST ${SHARE_API}/session`) {
       const headers = { 'content-type': 'application/json' };
-      for (const v of URL_VALUES) await probe('share', `${r.url} :slug=${v.label}`, { method: 'POST', url: fill(r.url, {}, 'slug', v.value), headers, payload: '{"password":"x"}' });
+      for (const v of URL_VALUES)
+        await probe('share', `${r.url} :slug=${v.label}`, {
+          method: 'POST',
+          url: fill(r.url, {}, 'slug', v.value),
+          headers,
+          payload: '{"password":"x"}',
+        });
       for (const v of [...JSON_VALUES, ...ODD_BODIES.map((b) => ({ ...b, label: `body=${b.label}` }))])
-        await probe('share', `${r.url} password=${v.label}`, { method: 'POST', url: fill(r.url, { slug: share.slug }), headers, payload: JSON.stringify(v.label.startsWith('body=') ? v.value : { password: v.value }) });
+        await probe('share', `${r.url} password=${v.label}`, {
+          method: 'POST',
+          url: fill(r.url, { slug: share.slug }),
+          headers,
+          payload: JSON.stringify(v.label.startsWith('body=') ? v.value : { password: v.value }),
+        });
     } else {
       // the public pages, files and documents: their path parameters, or a query they do not read
       const names = pathNames(r.url);
-      const params = { site_id: site, workspace_id: w.ws, section: 'members', slug: share.slug, file: 'x.js', secret: 'x', '*': 'index.html' };
-      for (const p of names) for (const v of URL_VALUES) await probe('public', `${r.url} :${p}=${v.label}`, { method: r.method as 'GET', url: fill(r.url, params, p, v.value) });
-      if (names.length === 0) await probe('public', `${r.url} x=%00`, { method: r.method as 'GET', url: `${r.url}?x=%00&y=%ED%A0%80&z=${'x'.repeat(100_000)}` });
+      const params = {
+        site_id: site,
+        workspace_id: w.ws,
+        section: 'members',
+        slug: share.slug,
+        file: 'x.js',
+        secret: 'x',
+        '*': 'index.html',
+      };
+      for (const p of names)
+        for (const v of URL_VALUES)
+          await probe('public', `${r.url} :${p}=${v.label}`, { method: r.method as 'GET', url: fill(r.url, params, p, v.value) });
+      if (names.length === 0)
+        await probe('public', `${r.url} x=%00`, { method: r.method as 'GET', url: `${r.url}?x=%00&y=%ED%A0%80&z=${'x'.repeat(100_000)}` });
     }
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const count = (m: Map<string | number, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join(', ');
-  t.diagnostic(`${h.stack} stack: ${sent} requests over ${done.size} routes in ${seconds} s (seed ${FUZZ_SEED}); by way in: ${count(answered)}; by status: ${count(statuses)}`);
+  const count = (m: Map<string | number, number>) =>
+    [...m]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
+  t.diagnostic(
+    `${h.stack} stack: ${sent} requests over ${done.size} routes in ${seconds} s (seed ${FUZZ_SEED}); by way in: ${count(answered)}; by status: ${count(statuses)}`,
+  );
   if (h.stack === 'embedded') {
-    const part = Array.from({ length: HTTP_SUITE_PARTS }, (_, i) => i + 1).find((k) => httpSuitePart(k).includes('test/http/route-fuzz.test.ts'));
+    const part = Array.from({ length: HTTP_SUITE_PARTS }, (_, i) => i + 1).find((k) =>
+      httpSuitePart(k).includes('test/http/route-fuzz.test.ts'),
+    );
     const missing = missingScaleEnv();
     t.diagnostic(
       missing.length
@@ -233,6 +310,7 @@ test(`no parameter of any registered route, entered any way, gets an answer of 5
     );
   }
   assert.deepEqual(failures.slice(0, 40), [], `${failures.length} of ${sent} answers failed (the first 40 above)`);
-  for (const way of ['token', 'embed token', 'dashboard', 'share', 'management', 'collection', 'public']) assert.ok((answered.get(way) ?? 0) > 50, `the ${way} way in was walked`);
+  for (const way of ['token', 'embed token', 'dashboard', 'share', 'management', 'collection', 'public'])
+    assert.ok((answered.get(way) ?? 0) > 50, `the ${way} way in was walked`);
   assert.ok(done.size >= 80, `only ${done.size} routes walked`);
 });

@@ -22,7 +22,17 @@ import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
 import { call, ORIGIN, person } from './helpers/app-api.js';
 import { CALLERS, DASHBOARD_READ_ROLES, ROLE_TABLE, type World } from './helpers/app-api-roles.js';
 import { embedKey, mint, shareLink } from './helpers/embeds.js';
-import { FAMILIES, ALL_SCOPES, SURFACES, EMBEDS, PUBLIC_ROUTES, READ_BATCHES, V1_ROUTES_TODAY, OTHER_METHODS, type Registered } from './helpers/route-rules.js';
+import {
+  FAMILIES,
+  ALL_SCOPES,
+  SURFACES,
+  EMBEDS,
+  PUBLIC_ROUTES,
+  READ_BATCHES,
+  V1_ROUTES_TODAY,
+  OTHER_METHODS,
+  type Registered,
+} from './helpers/route-rules.js';
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
 /** the management routes by `METHOD /app/api/…`, as registered */
@@ -47,7 +57,9 @@ before(async () => {
   routes = registered
     .filter((r) => r.authenticated && r.url.startsWith('/v1/'))
     .map((r) => ({ url: r.url, family: definitions.get(r.url)?.family as RouteFamily }));
-  shareRoutes = registered.filter((r) => r.authenticated && r.url.startsWith(`${SHARE_API}/`) && !(r.url in READ_BATCHES)).map((r) => r.url.slice(SHARE_API.length));
+  shareRoutes = registered
+    .filter((r) => r.authenticated && r.url.startsWith(`${SHARE_API}/`) && !(r.url in READ_BATCHES))
+    .map((r) => r.url.slice(SHARE_API.length));
   sessionRoutes = registered
     .filter((r) => r.authenticated && r.url.startsWith(`${APP_API_PREFIX}/`))
     .map((r) => ({ method: r.method, url: r.url, path: r.url.replace(/:([a-z_]+)/g, '$1_unknown') }));
@@ -90,7 +102,10 @@ test('every registered route is an authenticated GET under /v1 with a known fami
       assert.equal(r.strategy, 'session', `${r.url}: registered with the ${r.strategy} strategy`);
       assert.deepEqual(r.security, [{ sessionCookie: [] }], `${r.url}: security`);
       assert.equal(r.hidden, true, `${r.url} is listed in /openapi.json`);
-      assert.ok(DASHBOARD_READ_ROLES[`GET ${v1}`], `${r.url} has no entry in the dashboard reads' role table (test/http/helpers/app-api-roles.ts)`);
+      assert.ok(
+        DASHBOARD_READ_ROLES[`GET ${v1}`],
+        `${r.url} has no entry in the dashboard reads' role table (test/http/helpers/app-api-roles.ts)`,
+      );
       continue;
     }
     if (r.url.startsWith(`${APP_API_PREFIX}/`)) {
@@ -129,16 +144,46 @@ test('every registered route is an authenticated GET under /v1 with a known fami
   for (const r of unauthenticated) assert.ok(!r.url.startsWith('/v1'), `${r.method} ${r.url} is under /v1 without authentication`);
   assert.deepEqual(unauthenticated.map((r) => `${r.method} ${r.url}`).sort(), PUBLIC_ROUTES);
   // The other way round: every definition that asks for a session is registered as needing one.
-  const sessionDefs = appApiRoutes.filter((d) => d.auth === 'session').map((d) => `${d.method} ${APP_API_PREFIX}${d.url}`).sort();
-  assert.deepEqual(sessionRoutes.filter((r) => !isDashboardRead(r.url)).map((r) => `${r.method} ${r.url}`).sort(), sessionDefs);
+  const sessionDefs = appApiRoutes
+    .filter((d) => d.auth === 'session')
+    .map((d) => `${d.method} ${APP_API_PREFIX}${d.url}`)
+    .sort();
+  assert.deepEqual(
+    sessionRoutes
+      .filter((r) => !isDashboardRead(r.url))
+      .map((r) => `${r.method} ${r.url}`)
+      .sort(),
+    sessionDefs,
+  );
   assert.ok(sessionDefs.length > 20, `only ${sessionDefs.length} session routes found`);
   // Every read batch decided here is registered.
-  assert.deepEqual(registered.filter((r) => r.url in READ_BATCHES).map((r) => r.url).sort(), Object.keys(READ_BATCHES).sort());
+  assert.deepEqual(
+    registered
+      .filter((r) => r.url in READ_BATCHES)
+      .map((r) => r.url)
+      .sort(),
+    Object.keys(READ_BATCHES).sort(),
+  );
   // Every route an embed reads is a share link's read too, and no other.
-  assert.deepEqual([...shareRoutes].sort(), Object.entries(EMBEDS).filter(([, e]) => e !== null).map(([u]) => u).sort());
+  assert.deepEqual(
+    [...shareRoutes].sort(),
+    Object.entries(EMBEDS)
+      .filter(([, e]) => e !== null)
+      .map(([u]) => u)
+      .sort(),
+  );
   // Every /v1 route that names a site is a dashboard read, and every entry of its role table is served.
-  const reads = sessionRoutes.filter((r) => isDashboardRead(r.url)).map((r) => `GET ${r.url.slice(APP_API_PREFIX.length)}`).sort();
-  assert.deepEqual(reads, [...definitions.values()].filter((d) => d.site).map((d) => `GET ${d.url}`).sort());
+  const reads = sessionRoutes
+    .filter((r) => isDashboardRead(r.url))
+    .map((r) => `GET ${r.url.slice(APP_API_PREFIX.length)}`)
+    .sort();
+  assert.deepEqual(
+    reads,
+    [...definitions.values()]
+      .filter((d) => d.site)
+      .map((d) => `GET ${d.url}`)
+      .sort(),
+  );
   assert.deepEqual(reads, Object.keys(DASHBOARD_READ_ROLES).sort());
 });
 
@@ -152,10 +197,15 @@ test("the dashboard's reads: every member of the site's workspace reads it, a pe
     const entry = DASHBOARD_READ_ROLES[`GET ${url.slice(APP_API_PREFIX.length)}`];
     for (const [i, who] of CALLERS.entries()) {
       const c = (await entry.setup?.(w)) ?? {};
-      const caller = who === 'anonymous' ? null : await person(h, who === 'stranger' ? { workspaceId: other, role: 'owner' } : { workspaceId: ws, role: who });
+      const caller =
+        who === 'anonymous'
+          ? null
+          : await person(h, who === 'stranger' ? { workspaceId: other, role: 'owner' } : { workspaceId: ws, role: who });
       const res = await call(h, caller, 'GET', `${url}${c.query ?? ''}`);
-      if (res.statusCode !== entry.expect[i]) failures.push(`${who} GET ${url}: ${res.statusCode}, expected ${entry.expect[i]} ${res.body.slice(0, 200)}`);
-      else if (res.statusCode >= 400) assertError(res, res.statusCode, res.statusCode === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', `${who} GET ${url}`);
+      if (res.statusCode !== entry.expect[i])
+        failures.push(`${who} GET ${url}: ${res.statusCode}, expected ${entry.expect[i]} ${res.body.slice(0, 200)}`);
+      else if (res.statusCode >= 400)
+        assertError(res, res.statusCode, res.statusCode === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', `${who} GET ${url}`);
     }
   }
   assert.deepEqual(failures, []);
@@ -180,7 +230,12 @@ test('a change without the CSRF token, with a wrong one, or from a foreign Origi
   for (const { method, url, path } of sessionRoutes.filter((r) => UNSAFE.has(r.method))) {
     assertError(await call(h, p, method, path, { csrf: false }), 403, 'FORBIDDEN', `${method} ${url} without the token`);
     assertError(await call(h, p, method, path, { csrf: 'x'.repeat(43) }), 403, 'FORBIDDEN', `${method} ${url} with a wrong token`);
-    assertError(await call(h, p, method, path, { origin: 'https://evil.example' }), 403, 'FORBIDDEN', `${method} ${url} from a foreign Origin`);
+    assertError(
+      await call(h, p, method, path, { origin: 'https://evil.example' }),
+      403,
+      'FORBIDDEN',
+      `${method} ${url} from a foreign Origin`,
+    );
   }
   // The public changes need no token, but a browser's cross-site request is refused all the same.
   for (const r of registered.filter((x) => !x.authenticated && x.url.startsWith(`${APP_API_PREFIX}/`) && UNSAFE.has(x.method))) {
@@ -261,7 +316,11 @@ test('a free workspace is 403 FORBIDDEN on every route; a starter one on reports
   for (const { url, family } of routes) {
     const res = await h.get(url, { token: freeToken.secret });
     assertError(res, 403, 'FORBIDDEN', `${url} on free`);
-    assert.equal(res.json().error.message, 'The free plan does not include API access; upgrade to starter or pro, or ask for an enterprise policy.', url);
+    assert.equal(
+      res.json().error.message,
+      'The free plan does not include API access; upgrade to starter or pro, or ask for an enterprise policy.',
+      url,
+    );
 
     const st = await h.get(url, { token: starterToken.secret });
     if (FAMILIES[family].starter) assertAdmitted(st, `${url} on starter`);
@@ -312,7 +371,9 @@ test("once a token's window is full, every route is 429 RATE_LIMITED with Retry-
 
 test('an embed token is admitted on every route embeds read, 401 on every other; a forged one is 401 everywhere, not counted', async () => {
   const ws = await h.workspace('pro');
-  const site = (await h.catalog.createSite({ workspaceId: ws.id, name: 'E', hostnames: ['embed-security.example'], collectionProfile: 'extended' })).id;
+  const site = (
+    await h.catalog.createSite({ workspaceId: ws.id, name: 'E', hostnames: ['embed-security.example'], collectionProfile: 'extended' })
+  ).id;
   const parent = await h.token(ws.id);
   const key = await embedKey(h, ws.id);
   const good = mint(h, key, { token_id: parent.id, site_id: site });
@@ -330,14 +391,22 @@ test('an embed token is admitted on every route embeds read, 401 on every other;
 test("a share link's reads: 401 for an unknown or revoked link and for a locked one without its cookie; admitted for an open one; 429 past its viewer's window", async () => {
   assert.ok(shareRoutes.length >= 8, `only ${shareRoutes.length} share routes found`);
   const ws = await h.workspace('pro');
-  const site = (await h.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['share-security.example'], collectionProfile: 'extended' })).id;
+  const site = (
+    await h.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['share-security.example'], collectionProfile: 'extended' })
+  ).id;
   const open = await shareLink(h, site);
   const locked = await shareLink(h, site, { password: 'a long enough password' });
   const revoked = await shareLink(h, site);
   await h.container.embeds!.revokeShareLink(revoked.id, h.clock.now().toISOString());
-  const at = (slug: string, url: string, address = '192.0.2.50') => h.app.inject({ method: 'GET', url: `/share/${slug}/api${url}`, remoteAddress: address });
+  const at = (slug: string, url: string, address = '192.0.2.50') =>
+    h.app.inject({ method: 'GET', url: `/share/${slug}/api${url}`, remoteAddress: address });
   for (const url of shareRoutes) {
-    for (const [what, slug] of [['an unknown link', 'Z'.repeat(40)], ['a revoked link', revoked.slug], ['a locked link', locked.slug], ['a malformed slug', 'x']]) {
+    for (const [what, slug] of [
+      ['an unknown link', 'Z'.repeat(40)],
+      ['a revoked link', revoked.slug],
+      ['a locked link', locked.slug],
+      ['a malformed slug', 'x'],
+    ]) {
       const res = await at(slug, url);
       assertError(res, 401, 'UNAUTHORIZED', `${url} through ${what}`);
       assert.equal(res.headers['x-ratelimit-limit'], undefined, `${url} through ${what}: not counted`);

@@ -36,7 +36,10 @@ test('footfall serve with bad settings stops with a message naming every bad one
       return true;
     });
   } finally {
-    for (const [k, v] of [['FOOTFALL_PORT', saved.port], ['FOOTFALL_LOG_LEVEL', saved.level]] as const)
+    for (const [k, v] of [
+      ['FOOTFALL_PORT', saved.port],
+      ['FOOTFALL_LOG_LEVEL', saved.level],
+    ] as const)
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
   }

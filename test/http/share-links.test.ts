@@ -31,7 +31,13 @@ before(async () => {
 });
 after(() => h.close());
 
-function share(slug: string, path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}, address = '198.51.100.1'): Promise<LightMyRequestResponse> {
+function share(
+  slug: string,
+  path: string,
+  query: Record<string, string> = {},
+  headers: Record<string, string> = {},
+  address = '198.51.100.1',
+): Promise<LightMyRequestResponse> {
   const qs = new URLSearchParams(query).toString();
   return h.app.inject({ method: 'GET', url: `/share/${slug}/api${path}${qs ? `?${qs}` : ''}`, headers, remoteAddress: address });
 }
@@ -39,7 +45,12 @@ function share(slug: string, path: string, query: Record<string, string> = {}, h
 function metaOf(res: LightMyRequestResponse): Record<string, unknown> {
   const m = /<meta name="footfall-share" content="([^"]*)">/.exec(res.body);
   assert.ok(m, res.body.slice(0, 500));
-  return JSON.parse(m[1].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&amp;/g, '&'));
+  return JSON.parse(
+    m[1]
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&amp;/g, '&'),
+  );
 }
 
 function refused(res: LightMyRequestResponse, status: number, code: string): string {
@@ -60,7 +71,11 @@ test("a share link's page and reads: the dashboard's numbers for its tenant, unm
   assert.equal(page.headers['referrer-policy'], 'no-referrer');
   assert.deepEqual(metaOf(page), { state: 'open', site_id: site, site_name: 'site 1', tenant_id: tenantA });
 
-  for (const [path, extra] of [['/v1/reports/overview', {}], ['/v1/metrics/timeseries', { metric: 'visitors' }], ['/v1/reports/content', {}]] as const) {
+  for (const [path, extra] of [
+    ['/v1/reports/overview', {}],
+    ['/v1/metrics/timeseries', { metric: 'visitors' }],
+    ['/v1/reports/content', {}],
+  ] as const) {
     const before = await used();
     const res = await share(link.slug, path, { from: FROM, to: TO, ...extra });
     assert.equal(res.statusCode, 200, `${path}: ${res.body}`);
@@ -70,10 +85,14 @@ test("a share link's page and reads: the dashboard's numbers for its tenant, unm
     assert.deepEqual(res.json().current, api.json().current, path);
   }
   const breakdown = await share(link.slug, '/v1/metrics/breakdown', { from: FROM, to: TO, dimension: 'tenant', metric: 'visitors' });
-  assert.deepEqual(breakdown.json().current.rows.map((r: { tenant_id: string; value: number }) => [r.tenant_id, r.value]), [[tenantA, 9]]);
+  assert.deepEqual(
+    breakdown.json().current.rows.map((r: { tenant_id: string; value: number }) => [r.tenant_id, r.value]),
+    [[tenantA, 9]],
+  );
   refused(await share(link.slug, '/v1/reports/overview', { tenant_id: tenantB }), 403, 'FORBIDDEN');
   // only the embed routes exist under a link
-  for (const path of ['/v1/me', '/v1/sites', '/v1/usage/current', '/v1/tenants']) assert.equal((await share(link.slug, path)).statusCode, 404, path);
+  for (const path of ['/v1/me', '/v1/sites', '/v1/usage/current', '/v1/tenants'])
+    assert.equal((await share(link.slug, path)).statusCode, 404, path);
 });
 
 test('a whole-site link reads every tenant; an unknown slug is gone (404 page, 401 reads)', async () => {
@@ -109,9 +128,23 @@ test('a password: the page asks for it, reads need the cookie it gives, scoped t
   assert.ok(lifetime > 0 && lifetime <= 8 * 3600_000, `short-lived: ${lifetime} ms`);
   const cookie = { cookie: `footfall_share=${set.value}` };
   assert.equal((await share(link.slug, '/v1/reports/overview', {}, cookie)).statusCode, 200);
-  assert.deepEqual(metaOf(await h.app.inject({ method: 'GET', url: `/share/${link.slug}`, headers: cookie })), { state: 'open', site_id: site, site_name: 'site 1', tenant_id: null });
+  assert.deepEqual(metaOf(await h.app.inject({ method: 'GET', url: `/share/${link.slug}`, headers: cookie })), {
+    state: 'open',
+    site_id: site,
+    site_name: 'site 1',
+    tenant_id: null,
+  });
   refused(await share(other.slug, '/v1/reports/overview', {}, cookie), 401, 'UNAUTHORIZED');
-  refused(await share(link.slug, '/v1/reports/overview', {}, { cookie: `footfall_share=${set.value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}` }), 401, 'UNAUTHORIZED');
+  refused(
+    await share(
+      link.slug,
+      '/v1/reports/overview',
+      {},
+      { cookie: `footfall_share=${set.value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}` },
+    ),
+    401,
+    'UNAUTHORIZED',
+  );
   // the cookie lives its lifetime, no longer
   h.clock.advance(8 * 3600_000 + 1000);
   refused(await share(link.slug, '/v1/reports/overview', {}, cookie), 401, 'UNAUTHORIZED');
@@ -123,12 +156,22 @@ test('a password: the page asks for it, reads need the cookie it gives, scoped t
   refused(limited, 429, 'RATE_LIMITED');
   assert.ok(Number(limited.headers['retry-after']) >= 1);
   assert.equal((await post(other.slug, PASSWORD, '198.51.100.11')).statusCode, 204, 'one guesser does not lock the other viewers out');
-  for (let a = 0; a < 9; a++) for (let i = 0; i < 10; i++) refused(await post(other.slug, `wrong ${i}`, `203.0.113.${a + 1}`), 401, 'UNAUTHORIZED');
+  for (let a = 0; a < 9; a++)
+    for (let i = 0; i < 10; i++) refused(await post(other.slug, `wrong ${i}`, `203.0.113.${a + 1}`), 401, 'UNAUTHORIZED');
   refused(await post(other.slug, PASSWORD, '198.51.100.99'), 429, 'RATE_LIMITED');
   h.clock.advance(15 * 60_000 + 1000);
   assert.equal((await post(other.slug, PASSWORD, '198.51.100.99')).statusCode, 204);
   refused(await post(other.slug, ''), 422, 'INVALID_PARAMS');
-  refused(await h.app.inject({ method: 'POST', url: `/share/${other.slug}/api/session`, payload: { password: PASSWORD }, headers: { origin: 'https://evil.example' } }), 403, 'FORBIDDEN');
+  refused(
+    await h.app.inject({
+      method: 'POST',
+      url: `/share/${other.slug}/api/session`,
+      payload: { password: PASSWORD },
+      headers: { origin: 'https://evil.example' },
+    }),
+    403,
+    'FORBIDDEN',
+  );
 });
 
 test('a revoked or expired link is gone on the next request', async () => {
@@ -147,7 +190,9 @@ test('a revoked or expired link is gone on the next request', async () => {
 
 test("a link's reads follow the plan's dashboard: a free workspace's link reads its surfaces only", async () => {
   const free = await h.workspace('free');
-  const s = (await h.catalog.createSite({ workspaceId: free.id, name: 'free', hostnames: ['free-share.example'], collectionProfile: 'strict' })).id;
+  const s = (
+    await h.catalog.createSite({ workspaceId: free.id, name: 'free', hostnames: ['free-share.example'], collectionProfile: 'strict' })
+  ).id;
   const link = await shareLink(h, s);
   assert.equal((await share(link.slug, '/v1/reports/overview')).statusCode, 200);
   assert.equal((await share(link.slug, '/v1/reports/content')).statusCode, 200);

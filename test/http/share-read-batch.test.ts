@@ -7,7 +7,19 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { MetricsHarness } from './metrics-harness.js';
 import { shareLink } from './helpers/embeds.js';
-import { assertLinesAsAlone, batchLines, batchUrl, batchWorld, FROM, linesOf, mixedReads, pageReads, refused, TO, type requestLog } from './helpers/read-batch.js';
+import {
+  assertLinesAsAlone,
+  batchLines,
+  batchUrl,
+  batchWorld,
+  FROM,
+  linesOf,
+  mixedReads,
+  pageReads,
+  refused,
+  TO,
+  type requestLog,
+} from './helpers/read-batch.js';
 
 const PASSWORD = 'open sesame please';
 
@@ -28,7 +40,8 @@ after(async () => {
 
 /** each viewer's window (20 a second): move the standing clock past the last one */
 const nextSecond = () => h.clock.advance(1_100);
-const get = (url: string, cookie?: string) => app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {}, remoteAddress: '198.51.100.7' });
+const get = (url: string, cookie?: string) =>
+  app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {}, remoteAddress: '198.51.100.7' });
 /** the share reads the server took, alone or in a batch (their slugs redacted in the log) */
 const shareReads = () => log.urls().filter((u) => u.startsWith('/share/[redacted]/api/v1/'));
 
@@ -39,11 +52,19 @@ test("a batch answers each read on its own line with what the read sent alone un
   const used = await h.container.ledger.used(h.ws.id, '2025-06');
   nextSecond();
   const lines = batchLines(await get(batchUrl(`/share/${link.slug}/api/reads`, reads())), reads());
-  assert.deepEqual(lines.map((l) => l.status), reads().map(() => 200), JSON.stringify(lines.filter((l) => l.status !== 200)).slice(0, 300));
+  assert.deepEqual(
+    lines.map((l) => l.status),
+    reads().map(() => 200),
+    JSON.stringify(lines.filter((l) => l.status !== 200)).slice(0, 300),
+  );
   nextSecond();
   await assertLinesAsAlone(lines, reads(), (read) => get(`/share/${link.slug}/api${read}`));
   for (const line of lines) if (line.body.meta) assert.equal(line.body.meta.units_charged, 0, reads()[line.i]);
-  assert.deepEqual(lines[2].body.current.rows.map((r: { tenant_id: string }) => r.tenant_id), [tenantA], 'sealed to its tenant');
+  assert.deepEqual(
+    lines[2].body.current.rows.map((r: { tenant_id: string }) => r.tenant_id),
+    [tenantA],
+    'sealed to its tenant',
+  );
   assert.equal(await h.container.ledger.used(h.ws.id, '2025-06'), used, 'nothing charged');
 });
 
@@ -54,7 +75,10 @@ test("a read the link may not make is refused on its line as it is refused alone
   const lines = batchLines(await get(batchUrl(`/share/${link.slug}/api/reads`, mixed)), mixed);
   nextSecond();
   await assertLinesAsAlone(lines, mixed, (read) => get(`/share/${link.slug}/api${read}`));
-  assert.deepEqual(lines.map((l) => l.status), [403, 200, 422]);
+  assert.deepEqual(
+    lines.map((l) => l.status),
+    [403, 200, 422],
+  );
 });
 
 test('a gone link, and a locked one without its cookie, refuse the batch as they refuse a read, and no read is made; its cookie opens it', async () => {
@@ -81,7 +105,11 @@ test('a gone link, and a locked one without its cookie, refuse the batch as they
   nextSecond();
   const readsBefore = shareReads().length;
   const lines = linesOf((await get(batchUrl(`/share/${locked.slug}/api/reads`, reads()), cookie)).body);
-  assert.deepEqual(lines.map((l) => l.status), reads().map(() => 200), 'the cookie goes with each read');
+  assert.deepEqual(
+    lines.map((l) => l.status),
+    reads().map(() => 200),
+    'the cookie goes with each read',
+  );
   assert.equal(shareReads().length - readsBefore, reads().length, 'each read made (and logged) once');
 });
 
@@ -100,5 +128,8 @@ test('bad input is one 422 naming the member of r, before any read; the batch is
   assert.equal(refused(await get(`/share/${link.slug}/api/reads`), 422, 'INVALID_PARAMS', 'no r').details?.parameter, 'r');
   assert.equal(shareReads().length, readsBefore, 'no read made');
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-  assert.deepEqual(Object.keys(doc.paths).filter((p) => p.includes('reads') || p.startsWith('/share') || p.startsWith('/embed')), []);
+  assert.deepEqual(
+    Object.keys(doc.paths).filter((p) => p.includes('reads') || p.startsWith('/share') || p.startsWith('/embed')),
+    [],
+  );
 });

@@ -5,7 +5,12 @@ import { harness } from './helpers/harness.js';
 test('GET /v1/sites lists the workspace sites with their product configuration', async () => {
   const h = await harness({ now: '2025-06-15T12:00:00Z' });
   const ws = await h.workspace('pro');
-  const strict = await h.catalog.createSite({ workspaceId: ws.id, name: 'Strict', hostnames: ['strict.example.com'], collectionProfile: 'strict' });
+  const strict = await h.catalog.createSite({
+    workspaceId: ws.id,
+    name: 'Strict',
+    hostnames: ['strict.example.com'],
+    collectionProfile: 'strict',
+  });
   h.clock.advance(1000);
   const switched = await h.catalog.createSite({
     workspaceId: ws.id,
@@ -44,7 +49,10 @@ test('GET /v1/sites honours the token site allowlist', async () => {
   await h.catalog.createSite({ workspaceId: ws.id, name: 'B', hostnames: ['b.example.com'], collectionProfile: 'extended' });
   const t = await h.token(ws.id, { siteIds: [a.id] });
   const items = (await h.get('/v1/sites', { token: t.secret })).json().items;
-  assert.deepEqual(items.map((s: any) => s.siteId), [a.id]);
+  assert.deepEqual(
+    items.map((s: any) => s.siteId),
+    [a.id],
+  );
   await h.close();
 });
 

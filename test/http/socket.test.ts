@@ -21,7 +21,9 @@ test('startServer serves real HTTP on 127.0.0.1 over the SQLite file in the data
     await server.container.catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
     const checker = await openApiChecker(server.app);
 
-    const res = await fetch(`${server.address}/v1/usage/current`, { headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'sock-1' } });
+    const res = await fetch(`${server.address}/v1/usage/current`, {
+      headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'sock-1' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-request-id'), 'sock-1');
     assert.equal(res.headers.get('x-ratelimit-limit'), '1800');

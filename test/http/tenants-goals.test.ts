@@ -4,13 +4,28 @@ import { harness, type Harness } from './helpers/harness.js';
 
 async function seed(h: Harness) {
   const ws = await h.workspace('pro');
-  const site = await h.catalog.createSite({ workspaceId: ws.id, name: 'Shop', hostnames: ['shop.example.com'], collectionProfile: 'extended' });
-  const other = await h.catalog.createSite({ workspaceId: ws.id, name: 'Blog', hostnames: ['blog.example.com'], collectionProfile: 'strict' });
+  const site = await h.catalog.createSite({
+    workspaceId: ws.id,
+    name: 'Shop',
+    hostnames: ['shop.example.com'],
+    collectionProfile: 'extended',
+  });
+  const other = await h.catalog.createSite({
+    workspaceId: ws.id,
+    name: 'Blog',
+    hostnames: ['blog.example.com'],
+    collectionProfile: 'strict',
+  });
   const acme = await h.catalog.createTenant({ siteId: site.id, slug: 'acme', name: 'Acme' });
   const globex = await h.catalog.createTenant({ siteId: site.id, slug: 'globex', name: 'Globex' });
   await h.catalog.createTenant({ siteId: site.id, slug: 'gone', name: 'Gone', status: 'INACTIVE' });
   const foreignWs = await h.workspace('pro');
-  const foreign = await h.catalog.createSite({ workspaceId: foreignWs.id, name: 'F', hostnames: ['f.example.com'], collectionProfile: 'strict' });
+  const foreign = await h.catalog.createSite({
+    workspaceId: foreignWs.id,
+    name: 'F',
+    hostnames: ['f.example.com'],
+    collectionProfile: 'strict',
+  });
   return { ws, site, other, acme, globex, foreign };
 }
 
@@ -33,7 +48,10 @@ test('GET /v1/tenants shows a tenant-restricted token only its tenants', async (
   const { ws, site, acme } = await seed(h);
   const t = await h.token(ws.id, { tenantIds: [acme.id] });
   const items = (await h.get(`/v1/tenants?site_id=${site.id}`, { token: t.secret })).json().items;
-  assert.deepEqual(items.map((x: any) => x.tenant_id), [acme.id]);
+  assert.deepEqual(
+    items.map((x: any) => x.tenant_id),
+    [acme.id],
+  );
   await h.close();
 });
 
@@ -57,13 +75,27 @@ test('GET /v1/goals lists the site goals in the spec shape; suspended sites stay
   const h = await harness();
   const ws = await h.workspace('pro');
   const site = await h.catalog.createSite({
-    workspaceId: ws.id, name: 'S', hostnames: ['g.example.com'], collectionProfile: 'extended', status: 'SUSPENDED',
+    workspaceId: ws.id,
+    name: 'S',
+    hostnames: ['g.example.com'],
+    collectionProfile: 'extended',
+    status: 'SUSPENDED',
   });
   const signup = await h.catalog.createGoal({
-    siteId: site.id, name: 'Signup', type: 'PAGEVIEW_MATCH', intent: 'signup', pattern: '/welcome*', filters: {},
+    siteId: site.id,
+    name: 'Signup',
+    type: 'PAGEVIEW_MATCH',
+    intent: 'signup',
+    pattern: '/welcome*',
+    filters: {},
   });
   const lead = await h.catalog.createGoal({
-    siteId: site.id, name: 'Lead form', type: 'EVENT_MATCH', intent: 'lead', pattern: 'form.submit', filters: { form_id: 'contact' },
+    siteId: site.id,
+    name: 'Lead form',
+    type: 'EVENT_MATCH',
+    intent: 'lead',
+    pattern: 'form.submit',
+    filters: { form_id: 'contact' },
   });
   const t = await h.token(ws.id);
   const r = await h.get(`/v1/goals?site_id=${site.id}`, { token: t.secret });
@@ -71,8 +103,15 @@ test('GET /v1/goals lists the site goals in the spec shape; suspended sites stay
   const items = r.json().items as any[];
   const s = items.find((g) => g.goalId === signup.id);
   assert.deepEqual(s, {
-    goalId: signup.id, siteId: site.id, orgId: ws.id, name: 'Signup', type: 'PAGEVIEW_MATCH', intent: 'signup',
-    pattern: '/welcome*', createdAt: signup.createdAt, updatedAt: signup.updatedAt,
+    goalId: signup.id,
+    siteId: site.id,
+    orgId: ws.id,
+    name: 'Signup',
+    type: 'PAGEVIEW_MATCH',
+    intent: 'signup',
+    pattern: '/welcome*',
+    createdAt: signup.createdAt,
+    updatedAt: signup.updatedAt,
   });
   assert.deepEqual(items.find((g) => g.goalId === lead.id).filters, { form_id: 'contact' });
   await h.close();

@@ -45,9 +45,24 @@ test('/v1: a NUL in site_id or any other query parameter is 422 naming it, after
   for (const v of NULS_IN_QUERIES) {
     refused(await h.get(`/v1/tenants?site_id=${v}`, { token: token.secret }), 'site_id', 'parameter', `/v1/tenants site_id=${v}`);
     refused(await h.get(`/v1/goals?site_id=${v}`, { token: token.secret }), 'site_id', 'parameter', `/v1/goals site_id=${v}`);
-    refused(await h.get(`/v1/reports/overview?site_id=${site}&tenant_id=${v}`, { token: token.secret }), 'tenant_id', 'parameter', `tenant_id=${v}`);
-    refused(await h.get(`/v1/reports/actions?site_id=${site}&action_key=${v}`, { token: token.secret }), 'action_key', 'parameter', `action_key=${v}`);
-    refused(await h.get(`/v1/metrics/timeseries?site_id=${site}&filters=${v}`, { token: token.secret }), 'filters', 'parameter', `filters=${v}`);
+    refused(
+      await h.get(`/v1/reports/overview?site_id=${site}&tenant_id=${v}`, { token: token.secret }),
+      'tenant_id',
+      'parameter',
+      `tenant_id=${v}`,
+    );
+    refused(
+      await h.get(`/v1/reports/actions?site_id=${site}&action_key=${v}`, { token: token.secret }),
+      'action_key',
+      'parameter',
+      `action_key=${v}`,
+    );
+    refused(
+      await h.get(`/v1/metrics/timeseries?site_id=${site}&filters=${v}`, { token: token.secret }),
+      'filters',
+      'parameter',
+      `filters=${v}`,
+    );
   }
   // the gates before parameters still answer first (docs/product.md §7.2)
   assert.equal((await h.get('/v1/tenants?site_id=%00')).statusCode, 401);
@@ -60,7 +75,12 @@ test('/v1: a NUL in site_id or any other query parameter is 422 naming it, after
 
 test("the dashboard's reads, a share link's reads and the read batches refuse them the same way", async () => {
   refused(await call(h, owner, 'GET', '/app/api/v1/goals?site_id=a%00b'), 'site_id', 'parameter', 'dashboard read');
-  refused(await call(h, owner, 'GET', `/app/api/v1/reports/overview?site_id=${site}&tenant_id=%00`), 'tenant_id', 'parameter', 'dashboard read tenant');
+  refused(
+    await call(h, owner, 'GET', `/app/api/v1/reports/overview?site_id=${site}&tenant_id=%00`),
+    'tenant_id',
+    'parameter',
+    'dashboard read tenant',
+  );
   refused(await h.app.inject({ url: `/share/${share.slug}/api/v1/goals?site_id=%00` }), 'site_id', 'parameter', 'share read');
   const batch = await call(h, owner, 'GET', `/app/api/reads?r=${encodeURIComponent('/v1/goals?site_id=%00')}`);
   assert.equal(batch.statusCode, 200, batch.body);
@@ -79,20 +99,45 @@ test('the management API: a path parameter, a query parameter or a JSON member n
   const raw = (body: string) => ({ headers: { 'content-type': 'application/json' }, body });
   refused(await call(h, owner, 'POST', '/app/api/workspaces', raw('{"name":"a\\ud800b"}')), 'name', 'field', 'body name surrogate');
   refused(await call(h, owner, 'POST', '/app/api/workspaces', raw('{"name":"a\\u0000b"}')), 'name', 'field', 'body name NUL');
-  refused(await call(h, owner, 'POST', `/app/api/workspaces/${ws}/goals`, { body: { site_id: site, name: 'G', type: 'EVENT_MATCH', intent: 'signup', pattern: 'x', filters: { action_id: 'a\udc00' } } }), 'filters.action_id', 'field', 'nested member');
-  refused(await call(h, owner, 'POST', `/app/api/workspaces/${ws}/tenants`, { body: { site_id: 'site_\u0000', slug: 'north', name: 'North' } }), 'site_id', 'field', 'body site_id');
+  refused(
+    await call(h, owner, 'POST', `/app/api/workspaces/${ws}/goals`, {
+      body: { site_id: site, name: 'G', type: 'EVENT_MATCH', intent: 'signup', pattern: 'x', filters: { action_id: 'a\udc00' } },
+    }),
+    'filters.action_id',
+    'field',
+    'nested member',
+  );
+  refused(
+    await call(h, owner, 'POST', `/app/api/workspaces/${ws}/tenants`, { body: { site_id: 'site_\u0000', slug: 'north', name: 'North' } }),
+    'site_id',
+    'field',
+    'body site_id',
+  );
   assert.deepEqual((await call(h, owner, 'GET', '/app/api/workspaces')).json(), before, 'no workspace was made');
   // before a session exists: signing in with such an email is refused, not looked up
-  refused(await h.app.inject({ method: 'POST', url: '/app/api/session', payload: { email: 'a\u0000@example.com', password: 'whatever it is' } }), 'email', 'field', 'sign-in email');
+  refused(
+    await h.app.inject({ method: 'POST', url: '/app/api/session', payload: { email: 'a\u0000@example.com', password: 'whatever it is' } }),
+    'email',
+    'field',
+    'sign-in email',
+  );
 });
 
-test("an embed token whose kid or claims hold a NUL is 401, as an unknown key or a malformed claim is", async () => {
+test('an embed token whose kid or claims hold a NUL is 401, as an unknown key or a malformed claim is', async () => {
   const key = await embedKey(h, ws);
-  const unknownKid = await h.get('/v1/goals', { token: mint(h, { id: 'ek_unknown', secret: key.secret }, { token_id: token.id, site_id: site }) });
-  const nulKid = await h.get('/v1/goals', { token: mint(h, { id: 'ek_\u0000', secret: key.secret }, { token_id: token.id, site_id: site }) });
+  const unknownKid = await h.get('/v1/goals', {
+    token: mint(h, { id: 'ek_unknown', secret: key.secret }, { token_id: token.id, site_id: site }),
+  });
+  const nulKid = await h.get('/v1/goals', {
+    token: mint(h, { id: 'ek_\u0000', secret: key.secret }, { token_id: token.id, site_id: site }),
+  });
   assert.equal(nulKid.statusCode, 401, nulKid.body);
   assert.equal(nulKid.json().error.message, unknownKid.json().error.message, 'the answer of any unknown key');
-  for (const claims of [{ token_id: token.id, site_id: 'site_\u0000' }, { token_id: 'tok_\u0000', site_id: site }, { token_id: token.id, site_id: site, tenant_id: '\ud800' }]) {
+  for (const claims of [
+    { token_id: token.id, site_id: 'site_\u0000' },
+    { token_id: 'tok_\u0000', site_id: site },
+    { token_id: token.id, site_id: site, tenant_id: '\ud800' },
+  ]) {
     const res = await h.get('/v1/goals', { token: mint(h, key, claims) });
     assert.equal(res.statusCode, 401, `${JSON.stringify(claims)}: ${res.body}`);
     assert.match(res.json().error.message, /claim/);
@@ -115,7 +160,16 @@ test('collection: a domain that holds a NUL or a lone surrogate is refused like 
 
 test('the catalog refuses names, goal patterns and filters it cannot hold, whoever writes them (the CLI writes through it)', async () => {
   await assert.rejects(h.catalog.createWorkspace({ name: 'a\ud800', plan: 'pro' }), /workspace name is not valid Unicode text/);
-  await assert.rejects(h.catalog.createSite({ workspaceId: ws, name: 'x\udfff', hostnames: ['u.example'], collectionProfile: 'strict' }), /site name is not valid Unicode/);
-  await assert.rejects(h.catalog.createGoal({ siteId: site, name: 'G', type: 'PAGEVIEW_MATCH', intent: 'content', pattern: '/a\u0000', filters: {} }), /goal pattern contains a NUL/);
-  await assert.rejects(h.catalog.createGoal({ siteId: site, name: 'G', type: 'EVENT_MATCH', intent: 'content', pattern: 'x', filters: { form_id: '\ud800' } }), /goal filter form_id is not valid Unicode/);
+  await assert.rejects(
+    h.catalog.createSite({ workspaceId: ws, name: 'x\udfff', hostnames: ['u.example'], collectionProfile: 'strict' }),
+    /site name is not valid Unicode/,
+  );
+  await assert.rejects(
+    h.catalog.createGoal({ siteId: site, name: 'G', type: 'PAGEVIEW_MATCH', intent: 'content', pattern: '/a\u0000', filters: {} }),
+    /goal pattern contains a NUL/,
+  );
+  await assert.rejects(
+    h.catalog.createGoal({ siteId: site, name: 'G', type: 'EVENT_MATCH', intent: 'content', pattern: 'x', filters: { form_id: '\ud800' } }),
+    /goal filter form_id is not valid Unicode/,
+  );
 });

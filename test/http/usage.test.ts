@@ -8,7 +8,11 @@ test('GET /v1/usage/current reports the month, its terms and the reset instant',
   const t = await h.token(ws.id, { scopes: ['usage:read'] });
   const r0 = await h.get('/v1/usage/current', { token: t.secret });
   assert.deepEqual(r0.json(), {
-    period: '2025-12', units_used: 0, units_included: 100_000, units_overage: 0, hard_cap_units: 250_000,
+    period: '2025-12',
+    units_used: 0,
+    units_included: 100_000,
+    units_overage: 0,
+    hard_cap_units: 250_000,
     reset_at: '2026-01-01T00:00:00.000Z',
   });
   const ledger = h.container.ledger;
@@ -31,7 +35,10 @@ test('GET /v1/usage/history: one item per month, clipped to the plan window, zer
   h.clock.set('2025-06-15T12:00:00Z');
   const t = await h.token(ws.id);
   const ledger = h.container.ledger;
-  for (const [period, units] of [['2025-03', 40], ['2024-01', 7]] as const) {
+  for (const [period, units] of [
+    ['2025-03', 40],
+    ['2024-01', 7],
+  ] as const) {
     const rsv = await ledger.reserve({ workspaceId: ws.id, period, units, included: 90, hardCap: 95 });
     await ledger.commit(rsv!);
   }
@@ -39,17 +46,37 @@ test('GET /v1/usage/history: one item per month, clipped to the plan window, zer
   assert.equal(all.length, 12);
   assert.equal(all[0].period, '2024-07');
   assert.equal(all[11].period, '2025-06');
-  assert.deepEqual(all.find((i: any) => i.period === '2025-03'), {
-    period: '2025-03', units_used: 40, units_included: 90, units_overage: 0, hard_cap_units: 95,
-  });
-  assert.deepEqual(all.find((i: any) => i.period === '2025-04'), {
-    period: '2025-04', units_used: 0, units_included: 100_000, units_overage: 0, hard_cap_units: 250_000,
-  });
+  assert.deepEqual(
+    all.find((i: any) => i.period === '2025-03'),
+    {
+      period: '2025-03',
+      units_used: 40,
+      units_included: 90,
+      units_overage: 0,
+      hard_cap_units: 95,
+    },
+  );
+  assert.deepEqual(
+    all.find((i: any) => i.period === '2025-04'),
+    {
+      period: '2025-04',
+      units_used: 0,
+      units_included: 100_000,
+      units_overage: 0,
+      hard_cap_units: 250_000,
+    },
+  );
 
   const some = (await h.get('/v1/usage/history?from=2023-01-01&to=2025-04-30', { token: t.secret })).json().items;
-  assert.deepEqual(some.map((i: any) => i.period), ['2024-07', '2024-08', '2024-09', '2024-10', '2024-11', '2024-12', '2025-01', '2025-02', '2025-03', '2025-04']);
+  assert.deepEqual(
+    some.map((i: any) => i.period),
+    ['2024-07', '2024-08', '2024-09', '2024-10', '2024-11', '2024-12', '2025-01', '2025-02', '2025-03', '2025-04'],
+  );
   const one = (await h.get('/v1/usage/history?from=2025-03-31&to=2025-03-31', { token: t.secret })).json().items;
-  assert.deepEqual(one.map((i: any) => i.period), ['2025-03']);
+  assert.deepEqual(
+    one.map((i: any) => i.period),
+    ['2025-03'],
+  );
   const future = (await h.get('/v1/usage/history?from=2026-01-01', { token: t.secret })).json().items;
   assert.deepEqual(future, []);
   await h.close();
@@ -59,7 +86,12 @@ test('GET /v1/usage/history: 422 for impossible dates and from after to', async 
   const h = await harness();
   const ws = await h.workspace('pro');
   const t = await h.token(ws.id, { scopes: ['usage:read'] });
-  for (const [q, parameter] of [['from=2025-02-30', 'from'], ['to=2025-13-01', 'to'], ['from=2025-05-02&to=2025-05-01', 'from'], ['to=yesterday', 'to']]) {
+  for (const [q, parameter] of [
+    ['from=2025-02-30', 'from'],
+    ['to=2025-13-01', 'to'],
+    ['from=2025-05-02&to=2025-05-01', 'from'],
+    ['to=yesterday', 'to'],
+  ]) {
     const r = await h.get(`/v1/usage/history?${q}`, { token: t.secret });
     assert.equal(r.statusCode, 422, q);
     assert.equal(r.json().error.details.parameter, parameter, q);

@@ -23,11 +23,7 @@ async function setup() {
   await control.close();
   const file = path.join(dir, 'in.ndjson');
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  const lines = [
-    pv(site.id, `${day}T10:00:00Z`),
-    pv(site.id, `${day}T10:05:00Z`, { path: '/b' }),
-    'not json',
-  ];
+  const lines = [pv(site.id, `${day}T10:00:00Z`), pv(site.id, `${day}T10:05:00Z`, { path: '/b' }), 'not json'];
   fs.writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
   return { dir, file, siteId: site.id };
 }

@@ -23,11 +23,13 @@ test('each channel rule, taken from the first event of the session', async () =>
       ['referral', { referrer: 'https://blog.example.org/post' }, 'Referral'],
       ['other', { utm_source: 'partner' }, 'Other'],
     ];
-    await h.run(cases.flatMap(([key, fields], i) => [
-      pv(s, `2025-03-05T10:${String(i).padStart(2, '0')}:00Z`, { visitor_key: key, ...fields }),
-      // a later event with another source never changes the session's channel
-      pv(s, `2025-03-05T10:${String(i).padStart(2, '0')}:30Z`, { visitor_key: key, referrer: 'https://www.bing.com/' }),
-    ]));
+    await h.run(
+      cases.flatMap(([key, fields], i) => [
+        pv(s, `2025-03-05T10:${String(i).padStart(2, '0')}:00Z`, { visitor_key: key, ...fields }),
+        // a later event with another source never changes the session's channel
+        pv(s, `2025-03-05T10:${String(i).padStart(2, '0')}:30Z`, { visitor_key: key, referrer: 'https://www.bing.com/' }),
+      ]),
+    );
     const rows = await h.query(`SELECT visitor_key, channel, referrer_host FROM sessions WHERE site_id = '${s}'`);
     const got = Object.fromEntries(rows.map((r) => [r.visitor_key, r.channel]));
     assert.deepEqual(got, Object.fromEntries(cases.map(([k, , c]) => [k, c])));
@@ -43,7 +45,12 @@ test('profile stamping across effective_at: strict before, extended from the ins
   try {
     const effective = '2025-03-05T12:00:00.000Z';
     const s = await h.site({ profile: 'extended', effectiveAt: effective });
-    const rich = { url: 'https://x.example/p?utm_source=nl&utm_medium=email&utm_campaign=c1', region: 'Bavaria', city: 'Munich', country: 'DE' };
+    const rich = {
+      url: 'https://x.example/p?utm_source=nl&utm_medium=email&utm_campaign=c1',
+      region: 'Bavaria',
+      city: 'Munich',
+      country: 'DE',
+    };
     const summary = await h.run([
       pv(s, '2025-03-05T11:59:59.999Z', { visitor_key: 'before', ...rich }),
       action(s, '2025-03-05T11:59:59.999Z', 'video.play', { visitor_key: 'before' }),
@@ -58,11 +65,59 @@ test('profile stamping across effective_at: strict before, extended from the ins
        FROM events ORDER BY ts_ms, type DESC`,
     );
     assert.deepEqual(ev, [
-      { visitor_key: 'before', type: 'pageview', action_name: null, profile: 'strict', utm_source: null, utm_medium: null, utm_campaign: null, region: null, city: null, country: 'DE', channel: 'Email' },
-      { visitor_key: 'before', type: 'action', action_name: 'ui.click', profile: 'strict', utm_source: null, utm_medium: null, utm_campaign: null, region: null, city: null, country: null, channel: 'Direct' },
+      {
+        visitor_key: 'before',
+        type: 'pageview',
+        action_name: null,
+        profile: 'strict',
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
+        region: null,
+        city: null,
+        country: 'DE',
+        channel: 'Email',
+      },
+      {
+        visitor_key: 'before',
+        type: 'action',
+        action_name: 'ui.click',
+        profile: 'strict',
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
+        region: null,
+        city: null,
+        country: null,
+        channel: 'Direct',
+      },
       // the line's region "Bavaria" is stored as its ISO 3166-2 code
-      { visitor_key: 'at', type: 'pageview', action_name: null, profile: 'extended', utm_source: 'nl', utm_medium: 'email', utm_campaign: 'c1', region: 'DE-BY', city: 'Munich', country: 'DE', channel: 'Email' },
-      { visitor_key: 'at', type: 'action', action_name: 'video.play', profile: 'extended', utm_source: null, utm_medium: null, utm_campaign: null, region: null, city: null, country: null, channel: 'Direct' },
+      {
+        visitor_key: 'at',
+        type: 'pageview',
+        action_name: null,
+        profile: 'extended',
+        utm_source: 'nl',
+        utm_medium: 'email',
+        utm_campaign: 'c1',
+        region: 'DE-BY',
+        city: 'Munich',
+        country: 'DE',
+        channel: 'Email',
+      },
+      {
+        visitor_key: 'at',
+        type: 'action',
+        action_name: 'video.play',
+        profile: 'extended',
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
+        region: null,
+        city: null,
+        country: null,
+        channel: 'Direct',
+      },
     ]);
     const sessions = await h.query(`SELECT visitor_key, profile, channel, utm_medium FROM sessions ORDER BY start_ms`);
     assert.deepEqual(sessions, [

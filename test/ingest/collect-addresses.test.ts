@@ -24,15 +24,19 @@ const ADDRESSES: { sent: string; spellings: string[] }[] = [
 
 /** Every file under `dir`, as bytes (latin1 text: an address in ASCII or UTF-8 reads the same). */
 function filesUnder(dir: string): { file: string; text: string }[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => {
-    const file = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
-    return { file, text: fs.readFileSync(file).toString('latin1') };
-  });
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => {
+      const file = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+      return { file, text: fs.readFileSync(file).toString('latin1') };
+    });
 }
 
 function holdingAnAddress(where: { name: string; text: string }[]): string[] {
   const found: string[] = [];
-  for (const { name, text } of where) for (const a of ADDRESSES) for (const s of a.spellings) if (text.includes(s)) found.push(`${name}: ${s}`);
+  for (const { name, text } of where)
+    for (const a of ADDRESSES) for (const s of a.spellings) if (text.includes(s)) found.push(`${name}: ${s}`);
   return found;
 }
 
@@ -47,7 +51,10 @@ test('an address collected live is stored nowhere: not in the spool while it wai
     }
     const dataDir = h.container.config.dataDir;
     const spool = filesUnder(path.join(dataDir, 'spool'));
-    assert.ok(spool.some((f) => f.text.includes('/from-2')), 'the spool holds the waiting events');
+    assert.ok(
+      spool.some((f) => f.text.includes('/from-2')),
+      'the spool holds the waiting events',
+    );
     assert.deepEqual(holdingAnAddress(spool.map((f) => ({ name: f.file, text: f.text }))), [], 'the spool');
 
     await h.flush();
@@ -59,8 +66,14 @@ test('an address collected live is stored nowhere: not in the spool while it wai
     const c = await store.instance.connect();
     const tables: { name: string; text: string }[] = [];
     try {
-      const names = (await c.runAndReadAll(`SELECT schema_name, table_name FROM duckdb_tables() ORDER BY 1, 2`)).getRowObjectsJson() as { schema_name: string; table_name: string }[];
-      assert.ok(names.some((t) => t.table_name === 'sessions') && names.some((t) => t.table_name === 'events'), names.map((t) => t.table_name).join());
+      const names = (await c.runAndReadAll(`SELECT schema_name, table_name FROM duckdb_tables() ORDER BY 1, 2`)).getRowObjectsJson() as {
+        schema_name: string;
+        table_name: string;
+      }[];
+      assert.ok(
+        names.some((t) => t.table_name === 'sessions') && names.some((t) => t.table_name === 'events'),
+        names.map((t) => t.table_name).join(),
+      );
       for (const t of names) {
         const rows = (await c.runAndReadAll(`SELECT * FROM "${t.schema_name}"."${t.table_name}"`)).getRowObjectsJson();
         tables.push({ name: `${t.schema_name}.${t.table_name}`, text: JSON.stringify(rows) });

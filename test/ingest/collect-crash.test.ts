@@ -27,15 +27,25 @@ async function freePort(): Promise<number> {
 async function serve(dataDir: string): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   let err = '';
-  const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'], {
-    env: { ...process.env, FOOTFALL_GEOIP_DB: 'off', FOOTFALL_COLLECT_RATE_LIMIT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
+    {
+      env: { ...process.env, FOOTFALL_GEOIP_DB: 'off', FOOTFALL_COLLECT_RATE_LIMIT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   child.stderr!.on('data', (d) => (err += d));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`footfall serve exited ${child.exitCode}: ${err}`);
-    if (await fetch(base + '/healthz').then((r) => r.ok, () => false)) return { base, child };
+    if (
+      await fetch(base + '/healthz').then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { base, child };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
@@ -49,7 +59,11 @@ const kill9 = (child: ChildProcess) =>
   });
 
 const post = (base: string, body: unknown) =>
-  fetch(base + '/api/event', { method: 'POST', headers: { 'content-type': 'text/plain', 'user-agent': UA }, body: JSON.stringify(body) }).then(
+  fetch(base + '/api/event', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'user-agent': UA },
+    body: JSON.stringify(body),
+  }).then(
     (r) => r.status,
     () => 0, // the connection died with the process: not acknowledged
   );
@@ -70,7 +84,12 @@ test('kill -9 at any moment loses no acknowledged event and counts none twice', 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-crash-'));
   const cp = await openControlPlane({ dataDir });
   const ws = await cp.catalog.createWorkspace({ name: 'crash', plan: 'pro' });
-  const site = await cp.catalog.createSite({ workspaceId: ws.id, name: 'live', hostnames: ['live.example'], collectionProfile: 'extended' });
+  const site = await cp.catalog.createSite({
+    workspaceId: ws.id,
+    name: 'live',
+    hostnames: ['live.example'],
+    collectionProfile: 'extended',
+  });
   const secret = generateSecret(randomBytes);
   await cp.catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
   await cp.close();
@@ -97,7 +116,17 @@ test('kill -9 at any moment loses no acknowledged event and counts none twice', 
           s.viewed = (await post(base, { n: 'pageview', u: `https://live.example${page}`, d: 'live.example', r: null, v: 36 })) === 202;
           if (!s.viewed || stop) continue;
           s.engaged = 'sent';
-          if ((await post(base, { n: 'engagement', u: `https://live.example${page}`, d: 'live.example', e: s.engagement, sd: 100, v: 36 })) === 202) s.engaged = 'acked';
+          if (
+            (await post(base, {
+              n: 'engagement',
+              u: `https://live.example${page}`,
+              d: 'live.example',
+              e: s.engagement,
+              sd: 100,
+              v: 36,
+            })) === 202
+          )
+            s.engaged = 'acked';
           await new Promise((r) => setTimeout(r, pace));
         }
       };
@@ -127,7 +156,10 @@ test('kill -9 at any moment loses no acknowledged event and counts none twice', 
     }
     const content = await get(`/v1/reports/content?${range}&include=full&limit=2000`);
     const pages = new Map<string, { pageviews: number; eng: number }>(
-      content.current.pages.map((p: { path_canon: string; pageviews: number; avg_page_eng_time_ms: number }) => [p.path_canon, { pageviews: p.pageviews, eng: p.avg_page_eng_time_ms }]),
+      content.current.pages.map((p: { path_canon: string; pageviews: number; avg_page_eng_time_ms: number }) => [
+        p.path_canon,
+        { pageviews: p.pageviews, eng: p.avg_page_eng_time_ms },
+      ]),
     );
     assert.equal(content.current.pages.length, pages.size);
     assert.ok(pages.size < 2000, 'every page is listed');
@@ -140,10 +172,15 @@ test('kill -9 at any moment loses no acknowledged event and counts none twice', 
       if (got && got.pageviews !== 1) twice++;
       if (!got) continue;
       // acknowledged engagement counted once; unacknowledged at most once; none doubled
-      const ok = s.engaged === 'acked' ? got.eng === s.engagement : s.engaged === 'sent' ? got.eng === 0 || got.eng === s.engagement : got.eng === 0;
+      const ok =
+        s.engaged === 'acked' ? got.eng === s.engagement : s.engaged === 'sent' ? got.eng === 0 || got.eng === s.engagement : got.eng === 0;
       if (!ok) engagementWrong++;
     }
-    assert.deepEqual({ lost, twice, engagementWrong }, { lost: 0, twice: 0, engagementWrong: 0 }, `${acked} acknowledged of ${sent.size} sent`);
+    assert.deepEqual(
+      { lost, twice, engagementWrong },
+      { lost: 0, twice: 0, engagementWrong: 0 },
+      `${acked} acknowledged of ${sent.size} sent`,
+    );
     assert.ok(total >= acked && total <= sent.size, `${total} stored, ${acked} acknowledged, ${sent.size} sent`);
     // Each start took its spool back (one spool); it keeps only what is still to load (and the active segment).
     const spools = fs.readdirSync(path.join(dataDir, 'spool'), { withFileTypes: true }).filter((e) => e.isDirectory());

@@ -22,8 +22,14 @@ async function demo(days: number, seed = 3) {
   const c = await store.instance.connect();
   const q = async (sql: string) => (await c.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
   return {
-    dir, result, q,
-    close: async () => { c.closeSync(); await store.close(); fs.rmSync(dir, { recursive: true, force: true }); },
+    dir,
+    result,
+    q,
+    close: async () => {
+      c.closeSync();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -31,7 +37,10 @@ test('the demo builds both plans, both profiles, a switched site, tenants, goals
   const d = await demo(30);
   try {
     const { result } = d;
-    assert.deepEqual(result.workspaces.map((w) => w.plan), ['pro', 'starter']);
+    assert.deepEqual(
+      result.workspaces.map((w) => w.plan),
+      ['pro', 'starter'],
+    );
     const sites = result.workspaces.flatMap((w) => w.sites);
     assert.ok(sites.some((s) => s.profile === 'strict'));
     const switched = sites.find((s) => s.profile_effective_at !== null);
@@ -57,9 +66,14 @@ test('the demo builds both plans, both profiles, a switched site, tenants, goals
     const stamped = await d.q(
       `SELECT profile, min(ts_ms) AS first FROM events WHERE site_id = '${switched!.site_id}' GROUP BY 1 ORDER BY 1`,
     );
-    assert.deepEqual(stamped.map((r) => r.profile), ['extended', 'strict']);
+    assert.deepEqual(
+      stamped.map((r) => r.profile),
+      ['extended', 'strict'],
+    );
     assert.ok(Number(stamped[0].first) >= Date.parse(switched!.profile_effective_at!));
-    const weekdays = await d.q(`SELECT isodow(day) < 6 AS weekday, count(*) / count(DISTINCT day) AS per_day FROM events GROUP BY 1 ORDER BY 1`);
+    const weekdays = await d.q(
+      `SELECT isodow(day) < 6 AS weekday, count(*) / count(DISTINCT day) AS per_day FROM events GROUP BY 1 ORDER BY 1`,
+    );
     assert.ok(Number(weekdays[1].per_day) > Number(weekdays[0].per_day), 'weekdays are busier than weekends');
     assert.equal((await d.q(`SELECT count(*) AS n FROM events WHERE ts_ms > ${NOW}`))[0].n, '0');
     await assert.rejects(runDemo(loadConfig({ dataDir: d.dir }, {}), { seed: 3, days: 30, nowMs: NOW }), /already loaded/);
@@ -107,7 +121,11 @@ test('the demo loaded into a serving store, newest week first, equals the demo i
     try {
       const out: string[] = [];
       for (const t of ['events', 'sessions', 'daily_rollups', 'daily_page_titles']) {
-        out.push(JSON.stringify((await c.runAndReadAll(`SELECT * FROM ${t} ORDER BY ALL`)).getRowsJS(), (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
+        out.push(
+          JSON.stringify((await c.runAndReadAll(`SELECT * FROM ${t} ORDER BY ALL`)).getRowsJS(), (_k, v) =>
+            typeof v === 'bigint' ? Number(v) : v,
+          ),
+        );
       }
       return out;
     } finally {
@@ -118,7 +136,11 @@ test('the demo loaded into a serving store, newest week first, equals the demo i
     // at once
     const a = await open();
     const seededA = await seedDemoCatalog({ catalog: a.control.catalog, seed: 3, days: 12, nowMs: NOW });
-    const once = await importDemoTraffic({ catalog: a.control.catalog, sink: await a.store.beginImport({ reidentify }), traffic: seededA.traffic });
+    const once = await importDemoTraffic({
+      catalog: a.control.catalog,
+      sink: await a.store.beginImport({ reidentify }),
+      traffic: seededA.traffic,
+    });
     // in the background, in two parts; the traffic depends on the catalog's ids, so the same ids are used
     const b = await open();
     const load = new DemoLoad(seededA.traffic);
@@ -161,7 +183,10 @@ test('the demo has an owner of every demo workspace, with no password and a one-
     try {
       assert.equal((await control.people.findUserByEmail(owner.email))?.passwordHash, null);
       const roles = await Promise.all(d.result.workspaces.map((w) => control.people.getRole(w.workspace_id, owner.user_id)));
-      assert.deepEqual(roles, d.result.workspaces.map(() => 'owner'));
+      assert.deepEqual(
+        roles,
+        d.result.workspaces.map(() => 'owner'),
+      );
       const now = new Date().toISOString();
       assert.equal((await control.people.redeemLink({ secretHash: hashSecret(m[1]), purpose: 'sign_in', now }))?.id, owner.user_id);
       assert.equal(await control.people.redeemLink({ secretHash: hashSecret(m[1]), purpose: 'sign_in', now }), null, 'used once');

@@ -25,7 +25,10 @@ test('access-log lines get country, ISO 3166-2 region and city from their addres
   const h = await harness();
   try {
     const s = await h.site();
-    const summary = await h.run([log('81.2.69.142', 1, '/gb'), log('2001:480::1', 2, '/us6'), log('10.1.2.3', 3, '/private'), log('67.43.156.7', 4, '/bt')], { site: s, format: ACCESS_LOG, geo });
+    const summary = await h.run(
+      [log('81.2.69.142', 1, '/gb'), log('2001:480::1', 2, '/us6'), log('10.1.2.3', 3, '/private'), log('67.43.156.7', 4, '/bt')],
+      { site: s, format: ACCESS_LOG, geo },
+    );
     assert.equal(summary.imported, 4);
     assert.deepEqual(await h.query(GEO_COLUMNS), [
       { path_canon: '/bt', country: 'BT', region: null, city: null },
@@ -55,14 +58,18 @@ test('NDJSON lines with ip are located; explicit fields win', async () => {
   const h = await harness();
   try {
     const s = await h.site();
-    const line = (path: string, over: Record<string, unknown>) => pv(s, '2025-03-05T10:00:00Z', { path, visitor_key: undefined, ip: '216.160.83.57', user_agent: UA, ...over });
-    await h.run([
-      line('/derived', {}),
-      line('/own-city', { city: 'Tacoma' }),
-      line('/own-region', { country: 'US', region: 'Oregon' }),
-      line('/own-country', { country: 'CA' }),
-      pv(s, '2025-03-05T10:00:00Z', { path: '/keyed', visitor_key: 'k1', ip: '89.160.20.113' }),
-    ], { geo });
+    const line = (path: string, over: Record<string, unknown>) =>
+      pv(s, '2025-03-05T10:00:00Z', { path, visitor_key: undefined, ip: '216.160.83.57', user_agent: UA, ...over });
+    await h.run(
+      [
+        line('/derived', {}),
+        line('/own-city', { city: 'Tacoma' }),
+        line('/own-region', { country: 'US', region: 'Oregon' }),
+        line('/own-country', { country: 'CA' }),
+        pv(s, '2025-03-05T10:00:00Z', { path: '/keyed', visitor_key: 'k1', ip: '89.160.20.113' }),
+      ],
+      { geo },
+    );
     assert.deepEqual(await h.query(GEO_COLUMNS), [
       { path_canon: '/derived', country: 'US', region: 'US-WA', city: 'Milton' },
       { path_canon: '/keyed', country: 'SE', region: 'SE-E', city: 'Linköping' },
@@ -98,8 +105,12 @@ test('parse workers locate addresses exactly as the importing thread does', asyn
       const got: EventRow[] = [];
       return {
         rows: got,
-        append: async (r) => { got.push(...r); },
-        appendEncoded: async (t) => { got.push(...t.split('\n').filter(Boolean).map(decodeEventRow)); },
+        append: async (r) => {
+          got.push(...r);
+        },
+        appendEncoded: async (t) => {
+          got.push(...t.split('\n').filter(Boolean).map(decodeEventRow));
+        },
         commit: async () => ({ imported: got.length, duplicates: 0, days: [] }),
         abort: async () => undefined,
       };
@@ -108,7 +119,11 @@ test('parse workers locate addresses exactly as the importing thread does', asyn
     const a = rows();
     await importLines(readLineBatches(Readable.from([Buffer.from(text)])), { ...opts, sink: a });
     const b = rows();
-    await importChunksParallel(readLineChunks(Readable.from([Buffer.from(text)])), { ...opts, sink: { ...b, appendEncoded: b.appendEncoded! }, workers: 2 });
+    await importChunksParallel(readLineChunks(Readable.from([Buffer.from(text)])), {
+      ...opts,
+      sink: { ...b, appendEncoded: b.appendEncoded! },
+      workers: 2,
+    });
     assert.equal(b.rows.length, 700);
     assert.deepEqual(b.rows, a.rows);
     assert.deepEqual(new Set(a.rows.map((r) => r.country)), new Set(['GB', 'SE', 'US', 'JP', null, 'CN']));

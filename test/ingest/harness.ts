@@ -22,7 +22,10 @@ export interface Harness {
   site(opts?: { hostnames?: string[]; profile?: Profile; effectiveAt?: string | null }): Promise<string>;
   tenant(siteId: string, slug: string): Promise<string>;
   /** imports the lines (objects are JSON-encoded) as one import */
-  run(lines: (string | Record<string, unknown>)[], opts?: { site?: string; format?: LineFormat; sink?: (s: ImportSink) => ImportSink; geo?: GeoLookup | null }): Promise<ImportSummary>;
+  run(
+    lines: (string | Record<string, unknown>)[],
+    opts?: { site?: string; format?: LineFormat; sink?: (s: ImportSink) => ImportSink; geo?: GeoLookup | null },
+  ): Promise<ImportSummary>;
   query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }

@@ -18,9 +18,14 @@ export function importCli(dataDir: () => string) {
     /** the command with `--data-dir`; `stdin` is piped in */
     cli(args: string[], extraEnv: Record<string, string> = {}, stdin?: Buffer): Promise<Run> {
       return new Promise((resolve) => {
-        const child = execFile(process.execPath, [CLI, ...args, '--data-dir', dataDir()], { env: { ...env, ...extraEnv }, timeout: 120_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-        });
+        const child = execFile(
+          process.execPath,
+          [CLI, ...args, '--data-dir', dataDir()],
+          { env: { ...env, ...extraEnv }, timeout: 120_000, encoding: 'utf8' },
+          (err, stdout, stderr) => {
+            resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+          },
+        );
         if (stdin) child.stdin!.end(stdin);
         else child.stdin!.end();
       });

@@ -49,7 +49,11 @@ test('skipped lines are counted by reason, in JSON and in text', async () => {
   assert.equal(out.skipped, 8);
   // most first, then by name
   assert.deepEqual(Object.entries(out.skipped_by_reason), [
-    ['static file', 3], ['status 404', 2], ['method HEAD', 1], ['method other', 1], ['well-known file', 1],
+    ['static file', 3],
+    ['status 404', 2],
+    ['method HEAD', 1],
+    ['method other', 1],
+    ['well-known file', 1],
   ]);
   assert.deepEqual(out.warnings, []);
 
@@ -60,7 +64,10 @@ test('skipped lines are counted by reason, in JSON and in text', async () => {
 });
 
 test('--format common reads the common fields of combined lines', async () => {
-  const log = file('combined-as-common.log', [logLine('GET /common-a HTTP/1.1', 200, '198.51.100.1'), logLine('GET /common-b HTTP/1.1', 200, '198.51.100.2')]);
+  const log = file('combined-as-common.log', [
+    logLine('GET /common-a HTTP/1.1', 200, '198.51.100.1'),
+    logLine('GET /common-b HTTP/1.1', 200, '198.51.100.2'),
+  ]);
   const r = await cli(['import', 'access-log', log, '--site', site, '--format', 'common', '--json']);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual([JSON.parse(r.stdout).imported, JSON.parse(r.stdout).rejected], [2, 0]);
@@ -76,7 +83,10 @@ test('an input none of whose lines went in fails with a clear message; a repeat 
   assert.equal(r.code, 1, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.error.code, 'NOTHING_IMPORTED');
-  assert.match(out.error.message, /nothing imported: all 3 lines were rejected or skipped: 1 rejected \(first: line 1: not a combined log line\); 2 skipped \(static file: 1, status 500: 1\)/);
+  assert.match(
+    out.error.message,
+    /nothing imported: all 3 lines were rejected or skipped: 1 rejected \(first: line 1: not a combined log line\); 2 skipped \(static file: 1, status 500: 1\)/,
+  );
   assert.deepEqual([out.imported, out.rejected, out.skipped], [0, 1, 2]);
   assert.match(r.stderr, /footfall: nothing imported/);
 
@@ -84,7 +94,15 @@ test('an input none of whose lines went in fails with a clear message; a repeat 
   assert.equal(text.code, 1);
   assert.match(text.stdout, /imported 0, rejected 1, skipped 2/);
 
-  const good = file('good.ndjson', [JSON.stringify({ ts: new Date(Date.now() - 3_600_000).toISOString(), type: 'pageview', site_id: site, path: '/again', visitor_key: 'k' })]);
+  const good = file('good.ndjson', [
+    JSON.stringify({
+      ts: new Date(Date.now() - 3_600_000).toISOString(),
+      type: 'pageview',
+      site_id: site,
+      path: '/again',
+      visitor_key: 'k',
+    }),
+  ]);
   assert.equal((await cli(['import', 'events', good, '--json'])).code, 0);
   const again = await cli(['import', 'events', good, '--json']);
   assert.equal(again.code, 0, again.stderr);
@@ -105,7 +123,10 @@ test('days older than the workspace API retention are imported with a warning', 
   assert.equal(out.imported, 3);
   assert.equal(out.warnings.length, 1);
   const w = out.warnings[0];
-  assert.deepEqual([w.code, w.site_id, w.days, w.oldest_day, w.api_retention_days], ['OLDER_THAN_API_RETENTION', site, 2, '2015-05-17', 395]);
+  assert.deepEqual(
+    [w.code, w.site_id, w.days, w.oldest_day, w.api_retention_days],
+    ['OLDER_THAN_API_RETENTION', site, 2, '2015-05-17', 395],
+  );
   const today = new Date().toISOString().slice(0, 10);
   assert.equal(w.min_readable_day, new Date(Date.parse(today) - 394 * 86_400_000).toISOString().slice(0, 10));
   assert.match(w.message, /2 imported days are older than the API retention of 395 days \(starter plan\), from 2015-05-17/);

@@ -22,7 +22,8 @@ before(async () => {
   geoDbs = writeSampleDatabases();
   const control = await openControlPlane({ dataDir: dir });
   const ws = await control.catalog.createWorkspace({ name: 'w', plan: 'pro' });
-  site = (await control.catalog.createSite({ workspaceId: ws.id, name: 's', hostnames: ['shop.example'], collectionProfile: 'extended' })).id;
+  site = (await control.catalog.createSite({ workspaceId: ws.id, name: 's', hostnames: ['shop.example'], collectionProfile: 'extended' }))
+    .id;
   await control.close();
 });
 
@@ -44,7 +45,14 @@ async function stored(sql: string): Promise<Record<string, unknown>[]> {
 }
 
 const event = (page: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ ts: new Date(Date.now() - 3_600_000).toISOString(), type: 'pageview', site_id: site, path: page, visitor_key: 'k1', ...extra });
+  JSON.stringify({
+    ts: new Date(Date.now() - 3_600_000).toISOString(),
+    type: 'pageview',
+    site_id: site,
+    path: page,
+    visitor_key: 'k1',
+    ...extra,
+  });
 
 /** nginx's `main` log format behind a proxy at 10.0.0.2: the visitor is in "$http_x_forwarded_for". */
 const nginxMain = (page: string, xff: string, minute: number) =>
@@ -57,13 +65,33 @@ test('--forwarded-for: visitors behind a reverse proxy are told apart and locate
     nginxMain(`/${prefix}/c`, '89.160.20.112', 3), // Linköping
     nginxMain(`/${prefix}/d`, '-', 4), // nothing forwarded: the proxy itself
   ];
-  const plain = await cli(['import', 'access-log', file('main-plain.log', lines('plain')), '--site', site, '--json', '--geoip-db', geoDbs.maxmind]);
+  const plain = await cli([
+    'import',
+    'access-log',
+    file('main-plain.log', lines('plain')),
+    '--site',
+    site,
+    '--json',
+    '--geoip-db',
+    geoDbs.maxmind,
+  ]);
   assert.equal(plain.code, 0, plain.stderr);
-  const fwd = await cli(['import', 'access-log', file('main-fwd.log', lines('fwd')), '--site', site, '--forwarded-for', '--json', '--geoip-db', geoDbs.maxmind]);
+  const fwd = await cli([
+    'import',
+    'access-log',
+    file('main-fwd.log', lines('fwd')),
+    '--site',
+    site,
+    '--forwarded-for',
+    '--json',
+    '--geoip-db',
+    geoDbs.maxmind,
+  ]);
   assert.equal(fwd.code, 0, fwd.stderr);
   assert.equal(JSON.parse(fwd.stdout).imported, 4);
 
-  const visitors = (prefix: string) => stored(`SELECT count(DISTINCT visitor_key)::INT AS n FROM events WHERE path_canon LIKE '/${prefix}/%'`);
+  const visitors = (prefix: string) =>
+    stored(`SELECT count(DISTINCT visitor_key)::INT AS n FROM events WHERE path_canon LIKE '/${prefix}/%'`);
   assert.deepEqual(await visitors('plain'), [{ n: 1 }], 'one visitor: the proxy');
   assert.deepEqual(await visitors('fwd'), [{ n: 4 }]);
   const where = await stored(`SELECT path_canon, country, city FROM events WHERE path_canon LIKE '/%/%' ORDER BY path_canon`);
@@ -79,14 +107,28 @@ test('--forwarded-for: visitors behind a reverse proxy are told apart and locate
   ]);
 
   // A combined log without the field: the option says what it reads.
-  const none = await cli(['import', 'access-log', file('no-xff.log', [logLine('GET /no-xff HTTP/1.1')]), '--site', site, '--forwarded-for', '--json']);
+  const none = await cli([
+    'import',
+    'access-log',
+    file('no-xff.log', [logLine('GET /no-xff HTTP/1.1')]),
+    '--site',
+    site,
+    '--forwarded-for',
+    '--json',
+  ]);
   assert.equal(none.code, 1);
   assert.match(JSON.parse(none.stdout).errors[0].reason, /no quoted X-Forwarded-For field after the user agent/);
 });
 
 test('gzip files and gzip on stdin are read as they are, for both imports (told by their first bytes, not their name)', async () => {
   const rotated = path.join(dir, 'access.log.1.gz');
-  fs.writeFileSync(rotated, zlib.gzipSync([logLine('GET /gz-log-a HTTP/1.1', 200, '198.51.100.7', 5), logLine('GET /gz-log-b HTTP/1.1', 200, '198.51.100.7', 6)].join('\n') + '\n'));
+  fs.writeFileSync(
+    rotated,
+    zlib.gzipSync(
+      [logLine('GET /gz-log-a HTTP/1.1', 200, '198.51.100.7', 5), logLine('GET /gz-log-b HTTP/1.1', 200, '198.51.100.7', 6)].join('\n') +
+        '\n',
+    ),
+  );
   const log = await cli(['import', 'access-log', rotated, '--site', site, '--json']);
   assert.equal(log.code, 0, log.stderr);
   assert.deepEqual([JSON.parse(log.stdout).imported, JSON.parse(log.stdout).lines], [2, 2]);
@@ -122,17 +164,35 @@ test('NDJSON given to import access-log, or a log given to import events, fails 
   const asLog = await cli(['import', 'access-log', ndjson, '--site', site, '--json']);
   assert.equal(asLog.code, 2, asLog.stderr);
   assert.equal(JSON.parse(asLog.stdout).error.code, 'INVALID_ARGUMENTS');
-  assert.equal(JSON.parse(asLog.stdout).error.message, `${ndjson} holds NDJSON events, not access-log lines: import it with \`footfall import events ${ndjson} --site ${site}\``);
+  assert.equal(
+    JSON.parse(asLog.stdout).error.message,
+    `${ndjson} holds NDJSON events, not access-log lines: import it with \`footfall import events ${ndjson} --site ${site}\``,
+  );
 
   const combined = file('combined.log', [logLine('GET /mix-d HTTP/1.1'), logLine('GET /mix-e HTTP/1.1', 404)]);
   const asEvents = await cli(['import', 'events', combined]);
   assert.equal(asEvents.code, 2);
-  assert.equal(asEvents.stderr, `footfall: ${combined} looks like an access log (combined format), not NDJSON events: import it with \`footfall import access-log ${combined} --site SITE_ID\`\n`);
-  const common = await cli(['import', 'events', '-', '--site', site], {}, Buffer.from(`198.51.100.3 - - [${logStamp()}] "GET /c HTTP/1.1" 200 512\n`));
-  assert.match(common.stderr, /the input looks like an access log \(common format\), not NDJSON events: import it with `footfall import access-log - --site site_\w+ --format common`/);
+  assert.equal(
+    asEvents.stderr,
+    `footfall: ${combined} looks like an access log (combined format), not NDJSON events: import it with \`footfall import access-log ${combined} --site SITE_ID\`\n`,
+  );
+  const common = await cli(
+    ['import', 'events', '-', '--site', site],
+    {},
+    Buffer.from(`198.51.100.3 - - [${logStamp()}] "GET /c HTTP/1.1" 200 512\n`),
+  );
+  assert.match(
+    common.stderr,
+    /the input looks like an access log \(common format\), not NDJSON events: import it with `footfall import access-log - --site site_\w+ --format common`/,
+  );
 
   // A file with some bad lines among good ones is imported as before, the bad lines rejected.
-  const mixed = await cli(['import', 'events', file('mostly-good.ndjson', ['garbage', logLine('GET /x HTTP/1.1'), event('/mix-f')]), '--json']);
+  const mixed = await cli([
+    'import',
+    'events',
+    file('mostly-good.ndjson', ['garbage', logLine('GET /x HTTP/1.1'), event('/mix-f')]),
+    '--json',
+  ]);
   assert.equal(mixed.code, 0, mixed.stderr);
   assert.deepEqual([JSON.parse(mixed.stdout).imported, JSON.parse(mixed.stdout).rejected], [1, 2]);
   assert.deepEqual(await stored(`SELECT count(*)::INT AS n FROM events WHERE path_canon LIKE '/mix-%'`), [{ n: 1 }]);
@@ -141,16 +201,27 @@ test('NDJSON given to import access-log, or a log given to import events, fails 
 test('a binary file, or a file compressed otherwise than gzip, is refused with one message saying what to do', async () => {
   const png = path.join(dir, 'logo.png');
   fs.writeFileSync(png, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.alloc(200, 7)]));
-  for (const args of [['events', png], ['access-log', png, '--site', site]]) {
+  for (const args of [
+    ['events', png],
+    ['access-log', png, '--site', site],
+  ]) {
     const r = await cli(['import', ...args]);
     assert.equal(r.code, 2);
-    assert.equal(r.stderr, `footfall: ${png} is not a text file (it holds binary data): footfall imports NDJSON events (footfall import events) and access logs (footfall import access-log), plain or gzip-compressed\n`);
+    assert.equal(
+      r.stderr,
+      `footfall: ${png} is not a text file (it holds binary data): footfall imports NDJSON events (footfall import events) and access logs (footfall import access-log), plain or gzip-compressed\n`,
+    );
   }
   const xz = path.join(dir, 'access.log.2.xz');
   fs.writeFileSync(xz, Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 0x00, 0x04, 0xe6, 0xd6]));
   const r = await cli(['import', 'access-log', xz, '--site', site]);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, new RegExp(`access\\.log\\.2\\.xz is xz-compressed; footfall reads plain and gzip files: decompress it, e.g. \`xzcat FILE \\| footfall import access-log - --site ${site}\``));
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `access\\.log\\.2\\.xz is xz-compressed; footfall reads plain and gzip files: decompress it, e.g. \`xzcat FILE \\| footfall import access-log - --site ${site}\``,
+    ),
+  );
   const missing = await cli(['import', 'events', path.join(dir, 'nope.ndjson')]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /cannot read .*nope\.ndjson: no such file/);
@@ -159,14 +230,37 @@ test('a binary file, or a file compressed otherwise than gzip, is refused with o
 test('import events --help lists the NDJSON fields; a line of another format is told every problem in one attempt', async () => {
   const help = await cli(['import', 'events', '--help']);
   assert.equal(help.code, 0);
-  for (const field of ['ts *', 'type *', 'site_id *', 'url | path', 'visitor_key', 'ip + user_agent', 'traffic_class', 'engagement_time_ms', 'action_name', 'form_action_path'])
+  for (const field of [
+    'ts *',
+    'type *',
+    'site_id *',
+    'url | path',
+    'visitor_key',
+    'ip + user_agent',
+    'traffic_class',
+    'engagement_time_ms',
+    'action_name',
+    'form_action_path',
+  ])
     assert.ok(help.stdout.includes(field), `--help names ${field}`);
   const example = help.stdout.split('\n').find((l) => l.trim().startsWith('{"ts"'))!;
-  const line = JSON.parse(example.trim().replace('site_…', site).replace('Mozilla/5.0 …', UA).replace('2025-03-09T14:03:11Z', new Date(Date.now() - 60_000).toISOString()));
+  const line = JSON.parse(
+    example
+      .trim()
+      .replace('site_…', site)
+      .replace('Mozilla/5.0 …', UA)
+      .replace('2025-03-09T14:03:11Z', new Date(Date.now() - 60_000).toISOString()),
+  );
   const fromHelp = await cli(['import', 'events', '-', '--json'], {}, Buffer.from(JSON.stringify(line) + '\n'));
   assert.equal(JSON.parse(fromHelp.stdout).imported, 1, 'the example of --help imports');
 
-  const plausible = { name: 'pageview', url: 'https://shop.example/pricing', domain: 'shop.example', timestamp: new Date().toISOString(), referrer: null };
+  const plausible = {
+    name: 'pageview',
+    url: 'https://shop.example/pricing',
+    domain: 'shop.example',
+    timestamp: new Date().toISOString(),
+    referrer: null,
+  };
   const r = await cli(['import', 'events', '-', '--json'], {}, Buffer.from(JSON.stringify(plausible) + '\n'));
   assert.equal(r.code, 1);
   assert.deepEqual(JSON.parse(r.stdout).errors, [

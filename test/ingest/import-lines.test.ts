@@ -24,7 +24,10 @@ test('bad lines are rejected with their line number and reason; the rest import'
     ]);
     assert.equal(summary.imported, 2);
     assert.equal(summary.rejected, 5);
-    assert.deepEqual(summary.errors.map((e) => e.line), [2, 4, 5, 6, 7]);
+    assert.deepEqual(
+      summary.errors.map((e) => e.line),
+      [2, 4, 5, 6, 7],
+    );
     assert.match(summary.errors[0].reason, /JSON/);
     assert.match(summary.errors[1].reason, /type/);
     assert.match(summary.errors[2].reason, /unknown site_id "site_unknown"/);
@@ -111,16 +114,19 @@ test('a sink failure in the middle leaves nothing of the import', async () => {
     await h.run([pv(s, '2025-03-04T10:00:00Z')]);
     let appends = 0;
     await assert.rejects(
-      h.run(Array.from({ length: 10 }, (_, i) => pv(s, `2025-03-05T10:0${i}:00Z`)), {
-        sink: (inner) => ({
-          append: async (rows) => {
-            if (++appends === 3) throw new Error('disk full');
-            await inner.append(rows);
-          },
-          commit: () => inner.commit(),
-          abort: () => inner.abort(),
-        }),
-      }),
+      h.run(
+        Array.from({ length: 10 }, (_, i) => pv(s, `2025-03-05T10:0${i}:00Z`)),
+        {
+          sink: (inner) => ({
+            append: async (rows) => {
+              if (++appends === 3) throw new Error('disk full');
+              await inner.append(rows);
+            },
+            commit: () => inner.commit(),
+            abort: () => inner.abort(),
+          }),
+        },
+      ),
       /disk full/,
     );
     assert.deepEqual(await h.query('SELECT count(*) AS n FROM events'), [{ n: '1' }]);
@@ -143,7 +149,13 @@ test('an input that breaks off (read error) stores nothing of it', async () => {
     });
     const session = await h.store.beginImport({ reidentify });
     await assert.rejects(
-      importLines(readLineBatches(input), { format: { kind: 'events' }, catalog: h.control.catalog, sink: session, nowMs: NOW, chunkSize: 1 }),
+      importLines(readLineBatches(input), {
+        format: { kind: 'events' },
+        catalog: h.control.catalog,
+        sink: session,
+        nowMs: NOW,
+        chunkSize: 1,
+      }),
       /connection reset/,
     );
     assert.deepEqual(await h.query('SELECT count(*) AS n FROM events'), [{ n: '0' }]);
@@ -157,8 +169,18 @@ test('the importer stores exactly what normalizeEvent gives for lines with ip an
   try {
     const s = await h.site();
     const lines = [
-      pv(s, '2025-03-05T10:00:00Z', { visitor_key: undefined, ip: '198.51.100.4', user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1' }),
-      pv(s, '2025-03-05T10:00:00Z', { visitor_key: undefined, ip: '198.51.100.5', user_agent: 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', device_type: 'desktop' }),
+      pv(s, '2025-03-05T10:00:00Z', {
+        visitor_key: undefined,
+        ip: '198.51.100.4',
+        user_agent:
+          'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+      }),
+      pv(s, '2025-03-05T10:00:00Z', {
+        visitor_key: undefined,
+        ip: '198.51.100.5',
+        user_agent: 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+        device_type: 'desktop',
+      }),
       action(s, '2025-03-05T10:00:09Z', 'ui.click', { visitor_key: 'kept', user_agent: 'curl/8.0', traffic_class: 'human' }),
     ];
     await h.run(lines);
@@ -170,7 +192,9 @@ test('the importer stores exactly what normalizeEvent gives for lines with ip an
       const e = normalizeEvent(v.event, site, secret)!;
       return [e.visitor_key, e.device_type, e.browser_family, e.os_family, e.traffic_class];
     });
-    const got = await h.query('SELECT visitor_key, device_type, browser_family, os_family, traffic_class FROM events ORDER BY ts_ms, visitor_key');
+    const got = await h.query(
+      'SELECT visitor_key, device_type, browser_family, os_family, traffic_class FROM events ORDER BY ts_ms, visitor_key',
+    );
     assert.deepEqual(
       got.map((r) => [r.visitor_key, r.device_type, r.browser_family, r.os_family, r.traffic_class]).sort(),
       expected.sort(),

@@ -10,7 +10,8 @@ import { readLineBatches, readLineChunks } from '../../src/ingest/pipeline/read-
 import { canonicalContent, IDENTITY_FIELDS } from '../../src/ingest/parse/identity.js';
 import { decodeEventRow, type EventRow } from '../../src/ports/event-store.js';
 
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
 /** The input in pieces of `size` bytes, so lines and UTF-8 characters are cut across reads. */
 function pieces(text: string, size: number): Readable {
@@ -24,9 +25,14 @@ function capture(): ImportSink & { rows: EventRow[] } {
   const rows: EventRow[] = [];
   return {
     rows,
-    append: async (r) => { rows.push(...r); },
+    append: async (r) => {
+      rows.push(...r);
+    },
     appendEncoded: async (text, count) => {
-      const got = text.split('\n').filter((l) => l !== '').map(decodeEventRow);
+      const got = text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map(decodeEventRow);
       assert.equal(got.length, count);
       rows.push(...got);
     },
@@ -59,14 +65,22 @@ test('parse workers give the same summary, errors and rows as the in-thread impo
     const inThread = capture();
     const a = await importLines(readLineBatches(pieces(text, 997)), { ...common, sink: inThread });
     const parallel = capture();
-    const b = await importChunksParallel(readLineChunks(pieces(text, 997)), { ...common, sink: { ...parallel, appendEncoded: parallel.appendEncoded! }, workers: 2 });
+    const b = await importChunksParallel(readLineChunks(pieces(text, 997)), {
+      ...common,
+      sink: { ...parallel, appendEncoded: parallel.appendEncoded! },
+      workers: 2,
+    });
 
     assert.deepEqual(b, a);
     assert.ok(a.rejected > 5 && a.errors_truncated && a.skipped > 0, 'the input exercises rejects, the cap and skips');
     assert.deepEqual(parallel.rows, inThread.rows, 'same rows in the same order');
 
     const session = await h.store.beginImport({ reidentify });
-    const stored = await importChunksParallel(readLineChunks(pieces(text, 4096)), { ...common, sink: session as Required<ImportSink>, workers: 2 });
+    const stored = await importChunksParallel(readLineChunks(pieces(text, 4096)), {
+      ...common,
+      sink: session as Required<ImportSink>,
+      workers: 2,
+    });
     assert.equal(stored.imported, inThread.rows.length);
     assert.deepEqual(await h.query('SELECT count(*) AS n, count(DISTINCT event_id) AS ids FROM events'), [
       { n: String(inThread.rows.length), ids: String(inThread.rows.length) },
@@ -86,7 +100,14 @@ test('a failing parse worker aborts the import and stores nothing', async () => 
       importChunksParallel(readLineChunks(pieces(text, 10)), {
         format: { kind: 'events' },
         // a catalog that fails when a worker asks for the site
-        catalog: { ...h.control.catalog, getSite: async () => { throw new Error('catalog down'); }, getTenant: h.control.catalog.getTenant.bind(h.control.catalog), getOrCreateSecret: h.control.catalog.getOrCreateSecret.bind(h.control.catalog) },
+        catalog: {
+          ...h.control.catalog,
+          getSite: async () => {
+            throw new Error('catalog down');
+          },
+          getTenant: h.control.catalog.getTenant.bind(h.control.catalog),
+          getOrCreateSecret: h.control.catalog.getOrCreateSecret.bind(h.control.catalog),
+        },
         sink: session as Required<ImportSink>,
         nowMs: NOW,
         workers: 1,
@@ -100,8 +121,21 @@ test('a failing parse worker aborts the import and stores nothing', async () => 
 });
 
 test('the spelled-out canonical content equals the one over IDENTITY_FIELDS', () => {
-  const base = { site_id: 's', ts_ms: 1, type: 'pageview', profile: 'extended', visitor_key: 'k', has_click_id: false, traffic_class: 'human', engagement_time_ms: 0 };
-  const samples = [base, { ...base, tenant_id: 't', page_title: 'a "quoted" \u2028 title', channel: 'Direct', city: undefined }, { ...base, form_action_path: '/f', family: 'forms' }];
+  const base = {
+    site_id: 's',
+    ts_ms: 1,
+    type: 'pageview',
+    profile: 'extended',
+    visitor_key: 'k',
+    has_click_id: false,
+    traffic_class: 'human',
+    engagement_time_ms: 0,
+  };
+  const samples = [
+    base,
+    { ...base, tenant_id: 't', page_title: 'a "quoted" \u2028 title', channel: 'Direct', city: undefined },
+    { ...base, form_action_path: '/f', family: 'forms' },
+  ];
   for (const ev of samples) {
     const record = ev as Record<string, unknown>;
     assert.equal(canonicalContent(ev as never), JSON.stringify(IDENTITY_FIELDS.map((f) => record[f] ?? null)));

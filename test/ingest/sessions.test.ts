@@ -20,7 +20,10 @@ test('a gap of exactly 30 minutes stays in the session; 30 minutes and 1 ms star
     assert.deepEqual(perKey('a'), ['2']);
     assert.deepEqual(perKey('b'), ['1', '1']);
     const events = await h.query(`SELECT visitor_key, count(DISTINCT session_id) AS n FROM events GROUP BY 1 ORDER BY 1`);
-    assert.deepEqual(events, [{ visitor_key: 'a', n: '1' }, { visitor_key: 'b', n: '2' }]);
+    assert.deepEqual(events, [
+      { visitor_key: 'a', n: '1' },
+      { visitor_key: 'b', n: '2' },
+    ]);
   } finally {
     await h.close();
   }
@@ -32,7 +35,10 @@ test('no session crosses 00:00 UTC, even with the same key and a short gap', asy
     const s = await h.site();
     await h.run([pv(s, T('23:55:00.000', '2025-03-05')), pv(s, T('00:05:00.000', '2025-03-06'))]);
     const rows = await sessionsOf(h, s);
-    assert.deepEqual(rows.map((r) => r.day), ['2025-03-05', '2025-03-06']);
+    assert.deepEqual(
+      rows.map((r) => r.day),
+      ['2025-03-05', '2025-03-06'],
+    );
   } finally {
     await h.close();
   }
@@ -44,11 +50,7 @@ test('sessions are keyed by site, tenant and visitor key', async () => {
     const s = await h.site();
     const t1 = await h.tenant(s, 'one');
     const t2 = await h.tenant(s, 'two');
-    await h.run([
-      pv(s, T('10:00:00'), { tenant_id: t1 }),
-      pv(s, T('10:01:00'), { tenant_id: t2 }),
-      pv(s, T('10:02:00')),
-    ]);
+    await h.run([pv(s, T('10:00:00'), { tenant_id: t1 }), pv(s, T('10:01:00'), { tenant_id: t2 }), pv(s, T('10:02:00'))]);
     const rows = await sessionsOf(h, s);
     assert.equal(rows.length, 3);
     assert.deepEqual(new Set(rows.map((r) => r.tenant_id)), new Set([t1, t2, null]));

@@ -24,7 +24,10 @@ const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Geck
 const PAGES = 1500;
 
 const spoolsOf = (dataDir: string) =>
-  fs.readdirSync(path.join(dataDir, 'spool'), { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+  fs
+    .readdirSync(path.join(dataDir, 'spool'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .map((e) => e.name);
 
 async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
@@ -34,7 +37,10 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 60
   }
 }
 
-test('two processes share a data dir; one killed with kill -9 mid-load, the other loads its spool: every 202 readable exactly once', { skip, timeout: 240_000 }, async () => {
+test('two processes share a data dir; one killed with kill -9 mid-load, the other loads its spool: every 202 readable exactly once', {
+  skip,
+  timeout: 240_000,
+}, async () => {
   const db = await scratchDatabase(process.env.FOOTFALL_TEST_POSTGRES_URL!);
   const ch = scratchUrl('single');
   const cp = await openPostgresControlPlane(db.url);
@@ -70,7 +76,10 @@ test('two processes share a data dir; one killed with kill -9 mid-load, the othe
         method: 'POST',
         headers: { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': `198.51.100.${page.ms % 50}` },
         body: JSON.stringify({ u: `https://${domains[page.site]}${page.path}`, d: domains[page.site], ...body }),
-      }).then((res) => res.status, () => 0);
+      }).then(
+        (res) => res.status,
+        () => 0,
+      );
     const sender = async () => {
       while (n < PAGES) {
         const i = n++;
@@ -93,25 +102,40 @@ test('two processes share a data dir; one killed with kill -9 mid-load, the othe
     const victimSpool = path.join(
       dataDir,
       'spool',
-      spoolsOf(dataDir).find((id) => fs.readFileSync(path.join(dataDir, 'spool', id, 'SPOOL.lock.pid'), 'utf8').trim() === String(victim.child.pid))!,
+      spoolsOf(dataDir).find(
+        (id) => fs.readFileSync(path.join(dataDir, 'spool', id, 'SPOOL.lock.pid'), 'utf8').trim() === String(victim.child.pid),
+      )!,
     );
-    await until('the victim has loaded some of its events', async () => n >= PAGES / 4 && (await events.store.checkpoint(path.basename(victimSpool))) !== null);
+    await until(
+      'the victim has loaded some of its events',
+      async () => n >= PAGES / 4 && (await events.store.checkpoint(path.basename(victimSpool))) !== null,
+    );
     assert.ok(n < PAGES * 0.8, `the victim is killed while events still arrive (${n} of ${PAGES} sent)`);
     victim.child.kill('SIGKILL');
     killed = true;
     await Promise.all(senders);
-    await new Promise<void>((r) => (victim.child.exitCode !== null || victim.child.signalCode !== null ? r() : victim.child.once('exit', () => r())));
+    await new Promise<void>((r) =>
+      victim.child.exitCode !== null || victim.child.signalCode !== null ? r() : victim.child.once('exit', () => r()),
+    );
 
     const acked = sent.filter((s) => s.viewed === 202);
-    assert.deepEqual([...new Set(sent.map((s) => s.viewed))].sort(), sent.some((s) => s.viewed === 0) ? [0, 202] : [202], 'only 202 or a dead connection');
+    assert.deepEqual(
+      [...new Set(sent.map((s) => s.viewed))].sort(),
+      sent.some((s) => s.viewed === 0) ? [0, 202] : [202],
+      'only 202 or a dead connection',
+    );
     assert.ok(acked.filter((s) => s.site === 1).length > 50, 'the victim acknowledged events');
 
     // The survivor finds the spool nobody holds, loads it and removes it.
-    await until('the dead process\'s spool loaded and removed', () => !fs.existsSync(victimSpool));
+    await until("the dead process's spool loaded and removed", () => !fs.existsSync(victimSpool));
     const today = new Date().toISOString().slice(0, 10);
     type Row = { path_canon: string; pageviews: number; avg_page_eng_time_ms: number };
     const pages = async (site: number) => {
-      const content = await get(survivor.base, `/v1/reports/content?site_id=${sites[site].siteId}&from=${today}&to=${today}&include=full&limit=2000`, sites[site].secret);
+      const content = await get(
+        survivor.base,
+        `/v1/reports/content?site_id=${sites[site].siteId}&from=${today}&to=${today}&include=full&limit=2000`,
+        sites[site].secret,
+      );
       assert.equal(content.status, 200, JSON.stringify(content.body));
       return new Map<string, Row>(content.body.current.pages.map((p: Row) => [p.path_canon, p]));
     };
@@ -134,12 +158,22 @@ test('two processes share a data dir; one killed with kill -9 mid-load, the othe
     for (const site of [0, 1]) {
       let rows = await pages(site);
       const clean = (w: ReturnType<typeof wrong>) => w.lost.length + w.engagement.length === 0;
-      await until(`every acknowledged event of site ${site} readable`, async () => clean(wrong(site, (rows = await pages(site)))), 30_000).catch(() => undefined);
+      await until(
+        `every acknowledged event of site ${site} readable`,
+        async () => clean(wrong(site, (rows = await pages(site)))),
+        30_000,
+      ).catch(() => undefined);
       assert.deepEqual(wrong(site, rows), { lost: [], twice: [], stray: [], engagement: [] }, `site ${site}`);
       // Counts through /v1: every acknowledged pageview, and each one the victim spooled without answering (its connection died) at most once.
-      const total = (await get(survivor.base, `/v1/metrics/timeseries?site_id=${sites[site].siteId}&from=${today}&to=${today}`, sites[site].secret)).body.current.total;
+      const total = (
+        await get(survivor.base, `/v1/metrics/timeseries?site_id=${sites[site].siteId}&from=${today}&to=${today}`, sites[site].secret)
+      ).body.current.total;
       const ofSite = sent.filter((s) => s.site === site);
-      assert.equal(total, ofSite.filter((s) => s.viewed === 202).length + ofSite.filter((s) => s.viewed === 0 && rows.has(s.path)).length, `site ${site}`);
+      assert.equal(
+        total,
+        ofSite.filter((s) => s.viewed === 202).length + ofSite.filter((s) => s.viewed === 0 && rows.has(s.path)).length,
+        `site ${site}`,
+      );
     }
     assert.match(survivor.log(), /"records":[1-9]/, 'the survivor loaded records the victim had not loaded');
   } finally {
@@ -152,7 +186,10 @@ test('two processes share a data dir; one killed with kill -9 mid-load, the othe
   }
 });
 
-test('with a SQLite control plane one process serves a data dir: a second one is refused, told what to do', { skip: needs('FOOTFALL_TEST_CLICKHOUSE_URL'), timeout: 120_000 }, async () => {
+test('with a SQLite control plane one process serves a data dir: a second one is refused, told what to do', {
+  skip: needs('FOOTFALL_TEST_CLICKHOUSE_URL'),
+  timeout: 120_000,
+}, async () => {
   const ch = scratchUrl('single');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-owned-'));
   const procs: Served[] = [];
@@ -172,7 +209,9 @@ test('with a SQLite control plane one process serves a data dir: a second one is
   }
 });
 
-test('the embedded stores are one process\'s: a second serve on the data dir is refused, told what to do', { timeout: 120_000 }, async () => {
+test("the embedded stores are one process's: a second serve on the data dir is refused, told what to do", {
+  timeout: 120_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-owned-'));
   const procs: Served[] = [];
   try {

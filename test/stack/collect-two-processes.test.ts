@@ -14,7 +14,10 @@ const missing = missingScaleEnv();
 const skip = missing.length ? unavailable(`${missing.join(', ')} not set (scripts/services.sh start prints them)`) : false;
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
-test('two API processes spool their own events and load them into one ClickHouse: exact counts and sessions', { skip, timeout: 180_000 }, async () => {
+test('two API processes spool their own events and load them into one ClickHouse: exact counts and sessions', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   const db = await scratchDatabase(process.env.FOOTFALL_TEST_POSTGRES_URL!);
   const cluster = process.env.FOOTFALL_TEST_CLICKHOUSE_SHARD2_URL && process.env.FOOTFALL_TEST_CLICKHOUSE_CLUSTER;
   const ch = scratchUrl(cluster ? 'cluster' : 'single');
@@ -56,7 +59,8 @@ test('two API processes spool their own events and load them into one ClickHouse
     }
     assert.deepEqual([totals.pageviews, totals.visitors, totals.sessions, totals.bounce_rate], [200, 20, 20, 0]);
     assert.deepEqual(await overview(b), totals, 'both processes read the same');
-    const freshness = (await get(b, `/v1/metrics/timeseries?site_id=${site.siteId}&from=${today}&to=${today}`, site.secret)).body.meta.surface.dataFreshness;
+    const freshness = (await get(b, `/v1/metrics/timeseries?site_id=${site.siteId}&from=${today}&to=${today}`, site.secret)).body.meta
+      .surface.dataFreshness;
     assert.deepEqual([freshness.status, freshness.lagMinutes], ['fresh', 0]);
   } finally {
     await stopAll(procs);

@@ -18,7 +18,9 @@ const PG = process.env.FOOTFALL_TEST_POSTGRES_URL || undefined;
 const pgSkip = needs('FOOTFALL_TEST_POSTGRES_URL');
 const bothSkip = needs('FOOTFALL_TEST_POSTGRES_URL', 'FOOTFALL_TEST_CLICKHOUSE_URL');
 
-test('the PostgreSQL commit lock admits one holder at a time across control planes, and a failing holder releases it', { skip: pgSkip }, async () => {
+test('the PostgreSQL commit lock admits one holder at a time across control planes, and a failing holder releases it', {
+  skip: pgSkip,
+}, async () => {
   const db = await scratchDatabase(PG!);
   const a = await openPostgresControlPlane(db.url);
   const b = await openPostgresControlPlane(db.url);
@@ -56,7 +58,10 @@ test('the PostgreSQL commit lock admits one holder at a time across control plan
     }
     assert.deepEqual(order, ['a in', 'a out', 'b in']);
 
-    await assert.rejects(a.commitLock(async () => Promise.reject(new Error('boom'))), /boom/);
+    await assert.rejects(
+      a.commitLock(async () => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
     assert.equal(await b.commitLock(async () => 7), 7, 'the lock is free again after a holder failed');
   } finally {
     await a.close();
@@ -73,20 +78,21 @@ function meetAtTheDoor(): { guard(lock: CommitLock): CommitLock; open(): void } 
   const waiting: (() => void)[] = [];
   let open = false;
   return {
-    guard: (lock) =>
-      async (fn) => {
-        if (!open)
-          await new Promise<void>((arrived) => {
-            waiting.push(arrived);
-            if (waiting.length === 2) for (const go of waiting.splice(0)) go();
-          });
-        return lock(fn);
-      },
+    guard: (lock) => async (fn) => {
+      if (!open)
+        await new Promise<void>((arrived) => {
+          waiting.push(arrived);
+          if (waiting.length === 2) for (const go of waiting.splice(0)) go();
+        });
+      return lock(fn);
+    },
     open: () => void (open = true),
   };
 }
 
-test('imports of two processes into one ClickHouse day at once: exactly one commits, the other fails whole, and every import that succeeds stays readable', { skip: bothSkip }, async () => {
+test('imports of two processes into one ClickHouse day at once: exactly one commits, the other fails whole, and every import that succeeds stays readable', {
+  skip: bothSkip,
+}, async () => {
   const db = await scratchDatabase(PG!);
   const ch = scratchUrl('single');
   const cpA = await openPostgresControlPlane(db.url);
@@ -99,7 +105,12 @@ test('imports of two processes into one ClickHouse day at once: exactly one comm
     const day = Date.parse('2025-03-01T00:00:00.000Z');
     const rows = (p: string, round: number) =>
       Array.from({ length: 20 }, (_, i) =>
-        makeRow({ event_id: `${p}-${round}-${i}`, ts_ms: day + round * 600_000 + i * 1000, visitor_key: `${p}${i}`, path_canon: `/${p}/${i}` }),
+        makeRow({
+          event_id: `${p}-${round}-${i}`,
+          ts_ms: day + round * 600_000 + i * 1000,
+          visitor_key: `${p}${i}`,
+          path_canon: `/${p}/${i}`,
+        }),
       );
     const succeeded: string[] = [];
     const refused: ReturnType<typeof rows>[] = [];
@@ -120,7 +131,11 @@ test('imports of two processes into one ClickHouse day at once: exactly one comm
       });
     }
     const visible = async () => (await committedRows<{ event_id: string }>(A, A.layout.events, 'event_id')).map((r) => r.event_id).sort();
-    assert.deepEqual(await visible(), [...succeeded].sort(), `every committed import is readable, nothing else (winners: ${winners.join('')})`);
+    assert.deepEqual(
+      await visible(),
+      [...succeeded].sort(),
+      `every committed import is readable, nothing else (winners: ${winners.join('')})`,
+    );
     // a refused import, run again (alone), commits: nothing of it was stored the first time
     door.open();
     for (const [i, batch] of refused.entries()) assert.equal((await (i % 2 ? A : B).store.importBatch(batch)).imported, 20);

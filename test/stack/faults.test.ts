@@ -38,7 +38,15 @@ const skip = ownServicesSkip();
     svc = await startOwnServices();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-faults-'));
     const config = loadConfig(
-      { dataDir, host: '127.0.0.1', port: 0, logLevel: (process.env.FF_FAULT_LOG as 'silent') ?? 'silent', controlUrl: svc.postgresUrl, redisUrl: svc.redisUrl, eventsUrl: svc.clickhouseUrl },
+      {
+        dataDir,
+        host: '127.0.0.1',
+        port: 0,
+        logLevel: (process.env.FF_FAULT_LOG as 'silent') ?? 'silent',
+        controlUrl: svc.postgresUrl,
+        redisUrl: svc.redisUrl,
+        eventsUrl: svc.clickhouseUrl,
+      },
       {},
     );
     server = await startServer(config, { overrides: { hasher: TEST_HASHER } });
@@ -78,7 +86,11 @@ const skip = ownServicesSkip();
     assert.ok(units > 0);
 
     await svc.stopClickHouse();
-    for (const p of [timeseriesPath(s, 'visitors'), timeseriesPath(s), `/v1/reports/overview?site_id=${s.siteId}&from=${s.from}&to=${s.to}`]) {
+    for (const p of [
+      timeseriesPath(s, 'visitors'),
+      timeseriesPath(s),
+      `/v1/reports/overview?site_id=${s.siteId}&from=${s.from}&to=${s.to}`,
+    ]) {
       const down = await get(server.address, p, s.secret);
       assert.equal(down.status, 503, p);
       isEnvelope(down.body, 'ANALYTICS_DB_UNAVAILABLE');
@@ -96,7 +108,11 @@ const skip = ownServicesSkip();
   });
 
   /** A request as a browser would send it (a session cookie, its CSRF token), answered as status and parsed body. */
-  const send = async (method: string, p: string, o: { cookie?: string; csrf?: string; bearer?: string; body?: unknown; type?: string } = {}) => {
+  const send = async (
+    method: string,
+    p: string,
+    o: { cookie?: string; csrf?: string; bearer?: string; body?: unknown; type?: string } = {},
+  ) => {
     const headers: Record<string, string> = {};
     if (o.cookie) headers.cookie = o.cookie;
     if (o.csrf) headers['x-csrf-token'] = o.csrf;
@@ -132,13 +148,19 @@ const skip = ownServicesSkip();
     assert.equal(signIn.status, 200, JSON.stringify(signIn.body));
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
     const session = { cookie, csrf: signIn.body.csrf_token as string };
-    const stores = { catalog: server.container.catalog, people: server.container.people!, container: server.container, clock: systemClock } as unknown as Harness;
+    const stores = {
+      catalog: server.container.catalog,
+      people: server.container.people!,
+      container: server.container,
+      clock: systemClock,
+    } as unknown as Harness;
     const share = await shareLink(stores, s.siteId);
     const key = await embedKey(stores, s.workspaceId);
     const parent = (await server.container.catalog.listTokens(s.workspaceId))[0];
     const embed = mint(stores, key, { token_id: parent.id, site_id: s.siteId });
     const hostname = (await server.container.catalog.getSite(s.siteId))!.hostnames[0];
-    const event = (domain: string) => send('POST', '/api/event', { type: 'text/plain', body: { n: 'pageview', u: `https://${domain}/down`, d: domain } });
+    const event = (domain: string) =>
+      send('POST', '/api/event', { type: 'text/plain', body: { n: 'pageview', u: `https://${domain}/down`, d: domain } });
     // the collector learns the domain's site now; it keeps it through the outage
     assert.equal((await event(hostname)).status, 202);
     const learnedAt = Date.now();
@@ -154,7 +176,11 @@ const skip = ownServicesSkip();
     const unitsBefore = await used();
     const before = new Map<string, number>();
     for (const [what, run] of reads) before.set(what, (await run()).status);
-    assert.deepEqual([...before].filter(([, status]) => status !== 200), [], 'every read answers while the control plane is up');
+    assert.deepEqual(
+      [...before].filter(([, status]) => status !== 200),
+      [],
+      'every read answers while the control plane is up',
+    );
     const units = await used();
     const perRound = units - unitsBefore;
     assert.ok(perRound > 0, 'the reads are metered');

@@ -19,17 +19,26 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The files of part `k` (1-based) of the HTTP suite. */
 export function httpSuitePart(k: number): string[] {
   const dir = path.join(ROOT, 'test/http');
-  const all = fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort();
+  const all = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort();
   return all.filter((_, i) => i % HTTP_SUITE_PARTS === k - 1).map((f) => path.join('test/http', f));
 }
 
 /** Registers the test that runs part `k` of the HTTP suite on the scale stack in a child process. */
 export function httpSuitePartTest(k: number): void {
   const missing = missingScaleEnv();
-  const skip = process.env.FOOTFALL_TEST_STACK === 'scale'
-    ? 'already on the scale stack'
-    : missing.length ? unavailable(`${missing.join(', ')} not set (scripts/services.sh start prints them)`) : false;
-  test(`the HTTP suite passes on PostgreSQL + Redis + ClickHouse too (part ${k} of ${HTTP_SUITE_PARTS})`, { skip, timeout: 30 * 60_000 }, async (t) => {
+  const skip =
+    process.env.FOOTFALL_TEST_STACK === 'scale'
+      ? 'already on the scale stack'
+      : missing.length
+        ? unavailable(`${missing.join(', ')} not set (scripts/services.sh start prints them)`)
+        : false;
+  test(`the HTTP suite passes on PostgreSQL + Redis + ClickHouse too (part ${k} of ${HTTP_SUITE_PARTS})`, {
+    skip,
+    timeout: 30 * 60_000,
+  }, async (t) => {
     const files = httpSuitePart(k);
     assert.ok(files.length > 10, `part ${k} has only ${files.length} files`);
     // NODE_TEST_CONTEXT would make the child talk the runner's internal protocol instead of TAP
@@ -45,7 +54,9 @@ export function httpSuitePartTest(k: number): void {
     const code = await new Promise<number | null>((r) => child.on('close', r));
     const stat = (key: string) => Number(new RegExp(`^# ${key} (\\d+)$`, 'm').exec(out)?.[1] ?? NaN);
     const failed = out.split('\n').filter((l) => /^\s*not ok /.test(l));
-    t.diagnostic(`scale stack, part ${k}: ${stat('tests')} tests, ${stat('pass')} passed, ${stat('fail')} failed, ${stat('skipped')} skipped`);
+    t.diagnostic(
+      `scale stack, part ${k}: ${stat('tests')} tests, ${stat('pass')} passed, ${stat('fail')} failed, ${stat('skipped')} skipped`,
+    );
     assert.equal(code, 0, `${failed.join('\n')}\n${out.slice(-4000)}`);
     assert.equal(stat('fail'), 0);
     assert.equal(stat('skipped'), 0, 'nothing is skipped on the scale stack');

@@ -5,7 +5,13 @@ import { MemoryResponseCache } from '../../src/cache/memory-response-cache.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { MAX_RESPONSE_BYTES, checkResponseBudget } from '../../src/services/analytics/budget.js';
 import { usageMeta } from '../../src/services/metering.js';
-import { envelopeBody, envelopeBytes, metaUpperBound, serializeEnvelopeData, serializeMeta } from '../../src/services/analytics/report-envelope.js';
+import {
+  envelopeBody,
+  envelopeBytes,
+  metaUpperBound,
+  serializeEnvelopeData,
+  serializeMeta,
+} from '../../src/services/analytics/report-envelope.js';
 import { stableJson } from '../../src/services/analytics/serve-analytics.js';
 import { dataFreshness, type Surface } from '../../src/services/analytics/surface.js';
 import { runs } from '../helpers/property-runs.js';
@@ -22,7 +28,14 @@ const availability = {
   classification: 'strict_safe',
   currentProfile: 'strict',
   collectionProfileEffectiveAt: null,
-  current: { status: 'available', reason: 'strict_safe_route', requestedStart: 'a', requestedEnd: 'b', compatibleStart: 'a', compatibleEnd: 'b' },
+  current: {
+    status: 'available',
+    reason: 'strict_safe_route',
+    requestedStart: 'a',
+    requestedEnd: 'b',
+    compatibleStart: 'a',
+    compatibleEnd: 'b',
+  },
   compare: null,
   sections: [],
 } as const;
@@ -36,12 +49,18 @@ test('the budget is 5 MiB, inclusive; over it the error carries the spec details
       e instanceof ApiError &&
       e.code === 'REPORT_RESPONSE_TOO_LARGE' &&
       e.status === 422 &&
-      JSON.stringify(e.details) === JSON.stringify({ include: 'summary', range_days: 365, measured_bytes: 5_242_881, max_bytes: 5_242_880 }),
+      JSON.stringify(e.details) ===
+        JSON.stringify({ include: 'summary', range_days: 365, measured_bytes: 5_242_881, max_bytes: 5_242_880 }),
   );
 });
 
 test('the envelope body is the data, then meta, as one JSON object in the spec member order', () => {
-  const data = serializeEnvelopeData({ current: { x: 'é' }, compare: null, range: { start: 's', end: 'e', compare_start: null, compare_end: null }, availability: availability as any });
+  const data = serializeEnvelopeData({
+    current: { x: 'é' },
+    compare: null,
+    range: { start: 's', end: 'e', compare_start: null, compare_end: null },
+    availability: availability as any,
+  });
   const meta = { request_id: 'r1', ...usageMeta(4, 10, { included: 5, hardCap: 20 }), surface };
   const metaJson = serializeMeta(meta, JSON.stringify(surface));
   const body = envelopeBody(data, metaJson).toString('utf8');
@@ -95,7 +114,13 @@ test('freshness: fresh up to 60 minutes, delayed up to 24 hours, stale beyond, u
   assert.equal(at(1440).status, 'delayed');
   assert.equal(at(1441).status, 'stale');
   assert.ok(at(1441).notes.length > 0);
-  assert.deepEqual(dataFreshness(now + 120_000, now, false), { status: 'fresh', asOf: '2025-06-15T12:02:00.000Z', lagMinutes: 0, cached: false, notes: [] });
+  assert.deepEqual(dataFreshness(now + 120_000, now, false), {
+    status: 'fresh',
+    asOf: '2025-06-15T12:02:00.000Z',
+    lagMinutes: 0,
+    cached: false,
+    notes: [],
+  });
   const none = dataFreshness(null, now, true);
   assert.equal(none.status, 'unknown');
   assert.equal(none.asOf, null);

@@ -11,7 +11,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 test('docs/api.md and docs/app-api.md are what `npm run docs` writes from the OpenAPI documents', async () => {
   const refs = await references();
-  assert.deepEqual(refs.map((r) => r.file), ['docs/api.md', 'docs/app-api.md']);
+  assert.deepEqual(
+    refs.map((r) => r.file),
+    ['docs/api.md', 'docs/app-api.md'],
+  );
   for (const { file, md } of refs) {
     const onDisk = fs.readFileSync(path.join(root, file), 'utf8');
     assert.ok(onDisk === md, `${file} is out of date with the route schemas: run npm run docs`);

@@ -33,7 +33,12 @@ const LAYERS: LayerMap = {
 const ALL = [...new Set(Object.values(LAYERS))];
 const others = (layer: string) => ALL.filter((l) => l !== layer);
 const never = (from: string | readonly string[], to: string | readonly string[], why: string): LayerRule[] =>
-  [from].flat().flatMap((f) => [to].flat().filter((t) => t !== f).map((t) => ({ from: f, to: t, why })));
+  [from].flat().flatMap((f) =>
+    [to]
+      .flat()
+      .filter((t) => t !== f)
+      .map((t) => ({ from: f, to: t, why })),
+  );
 
 /** The concrete implementations of ports: only the composition root picks them. */
 const IMPLEMENTATIONS = ['Engines', 'Control', 'Limits', 'Cache', 'Dns'];
@@ -50,7 +55,11 @@ const RULES: LayerRule[] = [
   ...never('Cli', ['Engines', 'Control'], 'commands get stores from the composition root'),
   ...never(['Engines', 'Control'], 'Http', 'stores and engines know no HTTP'),
   ...never('Engines', 'Services', 'engines implement ports, never reach use-cases'),
-  ...never(others('Entry').filter((l) => l !== 'Cli'), 'Entry', 'only the CLI starts the app; everything else is given its dependencies'),
+  ...never(
+    others('Entry').filter((l) => l !== 'Cli'),
+    'Entry',
+    'only the CLI starts the app; everything else is given its dependencies',
+  ),
 ];
 
 test('every file of src/ is in a layer, every relative import resolves, and no import crosses a forbidden edge', () => {
@@ -88,7 +97,11 @@ const HTTP_RULES: LayerRule[] = [
   ...never('Schemas', ['Edges', 'Pipeline', 'OpenApi'], 'schemas are data: every part reads them'),
   // The read routes (v1/) are served again by the dashboard, embeds and share links, and the page shell
   // (pages/) frames the embed and share pages: those two a way in may name; no other.
-  ...never(WAYS_IN, WAYS_IN.filter((w) => w !== 'V1' && w !== 'Pages'), 'a way in stands alone: it shares only the read routes and the page shell'),
+  ...never(
+    WAYS_IN,
+    WAYS_IN.filter((w) => w !== 'V1' && w !== 'Pages'),
+    'a way in stands alone: it shares only the read routes and the page shell',
+  ),
   ...never(['V1', 'Pages'], WAYS_IN, 'the read routes and the page shell know none of the ways in that reuse them'),
 ];
 
@@ -97,7 +110,11 @@ test('inside src/http every folder is a part, and no way in imports another but 
   const under = (f: string) => f.startsWith('src/http/');
   const http = { files: graph.files.filter(under), edges: graph.edges.filter((e) => under(e.from) && e.to !== null && under(e.to)) };
   assert.deepEqual(violations(http, HTTP_PARTS, HTTP_RULES, 'src/http'), []);
-  assert.deepEqual([...new Set(http.files.map((f) => layerOf(f, HTTP_PARTS, 'src/http')))].sort(), Object.values(HTTP_PARTS).sort(), 'every part has files');
+  assert.deepEqual(
+    [...new Set(http.files.map((f) => layerOf(f, HTTP_PARTS, 'src/http')))].sort(),
+    Object.values(HTTP_PARTS).sort(),
+    'every part has files',
+  );
   assert.ok(http.edges.length > 100, `only ${http.edges.length} imports read inside src/http`);
 });
 
@@ -118,9 +135,9 @@ test('imports are read in every form: multi-line, type-only, re-exports, side ef
     "const worker = new URL('./worker.js', import.meta.url);",
     "// import old from './commented-out.js';",
     " * import doc from './in-a-doc-comment.js';",
-    "export const text = 'import z from \"./not-an-import.js\"';",
+    'export const text = \'import z from "./not-an-import.js"\';',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: source text under test, a template literal in it
-    "const built = await import(`./${name}.js`);",
+    'const built = await import(`./${name}.js`);',
   ].join('\n');
   assert.deepEqual(importsOf(source), [
     { specifier: 'node:fs', line: 1 },

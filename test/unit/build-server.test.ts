@@ -35,12 +35,18 @@ test('build:server writes nothing while dist/ is as new as src/, and rebuilds a 
 
 test('dist/ imports each vendored package through its bundle, which exports what the package does', async () => {
   await buildServer();
-  const outputs = serverSources().filter((s) => s.source.endsWith('.ts')).map((s) => s.output);
+  const outputs = serverSources()
+    .filter((s) => s.source.endsWith('.ts'))
+    .map((s) => s.output);
   for (const name of VENDORED) {
     const bare = new RegExp(`(?:from|import)\\s*\\(?\\s*["']${name}["']`);
     const importing = outputs.filter((o) => fs.readFileSync(o, 'utf8').includes(`/vendor/${name}.js"`));
     assert.ok(importing.length > 0, `some module of dist/ imports ${name}`);
-    assert.deepEqual(outputs.filter((o) => bare.test(fs.readFileSync(o, 'utf8'))), [], `no module of dist/ imports ${name} itself`);
+    assert.deepEqual(
+      outputs.filter((o) => bare.test(fs.readFileSync(o, 'utf8'))),
+      [],
+      `no module of dist/ imports ${name} itself`,
+    );
     const bundle = vendorSources().find((v) => v.output.endsWith(`${name}.js`))!.output;
     const [own, vendored] = [await import(name), await import(pathToFileURL(bundle).href)];
     assert.deepEqual(Object.keys(vendored).sort(), Object.keys(own).sort());
@@ -59,7 +65,10 @@ test('useVendored rewrites static, re-exporting and dynamic imports to a path re
 
 test('two files of src/ that would become one file of dist/ (x.ts and a plain x.js) stop the build, naming both', () => {
   const src = path.join(ROOT, 'src', 'http', 'collect');
-  assert.throws(() => outputsOf([path.join(src, 'tracker-script.ts'), path.join(src, 'tracker-script.js')]), /tracker-script\.ts and .*tracker-script\.js would both become dist\/http\/collect\/tracker-script\.js/);
+  assert.throws(
+    () => outputsOf([path.join(src, 'tracker-script.ts'), path.join(src, 'tracker-script.js')]),
+    /tracker-script\.ts and .*tracker-script\.js would both become dist\/http\/collect\/tracker-script\.js/,
+  );
   assert.equal(outputsOf([path.join(src, 'tracker-script.ts'), path.join(src, 'browser-tracker.js')]).length, 2);
   // and the tree as it is has no such pair
   assert.ok(serverSources().length > 300);

@@ -18,8 +18,20 @@ test('one process at a time runs the daily purge; failures are logged without se
   const cp = await openSqliteControlPlane(path.join(dir, 'control.sqlite'), { clock });
   try {
     const ws = await cp.catalog.createWorkspace({ name: 'A', plan: 'pro' });
-    const a = await cp.catalog.createSite({ workspaceId: ws.id, name: 'A', hostnames: ['a.example.com'], collectionProfile: 'strict', profileEffectiveAt: null });
-    const b = await cp.catalog.createSite({ workspaceId: ws.id, name: 'B', hostnames: ['b.example.com'], collectionProfile: 'strict', profileEffectiveAt: null });
+    const a = await cp.catalog.createSite({
+      workspaceId: ws.id,
+      name: 'A',
+      hostnames: ['a.example.com'],
+      collectionProfile: 'strict',
+      profileEffectiveAt: null,
+    });
+    const b = await cp.catalog.createSite({
+      workspaceId: ws.id,
+      name: 'B',
+      hostnames: ['b.example.com'],
+      collectionProfile: 'strict',
+      profileEffectiveAt: null,
+    });
     const asked: string[] = [];
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
@@ -35,7 +47,10 @@ test('one process at a time runs the daily purge; failures are logged without se
       },
     } as unknown as LifecycleStore;
     const lines: string[] = [];
-    const log = { info: (_o: object, m?: string) => lines.push(`info ${m}`), error: (o: object, m?: string) => lines.push(`error ${JSON.stringify(o)} ${m}`) };
+    const log = {
+      info: (_o: object, m?: string) => lines.push(`info ${m}`),
+      error: (o: object, m?: string) => lines.push(`error ${JSON.stringify(o)} ${m}`),
+    };
     const deps = { catalog: cp.catalog, lifecycle: cp.lifecycle, store, clock };
     const one = startDailyPurge(deps, { log, firstDelayMs: 3_600_000 });
     const two = startDailyPurge(deps, { log, firstDelayMs: 3_600_000 });
@@ -75,14 +90,22 @@ test('the daily purge runs first 10 minutes after start, then every 24 hours fro
   };
   try {
     const ws = await cp.catalog.createWorkspace({ name: 'A', plan: 'pro' });
-    await cp.catalog.createSite({ workspaceId: ws.id, name: 'A', hostnames: ['a.example.com'], collectionProfile: 'strict', profileEffectiveAt: null });
+    await cp.catalog.createSite({
+      workspaceId: ws.id,
+      name: 'A',
+      hostnames: ['a.example.com'],
+      collectionProfile: 'strict',
+      profileEffectiveAt: null,
+    });
     // when each run began (it takes the lease first, at once), how many purged and gave the lease back
     const began: number[] = [];
     let purged = 0;
     let ended = 0;
     const lifecycle = Object.create(cp.lifecycle, {
       takeLease: { value: (...args: Parameters<typeof cp.lifecycle.takeLease>) => (began.push(elapsed), cp.lifecycle.takeLease(...args)) },
-      releaseLease: { value: (...args: Parameters<typeof cp.lifecycle.releaseLease>) => cp.lifecycle.releaseLease(...args).finally(() => ended++) },
+      releaseLease: {
+        value: (...args: Parameters<typeof cp.lifecycle.releaseLease>) => cp.lifecycle.releaseLease(...args).finally(() => ended++),
+      },
     });
     const store = { purgeDays: async (): Promise<RemovedData> => (purged++, removedData([])) } as unknown as LifecycleStore;
     const log = { info: () => {}, error: (o: object, m?: string) => assert.fail(`${m} ${JSON.stringify(o)}`) };

@@ -64,7 +64,9 @@ test("enterprise: pro's surfaces and rows; its API policy's retention_days, none
   assert.equal(unlimited.retention_days, null);
   assert.equal(unlimited.max_range_days, null);
   // the API policy's switches do not close dashboard surfaces
-  assert.deepEqual(policyOf('enterprise', { allow_reports: false, allow_goals: false, allow_tenants: false }).surfaces, [...DASHBOARD_SURFACES]);
+  assert.deepEqual(policyOf('enterprise', { allow_reports: false, allow_goals: false, allow_tenants: false }).surfaces, [
+    ...DASHBOARD_SURFACES,
+  ]);
 });
 
 test('the policy follows the product object it is derived from', () => {

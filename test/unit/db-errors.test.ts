@@ -18,9 +18,30 @@ import { UnstorableTextError } from '../../src/domain/storable-text.js';
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
 test('PostgreSQL: the network, class 08, shutdowns, too many connections and the pool giving up are unavailable; query faults are not', () => {
-  for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '08006', '08001', '08P01', '57P01', '57P02', '57P03', '53300', '28P01', '3D000'])
+  for (const code of [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'EHOSTUNREACH',
+    'ENOTFOUND',
+    '08006',
+    '08001',
+    '08P01',
+    '57P01',
+    '57P02',
+    '57P03',
+    '53300',
+    '28P01',
+    '3D000',
+  ])
     assert.equal(isPostgresUnavailable(withCode(code)), true, code);
-  for (const message of ['timeout exceeded when trying to connect', 'Connection terminated unexpectedly', 'Connection terminated due to connection timeout', 'Client has encountered a connection error and is not queryable'])
+  for (const message of [
+    'timeout exceeded when trying to connect',
+    'Connection terminated unexpectedly',
+    'Connection terminated due to connection timeout',
+    'Client has encountered a connection error and is not queryable',
+  ])
     assert.equal(isPostgresUnavailable(new Error(message)), true, message);
   for (const code of ['23505', '42601', '40001', '22021', '57014', '42P01'])
     assert.equal(isPostgresUnavailable(withCode(code)), false, code);
@@ -38,14 +59,30 @@ test('PostgreSQL: 22021 and 22P05 become UnstorableTextError, connection faults 
 });
 
 test('the pool Kysely is given types the faults of connect and of every query, keeps one wrapper per pooled client, and drops a lost one', async () => {
-  const refused = { connect: async () => { throw withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'); }, end: async () => {} };
+  const refused = {
+    connect: async () => {
+      throw withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1');
+    },
+    end: async () => {},
+  };
   await assert.rejects(withTypedFaults(refused as unknown as pg.Pool).connect(), ControlPlaneUnavailableError);
-  const acquire = { connect: async () => { throw new Error('timeout exceeded when trying to connect'); }, end: async () => {} };
+  const acquire = {
+    connect: async () => {
+      throw new Error('timeout exceeded when trying to connect');
+    },
+    end: async () => {},
+  };
   await assert.rejects(withTypedFaults(acquire as unknown as pg.Pool).connect(), ControlPlaneUnavailableError);
 
   let next: unknown;
   const released: unknown[] = [];
-  const client = { query: async () => { throw next; }, release: (lost?: boolean) => void released.push(lost), on: () => client };
+  const client = {
+    query: async () => {
+      throw next;
+    },
+    release: (lost?: boolean) => void released.push(lost),
+    on: () => client,
+  };
   const pool = withTypedFaults({ connect: async () => client, end: async () => {} } as unknown as pg.Pool);
   const conn = await pool.connect();
   assert.equal(await pool.connect(), conn, 'the same client, the same wrapper');
@@ -60,7 +97,8 @@ test('the pool Kysely is given types the faults of connect and of every query, k
 });
 
 test('SQLite: SQLITE_BUSY past the busy timeout is unavailable; a full disk or an I/O error is not', async () => {
-  for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT']) assert.equal(isSqliteUnavailable(withCode(code)), true, code);
+  for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT'])
+    assert.equal(isSqliteUnavailable(withCode(code)), true, code);
   for (const code of ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_IOERR_WRITE', 'SQLITE_CORRUPT', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_LOCKED'])
     assert.equal(isSqliteUnavailable(withCode(code)), false, code);
 

@@ -27,7 +27,10 @@ const OUTSIDE: readonly { re: RegExp; what: string }[] = [
   { re: new RegExp(`\\b${D}\\s+\\d`), what: `"${D} <n>" names a section of a document outside the repo` },
   { re: new RegExp(`\\b${D}\\.md\\b`), what: `${D}.md is not in the repo` },
   { re: new RegExp(SHARED.replace(/[./]/g, '\\$&')), what: `${SHARED} is outside the repo` },
-  { re: new RegExp(`(?<![\\w/.-])${SPEC.replace('.', '\\.')}\\b`), what: `${SPEC} is not in the repo (the API contract is the OpenAPI document)` },
+  {
+    re: new RegExp(`(?<![\\w/.-])${SPEC.replace('.', '\\.')}\\b`),
+    what: `${SPEC} is not in the repo (the API contract is the OpenAPI document)`,
+  },
 ];
 
 export interface RepoFacts {
@@ -163,10 +166,10 @@ test('the checker reports each kind of broken pointer, with its line', () => {
     `src/x.ts:6: ${PRODUCT} has no section ${SECTION}9.1`,
   ]);
   const guide = `${DOCS}guide.md`;
-  assert.deepEqual(findProblems(guide, `See [the rules](product.md) ${SECTION}4,\n[gone](old.md), [rules](product.md#x) ${SECTION}7.`, facts), [
-    `${guide}:2: link to old.md, which does not exist in docs/`,
-    `${guide}:2: ${PRODUCT} has no section ${SECTION}7`,
-  ]);
+  assert.deepEqual(
+    findProblems(guide, `See [the rules](product.md) ${SECTION}4,\n[gone](old.md), [rules](product.md#x) ${SECTION}7.`, facts),
+    [`${guide}:2: link to old.md, which does not exist in docs/`, `${guide}:2: ${PRODUCT} has no section ${SECTION}7`],
+  );
   assert.deepEqual(findProblems(guide, '[rollups](decisions/rollups.md), [gone](decisions/old.md)', facts), [
     `${guide}:1: link to decisions/old.md, which does not exist in docs/`,
   ]);

@@ -63,7 +63,10 @@ test('past the queue bound an attempt is refused at once with RATE_LIMITED and R
   );
   for (const t of tasks) t.release();
   await Promise.all(accepted);
-  await assert.rejects(gate.run(async () => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    gate.run(async () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(await gate.run(async () => 'after'), 'after', 'the failed task left no slot taken');
 });
 
@@ -74,5 +77,8 @@ test('every Argon2 hasher of the process shares one gate: hashes from two hasher
   assert.ok(await a.verify(hashes[1], 'password number 1'));
   assert.ok(!(await b.verify(hashes[0], 'password number 1')));
   assert.ok(PROCESS_HASH_GATE.max >= 1);
-  assert.ok(PROCESS_HASH_GATE.peak >= 1 && PROCESS_HASH_GATE.peak <= PROCESS_HASH_GATE.max, `peak ${PROCESS_HASH_GATE.peak}, max ${PROCESS_HASH_GATE.max}`);
+  assert.ok(
+    PROCESS_HASH_GATE.peak >= 1 && PROCESS_HASH_GATE.peak <= PROCESS_HASH_GATE.max,
+    `peak ${PROCESS_HASH_GATE.peak}, max ${PROCESS_HASH_GATE.max}`,
+  );
 });

@@ -88,7 +88,12 @@ export interface LayerRule {
  * Everything the graph does that the rules forbid, one line each, naming file, line and import:
  * a file in no layer, an import that resolves to no file or leaves src/, and every forbidden edge.
  */
-export function violations(graph: { files: string[]; edges: ImportEdge[] }, layers: LayerMap, rules: readonly LayerRule[], srcDir = 'src'): string[] {
+export function violations(
+  graph: { files: string[]; edges: ImportEdge[] },
+  layers: LayerMap,
+  rules: readonly LayerRule[],
+  srcDir = 'src',
+): string[] {
   const out: string[] = [];
   for (const f of graph.files) {
     if (layerOf(f, layers, srcDir) === null) out.push(`${f} is in no layer: give its top-level folder (or file) of ${srcDir}/ a layer`);

@@ -39,7 +39,11 @@ test('a site waiting for its first event, and a failed count, are asked again at
   assert.equal((await liveVisitors(engine, 'new', at(0), 1000)).last_event_at, null);
   state.newest = at(500);
   state.visitors = 1;
-  assert.deepEqual(await liveVisitors(engine, 'new', at(600), 1000), { visitors: 1, last_event_at: at(500).toISOString() }, 'turns live on the next poll');
+  assert.deepEqual(
+    await liveVisitors(engine, 'new', at(600), 1000),
+    { visitors: 1, last_event_at: at(500).toISOString() },
+    'turns live on the next poll',
+  );
   state.fail = true;
   await assert.rejects(liveVisitors(engine, 'other', at(700), 1000), /store down/);
   state.fail = false;

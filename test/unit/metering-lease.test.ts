@@ -34,7 +34,10 @@ test('a commit refused for a lost lease is charged under the cap instead', async
   const out = await withMeteredUnits(ctx, 6, async () => 'done');
   assert.equal(out.value, 'done');
   assert.equal(out.meta.usage.used_units, 6);
-  await assert.rejects(withMeteredUnits(ctx, 6, async () => 'too late'), (e: ApiError) => e.code === 'HARD_CAP_REACHED');
+  await assert.rejects(
+    withMeteredUnits(ctx, 6, async () => 'too late'),
+    (e: ApiError) => e.code === 'HARD_CAP_REACHED',
+  );
   assert.deepEqual(ledger.calls, ['reserve', 'commit', 'charge 6', 'reserve', 'commit', 'charge 6']);
   assert.equal(await ledger.used('w', '2025-01'), 6, 'the refused one charged nothing');
 });
@@ -45,6 +48,9 @@ test('other commit failures are not turned into charges', async () => {
     throw new Error('control plane down');
   };
   const ctx = { ledger, workspaceId: 'w', policy: apiPolicyFor('pro'), arrivedAt: new Date('2025-01-10T00:00:00Z') };
-  await assert.rejects(withMeteredUnits(ctx, 1, async () => 'x'), /control plane down/);
+  await assert.rejects(
+    withMeteredUnits(ctx, 1, async () => 'x'),
+    /control plane down/,
+  );
   assert.ok(!ledger.calls.some((c) => c.startsWith('charge')));
 });

@@ -43,7 +43,7 @@ test('JSON without Accept, when preferred, on ties the header does not break, an
   }
 });
 
-test('the most specific range sets a type\'s weight', () => {
+test("the most specific range sets a type's weight", () => {
   assert.equal(negotiateFormat('text/*;q=0.1, text/csv;q=0.9, application/json;q=0.5'), 'csv');
   assert.equal(negotiateFormat('text/csv;q=0.1, */*;q=0.9'), 'json');
   assert.equal(negotiateFormat('text/*;q=0.9, application/json;q=0.5'), 'csv');

@@ -7,7 +7,18 @@ import { apiPolicyFor, planLimitsFor, validateApiPolicyOverrides } from '../../s
 
 test('emails are trimmed and lower-cased; what is not a mailbox is null', () => {
   assert.equal(normalizeEmail('  Ada@Example.COM '), 'ada@example.com');
-  for (const bad of ['', 'ada', 'ada@', '@example.com', 'ada@example', 'a b@example.com', 'ada@exa mple.com', 42, null, `${'a'.repeat(250)}@example.com`])
+  for (const bad of [
+    '',
+    'ada',
+    'ada@',
+    '@example.com',
+    'ada@example',
+    'a b@example.com',
+    'ada@exa mple.com',
+    42,
+    null,
+    `${'a'.repeat(250)}@example.com`,
+  ])
     assert.equal(normalizeEmail(bad), null, String(bad));
 });
 
@@ -31,11 +42,14 @@ test('roles: owner > admin > viewer; admins invite admins and viewers, owners in
 });
 
 test('seats and sites per plan; enterprise takes max_users and max_sites from its policy, which product.api never shows', () => {
-  assert.deepEqual(['free', 'starter', 'pro'].map((p) => planLimitsFor(p as 'free')), [
-    { max_users: 1, max_sites: 3 },
-    { max_users: 3, max_sites: 10 },
-    { max_users: 10, max_sites: 50 },
-  ]);
+  assert.deepEqual(
+    ['free', 'starter', 'pro'].map((p) => planLimitsFor(p as 'free')),
+    [
+      { max_users: 1, max_sites: 3 },
+      { max_users: 3, max_sites: 10 },
+      { max_users: 10, max_sites: 50 },
+    ],
+  );
   assert.deepEqual(planLimitsFor('enterprise'), { max_users: null, max_sites: null });
   assert.deepEqual(planLimitsFor('enterprise', { max_users: 25, max_sites: 200, hard_cap_units: 5 }), { max_users: 25, max_sites: 200 });
   assert.deepEqual(validateApiPolicyOverrides({ max_users: 25, max_sites: null }), []);

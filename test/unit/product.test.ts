@@ -13,8 +13,16 @@ test('workspace product: api is the plan policy, mirrors and retention agree', (
     assert.equal(p.exports.csv, plan !== 'free');
     assert.equal(p.capabilities.multi_tenant.level, plan === 'pro' ? 'standard' : 'none');
   }
-  assert.deepEqual(workspaceProduct({ plan: 'pro', apiPolicy: {} }).product_retention.workspace_retention, { kind: 'fixed', value: 24, unit: 'months' });
-  assert.deepEqual(workspaceProduct({ plan: 'free', apiPolicy: {} }).product_retention.workspace_retention, { kind: 'fixed', value: 60, unit: 'days' });
+  assert.deepEqual(workspaceProduct({ plan: 'pro', apiPolicy: {} }).product_retention.workspace_retention, {
+    kind: 'fixed',
+    value: 24,
+    unit: 'months',
+  });
+  assert.deepEqual(workspaceProduct({ plan: 'free', apiPolicy: {} }).product_retention.workspace_retention, {
+    kind: 'fixed',
+    value: 60,
+    unit: 'days',
+  });
 });
 
 test('enterprise: runtime plan pro, availability custom, overrides applied', () => {
@@ -33,11 +41,22 @@ test('site envelope: its profile, or mixed once it switched after the site began
   assert.equal(siteDataEnvelope({ collectionProfile: 'extended', profileEffectiveAt: null, createdAt: created }), 'extended');
   assert.equal(siteDataEnvelope({ collectionProfile: 'extended', profileEffectiveAt: created, createdAt: created }), 'extended');
   assert.equal(siteDataEnvelope({ collectionProfile: 'strict', profileEffectiveAt: '2025-03-01T00:00:00Z', createdAt: created }), 'mixed');
-  const cfg = siteProductConfiguration({ plan: 'starter', apiPolicy: {} }, { collectionProfile: 'extended', profileEffectiveAt: '2025-03-01T00:00:00Z', createdAt: created });
+  const cfg = siteProductConfiguration(
+    { plan: 'starter', apiPolicy: {} },
+    { collectionProfile: 'extended', profileEffectiveAt: '2025-03-01T00:00:00Z', createdAt: created },
+  );
   assert.equal(cfg.collection_profile, 'extended');
   assert.equal(cfg.collection_profile_effective_at, '2025-03-01T00:00:00Z');
   assert.ok(Object.values(cfg.capabilities).every((c) => c.data_envelope === 'mixed'));
-  assert.deepEqual(Object.keys(cfg.capabilities).sort(), ['acquisition', 'advanced_actions', 'api', 'collection', 'exports', 'multi_tenant', 'reports']);
+  assert.deepEqual(Object.keys(cfg.capabilities).sort(), [
+    'acquisition',
+    'advanced_actions',
+    'api',
+    'collection',
+    'exports',
+    'multi_tenant',
+    'reports',
+  ]);
 });
 
 test('products are fresh objects: changing one never leaks into the next', () => {

@@ -29,7 +29,10 @@ test('bad input is refused', () => {
 
 test('a plan change moves the window: free 3, starter 14, pro and enterprise 25 months', () => {
   const keep = (plan: 'free' | 'starter' | 'pro' | 'enterprise') => firstKeptDay('2026-11-25', technicalRetentionMonths(plan));
-  assert.deepEqual([keep('free'), keep('starter'), keep('pro'), keep('enterprise')], ['2026-08-25', '2025-09-25', '2024-10-25', '2024-10-25']);
+  assert.deepEqual(
+    [keep('free'), keep('starter'), keep('pro'), keep('enterprise')],
+    ['2026-08-25', '2025-09-25', '2024-10-25', '2024-10-25'],
+  );
 });
 
 test('included events: free 25,000, starter 100,000, pro 1,000,000, enterprise its policy or unlimited', () => {

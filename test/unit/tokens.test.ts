@@ -14,7 +14,9 @@ test('a secret is ff_live_ + 32 base62 characters + a 6-character checksum', () 
   assert.match(s, /^ff_live_[0-9A-Za-z]{38}$/);
   assert.equal(s.length, 46);
   const body = s.slice(8, 40);
-  const digest = createHash('sha256').update('ff_live_' + body).digest();
+  const digest = createHash('sha256')
+    .update('ff_live_' + body)
+    .digest();
   const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
   assert.equal(s.slice(40), Array.from(digest.subarray(0, 6), (b) => alphabet[b % 62]).join(''));
 });
@@ -40,7 +42,18 @@ test('looksLikeSecret accepts generated secrets and refuses altered ones', () =>
   const s = generateSecret(counting());
   const flip = (i: number) => s.slice(0, i) + (s[i] === 'a' ? 'b' : 'a') + s.slice(i + 1);
   for (const i of [8, 20, 39, 40, 45]) assert.equal(looksLikeSecret(flip(i)), false, `changed at ${i}`);
-  for (const bad of ['', 'ff_live_', s.slice(0, -1), s + 'a', s.replace('ff_live_', 'ff_test_'), s.replace('A', '-'), ` ${s}`, 42, null, undefined])
+  for (const bad of [
+    '',
+    'ff_live_',
+    s.slice(0, -1),
+    s + 'a',
+    s.replace('ff_live_', 'ff_test_'),
+    s.replace('A', '-'),
+    ` ${s}`,
+    42,
+    null,
+    undefined,
+  ])
     assert.equal(looksLikeSecret(bad), false, String(bad));
 });
 
@@ -59,7 +72,8 @@ test('hashSecret is the hex sha256 of the whole secret', () => {
 test('ids carry their prefix and 22 random base62 characters', () => {
   // an import's id is kept on its events and typed back to undo it
   assert.equal(newId('imp', counting()), 'imp_0123456789ABCDEFGHIJKL');
-  for (const p of ['ws', 'site', 'ten', 'goal', 'tok', 'imp', 'ek', 'shr'] as const) assert.match(newId(p, randomBytes), new RegExp(`^${p}_[0-9A-Za-z]{22}$`));
+  for (const p of ['ws', 'site', 'ten', 'goal', 'tok', 'imp', 'ek', 'shr'] as const)
+    assert.match(newId(p, randomBytes), new RegExp(`^${p}_[0-9A-Za-z]{22}$`));
   const ids = new Set(Array.from({ length: 1000 }, () => newId('ws', randomBytes)));
   assert.equal(ids.size, 1000);
 });

@@ -21,7 +21,16 @@ const missing = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (a
 const skip = !process.env.CI && missing;
 
 /** The flags this machine's closed network needs: no background calls home, no QUIC, no sandbox as root. */
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** A person's browser (the headless agent is a bot, and is counted as one: see the last test). */
 const DESKTOP = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const TRACKER_JS = createRequire(import.meta.url).resolve('@plausible-analytics/tracker');
@@ -76,7 +85,8 @@ async function world(pages: (api: string) => Record<string, string>): Promise<Wo
     dir,
     profile,
     secret,
-    site: async (hostname) => (await c.createSite({ workspaceId: ws.id, name: hostname, hostnames: [hostname], collectionProfile: 'extended' })).id,
+    site: async (hostname) =>
+      (await c.createSite({ workspaceId: ws.id, name: hostname, hostnames: [hostname], collectionProfile: 'extended' })).id,
     tenant: async (siteId) => (await c.createTenant({ siteId, slug: 'acme', name: 'Acme' })).id,
     async get(p) {
       const r = await fetch(server.address + p, { headers: { authorization: `Bearer ${secret}` } });
@@ -130,7 +140,10 @@ async function open(browser: Browser, ua?: string): Promise<{ context: BrowserCo
   return { context, page };
 }
 
-test('the official Plausible tracker (npm, endpoint set to footfall) in Chromium: pageviews, engagement, actions, tenant', { skip, timeout: 120_000 }, async () => {
+test('the official Plausible tracker (npm, endpoint set to footfall) in Chromium: pageviews, engagement, actions, tenant', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the tracker tests: ${missing}`);
   let tenantId = '';
   const w = await world((api) => ({
@@ -170,10 +183,23 @@ test('the official Plausible tracker (npm, endpoint set to footfall) in Chromium
     await w.server.collection!.flush();
     const q = `site_id=${siteId}`;
     const pages = (await w.get(`/v1/metrics/breakdown?${q}&dimension=page`)).current.rows;
-    assert.deepEqual(pages, [{ key: '/official.html', value: 1 }, { key: '/spa/next', value: 1 }]);
-    assert.deepEqual((await w.get(`/v1/metrics/breakdown?${q}&dimension=source&metric=sessions`)).current.rows, [{ key: 'newsletter', value: 1 }]);
-    assert.deepEqual((await w.get(`/v1/metrics/breakdown?${q}&dimension=tenant`)).current.rows.map((r: { key: string; value: number }) => [r.key, r.value]), [[tenantId, 2]]);
-    const actions = (await w.get(`/v1/reports/actions?${q}`)).current.actions.map((a: Record<string, unknown>) => `${a.family} ${a.action_name} ${a.action_target_host ?? ''}`.trim()).sort();
+    assert.deepEqual(pages, [
+      { key: '/official.html', value: 1 },
+      { key: '/spa/next', value: 1 },
+    ]);
+    assert.deepEqual((await w.get(`/v1/metrics/breakdown?${q}&dimension=source&metric=sessions`)).current.rows, [
+      { key: 'newsletter', value: 1 },
+    ]);
+    assert.deepEqual(
+      (await w.get(`/v1/metrics/breakdown?${q}&dimension=tenant`)).current.rows.map((r: { key: string; value: number }) => [
+        r.key,
+        r.value,
+      ]),
+      [[tenantId, 2]],
+    );
+    const actions = (await w.get(`/v1/reports/actions?${q}`)).current.actions
+      .map((a: Record<string, unknown>) => `${a.family} ${a.action_name} ${a.action_target_host ?? ''}`.trim())
+      .sort();
     assert.deepEqual(actions, ['custom Signup', 'downloads file.download', 'forms form.submit', 'outbound outbound.click github.com']);
     const totals = (await w.get(`/v1/reports/overview?${q}`)).current.overview.totals;
     assert.equal(totals.sessions, 1);
@@ -185,7 +211,10 @@ test('the official Plausible tracker (npm, endpoint set to footfall) in Chromium
   }
 });
 
-test("footfall's own /js/script.js in Chromium: pageviews on load and on history navigation, outbound, download, form, custom, engagement", { skip, timeout: 120_000 }, async () => {
+test("footfall's own /js/script.js in Chromium: pageviews on load and on history navigation, outbound, download, form, custom, engagement", {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the tracker tests: ${missing}`);
   let tenantId = '';
   const w = await world((api) => ({
@@ -204,7 +233,9 @@ test("footfall's own /js/script.js in Chromium: pageviews on load and on history
     await page.click('#out');
     await page.click('#dl');
     await page.click('#send');
-    await page.evaluate(() => (window as unknown as { footfall(n: string, o: object): void }).footfall('Signup', { props: { action_id: 'hero' } }));
+    await page.evaluate(() =>
+      (window as unknown as { footfall(n: string, o: object): void }).footfall('Signup', { props: { action_id: 'hero' } }),
+    );
     await answers.until(5);
     await page.waitForTimeout(1500);
     await page.evaluate(() => history.pushState({}, '', '/spa/one'));
@@ -214,8 +245,14 @@ test("footfall's own /js/script.js in Chromium: pageviews on load and on history
     await context.close();
     assert.deepEqual((page as Page & { errors?: string[] }).errors, []);
     const sent = answers.sent.map((b) => JSON.parse(b));
-    assert.deepEqual(sent.map((e) => e.n), ['pageview', 'Outbound Link: Click', 'File Download', 'Form: Submission', 'Signup', 'engagement', 'pageview', 'pageview']);
-    assert.ok(sent.every((e) => e.d === 'first.example' && e.p?.tenant_id === tenantId), 'every event carries the domain and the tenant');
+    assert.deepEqual(
+      sent.map((e) => e.n),
+      ['pageview', 'Outbound Link: Click', 'File Download', 'Form: Submission', 'Signup', 'engagement', 'pageview', 'pageview'],
+    );
+    assert.ok(
+      sent.every((e) => e.d === 'first.example' && e.p?.tenant_id === tenantId),
+      'every event carries the domain and the tenant',
+    );
 
     // The same page in a default headless context: its agent says HeadlessChrome, a bot.
     const headless = await open(w.browser);
@@ -230,12 +267,25 @@ test("footfall's own /js/script.js in Chromium: pageviews on load and on history
       { key: '/first.html', value: 2 },
       { key: '/spa/one', value: 1 },
     ]);
-    assert.deepEqual((await w.get(`/v1/metrics/breakdown?${q}&dimension=page&traffic=bots_only`)).current.rows, [{ key: '/headless.html', value: 1 }]);
-    assert.deepEqual((await w.get(`/v1/metrics/breakdown?${q}&dimension=tenant`)).current.rows.map((r: { key: string; value: number }) => [r.key, r.value]), [[tenantId, 3]]);
+    assert.deepEqual((await w.get(`/v1/metrics/breakdown?${q}&dimension=page&traffic=bots_only`)).current.rows, [
+      { key: '/headless.html', value: 1 },
+    ]);
+    assert.deepEqual(
+      (await w.get(`/v1/metrics/breakdown?${q}&dimension=tenant`)).current.rows.map((r: { key: string; value: number }) => [
+        r.key,
+        r.value,
+      ]),
+      [[tenantId, 3]],
+    );
     const actions = (await w.get(`/v1/reports/actions?${q}`)).current.actions
       .map((a: Record<string, unknown>) => [a.family, a.action_name, a.action_target_host ?? a.form_id ?? a.action_id ?? null].join(' '))
       .sort();
-    assert.deepEqual(actions, ['custom Signup hero', 'downloads file.download ', 'forms form.submit signup', 'outbound outbound.click github.com']);
+    assert.deepEqual(actions, [
+      'custom Signup hero',
+      'downloads file.download ',
+      'forms form.submit signup',
+      'outbound outbound.click github.com',
+    ]);
     const forms = (await w.get(`/v1/reports/actions?${q}&action_family=forms`)).current.actions;
     assert.equal(forms[0].form_action_path, '/subscribe');
     const totals = (await w.get(`/v1/reports/overview?${q}`)).current.overview.totals;

@@ -40,13 +40,18 @@ export async function tilesOf(page: Page): Promise<TileSeen[]> {
 }
 
 export async function listRows(page: Page, panel: string): Promise<[string, number][]> {
-  return page.$$eval(`[data-panel="${panel}"] .rows li`, (items) => items.map((li) => [li.getAttribute('data-key')!, Number(li.getAttribute('data-value'))] as [string, number]));
+  return page.$$eval(`[data-panel="${panel}"] .rows li`, (items) =>
+    items.map((li) => [li.getAttribute('data-key')!, Number(li.getAttribute('data-value'))] as [string, number]),
+  );
 }
 
 export async function assertTilesMatch(w: DashboardWorld, page: Page, siteId: string, query: Record<string, string>): Promise<void> {
   const base = apiParams(w, siteId, query);
   const tiles = await tilesOf(page);
-  assert.deepEqual(tiles.map((t) => t.metric), TILE_METRICS);
+  assert.deepEqual(
+    tiles.map((t) => t.metric),
+    TILE_METRICS,
+  );
   for (const tile of tiles) {
     const r = await w.v1('/v1/metrics/timeseries', { ...base, metric: tile.metric, compare: query.compare, filters: query.filters });
     const what = `${tile.metric} tile for ${JSON.stringify(query)}`;
@@ -72,12 +77,20 @@ export async function assertMatchesV1(w: DashboardWorld, page: Page, siteId: str
   });
   assert.equal(series.status, 200, JSON.stringify(series.body));
   const points = await page.$$eval('.chart-table tbody tr', (rows) =>
-    rows.map((r) => [r.getAttribute('data-start'), Number(r.getAttribute('data-value')), r.hasAttribute('data-compare') ? Number(r.getAttribute('data-compare')) : null]),
+    rows.map((r) => [
+      r.getAttribute('data-start'),
+      Number(r.getAttribute('data-value')),
+      r.hasAttribute('data-compare') ? Number(r.getAttribute('data-compare')) : null,
+    ]),
   );
   assert.ok(points.length > 0, 'the chart has points');
   assert.deepEqual(
     points,
-    series.body.current.points.map((p: { start: string; value: number }, i: number) => [p.start, p.value, series.body.compare ? series.body.compare.points[i].value : null]),
+    series.body.current.points.map((p: { start: string; value: number }, i: number) => [
+      p.start,
+      p.value,
+      series.body.compare ? series.body.compare.points[i].value : null,
+    ]),
     `chart points for ${JSON.stringify(query)}`,
   );
   for (const panel of LISTS) {

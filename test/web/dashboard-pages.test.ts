@@ -35,12 +35,25 @@ interface PageCase {
 }
 
 const visible = (selector: string) => (p: Page) => p.waitForSelector(selector).then(() => undefined);
-const settings = (section: string, ws = () => w.workspaces.pro) => () => w.url(`/app/settings/${ws()}/${section}`);
+const settings =
+  (section: string, ws = () => w.workspaces.pro) =>
+  () =>
+    w.url(`/app/settings/${ws()}/${section}`);
 
 const PAGES: PageCase[] = [
   { name: 'dashboard', url: () => w.siteUrl(w.sites.extended, { compare: 'prev_period' }), dashboard: true, dark: true, shots: true },
-  { name: 'dashboard-filtered', url: () => w.siteUrl(w.sites.extended, { filters: JSON.stringify({ device: 'mobile' }), tenant_id: w.tenants.acme, interval: 'hour' }), dashboard: true },
-  { name: 'dashboard-strict', url: () => w.siteUrl(w.sites.strict), dashboard: true, dark: true, ready: async (p) => void (await p.click('[data-panel="locations"] [role="tab"]:has-text("Regions")')) },
+  {
+    name: 'dashboard-filtered',
+    url: () => w.siteUrl(w.sites.extended, { filters: JSON.stringify({ device: 'mobile' }), tenant_id: w.tenants.acme, interval: 'hour' }),
+    dashboard: true,
+  },
+  {
+    name: 'dashboard-strict',
+    url: () => w.siteUrl(w.sites.strict),
+    dashboard: true,
+    dark: true,
+    ready: async (p) => void (await p.click('[data-panel="locations"] [role="tab"]:has-text("Regions")')),
+  },
   { name: 'dashboard-free', url: () => w.siteUrl(w.sites.free), as: 'free-owner', dashboard: true, dark: true, shots: true },
   { name: 'dashboard-waiting', url: () => w.siteUrl(w.sites.empty), dashboard: true, shots: true, ready: visible('.first-event') },
   { name: 'no-such-site', url: () => w.siteUrl('site_unknown'), ready: visible('.notice') },
@@ -58,12 +71,25 @@ const PAGES: PageCase[] = [
   { name: 'settings-members', url: settings('members'), dark: true, shots: true, ready: visible('[data-member]') },
   { name: 'settings-usage', url: settings('usage'), shots: true, ready: visible('[data-usage="events"] .usage-value') },
   { name: 'settings-viewer', url: settings('sites'), as: 'viewer', ready: visible('.notice') },
-  { name: 'settings-free-tokens', url: settings('tokens', () => w.workspaces.free), as: 'free-owner', dark: true, ready: visible('.upgrade') },
+  {
+    name: 'settings-free-tokens',
+    url: settings('tokens', () => w.workspaces.free),
+    as: 'free-owner',
+    dark: true,
+    ready: visible('.upgrade'),
+  },
 ];
 
-async function openCase(c: PageCase, width: number, scheme: 'light' | 'dark'): Promise<{ page: Page; problems: string[]; context: BrowserContext }> {
+async function openCase(
+  c: PageCase,
+  width: number,
+  scheme: 'light' | 'dark',
+): Promise<{ page: Page; problems: string[]; context: BrowserContext }> {
   const opened = await w.open('about:blank', { width, scheme, as: c.as });
-  if (c.failing) await opened.context.route('**/app/api/**', (route) => route.fulfill({ status: 503, json: { error: { code: 'INTERNAL_ERROR', message: 'Unavailable.', request_id: 'test' } } }));
+  if (c.failing)
+    await opened.context.route('**/app/api/**', (route) =>
+      route.fulfill({ status: 503, json: { error: { code: 'INTERNAL_ERROR', message: 'Unavailable.', request_id: 'test' } } }),
+    );
   await opened.page.goto(c.url(), { waitUntil: 'load' });
   if (c.dashboard) await settled(opened.page);
   await c.ready?.(opened.page);
@@ -71,7 +97,10 @@ async function openCase(c: PageCase, width: number, scheme: 'light' | 'dark'): P
   return opened;
 }
 
-test('axe-core finds no serious or critical violation on any page, light or dark; no page is wider than 375 px', { skip, timeout: 400_000 }, async () => {
+test('axe-core finds no serious or critical violation on any page, light or dark; no page is wider than 375 px', {
+  skip,
+  timeout: 400_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   for (const c of PAGES) {
     for (const scheme of c.dark ? (['light', 'dark'] as const) : (['light'] as const)) {
@@ -88,7 +117,10 @@ test('axe-core finds no serious or critical violation on any page, light or dark
   }
 });
 
-test('the signed-in dashboard reads /app/api/v1 and the management API only (the same numbers as /v1); its frame names the site and its current visitors', { skip, timeout: 120_000 }, async () => {
+test('the signed-in dashboard reads /app/api/v1 and the management API only (the same numbers as /v1); its frame names the site and its current visitors', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const reads: string[] = [];
   const { page, context } = await w.open('about:blank');
@@ -108,12 +140,22 @@ test('the signed-in dashboard reads /app/api/v1 and the management API only (the
   const api = reads.filter((p) => p.startsWith('/app/api/') || p.startsWith('/v1/'));
   assert.ok(api.includes('/app/api/v1/metrics/timeseries'), api.join(' '));
   assert.ok(api.includes('/app/api/reads'), `the reads leave together: ${api.join(' ')}`);
-  assert.deepEqual(api.filter((p) => p.startsWith('/v1/')), [], 'nothing of /v1 itself');
-  assert.ok(['/app/api/session', `/app/api/sites/${w.sites.extended}`, `/app/api/sites/${w.sites.extended}/live`].every((p) => api.includes(p)), api.join(' '));
+  assert.deepEqual(
+    api.filter((p) => p.startsWith('/v1/')),
+    [],
+    'nothing of /v1 itself',
+  );
+  assert.ok(
+    ['/app/api/session', `/app/api/sites/${w.sites.extended}`, `/app/api/sites/${w.sites.extended}/live`].every((p) => api.includes(p)),
+    api.join(' '),
+  );
   await context.close();
 });
 
-test("Settings > Usage shows the month's stored events and the plan's included ones, as the management API counts them", { skip, timeout: 120_000 }, async () => {
+test("Settings > Usage shows the month's stored events and the plan's included ones, as the management API counts them", {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const { page, problems, context } = await w.open(settings('usage')());
   await page.waitForSelector('[data-usage="events"] .usage-value');

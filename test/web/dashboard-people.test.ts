@@ -44,7 +44,11 @@ test('an invitation leads through its page and a password to the dashboard of th
   await page.waitForURL((u) => u.pathname === '/app');
   await page.waitForSelector('.site-list a');
   assert.equal(await page.textContent('.who .muted'), 'newcomer@example.com');
-  assert.deepEqual(await page.$$eval('.site-list a', (a) => a.map((x) => x.textContent)), ['Extended example', 'Strict example', 'New site']);
+  assert.deepEqual(await page.$$eval('.site-list a', (a) => a.map((x) => x.textContent)), [
+    'Extended example',
+    'Strict example',
+    'New site',
+  ]);
   await page.click('.site-list a:has-text("Extended example")');
   await page.waitForURL((u) => u.pathname === `/app/sites/${w.sites.extended}`);
   await settled(page);
@@ -58,7 +62,10 @@ test('an invitation leads through its page and a password to the dashboard of th
   await context.close();
 });
 
-test('an invitation to an email with an account asks for a session of that account, never a password on its page, then joins', { skip, timeout: 120_000 }, async () => {
+test('an invitation to an email with an account asks for a session of that account, never a password on its page, then joins', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const owner = await w.session('owner');
   const email = w.emails['free-owner'];
@@ -91,12 +98,18 @@ test('an invitation to an email with an account asks for a session of that accou
   await page.waitForURL((u) => u.pathname === '/app');
   await page.waitForSelector('.site-list a');
   const workspaces = await page.$$eval('.panel h2', (h) => h.map((x) => x.textContent));
-  assert.ok(workspaces.some((t) => t?.startsWith('Dashboard example')), workspaces.join(' | '));
+  assert.ok(
+    workspaces.some((t) => t?.startsWith('Dashboard example')),
+    workspaces.join(' | '),
+  );
   assert.deepEqual(problems, []);
   await context.close();
 });
 
-test('a viewer sees no settings: no link on the sites or the dashboard, and the settings pages say why in words', { skip, timeout: 120_000 }, async () => {
+test('a viewer sees no settings: no link on the sites or the dashboard, and the settings pages say why in words', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const { page, problems, context } = await w.open(w.url('/app'), { as: 'viewer' });
   await page.waitForSelector('.site-list a');
@@ -116,13 +129,19 @@ test('a viewer sees no settings: no link on the sites or the dashboard, and the 
   await context.close();
 });
 
-test("a free workspace sees its own surfaces: numbers, and upgrade notes where the plan has none, never an error; its settings say the same", { skip, timeout: 120_000 }, async () => {
+test('a free workspace sees its own surfaces: numbers, and upgrade notes where the plan has none, never an error; its settings say the same', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const { page, problems, context } = await w.open(w.siteUrl(w.sites.free), { as: 'free-owner' });
   await settled(page);
   const tiles = await tilesOf(page);
   assert.equal(tiles.length, 6);
-  assert.ok(tiles.every((t) => t.value !== null && t.problem === null), JSON.stringify(tiles));
+  assert.ok(
+    tiles.every((t) => t.value !== null && t.problem === null),
+    JSON.stringify(tiles),
+  );
   assert.ok(Number(tiles[0].value) > 0);
   for (const panel of ['actions', 'goals']) assert.equal(await page.locator(`[data-panel="${panel}"] .problem.upgrade`).count(), 1, panel);
   assert.equal(await page.locator('.problem:not(.upgrade)').count(), 0, 'no refusal shown as an error');
@@ -134,7 +153,10 @@ test("a free workspace sees its own surfaces: numbers, and upgrade notes where t
   await page.waitForURL((u) => u.searchParams.has('from'));
   await settled(page);
   const refused = await tilesOf(page);
-  assert.ok(refused.every((t) => t.value === null && /retention of 60 days/.test(t.problem ?? '')), JSON.stringify(refused));
+  assert.ok(
+    refused.every((t) => t.value === null && /retention of 60 days/.test(t.problem ?? '')),
+    JSON.stringify(refused),
+  );
 
   for (const section of ['tokens', 'goals', 'tenants']) {
     await page.goto(w.url(`/app/settings/${w.workspaces.free}/${section}`), { waitUntil: 'load' });
@@ -149,7 +171,10 @@ test("a free workspace sees its own surfaces: numbers, and upgrade notes where t
   await context.close();
 });
 
-test('a new site waits for its first event with the script tag to copy, and turns live when a page carrying the tag is visited', { skip, timeout: 120_000 }, async () => {
+test('a new site waits for its first event with the script tag to copy, and turns live when a page carrying the tag is visited', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const { page, problems, context } = await w.open(w.siteUrl(w.sites.empty));
   await settled(page);
@@ -170,7 +195,9 @@ test('a new site waits for its first event with the script tag to copy, and turn
 
   await page.waitForSelector('.live[data-visitors="1"]', { timeout: 30_000 });
   assert.equal(await page.locator('.first-event').count(), 0);
-  await page.waitForFunction(() => document.querySelector('.tile[data-metric="visitors"]')?.getAttribute('data-value') === '1', undefined, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('.tile[data-metric="visitors"]')?.getAttribute('data-value') === '1', undefined, {
+    timeout: 10_000,
+  });
   await settled(page);
   assert.deepEqual(problems, []);
   await visitor.close();

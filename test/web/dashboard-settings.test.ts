@@ -25,7 +25,10 @@ async function confirmed(page: Page, scope: string, label: string): Promise<void
   await page.click(`${scope} .confirm button:has-text("Yes, ${label.toLowerCase()}")`);
 }
 
-test('a site with a domain scope: its TXT record to copy, verify refused in words until DNS holds it, then verified; suspend and resume', { skip, timeout: 120_000 }, async () => {
+test('a site with a domain scope: its TXT record to copy, verify refused in words until DNS holds it, then verified; suspend and resume', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const { page, problems, context } = await w.open(settings('sites'));
   await page.waitForSelector('.site-card');
@@ -90,7 +93,10 @@ test('a goal and a tenant added by hand appear in their lists', { skip, timeout:
   await context.close();
 });
 
-test('a token: its secret shown once reads /v1; rotating stops the old secret; revoking stops the token', { skip, timeout: 60_000 }, async () => {
+test('a token: its secret shown once reads /v1; rotating stops the old secret; revoking stops the token', {
+  skip,
+  timeout: 60_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const { page, problems, context } = await w.open(settings('tokens'));
   await page.waitForSelector('[data-token]');

@@ -2,28 +2,69 @@
 // checked here without a browser. A link must reproduce the view: state -> query string -> state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { breakdownQuery, commonParams, searchFromState, seriesQuery, stateFromSearch, withFilter, withoutFilter } from '../../web/src/dashboard/query.js';
+import {
+  breakdownQuery,
+  commonParams,
+  searchFromState,
+  seriesQuery,
+  stateFromSearch,
+  withFilter,
+  withoutFilter,
+} from '../../web/src/dashboard/query.js';
 import { periodLabel, presetOf, presetPeriod, shiftPeriod } from '../../web/src/dashboard/periods.js';
 
 const TODAY = '2025-06-15';
 
 test('the default state is the last 30 days of people, visitors by day, unfiltered; it writes no parameter', () => {
   const s = stateFromSearch('');
-  assert.deepEqual(s, { period: null, compare: false, traffic: 'humans', tenantId: null, filters: {}, metric: 'visitors', interval: 'day' });
+  assert.deepEqual(s, {
+    period: null,
+    compare: false,
+    traffic: 'humans',
+    tenantId: null,
+    filters: {},
+    metric: 'visitors',
+    interval: 'day',
+  });
   assert.equal(searchFromState(s), '');
   assert.deepEqual(commonParams(s, 'site_1', TODAY), { site_id: 'site_1', from: '2025-05-17', to: TODAY });
 });
 
 test('every parameter round-trips under the API names; parameters of others (site_id, theme) are kept', () => {
-  const search = '?site_id=s&theme=dark&from=2025-06-01&to=2025-06-10&compare=prev_period&traffic=all&tenant_id=t1&filters=%7B%22country%22%3A%22FR%22%7D&metric=bounce_rate&interval=hour';
+  const search =
+    '?site_id=s&theme=dark&from=2025-06-01&to=2025-06-10&compare=prev_period&traffic=all&tenant_id=t1&filters=%7B%22country%22%3A%22FR%22%7D&metric=bounce_rate&interval=hour';
   const s = stateFromSearch(search);
-  assert.deepEqual(s, { period: { from: '2025-06-01', to: '2025-06-10' }, compare: true, traffic: 'all', tenantId: 't1', filters: { country: 'FR' }, metric: 'bounce_rate', interval: 'hour' });
+  assert.deepEqual(s, {
+    period: { from: '2025-06-01', to: '2025-06-10' },
+    compare: true,
+    traffic: 'all',
+    tenantId: 't1',
+    filters: { country: 'FR' },
+    metric: 'bounce_rate',
+    interval: 'hour',
+  });
   assert.equal(searchFromState(s, search), search);
   assert.deepEqual(seriesQuery(s, commonParams(s, 's', TODAY), 'visitors', 'hour'), {
-    site_id: 's', from: '2025-06-01', to: '2025-06-10', traffic: 'all', tenant_id: 't1', metric: 'visitors', interval: 'hour', compare: 'prev_period', filters: '{"country":"FR"}',
+    site_id: 's',
+    from: '2025-06-01',
+    to: '2025-06-10',
+    traffic: 'all',
+    tenant_id: 't1',
+    metric: 'visitors',
+    interval: 'hour',
+    compare: 'prev_period',
+    filters: '{"country":"FR"}',
   });
   assert.deepEqual(breakdownQuery(s, commonParams(s, 's', TODAY), 'page', 100), {
-    site_id: 's', from: '2025-06-01', to: '2025-06-10', traffic: 'all', tenant_id: 't1', metric: 'visitors', dimension: 'page', limit: 100, filters: '{"country":"FR"}',
+    site_id: 's',
+    from: '2025-06-01',
+    to: '2025-06-10',
+    traffic: 'all',
+    tenant_id: 't1',
+    metric: 'visitors',
+    dimension: 'page',
+    limit: 100,
+    filters: '{"country":"FR"}',
   });
 });
 
@@ -31,7 +72,11 @@ test('values that cannot be the API names fall back to the defaults', () => {
   const s = stateFromSearch('?from=2025-02-30&to=2025-03-01&traffic=robots&metric=colour&interval=week&compare=yes&filters=%5B1%5D');
   assert.deepEqual(s, stateFromSearch(''));
   assert.deepEqual(stateFromSearch('?from=2025-03-02&to=2025-03-01').period, null, 'from after to');
-  assert.deepEqual(stateFromSearch('?filters=%7B%22page%22%3A%22%2Fa%22%2C%22n%22%3A1%7D').filters, { page: '/a' }, 'non-string values dropped');
+  assert.deepEqual(
+    stateFromSearch('?filters=%7B%22page%22%3A%22%2Fa%22%2C%22n%22%3A1%7D').filters,
+    { page: '/a' },
+    'non-string values dropped',
+  );
 });
 
 test('filters are added and removed one by one, or all at once', () => {
@@ -59,9 +104,25 @@ test('previous and next: by the period length, by calendar months for months; ne
   assert.deepEqual(shiftPeriod({ from: '2025-06-09', to: TODAY }, -1, TODAY), { from: '2025-06-02', to: '2025-06-08' });
   assert.equal(shiftPeriod({ from: '2025-06-09', to: TODAY }, 1, TODAY), null);
   assert.deepEqual(shiftPeriod({ from: '2025-06-02', to: '2025-06-08' }, 1, TODAY), { from: '2025-06-09', to: TODAY });
-  assert.deepEqual(shiftPeriod({ from: '2025-06-05', to: '2025-06-12' }, 1, TODAY), { from: '2025-06-08', to: TODAY }, 'clipped to end today, same length');
-  assert.deepEqual(shiftPeriod({ from: '2025-06-01', to: TODAY }, -1, TODAY), { from: '2025-05-01', to: '2025-05-31' }, 'month to date -> the previous month');
+  assert.deepEqual(
+    shiftPeriod({ from: '2025-06-05', to: '2025-06-12' }, 1, TODAY),
+    { from: '2025-06-08', to: TODAY },
+    'clipped to end today, same length',
+  );
+  assert.deepEqual(
+    shiftPeriod({ from: '2025-06-01', to: TODAY }, -1, TODAY),
+    { from: '2025-05-01', to: '2025-05-31' },
+    'month to date -> the previous month',
+  );
   assert.deepEqual(shiftPeriod({ from: '2025-02-01', to: '2025-02-28' }, -1, TODAY), { from: '2025-01-01', to: '2025-01-31' });
-  assert.deepEqual(shiftPeriod({ from: '2025-05-01', to: '2025-05-31' }, 1, TODAY), { from: '2025-06-01', to: TODAY }, 'the current month to date');
-  assert.deepEqual(shiftPeriod({ from: '2025-06-01', to: '2025-06-10' }, -1, TODAY), { from: '2025-05-22', to: '2025-05-31' }, 'ten days from the 1st are not a month');
+  assert.deepEqual(
+    shiftPeriod({ from: '2025-05-01', to: '2025-05-31' }, 1, TODAY),
+    { from: '2025-06-01', to: TODAY },
+    'the current month to date',
+  );
+  assert.deepEqual(
+    shiftPeriod({ from: '2025-06-01', to: '2025-06-10' }, -1, TODAY),
+    { from: '2025-05-22', to: '2025-05-31' },
+    'ten days from the 1st are not a month',
+  );
 });

@@ -23,10 +23,21 @@ import { TEST_HASHER } from '../http/helpers/harness.js';
 import { freePort } from '../stack/fixtures/serve.js';
 
 export const CHROMIUM = process.env.FOOTFALL_TEST_CHROMIUM || '/usr/bin/chromium';
-export const missing = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set FOOTFALL_TEST_CHROMIUM)`;
+export const missing = fs.existsSync(CHROMIUM)
+  ? false
+  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set FOOTFALL_TEST_CHROMIUM)`;
 /** Skipped, saying why, where Chromium is missing; in CI (CI set) a missing Chromium fails. */
 export const skip = !process.env.CI && missing;
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const SCREENSHOTS = path.resolve('test-results', 'screenshots');
 const AXE = fs.readFileSync(path.resolve('node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 export const PASSWORD = 'a long enough password';
@@ -79,9 +90,27 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const PAGES = ['/', '/pricing', '/blog/launch', '/docs', '/docs/install', '/about'];
 type Weighted<T> = readonly (readonly [T, number])[];
-const REFERRERS: Weighted<string | null> = [[null, 5], ['https://www.google.com/', 4], ['https://news.ycombinator.com/item?id=1', 2], ['https://twitter.com/x', 1], ['https://duckduckgo.com/', 1]];
-const PLACES: Weighted<readonly [string, string, string]> = [[['FR', 'IDF', 'Paris'], 4], [['DE', 'BY', 'München'], 3], [['US', 'CA', 'San Francisco'], 5], [['GB', 'ENG', 'London'], 2], [['JP', '13', 'Tokyo'], 1]];
-const DEVICES: Weighted<readonly [string, string, string]> = [[['desktop', 'Chrome', 'Windows'], 5], [['desktop', 'Firefox', 'Linux'], 2], [['mobile', 'Safari', 'iOS'], 4], [['mobile', 'Chrome', 'Android'], 3], [['tablet', 'Safari', 'iPadOS'], 1]];
+const REFERRERS: Weighted<string | null> = [
+  [null, 5],
+  ['https://www.google.com/', 4],
+  ['https://news.ycombinator.com/item?id=1', 2],
+  ['https://twitter.com/x', 1],
+  ['https://duckduckgo.com/', 1],
+];
+const PLACES: Weighted<readonly [string, string, string]> = [
+  [['FR', 'IDF', 'Paris'], 4],
+  [['DE', 'BY', 'München'], 3],
+  [['US', 'CA', 'San Francisco'], 5],
+  [['GB', 'ENG', 'London'], 2],
+  [['JP', '13', 'Tokyo'], 1],
+];
+const DEVICES: Weighted<readonly [string, string, string]> = [
+  [['desktop', 'Chrome', 'Windows'], 5],
+  [['desktop', 'Firefox', 'Linux'], 2],
+  [['mobile', 'Safari', 'iOS'], 4],
+  [['mobile', 'Chrome', 'Android'], 3],
+  [['tablet', 'Safari', 'iPadOS'], 1],
+];
 
 /** NDJSON of `days` days of visits to a site, ending now; the same lines for the same seed. */
 function events(siteId: string, tenants: string[], days: number, seed: number, now: number): string {
@@ -98,17 +127,67 @@ function events(siteId: string, tenants: string[], days: number, seed: number, n
       const [country, region, city] = r.weighted(PLACES);
       const [device_type, browser_family, os_family] = r.weighted(DEVICES);
       const referrer = r.weighted(REFERRERS);
-      const tenant = r.weighted([[tenants[0], 4], [tenants[1], 3], [null, 3]] as const);
-      const common = { site_id: siteId, visitor_key: `v${d}-${v}`, country, region, city, device_type, browser_family, os_family, ...(tenant ? { tenant_id: tenant } : {}) };
-      const views = r.weighted([[1, 5], [2, 3], [3, 2], [5, 1]] as const);
+      const tenant = r.weighted([
+        [tenants[0], 4],
+        [tenants[1], 3],
+        [null, 3],
+      ] as const);
+      const common = {
+        site_id: siteId,
+        visitor_key: `v${d}-${v}`,
+        country,
+        region,
+        city,
+        device_type,
+        browser_family,
+        os_family,
+        ...(tenant ? { tenant_id: tenant } : {}),
+      };
+      const views = r.weighted([
+        [1, 5],
+        [2, 3],
+        [3, 2],
+        [5, 1],
+      ] as const);
       const utm = r.chance(0.2) ? '?utm_source=newsletter&utm_medium=email' : '';
       for (let i = 0; i < views; i++) {
-        const page = i === 0 ? r.weighted([['/', 4], ['/blog/launch', 2], ['/pricing', 1], ['/docs', 1]] as const) : r.pick(PAGES);
-        lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'pageview', url: `https://site.example${page}${i === 0 ? utm : ''}`, ...(i === 0 && referrer ? { referrer } : {}), engagement_time_ms: r.int(0, 40_000), ...common }));
+        const page =
+          i === 0
+            ? r.weighted([
+                ['/', 4],
+                ['/blog/launch', 2],
+                ['/pricing', 1],
+                ['/docs', 1],
+              ] as const)
+            : r.pick(PAGES);
+        lines.push(
+          JSON.stringify({
+            ts: new Date(ts).toISOString(),
+            type: 'pageview',
+            url: `https://site.example${page}${i === 0 ? utm : ''}`,
+            ...(i === 0 && referrer ? { referrer } : {}),
+            engagement_time_ms: r.int(0, 40_000),
+            ...common,
+          }),
+        );
         ts += r.int(5_000, 90_000);
-        if (r.chance(0.12)) lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'outbound.click', action_target_host: 'github.com', path: page, ...common }));
-        if (r.chance(0.06)) lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'file.download', path: page, ...common }));
-        if (r.chance(0.05)) lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'Signup', path: page, ...common }));
+        if (r.chance(0.12))
+          lines.push(
+            JSON.stringify({
+              ts: new Date(ts).toISOString(),
+              type: 'action',
+              action_name: 'outbound.click',
+              action_target_host: 'github.com',
+              path: page,
+              ...common,
+            }),
+          );
+        if (r.chance(0.06))
+          lines.push(
+            JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'file.download', path: page, ...common }),
+          );
+        if (r.chance(0.05))
+          lines.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'action', action_name: 'Signup', path: page, ...common }));
       }
     }
   }
@@ -135,16 +214,50 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
     const ws = await c.createWorkspace({ name: 'Dashboard example', plan: 'pro' });
     const secret = generateSecret(randomBytes);
     await c.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
-    const extended = await c.createSite({ workspaceId: ws.id, name: 'Extended example', hostnames: ['site.example'], collectionProfile: 'extended' });
-    const strict = await c.createSite({ workspaceId: ws.id, name: 'Strict example', hostnames: ['strict.example'], collectionProfile: 'strict' });
+    const extended = await c.createSite({
+      workspaceId: ws.id,
+      name: 'Extended example',
+      hostnames: ['site.example'],
+      collectionProfile: 'extended',
+    });
+    const strict = await c.createSite({
+      workspaceId: ws.id,
+      name: 'Strict example',
+      hostnames: ['strict.example'],
+      collectionProfile: 'strict',
+    });
     const empty = await c.createSite({ workspaceId: ws.id, name: 'New site', hostnames: ['new.example'], collectionProfile: 'extended' });
     const acme = await c.createTenant({ siteId: extended.id, slug: 'acme', name: 'Acme' });
     const globex = await c.createTenant({ siteId: extended.id, slug: 'globex', name: 'Globex' });
-    await c.createGoal({ siteId: extended.id, name: 'Saw pricing', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing', filters: {} });
-    await c.createGoal({ siteId: strict.id, name: 'Saw pricing', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing', filters: {} });
+    await c.createGoal({
+      siteId: extended.id,
+      name: 'Saw pricing',
+      type: 'PAGEVIEW_MATCH',
+      intent: 'lead',
+      pattern: '/pricing',
+      filters: {},
+    });
+    await c.createGoal({
+      siteId: strict.id,
+      name: 'Saw pricing',
+      type: 'PAGEVIEW_MATCH',
+      intent: 'lead',
+      pattern: '/pricing',
+      filters: {},
+    });
     const free = await c.createWorkspace({ name: 'Free example', plan: 'free' });
-    const freeSite = await c.createSite({ workspaceId: free.id, name: 'Free site', hostnames: ['free.example'], collectionProfile: 'strict' });
-    const emails = { owner: 'owner@example.com', admin: 'admin@example.com', viewer: 'viewer@example.com', 'free-owner': 'free-owner@example.com' };
+    const freeSite = await c.createSite({
+      workspaceId: free.id,
+      name: 'Free site',
+      hostnames: ['free.example'],
+      collectionProfile: 'strict',
+    });
+    const emails = {
+      owner: 'owner@example.com',
+      admin: 'admin@example.com',
+      viewer: 'viewer@example.com',
+      'free-owner': 'free-owner@example.com',
+    };
     for (const role of ['owner', 'admin', 'viewer'] as const) await addPerson(server, emails[role], ws.id, role);
     await addPerson(server, emails['free-owner'], free.id, 'owner');
     const now = Date.now();
@@ -155,7 +268,12 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
         events(strict.id, [], 30, 8, now).replace(/site\.example/g, 'strict.example') +
         events(freeSite.id, [], 20, 9, now).replace(/site\.example/g, 'free.example'),
     );
-    const summary = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: file, format: { kind: 'events' } });
+    const summary = await runImport({
+      open: () => openImportStores(config),
+      geoipDb: config.geoipDb,
+      source: file,
+      format: { kind: 'events' },
+    });
     assert.equal(summary.rejected, 0, 'every fixture line imports');
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     const b = browser;
@@ -200,7 +318,11 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
       url: (p) => `${server.address}${p}`,
       session,
       async open(url, options = {}) {
-        const context = await b.newContext({ viewport: { width: options.width ?? 1400, height: 900 }, colorScheme: options.scheme ?? 'light', acceptDownloads: true });
+        const context = await b.newContext({
+          viewport: { width: options.width ?? 1400, height: 900 },
+          colorScheme: options.scheme ?? 'light',
+          acceptDownloads: true,
+        });
         opened.push(context);
         const who = options.as === undefined ? 'owner' : options.as;
         if (who) await context.addCookies([{ name: 'footfall_session', value: (await session(who)).cookie, url: server.address }]);
@@ -240,10 +362,25 @@ export async function axeViolations(page: Page | Frame): Promise<string[]> {
   // evaluated through the debugging protocol: the page's policy refuses inline scripts, as it should
   await page.evaluate(AXE);
   const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            ctx: Document,
+            opts: object,
+          ): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   });
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} (${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join('; ')})`,
+    );
 }

@@ -21,7 +21,10 @@ after(async () => {
   await w?.close();
 });
 
-test('the tiles, the chart and three top lists equal /v1 for several periods, compare, a filter, a tenant, traffic and the hourly chart', { skip, timeout: 180_000 }, async () => {
+test('the tiles, the chart and three top lists equal /v1 for several periods, compare, a filter, a tenant, traffic and the hourly chart', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
   const states: Record<string, string>[] = [
@@ -42,7 +45,10 @@ test('the tiles, the chart and three top lists equal /v1 for several periods, co
   }
 });
 
-test('clicking a row filters the whole page; back and forward undo and redo it; the chip removes it', { skip, timeout: 120_000 }, async () => {
+test('clicking a row filters the whole page; back and forward undo and redo it; the chip removes it', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
   const { page, problems, context } = await w.open(w.siteUrl(site, { compare: 'prev_period' }));
@@ -78,7 +84,10 @@ test('clicking a row filters the whole page; back and forward undo and redo it; 
   await context.close();
 });
 
-test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a row filters, the period steps back; focus is visible', { skip, timeout: 120_000 }, async () => {
+test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a row filters, the period steps back; focus is visible', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
   const { page, problems, context } = await w.open(w.siteUrl(site));
@@ -98,7 +107,10 @@ test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a
   await settled(page);
   const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
   const referrers = await w.v1('/v1/metrics/breakdown', { ...base, dimension: 'referrer', metric: 'visitors', limit: '100' });
-  assert.deepEqual(await listRows(page, 'sources'), referrers.body.current.rows.slice(0, 10).map((r: { key: string | null; value: number }) => [r.key ?? '', r.value]));
+  assert.deepEqual(
+    await listRows(page, 'sources'),
+    referrers.body.current.rows.slice(0, 10).map((r: { key: string | null; value: number }) => [r.key ?? '', r.value]),
+  );
   const outline = () => page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
   assert.notEqual(await outline(), 'none', 'the focused tab shows it');
   await page.keyboard.press('Tab');
@@ -129,14 +141,20 @@ test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a
   await context.close();
 });
 
-test("a strict site: regions, cities and goal conversions are locked with the API's reason, never zeros; the numbers it has equal /v1", { skip, timeout: 120_000 }, async () => {
+test("a strict site: regions, cities and goal conversions are locked with the API's reason, never zeros; the numbers it has equal /v1", {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.strict;
   const { page, problems, context } = await w.open(w.siteUrl(site));
   await settled(page);
   await assertMatchesV1(w, page, site, {});
   const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
-  for (const [tab, dimension] of [['Regions', 'region'], ['Cities', 'city']] as const) {
+  for (const [tab, dimension] of [
+    ['Regions', 'region'],
+    ['Cities', 'city'],
+  ] as const) {
     await page.click(`[data-panel="locations"] [role="tab"]:has-text("${tab}")`);
     await settled(page);
     const refused = await w.v1('/v1/metrics/breakdown', { ...base, dimension, metric: 'visitors', limit: '100' });
@@ -152,26 +170,39 @@ test("a strict site: regions, cities and goal conversions are locked with the AP
   const goalsPanel = page.locator('[data-panel="goals"] .problem.locked');
   assert.equal(await goalsPanel.locator('.problem-message').textContent(), goals.body.error.message);
   const actions = await w.v1('/v1/reports/actions', { ...base, limit: '100' });
-  const lockedSections = actions.body.availability.sections.filter((s: { current: { status: string } }) => s.current.status === 'locked_by_profile').map((s: { id: string }) => s.id);
+  const lockedSections = actions.body.availability.sections
+    .filter((s: { current: { status: string } }) => s.current.status === 'locked_by_profile')
+    .map((s: { id: string }) => s.id);
   assert.ok(lockedSections.includes('actions_advanced'), JSON.stringify(actions.body.availability.sections));
-  assert.deepEqual(await page.$$eval('[data-panel="actions"] .locked-sections li', (li) => li.map((l) => l.getAttribute('data-section'))), lockedSections);
   assert.deepEqual(
-    await page.$$eval('[data-panel="actions"] tbody tr', (rows) => rows.map((r) => [r.getAttribute('data-key'), Number(r.getAttribute('data-value'))])),
+    await page.$$eval('[data-panel="actions"] .locked-sections li', (li) => li.map((l) => l.getAttribute('data-section'))),
+    lockedSections,
+  );
+  assert.deepEqual(
+    await page.$$eval('[data-panel="actions"] tbody tr', (rows) =>
+      rows.map((r) => [r.getAttribute('data-key'), Number(r.getAttribute('data-value'))]),
+    ),
     actions.body.current.actions.slice(0, 10).map((a: { action_key: string; sessions: number }) => [a.action_key, a.sessions]),
   );
   assert.deepEqual(problems, []);
   await context.close();
 });
 
-test('CSV: each list and the chart download as CSV; each file is the same read as text/csv, and holds the numbers of the JSON', { skip, timeout: 120_000 }, async () => {
+test('CSV: each list and the chart download as CSV; each file is the same read as text/csv, and holds the numbers of the JSON', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
   const site = w.sites.extended;
   const { page, problems, context } = await w.open(w.siteUrl(site, { compare: 'prev_period' }));
   await settled(page);
-  assert.deepEqual(
-    await page.$$eval('.csv button', (b) => b.map((x) => x.getAttribute('aria-label'))),
-    ['Download Visitors per day as CSV', 'Download Channels as CSV', 'Download Top pages as CSV', 'Download Countries as CSV', 'Download Devices as CSV'],
-  );
+  assert.deepEqual(await page.$$eval('.csv button', (b) => b.map((x) => x.getAttribute('aria-label'))), [
+    'Download Visitors per day as CSV',
+    'Download Channels as CSV',
+    'Download Top pages as CSV',
+    'Download Countries as CSV',
+    'Download Devices as CSV',
+  ]);
   const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
   const saved = async (selector: string) => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
@@ -181,12 +212,17 @@ test('CSV: each list and the chart download as CSV; each file is the same read a
   const list = await saved('[data-panel="locations"] .csv button');
   assert.equal(list.name, `Extended_example-${base.from}-${w.today}-country.csv`);
   const q = { ...base, metric: 'visitors', dimension: 'country', limit: '100' };
-  const direct = await fetch(`${w.server.address}/v1/metrics/breakdown?${new URLSearchParams(q)}`, { headers: { authorization: `Bearer ${w.secret}`, accept: 'text/csv' } });
+  const direct = await fetch(`${w.server.address}/v1/metrics/breakdown?${new URLSearchParams(q)}`, {
+    headers: { authorization: `Bearer ${w.secret}`, accept: 'text/csv' },
+  });
   assert.equal(list.text, await direct.text(), 'the same bytes as /v1 answers text/csv');
   const json = await w.v1('/v1/metrics/breakdown', q);
   const lines = list.text.trimEnd().split('\r\n');
   assert.equal(lines[0], 'key,value');
-  assert.deepEqual(lines.slice(1), json.body.current.rows.map((r: { key: string | null; value: number }) => `${r.key ?? ''},${r.value}`));
+  assert.deepEqual(
+    lines.slice(1),
+    json.body.current.rows.map((r: { key: string | null; value: number }) => `${r.key ?? ''},${r.value}`),
+  );
   // the chart with compare on: every point of both periods, each row naming its period
   const chart = await saved('.chart-panel .csv button');
   assert.equal(chart.name, `Extended_example-${base.from}-${w.today}-visitors-day.csv`);

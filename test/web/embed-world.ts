@@ -22,7 +22,16 @@ import { createShareLink } from '../../src/services/embeds/share-links.js';
 import { OPERATOR, siteAccess } from '../../src/services/manage/access.js';
 import { CHROMIUM } from './dashboard-world.js';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const DAY_MS = 86_400_000;
 export const SHARE_PASSWORD = 'the share password';
 /** an admin of the workspace, to sign in to the settings */
@@ -61,12 +70,33 @@ function lines(site: string, tenants: [string, string], now: number): string {
   for (let d = 19; d >= 0; d--) {
     const start = today0 - d * DAY_MS;
     const span = Math.max(60_000, Math.min(DAY_MS, now - 120_000 - start));
-    for (const [tenant, name, visitors] of [[tenants[0], 'acme', 3 + (d % 4)], [tenants[1], 'globex', 5 + (d % 3)]] as const) {
+    for (const [tenant, name, visitors] of [
+      [tenants[0], 'acme', 3 + (d % 4)],
+      [tenants[1], 'globex', 5 + (d % 3)],
+    ] as const) {
       for (let v = 0; v < visitors; v++) {
         const ts = start + Math.floor(((v + 1) / (visitors + 1)) * span);
-        const common = { site_id: site, visitor_key: `${name}-${d}-${v}`, tenant_id: tenant, country: v % 2 ? 'FR' : 'DE', device_type: 'desktop', browser_family: 'Firefox', os_family: 'Linux' };
-        out.push(JSON.stringify({ ts: new Date(ts).toISOString(), type: 'pageview', url: `https://embed.example/${name}-home`, ...common }));
-        if (v % 2 === 0) out.push(JSON.stringify({ ts: new Date(ts + 30_000).toISOString(), type: 'pageview', url: `https://embed.example/${name}-pricing`, ...common }));
+        const common = {
+          site_id: site,
+          visitor_key: `${name}-${d}-${v}`,
+          tenant_id: tenant,
+          country: v % 2 ? 'FR' : 'DE',
+          device_type: 'desktop',
+          browser_family: 'Firefox',
+          os_family: 'Linux',
+        };
+        out.push(
+          JSON.stringify({ ts: new Date(ts).toISOString(), type: 'pageview', url: `https://embed.example/${name}-home`, ...common }),
+        );
+        if (v % 2 === 0)
+          out.push(
+            JSON.stringify({
+              ts: new Date(ts + 30_000).toISOString(),
+              type: 'pageview',
+              url: `https://embed.example/${name}-pricing`,
+              ...common,
+            }),
+          );
       }
     }
   }
@@ -74,7 +104,11 @@ function lines(site: string, tenants: [string, string], now: number): string {
 }
 
 /** The SaaS: its page frames the embed for ?tenant=, sizes it, and hands it a fresh token when asked. */
-function hostServer(footfall: string, mint: (tenant: string, stale: boolean) => string, tenants: Record<string, string>): Promise<HostServer> {
+function hostServer(
+  footfall: string,
+  mint: (tenant: string, stale: boolean) => string,
+  tenants: Record<string, string>,
+): Promise<HostServer> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://host');
     const tenant = tenants[url.searchParams.get('tenant') ?? 'acme'];
@@ -137,13 +171,23 @@ export async function embedWorld(): Promise<EmbedWorld> {
     const ws = await catalog.createWorkspace({ name: 'embeds', plan: 'pro' });
     const secret = generateSecret(randomBytes);
     const parent = await catalog.createToken({ workspaceId: ws.id, scopes: ['metrics:read'], secretHash: hashSecret(secret) });
-    const site = await catalog.createSite({ workspaceId: ws.id, name: 'Embedded example', hostnames: ['embed.example'], collectionProfile: 'extended' });
+    const site = await catalog.createSite({
+      workspaceId: ws.id,
+      name: 'Embedded example',
+      hostnames: ['embed.example'],
+      collectionProfile: 'extended',
+    });
     const acme = await catalog.createTenant({ siteId: site.id, slug: 'acme', name: 'Acme' });
     const globex = await catalog.createTenant({ siteId: site.id, slug: 'globex', name: 'Globex' });
     const now = Date.now();
     const file = path.join(dir, 'events.ndjson');
     fs.writeFileSync(file, lines(site.id, [acme.id, globex.id], now));
-    const summary = await runImport({ open: () => openImportStores(config), geoipDb: config.geoipDb, source: file, format: { kind: 'events' } });
+    const summary = await runImport({
+      open: () => openImportStores(config),
+      geoipDb: config.geoipDb,
+      source: file,
+      format: { kind: 'events' },
+    });
     assert.equal(summary.rejected, 0, 'every fixture line imports');
 
     // The host's origin is known once it listens: the key is made for it then.
@@ -151,7 +195,10 @@ export async function embedWorld(): Promise<EmbedWorld> {
     let keySecret = '';
     const mint = (tenant: string, stale = false) => {
       const t = Math.floor(Date.now() / 1000) - (stale ? 7200 : 0);
-      return jwt.sign({ token_id: parent.id, site_id: site.id, tenant_id: tenant, iat: t, exp: t + (stale ? 7140 : 3600) }, keySecret, { algorithm: 'HS256', keyid: keyId });
+      return jwt.sign({ token_id: parent.id, site_id: site.id, tenant_id: tenant, iat: t, exp: t + (stale ? 7140 : 3600) }, keySecret, {
+        algorithm: 'HS256',
+        keyid: keyId,
+      });
     };
     const tenants = { acme: acme.id, globex: globex.id };
     const host = await hostServer(server.address, mint, tenants);
@@ -163,7 +210,10 @@ export async function embedWorld(): Promise<EmbedWorld> {
     keySecret = await embedKeySecret(catalog, key.id);
 
     const deps = { catalog, people: people!, embeds: embeds!, clock, hasher: server.container.hasher!, publicUrl: server.address };
-    const share = await createShareLink(deps, await siteAccess(deps, OPERATOR, site.id, 'admin'), { tenantId: acme.id, password: SHARE_PASSWORD });
+    const share = await createShareLink(deps, await siteAccess(deps, OPERATOR, site.id, 'admin'), {
+      tenantId: acme.id,
+      password: SHARE_PASSWORD,
+    });
     const admin = await people!.createUser({ email: ADMIN.email, name: 'Admin', passwordHash: await deps.hasher.hash(ADMIN.password) });
     await people!.addMember({ workspaceId: ws.id, userId: admin.id, role: 'admin' });
 
@@ -187,7 +237,10 @@ export async function embedWorld(): Promise<EmbedWorld> {
       mint: (tenant, opts = {}) => mint(tenant, opts.stale),
       embedUrl: (token, query = {}) => `${server.address}/embed?${new URLSearchParams({ key: keyId, ...query })}#token=${token}`,
       async newPage(options = {}) {
-        const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, colorScheme: options.scheme ?? 'light' });
+        const context = await browser.newContext({
+          viewport: { width: options.width ?? 1280, height: 900 },
+          colorScheme: options.scheme ?? 'light',
+        });
         const page = await context.newPage();
         const console: string[] = [];
         page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
@@ -208,6 +261,8 @@ export async function embedWorld(): Promise<EmbedWorld> {
 
 /** The six tiles' numbers as drawn: metric -> value. */
 export async function tileValues(where: Page | Frame): Promise<Record<string, number>> {
-  const pairs = await where.$$eval('.tile', (tiles) => tiles.map((t) => [t.getAttribute('data-metric')!, Number(t.getAttribute('data-value'))] as const));
+  const pairs = await where.$$eval('.tile', (tiles) =>
+    tiles.map((t) => [t.getAttribute('data-metric')!, Number(t.getAttribute('data-value'))] as const),
+  );
   return Object.fromEntries(pairs);
 }

@@ -33,7 +33,13 @@ async function assertTenantTiles(where: Page | Frame, tenant: string): Promise<v
   const tiles = await tileValues(where);
   assert.equal(Object.keys(tiles).length, 6);
   for (const [metric, value] of Object.entries(tiles)) {
-    const r = await w.v1('/v1/metrics/timeseries', { site_id: w.site, tenant_id: tenant, metric, from: addDays(w.today, -29), to: w.today });
+    const r = await w.v1('/v1/metrics/timeseries', {
+      site_id: w.site,
+      tenant_id: tenant,
+      metric,
+      from: addDays(w.today, -29),
+      to: w.today,
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(value, r.body.current.total, `${metric} tile`);
   }
@@ -43,7 +49,11 @@ async function assertTenantTiles(where: Page | Frame, tenant: string): Promise<v
  * The requests a page sends for its reads from now on: those to a read route itself (`reads`: /v1/... or
  * /share/<slug>/api/v1/...) and those to its batch. `report` says the counts (the test's diagnostics).
  */
-function countReads(page: Page, readPrefix: string, batchPath: string): { reads: string[]; batches: string[]; report(t: TestContext, what: string): void } {
+function countReads(
+  page: Page,
+  readPrefix: string,
+  batchPath: string,
+): { reads: string[]; batches: string[]; report(t: TestContext, what: string): void } {
   const reads: string[] = [];
   const batches: string[] = [];
   page.on('request', (r) => {
@@ -52,7 +62,12 @@ function countReads(page: Page, readPrefix: string, batchPath: string): { reads:
     if (url.pathname.startsWith(readPrefix)) reads.push(url.pathname);
     else if (url.pathname === batchPath) batches.push(url.pathname);
   });
-  return { reads, batches, report: (t, what) => t.diagnostic(`${what}: ${reads.length + batches.length} requests for reads (${batches.length} batches, ${reads.length} reads alone)`) };
+  return {
+    reads,
+    batches,
+    report: (t, what) =>
+      t.diagnostic(`${what}: ${reads.length + batches.length} requests for reads (${batches.length} batches, ${reads.length} reads alone)`),
+  };
 }
 
 /** A page load sends its reads as batches: at least one, and at most a couple of reads alone. */
@@ -67,7 +82,10 @@ async function embedFrame(page: Page): Promise<Frame> {
   return frame;
 }
 
-test("a host page on another origin frames the embed of tenant acme: acme's numbers, none of globex's, the iframe sized to its content", { skip, timeout: 120_000 }, async (t) => {
+test("a host page on another origin frames the embed of tenant acme: acme's numbers, none of globex's, the iframe sized to its content", {
+  skip,
+  timeout: 120_000,
+}, async (t) => {
   if (missing) assert.fail(`CI needs Chromium for the embed tests: ${missing}`);
   const { context, page, console } = await w.newPage();
   const count = countReads(page, '/v1/', '/embed/api/reads');
@@ -83,7 +101,13 @@ test("a host page on another origin frames the embed of tenant acme: acme's numb
   assert.doesNotMatch(text ?? '', /globex/i, 'nothing of the other tenant');
   const pages = await frame.$$eval('[data-panel="pages"] .rows li', (items) => items.map((li) => li.getAttribute('data-key')));
   assert.ok(pages.length > 0 && pages.every((p) => p?.startsWith('/acme-')), pages.join());
-  const globex = await w.v1('/v1/metrics/timeseries', { site_id: w.site, tenant_id: w.tenants.globex, metric: 'visitors', from: addDays(w.today, -29), to: w.today });
+  const globex = await w.v1('/v1/metrics/timeseries', {
+    site_id: w.site,
+    tenant_id: w.tenants.globex,
+    metric: 'visitors',
+    from: addDays(w.today, -29),
+    to: w.today,
+  });
   assert.notEqual((await tileValues(frame)).visitors, globex.body.current.total, 'the fixture tells the tenants apart');
   // the token left the frame's address at once
   assert.equal(new URL(frame.url()).hash, '');
@@ -97,24 +121,36 @@ test("a host page on another origin frames the embed of tenant acme: acme's numb
   assert.ok(height > 900, `the iframe grew to its content: ${height}px`);
   const inner = await frame.evaluate(() => document.documentElement.scrollHeight);
   assert.ok(inner <= height + 1, `no scrolling inside the frame: ${inner} > ${height}`);
-  assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+  assert.deepEqual(
+    console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)),
+    [],
+  );
   await shot(page, 'embed-host-light');
   await context.close();
 });
 
-test('a page on an origin the embed key does not list cannot frame it: Chromium refuses by frame-ancestors', { skip, timeout: 60_000 }, async () => {
+test('a page on an origin the embed key does not list cannot frame it: Chromium refuses by frame-ancestors', {
+  skip,
+  timeout: 60_000,
+}, async () => {
   const { context, page, console } = await w.newPage();
   await page.goto(`${w.stranger.origin}/?tenant=acme`);
   const frame = await embedFrame(page);
   await page.waitForTimeout(1500);
   assert.ok(!frame.url().startsWith(w.server.address), `the frame did not load the embed: ${frame.url()}`);
   assert.equal(await frame.$('.dashboard, #app').catch(() => null), null, 'nothing of the embed in the frame');
-  assert.ok(console.some((m) => /frame-ancestors/.test(m)), `Chromium says why: ${console.join(' | ')}`);
+  assert.ok(
+    console.some((m) => /frame-ancestors/.test(m)),
+    `Chromium says why: ${console.join(' | ')}`,
+  );
   assert.deepEqual(await page.evaluate(() => (window as unknown as { heights: number[] }).heights), [], 'no message from it');
   await context.close();
 });
 
-test('an expired token shows the message and tells the host; a fresh token handed over by postMessage brings the numbers back', { skip, timeout: 120_000 }, async () => {
+test('an expired token shows the message and tells the host; a fresh token handed over by postMessage brings the numbers back', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   const { context, page } = await w.newPage();
   await page.goto(`${w.host.origin}/?tenant=acme&stale=1`);
   const frame = await embedFrame(page);
@@ -137,21 +173,32 @@ test('an API token in the fragment is refused without a single request made with
   await page.goto(`${w.server.address}/embed?key=ek_whatever#token=${apiToken}`);
   await page.waitForSelector('text=An API token cannot be used here');
   assert.equal(new URL(page.url()).hash, '', 'gone from the address too');
-  assert.deepEqual(requests.filter((u) => u.includes('/v1/') || u.includes('/embed/api/')), []);
+  assert.deepEqual(
+    requests.filter((u) => u.includes('/v1/') || u.includes('/embed/api/')),
+    [],
+  );
   assert.deepEqual(await axeViolations(page), []);
   await context.close();
 });
 
-test('the embed page alone, light and dark by theme= and an accent, at 1280 and 375 px: axe finds nothing serious', { skip, timeout: 180_000 }, async () => {
+test('the embed page alone, light and dark by theme= and an accent, at 1280 and 375 px: axe finds nothing serious', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   for (const theme of ['light', 'dark'] as const) {
     for (const width of [1280, 375]) {
       const { context, page, console } = await w.newPage({ width, scheme: theme === 'dark' ? 'light' : 'dark' });
-      await page.goto(w.embedUrl(w.mint(w.tenants.globex), { theme, accent: theme === 'dark' ? 'f59e0b' : '7c3aed', compare: 'prev_period' }));
+      await page.goto(
+        w.embedUrl(w.mint(w.tenants.globex), { theme, accent: theme === 'dark' ? 'f59e0b' : '7c3aed', compare: 'prev_period' }),
+      );
       await settled(page);
       await assertTenantTiles(page, w.tenants.globex);
       assert.equal(await page.getAttribute('html', 'data-theme'), theme, 'the query fixes the scheme over the browser preference');
       assert.deepEqual(await axeViolations(page), [], `${theme} ${width}`);
-      assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+      assert.deepEqual(
+        console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)),
+        [],
+      );
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${theme} ${width}: ${overflow}px wider than the page`);
       await shot(page, `embed-tenant-${theme}-${width}`);
@@ -160,7 +207,10 @@ test('the embed page alone, light and dark by theme= and an accent, at 1280 and 
   }
 });
 
-test('a share link with a password: the form, a wrong password refused, then the dashboard of its tenant', { skip, timeout: 120_000 }, async (t) => {
+test('a share link with a password: the form, a wrong password refused, then the dashboard of its tenant', {
+  skip,
+  timeout: 120_000,
+}, async (t) => {
   for (const scheme of ['light', 'dark'] as const) {
     const { context, page, console } = await w.newPage({ scheme });
     await page.goto(`${w.server.address}${w.sharePath}`);
@@ -184,13 +234,19 @@ test('a share link with a password: the form, a wrong password refused, then the
     assert.match(await page.title(), /Embedded example/);
     assert.doesNotMatch((await page.textContent('main')) ?? '', /globex/i);
     assert.deepEqual(await axeViolations(page), [], `dashboard ${scheme}`);
-    assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+    assert.deepEqual(
+      console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)),
+      [],
+    );
     await shot(page, `share-${scheme}`);
     await context.close();
   }
 });
 
-test('the settings section: an admin creates an embed key (its secret shown once) and a share link, and revokes the link', { skip, timeout: 120_000 }, async () => {
+test('the settings section: an admin creates an embed key (its secret shown once) and a share link, and revokes the link', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   const { context, page, console } = await w.newPage();
   await page.goto(`${w.server.address}/app`);
   await page.fill('input[name=email]', ADMIN.email);
@@ -216,6 +272,9 @@ test('the settings section: an admin creates an embed key (its secret shown once
   await created.locator('button:has-text("Yes, revoke")').click();
   await created.locator('.badge:has-text("Revoked")').waitFor();
   assert.equal((await fetch(url!)).status, 404, 'the revoked link is gone');
-  assert.deepEqual(console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)), []);
+  assert.deepEqual(
+    console.filter((m) => /Refused|Content Security Policy|pageerror/.test(m)),
+    [],
+  );
   await context.close();
 });

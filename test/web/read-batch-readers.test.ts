@@ -15,7 +15,10 @@ function fakeFetch(lines: Line[]): { calls: { url: string; init: RequestInit }[]
   const realFetch = globalThis.fetch;
   globalThis.fetch = (async (url: string, init: RequestInit) => {
     calls.push({ url, init });
-    return new Response(lines.map((l) => JSON.stringify(l)).join('\n') + '\n', { status: 200, headers: { 'content-type': 'application/x-ndjson' } });
+    return new Response(lines.map((l) => JSON.stringify(l)).join('\n') + '\n', {
+      status: 200,
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
   }) as typeof fetch;
   return { calls, restore: () => (globalThis.fetch = realFetch) };
 }
@@ -57,7 +60,10 @@ test("a share link's reader sends its reads as one batch below the link, with it
       batchedRead(reader, '/v1/reports/overview', { site_id: 'a' } as never),
       batchedRead(reader, '/v1/goals', { site_id: 'a' } as never),
     ]);
-    assert.deepEqual(both, [{ ok: true, data: { n: 1 } }, { ok: true, data: { n: 2 } }]);
+    assert.deepEqual(both, [
+      { ok: true, data: { n: 1 } },
+      { ok: true, data: { n: 2 } },
+    ]);
     assert.equal(fake.calls.length, 1);
     assert.match(fake.calls[0].url, /^\/share\/AbC123\/api\/reads\?r=%2Fv1%2Freports%2Foverview/);
     assert.equal((fake.calls[0].init.headers as Record<string, string>).Authorization, undefined);

@@ -8,14 +8,22 @@ import { queryString } from '../../web/src/api/read.js';
 
 const reader = sessionReader();
 const waiting = (n: number, filter = '') =>
-  Array.from({ length: n }, (_, i) => ({ path: '/v1/metrics/breakdown' as const, query: { site_id: `s${i}`, filters: filter }, resolve: () => undefined }));
+  Array.from({ length: n }, (_, i) => ({
+    path: '/v1/metrics/breakdown' as const,
+    query: { site_id: `s${i}`, filters: filter },
+    resolve: () => undefined,
+  }));
 // the URL a batch leaves with (as read-batch.ts writes it)
-const urlOf = (batch: ReturnType<typeof waiting>) => `${reader.batch}?${batch.map((w) => `r=${encodeURIComponent(w.path + queryString(w.query))}`).join('&')}`;
+const urlOf = (batch: ReturnType<typeof waiting>) =>
+  `${reader.batch}?${batch.map((w) => `r=${encodeURIComponent(w.path + queryString(w.query))}`).join('&')}`;
 
 test('reads leave in batches of 32 at most, in the order they were asked', () => {
   const list = waiting(70);
   const batches = batchesOf(reader, list);
-  assert.deepEqual(batches.map((b) => b.length), [32, 32, 6]);
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [32, 32, 6],
+  );
   assert.deepEqual(batches.flat(), list);
 });
 
@@ -27,10 +35,13 @@ test('a batch URL stays within MAX_BATCH_URL: reads with long filters leave in m
   assert.deepEqual(batches.flat(), list);
   for (const b of batches) assert.ok(urlOf(b).length <= MAX_BATCH_URL, `a URL of ${urlOf(b).length} characters`);
   const huge = waiting(3, JSON.stringify({ page: 'y'.repeat(MAX_BATCH_URL) }));
-  assert.deepEqual(batchesOf(reader, huge).map((b) => b.length), [1, 1, 1]);
+  assert.deepEqual(
+    batchesOf(reader, huge).map((b) => b.length),
+    [1, 1, 1],
+  );
 });
 
-test("a line refused with 429 is asked again alone only after its retry_after; the others answer at once", async () => {
+test('a line refused with 429 is asked again alone only after its retry_after; the others answer at once', async () => {
   mock.timers.enable({ apis: ['setTimeout'] });
   const calls: string[] = [];
   const realFetch = globalThis.fetch;
@@ -41,7 +52,10 @@ test("a line refused with 429 is asked again alone only after its retry_after; t
         { i: 0, status: 200, body: { n: 'first' } },
         { i: 1, status: 429, retry_after: '2', body: { error: { code: 'RATE_LIMITED', message: 'Too many requests' } } },
       ];
-      return new Response(lines.map((l) => JSON.stringify(l)).join('\n') + '\n', { status: 200, headers: { 'content-type': 'application/x-ndjson' } });
+      return new Response(lines.map((l) => JSON.stringify(l)).join('\n') + '\n', {
+        status: 200,
+        headers: { 'content-type': 'application/x-ndjson' },
+      });
     }
     return new Response(JSON.stringify({ n: 'second, alone' }), { status: 200, headers: { 'content-type': 'application/json' } });
   }) as typeof fetch;

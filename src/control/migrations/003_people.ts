@@ -74,5 +74,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['sign_in_failures', 'sessions', 'user_links', 'invitations', 'memberships', 'users']) await db.schema.dropTable(t).execute();
+  for (const t of ['sign_in_failures', 'sessions', 'user_links', 'invitations', 'memberships', 'users'])
+    await db.schema.dropTable(t).execute();
 }

@@ -56,7 +56,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['released_hostnames', 'site_hostname_patterns', 'domain_owners', 'workspace_domains']) await db.schema.dropTable(t).execute();
+  for (const t of ['released_hostnames', 'site_hostname_patterns', 'domain_owners', 'workspace_domains'])
+    await db.schema.dropTable(t).execute();
   await db.schema.dropIndex('sites_domain_scope_uq').execute();
   await db.schema.alterTable('sites').dropColumn('domain_scope').execute();
 }

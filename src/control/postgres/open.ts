@@ -13,15 +13,42 @@ import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
 import { ControlPlaneUnavailableError } from '../../domain/errors.js';
 import { isPostgresUnavailable } from '../db-errors.js';
-import { createPostgresPool, currentSchema, isCurrentSchema, useBinaryCollation, withMigrationLock, withTypedFaults, type PostgresPoolOptions } from './pool.js';
+import {
+  createPostgresPool,
+  currentSchema,
+  isCurrentSchema,
+  useBinaryCollation,
+  withMigrationLock,
+  withTypedFaults,
+  type PostgresPoolOptions,
+} from './pool.js';
 
 /** Every table of ours, which gets the "C" collation: a table added to ControlDB fails to compile until listed. */
 const TABLE_SET: Record<keyof ControlDB, true> = {
-  workspaces: true, workspace_plans: true, sites: true, site_hostnames: true, tenants: true, goals: true,
-  tokens: true, secrets: true, usage: true, reservations: true, users: true, memberships: true, invitations: true,
-  user_links: true, sessions: true, sign_in_failures: true, workspace_domains: true, domain_owners: true,
-  site_hostname_patterns: true, released_hostnames: true, embed_keys: true, share_links: true,
-  pending_site_deletions: true, job_leases: true,
+  workspaces: true,
+  workspace_plans: true,
+  sites: true,
+  site_hostnames: true,
+  tenants: true,
+  goals: true,
+  tokens: true,
+  secrets: true,
+  usage: true,
+  reservations: true,
+  users: true,
+  memberships: true,
+  invitations: true,
+  user_links: true,
+  sessions: true,
+  sign_in_failures: true,
+  workspace_domains: true,
+  domain_owners: true,
+  site_hostname_patterns: true,
+  released_hostnames: true,
+  embed_keys: true,
+  share_links: true,
+  pending_site_deletions: true,
+  job_leases: true,
 };
 const TABLES = Object.keys(TABLE_SET);
 
@@ -68,7 +95,15 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     throw err;
   }
   const stores = { clock: opts.clock, random: opts.random };
-  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: postgresCommitLock(db), lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock), close };
+  return {
+    catalog,
+    ledger,
+    people: new KyselyPeopleStore(db, stores),
+    embeds: new KyselyEmbedStore(db, stores),
+    commitLock: postgresCommitLock(db),
+    lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
+    close,
+  };
 }
 
 /**
@@ -87,7 +122,8 @@ export async function migrateDespiteForeignDrops(migrate: () => Promise<unknown>
     } catch (err) {
       const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
       const dropped = cause?.code === '3F000' || cause?.code === '42P01';
-      const foreign = dropped && typeof cause.message === 'string' && !cause.message.includes(`"${schema}"`) && !cause.message.includes(`"${schema}.`);
+      const foreign =
+        dropped && typeof cause.message === 'string' && !cause.message.includes(`"${schema}"`) && !cause.message.includes(`"${schema}.`);
       if (!foreign || attempt >= 5) throw err;
     }
   }

@@ -3,7 +3,16 @@
 import Database from 'better-sqlite3';
 import type { RunQuery } from '../query-template.js';
 import { sqliteFault } from '../db-errors.js';
-import { CompiledQuery, DEFAULT_MIGRATION_TABLE, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
+import {
+  CompiledQuery,
+  DEFAULT_MIGRATION_TABLE,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type SqliteDatabase,
+} from 'kysely';
 
 /** How long a writer waits for another process's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -282,4 +291,3 @@ export function groupedChargeRunner(db: Database.Database): (fallback: RunQuery)
       });
   };
 }
-

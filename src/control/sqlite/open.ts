@@ -15,7 +15,15 @@ import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { isLatestSchema, migrateToLatest } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
-import { appliedMigrations, createSqliteDialect, groupedChargeRunner, openSqliteDatabase, synchronousPairRunner, synchronousRunner, withWriteLock } from './dialect.js';
+import {
+  appliedMigrations,
+  createSqliteDialect,
+  groupedChargeRunner,
+  openSqliteDatabase,
+  synchronousPairRunner,
+  synchronousRunner,
+  withWriteLock,
+} from './dialect.js';
 
 export interface ControlPlane {
   catalog: CatalogStore;
@@ -73,5 +81,13 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
   }
   // One process owns a data dir (its spool, its DuckDB file): its own commits are all there is to order.
   const stores = { clock: opts.clock, random: opts.random };
-  return { catalog, ledger, people: new KyselyPeopleStore(db, stores), embeds: new KyselyEmbedStore(db, stores), commitLock: inProcessCommitLock(), lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock), close };
+  return {
+    catalog,
+    ledger,
+    people: new KyselyPeopleStore(db, stores),
+    embeds: new KyselyEmbedStore(db, stores),
+    commitLock: inProcessCommitLock(),
+    lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
+    close,
+  };
 }

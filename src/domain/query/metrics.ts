@@ -43,12 +43,15 @@ export const PUBLIC_METRICS = ['pageviews', 'visitors', 'sessions', 'events'] as
 export type PublicMetric = (typeof PUBLIC_METRICS)[number];
 
 /** /v1/metrics/timeseries also takes the rates of the dashboard's headline tiles (docs/product.md §5). */
-export const TIMESERIES_METRICS = [...PUBLIC_METRICS, 'bounce_rate', 'avg_pages_per_session', 'avg_session_eng_time_ms'] as const satisfies readonly Metric[];
+export const TIMESERIES_METRICS = [
+  ...PUBLIC_METRICS,
+  'bounce_rate',
+  'avg_pages_per_session',
+  'avg_session_eng_time_ms',
+] as const satisfies readonly Metric[];
 export type TimeseriesMetric = (typeof TIMESERIES_METRICS)[number];
 
-export type MetricDef =
-  | { name: Metric; kind: 'count'; atom: Atom }
-  | { name: Metric; kind: 'ratio'; numerator: Atom; denominator: Atom };
+export type MetricDef = { name: Metric; kind: 'count'; atom: Atom } | { name: Metric; kind: 'ratio'; numerator: Atom; denominator: Atom };
 
 const count = (name: Metric, atom: Atom): MetricDef => ({ name, kind: 'count', atom });
 const ratio = (name: Metric, numerator: Atom, denominator: Atom): MetricDef => ({ name, kind: 'ratio', numerator, denominator });

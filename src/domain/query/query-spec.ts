@@ -67,7 +67,8 @@ export function normalizeSpec(spec: QuerySpec): NormalizedSpec {
   if (spec.keyIn !== undefined && spec.dimension === undefined) fail('keyIn needs a dimension');
   if (spec.splitBy !== undefined) {
     if (spec.dimension === undefined) fail('splitBy needs a dimension');
-    if (!isDimension(spec.splitBy) || DIMENSION_DEFS[spec.splitBy].scope !== 'session') fail(`splitBy must be a session dimension, not ${spec.splitBy}`);
+    if (!isDimension(spec.splitBy) || DIMENSION_DEFS[spec.splitBy].scope !== 'session')
+      fail(`splitBy must be a session dimension, not ${spec.splitBy}`);
     if (spec.splitBy === spec.dimension) fail('splitBy must differ from dimension');
   }
   const filters: Filters = {};
@@ -134,11 +135,19 @@ export function parseFilterParam(raw: string, param = 'filters', refused: Partia
     if (refusal !== undefined) throw invalidParams(`${param}: ${refusal}`, { parameter: param, dimension: key });
     if (!isDimension(key)) {
       const allowed = Object.keys(DIMENSION_DEFS).filter((d) => !Object.hasOwn(refused, d));
-      throw invalidParams(`${param}: unknown dimension "${key}"; allowed: ${allowed.join(', ')}`, { parameter: param, dimension: key, allowed });
+      throw invalidParams(`${param}: unknown dimension "${key}"; allowed: ${allowed.join(', ')}`, {
+        parameter: param,
+        dimension: key,
+        allowed,
+      });
     }
-    if (typeof value !== 'string') throw invalidParams(`${param}: value of "${key}" must be a string`, { parameter: param, dimension: key });
+    if (typeof value !== 'string')
+      throw invalidParams(`${param}: value of "${key}" must be a string`, { parameter: param, dimension: key });
     if (value.length > MAX_FILTER_VALUE_LENGTH) {
-      throw invalidParams(`${param}: value of "${key}" is longer than ${MAX_FILTER_VALUE_LENGTH} characters`, { parameter: param, dimension: key });
+      throw invalidParams(`${param}: value of "${key}" is longer than ${MAX_FILTER_VALUE_LENGTH} characters`, {
+        parameter: param,
+        dimension: key,
+      });
     }
     out[key] = value;
   }

@@ -28,7 +28,9 @@ export function actionsRollupSteps(
   const x = compileActionsInput(clickhouseDialect, src);
   return {
     prepare: () => n.command(`CREATE TABLE ${ident(input)} ENGINE = Memory AS ${x.sql}`),
-    inserts: (oneStatement ? [ALL_KINDS] : ALL_KINDS.map((k) => [k])).map((kinds) => () => insertActionRows(n, layout, input, [kinds], { gen })),
+    inserts: (oneStatement ? [ALL_KINDS] : ALL_KINDS.map((k) => [k])).map(
+      (kinds) => () => insertActionRows(n, layout, input, [kinds], { gen }),
+    ),
   };
 }
 
@@ -39,10 +41,21 @@ const ALL_KINDS: ActionLevel[] = ['action', 'family', 'any', 'meaningful'];
  * kinds, each row with its day and generation: one generation for all, or its (site, day)'s in the
  * table `gensTable` (site_id, day_ms, gen).
  */
-async function insertActionRows(n: ClickHouseNode, layout: TableLayout, input: string, kinds: ActionLevel[][], from: { gen: number } | { gensTable: string }): Promise<void> {
+async function insertActionRows(
+  n: ClickHouseNode,
+  layout: TableLayout,
+  input: string,
+  kinds: ActionLevel[][],
+  from: { gen: number } | { gensTable: string },
+): Promise<void> {
   const columns = [...ACTIONS_COLUMNS, 'day', 'gen'].map(ident).join(', ');
   for (const kind of kinds) {
-    const b = compileActionsBuild(clickhouseDialect, ACTION_GROUPINGS.filter((g) => kind.includes(g.grp)), input, layout.trafficMasks);
+    const b = compileActionsBuild(
+      clickhouseDialect,
+      ACTION_GROUPINGS.filter((g) => kind.includes(g.grp)),
+      input,
+      layout.trafficMasks,
+    );
     const select =
       'gen' in from
         ? `SELECT *, toDate(intDiv(day_ms, 86400000)), ${lit(from.gen)} FROM (${b.sql})`
@@ -62,9 +75,11 @@ const MARKER = 'ff_actions_backfill';
  */
 export async function prepareActionsBackfill(admin: ClickHouseNode, db: string, layout: TableLayout): Promise<boolean> {
   const tables = new Set(
-    (await admin.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${lit(db)} AND name IN (${[layout.events, layout.actions, MARKER].map(lit).join(', ')})`)).map(
-      (r) => r.name,
-    ),
+    (
+      await admin.query<{ name: string }>(
+        `SELECT name FROM system.tables WHERE database = ${lit(db)} AND name IN (${[layout.events, layout.actions, MARKER].map(lit).join(', ')})`,
+      )
+    ).map((r) => r.name),
   );
   if (!tables.has(layout.events) || (tables.has(layout.actions) && !tables.has(MARKER))) return false;
   await admin.command(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(MARKER)} (x UInt8) ENGINE = TinyLog`);
@@ -86,15 +101,24 @@ export async function backfillActions(server: Shard, authority: ClickHouseNode, 
   const t = (kind: string) => ident(`${tag}_${kind}`);
   try {
     await n.command(`CREATE TABLE ${t('gens')} (site_id String, day Date, day_ms Int64, gen UInt64) ENGINE = Memory`);
-    const gens = current.map((r) => JSON.stringify({ site_id: r.site_id, day: r.day, day_ms: Date.parse(`${r.day}T00:00:00Z`), gen: Number(r.gen) }));
+    const gens = current.map((r) =>
+      JSON.stringify({ site_id: r.site_id, day: r.day, day_ms: Date.parse(`${r.day}T00:00:00Z`), gen: Number(r.gen) }),
+    );
     if (gens.length) await n.insertNdjson(t('gens'), gens.join('\n') + '\n');
-    const rows = (table: string) => `SELECT * FROM ${ident(table)} WHERE (site_id, day, gen) IN (SELECT site_id, day, gen FROM ${t('gens')})`;
+    const rows = (table: string) =>
+      `SELECT * FROM ${ident(table)} WHERE (site_id, day, gen) IN (SELECT site_id, day, gen FROM ${t('gens')})`;
     await n.command(`CREATE VIEW ${t('ev')} AS ${rows(layout.events)}`);
     await n.command(`CREATE VIEW ${t('se')} AS ${rows(layout.sessions)}`);
     // the generation of each row is its day's (the build groups by day, so one SELECT per generation would be wasted)
     const input = compileActionsInput(clickhouseDialect, { events: `${tag}_ev`, sessions: `${tag}_se` });
     await n.command(`CREATE TABLE ${t('in')} ENGINE = Memory AS ${input.sql}`);
-    await insertActionRows(n, layout, `${tag}_in`, ALL_KINDS.map((k) => [k]), { gensTable: `${tag}_gens` });
+    await insertActionRows(
+      n,
+      layout,
+      `${tag}_in`,
+      ALL_KINDS.map((k) => [k]),
+      { gensTable: `${tag}_gens` },
+    );
   } finally {
     for (const kind of ['in', 'ev', 'se', 'gens']) await n.command(`DROP TABLE IF EXISTS ${t(kind)}`).catch(() => undefined);
   }

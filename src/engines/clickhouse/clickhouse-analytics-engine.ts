@@ -20,11 +20,23 @@ import type {
   PageTitlesRequest,
   RunOptions,
 } from '../../ports/analytics-engine.js';
-import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals, type ReadOptions } from '../sql/read/compile-actions.js';
+import {
+  compileActionRows,
+  compileActionTotals,
+  decodeActionRows,
+  decodeActionTotals,
+  type ReadOptions,
+} from '../sql/read/compile-actions.js';
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
 import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
 import { compileGoalMatches, decodeGoalMatches } from '../sql/read/compile-goals.js';
-import { compilePageTitles, compilePageTitlesFromRollup, compilePageTitlesSlice, decodePageTitles, wholeDays } from '../sql/read/compile-page-titles.js';
+import {
+  compilePageTitles,
+  compilePageTitlesFromRollup,
+  compilePageTitlesSlice,
+  decodePageTitles,
+  wholeDays,
+} from '../sql/read/compile-page-titles.js';
 import { BUCKET_COL, KEY_COL, SPLIT_COL, type CompiledQuery } from '../sql/read/compile-query.js';
 import { atomsFor } from '../../domain/query/metrics.js';
 import { compileSpec } from '../sql/read/compile-rollup.js';
@@ -33,7 +45,17 @@ import { actionsSliceKey, compileActionsSlice, type ActionsSliceMember } from '.
 import { planRollup } from '../sql/read/rollup-plan.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { mergePartials, sumAtomRows, type CompiledRead } from '../sql/read/read-rows.js';
-import { DAY_MS, genOfVersion, syncedState, visibleRows, type CopiesSeen, type Coverage, type DayGens, type Shard, type SyncedState } from './commit-log.js';
+import {
+  DAY_MS,
+  genOfVersion,
+  syncedState,
+  visibleRows,
+  type CopiesSeen,
+  type Coverage,
+  type DayGens,
+  type Shard,
+  type SyncedState,
+} from './commit-log.js';
 import { engineError } from './node.js';
 import { ReadBatcher, type ServerStatement } from './read-batch.js';
 import type { TableLayout } from './schema.js';
@@ -54,7 +76,10 @@ type Window = { startMs: number; endMs: number };
  * A read offered for a shared statement: a QuerySpec or action rows from a rollup, with the window
  * and the version it is pinned to (they pick the rows each server shows it).
  */
-type SharedRead = ({ kind: 'spec' } & SliceMember) | ({ kind: 'actions' } & ActionsSliceMember) | { kind: 'titles'; req: PageTitlesRequest };
+type SharedRead =
+  | ({ kind: 'spec' } & SliceMember)
+  | ({ kind: 'actions' } & ActionsSliceMember)
+  | { kind: 'titles'; req: PageTitlesRequest };
 type Shared = SharedRead & { window: Window; asOf: string | undefined };
 
 /** Sites whose newest version's generations the engine keeps (each: its days on each server). */
@@ -101,7 +126,12 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
           // title reads of one scope may differ in window: their statement shows the rows of every one
           const window = { startMs: Math.min(...m.map((x) => x.window.startMs)), endMs: Math.max(...m.map((x) => x.window.endMs)) };
           const options = { rowFilter: this.visibility(s, this.siteOf(m[0]), window, gen, m[0].asOf) };
-          if (m[0].kind === 'titles') return compilePageTitlesSlice(clickhouseDialect, (m as { req: PageTitlesRequest }[]).map((x) => x.req), { table: this.p.layout.titles, ...options });
+          if (m[0].kind === 'titles')
+            return compilePageTitlesSlice(
+              clickhouseDialect,
+              (m as { req: PageTitlesRequest }[]).map((x) => x.req),
+              { table: this.p.layout.titles, ...options },
+            );
           return m[0].kind === 'spec'
             ? compileRollupSlice(m as SliceMember[], clickhouseDialect, { table: this.p.layout.rollups, ...options })
             : compileActionsSlice(m as ActionsSliceMember[], clickhouseDialect, { table: this.p.layout.actions, ...options });
@@ -121,16 +151,31 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const sharded = this.p.shards.length > 1;
     const decision = planRollup(normalized);
     const key = decision.use === 'rollup' ? sliceKey(decision.plan) : undefined;
-    const share = key === undefined || decision.use !== 'rollup' ? undefined : this.share(`spec ${key}`, { kind: 'spec', spec: normalized, plan: decision.plan }, normalized, options);
+    const share =
+      key === undefined || decision.use !== 'rollup'
+        ? undefined
+        : this.share(`spec ${key}`, { kind: 'spec', spec: normalized, plan: decision.plan }, normalized, options);
     // the rows of its own statement or of a shared one (compile-rollup-slice.ts): the same columns either way
-    const columns = { hasBucket: normalized.interval !== undefined, hasKey: normalized.dimension !== undefined, hasSplit: normalized.splitBy !== undefined, atoms: atomsFor(normalized.metrics) };
+    const columns = {
+      hasBucket: normalized.interval !== undefined,
+      hasKey: normalized.dimension !== undefined,
+      hasSplit: normalized.splitBy !== undefined,
+      atoms: atomsFor(normalized.metrics),
+    };
     const atomRows = await this.batcher.read({
       siteId: normalized.siteId,
       asOf: options.asOf,
       timeoutMs: options.timeoutMs,
       statement: (s, gen) => {
         const rowFilter = this.visibility(s, normalized.siteId, normalized, gen, options.asOf);
-        return specStatement(compileSpec(normalized, clickhouseDialect, { events: L.events, sessions: L.sessions }, { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded }));
+        return specStatement(
+          compileSpec(
+            normalized,
+            clickhouseDialect,
+            { events: L.events, sessions: L.sessions },
+            { rollups: true, rollupTable: L.rollups, rowFilter, partial: sharded },
+          ),
+        );
       },
       share,
       // rows of one (bucket, key, split) come from several servers, or from a shared statement's finer groups: summed
@@ -144,7 +189,9 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const { window, scope } = request.selection;
     const plan = this.actionsPlan(request.selection, request.groupBy);
     const compile = (o: ReadOptions) =>
-      plan ? compileActionRowsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter }) : compileActionRows(clickhouseDialect, request, o);
+      plan
+        ? compileActionRowsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter })
+        : compileActionRows(clickhouseDialect, request, o);
     const member = plan ? { req: request, plan } : undefined;
     const share = member ? this.share(`actions ${actionsSliceKey(member)}`, { kind: 'actions', ...member }, window, options) : undefined;
     return this.read(scope.siteId, window, options, compile, (rows) => decodeActionRows(request, rows), share);
@@ -154,7 +201,9 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     const { window, scope } = request.selection;
     const plan = this.actionsPlan(request.selection, 'totals');
     const compile = (o: ReadOptions) =>
-      plan ? compileActionTotalsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter }) : compileActionTotals(clickhouseDialect, request, o);
+      plan
+        ? compileActionTotalsFromRollup(clickhouseDialect, request, plan, { table: this.p.layout.actions, rowFilter: o.rowFilter })
+        : compileActionTotals(clickhouseDialect, request, o);
     const member = plan ? { totals: request, plan } : undefined;
     const share = member ? this.share(`actions ${actionsSliceKey(member)}`, { kind: 'actions', ...member }, window, options) : undefined;
     return this.read(scope.siteId, window, options, compile, (rows) => decodeActionTotals(request, rows), share);
@@ -168,17 +217,30 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
 
   async goalMatches(request: GoalMatchRequest, options: RunOptions): Promise<GoalMatch[]> {
     if (request.goals.length === 0) return [];
-    return this.read(request.scope.siteId, request.window, options, (o) => compileGoalMatches(clickhouseDialect, request, o)!, (rows) => decodeGoalMatches(request, rows));
+    return this.read(
+      request.scope.siteId,
+      request.window,
+      options,
+      (o) => compileGoalMatches(clickhouseDialect, request, o)!,
+      (rows) => decodeGoalMatches(request, rows),
+    );
   }
 
   /** From the page-title rollup for whole UTC days (title reads of one scope started together: one statement), else from the events. */
   async pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>> {
     if (request.paths.length === 0) return new Map();
     const L = this.p.layout;
-    const compile = (o: ReadOptions) => compilePageTitlesFromRollup(clickhouseDialect, request, { table: L.titles, rowFilter: o.rowFilter }) ?? compilePageTitles(clickhouseDialect, request, o);
+    const compile = (o: ReadOptions) =>
+      compilePageTitlesFromRollup(clickhouseDialect, request, { table: L.titles, rowFilter: o.rowFilter }) ??
+      compilePageTitles(clickhouseDialect, request, o);
     const { scope } = request;
     const share = wholeDays(request.window)
-      ? this.share(`titles ${JSON.stringify([scope.siteId, scope.tenantIds, scope.trafficClasses])}`, { kind: 'titles', req: request }, request.window, options)
+      ? this.share(
+          `titles ${JSON.stringify([scope.siteId, scope.tenantIds, scope.trafficClasses])}`,
+          { kind: 'titles', req: request },
+          request.window,
+          options,
+        )
       : undefined;
     return this.read(scope.siteId, request.window, options, compile, decodePageTitles, share);
   }
@@ -210,7 +272,9 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   private state(siteId: string): Promise<SyncedState> {
     let read = this.stateReads.get(siteId);
     if (!read) {
-      read = this.guard(30_000, (settings, signal) => this.readState(siteId, settings, signal)).finally(() => this.stateReads.delete(siteId));
+      read = this.guard(30_000, (settings, signal) => this.readState(siteId, settings, signal)).finally(() =>
+        this.stateReads.delete(siteId),
+      );
       this.stateReads.set(siteId, read);
     }
     return read;

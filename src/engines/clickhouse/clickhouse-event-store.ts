@@ -42,7 +42,11 @@ export class ClickHouseEventStore implements EventStore {
 
   async beginImport(options: ImportOptions = {}): Promise<ImportSession> {
     this.assertOpen();
-    return this.session({ reidentify: options.reidentify ?? defaultReidentify, checkpoint: checkedCheckpoint(options.checkpoint), importId: options.importId });
+    return this.session({
+      reidentify: options.reidentify ?? defaultReidentify,
+      checkpoint: checkedCheckpoint(options.checkpoint),
+      importId: options.importId,
+    });
   }
 
   private async session(opts: SessionOptions): Promise<ClickHouseImportSession> {
@@ -121,7 +125,9 @@ export class ClickHouseEventStore implements EventStore {
    */
   async undoImport(importId: string): Promise<UndoneImport> {
     this.assertOpen();
-    const [known] = await this.p.coordinator.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.p.layout.days)} WHERE site_id = ${lit(importSite(importId))}`);
+    const [known] = await this.p.coordinator.node.query<{ n: number }>(
+      `SELECT count() AS n FROM ${ident(this.p.layout.days)} WHERE site_id = ${lit(importSite(importId))}`,
+    );
     if (Number(known?.n ?? 0) === 0) throw new ImportNotFoundError(importId);
     const session = await this.session({ reidentify: defaultReidentify, checkpoint: null, importId: undefined, undo: importId });
     const { result, committed } = await session.commitDays();
@@ -131,7 +137,9 @@ export class ClickHouseEventStore implements EventStore {
       const m = bySiteMonth.get(key) ?? bySiteMonth.set(key, { site_id: d.site_id, month: d.day.slice(0, 7), events: 0 }).get(key)!;
       m.events -= d.added;
     }
-    const months = [...bySiteMonth.values()].sort((a, b) => (a.site_id === b.site_id ? (a.month < b.month ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
+    const months = [...bySiteMonth.values()].sort((a, b) =>
+      a.site_id === b.site_id ? (a.month < b.month ? -1 : 1) : a.site_id < b.site_id ? -1 : 1,
+    );
     return { importId, events: months.reduce((n, m) => n + m.events, 0), days: result.days, bySiteMonth: months };
   }
 

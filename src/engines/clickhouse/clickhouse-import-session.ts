@@ -56,13 +56,26 @@ interface Rewrites {
 }
 
 /** The commit log rows of the committed days (of one server's, or of all with null). */
-function logRows(committed: readonly CommittedDay[], of: Shard | null, gen: number, committedMs: number, importId: string | undefined): string {
+function logRows(
+  committed: readonly CommittedDay[],
+  of: Shard | null,
+  gen: number,
+  committedMs: number,
+  importId: string | undefined,
+): string {
   return (
     committed
       .filter((c) => of === null || c.shard === of)
       .map((c) =>
         JSON.stringify({
-          site_id: c.site_id, day: c.day, gen, shard: c.shard.num, events: c.events, first_ms: c.firstMs, last_ms: c.lastMs, committed_ms: committedMs,
+          site_id: c.site_id,
+          day: c.day,
+          gen,
+          shard: c.shard.num,
+          events: c.events,
+          first_ms: c.firstMs,
+          last_ms: c.lastMs,
+          committed_ms: committedMs,
           import_id: importId ?? '',
         }),
       )
@@ -184,7 +197,9 @@ export class ClickHouseImportSession implements ImportSession {
     if (staged.every((days) => days.length === 0) && this.engagement.length === 0) return nothing;
     // engagement may fall on any server's visitors: its days are every server's to look at
     const engagementDays = uniqueDays(this.engagement.map((e) => ({ site_id: e.site_id, day: utcDay(e.ts_ms) })));
-    const { gen, oldOf } = await this.newGeneration(uniqueDays([...staged.flat().map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]));
+    const { gen, oldOf } = await this.newGeneration(
+      uniqueDays([...staged.flat().map((r) => ({ site_id: r.site_id, day: r.d })), ...engagementDays]),
+    );
     const committedMs = Date.now();
     let rewrites: Rewrites;
     try {
@@ -199,8 +214,13 @@ export class ClickHouseImportSession implements ImportSession {
       throw err;
     }
     await this.afterCommit(rewrites, oldOf, gen, committedMs);
-    const days = uniqueDays(rewrites.byShard.flatMap((r) => r.days)).sort((a, b) => (a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1));
-    return { result: { imported: rewrites.fresh, duplicates: this.staged - rewrites.fresh, days, ...this.engaged(rewrites.applied) }, committed: rewrites.committed };
+    const days = uniqueDays(rewrites.byShard.flatMap((r) => r.days)).sort((a, b) =>
+      a.site_id === b.site_id ? (a.day < b.day ? -1 : 1) : a.site_id < b.site_id ? -1 : 1,
+    );
+    return {
+      result: { imported: rewrites.fresh, duplicates: this.staged - rewrites.fresh, days, ...this.engaged(rewrites.applied) },
+      committed: rewrites.committed,
+    };
   }
 
   /**
@@ -228,7 +248,9 @@ export class ClickHouseImportSession implements ImportSession {
 
   /** Every row appended reached a stage (the servers' stages hold as many rows as were appended). */
   private async checkStaged(): Promise<void> {
-    const counts = await Promise.all(this.p.shards.map((s) => s.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`)));
+    const counts = await Promise.all(
+      this.p.shards.map((s) => s.node.query<{ n: number }>(`SELECT count() AS n FROM ${ident(this.stage)}`)),
+    );
     const total = counts.reduce((n, r) => n + Number(r[0].n), 0);
     if (total !== this.staged) throw new Error(`staged ${total} rows, expected ${this.staged}`);
   }
@@ -253,12 +275,21 @@ export class ClickHouseImportSession implements ImportSession {
     const oldOf = new Map(olds.map((g) => [`${g.shard}|${dayKey(g)}`, g.gen]));
     // a new gen is above every gen these days had, so "newest" stays "current" whatever the clocks say,
     // and above a deletion of their sites (whose older counts are no longer counted)
-    const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...olds.map((g) => g.gen + 1), ...[...deleted.values()].map((g) => g + 1));
+    const gen = Math.max(
+      Date.now() * 1000 + Math.floor(Math.random() * 1000),
+      ...olds.map((g) => g.gen + 1),
+      ...[...deleted.values()].map((g) => g + 1),
+    );
     return { gen, oldOf };
   }
 
   /** Each server rewrites its days that gain events or engagement under `gen` (day-rewrite.ts), a group at a time. */
-  private async rewriteEveryServer(staged: StagedDay[][], engagementDays: readonly DayRef[], oldOf: Map<string, number>, gen: number): Promise<Rewrites> {
+  private async rewriteEveryServer(
+    staged: StagedDay[][],
+    engagementDays: readonly DayRef[],
+    oldOf: Map<string, number>,
+    gen: number,
+  ): Promise<Rewrites> {
     const byShard: Rewrites['byShard'] = [];
     let fresh = 0;
     let applied = 0;
@@ -301,7 +332,9 @@ export class ClickHouseImportSession implements ImportSession {
       const now = await currentGens(this.p.coordinator.node, L.days, uniqueDays(committed));
       const changed = now.filter((g) => g.gen !== oldOf.get(`${g.shard}|${dayKey(g)}`));
       if (changed.length) {
-        throw new Error(`another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`);
+        throw new Error(
+          `another import committed ${changed[0].site_id} ${changed[0].day} during this one; nothing was stored, import again`,
+        );
       }
       // THE commit point: one insert into an unpartitioned table is one part, seen whole or not at all.
       const days = logRows(committed, null, gen, committedMs, this.opts.undo === undefined ? this.opts.importId : undefined);
@@ -315,11 +348,21 @@ export class ClickHouseImportSession implements ImportSession {
     await Promise.all(
       this.p.shards
         .filter((s) => s !== this.p.coordinator && rewrites.byShard.some((r) => r.shard === s))
-        .map((s) => s.node.insertNdjson(ident(L.days), logRows(rewrites.committed, s, gen, committedMs, this.opts.undo === undefined ? this.opts.importId : undefined)).catch(() => undefined)),
+        .map((s) =>
+          s.node
+            .insertNdjson(
+              ident(L.days),
+              logRows(rewrites.committed, s, gen, committedMs, this.opts.undo === undefined ? this.opts.importId : undefined),
+            )
+            .catch(() => undefined),
+        ),
     );
     await Promise.all(
       rewrites.byShard.map((r) =>
-        this.dropSuperseded(r.shard, r.days.map((d) => ({ ...d, oldGen: oldOf.get(`${r.shard.num}|${dayKey(d)}`) ?? 0 }))).catch(() => undefined),
+        this.dropSuperseded(
+          r.shard,
+          r.days.map((d) => ({ ...d, oldGen: oldOf.get(`${r.shard.num}|${dayKey(d)}`) ?? 0 })),
+        ).catch(() => undefined),
       ),
     );
   }
@@ -336,10 +379,14 @@ export class ClickHouseImportSession implements ImportSession {
    */
   private async numberRepeats(s: Shard): Promise<void> {
     const st = ident(this.stage);
-    const counts = await s.node.query<{ event_id: string; n: number }>(`SELECT event_id, count() AS n FROM ${st} GROUP BY event_id HAVING n > 1`);
+    const counts = await s.node.query<{ event_id: string; n: number }>(
+      `SELECT event_id, count() AS n FROM ${st} GROUP BY event_id HAVING n > 1`,
+    );
     if (counts.length === 0) return;
     const n = new Map(counts.map((c) => [c.event_id, Number(c.n)]));
-    const reps = await s.node.query<Record<string, unknown>>(`SELECT * FROM ${st} WHERE event_id IN (${counts.map((c) => lit(c.event_id)).join(', ')}) LIMIT 1 BY event_id`);
+    const reps = await s.node.query<Record<string, unknown>>(
+      `SELECT * FROM ${st} WHERE event_id IN (${counts.map((c) => lit(c.event_id)).join(', ')}) LIMIT 1 BY event_id`,
+    );
     const extra: EventRow[] = [];
     for (const rep of reps) {
       const row = toEventRow(rep);
@@ -368,7 +415,9 @@ export class ClickHouseImportSession implements ImportSession {
 
   private async mutate(s: Shard, where: string): Promise<void> {
     const L = this.p.layout;
-    await Promise.all([L.events, L.sessions, L.rollups, L.titles, L.actions].map((t) => s.node.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`)));
+    await Promise.all(
+      [L.events, L.sessions, L.rollups, L.titles, L.actions].map((t) => s.node.command(`ALTER TABLE ${ident(t)} DELETE WHERE ${where}`)),
+    );
   }
 }
 

@@ -11,14 +11,7 @@
 //      the site, or the next open of the store, finishes it. Mutations already sent finish by themselves.
 // Each step leaves every day whole or empty for readers (the empty row of step 1 stays the newest
 // row of its day until its older rows are gone).
-import {
-  checkedMonth,
-  denseCounts,
-  removedData,
-  type EventCount,
-  type Month,
-  type RemovedData,
-} from '../../ports/event-store.js';
+import { checkedMonth, denseCounts, removedData, type EventCount, type Month, type RemovedData } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseStoreParts } from './clickhouse-store-parts.js';
 import { countsSite, DAY_MS, deletedAt, deleteSite, lifecycleRow, purgeSite, type Shard } from './commit-log.js';
@@ -71,12 +64,25 @@ export async function removeDays(p: ClickHouseStoreParts, site: string, beforeDa
     // a deletion gives every day of the site an empty newest row, so that its older rows (and empty rows
     // of earlier purges) can go in any order; a purge only the days it empties
     const emptied = kind === 'delete' ? days : live;
-    const [counts] = await authority.query<{ n: number; g: number }>(`SELECT count() AS n, max(gen) AS g FROM ${ident(L.days)} WHERE site_id = ${lit(countsSite(site))}`);
+    const [counts] = await authority.query<{ n: number; g: number }>(
+      `SELECT count() AS n, max(gen) AS g FROM ${ident(L.days)} WHERE site_id = ${lit(countsSite(site))}`,
+    );
     if (emptied.length === 0 && (kind === 'purge' || Number(counts.n) === 0)) return { removed: figures([]), work: null, emptied };
     const gen = Math.max(Date.now() * 1000 + Math.floor(Math.random() * 1000), ...days.map((d) => d.gen + 1), Number(counts.g) + 1);
     const now = Date.now();
     const row = (d: { day: string; shard: number }) =>
-      JSON.stringify({ site_id: site, day: d.day, gen, shard: d.shard, events: 0, first_ms: 0, last_ms: 0, committed_ms: now, delta: 0, import_id: '' }) + '\n';
+      JSON.stringify({
+        site_id: site,
+        day: d.day,
+        gen,
+        shard: d.shard,
+        events: 0,
+        first_ms: 0,
+        last_ms: 0,
+        committed_ms: now,
+        delta: 0,
+        import_id: '',
+      }) + '\n';
     const marker = lifecycleRow(kind === 'delete' ? deleteSite(site) : purgeSite(site), beforeDay ?? '1970-01-01', gen, now) + '\n';
     // the commit point of the purge or deletion: one insert, one part
     await authority.insertNdjson(ident(L.days), emptied.map(row).join('') + marker);
@@ -100,7 +106,10 @@ export async function removeDays(p: ClickHouseStoreParts, site: string, beforeDa
 
 /** Finishes every purge and deletion the log records as not finished (of one site, or of all). */
 export async function finishLifecycle(p: ClickHouseStoreParts, site?: string): Promise<void> {
-  const which = site === undefined ? `startsWith(site_id, '#purge/') OR startsWith(site_id, '#delete/')` : `site_id IN (${lit(purgeSite(site))}, ${lit(deleteSite(site))})`;
+  const which =
+    site === undefined
+      ? `startsWith(site_id, '#purge/') OR startsWith(site_id, '#delete/')`
+      : `site_id IN (${lit(purgeSite(site))}, ${lit(deleteSite(site))})`;
   const markers = await p.coordinator.node.query<{ site_id: string; d: string; gen: number }>(
     `SELECT site_id, toString(day) AS d, gen FROM ${ident(p.layout.days)} WHERE ${which} ORDER BY gen`,
   );
@@ -146,7 +155,11 @@ async function finish(p: ClickHouseStoreParts, w: Work): Promise<void> {
     for (const s of others) await deleteWhere(s, L.days, rest);
     await mutationsDone(others);
   }
-  await deleteWhere(p.coordinator, L.days, `site_id = ${lit(w.kind === 'purge' ? purgeSite(w.site) : deleteSite(w.site))} AND gen = ${lit(w.gen)}`);
+  await deleteWhere(
+    p.coordinator,
+    L.days,
+    `site_id = ${lit(w.kind === 'purge' ? purgeSite(w.site) : deleteSite(w.site))} AND gen = ${lit(w.gen)}`,
+  );
   await mutationsDone([p.coordinator]);
 }
 
@@ -187,26 +200,39 @@ async function mutationsDone(servers: readonly Shard[]): Promise<void> {
   const deadline = Date.now() + MUTATIONS_TIMEOUT_MS;
   for (const s of servers) {
     for (;;) {
-      const [r] = await s.node.query<{ n: number }>(`SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0`);
+      const [r] = await s.node.query<{ n: number }>(
+        `SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0`,
+      );
       if (Number(r?.n ?? 0) === 0) break;
-      if (Date.now() > deadline) throw new Error(`ClickHouse at ${s.node.opts.url} has not finished deleting the purged rows; they are gone from every read, and the next purge or deletion of the site, or the next start, finishes it`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `ClickHouse at ${s.node.opts.url} has not finished deleting the purged rows; they are gone from every read, and the next purge or deletion of the site, or the next start, finishes it`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 }
 
 /** eventCounts: the `#events/` rows of each site since its newest deletion, summed per month (commit-log.ts). */
-export async function readEventCounts(p: ClickHouseStoreParts, query: { siteIds: readonly string[]; months: readonly Month[] }): Promise<EventCount[]> {
+export async function readEventCounts(
+  p: ClickHouseStoreParts,
+  query: { siteIds: readonly string[]; months: readonly Month[] },
+): Promise<EventCount[]> {
   const months = query.months.map(checkedMonth);
   if (query.siteIds.length === 0 || months.length === 0) return [];
   const node = p.coordinator.node;
   const cut = await deletedAt(node, p.layout.days, query.siteIds);
-  const sites = query.siteIds.map((s) => `(site_id = ${lit(countsSite(s))}${cut.has(s) ? ` AND gen > ${lit(cut.get(s)!)}` : ''})`).join(' OR ');
+  const sites = query.siteIds
+    .map((s) => `(site_id = ${lit(countsSite(s))}${cut.has(s) ? ` AND gen > ${lit(cut.get(s)!)}` : ''})`)
+    .join(' OR ');
   const rows = await node.query<{ s: string; m: string; n: number }>(
     `SELECT site_id AS s, toString(day) AS m, sum(delta) AS n FROM ${ident(p.layout.days)} ` +
       `WHERE (${sites}) AND day IN (${months.map((m) => `toDate(${lit(`${m}-01`)})`).join(', ')}) GROUP BY s, m`,
   );
-  return denseCounts(query, rows.map((r) => ({ site_id: r.s.slice(countsSite('').length), month: r.m.slice(0, 7), events: Number(r.n) })));
+  return denseCounts(
+    query,
+    rows.map((r) => ({ site_id: r.s.slice(countsSite('').length), month: r.m.slice(0, 7), events: Number(r.n) })),
+  );
 }
 
 /** Marks a database whose event counts are being built at open (a build that died is redone). */
@@ -224,13 +250,18 @@ export async function addLifecycleColumns(admin: ClickHouseNode, db: string, lay
     `SELECT table, name FROM system.columns WHERE database = ${lit(db)} AND table IN (${lit(layout.events)}, ${lit(layout.days)})`,
   );
   const has = (table: string, column: string) => have.some((c) => c.table === table && c.name === column);
-  if (!has(layout.events, 'import_id')) await admin.command(`ALTER TABLE ${ident(db)}.${ident(layout.events)} ADD COLUMN import_id Nullable(String)`);
+  if (!has(layout.events, 'import_id'))
+    await admin.command(`ALTER TABLE ${ident(db)}.${ident(layout.events)} ADD COLUMN import_id Nullable(String)`);
   const missing = LOG_LIFECYCLE_COLUMNS.filter(([c]) => !has(layout.days, c));
   if (missing.length) {
     await admin.command(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(COUNTS_MARKER)} (x UInt8) ENGINE = TinyLog`);
-    await admin.command(`ALTER TABLE ${ident(db)}.${ident(layout.days)} ${missing.map(([c, t]) => `ADD COLUMN ${ident(c)} ${t}`).join(', ')}`);
+    await admin.command(
+      `ALTER TABLE ${ident(db)}.${ident(layout.days)} ${missing.map(([c, t]) => `ADD COLUMN ${ident(c)} ${t}`).join(', ')}`,
+    );
   }
-  const [marked] = await admin.query<{ n: number }>(`SELECT count() AS n FROM system.tables WHERE database = ${lit(db)} AND name = ${lit(COUNTS_MARKER)}`);
+  const [marked] = await admin.query<{ n: number }>(
+    `SELECT count() AS n FROM system.tables WHERE database = ${lit(db)} AND name = ${lit(COUNTS_MARKER)}`,
+  );
   return Number(marked?.n ?? 0) > 0;
 }
 
@@ -250,7 +281,18 @@ export async function backfillCounts(p: ClickHouseStoreParts): Promise<void> {
     );
     const now = Date.now();
     const rows = months.map((r) =>
-      JSON.stringify({ site_id: countsSite(r.site_id), day: r.m, gen: now * 1000, shard: 0, events: 0, first_ms: 0, last_ms: 0, committed_ms: now, delta: Number(r.n), import_id: BACKFILL }),
+      JSON.stringify({
+        site_id: countsSite(r.site_id),
+        day: r.m,
+        gen: now * 1000,
+        shard: 0,
+        events: 0,
+        first_ms: 0,
+        last_ms: 0,
+        committed_ms: now,
+        delta: Number(r.n),
+        import_id: BACKFILL,
+      }),
     );
     if (rows.length) await node.insertNdjson(ident(L.days), rows.join('\n') + '\n');
   }

@@ -52,7 +52,16 @@ export async function currentGens(node: ClickHouseNode, table: string, days: rea
 export const checkpointSite = (source: string) => `#checkpoint/${source}`;
 
 export function checkpointRow(cp: Checkpoint, gen: number, shard: number, committedMs: number): string {
-  return JSON.stringify({ site_id: checkpointSite(cp.source), day: '1970-01-01', gen, shard, events: cp.position, first_ms: 0, last_ms: 0, committed_ms: committedMs });
+  return JSON.stringify({
+    site_id: checkpointSite(cp.source),
+    day: '1970-01-01',
+    gen,
+    shard,
+    events: cp.position,
+    first_ms: 0,
+    last_ms: 0,
+    committed_ms: committedMs,
+  });
 }
 
 // Other records committed in the same insert as the days (docs/decisions/lifecycle.md), each as a row of
@@ -67,7 +76,18 @@ export const purgeSite = (site: string) => `#purge/${site}`;
 export const deleteSite = (site: string) => `#delete/${site}`;
 
 function recordRow(site_id: string, day: string, gen: number, committedMs: number, more: { events?: number; delta?: number } = {}): string {
-  return JSON.stringify({ site_id, day, gen, shard: 0, events: more.events ?? 0, first_ms: 0, last_ms: 0, committed_ms: committedMs, delta: more.delta ?? 0, import_id: '' });
+  return JSON.stringify({
+    site_id,
+    day,
+    gen,
+    shard: 0,
+    events: more.events ?? 0,
+    first_ms: 0,
+    last_ms: 0,
+    committed_ms: committedMs,
+    delta: more.delta ?? 0,
+    import_id: '',
+  });
 }
 
 export function importRow(importId: string, imported: number, gen: number, committedMs: number): string {
@@ -81,7 +101,8 @@ export function lifecycleRow(site_id: string, day: string, gen: number, committe
 /** Rows moving the event counts by the days' change (`added`), one per (site, month); '' when nothing changes. */
 export function eventCountRows(days: readonly (DayRef & { added: number })[], gen: number, committedMs: number): string {
   const byMonth = new Map<string, number>();
-  for (const d of days) if (d.added !== 0) byMonth.set(`${d.site_id}|${d.day.slice(0, 7)}`, (byMonth.get(`${d.site_id}|${d.day.slice(0, 7)}`) ?? 0) + d.added);
+  for (const d of days)
+    if (d.added !== 0) byMonth.set(`${d.site_id}|${d.day.slice(0, 7)}`, (byMonth.get(`${d.site_id}|${d.day.slice(0, 7)}`) ?? 0) + d.added);
   let out = '';
   for (const [key, delta] of byMonth) {
     if (delta === 0) continue;
@@ -92,7 +113,12 @@ export function eventCountRows(days: readonly (DayRef & { added: number })[], ge
 }
 
 /** The generation of the newest deletion of each listed site that has one (its counts before it no longer count). */
-export async function deletedAt(node: ClickHouseNode, table: string, sites: readonly string[], opts: QueryOptions = {}): Promise<Map<string, number>> {
+export async function deletedAt(
+  node: ClickHouseNode,
+  table: string,
+  sites: readonly string[],
+  opts: QueryOptions = {},
+): Promise<Map<string, number>> {
   if (sites.length === 0) return new Map();
   const rows = await node.query<{ s: string; g: number }>(
     `SELECT site_id AS s, max(gen) AS g FROM ${ident(table)} WHERE site_id IN (${sites.map((s) => lit(deleteSite(s))).join(', ')}) GROUP BY s`,
@@ -151,7 +177,13 @@ export interface SyncedState {
  * The site's data version from the authority, after making sure every other server's copy of the
  * log holds its rows (a process that died between the commit and the copies leaves one behind).
  */
-export async function syncedVersion(coordinator: Shard, others: readonly Shard[], table: string, siteId: string, opts: QueryOptions = {}): Promise<string> {
+export async function syncedVersion(
+  coordinator: Shard,
+  others: readonly Shard[],
+  table: string,
+  siteId: string,
+  opts: QueryOptions = {},
+): Promise<string> {
   return (await syncedState(coordinator, others, table, siteId, opts)).version;
 }
 
@@ -180,7 +212,11 @@ export async function syncedState(
 ): Promise<SyncedState> {
   const t = ident(table);
   const site = lit(siteId);
-  const count = (s: Shard) => s.node.query<Row>(`SELECT shard, uniqExact(day, gen) AS n, max(gen) AS g FROM ${t} WHERE site_id = ${site} AND shard = ${lit(s.num)} GROUP BY shard`, opts);
+  const count = (s: Shard) =>
+    s.node.query<Row>(
+      `SELECT shard, uniqExact(day, gen) AS n, max(gen) AS g FROM ${t} WHERE site_id = ${site} AND shard = ${lit(s.num)} GROUP BY shard`,
+      opts,
+    );
   // uniqExact(day, gen) of a server is the sum over its days of each day's distinct generations; the
   // current generation's first, last and events of each day give the coverage (siteCoverage's
   // figures) in the same statement: every request reads both, and each statement costs a round trip
@@ -221,7 +257,11 @@ export async function syncedState(
   const gen = authority.reduce((g, r) => Math.max(g, Number(r.g)), 0);
   const covered = authority.filter((r) => Number(r.e) > 0);
   const coverage: Coverage = covered.length
-    ? { firstMs: Math.min(...covered.map((r) => Number(r.f))), lastMs: Math.max(...covered.map((r) => Number(r.l))), events: covered.reduce((n, r) => n + Number(r.e), 0) }
+    ? {
+        firstMs: Math.min(...covered.map((r) => Number(r.f))),
+        lastMs: Math.max(...covered.map((r) => Number(r.l))),
+        events: covered.reduce((n, r) => n + Number(r.e), 0),
+      }
     : { firstMs: null, lastMs: null, events: 0 };
   return { version: versionOf(rows, gen), gens, coverage };
 }
@@ -251,7 +291,15 @@ const MAX_RUNS = 8;
  * (a day without log rows has nothing to show), which costs the server next to nothing, where the
  * subquery of the log costs a few ms per read. Past MAX_RUNS runs, or without `known`, the subquery.
  */
-export function visibleRows(server: number, log: string, siteId: string, fromMs: number, toMs: number, gen: number, known?: Map<number, number>): RowFilter {
+export function visibleRows(
+  server: number,
+  log: string,
+  siteId: string,
+  fromMs: number,
+  toMs: number,
+  gen: number,
+  known?: Map<number, number>,
+): RowFilter {
   const from = `toDate(${lit(utcDay(fromMs))})`;
   const to = `toDate(${lit(utcDay(toMs))})`;
   const runs = known ? dayRuns(known, fromMs, toMs) : null;
@@ -266,7 +314,8 @@ export function visibleRows(server: number, log: string, siteId: string, fromMs:
   const current =
     `SELECT day, max(gen) FROM ${ident(log)} WHERE site_id = ${lit(siteId)} AND shard = ${lit(server)} ` +
     `AND day >= ${from} AND day <= ${to} AND gen <= ${lit(gen)} GROUP BY day`;
-  return (_table, alias) => `${alias}.\`day\` >= ${from} AND ${alias}.\`day\` <= ${to} AND (${alias}.\`day\`, ${alias}.\`gen\`) IN (${current})`;
+  return (_table, alias) =>
+    `${alias}.\`day\` >= ${from} AND ${alias}.\`day\` <= ${to} AND (${alias}.\`day\`, ${alias}.\`gen\`) IN (${current})`;
 }
 
 /** The days from `fromMs` to `toMs` (UTC, clamped like utcDay) with a generation, as runs of consecutive days of one generation. */

@@ -71,11 +71,16 @@ export async function rewriteDays(
   const node = server.node;
   const scratchTable = (kind: string) => `${tag}_${kind}`;
   const scratchTables = ['ev', 'se', 'pe', 'sr', 'sx', 'vd', 'add', 'eng', 'touch', 'gain', 'ai'].map(scratchTable);
-  const dropAll = () => Promise.all(scratchTables.map((name) => node.command(`DROP TABLE IF EXISTS ${ident(name)}`).catch(() => undefined)));
+  const dropAll = () =>
+    Promise.all(scratchTables.map((name) => node.command(`DROP TABLE IF EXISTS ${ident(name)}`).catch(() => undefined)));
   const days = (name: string) => `(SELECT site_id, day FROM ${ident(name)})`;
   const memory = async (name: string, rows: readonly ShardDay[]) => {
     await node.command(`CREATE TABLE ${ident(name)} (site_id String, day Date, old_gen UInt64) ENGINE = Memory`);
-    if (rows.length) await node.insertNdjson(ident(name), rows.map((row) => JSON.stringify({ site_id: row.site_id, day: row.day, old_gen: row.oldGen })).join('\n') + '\n');
+    if (rows.length)
+      await node.insertNdjson(
+        ident(name),
+        rows.map((row) => JSON.stringify({ site_id: row.site_id, day: row.day, old_gen: row.oldGen })).join('\n') + '\n',
+      );
   };
   try {
     await memory(scratchTable('touch'), group);
@@ -90,26 +95,49 @@ export async function rewriteDays(
     const gains = new Map<string, { site_id: string; day: string; fresh: number; removed: number }>();
     const gainOf = (site: string, day: string) =>
       gains.get(`${site}|${day}`) ?? gains.set(`${site}|${day}`, { site_id: site, day, fresh: 0, removed: 0 }).get(`${site}|${day}`)!;
-    for (const row of await node.query<{ site_id: string; d: string; n: number }>(`SELECT site_id, toString(${DAY_OF_TS}) AS d, count() AS n FROM (${fresh(scratchTable('touch'))}) GROUP BY site_id, d`))
+    for (const row of await node.query<{ site_id: string; d: string; n: number }>(
+      `SELECT site_id, toString(${DAY_OF_TS}) AS d, count() AS n FROM (${fresh(scratchTable('touch'))}) GROUP BY site_id, d`,
+    ))
       gainOf(row.site_id, row.d).fresh = Number(row.n);
     if (opts.without !== undefined) {
       const removed = `SELECT site_id, toString(day) AS d, count() AS n FROM ${ident(layout.events)} WHERE ${current(scratchTable('touch'))} AND import_id = ${lit(opts.without)} GROUP BY site_id, d`;
-      for (const row of await node.query<{ site_id: string; d: string; n: number }>(removed)) gainOf(row.site_id, row.d).removed = Number(row.n);
+      for (const row of await node.query<{ site_id: string; d: string; n: number }>(removed))
+        gainOf(row.site_id, row.d).removed = Number(row.n);
     }
-    const applied = engagement.length ? await engagementTargets(node, scratchTable, `${stored(scratchTable('touch'))} UNION ALL ${fresh(scratchTable('touch'))}`, engagement) : 0;
-    if (applied) for (const row of await node.query<{ site_id: string; d: string }>(`SELECT DISTINCT site_id, toString(day) AS d FROM ${ident(scratchTable('add'))}`)) gainOf(row.site_id, row.d);
+    const applied = engagement.length
+      ? await engagementTargets(
+          node,
+          scratchTable,
+          `${stored(scratchTable('touch'))} UNION ALL ${fresh(scratchTable('touch'))}`,
+          engagement,
+        )
+      : 0;
+    if (applied)
+      for (const row of await node.query<{ site_id: string; d: string }>(
+        `SELECT DISTINCT site_id, toString(day) AS d FROM ${ident(scratchTable('add'))}`,
+      ))
+        gainOf(row.site_id, row.d);
     if (gains.size === 0) return { fresh: 0, applied: 0, days: [] };
     const old = new Map(group.map((day) => [`${day.site_id}|${day.day}`, day.oldGen]));
-    await memory(scratchTable('gain'), [...gains.values()].map((gain) => ({ site_id: gain.site_id, day: gain.day, oldGen: old.get(`${gain.site_id}|${gain.day}`) ?? 0 })));
+    await memory(
+      scratchTable('gain'),
+      [...gains.values()].map((gain) => ({ site_id: gain.site_id, day: gain.day, oldGen: old.get(`${gain.site_id}|${gain.day}`) ?? 0 })),
+    );
     const freshRows = [...gains.values()].reduce((sum, gain) => sum + gain.fresh, 0);
     const removedRows = [...gains.values()].reduce((sum, gain) => sum + gain.removed, 0);
 
     // every visitor day once, with the engagement added, sorted and cut into sessions; events and
     // sessions are both written from it
     const input = `${stored(scratchTable('gain'))} UNION ALL ${fresh(scratchTable('gain'))}`;
-    await node.command(`CREATE TABLE ${ident(scratchTable('vd'))} ENGINE = Memory AS ${visitorDaysSql(applied ? withEngagement(input, scratchTable('add')) : input)}`);
-    await Promise.all([node.command(eventsSql(layout.events, scratchTable('vd'), gen)), node.command(sessionsSql(layout.sessions, scratchTable('vd'), gen))]);
-    const newRows = (table: string) => `SELECT * FROM ${ident(table)} WHERE gen = ${lit(gen)} AND (site_id, day) IN ${days(scratchTable('gain'))}`;
+    await node.command(
+      `CREATE TABLE ${ident(scratchTable('vd'))} ENGINE = Memory AS ${visitorDaysSql(applied ? withEngagement(input, scratchTable('add')) : input)}`,
+    );
+    await Promise.all([
+      node.command(eventsSql(layout.events, scratchTable('vd'), gen)),
+      node.command(sessionsSql(layout.sessions, scratchTable('vd'), gen)),
+    ]);
+    const newRows = (table: string) =>
+      `SELECT * FROM ${ident(table)} WHERE gen = ${lit(gen)} AND (site_id, day) IN ${days(scratchTable('gain'))}`;
     await buildRollups(node, layout, scratchTable, newRows, gen, freshRows + removedRows);
 
     const stats = new Map(
@@ -125,7 +153,14 @@ export async function rewriteDays(
       applied,
       days: [...gains.values()].map((g) => {
         const row = stats.get(`${g.site_id}|${g.day}`);
-        return { site_id: g.site_id, day: g.day, events: Number(row?.n ?? 0), firstMs: Number(row?.f ?? 0), lastMs: Number(row?.l ?? 0), added: g.fresh - g.removed };
+        return {
+          site_id: g.site_id,
+          day: g.day,
+          events: Number(row?.n ?? 0),
+          firstMs: Number(row?.f ?? 0),
+          lastMs: Number(row?.l ?? 0),
+          added: g.fresh - g.removed,
+        };
       }),
     };
   } finally {
@@ -146,7 +181,10 @@ async function buildRollups(
   gen: number,
   rows: number,
 ): Promise<void> {
-  await Promise.all([node.command(`CREATE VIEW ${ident(scratchTable('ev'))} AS ${newRows(layout.events)}`), node.command(`CREATE VIEW ${ident(scratchTable('se'))} AS ${newRows(layout.sessions)}`)]);
+  await Promise.all([
+    node.command(`CREATE VIEW ${ident(scratchTable('ev'))} AS ${newRows(layout.events)}`),
+    node.command(`CREATE VIEW ${ident(scratchTable('se'))} AS ${newRows(layout.sessions)}`),
+  ]);
   const names = { pageEvents: scratchTable('pe'), sessionRows: scratchTable('sr'), sessionEvents: scratchTable('sx') };
   const inputs = compileRollupInputs(clickhouseDialect, { events: scratchTable('ev'), sessions: scratchTable('se') }, names);
   // a chain: each reads the one before
@@ -163,7 +201,14 @@ async function buildRollups(
   const oneStatement = rows < ONE_STATEMENT_ROWS;
   const batches = oneStatement ? [ROLLUP_GROUPINGS] : ROLLUP_GROUPINGS.map((grouping) => [grouping]);
   const titles = compilePageTitlesBuild(clickhouseDialect, { events: scratchTable('ev') });
-  const actions = actionsRollupSteps(node, layout, { events: scratchTable('ev'), sessions: scratchTable('se') }, scratchTable('ai'), gen, oneStatement);
+  const actions = actionsRollupSteps(
+    node,
+    layout,
+    { events: scratchTable('ev'), sessions: scratchTable('se') },
+    scratchTable('ai'),
+    gen,
+    oneStatement,
+  );
   const actionsReady = once(actions.prepare);
   // In list order, so that a step waiting for its input waits little: the two inputs first.
   await inPool(BUILD_STATEMENTS_AT_ONCE, [
@@ -176,7 +221,9 @@ async function buildRollups(
     () => node.command(`INSERT INTO ${ident(layout.titles)} ${withDayGen(PAGE_TITLES_COLUMNS, titles.sql)}`),
     ...batches.map((groupings) => async () => {
       await inputsReady();
-      await node.command(`INSERT INTO ${ident(layout.rollups)} ${withDayGen(ROLLUP_COLUMNS, compileRollupBuild(clickhouseDialect, groupings, tables).sql)}`);
+      await node.command(
+        `INSERT INTO ${ident(layout.rollups)} ${withDayGen(ROLLUP_COLUMNS, compileRollupBuild(clickhouseDialect, groupings, tables).sql)}`,
+      );
     }),
   ]);
 }
@@ -193,12 +240,29 @@ const BUILD_STATEMENTS_AT_ONCE = 2;
  * path at or before it, that day, among `input`'s events), summed per pageview into the scratch
  * table `add` (site_id, day, event_id, add). Returns how many rows found theirs.
  */
-async function engagementTargets(node: Shard['node'], scratchTable: (kind: string) => string, input: string, engagement: readonly EngagementRow[]): Promise<number> {
-  await node.command(`CREATE TABLE ${ident(scratchTable('eng'))} (seq UInt32, site_id String, day Date, visitor_key String, ts_ms Int64, path_canon String, engagement_ms Int64) ENGINE = Memory`);
+async function engagementTargets(
+  node: Shard['node'],
+  scratchTable: (kind: string) => string,
+  input: string,
+  engagement: readonly EngagementRow[],
+): Promise<number> {
+  await node.command(
+    `CREATE TABLE ${ident(scratchTable('eng'))} (seq UInt32, site_id String, day Date, visitor_key String, ts_ms Int64, path_canon String, engagement_ms Int64) ENGINE = Memory`,
+  );
   await node.insertNdjson(
     ident(scratchTable('eng')),
     engagement
-      .map((row, seq) => JSON.stringify({ seq, site_id: row.site_id, day: utcDay(row.ts_ms), visitor_key: row.visitor_key, ts_ms: row.ts_ms, path_canon: row.path_canon, engagement_ms: row.engagement_ms }))
+      .map((row, seq) =>
+        JSON.stringify({
+          seq,
+          site_id: row.site_id,
+          day: utcDay(row.ts_ms),
+          visitor_key: row.visitor_key,
+          ts_ms: row.ts_ms,
+          path_canon: row.path_canon,
+          engagement_ms: row.engagement_ms,
+        }),
+      )
       .join('\n') + '\n',
   );
   // the pageviews under other names than the engagement rows' (18.16 resolves a name of both sides of a join to the left)
@@ -209,7 +273,9 @@ async function engagementTargets(node: Shard['node'], scratchTable: (kind: strin
     `SELECT seq, any(site_id) AS site_id, any(day) AS day, any(engagement_ms) AS ms, argMax(p_id, tuple(p_ts, p_id)) AS event_id ` +
     `FROM ${ident(scratchTable('eng'))} AS g ALL INNER JOIN (${pageviews}) AS p ON p.p_site = g.site_id AND p.p_day = g.day AND p.p_visitor = g.visitor_key AND p.p_path = g.path_canon ` +
     `WHERE p_ts <= ts_ms GROUP BY seq`;
-  await node.command(`CREATE TABLE ${ident(scratchTable('add'))} ENGINE = Memory AS SELECT site_id, day, event_id, sum(ms) AS add, count() AS found FROM (${matched}) GROUP BY site_id, day, event_id`);
+  await node.command(
+    `CREATE TABLE ${ident(scratchTable('add'))} ENGINE = Memory AS SELECT site_id, day, event_id, sum(ms) AS add, count() AS found FROM (${matched}) GROUP BY site_id, day, event_id`,
+  );
   const [total] = await node.query<{ found: number }>(`SELECT sum(found) AS found FROM ${ident(scratchTable('add'))}`);
   return Number(total?.found ?? 0);
 }
@@ -217,13 +283,17 @@ async function engagementTargets(node: Shard['node'], scratchTable: (kind: strin
 /** `input`'s events (EventRow columns) with the engagement of `add` added to its pageviews, up to the cap. */
 function withEngagement(input: string, add: string): string {
   const cols = [...EVENT_ROW_FIELDS, 'import_id'].map((field) =>
-    field === 'engagement_time_ms' ? `least(engagement_time_ms + ifNull(a_add, 0), ${MAX_ENGAGEMENT_MS}) AS engagement_time_ms` : ident(field),
+    field === 'engagement_time_ms'
+      ? `least(engagement_time_ms + ifNull(a_add, 0), ${MAX_ENGAGEMENT_MS}) AS engagement_time_ms`
+      : ident(field),
   );
   return `SELECT ${cols.join(', ')} FROM (${input}) AS i ANY LEFT JOIN (SELECT site_id AS a_site, event_id AS a_id, add AS a_add FROM ${ident(add)}) AS a ON a.a_site = i.site_id AND a.a_id = i.event_id`;
 }
 
 /** Event fields carried in a visitor day's array after the sort key (ts_ms, is-action, event_id). */
-const CARRIED: string[] = [...EVENT_ROW_FIELDS, 'import_id'].filter((field) => !['ts_ms', 'event_id', 'site_id', 'tenant_id', 'visitor_key'].includes(field));
+const CARRIED: string[] = [...EVENT_ROW_FIELDS, 'import_id'].filter(
+  (field) => !['ts_ms', 'event_id', 'site_id', 'tenant_id', 'visitor_key'].includes(field),
+);
 /** The position of a field in an array element (tuple): 1 ts_ms, 2 is-action, 3 event_id, then CARRIED. */
 const at = (element: string, field: string) =>
   field === 'ts_ms' ? `${element}.1` : field === 'event_id' ? `${element}.3` : `${element}.${CARRIED.indexOf(field) + 4}`;
@@ -248,7 +318,8 @@ function visitorDaysSql(input: string): string {
 }
 
 /** md5 of site, tenant (NUL for none), visitor key and start, as engines/duckdb/sessions-sql.ts writes it. */
-const SESSION_ID = (start: string) => `lower(hex(MD5(concat(site_id, '\\x1f', ifNull(tenant_id, '\\0'), '\\x1f', visitor_key, '\\x1f', toString(${start})))))`;
+const SESSION_ID = (start: string) =>
+  `lower(hex(MD5(concat(site_id, '\\x1f', ifNull(tenant_id, '\\0'), '\\x1f', visitor_key, '\\x1f', toString(${start})))))`;
 
 /** INSERT of every event of the visitor days under `gen`, with its session id. */
 function eventsSql(events: string, visitorDays: string, gen: number): string {
@@ -298,7 +369,12 @@ function sessionsSql(sessions: string, visitorDays: string, gen: number): string
 const GROUP_ROWS = 1_000_000;
 
 /** How many rows of each (site, day) a server stores at its current generation (the authority's facts). */
-export async function storedRows(authority: ClickHouseNode, shard: number, log: string, days: readonly ShardDay[]): Promise<Map<string, number>> {
+export async function storedRows(
+  authority: ClickHouseNode,
+  shard: number,
+  log: string,
+  days: readonly ShardDay[],
+): Promise<Map<string, number>> {
   const withOld = days.filter((d) => d.oldGen > 0);
   if (withOld.length === 0) return new Map();
   const rows = await authority.query<{ site_id: string; d: string; n: number }>(
@@ -323,4 +399,3 @@ export function* groupDays(days: readonly (ShardDay & { n: number })[], stored: 
   }
   if (group.length) yield group;
 }
-

@@ -45,10 +45,7 @@ export class ClickHouseNode {
   }
 
   /** Rows of a SELECT (no FORMAT clause: the client appends JSONEachRow). */
-  async query<T = Record<string, unknown>>(
-    sql: string,
-    opts: QueryOptions = {},
-  ): Promise<T[]> {
+  async query<T = Record<string, unknown>>(sql: string, opts: QueryOptions = {}): Promise<T[]> {
     this.queries++;
     const rs = await this.client.query({
       query: sql,

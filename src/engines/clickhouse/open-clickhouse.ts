@@ -73,9 +73,12 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
     await closeAll();
     if (err instanceof ClickHouseSetupError) throw err;
     if (errorCode(err) === undefined)
-      throw new EventStoreUnavailableError(`cannot reach the ClickHouse events store at ${redactClickHouseUrl(url)}: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw new EventStoreUnavailableError(
+        `cannot reach the ClickHouse events store at ${redactClickHouseUrl(url)}: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
     throw err;
   }
   await Promise.all(admin.map((n) => n.close().catch(() => undefined)));
@@ -126,7 +129,8 @@ async function checkCluster(admin: ClickHouseNode[], cluster: string): Promise<n
     const own = await n.query<{ shard_num: number }>(
       `SELECT shard_num FROM system.clusters WHERE cluster = ${lit(cluster)} AND is_local = 1`,
     );
-    if (own.length !== 1) throw new ClickHouseSetupError(`${n.opts.url} is not one of the shards of cluster "${cluster}" (as that server sees it)`);
+    if (own.length !== 1)
+      throw new ClickHouseSetupError(`${n.opts.url} is not one of the shards of cluster "${cluster}" (as that server sees it)`);
     const shard = Number(own[0].shard_num);
     if (seen.has(shard)) throw new ClickHouseSetupError(`${n.opts.url} and ${seen.get(shard)} are the same shard ${shard} of "${cluster}"`);
     seen.set(shard, n.opts.url);
@@ -139,7 +143,9 @@ async function checkLayout(n: ClickHouseNode, database: string, layout: TableLay
   const found = await n.query<{ table: string; name: string }>(
     `SELECT table, name FROM system.columns WHERE database = ${lit(database)} AND table IN (${lit(layout.days)}, 'events_local')`,
   );
-  const old = found.some((c) => c.table === 'events_local') || (found.length > 0 && !found.some((c) => c.table === layout.days && c.name === 'shard'));
+  const old =
+    found.some((c) => c.table === 'events_local') ||
+    (found.length > 0 && !found.some((c) => c.table === layout.days && c.name === 'shard'));
   if (old)
     throw new ClickHouseSetupError(
       `database "${database}" on ${n.opts.url} holds events in the layout of an earlier footfall (no rollups, one commit log); point FOOTFALL_EVENTS_URL at a new database and import the events again`,
@@ -147,7 +153,9 @@ async function checkLayout(n: ClickHouseNode, database: string, layout: TableLay
 }
 
 async function dropStaleScratch(admin: ClickHouseNode, database: string): Promise<void> {
-  const tables = await admin.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${lit(database)} AND startsWith(name, ${lit(SCRATCH_PREFIX)})`);
+  const tables = await admin.query<{ name: string }>(
+    `SELECT name FROM system.tables WHERE database = ${lit(database)} AND startsWith(name, ${lit(SCRATCH_PREFIX)})`,
+  );
   for (const { name } of tables) {
     const born = Number(name.slice(SCRATCH_PREFIX.length).split('_')[0]);
     if (Number.isFinite(born) && Date.now() - born > STALE_SCRATCH_MS) {

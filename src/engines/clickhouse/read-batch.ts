@@ -117,7 +117,8 @@ export class ReadBatcher {
     const settings = { max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)) };
     try {
       const first = group[0].read;
-      const gen = first.asOf !== undefined ? this.target.genOf(first.asOf) : await this.target.currentGen(first.siteId, settings, ac.signal);
+      const gen =
+        first.asOf !== undefined ? this.target.genOf(first.asOf) : await this.target.currentGen(first.siteId, settings, ac.signal);
       const units = this.units(group);
       const perServer = await Promise.all(this.target.servers.map((s) => this.runOn(s, group, units, gen, settings, ac.signal)));
       group.forEach((p, i) => {
@@ -149,14 +150,23 @@ export class ReadBatcher {
     for (const reads of byKey.values()) {
       const members = reads.map((i) => group[i].read.share!.member);
       for (const list of share!.group(members)) {
-        units.push(list.length === 1 ? { reads: [reads[list[0]]] } : { reads: list.map((j) => reads[j]), members: list.map((j) => members[j]) });
+        units.push(
+          list.length === 1 ? { reads: [reads[list[0]]] } : { reads: list.map((j) => reads[j]), members: list.map((j) => members[j]) },
+        );
       }
     }
     return units;
   }
 
   /** Every read's rows on one server, by read: up to PARALLEL_STATEMENTS statements side by side (more when the reads' SQL is long). */
-  private async runOn(server: Shard, group: Pending[], units: Unit[], gen: number, settings: Record<string, number>, signal: AbortSignal): Promise<Row[][]> {
+  private async runOn(
+    server: Shard,
+    group: Pending[],
+    units: Unit[],
+    gen: number,
+    settings: Record<string, number>,
+    signal: AbortSignal,
+  ): Promise<Row[][]> {
     const statements: (ServerStatement | SharedStatement)[] = units.map((u) =>
       u.members ? this.target.share!.statement(u.members, server, gen) : group[u.reads[0]].read.statement(server, gen),
     );
@@ -175,7 +185,16 @@ export class ReadBatcher {
         size += st.sql.length + 100;
       }
     }
-    const rows = await Promise.all(chunks.map((c) => this.statement(server, c.map((i) => statements[i]), settings, signal)));
+    const rows = await Promise.all(
+      chunks.map((c) =>
+        this.statement(
+          server,
+          c.map((i) => statements[i]),
+          settings,
+          signal,
+        ),
+      ),
+    );
     const out: Row[][] = [];
     chunks.forEach((c, j) => {
       c.forEach((i, k) => {
@@ -191,7 +210,12 @@ export class ReadBatcher {
     return out;
   }
 
-  private async statement(server: Shard, statements: ServerStatement[], settings: Record<string, number>, signal: AbortSignal): Promise<Row[][]> {
+  private async statement(
+    server: Shard,
+    statements: ServerStatement[],
+    settings: Record<string, number>,
+    signal: AbortSignal,
+  ): Promise<Row[][]> {
     if (statements.length === 1) return [await server.node.query<Row>(statements[0].sql, { settings, signal })];
     const branches = statements.map((st, i) => {
       const values = st.columns.map((c) => (st.text.includes(c) ? c : `toString(${c})`));

@@ -18,15 +18,36 @@ export type RowField = (typeof EVENT_ROW_FIELDS)[number];
 
 /** ClickHouse type of each EventRow field. */
 export const ROW_TYPES: Record<RowField, string> = {
-  event_id: 'String', site_id: 'String', tenant_id: 'Nullable(String)', ts_ms: 'Int64', type: 'String',
-  profile: 'String', visitor_key: 'String', path_canon: 'Nullable(String)', page_title: 'Nullable(String)',
-  referrer_host: 'Nullable(String)', utm_source: 'Nullable(String)', utm_medium: 'Nullable(String)',
-  utm_campaign: 'Nullable(String)', has_click_id: 'UInt8', country: 'Nullable(String)', region: 'Nullable(String)',
-  city: 'Nullable(String)', device_type: 'Nullable(String)', browser_family: 'Nullable(String)',
-  os_family: 'Nullable(String)', traffic_class: 'String', engagement_time_ms: 'Int64',
-  action_name: 'Nullable(String)', family: 'Nullable(String)', event_name: 'Nullable(String)',
-  action_id: 'Nullable(String)', action_target_host: 'Nullable(String)', form_id: 'Nullable(String)',
-  form_action_path: 'Nullable(String)', channel: 'String',
+  event_id: 'String',
+  site_id: 'String',
+  tenant_id: 'Nullable(String)',
+  ts_ms: 'Int64',
+  type: 'String',
+  profile: 'String',
+  visitor_key: 'String',
+  path_canon: 'Nullable(String)',
+  page_title: 'Nullable(String)',
+  referrer_host: 'Nullable(String)',
+  utm_source: 'Nullable(String)',
+  utm_medium: 'Nullable(String)',
+  utm_campaign: 'Nullable(String)',
+  has_click_id: 'UInt8',
+  country: 'Nullable(String)',
+  region: 'Nullable(String)',
+  city: 'Nullable(String)',
+  device_type: 'Nullable(String)',
+  browser_family: 'Nullable(String)',
+  os_family: 'Nullable(String)',
+  traffic_class: 'String',
+  engagement_time_ms: 'Int64',
+  action_name: 'Nullable(String)',
+  family: 'Nullable(String)',
+  event_name: 'Nullable(String)',
+  action_id: 'Nullable(String)',
+  action_target_host: 'Nullable(String)',
+  form_id: 'Nullable(String)',
+  form_action_path: 'Nullable(String)',
+  channel: 'String',
 };
 
 /** EventRow fields other than the leading site_id and ts_ms, in wire order. */
@@ -48,8 +69,19 @@ export const EVENT_COLUMNS: [string, string][] = [
 
 /** The session attributes taken from a session's first event (StoredSession). */
 export const FIRST_EVENT_COLUMNS = [
-  'profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium', 'utm_campaign', 'country', 'region',
-  'city', 'device_type', 'browser_family', 'os_family',
+  'profile',
+  'traffic_class',
+  'channel',
+  'referrer_host',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'country',
+  'region',
+  'city',
+  'device_type',
+  'browser_family',
+  'os_family',
 ] as const;
 
 /** sessions = StoredSession (src/domain/events.ts) + gen; booleans as UInt8. */
@@ -107,7 +139,11 @@ export const TITLE_TABLE_COLUMNS: [string, string][] = [
 export const ACTIONS_TABLE_COLUMNS: [string, string][] = [
   ...ACTIONS_COLUMNS.map((c): [string, string] => [
     c,
-    c === 'day_ms' || c === 'sessions' || c === 'occurrences' ? 'Int64' : c === 'tenant_id' || c === 'dim_key' || (ACTION_IDENTITY as readonly string[]).includes(c) ? 'Nullable(String)' : 'String',
+    c === 'day_ms' || c === 'sessions' || c === 'occurrences'
+      ? 'Int64'
+      : c === 'tenant_id' || c === 'dim_key' || (ACTION_IDENTITY as readonly string[]).includes(c)
+        ? 'Nullable(String)'
+        : 'String',
   ]),
   ['day', 'Date'],
   ['gen', 'UInt64'],

@@ -12,7 +12,15 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n'
 type Kind = 'string' | 'nullable' | 'int' | 'bool';
 const KINDS: readonly Kind[] = EVENT_ROW_FIELDS.map((f) => {
   const t = ROW_TYPES[f];
-  return t === 'String' ? 'string' : t === 'Nullable(String)' ? 'nullable' : t === 'Int64' ? 'int' : t === 'UInt8' ? 'bool' : unsupported(f, t);
+  return t === 'String'
+    ? 'string'
+    : t === 'Nullable(String)'
+      ? 'nullable'
+      : t === 'Int64'
+        ? 'int'
+        : t === 'UInt8'
+          ? 'bool'
+          : unsupported(f, t);
 });
 
 function unsupported(field: string, type: string): never {

@@ -27,7 +27,8 @@ export function isClickHouseUrl(url: string): boolean {
 
 export function parseClickHouseUrl(url: string): ClickHouseTarget {
   const m = URL_RE.exec(url);
-  if (!m) throw new ClickHouseUrlError('expected clickhouse+http://host:port/db or clickhouse+http://host1:port,host2:port/db?cluster=NAME');
+  if (!m)
+    throw new ClickHouseUrlError('expected clickhouse+http://host:port/db or clickhouse+http://host1:port,host2:port/db?cluster=NAME');
   const [, scheme, userinfo, hostList, db, cluster] = m;
   const hosts = hostList.split(',');
   for (const h of hosts) if (!HOST_RE.test(h)) throw new ClickHouseUrlError(`"${h}" is not host:port`);

@@ -42,7 +42,13 @@ export interface ActionsStep {
  */
 export function actionsSteps(input: string, out: string): ActionsStep[] {
   const int = (x: string) => `CAST(${x} AS BIGINT)`;
-  const step = (level: ActionLevel, paged: boolean, reads: string, columns: (params: SqlParam[]) => string[], where?: (params: SqlParam[]) => string): ActionsStep => {
+  const step = (
+    level: ActionLevel,
+    paged: boolean,
+    reads: string,
+    columns: (params: SqlParam[]) => string[],
+    where?: (params: SqlParam[]) => string,
+  ): ActionsStep => {
     const params: SqlParam[] = [];
     const keys = [...HEAD, ...keysOf(level), ...(paged ? ['k_page'] : []), 'g_session'].join(', ');
     const cols = columns(params).join(', ');
@@ -67,7 +73,8 @@ export function actionsSteps(input: string, out: string): ActionsStep[] {
       ...CLASSES.map((c, i) => `${int(`sum(CASE WHEN ${simple} AND ${isClass[i]} THEN n ELSE 0 END)`)} AS c_${c}_simple`),
     ];
   };
-  const merged = () => ELIGIBLE.flatMap((e) => [`bit_or(m_${e}) AS m_${e}`, ...CLASSES.map((c) => `${int(`sum(c_${c}_${e})`)} AS c_${c}_${e}`)]);
+  const merged = () =>
+    ELIGIBLE.flatMap((e) => [`bit_or(m_${e}) AS m_${e}`, ...CLASSES.map((c) => `${int(`sum(c_${c}_${e})`)} AS c_${c}_${e}`)]);
   const meaningful = (params: SqlParam[]) => `k_family IN (${MEANINGFUL_FAMILIES.map((f) => d.value(f, params)).join(', ')})`;
   const from = (level: ActionLevel, paged: boolean) => tableOf(out, level, paged);
   // the meaningful groupings have no page dimension
@@ -141,13 +148,18 @@ export function actionsGroupingsSql(groupings: readonly ActionGrouping[], out: s
   const g0 = groupings[0];
   const src = tableOf(out, g0.grp, g0.dim === 'page');
   const keys = [...HEAD, ...keysOf(g0.grp)];
-  const each = (value: (g: ActionGrouping) => string, of = 'm.gi') => `CASE ${of} ${groupings.map((g, i) => `WHEN ${i} THEN ${value(g)}`).join(' ')} END`;
+  const each = (value: (g: ActionGrouping) => string, of = 'm.gi') =>
+    `CASE ${of} ${groupings.map((g, i) => `WHEN ${i} THEN ${value(g)}`).join(' ')} END`;
   const mask = each((g) => `m_${g.eligible}`);
   const perMask =
     `SELECT ${keys.join(', ')}, m.gi AS gi, ${each((g) => (g.dim ? `k_${g.dim}` : 'CAST(NULL AS VARCHAR)'))} AS k_dim, ${mask} AS mask, count(*) AS n, ` +
     `${CLASSES.map((c) => `sum(${each((g) => `c_${c}_${g.eligible}`)}) AS c_${c}`).join(', ')} ` +
     `FROM ${src} CROSS JOIN (VALUES ${groupings.map((_, i) => `(${i})`).join(', ')}) AS m(gi) WHERE ${mask} <> 0 ` +
     `GROUP BY ${keys.join(', ')}, gi, k_dim, mask`;
-  const labels = { eligible: each((g) => d.value(g.eligible, params), 'a.gi'), dim: each((g) => d.value(g.dim, params), 'a.gi'), dimKey: 'a.k_dim' };
+  const labels = {
+    eligible: each((g) => d.value(g.eligible, params), 'a.gi'),
+    dim: each((g) => d.value(g.dim, params), 'a.gi'),
+    dimKey: 'a.k_dim',
+  };
   return perMaskCounted(g0, keys, perMask, trafficMasks, params, { labels, by: ['a.gi', 'a.k_dim'] });
 }

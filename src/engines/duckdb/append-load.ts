@@ -96,7 +96,9 @@ function tables(p: string) {
 const PAGE_KEYS = ['site_id', 'day', 'tenant_id', 'traffic_class', 'path_canon', 'visitor_key', 'session_id'];
 const PAGE_SUMS = ['pageviews', 'events', 'pv_eng_ms'];
 /** The columns of an action event the actions build reads (compileActionsInput). */
-const ACTION_EVENT_COLUMNS = [...new Set(['site_id', 'session_id', 'ts_ms', 'tenant_id', 'traffic_class', 'type', 'path_canon', ...ACTION_IDENTITY])];
+const ACTION_EVENT_COLUMNS = [
+  ...new Set(['site_id', 'session_id', 'ts_ms', 'tenant_id', 'traffic_class', 'type', 'path_canon', ...ACTION_IDENTITY]),
+];
 
 /**
  * Prepares an appendable group (appendable() said so) for the store, as import-commit.ts prepareGroup
@@ -132,7 +134,9 @@ export async function prepareAppend(
         visitor_key, session_id, 0::BIGINT AS engagement_time_ms, 0::BIGINT AS added_ms FROM ${vs} LIMIT 0`);
   }
   temps.push(t.inc);
-  const [imported, newActions] = (await script.read(c, `SELECT (SELECT count(*) FROM ${fresh}), (SELECT count(*) FROM ${fresh} WHERE type = 'action')`))[0].map(Number);
+  const [imported, newActions] = (
+    await script.read(c, `SELECT (SELECT count(*) FROM ${fresh}), (SELECT count(*) FROM ${fresh} WHERE type = 'action')`)
+  )[0].map(Number);
   if (imported === 0 && engagement.applied === 0) {
     dropScratch(script, w, temps);
     return { imported: 0, days: [], engagement };
@@ -186,7 +190,13 @@ export async function prepareAppend(
  * The rollup delta of an append: the touched visitor-days as they were and as they are, from their
  * page events, sessions and action events (the header says how each half is made).
  */
-async function prepareAppendDelta(c: DuckDBConnection, script: StatementScript, g: ImportGroup, newActions: number, w: ImportWrites): Promise<void> {
+async function prepareAppendDelta(
+  c: DuckDBConnection,
+  script: StatementScript,
+  g: ImportGroup,
+  newActions: number,
+  w: ImportWrites,
+): Promise<void> {
   const { fresh, v, p } = g;
   const vs = storedSessionsOf(g);
   const t = tables(p);
@@ -194,7 +204,8 @@ async function prepareAppendDelta(c: DuckDBConnection, script: StatementScript, 
   // columns it reads only), the new half that plus the new events and the engagement they gained.
   const d = duckdbDialect;
   const pageEventsOf = (events: string) =>
-    compileRollupInputs(d, { events, sessions: vs }, { pageEvents: 'unused_pe', sessionRows: 'unused_sr', sessionEvents: 'unused_se' }).pageEvents;
+    compileRollupInputs(d, { events, sessions: vs }, { pageEvents: 'unused_pe', sessionRows: 'unused_sr', sessionEvents: 'unused_se' })
+      .pageEvents;
   script.add(`CREATE TEMP VIEW ${t.storedEvents} AS SELECT e.* FROM events e SEMI JOIN ${v} v ON ${on('e', 'v', VISITOR_DAY)}`);
   const stored = pageEventsOf(t.storedEvents);
   script.add(`CREATE TEMP TABLE ${t.storedPages} AS ${stored.sql}`, stored.params);

@@ -68,7 +68,12 @@ export function dropViews(script: StatementScript, views: RollupSources): void {
  * session_id; sessions in the sessions table's layout), the rest as stored. A build of them counts
  * the days whole (prepareRollupDelta's `wholeDays`). The caller drops them with dropViews().
  */
-export function wholeDaysOf(script: StatementScript, now: RollupSources, t: { days: string; visitorDays: string }, prefix: string): RollupSources {
+export function wholeDaysOf(
+  script: StatementScript,
+  now: RollupSources,
+  t: { days: string; visitorDays: string },
+  prefix: string,
+): RollupSources {
   const out = { events: `${prefix}_wdev`, sessions: `${prefix}_wdsess` };
   const untouched = (alias: string) => `SEMI JOIN ${t.days} d ON ${alias}.site_id = d.site_id AND ${alias}.day = d.day
     ANTI JOIN ${t.visitorDays} v ON ${alias}.site_id = v.site_id AND ${alias}.day = v.day AND ${alias}.visitor_key = v.visitor_key`;

@@ -58,7 +58,9 @@ export function prepareDayDelta(
   const merged = `${d.rows}_merged`;
   const keys = r.keys.map(q).join(', ');
   const signed = r.values.map((v) => `CASE WHEN ${isBeforeRow('site_id')} THEN -${q(v)} ELSE ${q(v)} END AS ${q(v)}`);
-  const parts = [d.tagged ? `SELECT * REPLACE (${untaggedSite('site_id')} AS site_id, ${signed.join(', ')}) FROM ${d.rows}` : `SELECT * FROM ${d.rows}`];
+  const parts = [
+    d.tagged ? `SELECT * REPLACE (${untaggedSite('site_id')} AS site_id, ${signed.join(', ')}) FROM ${d.rows}` : `SELECT * FROM ${d.rows}`,
+  ];
   if (d.stored > 0) parts.push(storedDayRowsSql(r, d.dayMs));
   script.add(`CREATE OR REPLACE TEMP TABLE ${merged} AS
     SELECT ${keys}, ${r.values.map((v) => `CAST(sum(${q(v)}) AS BIGINT) AS ${q(v)}`).join(', ')}

@@ -70,4 +70,3 @@ export async function runDuckQuery<C extends DuckConnection>(
     opts.release?.(conn);
   }
 }
-

@@ -19,7 +19,12 @@ const q = duckdbDialect.quoteIdent;
 const READ_COLUMNS = ['site_id', 'grp', 'dim', 'traffic', 'day_ms'];
 const READ_ORDER = READ_COLUMNS.map(q).join(', ');
 /** The actions table as the import's delta merges it (day-delta.ts). */
-const ACTIONS: DayRollup = { table: q(ACTIONS_TABLE), keys: ACTIONS_KEY_COLUMNS, values: ['sessions', 'occurrences'], readOrder: READ_COLUMNS };
+const ACTIONS: DayRollup = {
+  table: q(ACTIONS_TABLE),
+  keys: ACTIONS_KEY_COLUMNS,
+  values: ['sessions', 'occurrences'],
+  readOrder: READ_COLUMNS,
+};
 const VERSION_KEY = 'actions_rollup_version';
 
 /** The action rows table buildRollupRows writes next to its rollup rows table `rows`. */
@@ -30,7 +35,14 @@ export const actionRowsOf = (rows: string) => `${rows}_act`;
  * sessions of `src`. `masks` is the rollup build's traffic-mask table. Adds the statements to
  * `script` (after what it holds) and runs it. `few`: the sources are small (rollups.ts, TOGETHER_MAX_ROWS).
  */
-export async function buildActionRows(c: DuckDBConnection, script: StatementScript, src: RollupSources, out: string, masks: string, few = false): Promise<void> {
+export async function buildActionRows(
+  c: DuckDBConnection,
+  script: StatementScript,
+  src: RollupSources,
+  out: string,
+  masks: string,
+  few = false,
+): Promise<void> {
   addActionRows(script, src, out, masks, few);
   await script.run(c);
 }
@@ -94,10 +106,9 @@ export async function actionsRollupStale(c: DuckDBConnection): Promise<boolean> 
 export async function resetActionsRollup(c: DuckDBConnection): Promise<void> {
   await c.run(`DROP TABLE IF EXISTS ${q(ACTIONS_TABLE)}`);
   await c.run(ACTIONS_DDL(q(ACTIONS_TABLE)));
-  await c.run(
-    `INSERT INTO footfall_meta VALUES ('${VERSION_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-    [String(ACTIONS_ROLLUP_VERSION)],
-  );
+  await c.run(`INSERT INTO footfall_meta VALUES ('${VERSION_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+    String(ACTIONS_ROLLUP_VERSION),
+  ]);
 }
 
 /** Appends the rows buildActionRows wrote to `rows` to `into` (default: the store's table), in read order, and drops `rows`. */

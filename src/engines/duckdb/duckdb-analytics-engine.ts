@@ -81,7 +81,10 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     if (!cut) {
       const compiled = compileSpec(normalized, duckdbDialect, this.tables, { rollups });
       const rows = await this.query(compiled.sql, compiled.params, options.timeoutMs);
-      return assembleRows(normalized, rows.map((r) => atomRowOf(compiled, r)));
+      return assembleRows(
+        normalized,
+        rows.map((r) => atomRowOf(compiled, r)),
+      );
     }
     // The days before the live ones from the rollups, the live ones from the events: partial
     // results (grouped atom sums), added per group. Both have the same result columns (compile-rollup.ts).
@@ -129,7 +132,10 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
       const r = { ...request, selection };
       return plan ? compileActionRowsFromRollup(duckdbDialect, r, plan) : compileActionRows(duckdbDialect, r, { tables: this.tables });
     };
-    return decodeActionRows(request, await this.actionRead(request.selection, (sel) => this.actionsPlan(sel, request.groupBy), compile, options));
+    return decodeActionRows(
+      request,
+      await this.actionRead(request.selection, (sel) => this.actionsPlan(sel, request.groupBy), compile, options),
+    );
   }
 
   async actionTotals(request: ActionTotalsRequest, options: RunOptions): Promise<ActionTotals[]> {
@@ -137,7 +143,10 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
       const r = { ...request, selection };
       return plan ? compileActionTotalsFromRollup(duckdbDialect, r, plan) : compileActionTotals(duckdbDialect, r, { tables: this.tables });
     };
-    return decodeActionTotals(request, await this.actionRead(request.selection, (sel) => this.actionsPlan(sel, 'totals'), compile, options));
+    return decodeActionTotals(
+      request,
+      await this.actionRead(request.selection, (sel) => this.actionsPlan(sel, 'totals'), compile, options),
+    );
   }
 
   private async actionsPlan(selection: ActionSelection, groupBy: Parameters<typeof planActions>[1]): Promise<ActionsPlan | null> {
@@ -153,7 +162,8 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
   /** From the page-title rollup for whole days when the store keeps one (it keeps both rollups or neither), else the events. */
   async pageTitles(request: PageTitlesRequest, options: RunOptions): Promise<Map<string, string>> {
     if (request.paths.length === 0) return new Map();
-    const rollup = this.opts.titleRollup !== false && (await this.rollups.available()) ? compilePageTitlesFromRollup(duckdbDialect, request) : null;
+    const rollup =
+      this.opts.titleRollup !== false && (await this.rollups.available()) ? compilePageTitlesFromRollup(duckdbDialect, request) : null;
     return decodePageTitles(await this.read(rollup ?? compilePageTitles(duckdbDialect, request, { tables: this.tables }), options));
   }
 

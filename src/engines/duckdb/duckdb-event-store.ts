@@ -55,7 +55,7 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
   const owned = !opts.instance;
   if (opts.instance) {
     const tempDir = fs.mkdtempSync(path.join(opts.tempDir ?? os.tmpdir(), 'footfall-import-'));
-    opened = { instance: opts.instance, tempDir, memoryLimit: 'the instance\'s', tempLimit: 'the instance\'s' };
+    opened = { instance: opts.instance, tempDir, memoryLimit: "the instance's", tempLimit: "the instance's" };
   } else {
     opened = await openDuckDbInstance(opts.file, opts);
   }
@@ -67,10 +67,7 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
     await conn.run(SESSIONS_DDL);
     await conn.run(META_DDL);
     await ensureLifecycleTables(conn);
-    await conn.run(
-      `INSERT INTO footfall_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING`,
-      [String(SCHEMA_VERSION)],
-    );
+    await conn.run(`INSERT INTO footfall_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING`, [String(SCHEMA_VERSION)]);
     await ensureRollups(conn);
     liveFrom = await readLiveFrom(conn);
     liveSites = await liveSitesOf(conn, liveFrom);
@@ -162,7 +159,10 @@ export class DuckDbEventStore implements EventStore {
     const commit = session.commit.bind(session);
     session.commit = async () => {
       const result = await commit();
-      this.changed(result.days.map((d) => d.site_id), spans);
+      this.changed(
+        result.days.map((d) => d.site_id),
+        spans,
+      );
       return result;
     };
     return session;
@@ -295,7 +295,6 @@ export class DuckDbEventStore implements EventStore {
     if (this.ownsInstance) this.instance.closeSync();
     fs.rmSync(this.opened.tempDir, { recursive: true, force: true });
   }
-
 
   private assertOpen(): void {
     if (this.closed) throw new Error('event store is closed');

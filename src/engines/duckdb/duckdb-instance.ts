@@ -49,7 +49,7 @@ export class EventStoreBusyError extends Error {
   constructor(file: string, cause: unknown) {
     super(
       `the events store ${file} is in use by another process (is \`footfall serve\` running on this data dir?). ` +
-        'The embedded store is one process\'s: stop that server, or give this one its own --data-dir (`footfall import` goes ' +
+        "The embedded store is one process's: stop that server, or give this one its own --data-dir (`footfall import` goes " +
         'through a running server by itself); several processes on one data dir need ClickHouse and PostgreSQL ' +
         '(FOOTFALL_EVENTS_URL and FOOTFALL_CONTROL_URL)',
       { cause },

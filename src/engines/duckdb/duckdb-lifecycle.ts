@@ -33,7 +33,9 @@ export async function ensureLifecycleTables(c: DuckDBConnection): Promise<void> 
   try {
     await c.run('DELETE FROM event_counts');
     await c.run(`INSERT INTO event_counts ${monthCountsSql('events')}`);
-    await c.run(`INSERT INTO footfall_meta VALUES ('${COUNTS_KEY}', '${COUNTS_VERSION}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+    await c.run(
+      `INSERT INTO footfall_meta VALUES ('${COUNTS_KEY}', '${COUNTS_VERSION}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    );
     await c.run('COMMIT');
   } catch (err) {
     await c.run('ROLLBACK').catch(() => undefined);
@@ -44,7 +46,12 @@ export async function ensureLifecycleTables(c: DuckDBConnection): Promise<void> 
 /** The site's stored days before `beforeDay` (every day with null), with their events. */
 export async function removedDays(c: Reader, siteId: string, beforeDay: string | null): Promise<RemovedData> {
   const bound = beforeDay === null ? '' : ' AND day < CAST(? AS DATE)';
-  const rows = (await c.runAndReadAll(`SELECT day::VARCHAR, count(*) FROM events WHERE site_id = ?${bound} GROUP BY day`, beforeDay === null ? [siteId] : [siteId, beforeDay])).getRowsJS();
+  const rows = (
+    await c.runAndReadAll(
+      `SELECT day::VARCHAR, count(*) FROM events WHERE site_id = ?${bound} GROUP BY day`,
+      beforeDay === null ? [siteId] : [siteId, beforeDay],
+    )
+  ).getRowsJS();
   return removedData(rows.map(([day, n]) => ({ day: String(day), events: Number(n) })));
 }
 
@@ -56,12 +63,14 @@ export async function deleteDays(c: DuckDBConnection, siteId: string, beforeDay:
   const removed = await removedDays(c, siteId, beforeDay);
   if (removed.days === 0 && beforeDay !== null) return removed;
   const dayMs = beforeDay === null ? null : Date.parse(`${beforeDay}T00:00:00Z`);
-  const where = (dayCol: 'day' | 'day_ms') => `site_id = ?${beforeDay === null ? '' : dayCol === 'day' ? ' AND day < CAST(? AS DATE)' : ` AND day_ms < ${dayMs}`}`;
+  const where = (dayCol: 'day' | 'day_ms') =>
+    `site_id = ?${beforeDay === null ? '' : dayCol === 'day' ? ' AND day < CAST(? AS DATE)' : ` AND day_ms < ${dayMs}`}`;
   const params = (dayCol: 'day' | 'day_ms') => (beforeDay === null || dayCol === 'day_ms' ? [siteId] : [siteId, beforeDay]);
   await c.run('BEGIN TRANSACTION');
   try {
     for (const t of ['events', 'sessions']) await c.run(`DELETE FROM ${t} WHERE ${where('day')}`, params('day'));
-    for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE]) await c.run(`DELETE FROM ${q(t)} WHERE ${where('day_ms')}`, params('day_ms'));
+    for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE])
+      await c.run(`DELETE FROM ${q(t)} WHERE ${where('day_ms')}`, params('day_ms'));
     // usage history stays through a purge; a deleted site has none
     if (beforeDay === null) await c.run('DELETE FROM event_counts WHERE site_id = ?', [siteId]);
     await c.run('COMMIT');
@@ -78,10 +87,13 @@ export async function readEventCounts(c: Reader, query: { siteIds: readonly stri
   if (query.siteIds.length === 0 || months.length === 0) return [];
   const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const rows = (
-    await c.runAndReadAll(`SELECT site_id, month, events FROM event_counts WHERE site_id IN (${list(query.siteIds.length)}) AND month IN (${list(months.length)})`, [
-      ...query.siteIds,
-      ...months,
-    ])
+    await c.runAndReadAll(
+      `SELECT site_id, month, events FROM event_counts WHERE site_id IN (${list(query.siteIds.length)}) AND month IN (${list(months.length)})`,
+      [...query.siteIds, ...months],
+    )
   ).getRowsJS();
-  return denseCounts(query, rows.map(([site_id, month, events]) => ({ site_id: String(site_id), month: String(month), events: Number(events) })));
+  return denseCounts(
+    query,
+    rows.map(([site_id, month, events]) => ({ site_id: String(site_id), month: String(month), events: Number(events) })),
+  );
 }

@@ -30,7 +30,9 @@ export async function applyEngagement(
         ON c.site_id = e.site_id AND c.day = e.day AND c.visitor_key = e.visitor_key AND c.path_canon = e.path_canon AND c.ts_ms <= e.ts_ms
       GROUP BY e.rowid
     ) m GROUP BY t.old, t.rid`);
-  const [applied, total] = (await script.read(c, `SELECT (SELECT coalesce(sum(n), 0) FROM ${adds}), (SELECT count(*) FROM ${eng})`))[0].map(Number);
+  const [applied, total] = (await script.read(c, `SELECT (SELECT coalesce(sum(n), 0) FROM ${adds}), (SELECT count(*) FROM ${eng})`))[0].map(
+    Number,
+  );
   const set = `engagement_time_ms = least(engagement_time_ms + a.add_ms, ${MAX_ENGAGEMENT_MS})`;
   script.add(`UPDATE ${fresh} SET ${set} FROM ${adds} a WHERE NOT a.old AND ${fresh}.rowid = a.rid`);
   if (old) script.add(`UPDATE ${old} SET ${set} FROM ${adds} a WHERE a.old AND ${old}.rid = a.rid`);

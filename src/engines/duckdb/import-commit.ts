@@ -10,7 +10,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TrafficFilter } from '../../domain/events.js';
 import type { DayRef } from '../../ports/event-store.js';
-import { addImportWrites, addNewEvents, addSessionsCopy, createImportWrites, dropScratch, releaseImportWrites, type ImportWrites } from './import-writes.js';
+import {
+  addImportWrites,
+  addNewEvents,
+  addSessionsCopy,
+  createImportWrites,
+  dropScratch,
+  releaseImportWrites,
+  type ImportWrites,
+} from './import-writes.js';
 import { applyEngagement } from './engagement-apply.js';
 import { appendable, prepareAppend, storedSessionsOf } from './append-load.js';
 import { sessionEventsSql, sessionizeSql, sessionsSql } from './sessions-sql.js';
@@ -69,7 +77,12 @@ export interface PreparedImport extends CommitStats {
  * transaction, under the store's commit lock (nothing else writes until writeImport has run). The
  * store is not changed; the scratch tables die with the connection.
  */
-export async function prepareImport(c: DuckDBConnection, stage: string, engagement: string | null, opts: CommitOptions = {}): Promise<PreparedImport> {
+export async function prepareImport(
+  c: DuckDBConnection,
+  stage: string,
+  engagement: string | null,
+  opts: CommitOptions = {},
+): Promise<PreparedImport> {
   const groupRows = opts.groupRows ?? COMMIT_GROUP_ROWS;
   const perDay = await rows(
     c,
@@ -85,13 +98,22 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
     const s = spans.get(String(site));
     const firstMs = Number(lo);
     const lastMs = Number(hi);
-    spans.set(String(site), s === undefined ? { firstMs, lastMs } : { firstMs: Math.min(s.firstMs, firstMs), lastMs: Math.max(s.lastMs, lastMs) });
+    spans.set(
+      String(site),
+      s === undefined ? { firstMs, lastMs } : { firstMs: Math.min(s.firstMs, firstMs), lastMs: Math.max(s.lastMs, lastMs) },
+    );
   }
   // live days (live-days.ts) in groups of their own: a few late events of a closed day do not make
   // the live day's events move the rollups
   const from = opts.liveFromMs != null ? liveDay(opts.liveFromMs) : null;
   const isLive = (d: { day: string }) => from !== null && d.day >= from;
-  const groups = [...groupsOf(days.filter((d) => !isLive(d)), groupRows), ...groupsOf(days.filter(isLive), groupRows)];
+  const groups = [
+    ...groupsOf(
+      days.filter((d) => !isLive(d)),
+      groupRows,
+    ),
+    ...groupsOf(days.filter(isLive), groupRows),
+  ];
   // statements whose results are not read wait here for the next read (statement-script.ts)
   const script = new StatementScript();
   const writes = createImportWrites(script, stage);
@@ -104,10 +126,14 @@ export async function prepareImport(c: DuckDBConnection, stage: string, engageme
       const list = groups[i].map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
       script.add(`CREATE OR REPLACE TEMP TABLE ${stage}_gdays AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
       fresh = `${stage}_g${i}`; // of its own: the transaction copies its new events from it
-      script.add(`CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT s.* FROM ${stage} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
+      script.add(
+        `CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT s.* FROM ${stage} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`,
+      );
       if (engagement) {
         eng = `${stage}_ge`;
-        script.add(`CREATE OR REPLACE TEMP TABLE ${eng} AS SELECT s.* FROM ${engagement} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`);
+        script.add(
+          `CREATE OR REPLACE TEMP TABLE ${eng} AS SELECT s.* FROM ${engagement} s SEMI JOIN ${stage}_gdays t ON s.site_id = t.site_id AND s.day = t.day`,
+        );
       }
       // the group starts once the one before has dropped its scratch tables (memory)
       await script.run(c);
@@ -182,7 +208,8 @@ async function prepareGroup(
   const wholeDays = !opts.live && stored > 0 && 2 * stored >= dayEvents;
   // The touched visitor-days as they were, kept before anything of them changes (engagement below
   // changes `old` in place); counted with them as they will be (prepareRollupDelta).
-  const before = !opts.live && stored > 0 && !wholeDays && (imported > 0 || eng) ? snapshotBefore(script, old, storedSessionsOf(group), `${p}_b`) : null;
+  const before =
+    !opts.live && stored > 0 && !wholeDays && (imported > 0 || eng) ? snapshotBefore(script, old, storedSessionsOf(group), `${p}_b`) : null;
   if (before) temps.push(before.events, before.sessions);
   const engagement = eng ? await applyEngagement(c, script, fresh, stored > 0 ? old : null, eng, p) : { applied: 0, dropped: 0 };
   if (imported === 0 && engagement.applied === 0) {
@@ -211,7 +238,9 @@ async function prepareGroup(
 
   addNewEvents(script, w, { fresh, sess, importId: opts.importId, sortByDay: opts.sortByDay });
   if (stored > 0) {
-    script.add(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
+    script.add(
+      `INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${old} o JOIN ${sess} x ON x.old AND x.rid = o.rid`,
+    );
     script.add(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
   }
   script.add(`DROP VIEW ${nowEvents}`);

@@ -52,10 +52,17 @@ export async function undoImport(c: DuckDBConnection, importId: string, p: strin
     const dayEvents = `${p}_dayev`;
     await c.run(`CREATE TEMP TABLE ${dayEvents} AS SELECT e.* FROM events e SEMI JOIN (SELECT DISTINCT site_id, day FROM ${v}) d ON e.site_id = d.site_id AND e.day = d.day
       WHERE e.type = 'pageview' AND e.page_title IS NOT NULL AND e.import_id IS DISTINCT FROM ${id}`);
-    await prepareRollupDelta(c, { count: { now: { events: nowEvents, sessions }, before }, days: v, titles: { rebuild: dayEvents }, prefix: p }, w, script);
+    await prepareRollupDelta(
+      c,
+      { count: { now: { events: nowEvents, sessions }, before }, days: v, titles: { rebuild: dayEvents }, prefix: p },
+      w,
+      script,
+    );
     await script.run(c);
 
-    await c.run(`INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${kept} o JOIN ${sess} x ON x.old AND x.rid = o.rid`);
+    await c.run(
+      `INSERT INTO ${w.updates} SELECT o.rid, x.session_id, o.engagement_time_ms FROM ${kept} o JOIN ${sess} x ON x.old AND x.rid = o.rid`,
+    );
     await c.run(`INSERT INTO ${w.visitorDays} SELECT site_id, day, visitor_key FROM ${v}`);
     addCopy(w, 'sessions', `SELECT * FROM ${sessions} ORDER BY site_id, day, start_ms`, [sessions]);
     await c.run(`INSERT INTO ${w.deletes} SELECT rid FROM ${all} WHERE import_id = ${id}`);

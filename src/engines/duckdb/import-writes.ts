@@ -157,12 +157,23 @@ export const monthCountsSql = (events: string, sign = '') =>
  * `sess` gave them (sessionizeSql's rows whose `old` is false, `rid` their rowid in `fresh`), and
  * what event_counts gains by them.
  */
-export function addNewEvents(script: StatementScript, w: ImportWrites, e: { fresh: string; sess: string; importId?: string; sortByDay?: boolean }): void {
+export function addNewEvents(
+  script: StatementScript,
+  w: ImportWrites,
+  e: { fresh: string; sess: string; importId?: string; sortByDay?: boolean },
+): void {
   const importId = e.importId === undefined ? 'NULL' : sqlString(e.importId);
-  const insertCols = EVENTS_COLUMNS.map((col) => (col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`)).join(', ');
+  const insertCols = EVENTS_COLUMNS.map((col) =>
+    col === 'session_id' ? 'x.session_id' : col === 'import_id' ? importId : `f.${col}`,
+  ).join(', ');
   // Row groups that keep days apart let day-bounded reads skip the rest (zone maps). Input in time
   // order already comes so; shuffled input pays for a sort by day. Groups are runs of days, so
   // appending them in turn keeps the whole in day order.
-  addCopy(w, 'events', `SELECT ${insertCols} FROM ${e.fresh} f JOIN ${e.sess} x ON NOT x.old AND x.rid = f.rowid${e.sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`, [e.fresh, e.sess]);
+  addCopy(
+    w,
+    'events',
+    `SELECT ${insertCols} FROM ${e.fresh} f JOIN ${e.sess} x ON NOT x.old AND x.rid = f.rowid${e.sortByDay ? ' ORDER BY f.site_id, f.day' : ''}`,
+    [e.fresh, e.sess],
+  );
   script.add(`INSERT INTO ${w.counts} ${monthCountsSql(e.fresh)}`);
 }

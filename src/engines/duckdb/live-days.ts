@@ -104,7 +104,8 @@ export async function swapEndedDays(c: DuckDBConnection, from: number, target: n
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
   await c.run('BEGIN TRANSACTION');
   try {
-    for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE]) await c.run(`DELETE FROM ${q(t)} WHERE day_ms >= ${from} AND day_ms < ${target}`);
+    for (const t of [ROLLUP_TABLE, PAGE_TITLES_TABLE, ACTIONS_TABLE])
+      await c.run(`DELETE FROM ${q(t)} WHERE day_ms >= ${from} AND day_ms < ${target}`);
     await c.run(`INSERT INTO ${q(ROLLUP_TABLE)} SELECT * FROM ${built.rollups}`);
     await c.run(`INSERT INTO ${q(PAGE_TITLES_TABLE)} (${cols}) SELECT ${cols} FROM ${built.titles}`);
     await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${built.actions}`);

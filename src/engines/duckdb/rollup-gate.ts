@@ -55,14 +55,17 @@ export function rollupGate<C extends DuckConnection>(opts: {
   const exists = async (table: string) => {
     if (opts.rollups === false || !own) return false;
     if (seen.has(table)) return true;
-    const found = Number((await oneValue(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary`, table, 'n')) ?? 0) > 0;
+    const found =
+      Number((await oneValue(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary`, table, 'n')) ?? 0) > 0;
     if (found) seen.add(table);
     return found;
   };
   const available = () => exists(ROLLUP_TABLE);
   // tables loaded by hand (test fixtures) have no footfall_meta: no value, nothing is live
   const liveFrom = async () =>
-    opts.rollups === false || !own ? null : liveFromValue(await oneValue(`SELECT value FROM footfall_meta WHERE key = $1`, LIVE_FROM_KEY, 'value'));
+    opts.rollups === false || !own
+      ? null
+      : liveFromValue(await oneValue(`SELECT value FROM footfall_meta WHERE key = $1`, LIVE_FROM_KEY, 'value'));
   return {
     available,
     liveFrom,

@@ -10,7 +10,14 @@
 // Loads into a live day (today) leave its rows alone until it ends (live-days.ts).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ATOMS } from '../../domain/query/metrics.js';
-import { ACTIONS_TABLE, PAGE_TITLES_COLUMNS, PAGE_TITLES_TABLE, ROLLUP_COLUMNS, ROLLUP_GROUPINGS, ROLLUP_TABLE } from '../sql/rollup-tables.js';
+import {
+  ACTIONS_TABLE,
+  PAGE_TITLES_COLUMNS,
+  PAGE_TITLES_TABLE,
+  ROLLUP_COLUMNS,
+  ROLLUP_GROUPINGS,
+  ROLLUP_TABLE,
+} from '../sql/rollup-tables.js';
 import {
   compileRollupBuild,
   compileRollupExpansions,
@@ -88,11 +95,19 @@ export async function buildRollupRows(c: DuckDBConnection, src: RollupSources, p
  * buildRollupRows' statements, added to `script` (which the caller runs); returns the table's name.
  * `actions` false: the sources hold no action event, and no action rows are built.
  */
-function addRollupRows(script: StatementScript, src: RollupSources, prefix: string, sourceRows: number, actions = true, pageEvents?: string): string {
+function addRollupRows(
+  script: StatementScript,
+  src: RollupSources,
+  prefix: string,
+  sourceRows: number,
+  actions = true,
+  pageEvents?: string,
+): string {
   const names: RollupInputNames = { pageEvents: pageEvents ?? `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
   // a page-events table of the caller's (an append's: append-load.ts) is taken as it is, and dropped below
-  if (pageEvents === undefined) script.add(`CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
+  if (pageEvents === undefined)
+    script.add(`CREATE OR REPLACE TEMP TABLE ${names.pageEvents} AS ${inputs.pageEvents.sql}`, inputs.pageEvents.params);
   script.add(`CREATE OR REPLACE TEMP TABLE ${names.sessionRows} AS ${inputs.sessionRows.sql}`, inputs.sessionRows.params);
   script.add(`CREATE OR REPLACE TEMP TABLE ${names.sessionEvents} AS ${inputs.sessionEvents.sql}`, inputs.sessionEvents.params);
   script.add(`DROP TABLE ${names.sessionRows}`);
@@ -205,7 +220,13 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
  * rollups and action rows alone but keeps the titles current (a cheap merge, and title reads need
  * not split at the live days).
  */
-export async function preparePageTitles(c: DuckDBConnection, script: StatementScript, fresh: string, prefix: string, w: ImportWrites): Promise<void> {
+export async function preparePageTitles(
+  c: DuckDBConnection,
+  script: StatementScript,
+  fresh: string,
+  prefix: string,
+  w: ImportWrites,
+): Promise<void> {
   const titles = `${prefix}_titles`;
   const stored = Number((await script.read(c, `SELECT ${newPageTitles(script, fresh, titles)}`))[0][0]);
   mergePageTitles(script, titles, stored, w);
@@ -291,10 +312,9 @@ export async function ensureRollups(c: DuckDBConnection, table: string = ROLLUP_
     }
     await resetActionsRollup(c);
     await c.run(`INSERT INTO ${q(ACTIONS_TABLE)} SELECT * FROM ${built.actions}`);
-    await c.run(
-      `INSERT INTO footfall_meta VALUES ('rollups_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      [String(ROLLUPS_VERSION)],
-    );
+    await c.run(`INSERT INTO footfall_meta VALUES ('rollups_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+      String(ROLLUPS_VERSION),
+    ]);
     await c.run('COMMIT');
   } catch (err) {
     await c.run('ROLLBACK').catch(() => undefined);
@@ -324,15 +344,28 @@ export async function builtTables(c: DuckDBConnection, p: string): Promise<Built
  * YYYY-MM-DD, events] rows, in order) from their events and sessions into `built`, a group of days
  * at a time (bounded memory); with `masks` (the traffic-masks table), the action rows alone.
  */
-export async function buildStoredDays(c: DuckDBConnection, days: readonly unknown[][], p: string, built: BuiltDays, masks: string | null = null): Promise<void> {
+export async function buildStoredDays(
+  c: DuckDBConnection,
+  days: readonly unknown[][],
+  p: string,
+  built: BuiltDays,
+  masks: string | null = null,
+): Promise<void> {
   const cols = PAGE_TITLES_COLUMNS.map(q).join(', ');
-  for (const group of groupsOf(days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })), FULL_BUILD_GROUP_EVENTS)) {
+  for (const group of groupsOf(
+    days.map(([s, d, n]) => ({ site: String(s), day: String(d), n: Number(n) })),
+    FULL_BUILD_GROUP_EVENTS,
+  )) {
     const list = group.map((g) => `(${sqlString(g.site)}, DATE '${g.day}')`).join(', ');
     await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_days AS SELECT * FROM (VALUES ${list}) AS t(site_id, day)`);
     // the actions rollup alone reads only the action events
     const only = masks ? ` WHERE e.type = 'action'` : '';
-    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`);
-    await c.run(`CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`);
+    await c.run(
+      `CREATE OR REPLACE TEMP TABLE ${p}_ev AS SELECT e.* FROM events e SEMI JOIN ${p}_days t ON e.site_id = t.site_id AND e.day = t.day${only}`,
+    );
+    await c.run(
+      `CREATE OR REPLACE TEMP TABLE ${p}_ss AS SELECT s.* FROM sessions s SEMI JOIN ${p}_days t ON s.site_id = t.site_id AND s.day = t.day`,
+    );
     const src = { events: `${p}_ev`, sessions: `${p}_ss` };
     if (masks) {
       await buildActionRows(c, new StatementScript(), src, `${p}_act`, masks);

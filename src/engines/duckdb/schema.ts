@@ -10,13 +10,36 @@ export const SCHEMA_VERSION = 1;
 
 /** DuckDB type of each EventRow field (staging and events share them). */
 export const ROW_TYPES: Record<(typeof EVENT_ROW_FIELDS)[number], string> = {
-  event_id: 'VARCHAR', site_id: 'VARCHAR', tenant_id: 'VARCHAR', ts_ms: 'BIGINT', type: 'VARCHAR',
-  profile: 'VARCHAR', visitor_key: 'VARCHAR', path_canon: 'VARCHAR', page_title: 'VARCHAR',
-  referrer_host: 'VARCHAR', utm_source: 'VARCHAR', utm_medium: 'VARCHAR', utm_campaign: 'VARCHAR',
-  has_click_id: 'BOOLEAN', country: 'VARCHAR', region: 'VARCHAR', city: 'VARCHAR', device_type: 'VARCHAR',
-  browser_family: 'VARCHAR', os_family: 'VARCHAR', traffic_class: 'VARCHAR', engagement_time_ms: 'BIGINT',
-  action_name: 'VARCHAR', family: 'VARCHAR', event_name: 'VARCHAR', action_id: 'VARCHAR',
-  action_target_host: 'VARCHAR', form_id: 'VARCHAR', form_action_path: 'VARCHAR', channel: 'VARCHAR',
+  event_id: 'VARCHAR',
+  site_id: 'VARCHAR',
+  tenant_id: 'VARCHAR',
+  ts_ms: 'BIGINT',
+  type: 'VARCHAR',
+  profile: 'VARCHAR',
+  visitor_key: 'VARCHAR',
+  path_canon: 'VARCHAR',
+  page_title: 'VARCHAR',
+  referrer_host: 'VARCHAR',
+  utm_source: 'VARCHAR',
+  utm_medium: 'VARCHAR',
+  utm_campaign: 'VARCHAR',
+  has_click_id: 'BOOLEAN',
+  country: 'VARCHAR',
+  region: 'VARCHAR',
+  city: 'VARCHAR',
+  device_type: 'VARCHAR',
+  browser_family: 'VARCHAR',
+  os_family: 'VARCHAR',
+  traffic_class: 'VARCHAR',
+  engagement_time_ms: 'BIGINT',
+  action_name: 'VARCHAR',
+  family: 'VARCHAR',
+  event_name: 'VARCHAR',
+  action_id: 'VARCHAR',
+  action_target_host: 'VARCHAR',
+  form_id: 'VARCHAR',
+  form_action_path: 'VARCHAR',
+  channel: 'VARCHAR',
 };
 
 const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
@@ -102,8 +125,10 @@ export const META_DDL = `CREATE TABLE IF NOT EXISTS footfall_meta (key VARCHAR P
 export function stageSelectSql(fileLiteral: string): string {
   const casts = EVENT_ROW_FIELDS.map((f, i) => `CAST(x[${i + 1}] AS ${ROW_TYPES[f]})`).join(', ');
   const tsIndex = EVENT_ROW_FIELDS.indexOf('ts_ms') + 1;
-  return `SELECT ${casts}, CAST(epoch_ms(CAST(x[${tsIndex}] AS BIGINT)) AS DATE) FROM ` +
-    `read_json(${fileLiteral}, format = 'newline_delimited', records = false, columns = {x: 'VARCHAR[]'}, maximum_object_size = 1048576)`;
+  return (
+    `SELECT ${casts}, CAST(epoch_ms(CAST(x[${tsIndex}] AS BIGINT)) AS DATE) FROM ` +
+    `read_json(${fileLiteral}, format = 'newline_delimited', records = false, columns = {x: 'VARCHAR[]'}, maximum_object_size = 1048576)`
+  );
 }
 
 /** Staged rows: EventRow fields in wire order, then their UTC day (computed by the load). */
@@ -176,7 +201,9 @@ export const ENGAGEMENT_STAGE_DDL = (table: string) =>
 
 /** The engagement rows of one NDJSON file of EngagementRow objects. */
 export function engagementSelectSql(fileLiteral: string): string {
-  return `SELECT site_id, visitor_key, ts_ms, path_canon, engagement_ms, CAST(epoch_ms(ts_ms) AS DATE) FROM read_json(${fileLiteral}, ` +
+  return (
+    `SELECT site_id, visitor_key, ts_ms, path_canon, engagement_ms, CAST(epoch_ms(ts_ms) AS DATE) FROM read_json(${fileLiteral}, ` +
     `format = 'newline_delimited', records = true, maximum_object_size = 1048576, ` +
-    `columns = {'site_id': 'VARCHAR', 'visitor_key': 'VARCHAR', 'ts_ms': 'BIGINT', 'path_canon': 'VARCHAR', 'engagement_ms': 'BIGINT'})`;
+    `columns = {'site_id': 'VARCHAR', 'visitor_key': 'VARCHAR', 'ts_ms': 'BIGINT', 'path_canon': 'VARCHAR', 'engagement_ms': 'BIGINT'})`
+  );
 }

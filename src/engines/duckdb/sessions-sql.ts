@@ -83,11 +83,36 @@ const MEANINGFUL = MEANINGFUL_FAMILIES.map((f) => `'${f}'`).join(', ');
 export const SESSION_FLAGS = `pageviews = 1 AND meaningful_actions = 0 AS is_bounce,
   pageviews >= 2 OR engagement_ms >= ${ENGAGED_MS} OR meaningful_actions > 0 AS is_engaged`;
 /** The session's columns that its first event gives (in the sessions table's order). */
-export const FIRST_EVENT_COLUMNS = ['profile', 'traffic_class', 'channel', 'referrer_host', 'utm_source', 'utm_medium',
-  'utm_campaign', 'country', 'region', 'city', 'device_type', 'browser_family', 'os_family'];
+export const FIRST_EVENT_COLUMNS = [
+  'profile',
+  'traffic_class',
+  'channel',
+  'referrer_host',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'country',
+  'region',
+  'city',
+  'device_type',
+  'browser_family',
+  'os_family',
+];
 /** The columns sessions and rollups read of an event (the action identity: the actions rollup). */
-export const SESSION_EVENT_COLUMNS = ['site_id', 'day', 'tenant_id', 'visitor_key', 'ts_ms', 'type', 'family', 'engagement_time_ms',
-  'path_canon', ...FIRST_EVENT_COLUMNS, 'action_name', ...ACTION_ATTRIBUTES];
+export const SESSION_EVENT_COLUMNS = [
+  'site_id',
+  'day',
+  'tenant_id',
+  'visitor_key',
+  'ts_ms',
+  'type',
+  'family',
+  'engagement_time_ms',
+  'path_canon',
+  ...FIRST_EVENT_COLUMNS,
+  'action_name',
+  ...ACTION_ATTRIBUTES,
+];
 
 /**
  * `out`, a view: every event of `src` (new and stored) with the columns sessions and rollups read,

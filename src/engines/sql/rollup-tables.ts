@@ -9,7 +9,18 @@ import { ATOMS } from '../../domain/query/metrics.js';
 export const ROLLUP_TABLE = 'daily_rollups';
 
 /** Column order of the rollup table (schema and INSERT agree on it). */
-export const ROLLUP_COLUMNS = ['site_id', 'day_ms', 'all_tenants', 'tenant_id', 'traffic', 'dim', 'dim_key', 'filter_dim', 'filter_key', ...ATOMS] as const;
+export const ROLLUP_COLUMNS = [
+  'site_id',
+  'day_ms',
+  'all_tenants',
+  'tenant_id',
+  'traffic',
+  'dim',
+  'dim_key',
+  'filter_dim',
+  'filter_key',
+  ...ATOMS,
+] as const;
 
 /**
  * Pairs of dimensions stored together (a breakdown of the first under a filter on the second, or
@@ -25,8 +36,20 @@ export const ROLLUP_PAIRS: readonly (readonly [Dimension, Dimension])[] = [
 
 /** Dimensions stored alone. The tenant is not one: it is the rows' tenant scope (see TenantScope). */
 export const ROLLUP_DIMENSIONS: readonly Dimension[] = [
-  'page', 'entry_page', 'exit_page', 'referrer', 'channel', 'source', 'medium', 'campaign',
-  'country', 'region', 'city', 'device', 'browser', 'os',
+  'page',
+  'entry_page',
+  'exit_page',
+  'referrer',
+  'channel',
+  'source',
+  'medium',
+  'campaign',
+  'country',
+  'region',
+  'city',
+  'device',
+  'browser',
+  'os',
 ];
 
 /** One stored grouping: `dim` ('' = the total) and `filterDim` ('' = none). */
@@ -51,7 +74,17 @@ export type ActionLevel = 'action' | 'family' | 'any' | 'meaningful';
 export type Eligible = 'simple' | 'all';
 
 /** Key columns, then the two counts (schema and INSERT agree on this order). */
-export const ACTIONS_KEY_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic', 'grp', 'eligible', 'dim', ...ACTION_IDENTITY, 'dim_key'] as const;
+export const ACTIONS_KEY_COLUMNS = [
+  'site_id',
+  'day_ms',
+  'tenant_id',
+  'traffic',
+  'grp',
+  'eligible',
+  'dim',
+  ...ACTION_IDENTITY,
+  'dim_key',
+] as const;
 export const ACTIONS_COLUMNS = [...ACTIONS_KEY_COLUMNS, 'sessions', 'occurrences'] as const;
 
 /**
@@ -72,7 +105,9 @@ const DIMS_AND_NONE: readonly (ActionDim | '')[] = ['', ...ACTION_DIMS];
 /** Every grouping the build writes. */
 export const ACTION_GROUPINGS: readonly ActionGrouping[] = [
   ...DIMS_AND_NONE.map((dim) => ({ grp: 'action' as const, eligible: 'all' as const, dim })),
-  ...(['family', 'any'] as const).flatMap((grp) => (['simple', 'all'] as const).flatMap((eligible) => DIMS_AND_NONE.map((dim) => ({ grp, eligible, dim })))),
+  ...(['family', 'any'] as const).flatMap((grp) =>
+    (['simple', 'all'] as const).flatMap((eligible) => DIMS_AND_NONE.map((dim) => ({ grp, eligible, dim }))),
+  ),
   ...(['simple', 'all'] as const).map((eligible) => ({ grp: 'meaningful' as const, eligible, dim: '' as const })),
 ];
 
@@ -83,4 +118,13 @@ export function identityOf(grp: ActionLevel): readonly (typeof ACTION_IDENTITY)[
 
 /** The page-title rollup (build/page-titles-build.ts builds it). */
 export const PAGE_TITLES_TABLE = 'daily_page_titles';
-export const PAGE_TITLES_COLUMNS = ['site_id', 'day_ms', 'tenant_id', 'traffic_class', 'path_canon', 'ts_ms', 'event_id', 'page_title'] as const;
+export const PAGE_TITLES_COLUMNS = [
+  'site_id',
+  'day_ms',
+  'tenant_id',
+  'traffic_class',
+  'path_canon',
+  'ts_ms',
+  'event_id',
+  'page_title',
+] as const;

@@ -20,7 +20,9 @@ export function toManageError(err: unknown): ManageError | null {
   }
   if (err instanceof ApiError && isManageErrorCode(err.code)) return new ManageError(err.code, err.message, err.details);
   if (err instanceof ControlPlaneUnavailableError)
-    return new ManageError('CONTROL_PLANE_UNAVAILABLE', undefined, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS.CONTROL_PLANE_UNAVAILABLE) });
+    return new ManageError('CONTROL_PLANE_UNAVAILABLE', undefined, undefined, {
+      'Retry-After': String(RETRY_AFTER_SECONDS.CONTROL_PLANE_UNAVAILABLE),
+    });
   if (err instanceof UnstorableTextError) return new ManageError('INVALID_PARAMS', err.message);
   const fe = err as FastifyError;
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
@@ -42,7 +44,9 @@ export function registerAppApiErrors(scope: FastifyInstance): void {
     if (!e) {
       // The cause stays in the log, joined to the request id; the client gets the fixed message.
       request.log.error({ err, request_id: request.id }, 'unhandled error');
-      return reply.code(500).send(manageEnvelope({ code: 'INTERNAL_ERROR', message: MANAGE_ERROR_CATALOG.INTERNAL_ERROR.message }, request.id));
+      return reply
+        .code(500)
+        .send(manageEnvelope({ code: 'INTERNAL_ERROR', message: MANAGE_ERROR_CATALOG.INTERNAL_ERROR.message }, request.id));
     }
     if (e.headers) reply.headers(e.headers);
     if (e.status >= 500) request.log.warn({ err, request_id: request.id, code: e.code }, 'request failed');
@@ -56,7 +60,12 @@ export function registerAppApiErrors(scope: FastifyInstance): void {
       return reply
         .code(405)
         .header('Allow', allow.join(', '))
-        .send(manageEnvelope({ code: 'INVALID_METHOD', message: `Method ${request.method} is not supported on ${path}; use ${allow.join(' or ')}.` }, request.id));
+        .send(
+          manageEnvelope(
+            { code: 'INVALID_METHOD', message: `Method ${request.method} is not supported on ${path}; use ${allow.join(' or ')}.` },
+            request.id,
+          ),
+        );
     }
     return reply.code(404).send(manageEnvelope({ code: 'NOT_FOUND', message: 'Unknown endpoint of the management API.' }, request.id));
   });

@@ -11,7 +11,15 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Role } from '../../domain/roles.js';
 import { ManageError } from '../../domain/manage-errors.js';
 import type { Goal, Site, Tenant, Token } from '../../ports/catalog-store.js';
-import { goalAccess, siteAccess, tenantAccess, tokenAccess, workspaceAccess, type Actor, type WorkspaceAccess } from '../../services/manage/access.js';
+import {
+  goalAccess,
+  siteAccess,
+  tenantAccess,
+  tokenAccess,
+  workspaceAccess,
+  type Actor,
+  type WorkspaceAccess,
+} from '../../services/manage/access.js';
 import type { ActiveSession } from '../../services/people/sessions.js';
 import { csrfTokenMatches, resolveSession } from '../../services/people/sessions.js';
 import { checkSessionRate } from '../../services/people/session-rate.js';
@@ -31,7 +39,13 @@ interface AccessOf {
 export type GuardOn = keyof AccessOf;
 
 /** The path parameter each guard reads (token: workspace_id and token_id). */
-const GUARD_PARAM: Record<GuardOn, string> = { workspace: 'workspace_id', site: 'site_id', tenant: 'tenant_id', goal: 'goal_id', token: 'token_id' };
+const GUARD_PARAM: Record<GuardOn, string> = {
+  workspace: 'workspace_id',
+  site: 'site_id',
+  tenant: 'tenant_id',
+  goal: 'goal_id',
+  token: 'token_id',
+};
 
 export interface AppRouteContext<P, Q, B, K extends GuardOn> {
   deps: AppApiDeps;
@@ -46,7 +60,13 @@ export interface AppRouteContext<P, Q, B, K extends GuardOn> {
   access: AccessOf[K];
 }
 
-export interface AppRouteDefinition<P extends TObject = TObject, Q extends TObject = TObject, B extends TObject = TObject, R extends TSchema = TSchema, K extends GuardOn = GuardOn> {
+export interface AppRouteDefinition<
+  P extends TObject = TObject,
+  Q extends TObject = TObject,
+  B extends TObject = TObject,
+  R extends TSchema = TSchema,
+  K extends GuardOn = GuardOn,
+> {
   method: Method;
   /** below /app/api, with :name parameters */
   url: string;
@@ -135,9 +155,13 @@ function registerAppRoute<P extends TObject, Q extends TObject, B extends TObjec
           throw new ManageError('UNAUTHORIZED');
         }
         if (unsafe && !(await csrfTokenMatches(deps, session.idHash, header(request, 'x-csrf-token'))))
-          throw new ManageError('FORBIDDEN', 'Send the X-CSRF-Token header with the csrf_token of your session (GET /app/api/session gives it).');
+          throw new ManageError(
+            'FORBIDDEN',
+            'Send the X-CSRF-Token header with the csrf_token of your session (GET /app/api/session gives it).',
+          );
         await checkSessionRate(deps.limiter, session.idHash, deps.clock.now().getTime());
-        if (session.renewed) sendSessionCookie(deps.publicUrl, request, reply, { secret: request.cookies[SESSION_COOKIE]!, expiresAt: session.expiresAt });
+        if (session.renewed)
+          sendSessionCookie(deps.publicUrl, request, reply, { secret: request.cookies[SESSION_COOKIE]!, expiresAt: session.expiresAt });
       }
       const actor: Actor | null = session ? { kind: 'person', user: session.user } : null;
       checkPathParameters(request.params as Record<string, string>);
@@ -173,7 +197,12 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? undefined : v;
 }
 
-async function resolveGuard(deps: AppApiDeps, actor: Actor, guard: { on: GuardOn; need: Role }, params: Record<string, string>): Promise<unknown> {
+async function resolveGuard(
+  deps: AppApiDeps,
+  actor: Actor,
+  guard: { on: GuardOn; need: Role },
+  params: Record<string, string>,
+): Promise<unknown> {
   const id = params[GUARD_PARAM[guard.on]];
   switch (guard.on) {
     case 'workspace':

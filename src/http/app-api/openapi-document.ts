@@ -31,9 +31,11 @@ const DESCRIPTION = [
   '(owner: everything, members included; admin: sites, tenants, goals, tokens, invitations of admins and viewers;',
   'viewer: reads only). Errors come in the same envelope as the read API, with the codes below.',
   '',
-  'A session is a cookie (`' + SESSION_COOKIE + '`, HttpOnly, SameSite=Lax, Path=/app; Secure when the server\'s public URL is https:// or the request came over HTTPS) living 14 days from the last request.',
+  'A session is a cookie (`' +
+    SESSION_COOKIE +
+    "`, HttpOnly, SameSite=Lax, Path=/app; Secure when the server's public URL is https:// or the request came over HTTPS) living 14 days from the last request.",
   'Every request but GET and HEAD needs `X-CSRF-Token` (the `csrf_token` of the session), except signing in and accepting a link;',
-  'any such request whose browser sends `Origin` must come from the server\'s own origin. Otherwise 403 and nothing changes.',
+  "any such request whose browser sends `Origin` must come from the server's own origin. Otherwise 403 and nothing changes.",
   'The role is checked before the body (403 before 422). A workspace or resource the caller may not see is 404, as an unknown one is.',
   'Each session may make 20 requests a second (429 with Retry-After past it).',
   'Every answer, errors included, carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.',
@@ -41,8 +43,8 @@ const DESCRIPTION = [
   "**The dashboard's reads** are not listed below: they are the read API's GET operations that name a site, served again under",
   '`/app/api` with the same path after the prefix, query parameters, answers (CSV included) and error codes as in `/openapi.json`:',
   DASHBOARD_READ_PATHS.map((p) => `\`GET ${p}\``).join(', ') + '.',
-  'They are entered with the session cookie instead of a token: a member of the site\'s workspace, whatever the role, reads it; any other',
-  "site answers 403 `FORBIDDEN` exactly as /v1 answers a site the token may not read. They are not metered (`meta.units_charged` 0), follow the",
+  "They are entered with the session cookie instead of a token: a member of the site's workspace, whatever the role, reads it; any other",
+  'site answers 403 `FORBIDDEN` exactly as /v1 answers a site the token may not read. They are not metered (`meta.units_charged` 0), follow the',
   "plan's dashboard rules (`GET /app/api/sites/{site_id}` gives them) instead of its API policy, and count against the same 20 requests a second.",
   '',
   '| Code | HTTP | Meaning |',
@@ -72,8 +74,17 @@ function operation(def: AppRoute): Json {
     params.push({ name, in: 'path', required: true, description: schema.description, schema: { ...schema, description: undefined } });
   const query = def.query ? json(def.query) : null;
   for (const [name, schema] of Object.entries<Json>(query?.properties ?? {}))
-    params.push({ name, in: 'query', required: (query!.required ?? []).includes(name), description: schema.description, schema: { ...schema, description: undefined } });
-  const ok: Json = { description: def.response ? (json(def.response).description ?? def.summary) : def.summary, headers: { 'X-Request-Id': REQUEST_ID } };
+    params.push({
+      name,
+      in: 'query',
+      required: (query!.required ?? []).includes(name),
+      description: schema.description,
+      schema: { ...schema, description: undefined },
+    });
+  const ok: Json = {
+    description: def.response ? (json(def.response).description ?? def.summary) : def.summary,
+    headers: { 'X-Request-Id': REQUEST_ID },
+  };
   if (def.response) ok.content = { [def.produces ?? 'application/json']: { schema: json(def.response) } };
   const responses: Json = { [def.status]: ok };
   for (const status of errorStatuses(def)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
@@ -94,7 +105,12 @@ function operation(def: AppRoute): Json {
 function errorResponse(status: number): Json {
   const codes = MANAGE_ERROR_CODES.filter((c) => MANAGE_ERROR_CATALOG[c].status === status);
   const headers: Json = { 'X-Request-Id': REQUEST_ID };
-  if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
+  if (status === 429 || status === 503)
+    headers['Retry-After'] = {
+      description: 'Seconds to wait before trying again',
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    };
   if (status === 405) headers.Allow = { description: 'The methods the path answers', required: true, schema: { type: 'string' } };
   return { description: `Error: ${codes.join(', ')}`, headers, content: { 'application/json': { schema: json(ManageErrorEnvelope) } } };
 }

@@ -11,7 +11,10 @@ import { MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
 import { DASHBOARD_SURFACES } from '../../domain/plans.js';
 
 export function Enum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnion<TLiteral<T[number]>[]> {
-  return Type.Union(values.map((v) => Type.Literal(v)), options);
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
 }
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 
@@ -64,7 +67,9 @@ const DomainProofSchema = Type.Object(
     domain: Type.String(),
     verified: Type.Boolean(),
     verified_at: Nullable(DateTime),
-    claimed_by_another_workspace: Type.Boolean({ description: 'Another workspace has proven this domain: nothing inside it collects here' }),
+    claimed_by_another_workspace: Type.Boolean({
+      description: 'Another workspace has proven this domain: nothing inside it collects here',
+    }),
     verification: DnsVerificationSchema,
   },
   { title: 'DomainProof' },
@@ -80,21 +85,26 @@ export const SiteRecordSchema = Type.Object(
     collection_profile: ProfileSchema,
     collection_profile_effective_at: Nullable(DateTime),
     created_at: DateTime,
-    domain_scope: Nullable(Type.String({ description: 'A registrable domain: the site collects for it and every subdomain once it is verified' })),
-    hostname_patterns: Type.Array(Type.String({ description: '*.<suffix>: hosts ending in .<suffix>; collects once its domain is verified' })),
-    domains: Type.Array(DomainProofSchema, { description: "The workspace's proof of each domain the scope and the patterns lie in, the scope's first" }),
-    released_hostnames: Type.Array(
-      Type.Object({ hostname: Type.String(), released_at: DateTime }),
-      { description: "Exact hostnames this site lost when another workspace verified their domain, oldest first" },
+    domain_scope: Nullable(
+      Type.String({ description: 'A registrable domain: the site collects for it and every subdomain once it is verified' }),
     ),
+    hostname_patterns: Type.Array(
+      Type.String({ description: '*.<suffix>: hosts ending in .<suffix>; collects once its domain is verified' }),
+    ),
+    domains: Type.Array(DomainProofSchema, {
+      description: "The workspace's proof of each domain the scope and the patterns lie in, the scope's first",
+    }),
+    released_hostnames: Type.Array(Type.Object({ hostname: Type.String(), released_at: DateTime }), {
+      description: 'Exact hostnames this site lost when another workspace verified their domain, oldest first',
+    }),
   },
   { title: 'SiteRecord' },
 );
 
-export const CreatedSiteSchema = Type.Intersect(
-  [SiteRecordSchema, Type.Object({ verification: Type.Optional(DnsVerificationSchema) })],
-  { title: 'CreatedSite', description: 'With a domain scope: `verification`, the TXT record to publish before POST /app/api/sites/{site_id}/verify' },
-);
+export const CreatedSiteSchema = Type.Intersect([SiteRecordSchema, Type.Object({ verification: Type.Optional(DnsVerificationSchema) })], {
+  title: 'CreatedSite',
+  description: 'With a domain scope: `verification`, the TXT record to publish before POST /app/api/sites/{site_id}/verify',
+});
 
 export const SiteVerificationSchema = Type.Object(
   { site_id: Type.String(), domain: Type.String(), verified: Type.Literal(true), verified_at: DateTime },
@@ -102,7 +112,14 @@ export const SiteVerificationSchema = Type.Object(
 );
 
 export const TenantRecordSchema = Type.Object(
-  { tenant_id: Type.String(), site_id: Type.String(), slug: Type.String(), name: Type.String(), status: TenantStatusSchema, created_at: DateTime },
+  {
+    tenant_id: Type.String(),
+    site_id: Type.String(),
+    slug: Type.String(),
+    name: Type.String(),
+    status: TenantStatusSchema,
+    created_at: DateTime,
+  },
   { title: 'TenantRecord' },
 );
 
@@ -157,7 +174,10 @@ export const MemberSchema = Type.Object(
 );
 
 export const SeatsSchema = Type.Object(
-  { used: Type.Integer({ minimum: 0, description: 'Members plus open invitations' }), limit: Nullable(Type.Integer({ minimum: 0, description: 'null: unlimited' })) },
+  {
+    used: Type.Integer({ minimum: 0, description: 'Members plus open invitations' }),
+    limit: Nullable(Type.Integer({ minimum: 0, description: 'null: unlimited' })),
+  },
   { title: 'Seats' },
 );
 
@@ -178,10 +198,13 @@ export const InvitationPreviewSchema = Type.Object(
     email: Type.String({ description: 'The email the invitation is for' }),
     role: RoleSchema,
     workspace_name: Type.String(),
-    invited_by: Nullable(Type.Object({ name: Nullable(Type.String()), email: Type.String() }, { description: 'null when made by the command line' })),
+    invited_by: Nullable(
+      Type.Object({ name: Nullable(Type.String()), email: Type.String() }, { description: 'null when made by the command line' }),
+    ),
     expires_at: DateTime,
     account_exists: Type.Boolean({
-      description: 'true: the email has an account, which joins from a session of its own (POST /invitations/join); false: the person chooses a password (POST /invitations/accept)',
+      description:
+        'true: the email has an account, which joins from a session of its own (POST /invitations/join); false: the person chooses a password (POST /invitations/accept)',
     }),
   },
   { title: 'InvitationPreview' },
@@ -202,25 +225,36 @@ export const UsageSchema = Type.Object(
     units_overage: Type.Integer(),
     hard_cap_units: Type.Integer(),
     reset_at: DateTime,
-    events_used: Type.Optional(Type.Integer({ description: "Events stored for this UTC month (each event's own timestamp), imports and collection" })),
-    events_included: Type.Optional(
-      Type.Union([Type.Integer(), Type.Null()], { description: "The plan's included events per month (free 25,000, starter 100,000, pro 1,000,000); null: unlimited" }),
+    events_used: Type.Optional(
+      Type.Integer({ description: "Events stored for this UTC month (each event's own timestamp), imports and collection" }),
     ),
-    events_overage: Type.Optional(Type.Integer({ description: 'Events past the included ones: a preview, never an invoice; collection goes on' })),
+    events_included: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], {
+        description: "The plan's included events per month (free 25,000, starter 100,000, pro 1,000,000); null: unlimited",
+      }),
+    ),
+    events_overage: Type.Optional(
+      Type.Integer({ description: 'Events past the included ones: a preview, never an invoice; collection goes on' }),
+    ),
   },
   { title: 'ApiUsage' },
 );
 
 export const DashboardRulesSchema = Type.Object(
   {
-    surfaces: Type.Array(Enum(DASHBOARD_SURFACES, { title: 'DashboardSurface' }), { description: 'The surfaces the plan\'s dashboard reads; the rest answer 403 FORBIDDEN' }),
+    surfaces: Type.Array(Enum(DASHBOARD_SURFACES, { title: 'DashboardSurface' }), {
+      description: "The surfaces the plan's dashboard reads; the rest answer 403 FORBIDDEN",
+    }),
     hourly: Type.Boolean({ description: 'interval=hour' }),
     csv: Type.Boolean({ description: 'Accept: text/csv on the metrics routes' }),
     retention_days: Nullable(Type.Integer({ minimum: 0, description: 'Readable days back from today; null: no limit' })),
     max_range_days: Nullable(Type.Integer({ minimum: 0, description: 'The longest range; null: no limit' })),
     row_limit: Type.Integer({ minimum: 1, description: 'The largest `limit` of a breakdown or a report' }),
   },
-  { title: 'DashboardRules', description: "The plan's dashboard policy: what the dashboard's reads of this workspace's sites (/app/api/v1/...) may ask" },
+  {
+    title: 'DashboardRules',
+    description: "The plan's dashboard policy: what the dashboard's reads of this workspace's sites (/app/api/v1/...) may ask",
+  },
 );
 
 export const WorkspaceDetailsSchema = Type.Object(
@@ -244,7 +278,10 @@ export const SiteDashboardSchema = Type.Object(
     site: SiteRecordSchema,
     workspace: WorkspaceSummarySchema,
     dashboard: DashboardRulesSchema,
-    tracker_script_url: Type.String({ description: "The collection script of this server (FOOTFALL_PUBLIC_URL + /js/script.js): the site's pages load it with data-domain set to one of its hostnames" }),
+    tracker_script_url: Type.String({
+      description:
+        "The collection script of this server (FOOTFALL_PUBLIC_URL + /js/script.js): the site's pages load it with data-domain set to one of its hostnames",
+    }),
   },
   { title: 'SiteDashboard' },
 );
@@ -261,10 +298,12 @@ export const ReadBatchLineSchema = Type.Object(
   {
     i: Type.Integer({ minimum: 0, description: 'The position in `r` of the read this line answers' }),
     status: Type.Integer({ description: 'The status the read, sent on its own, would have' }),
-    retry_after: Type.Optional(Type.String({ description: "The read's Retry-After (status 429): seconds to wait before asking for it again" })),
+    retry_after: Type.Optional(
+      Type.String({ description: "The read's Retry-After (status 429): seconds to wait before asking for it again" }),
+    ),
     body: Type.Unknown({ description: "What the read, sent on its own, would answer: its JSON, or the read API's error envelope" }),
   },
-  { title: 'ReadBatchLine', description: 'One line of the stream: one read\'s answer, sent as soon as it is ready' },
+  { title: 'ReadBatchLine', description: "One line of the stream: one read's answer, sent as soon as it is ready" },
 );
 
 export const ManageErrorEnvelope = Type.Object(

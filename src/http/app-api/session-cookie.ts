@@ -11,7 +11,12 @@ function options(publicUrl: string, request: FastifyRequest) {
   return { path: '/app', httpOnly: true, sameSite: 'lax' as const, secure: secureCookie(publicUrl, request) };
 }
 
-export function sendSessionCookie(publicUrl: string, request: FastifyRequest, reply: FastifyReply, session: { secret: string; expiresAt: Date }): void {
+export function sendSessionCookie(
+  publicUrl: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: { secret: string; expiresAt: Date },
+): void {
   reply.setCookie(SESSION_COOKIE, session.secret, { ...options(publicUrl, request), expires: session.expiresAt });
 }
 

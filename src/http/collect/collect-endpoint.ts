@@ -83,7 +83,9 @@ export class CollectEndpoint {
       return refused(415, `Content-Type ${type} is not accepted; send the event as application/json or text/plain.`);
     }
     const out = await this.collector.collect({ body: input.body, clientIp: input.clientIp, userAgent: input.userAgent });
-    this.metrics?.collected(out.kind === 'invalid' ? 'rejected' : out.kind === 'accepted' ? (out.engagement ? 'engagement' : 'accepted') : 'ignored');
+    this.metrics?.collected(
+      out.kind === 'invalid' ? 'rejected' : out.kind === 'accepted' ? (out.engagement ? 'engagement' : 'accepted') : 'ignored',
+    );
     if (out.kind === 'invalid') return refused(out.status, out.message, out.field ? { field: out.field } : undefined);
     // What the tracker reads is the status; an unknown domain gets the very same answer.
     return ACCEPTED;
@@ -91,12 +93,17 @@ export class CollectEndpoint {
 
   /** A failure on the way (the body's reading, the collector): its envelope, the unexpected ones logged. */
   failure(err: unknown, log: FastifyBaseLogger, requestId: string): CollectAnswer {
-    if (err instanceof ApiError) return { status: err.status, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+    if (err instanceof ApiError)
+      return { status: err.status, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
     // a domain the collector never resolved, while the control plane is down (a known one is still taken)
     if (err instanceof ControlPlaneUnavailableError) {
       log.warn({ err, request_id: requestId }, 'collection refused: control plane unavailable');
       const code = 'CONTROL_PLANE_UNAVAILABLE';
-      return { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS[code]) }, error: { code, message: ERROR_CATALOG[code].message } };
+      return {
+        status: 503,
+        headers: { 'retry-after': String(RETRY_AFTER_SECONDS[code]) },
+        error: { code, message: ERROR_CATALOG[code].message },
+      };
     }
     if (err instanceof UnstorableTextError) return refused(422, err.message);
     const e = err as { code?: unknown; statusCode?: unknown; message?: string };

@@ -30,14 +30,19 @@ const SCHEMA = {
   consumes: ['application/json', 'text/plain'],
   body: TrackerEventSchema,
   response: {
-    202: { description: 'Accepted (or ignored: a domain no site has)', content: { 'text/plain': { schema: { type: 'string', enum: ['ok'] } } } },
+    202: {
+      description: 'Accepted (or ignored: a domain no site has)',
+      content: { 'text/plain': { schema: { type: 'string', enum: ['ok'] } } },
+    },
     400: error('The body is not a JSON object'),
     413: error('The body is larger than 8 KiB'),
     415: error('A Content-Type other than application/json or text/plain'),
     422: error('A field is missing or malformed: details.field names it'),
     429: error('Too many events from this client address this minute: details.retry_after_seconds, Retry-After'),
     500: error('Unexpected failure'),
-    503: error('CONTROL_PLANE_UNAVAILABLE: the control plane is down and this domain was not resolved before it went (a domain that was keeps its 202); Retry-After'),
+    503: error(
+      'CONTROL_PLANE_UNAVAILABLE: the control plane is down and this domain was not resolved before it went (a domain that was keeps its 202); Retry-After',
+    ),
   },
 };
 
@@ -54,7 +59,10 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Collec
  * Registers the route (for the document, inject, and whatever the raw path leaves to Fastify) and
  * returns the raw path, which the caller puts ahead of Fastify's own request listener.
  */
-export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps & { collector: NonNullable<AppDeps['collector']> }): Promise<RawHandler> {
+export async function registerCollectEvent(
+  app: FastifyInstance,
+  deps: AppDeps & { collector: NonNullable<AppDeps['collector']> },
+): Promise<RawHandler> {
   const limit = deps.config.collectRateLimit > 0 ? new CollectRateLimit(deps.config.collectRateLimit, RATE_WINDOW_MS) : null;
   const endpoint = new CollectEndpoint(deps.collector, deps.metrics, limit);
   await app.register(async (scope) => {
@@ -67,7 +75,9 @@ export async function registerCollectEvent(app: FastifyInstance, deps: AppDeps &
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_EVENT_BYTES }, (_request, body, done) => done(null, body));
 
-    scope.setErrorHandler((err: FastifyError, request, reply) => sendAnswer(request, reply, endpoint.failure(err, request.log, request.id)));
+    scope.setErrorHandler((err: FastifyError, request, reply) =>
+      sendAnswer(request, reply, endpoint.failure(err, request.log, request.id)),
+    );
 
     // Neither answer has a body worth compressing (a 202's `ok`, an envelope of a few hundred bytes):
     // the compression hooks would only cost every request.

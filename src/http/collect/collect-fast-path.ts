@@ -72,7 +72,12 @@ function servePost(o: FastPathOptions, req: IncomingMessage, res: ServerResponse
   req.on('end', () => {
     const body = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
     o.endpoint
-      .accept({ contentType: req.headers['content-type'], body, clientIp: clientIp as string, userAgent: req.headers['user-agent'] ?? null })
+      .accept({
+        contentType: req.headers['content-type'],
+        body,
+        clientIp: clientIp as string,
+        userAgent: req.headers['user-agent'] ?? null,
+      })
       .then(
         (answer) => exchange.answer(answer),
         (err: unknown) => exchange.fail(err),
@@ -94,7 +99,10 @@ class Exchange {
   ) {
     this.id = requestIdFor(req);
     this.log = writesInfo(o.log) ? o.log.child({ reqId: this.id }) : null;
-    this.log?.info({ req: { method: req.method, url: req.url, host: req.headers.host, ip: o.clientAddress(req), socket: req.socket } }, 'incoming request');
+    this.log?.info(
+      { req: { method: req.method, url: req.url, host: req.headers.host, ip: o.clientAddress(req), socket: req.socket } },
+      'incoming request',
+    );
   }
 
   fail(err: unknown): void {

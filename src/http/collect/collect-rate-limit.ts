@@ -76,7 +76,10 @@ function hextets(address: string): number[] {
   let s = address.split('%')[0];
   const last = s.lastIndexOf(':');
   if (s.indexOf('.', last) !== -1) {
-    const [a, b, c, d] = s.slice(last + 1).split('.').map(Number);
+    const [a, b, c, d] = s
+      .slice(last + 1)
+      .split('.')
+      .map(Number);
     s = `${s.slice(0, last + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = s.split('::');

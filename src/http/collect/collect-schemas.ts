@@ -12,22 +12,34 @@ const name = () =>
       '`pageview`, `engagement`, a built-in name of the tracker (`Outbound Link: Click`, `File Download`, `Form: Submission`, `404`), or a custom action of your own',
   });
 const url = () => Type.String({ maxLength: MAX_URL, description: "The page's absolute http(s) URL" });
-const domain = () => Type.String({ maxLength: MAX_DOMAIN, description: 'A hostname of the site (as the page configured it): which site the event is for' });
+const domain = () =>
+  Type.String({ maxLength: MAX_DOMAIN, description: 'A hostname of the site (as the page configured it): which site the event is for' });
 const referrer = () => Type.Union([Type.String(), Type.Null()], { description: 'The full referring URL, or null' });
 const props = () =>
   Type.Union(
     [
-      Type.Record(Type.String({ minLength: 1, maxLength: MAX_PROP_KEY }), Type.Union([Type.String({ maxLength: MAX_PROP_VALUE }), Type.Number(), Type.Boolean(), Type.Null()]), {
-        maxProperties: MAX_PROPS,
-      }),
+      Type.Record(
+        Type.String({ minLength: 1, maxLength: MAX_PROP_KEY }),
+        Type.Union([Type.String({ maxLength: MAX_PROP_VALUE }), Type.Number(), Type.Boolean(), Type.Null()]),
+        {
+          maxProperties: MAX_PROPS,
+        },
+      ),
       Type.String({ description: 'the same object as a JSON string' }),
     ],
-    { description: `Custom properties, at most ${MAX_PROPS}: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read` },
+    {
+      description: `Custom properties, at most ${MAX_PROPS}: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read`,
+    },
   );
-const hash = () => Type.Union([Type.Boolean(), Type.Integer()], { description: 'true or 1: the URL fragment is part of the page (hash-routed apps)' });
+const hash = () =>
+  Type.Union([Type.Boolean(), Type.Integer()], { description: 'true or 1: the URL fragment is part of the page (hash-routed apps)' });
 const interactive = () => Type.Boolean({ description: 'false: an event that is not an interaction (stored as instrumentation)' });
 const engagement = () =>
-  Type.Integer({ minimum: 0, maximum: MAX_ENGAGEMENT_MS, description: 'Engaged milliseconds on the page; required by an engagement event' });
+  Type.Integer({
+    minimum: 0,
+    maximum: MAX_ENGAGEMENT_MS,
+    description: 'Engaged milliseconds on the page; required by an engagement event',
+  });
 
 export const TrackerEventSchema = Type.Object(
   {

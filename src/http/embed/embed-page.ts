@@ -17,7 +17,15 @@ export function registerEmbedPage(app: FastifyInstance, deps: AppDeps, bundle: (
     const keyId = (request.query as Record<string, unknown>).key;
     const key = typeof keyId === 'string' && keyId.length <= 100 && deps.embeds ? await deps.embeds.getEmbedKey(keyId) : null;
     const active = key !== null && key.revokedAt === null;
-    const state = typeof keyId !== 'string' ? { key: 'missing' } : active ? { key: 'active', key_id: key.id, origins: key.origins } : { key: 'unknown' };
-    return sendShell(reply, bundle(), { frameAncestors: frameAncestors(active ? key.origins : []), meta: { [EMBED_META]: JSON.stringify(state) } });
+    const state =
+      typeof keyId !== 'string'
+        ? { key: 'missing' }
+        : active
+          ? { key: 'active', key_id: key.id, origins: key.origins }
+          : { key: 'unknown' };
+    return sendShell(reply, bundle(), {
+      frameAncestors: frameAncestors(active ? key.origins : []),
+      meta: { [EMBED_META]: JSON.stringify(state) },
+    });
   });
 }

@@ -21,7 +21,13 @@ function errorTable(): string {
   const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).sort((a, b) => ERROR_CATALOG[a].status - ERROR_CATALOG[b].status);
   return table(
     ['Code', 'HTTP', 'Meaning', 'What to do', 'Retry'],
-    codes.map((c) => [`\`${c}\``, ERROR_CATALOG[c].status, ERROR_CATALOG[c].message, ERROR_GUIDANCE[c].action, RETRY_TEXT[ERROR_GUIDANCE[c].retry]]),
+    codes.map((c) => [
+      `\`${c}\``,
+      ERROR_CATALOG[c].status,
+      ERROR_CATALOG[c].message,
+      ERROR_GUIDANCE[c].action,
+      RETRY_TEXT[ERROR_GUIDANCE[c].retry],
+    ]),
   );
 }
 
@@ -29,8 +35,14 @@ function meteringSection(): string {
   const cases: [string, number][] = [
     ['Timeseries, pageviews, 7 days, day', metricsUnits({ endpoint: 'timeseries', interval: 'day', days: 7, metric: 'pageviews' })],
     ['Timeseries, pageviews, 60 days, hour', metricsUnits({ endpoint: 'timeseries', interval: 'hour', days: 60, metric: 'pageviews' })],
-    ['Breakdown by referrer, sessions, 30 days, limit 100', metricsUnits({ endpoint: 'breakdown', days: 30, limit: 100, dimension: 'referrer', metric: 'sessions' })],
-    ['Breakdown by page, pageviews, 90 days, limit 500', metricsUnits({ endpoint: 'breakdown', days: 90, limit: 500, dimension: 'page', metric: 'pageviews' })],
+    [
+      'Breakdown by referrer, sessions, 30 days, limit 100',
+      metricsUnits({ endpoint: 'breakdown', days: 30, limit: 100, dimension: 'referrer', metric: 'sessions' }),
+    ],
+    [
+      'Breakdown by page, pageviews, 90 days, limit 500',
+      metricsUnits({ endpoint: 'breakdown', days: 90, limit: 500, dimension: 'page', metric: 'pageviews' }),
+    ],
     ['Overview, 30 days, default limit 200, compare', reportUnits({ report: 'overview', days: 30, limit: 200, compare: true })],
     ['Content summary, 365 days', reportUnits({ report: 'content', include: 'summary', days: 365, limit: 200, compare: false })],
   ];

@@ -15,13 +15,25 @@ export type RetryRule =
 
 export const ERROR_GUIDANCE: Record<ErrorCode, { action: string; retry: RetryRule }> = {
   UNAUTHORIZED: { action: 'Check the token: missing, malformed, unknown or revoked.', retry: 'never' },
-  FORBIDDEN: { action: 'Check the scope, the site and tenant allowlists and the plan; a tenant-restricted token must pass tenant_id.', retry: 'never' },
+  FORBIDDEN: {
+    action: 'Check the scope, the site and tenant allowlists and the plan; a tenant-restricted token must pass tenant_id.',
+    retry: 'never',
+  },
   NOT_FOUND: { action: 'Check the path.', retry: 'never' },
-  SITE_NOT_FOUND: { action: 'Not sent by this server: an unknown site_id answers 403 FORBIDDEN, like a site the token may not read.', retry: 'never' },
+  SITE_NOT_FOUND: {
+    action: 'Not sent by this server: an unknown site_id answers 403 FORBIDDEN, like a site the token may not read.',
+    retry: 'never',
+  },
   INVALID_METHOD: { action: 'Use GET (the Allow header says so).', retry: 'never' },
   SITE_INACTIVE: { action: 'Use an active site.', retry: 'never' },
-  REPORT_LOCKED_BY_PROFILE: { action: 'Read error.details.availability; use a strict-safe route or a site on the Extended profile.', retry: 'never' },
-  REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD: { action: 'Read error.details.availability; ask for a period from compatibleStart on.', retry: 'never' },
+  REPORT_LOCKED_BY_PROFILE: {
+    action: 'Read error.details.availability; use a strict-safe route or a site on the Extended profile.',
+    retry: 'never',
+  },
+  REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD: {
+    action: 'Read error.details.availability; ask for a period from compatibleStart on.',
+    retry: 'never',
+  },
   HARD_CAP_REACHED: { action: 'Check GET /v1/usage/current; wait for the next month (UTC) or raise the plan.', retry: 'never' },
   INVALID_PARAMS: { action: 'Fix the parameter named in error.details.parameter.', retry: 'never' },
   RETENTION_EXCEEDED: { action: 'Start the range at or after error.details.min_allowed_from.', retry: 'never' },
@@ -33,7 +45,10 @@ export const ERROR_GUIDANCE: Record<ErrorCode, { action: string; retry: RetryRul
     retry: 'never',
   },
   ANALYTICS_DB_UNAVAILABLE: { action: 'Retry after Retry-After.', retry: 'after-retry-after' },
-  CONTROL_PLANE_UNAVAILABLE: { action: 'Retry after Retry-After: the store of tokens, sites and usage is down or restarting; nothing was charged.', retry: 'after-retry-after' },
+  CONTROL_PLANE_UNAVAILABLE: {
+    action: 'Retry after Retry-After: the store of tokens, sites and usage is down or restarting; nothing was charged.',
+    retry: 'after-retry-after',
+  },
 };
 
 /** Codes in catalog order that answer with `status`. */

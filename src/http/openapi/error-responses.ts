@@ -33,7 +33,11 @@ export function errorResponseRef(status: number): Json {
 
 const header = (description: string, schema: Json, required = false): Json => ({ description, required, schema });
 
-export const REQUEST_ID_HEADER = header('The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it', { type: 'string' }, true);
+export const REQUEST_ID_HEADER = header(
+  'The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it',
+  { type: 'string' },
+  true,
+);
 
 /** The rate-limit headers; on 429 they are always there, elsewhere whenever the plan sets a rate. */
 export function rateLimitHeaders(required: boolean): Json {
@@ -79,7 +83,12 @@ const EXAMPLE_DETAILS: Partial<Record<ErrorCode, Json>> = {
   RETENTION_EXCEEDED: { min_allowed_from: '2023-06-16' },
   REPORT_RESPONSE_TOO_LARGE: { include: 'full', range_days: 90, measured_bytes: 6_120_448, max_bytes: 5_242_880 },
   RATE_LIMITED: { retry_after_seconds: 12 },
-  REPORT_LOCKED_BY_PROFILE: { route: 'goals', classification: 'extended_only', currentProfile: 'strict', availability: EXAMPLE_AVAILABILITY },
+  REPORT_LOCKED_BY_PROFILE: {
+    route: 'goals',
+    classification: 'extended_only',
+    currentProfile: 'strict',
+    availability: EXAMPLE_AVAILABILITY,
+  },
   REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD: {
     route: 'goals',
     classification: 'extended_only',
@@ -88,7 +97,11 @@ const EXAMPLE_DETAILS: Partial<Record<ErrorCode, Json>> = {
       ...EXAMPLE_AVAILABILITY,
       currentProfile: 'extended',
       collectionProfileEffectiveAt: '2025-06-20T00:00:00.000Z',
-      current: { ...EXAMPLE_AVAILABILITY.current, status: 'not_available_for_requested_period', reason: 'requested_period_has_no_extended_data' },
+      current: {
+        ...EXAMPLE_AVAILABILITY.current,
+        status: 'not_available_for_requested_period',
+        reason: 'requested_period_has_no_extended_data',
+      },
     },
   },
 };
@@ -128,7 +141,11 @@ function errorResponse(status: number): Json {
               // message, request_id and details are the envelope's; named here only so that this
               // narrowing evaluates them too (examples are checked with unevaluatedProperties).
               properties: {
-                error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes }, message: {}, request_id: {}, details: {} } },
+                error: {
+                  type: 'object',
+                  required: ['code'],
+                  properties: { code: { type: 'string', enum: codes }, message: {}, request_id: {}, details: {} },
+                },
               },
             },
           ],

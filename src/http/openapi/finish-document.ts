@@ -24,13 +24,29 @@ function loadExamples(): Json {
 
 export const TAGS: { name: string; description: string }[] = [
   { name: 'Caller and plan', description: "The token's workspace: plan, API policy, retention, capabilities. Not metered." },
-  { name: 'Sites and tenants', description: 'Sites the token may read with their product configuration, and the active tenants of a site. Not metered.' },
-  { name: 'Goals', description: 'Goals configured in the dashboard (not metered) and their conversions (metered, Extended data, plans with api.allow_goals).' },
-  { name: 'Reports', description: 'Overview, acquisition, actions and content reports in the common report envelope. Metered; plans with api.allow_reports.' },
-  { name: 'Metrics', description: 'One metric as a series or grouped by a dimension, in the common report envelope. Metered by the spec formula.' },
+  {
+    name: 'Sites and tenants',
+    description: 'Sites the token may read with their product configuration, and the active tenants of a site. Not metered.',
+  },
+  {
+    name: 'Goals',
+    description:
+      'Goals configured in the dashboard (not metered) and their conversions (metered, Extended data, plans with api.allow_goals).',
+  },
+  {
+    name: 'Reports',
+    description: 'Overview, acquisition, actions and content reports in the common report envelope. Metered; plans with api.allow_reports.',
+  },
+  {
+    name: 'Metrics',
+    description: 'One metric as a series or grouped by a dimension, in the common report envelope. Metered by the spec formula.',
+  },
   { name: 'Usage', description: 'Metered units of the current month and of past months. Not metered; usage:read or metrics:read.' },
   { name: 'Operations', description: 'Liveness for load balancers and uptime monitors. No token.' },
-  { name: 'Collection', description: 'Live collection: the tracker script, and the endpoint it and server-side senders post events to. No token.' },
+  {
+    name: 'Collection',
+    description: 'Live collection: the tracker script, and the endpoint it and server-side senders post events to. No token.',
+  },
 ];
 
 /** The package's version, for the info of every document the server serves. */

@@ -14,7 +14,15 @@ function isObject(v: unknown): v is Json {
 
 /** JSON with sorted keys: two schemas are the same component when this text is equal. */
 function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x) => (isObject(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+  return JSON.stringify(v, (_k, x) =>
+    isObject(x)
+      ? Object.fromEntries(
+          Object.keys(x)
+            .sort()
+            .map((k) => [k, x[k]]),
+        )
+      : x,
+  );
 }
 
 /**

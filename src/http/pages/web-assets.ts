@@ -75,17 +75,21 @@ export function preferredEncoding(header: string | undefined): 'br' | 'gzip' | n
 }
 
 export function registerWebAssets(app: FastifyInstance, bundle: () => WebBundle | null): void {
-  app.get<{ Params: { file: string } }>(`${WEB_ASSETS_PREFIX}/:file`, { schema: { hide: true }, compress: false }, async (request, reply) => {
-    const asset = bundle()?.assets.get(request.params.file);
-    if (!asset) throw new ApiError('NOT_FOUND', 'No such file of the dashboard; its names change with each release, so reload the page.');
-    const encoding = preferredEncoding(request.headers['accept-encoding']);
-    const body = (encoding && asset[encoding]) || asset.identity;
-    reply
-      .type(asset.type)
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
-      .header('Vary', 'Accept-Encoding')
-      .header('X-Content-Type-Options', 'nosniff');
-    if (body !== asset.identity) reply.header('Content-Encoding', encoding);
-    return reply.send(body);
-  });
+  app.get<{ Params: { file: string } }>(
+    `${WEB_ASSETS_PREFIX}/:file`,
+    { schema: { hide: true }, compress: false },
+    async (request, reply) => {
+      const asset = bundle()?.assets.get(request.params.file);
+      if (!asset) throw new ApiError('NOT_FOUND', 'No such file of the dashboard; its names change with each release, so reload the page.');
+      const encoding = preferredEncoding(request.headers['accept-encoding']);
+      const body = (encoding && asset[encoding]) || asset.identity;
+      reply
+        .type(asset.type)
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        .header('Vary', 'Accept-Encoding')
+        .header('X-Content-Type-Options', 'nosniff');
+      if (body !== asset.identity) reply.header('Content-Encoding', encoding);
+      return reply.send(body);
+    },
+  );
 }

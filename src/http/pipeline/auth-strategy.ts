@@ -36,7 +36,10 @@ export const tokenStrategy: AuthStrategy = {
   async admit(request, _reply, { deps }) {
     const authorization = oneAuthorization(request);
     if (isEmbedBearer(authorization))
-      throw new ApiError('UNAUTHORIZED', 'Embed tokens read the reports, metrics and goals of their site only, not this route: use an API token.');
+      throw new ApiError(
+        'UNAUTHORIZED',
+        'Embed tokens read the reports, metrics and goals of their site only, not this route: use an API token.',
+      );
     return authenticate(deps.catalog, authorization, siteIdOf(request));
   },
 };
@@ -76,7 +79,10 @@ export const embedStrategy: AuthStrategy = {
     if (isEmbedBearer(authorization)) return admitEmbedToken(deps, bearerOf(authorization)!);
     const bearer = bearerOf(authorization);
     if (bearer !== undefined && looksLikeSecret(bearer))
-      throw new ApiError('UNAUTHORIZED', 'The embed page reads with an embed token, never an API token: mint an embed token with an embed key.');
+      throw new ApiError(
+        'UNAUTHORIZED',
+        'The embed page reads with an embed token, never an API token: mint an embed token with an embed key.',
+      );
     throw new ApiError('UNAUTHORIZED');
   },
 };

@@ -14,7 +14,12 @@ const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 /** The 422 of a way in, naming the field or parameter. */
 export type Refusal = (field: string, message: string) => Error;
 
-export function checkInput<T extends TSchema>(schema: T, value: unknown, what: 'field' | 'query parameter', refuse: Refusal = invalidField): Static<T> {
+export function checkInput<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  what: 'field' | 'query parameter',
+  refuse: Refusal = invalidField,
+): Static<T> {
   let check = compiled.get(schema);
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
   if (check.Check(value)) {
@@ -65,7 +70,10 @@ function describe(e: ValueError, what: string, refuse: Refusal) {
     case ValueErrorType.ObjectAdditionalProperties:
       return refuse(field, `Unknown ${what} ${field}.`);
     case ValueErrorType.Union:
-      why = Array.isArray(s.anyOf) && s.anyOf.every((x: { const?: unknown }) => typeof x.const === 'string') ? `must be one of ${s.anyOf.map((x: { const?: unknown }) => x.const).join(', ')}` : 'has the wrong type';
+      why =
+        Array.isArray(s.anyOf) && s.anyOf.every((x: { const?: unknown }) => typeof x.const === 'string')
+          ? `must be one of ${s.anyOf.map((x: { const?: unknown }) => x.const).join(', ')}`
+          : 'has the wrong type';
       break;
     case ValueErrorType.StringMinLength:
       why = s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters`;

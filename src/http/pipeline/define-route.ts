@@ -230,11 +230,13 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       const result = await def.handler(ctx);
       if (result instanceof RawJson) return reply.type('application/json; charset=utf-8').send(result.body);
       if (result instanceof RawCsv) {
-        return reply
-          .type('text/csv; charset=utf-8')
-          // a quoted-string holds no quote or backslash; ids and dates need nothing beyond this set
-          .header('Content-Disposition', `attachment; filename="${result.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`)
-          .send(result.body);
+        return (
+          reply
+            .type('text/csv; charset=utf-8')
+            // a quoted-string holds no quote or backslash; ids and dates need nothing beyond this set
+            .header('Content-Disposition', `attachment; filename="${result.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`)
+            .send(result.body)
+        );
       }
       return result;
     },

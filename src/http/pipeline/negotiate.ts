@@ -30,7 +30,10 @@ export function negotiateFormat(accept: string | undefined): Format {
     for (const param of params) {
       const eq = param.indexOf('=');
       const name = param.slice(0, eq).trim();
-      const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      const value = param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
       if (name === 'q') q = qValue(value);
       else if (name === 'charset') charset = value;
     }

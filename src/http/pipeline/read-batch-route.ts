@@ -26,9 +26,12 @@ export interface ReadBatchOptions {
 export function registerReadBatch(scope: FastifyInstance, deps: AppDeps, options: ReadBatchOptions): void {
   const paths = new Set(options.routes.map((r) => r.url));
   const notARead = (index: number) =>
-    invalidParams(`Invalid query parameter r.${index}: it must be the path and query of a read, e.g. /v1/reports/overview?from=...; the reads are ${[...paths].join(', ')}.`, {
-      parameter: `r.${index}`,
-    });
+    invalidParams(
+      `Invalid query parameter r.${index}: it must be the path and query of a read, e.g. /v1/reports/overview?from=...; the reads are ${[...paths].join(', ')}.`,
+      {
+        parameter: `r.${index}`,
+      },
+    );
   scope.route({
     method: 'GET',
     url: options.url,

@@ -35,7 +35,12 @@ const REPEATED = arrayParameters(ReadBatchQuery);
  * ReadBatchQuery (`refuse`: the way in's 422), then each member a read of `paths` (checkedReads). The
  * management API's batch route declares ReadBatchQuery as its query, which its pipeline checks the same way.
  */
-export function readBatchMembers(query: unknown, paths: ReadonlySet<string>, refuse: Refusal, notARead: (index: number) => Error): string[] {
+export function readBatchMembers(
+  query: unknown,
+  paths: ReadonlySet<string>,
+  refuse: Refusal,
+  notARead: (index: number) => Error,
+): string[] {
   const { r } = checkInput(ReadBatchQuery, repeatedAsArrays(query, REPEATED), 'query parameter', refuse);
   return checkedReads(r, paths, notARead);
 }
@@ -65,7 +70,8 @@ function encoderFor(acceptEncoding: string | undefined): { name: 'br' | 'gzip'; 
       .map(([name]) => name.trim().toLowerCase()),
   );
   // quality 4: a line leaves at once; the bytes are about those of the read's own compressed answer
-  if (accepted.has('br')) return { name: 'br', stream: zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }) };
+  if (accepted.has('br'))
+    return { name: 'br', stream: zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }) };
   if (accepted.has('gzip')) return { name: 'gzip', stream: zlib.createGzip() };
   return null;
 }
@@ -78,7 +84,11 @@ async function answerLine(request: FastifyRequest, target: ReadBatchTarget, i: n
     method: 'GET',
     url: target.prefix + read,
     remoteAddress: request.ip,
-    headers: { accept: 'application/json', ...(credential ? { [target.credential]: credential } : {}), ...(userAgent ? { 'user-agent': userAgent } : {}) },
+    headers: {
+      accept: 'application/json',
+      ...(credential ? { [target.credential]: credential } : {}),
+      ...(userAgent ? { 'user-agent': userAgent } : {}),
+    },
   });
   const retry = res.headers['retry-after'];
   const body = res.body.length > 0 && /json/.test(String(res.headers['content-type'] ?? '')) ? res.body : JSON.stringify(res.body);
@@ -94,7 +104,10 @@ export function streamReads(request: FastifyRequest, reply: FastifyReply, reads:
   void Promise.all(
     reads.map((read, i) =>
       answerLine(request, target, i, read)
-        .catch(() => `{"i":${i},"status":500,"body":${JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'This read failed inside the server; ask for it again.', request_id: request.id } })}}\n`)
+        .catch(
+          () =>
+            `{"i":${i},"status":500,"body":${JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'This read failed inside the server; ask for it again.', request_id: request.id } })}}\n`,
+        )
         .then((line) => {
           if (out.destroyed) return; // the client went away: the reads still ran, as they would have alone
           out.write(line);

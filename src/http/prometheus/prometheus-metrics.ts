@@ -1,7 +1,14 @@
 // The metrics port over prom-client, in a registry of its own (so two servers in one process, as in
 // tests, never share counts). Names and labels are listed in README "Metrics".
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CollectionBacklog, CollectionOutcome, EventAllowanceSample, Metrics, MetricsExposition, RouteMetrics } from '../../ports/metrics.js';
+import type {
+  CollectionBacklog,
+  CollectionOutcome,
+  EventAllowanceSample,
+  Metrics,
+  MetricsExposition,
+  RouteMetrics,
+} from '../../ports/metrics.js';
 
 /** Seconds: from a cache hit (sub-millisecond) to a query near the default 10 s timeout. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

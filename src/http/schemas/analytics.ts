@@ -7,13 +7,16 @@ import { DataEnvelopeSchema, DateParam, DateTime, Level, Nullable, ProfileSchema
 
 const NullableDateTime = Nullable(DateTime);
 
-export const WindowStatusSchema = StringEnum([
-  'available',
-  'locked_by_profile',
-  'partially_available_after_effective_at',
-  'partially_available_outside_source_coverage',
-  'not_available_for_requested_period',
-] as const, { title: 'WindowStatus' });
+export const WindowStatusSchema = StringEnum(
+  [
+    'available',
+    'locked_by_profile',
+    'partially_available_after_effective_at',
+    'partially_available_outside_source_coverage',
+    'not_available_for_requested_period',
+  ] as const,
+  { title: 'WindowStatus' },
+);
 
 const WINDOW_REASONS = [
   'strict_safe_route',
@@ -31,11 +34,28 @@ export const WindowReasonSchema = Type.Unsafe<(typeof WINDOW_REASONS)[number] | 
 
 export const ClassificationSchema = StringEnum(['strict_safe', 'extended_only', 'mixed'] as const, { title: 'Classification' });
 
-export const RouteIdSchema = StringEnum([
-  'overview', 'content', 'acquisition', 'acquisition_summary', 'acquisition_details', 'audience_summary',
-  'audience_dimensions', 'audience_profiles', 'technology', 'performance', 'actions', 'goals', 'robots',
-  'timeseries', 'timeseries_tenant', 'breakdown', 'breakdown_tenant',
-] as const, { title: 'AvailabilityRoute' });
+export const RouteIdSchema = StringEnum(
+  [
+    'overview',
+    'content',
+    'acquisition',
+    'acquisition_summary',
+    'acquisition_details',
+    'audience_summary',
+    'audience_dimensions',
+    'audience_profiles',
+    'technology',
+    'performance',
+    'actions',
+    'goals',
+    'robots',
+    'timeseries',
+    'timeseries_tenant',
+    'breakdown',
+    'breakdown_tenant',
+  ] as const,
+  { title: 'AvailabilityRoute' },
+);
 
 export const AvailabilityWindowSchema = Type.Object(
   {
@@ -49,15 +69,35 @@ export const AvailabilityWindowSchema = Type.Object(
   { additionalProperties: false, title: 'AvailabilityWindow' },
 );
 
-const SectionIdSchema = StringEnum([
-  'overview_regions', 'overview_cities', 'acquisition_attribution', 'actions_advanced', 'audience_top_campaigns',
-  'technology_regions', 'technology_cities', 'overview_acquisition',
-] as const, { title: 'SectionId' });
+const SectionIdSchema = StringEnum(
+  [
+    'overview_regions',
+    'overview_cities',
+    'acquisition_attribution',
+    'actions_advanced',
+    'audience_top_campaigns',
+    'technology_regions',
+    'technology_cities',
+    'overview_acquisition',
+  ] as const,
+  { title: 'SectionId' },
+);
 
-const ReadModelSliceSchema = StringEnum([
-  'overview_core', 'overview_geography', 'acquisition_lite', 'acquisition_attribution', 'actions_simple',
-  'actions_advanced', 'audience_core', 'audience_campaigns', 'technology_core', 'technology_geography',
-] as const, { title: 'ReadModelSlice' });
+const ReadModelSliceSchema = StringEnum(
+  [
+    'overview_core',
+    'overview_geography',
+    'acquisition_lite',
+    'acquisition_attribution',
+    'actions_simple',
+    'actions_advanced',
+    'audience_core',
+    'audience_campaigns',
+    'technology_core',
+    'technology_geography',
+  ] as const,
+  { title: 'ReadModelSlice' },
+);
 
 export const AvailabilitySectionSchema = Type.Object(
   {
@@ -79,7 +119,10 @@ export const AvailabilitySchema = Type.Object(
     compare: Type.Union([AvailabilityWindowSchema, Type.Null()]),
     sections: Type.Array(AvailabilitySectionSchema),
     readModel: Type.Optional(
-      Type.Object({ strictSafe: Type.Array(ReadModelSliceSchema), extended: Type.Array(ReadModelSliceSchema) }, { additionalProperties: false }),
+      Type.Object(
+        { strictSafe: Type.Array(ReadModelSliceSchema), extended: Type.Array(ReadModelSliceSchema) },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false, title: 'Availability', description: 'Profile-aware availability of the route for the requested windows' },
@@ -158,9 +201,7 @@ export const CommonAnalyticsParams = {
   from: Type.Optional(DateParam),
   to: Type.Optional(DateParam),
   compare: Type.Optional(StringEnum(['prev_period'] as const)),
-  traffic: Type.Optional(
-    StringEnum(Object.keys(TRAFFIC_FILTERS) as (keyof typeof TRAFFIC_FILTERS)[], { description: 'Default humans' }),
-  ),
+  traffic: Type.Optional(StringEnum(Object.keys(TRAFFIC_FILTERS) as (keyof typeof TRAFFIC_FILTERS)[], { description: 'Default humans' })),
 };
 
 /** The metrics filter parameter, `filters` (docs/product.md §5). */

@@ -40,7 +40,10 @@ export const Period = Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'UT
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object({
-      code: StringEnum(Object.keys(ERROR_CATALOG) as ErrorCode[], { title: 'ErrorCode', description: 'A code of the closed error catalog' }),
+      code: StringEnum(Object.keys(ERROR_CATALOG) as ErrorCode[], {
+        title: 'ErrorCode',
+        description: 'A code of the closed error catalog',
+      }),
       message: Type.String({ description: 'Human-readable; may name the parameter or the rule' }),
       request_id: Type.String({ description: 'Equals the X-Request-Id response header' }),
       details: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Per code: see the error table' })),

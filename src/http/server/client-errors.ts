@@ -8,7 +8,14 @@ import { envelope, readApiAllow } from './error-envelope.js';
 import type { RouteMethods } from './route-methods.js';
 import { newRequestId } from './request-id.js';
 
-function writeEnvelope(socket: Socket, status: number, reason: string, code: 'INVALID_PARAMS' | 'INVALID_METHOD' | 'NOT_FOUND', message: string, extra = ''): string {
+function writeEnvelope(
+  socket: Socket,
+  status: number,
+  reason: string,
+  code: 'INVALID_PARAMS' | 'INVALID_METHOD' | 'NOT_FOUND',
+  message: string,
+  extra = '',
+): string {
   const id = newRequestId();
   const body = JSON.stringify(envelope(code, message, id));
   socket.end(
@@ -53,7 +60,14 @@ export function clientErrorHandler(routeMethods: RouteMethods) {
       id =
         allow === null
           ? writeEnvelope(socket, 404, 'Not Found', 'NOT_FOUND', 'Unknown endpoint.')
-          : writeEnvelope(socket, 405, 'Method Not Allowed', 'INVALID_METHOD', `Unknown HTTP method; use ${allow.replace(', ', ' or ')}.`, `Allow: ${allow}\r\n`);
+          : writeEnvelope(
+              socket,
+              405,
+              'Method Not Allowed',
+              'INVALID_METHOD',
+              `Unknown HTTP method; use ${allow.replace(', ', ' or ')}.`,
+              `Allow: ${allow}\r\n`,
+            );
     } else {
       id = writeEnvelope(socket, 400, 'Bad Request', 'INVALID_PARAMS', 'The request is not valid HTTP/1.1.');
     }

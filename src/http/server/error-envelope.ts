@@ -98,7 +98,9 @@ function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
     return reply
       .code(405)
       .header('Allow', allow)
-      .send(envelope('INVALID_METHOD', `Method ${request.method} is not supported on ${path}; use ${allow.replace(', ', ' or ')}.`, request.id));
+      .send(
+        envelope('INVALID_METHOD', `Method ${request.method} is not supported on ${path}; use ${allow.replace(', ', ' or ')}.`, request.id),
+      );
   }
   return reply.code(404).send(envelope('NOT_FOUND', ERROR_CATALOG.NOT_FOUND.message, request.id));
 }
@@ -136,5 +138,8 @@ export function registerErrorEnvelope(app: FastifyInstance): void {
 export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message = err.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (invalid percent-encoding).' : 'The request is malformed.';
   applySecurityHeaders(request, reply);
-  reply.header('X-Request-Id', request.id).code(400).send(envelope('INVALID_PARAMS', message, request.id));
+  reply
+    .header('X-Request-Id', request.id)
+    .code(400)
+    .send(envelope('INVALID_PARAMS', message, request.id));
 }

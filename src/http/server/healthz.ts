@@ -10,7 +10,10 @@ const Check = StringEnum(['up', 'down'] as const);
 const Health = Type.Object(
   {
     status: StringEnum(['ok', 'unavailable'] as const),
-    checks: Type.Object({ control: Check, events: Type.Optional(Check) }, { description: 'control: the control plane; events: the analytics store' }),
+    checks: Type.Object(
+      { control: Check, events: Type.Optional(Check) },
+      { description: 'control: the control plane; events: the analytics store' },
+    ),
   },
   { title: 'Health', description: 'The server and its stores' },
 );

@@ -78,7 +78,13 @@ interface LoggedRequest {
 
 export const requestSerializers = {
   req(req: LoggedRequest) {
-    return { method: req.method, url: redactUrl(req.url), host: req.host ?? req.hostname, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+    return {
+      method: req.method,
+      url: redactUrl(req.url),
+      host: req.host ?? req.hostname,
+      remoteAddress: req.ip,
+      remotePort: req.socket?.remotePort,
+    };
   },
 };
 

@@ -15,7 +15,11 @@ import { requestIdFor } from './request-id.js';
 import { recordRouteMethods, type RouteMethods } from './route-methods.js';
 import { registerSecurityHeaders } from './security-headers.js';
 
-export function serverOptions(deps: AppDeps, logger: FastifyServerOptions['logger'] | undefined, routeMethods: RouteMethods): FastifyHttpOptions<Server> {
+export function serverOptions(
+  deps: AppDeps,
+  logger: FastifyServerOptions['logger'] | undefined,
+  routeMethods: RouteMethods,
+): FastifyHttpOptions<Server> {
   return {
     // silent: no logger at all, rather than a pino child per request that writes nothing
     logger: withRedaction(logger ?? (deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel })),

@@ -23,7 +23,13 @@ export class RouteMethods {
       methods = this.exact.get(url);
       if (!methods) this.exact.set(url, (methods = []));
     } else {
-      const source = '^' + url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : literal(seg))).join('/') + '$';
+      const source =
+        '^' +
+        url
+          .split('/')
+          .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : literal(seg)))
+          .join('/') +
+        '$';
       let p = this.patterns.find((x) => x.re.source === source);
       if (!p) this.patterns.push((p = { re: new RegExp(source), methods: [] }));
       methods = p.methods;

@@ -48,13 +48,18 @@ export async function registerShareApi(app: FastifyInstance, deps: AppDeps, read
       });
       scope.post('/session', { schema: { hide: true } }, async (request, reply: FastifyReply) => {
         const sent = request.headers.origin;
-        if (sent !== undefined && sent !== origin) throw new ApiError('FORBIDDEN', `A share link's password is accepted from ${origin} only.`);
+        if (sent !== undefined && sent !== origin)
+          throw new ApiError('FORBIDDEN', `A share link's password is accepted from ${origin} only.`);
         const password = (request.body as { password?: unknown } | null)?.password;
         if (typeof password !== 'string' || password.length === 0)
           throw new ApiError('INVALID_PARAMS', 'Send the password as JSON: {"password": "..."}.', { parameter: 'password' });
         const { slug } = request.params as { slug: string };
         const unlocked = await unlockShare({ ...deps, embeds, people, hasher }, { slug, password, clientAddress: request.ip });
-        if (unlocked) reply.setCookie(SHARE_COOKIE, unlocked.value, { ...cookieOptions(deps.config.publicUrl, request, slug), expires: unlocked.expiresAt });
+        if (unlocked)
+          reply.setCookie(SHARE_COOKIE, unlocked.value, {
+            ...cookieOptions(deps.config.publicUrl, request, slug),
+            expires: unlocked.expiresAt,
+          });
         return reply.code(204).send();
       });
     },

@@ -14,14 +14,7 @@ import { tenantsRoute } from './tenants.js';
 import { usageCurrentRoute } from './usage-current.js';
 import { usageHistoryRoute } from './usage-history.js';
 
-export const platformRoutes: readonly AnyRoute[] = [
-  meRoute,
-  sitesRoute,
-  tenantsRoute,
-  goalsRoute,
-  usageCurrentRoute,
-  usageHistoryRoute,
-];
+export const platformRoutes: readonly AnyRoute[] = [meRoute, sitesRoute, tenantsRoute, goalsRoute, usageCurrentRoute, usageHistoryRoute];
 
 /** Routes answering the common report envelope through services/analytics/serve-analytics.ts. */
 export const analyticsRoutes: readonly AnyRoute[] = [

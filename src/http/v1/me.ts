@@ -15,8 +15,15 @@ export const meRoute = defineRoute({
   querystring: Type.Object({}, { additionalProperties: false }),
   response: Type.Object({
     product: WorkspaceProductSchema,
-    plan_id: StringEnum(['free', 'starter', 'pro'] as const, { deprecated: true, description: 'Deprecated mirror of product.runtime_plan_id' }),
-    retention_days: { ...Nullable(Type.Integer()), deprecated: true, description: 'Deprecated mirror of product.product_retention.api_retention_days' },
+    plan_id: StringEnum(['free', 'starter', 'pro'] as const, {
+      deprecated: true,
+      description: 'Deprecated mirror of product.runtime_plan_id',
+    }),
+    retention_days: {
+      ...Nullable(Type.Integer()),
+      deprecated: true,
+      description: 'Deprecated mirror of product.product_retention.api_retention_days',
+    },
   }),
   async handler({ caller }) {
     const product = workspaceProduct(caller.workspace);

@@ -81,7 +81,13 @@ export const metricsBreakdownRoute = defineRoute({
     const filters = parseMetricsFilters(query.filters);
     const dimension = query.dimension;
     const tenants = dimension === 'tenant' ? await deps.catalog.listTenants(site!.id) : undefined;
-    const params = { metric: query.metric ?? 'pageviews', dimension, limit: query.limit ?? defaultLimit(ctx.caller.policy.max_breakdown_limit), filters, tenants };
+    const params = {
+      metric: query.metric ?? 'pageviews',
+      dimension,
+      limit: query.limit ?? defaultLimit(ctx.caller.policy.max_breakdown_limit),
+      filters,
+      tenants,
+    };
     return metricsAnswer(
       ctx,
       {

@@ -7,7 +7,10 @@ import { FrameReader, writeJson, type AdminReply, type AdminRequest, type Lifecy
 import { adminSocketPath } from './framing.js';
 
 export class AdminSocketError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'AdminSocketError';
   }
@@ -16,7 +19,10 @@ export class AdminSocketError extends Error {
 export class AdminClient {
   private busy: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly socket: net.Socket, private readonly reader: FrameReader) {}
+  private constructor(
+    private readonly socket: net.Socket,
+    private readonly reader: FrameReader,
+  ) {}
 
   /** Connects to the server of this data dir, or returns null when none listens. */
   static async connect(dataDir: string): Promise<AdminClient | null> {
@@ -66,15 +72,17 @@ export class AdminClient {
 
   /** The running server's store, for its lifecycle calls (purge, deletion, undo, counts). */
   lifecycleStore(): Pick<EventStore, LifecycleCall> {
-    const call = (name: LifecycleCall) => async (...args: unknown[]) => {
-      try {
-        return (await this.request({ op: 'lifecycle', call: name, args })).result;
-      } catch (err) {
-        // the same error as the store's own, so callers tell an unknown import apart either way
-        if (err instanceof AdminSocketError && err.code === 'IMPORT_NOT_FOUND') throw new ImportNotFoundError(String(args[0]));
-        throw err;
-      }
-    };
+    const call =
+      (name: LifecycleCall) =>
+      async (...args: unknown[]) => {
+        try {
+          return (await this.request({ op: 'lifecycle', call: name, args })).result;
+        } catch (err) {
+          // the same error as the store's own, so callers tell an unknown import apart either way
+          if (err instanceof AdminSocketError && err.code === 'IMPORT_NOT_FOUND') throw new ImportNotFoundError(String(args[0]));
+          throw err;
+        }
+      };
     return {
       purgeDays: call('purgeDays'),
       previewPurge: call('previewPurge'),

@@ -27,7 +27,6 @@ export class AdminSocketInUseError extends Error {
   }
 }
 
-
 /** Listens on <dataDir>/admin.sock; a stale socket file left by a dead server is replaced. */
 export async function startAdminSocket(dataDir: string, deps: AdminSocketDeps): Promise<AdminSocket> {
   const file = adminSocketPath(dataDir);
@@ -107,7 +106,8 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
             break;
           case 'lifecycle': {
             // only the listed calls: the socket never becomes a way to call anything else of the store
-            if (!LIFECYCLE_CALLS.includes(req.call) || !Array.isArray(req.args)) throw new Error(`unknown lifecycle call ${JSON.stringify(req.call)}`);
+            if (!LIFECYCLE_CALLS.includes(req.call) || !Array.isArray(req.args))
+              throw new Error(`unknown lifecycle call ${JSON.stringify(req.call)}`);
             const fn = deps.events[req.call] as (...args: unknown[]) => Promise<unknown>;
             const result = await fn.apply(deps.events, req.args);
             deps.log?.info({ call: req.call }, 'lifecycle call done');
@@ -138,7 +138,10 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
 function answers(file: string): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect(file);
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }

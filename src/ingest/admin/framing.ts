@@ -38,9 +38,18 @@ export class FrameReader {
       this.length += d.length;
       this.wake();
     });
-    socket.on('end', () => { this.ended = true; this.wake(); });
-    socket.on('close', () => { this.ended = true; this.wake(); });
-    socket.on('error', (err) => { this.failure = err; this.wake(); });
+    socket.on('end', () => {
+      this.ended = true;
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.ended = true;
+      this.wake();
+    });
+    socket.on('error', (err) => {
+      this.failure = err;
+      this.wake();
+    });
   }
 
   /** Next header line parsed as JSON, or null at end of stream. */
@@ -50,7 +59,9 @@ export class FrameReader {
       for (const c of this.chunks) {
         const nl = c.indexOf(10);
         if (nl >= 0) {
-          const line = this.take(offset + nl + 1).toString('utf8').slice(0, -1);
+          const line = this.take(offset + nl + 1)
+            .toString('utf8')
+            .slice(0, -1);
           return JSON.parse(line) as T;
         }
         offset += c.length;
@@ -81,7 +92,9 @@ export class FrameReader {
   }
 
   private wait(): Promise<void> {
-    return new Promise((resolve) => { this.waiter = resolve; });
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
   }
 
   private wake(): void {

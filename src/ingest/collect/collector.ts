@@ -70,7 +70,8 @@ export class Collector implements EventCollector {
 
   async collect(req: CollectRequest): Promise<CollectOutcome> {
     const parsed = parseTrackerBody(req.body);
-    if (!parsed.ok) return { kind: 'invalid', status: parsed.status, message: parsed.message, ...(parsed.field ? { field: parsed.field } : {}) };
+    if (!parsed.ok)
+      return { kind: 'invalid', status: parsed.status, message: parsed.message, ...(parsed.field ? { field: parsed.field } : {}) };
     const ev = parsed.event;
     const tsMs = this.deps.clock.now().getTime();
     const ip = clientAddress(req.clientIp);
@@ -97,7 +98,13 @@ export class Collector implements EventCollector {
     const engagement = ev.engagementMs !== null;
     if (ev.engagementMs !== null) {
       if (ev.engagementMs === 0 || out.row.path_canon === null) return this.ignored();
-      const row: EngagementRow = { site_id: site.id, visitor_key: out.row.visitor_key, ts_ms: tsMs, path_canon: out.row.path_canon, engagement_ms: ev.engagementMs };
+      const row: EngagementRow = {
+        site_id: site.id,
+        visitor_key: out.row.visitor_key,
+        ts_ms: tsMs,
+        path_canon: out.row.path_canon,
+        engagement_ms: ev.engagementMs,
+      };
       end = await this.deps.spool.append('G', JSON.stringify(row));
     } else {
       end = await this.deps.spool.append('E', this.uniquelyIdentified(out.row, out.encoded, tsMs));

@@ -234,7 +234,10 @@ export class Loader {
         // A store that is down is retried with backoff; the spool keeps everything meanwhile.
         const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 8)) * (0.5 + Math.random() / 2);
         this.retryAt = Date.now() + wait;
-        this.opts.log?.warn({ err, failures: this.failures, retry_in_ms: Math.round(wait) }, 'collection loader: import failed; the events stay in the spool');
+        this.opts.log?.warn(
+          { err, failures: this.failures, retry_in_ms: Math.round(wait) },
+          'collection loader: import failed; the events stay in the spool',
+        );
         this.reportLag();
         return;
       }
@@ -256,7 +259,10 @@ export class Loader {
       );
     } else if (this.behindSince !== null && lagMs <= this.behindMs / 2) {
       // half the bound, so that a loader hovering at it does not say so at every load
-      this.opts.log?.info?.({ behind_s: Math.round((now - this.behindSince) / 100) / 10 }, 'collection loader: caught up; accepted events become readable within seconds again');
+      this.opts.log?.info?.(
+        { behind_s: Math.round((now - this.behindSince) / 100) / 10 },
+        'collection loader: caught up; accepted events become readable within seconds again',
+      );
       this.behindSince = null;
       this.behindWarnedAt = -Infinity;
     }
@@ -304,7 +310,9 @@ export class Loader {
     if (this.waiting === 0) this.unloadedSince = null;
     else if (!more) this.unloadedSince = this.oldestAt ?? this.unloadedSince;
     this.events.loaded?.(end, result);
-    await this.spool.release(end).catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
+    await this.spool
+      .release(end)
+      .catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
     // A backlog (a read stops at the end of each segment, and at maxBatch) goes on at once; otherwise
     // the next load waits for schedule().
     return more || (this.draining && records.length > 0);

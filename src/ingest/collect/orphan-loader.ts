@@ -71,7 +71,10 @@ export class OrphanLoader {
       removed = true;
       this.loaded.push({ dir, records });
       if (records > 0)
-        this.opts.loader?.log?.warn({ spool: dir, records }, 'collection: loaded the spool a stopped process left (it had not loaded these records)');
+        this.opts.loader?.log?.warn(
+          { spool: dir, records },
+          'collection: loaded the spool a stopped process left (it had not loaded these records)',
+        );
     } finally {
       if (!removed) await spool.close();
     }

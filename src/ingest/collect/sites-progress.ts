@@ -30,7 +30,8 @@ export class SitesProgress {
       try {
         const saved = JSON.parse(await fs.promises.readFile(p.file, 'utf8')) as Record<string, unknown>;
         for (const [site, ms] of Object.entries(saved))
-          if (typeof ms === 'number' && Number.isFinite(ms)) p.sites.set(site, { newestAcceptedMs: ms, lastPosition: 0, waitingSinceMs: ms });
+          if (typeof ms === 'number' && Number.isFinite(ms))
+            p.sites.set(site, { newestAcceptedMs: ms, lastPosition: 0, waitingSinceMs: ms });
       } catch {
         // first start, or a file cut short: it only informs freshness
       }

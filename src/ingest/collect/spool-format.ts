@@ -71,7 +71,11 @@ export interface SpoolRecord {
  * the rest may follow, or a write was cut short), `invalid` (a line that fails its checksum, or the
  * zeros of a segment's unused tail: nothing after it was ever acknowledged).
  */
-export function decodeRecords(text: string, startPos: number, max = Infinity): { records: SpoolRecord[]; stop: 'end' | 'incomplete' | 'invalid' } {
+export function decodeRecords(
+  text: string,
+  startPos: number,
+  max = Infinity,
+): { records: SpoolRecord[]; stop: 'end' | 'incomplete' | 'invalid' } {
   const records: SpoolRecord[] = [];
   let at = 0;
   // byte offsets, not string indexes: payloads may hold any UTF-8
@@ -83,7 +87,12 @@ export function decodeRecords(text: string, startPos: number, max = Infinity): {
     const line = text.slice(at, nl);
     const body = line.slice(8);
     const kind = body[0];
-    if (line.length < 10 || (kind !== 'E' && kind !== 'G') || !/^[0-9a-f]{8}$/.test(line.slice(0, 8)) || parseInt(line.slice(0, 8), 16) !== crc32(body))
+    if (
+      line.length < 10 ||
+      (kind !== 'E' && kind !== 'G') ||
+      !/^[0-9a-f]{8}$/.test(line.slice(0, 8)) ||
+      parseInt(line.slice(0, 8), 16) !== crc32(body)
+    )
       return { records, stop: 'invalid' };
     pos += Buffer.byteLength(line, 'utf8') + 1;
     records.push({ kind, payload: body.slice(1), end: pos });

@@ -63,7 +63,8 @@ export async function openOwnSpool(root: string, opts: { shared: boolean; spool?
 /** The spool directories under `root`, whether held or not. */
 export async function listSpools(root: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await fs.promises.readdir(root, { withFileTypes: true }).catch(() => [])) if (e.isDirectory() && SPOOL_NAME.test(e.name)) out.push(path.join(root, e.name));
+  for (const e of await fs.promises.readdir(root, { withFileTypes: true }).catch(() => []))
+    if (e.isDirectory() && SPOOL_NAME.test(e.name)) out.push(path.join(root, e.name));
   return out;
 }
 
@@ -129,7 +130,10 @@ async function clearLeftovers(root: string): Promise<void> {
     const dir = path.join(root, name);
     if (name.startsWith(REMOVED_PREFIX)) await fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined);
     else if (name.startsWith(NEW_PREFIX)) {
-      const id = await fs.promises.readFile(path.join(dir, 'ID'), 'utf8').then((t) => t.trim(), () => null);
+      const id = await fs.promises.readFile(path.join(dir, 'ID'), 'utf8').then(
+        (t) => t.trim(),
+        () => null,
+      );
       if (id !== null && SPOOL_NAME.test(id) && name === NEW_PREFIX + id) await fs.promises.rename(dir, path.join(root, id));
       else await fs.promises.rm(dir, { recursive: true, force: true });
     }
@@ -143,7 +147,10 @@ async function clearLeftovers(root: string): Promise<void> {
  */
 async function moveSingleSpool(root: string): Promise<void> {
   const idFile = path.join(root, 'ID');
-  const id = await fs.promises.readFile(idFile, 'utf8').then((t) => t.trim(), () => null);
+  const id = await fs.promises.readFile(idFile, 'utf8').then(
+    (t) => t.trim(),
+    () => null,
+  );
   if (id === null) return;
   if (!SPOOL_NAME.test(id)) throw new Error(`${idFile} does not hold a spool id; move it away to start`);
   const pid = Number((await fs.promises.readFile(path.join(root, 'LOCK'), 'utf8').catch(() => '')).trim());

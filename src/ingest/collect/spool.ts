@@ -33,7 +33,9 @@ export const SPOOL_LOCK = 'SPOOL.lock';
 
 export class SpoolLockedError extends Error {
   constructor(dir: string, pid: number | null) {
-    super(`the collection spool ${dir} is in use by ${pid === null ? 'another process' : `process ${pid}`}; each footfall serve keeps a spool of its own`);
+    super(
+      `the collection spool ${dir} is in use by ${pid === null ? 'another process' : `process ${pid}`}; each footfall serve keeps a spool of its own`,
+    );
     this.name = 'SpoolLockedError';
   }
 }
@@ -80,7 +82,9 @@ export class Spool {
   ) {
     this.endSegment = segment;
     this.writer =
-      fh === null ? null : new SegmentWriter(dir, segment, fh, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES, opts.writesInFlight ?? DEFAULT_WRITES_IN_FLIGHT);
+      fh === null
+        ? null
+        : new SegmentWriter(dir, segment, fh, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES, opts.writesInFlight ?? DEFAULT_WRITES_IN_FLIGHT);
     this.readBytes = opts.readBytes ?? DEFAULT_READ_BYTES;
   }
 
@@ -189,7 +193,8 @@ export class Spool {
       // The segment's records end here: a record torn by a crash or the zeros of its unused tail
       // (invalid), a last line cut short, or the file's last byte.
       const ended = stop === 'invalid' || (toEnd && (stop === 'incomplete' || records.length < max));
-      if (active && stop === 'invalid') throw new Error(`collection spool segment ${seg}: unreadable record at offset ${offsetOf(records.at(-1)?.end ?? at)}`);
+      if (active && stop === 'invalid')
+        throw new Error(`collection spool segment ${seg}: unreadable record at offset ${offsetOf(records.at(-1)?.end ?? at)}`);
       if (records.length === 0 && stop === 'incomplete' && want < end - offset)
         throw new Error(`collection spool segment ${seg}: a record longer than ${this.readBytes} bytes at offset ${offset}`);
       if (!active && ended) {

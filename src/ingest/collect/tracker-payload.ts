@@ -117,7 +117,8 @@ export function parseTrackerBody(body: string): TrackerParse {
   } catch {
     return { ok: false, status: 400, message: 'The body must be a JSON object (the event).' };
   }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return { ok: false, status: 400, message: 'The body must be a JSON object (the event).' };
+  if (typeof o !== 'object' || o === null || Array.isArray(o))
+    return { ok: false, status: 400, message: 'The body must be a JSON object (the event).' };
   try {
     return { ok: true, event: readEvent(o as Record<string, unknown>) };
   } catch (err) {
@@ -184,7 +185,17 @@ export function toImportLine(ev: TrackerEvent, ctx: LineContext): Record<string,
   let builtIn: string | undefined;
   if (ev.name === 'pageview' || ev.name === 'engagement') {
     const title = ev.name === 'pageview' ? (ev.props.title ?? null) : null;
-    line = { ts, site_id: ctx.siteId, tenant_id: ctx.tenantId, url: ev.url, referrer: ev.referrer, ip: ctx.ip, user_agent: ctx.userAgent, type: 'pageview', title };
+    line = {
+      ts,
+      site_id: ctx.siteId,
+      tenant_id: ctx.tenantId,
+      url: ev.url,
+      referrer: ev.referrer,
+      ip: ctx.ip,
+      user_agent: ctx.userAgent,
+      type: 'pageview',
+      title,
+    };
   } else {
     builtIn = BUILT_IN_ACTIONS[ev.name];
     line = {

@@ -28,7 +28,9 @@ export class DemoLoad {
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     const first = day(this.traffic.startDayMs);
     if (this.loadedFromMs === null) return [`The demo traffic (${first} to today) is still loading: nothing of it is readable yet.`];
-    return [`The demo traffic is still loading: ${day(this.loadedFromMs)} to today is readable, ${first} to ${day(this.loadedFromMs - DAY_MS)} follows shortly.`];
+    return [
+      `The demo traffic is still loading: ${day(this.loadedFromMs)} to today is readable, ${first} to ${day(this.loadedFromMs - DAY_MS)} follows shortly.`,
+    ];
   }
 
   /**
@@ -58,7 +60,8 @@ export class DemoLoad {
       const sink = await store.beginImport({ reidentify });
       try {
         // small chunks: the serving process's event loop gets a turn between them
-        imported += (await importDemoTraffic({ catalog, sink, traffic: this.traffic, days, chunkSize: 5_000, signal: this.stopper.signal })).imported;
+        imported += (await importDemoTraffic({ catalog, sink, traffic: this.traffic, days, chunkSize: 5_000, signal: this.stopper.signal }))
+          .imported;
       } catch (err) {
         if (err instanceof DemoLoadStopped) return { imported, stopped: true };
         throw err;

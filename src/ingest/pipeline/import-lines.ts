@@ -78,12 +78,15 @@ export async function importLines(batches: AsyncIterable<string[]>, opts: Import
   );
   return run.finish(async () => {
     let rows: EventRow[] = [];
-    const emit = (row: EventRow) => { rows.push(row); };
+    const emit = (row: EventRow) => {
+      rows.push(row);
+    };
     for await (const lines of batches) {
       let done = 0;
       // Lines are processed in slices so a chunk is handed over as soon as it is full.
       while (done < lines.length) {
-        const slice = lines.length - done <= run.chunkSize ? (done === 0 ? lines : lines.slice(done)) : lines.slice(done, done + run.chunkSize);
+        const slice =
+          lines.length - done <= run.chunkSize ? (done === 0 ? lines : lines.slice(done)) : lines.slice(done, done + run.chunkSize);
         const tally = await processor.process(slice, emit, run.maxErrors);
         run.addLines(slice.length, tally);
         done += slice.length;
@@ -104,7 +107,14 @@ export function catalogLookup(catalog: ImportOptions['catalog']): CatalogLookup 
   return {
     site: async (id) => {
       const s = await catalog.getSite(id);
-      return s ? { id: s.id, hostnames: s.hostnames, collectionProfile: s.collectionProfile, profileEffectiveAt: s.profileEffectiveAt } satisfies NormalizeSite : null;
+      return s
+        ? ({
+            id: s.id,
+            hostnames: s.hostnames,
+            collectionProfile: s.collectionProfile,
+            profileEffectiveAt: s.profileEffectiveAt,
+          } satisfies NormalizeSite)
+        : null;
     },
     tenantSite: async (id) => (await catalog.getTenant(id))?.siteId ?? null,
   };
@@ -117,7 +127,15 @@ export function catalogLookup(catalog: ImportOptions['catalog']): CatalogLookup 
  */
 export class ImportRun {
   readonly summary: ImportSummary = {
-    imported: 0, rejected: 0, skipped: 0, skipped_by_reason: {}, duplicates: 0, lines: 0, errors: [], errors_truncated: false, days: [],
+    imported: 0,
+    rejected: 0,
+    skipped: 0,
+    skipped_by_reason: {},
+    duplicates: 0,
+    lines: 0,
+    errors: [],
+    errors_truncated: false,
+    days: [],
   };
   readonly chunkSize: number;
   readonly maxErrors: number;

@@ -113,7 +113,9 @@ function startWorkers(
       }
     });
     w.on('error', (err) => fail(err));
-    w.on('exit', (code) => { if (waiting.size) fail(new Error(`parse worker exited (code ${code})`)); });
+    w.on('exit', (code) => {
+      if (waiting.size) fail(new Error(`parse worker exited (code ${code})`));
+    });
     return w;
   });
   // Chunks are dealt round-robin: they are the same size, and in-order results need no balancing.
@@ -123,9 +125,9 @@ function startWorkers(
       const p = failure
         ? Promise.reject(failure)
         : new Promise<Done>((resolve, reject) => {
-          waiting.set(seq, { resolve, reject });
-          workers[seq % size].postMessage({ type: 'chunk', seq, bytes } satisfies ToWorker);
-        });
+            waiting.set(seq, { resolve, reject });
+            workers[seq % size].postMessage({ type: 'chunk', seq, bytes } satisfies ToWorker);
+          });
       // Awaited in order later; one failure rejects them all, and only the first is reported.
       p.catch(() => undefined);
       return p;

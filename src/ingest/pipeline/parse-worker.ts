@@ -19,7 +19,17 @@ export type ToWorker =
   | { type: 'answer'; id: number; value: NormalizeSite | string | null };
 
 export type FromWorker =
-  | { type: 'done'; seq: number; lines: number; count: number; encoded: string; rejected: number; skipped: number; skipped_by_reason: Record<string, number>; errors: { line: number; reason: string }[] }
+  | {
+      type: 'done';
+      seq: number;
+      lines: number;
+      count: number;
+      encoded: string;
+      rejected: number;
+      skipped: number;
+      skipped_by_reason: Record<string, number>;
+      errors: { line: number; reason: string }[];
+    }
   | { type: 'ask'; id: number; kind: 'site' | 'tenant'; key: string }
   | { type: 'failed'; seq: number; message: string };
 
@@ -34,10 +44,14 @@ if (port) {
       asked.set(id, resolve as (v: NormalizeSite | string | null) => void);
       port.postMessage({ type: 'ask', id, kind, key } satisfies FromWorker);
     });
-  const processor = new LineProcessor(init.cfg, {
-    site: (id) => ask<NormalizeSite | null>('site', id),
-    tenantSite: (id) => ask<string | null>('tenant', id),
-  }, init.geo ? new MmdbGeoLookup(init.geo) : null);
+  const processor = new LineProcessor(
+    init.cfg,
+    {
+      site: (id) => ask<NormalizeSite | null>('site', id),
+      tenantSite: (id) => ask<string | null>('tenant', id),
+    },
+    init.geo ? new MmdbGeoLookup(init.geo) : null,
+  );
 
   // Chunks are processed one at a time, in the order they arrive.
   let queue: Promise<void> = Promise.resolve();

@@ -29,7 +29,8 @@ export function createProgressBar(
       const width = 24;
       const fill = Math.round(frac * width);
       const eta = frac > 0 ? (secs / frac) * (1 - frac) : NaN;
-      text = `[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(frac * 100).toFixed(0).padStart(3)}% ${text}` +
+      text =
+        `[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(frac * 100).toFixed(0).padStart(3)}% ${text}` +
         (Number.isFinite(eta) ? `, ETA ${fmtDuration(eta)}` : '');
     }
     out.write(`\r${text}\x1b[K`);

@@ -77,10 +77,22 @@ export async function runImport(opts: RunImportOptions): Promise<RunImportResult
   try {
     if (opts.format.kind === 'access-log' && !opts.site) throw new ImportInputError('import access-log needs --site');
     // Read before anything is opened: an input of the other format, or not text, stops here.
-    const input = await openImportInput(raw, { source: opts.source, format: opts.format, site: opts.site, onBytes: (bytes) => progress.bar.update({ bytes }) });
+    const input = await openImportInput(raw, {
+      source: opts.source,
+      format: opts.format,
+      site: opts.site,
+      onBytes: (bytes) => progress.bar.update({ bytes }),
+    });
     // Opened before the stores: a bad FOOTFALL_GEOIP_DB stops the import before it starts.
     const geo = openGeoLookup(opts.geoipDb);
-    return await importInto(await opts.open(), input, geo, opts, () => (progress.bar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress), totalBytes);
+    return await importInto(
+      await opts.open(),
+      input,
+      geo,
+      opts,
+      () => (progress.bar = opts.progress ? createProgressBar(opts.progress, totalBytes) : noProgress),
+      totalBytes,
+    );
   } finally {
     raw.destroy();
   }
@@ -113,9 +125,10 @@ async function importInto(
     };
     const workers = opts.workers ?? (totalBytes !== null && totalBytes < PARALLEL_MIN_BYTES ? 0 : defaultParseWorkers());
     const appendEncoded = sink.appendEncoded?.bind(sink);
-    const summary = workers > 0 && appendEncoded
-      ? await importChunksParallel(readLineChunks(input), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
-      : await importLines(readLineBatches(input), importOpts);
+    const summary =
+      workers > 0 && appendEncoded
+        ? await importChunksParallel(readLineChunks(input), { ...importOpts, sink: { ...bindSink(sink), appendEncoded }, workers })
+        : await importLines(readLineBatches(input), importOpts);
     bar.done();
     return { ...summary, via: target.via, warnings: await retentionWarnings(catalog, summary.days, nowMs), importId };
   } finally {

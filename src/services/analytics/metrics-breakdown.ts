@@ -95,5 +95,7 @@ const TENANT_COLUMNS = ['tenant_id', 'tenant_slug', 'tenant_name'] as const;
 export function breakdownCsv(data: { current: BreakdownPayload; compare: BreakdownPayload | null }): string {
   const tenant = data.current.dimension === 'tenant';
   const columns = tenant ? ['key', 'value', ...TENANT_COLUMNS] : ['key', 'value'];
-  return periodTable(data, columns, (p) => p.rows.map((r) => (tenant ? [r.key, r.value, r.tenant_id, r.tenant_slug, r.tenant_name] : [r.key, r.value])));
+  return periodTable(data, columns, (p) =>
+    p.rows.map((r) => (tenant ? [r.key, r.value, r.tenant_id, r.tenant_slug, r.tenant_name] : [r.key, r.value])),
+  );
 }

@@ -64,7 +64,13 @@ export function envelopeBytes(data: SerializedData, metaJson: string): number {
  * are committed, when the final used_units is not known yet: used and overage can be at most the
  * hard cap, and `false` is the longer boolean, so the real meta is never longer than this one.
  */
-export function metaUpperBound(input: { requestId: string; units: number; included: number; hardCap: number; surfaceJson: string }): string {
+export function metaUpperBound(input: {
+  requestId: string;
+  units: number;
+  included: number;
+  hardCap: number;
+  surfaceJson: string;
+}): string {
   return serializeMeta(
     {
       request_id: input.requestId,

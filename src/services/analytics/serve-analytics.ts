@@ -160,7 +160,9 @@ export async function serveAnalyticsAs<P>(
   // one version per request: the cache key, and the snapshot every read of this request sees
   // (without a cache to remember the facts under the version, they are read alongside it: one round trip, not two)
   const versionRead = analytics.engine.dataVersion(site.id);
-  const factsRead = cache ? versionRead.then((version) => siteFacts(analytics.engine, site.id, { cache, version })) : siteFacts(analytics.engine, site.id, null);
+  const factsRead = cache
+    ? versionRead.then((version) => siteFacts(analytics.engine, site.id, { cache, version }))
+    : siteFacts(analytics.engine, site.id, null);
   const [version, facts] = await withDeadline(Promise.all([versionRead, factsRead]), deps.config.queryTimeoutMs);
 
   const availabilityInput: AvailabilityInput = {
@@ -181,10 +183,18 @@ export async function serveAnalyticsAs<P>(
     tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.grant.tenantIds,
     trafficClasses: TRAFFIC_FILTERS[(req.query.traffic ?? 'humans') as TrafficFilter] ?? TRAFFIC_FILTERS.humans,
   };
-  const key =
-    cache
-      ? cacheKey({ routeUrl: ctx.routeUrl, rendering: rendering.cacheName, site, scope, range, version, params: plan.cacheParams, traffic: req.query.traffic ?? 'humans' })
-      : null;
+  const key = cache
+    ? cacheKey({
+        routeUrl: ctx.routeUrl,
+        rendering: rendering.cacheName,
+        site,
+        scope,
+        range,
+        version,
+        params: plan.cacheParams,
+        traffic: req.query.traffic ?? 'humans',
+      })
+    : null;
   const hit = key ? await cache!.get(key) : undefined;
   if (key) deps.metrics?.responseCache(hit ? 'hit' : 'miss');
 
@@ -193,7 +203,13 @@ export async function serveAnalyticsAs<P>(
     site,
     workspace: caller.workspace,
     range,
-    freshness: dataFreshness(facts.newestEventMs, ctx.arrivedAt.getTime(), hit !== undefined, notes, deps.collector?.progress(site.id) ?? null),
+    freshness: dataFreshness(
+      facts.newestEventMs,
+      ctx.arrivedAt.getTime(),
+      hit !== undefined,
+      notes,
+      deps.collector?.progress(site.id) ?? null,
+    ),
   });
   const maxBytes = analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const surfaceJson = JSON.stringify(surface);
@@ -210,7 +226,10 @@ export async function serveAnalyticsAs<P>(
 
   const { value: data, meta } = await ctx.meter(plan.units, async (): Promise<SerializedData> => {
     const serialized: SerializedData =
-      cached ?? rendering.serialize(await buildData(analytics, deps.config.queryTimeoutMs, version, plan, range, buildAvailability(availabilityInput), scope, facts));
+      cached ??
+      rendering.serialize(
+        await buildData(analytics, deps.config.queryTimeoutMs, version, plan, range, buildAvailability(availabilityInput), scope, facts),
+      );
     // Inside the metered run: a rejection releases the reservation, so it costs nothing.
     checkResponseBudget(rendering.bytes(serialized, bound), { include: plan.include ?? 'full', rangeDays: range.current.days }, maxBytes);
     if (!cached && key) await cache!.set(key, { body: serialized.buf });
@@ -247,7 +266,17 @@ async function buildData<P>(
   const windowOf = (which: 'current' | 'compare', days: DayWindow): AnalyticsWindow => {
     const sections: AnalyticsWindow['sections'] = {};
     for (const [id, counts] of Object.entries(decision.sectionCount)) sections[id as SectionId] = counts?.[which] ?? null;
-    return { which, days, count: decision.count[which], sections, scope, availability: decision.availability, facts, run: reads.run, reads };
+    return {
+      which,
+      days,
+      count: decision.count[which],
+      sections,
+      scope,
+      availability: decision.availability,
+      facts,
+      run: reads.run,
+      reads,
+    };
   };
   const [current, compare] = await withDeadline(
     Promise.all([plan.build(windowOf('current', range.current)), range.compare ? plan.build(windowOf('compare', range.compare)) : null]),
@@ -302,7 +331,11 @@ export function cacheKey(input: {
 export function stableJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      ? Object.fromEntries(
+          Object.keys(v as object)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
       : v,
   );
 }

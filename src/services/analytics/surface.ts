@@ -63,7 +63,13 @@ function statusOf(lagMinutes: number): FreshnessStatus {
   return lagMinutes <= FRESH_MAX_MINUTES ? 'fresh' : lagMinutes <= DELAYED_MAX_MINUTES ? 'delayed' : 'stale';
 }
 
-function liveFreshness(newestEventMs: number | null, nowMs: number, cached: boolean, live: CollectionProgress, notes: string[]): DataFreshness {
+function liveFreshness(
+  newestEventMs: number | null,
+  nowMs: number,
+  cached: boolean,
+  live: CollectionProgress,
+  notes: string[],
+): DataFreshness {
   if (!live.pending) {
     notes.push('Live collection: every accepted event is readable.');
     return { status: 'fresh', asOf: new Date(nowMs).toISOString(), lagMinutes: 0, cached, notes };
@@ -72,7 +78,13 @@ function liveFreshness(newestEventMs: number | null, nowMs: number, cached: bool
   const lagMs = newestEventMs !== null ? live.newestAcceptedMs - newestEventMs : nowMs - (live.waitingSinceMs ?? nowMs);
   const lagMinutes = Math.max(0, Math.floor(lagMs / MINUTE_MS));
   notes.push('Live collection: accepted events are waiting to be loaded; asOf is the newest readable one.');
-  return { status: statusOf(lagMinutes), asOf: newestEventMs === null ? null : new Date(newestEventMs).toISOString(), lagMinutes, cached, notes };
+  return {
+    status: statusOf(lagMinutes),
+    asOf: newestEventMs === null ? null : new Date(newestEventMs).toISOString(),
+    lagMinutes,
+    cached,
+    notes,
+  };
 }
 
 export function buildSurface(input: {

@@ -32,7 +32,8 @@ export async function admitEmbedToken(deps: EmbedAdmissionDeps, jwt: string): Pr
   } catch {
     throw refuse('The embed token is not a valid JWT.');
   }
-  if (typeof kid !== 'string' || kid.length === 0 || kid.length > 100) throw refuse('The embed token has no kid header: set it to the embed key id.');
+  if (typeof kid !== 'string' || kid.length === 0 || kid.length > 100)
+    throw refuse('The embed token has no kid header: set it to the embed key id.');
   const key = isStorableText(kid) ? await deps.embeds.getEmbedKey(kid) : null;
   if (!key || key.revokedAt !== null) throw refuse('The embed key named by the token (kid) is unknown or revoked.');
   const now = deps.clock.now();
@@ -42,7 +43,7 @@ export async function admitEmbedToken(deps: EmbedAdmissionDeps, jwt: string): Pr
   const parent = await deps.catalog.getToken(claims.tokenId);
   // A parent of another workspace than the key's is as unknown as a missing one.
   if (!parent || parent.revokedAt !== null || parent.workspaceId !== key.workspaceId)
-    throw refuse('The parent token of the embed token (token_id) is unknown, revoked, or not of the embed key\'s workspace.');
+    throw refuse("The parent token of the embed token (token_id) is unknown, revoked, or not of the embed key's workspace.");
   // Rotating the parent cuts every embed token minted before it (to the second: iat has no finer grain),
   // so a leaked embed token is ended without revoking the parent or the key that every embed uses.
   if (parent.rotatedAt !== null && claims.iat < Math.floor(Date.parse(parent.rotatedAt) / 1000))
@@ -50,18 +51,26 @@ export async function admitEmbedToken(deps: EmbedAdmissionDeps, jwt: string): Pr
   const workspace = await deps.catalog.getWorkspace(parent.workspaceId);
   if (!workspace) throw refuse('The parent token of the embed token (token_id) is unknown.');
   // What the parent may not read, the embed may not either: refused here, before anything is counted.
-  if (parent.siteIds !== null && !parent.siteIds.includes(claims.siteId)) throw new ApiError('FORBIDDEN', 'The parent token may not read the site of the embed token.');
+  if (parent.siteIds !== null && !parent.siteIds.includes(claims.siteId))
+    throw new ApiError('FORBIDDEN', 'The parent token may not read the site of the embed token.');
   if (parent.tenantIds !== null) {
     if (claims.tenantId === null)
-      throw new ApiError('FORBIDDEN', 'The parent token is restricted to tenants: the embed token needs a tenant_id claim.', { parameter: 'tenant_id' });
-    if (!parent.tenantIds.includes(claims.tenantId)) throw new ApiError('FORBIDDEN', 'The parent token may not read the tenant of the embed token.');
+      throw new ApiError('FORBIDDEN', 'The parent token is restricted to tenants: the embed token needs a tenant_id claim.', {
+        parameter: 'tenant_id',
+      });
+    if (!parent.tenantIds.includes(claims.tenantId))
+      throw new ApiError('FORBIDDEN', 'The parent token may not read the tenant of the embed token.');
   }
   const { caller, rate } = tokenAdmission(parent, workspace);
   return {
     caller: {
       ...caller,
       kind: 'embed',
-      grant: { ...caller.grant, siteIds: [claims.siteId], tenantIds: claims.tenantId === null ? caller.grant.tenantIds : [claims.tenantId] },
+      grant: {
+        ...caller.grant,
+        siteIds: [claims.siteId],
+        tenantIds: claims.tenantId === null ? caller.grant.tenantIds : [claims.tenantId],
+      },
       seal: { siteId: claims.siteId, tenantId: claims.tenantId, routes: claims.routes },
     },
     // the parent's own window: an embed is no way around its parent's rate
@@ -89,7 +98,8 @@ async function verifiedPayload(catalog: CatalogStore, keyId: string, jwt: string
   } catch (err) {
     if (err instanceof errors.JWTExpired) throw refuse(EXPIRED_EMBED_TOKEN);
     if (err instanceof errors.JOSEAlgNotAllowed) throw refuse('The embed token must be signed with HS256.');
-    if (err instanceof errors.JWSSignatureVerificationFailed) throw refuse('The embed token is not signed with the secret of its embed key.');
+    if (err instanceof errors.JWSSignatureVerificationFailed)
+      throw refuse('The embed token is not signed with the secret of its embed key.');
     if (err instanceof errors.JOSEError) throw refuse(`The embed token is not valid: ${err.message}.`);
     throw err;
   }

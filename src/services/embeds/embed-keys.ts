@@ -21,7 +21,12 @@ const master = (catalog: CatalogStore) => controlSecret(catalog, EMBED_KEY_MASTE
 
 /** The secret of an embed key: what its owner signs tokens with (HS256 takes its UTF-8 bytes as the key). */
 export async function embedKeySecret(catalog: CatalogStore, keyId: string): Promise<string> {
-  return EMBED_KEY_SECRET_PREFIX + createHmac('sha256', await master(catalog)).update(`embed-key:${keyId}`).digest('base64url');
+  return (
+    EMBED_KEY_SECRET_PREFIX +
+    createHmac('sha256', await master(catalog))
+      .update(`embed-key:${keyId}`)
+      .digest('base64url')
+  );
 }
 
 // The HMAC key a token of an embed key is verified with, imported once per key and process: its secret
@@ -54,7 +59,11 @@ function origins(input: readonly string[]): string[] {
   }
 }
 
-export async function createEmbedKey(deps: EmbedDeps, access: WorkspaceAccess, input: { origins: readonly string[] }): Promise<{ key: EmbedKey; secret: string }> {
+export async function createEmbedKey(
+  deps: EmbedDeps,
+  access: WorkspaceAccess,
+  input: { origins: readonly string[] },
+): Promise<{ key: EmbedKey; secret: string }> {
   requireRole(access, 'admin');
   const key = await deps.embeds.createEmbedKey({ workspaceId: access.workspace.id, origins: origins(input.origins) });
   return { key, secret: await embedKeySecret(deps.catalog, key.id) };

@@ -33,7 +33,9 @@ const cookieKey = (catalog: CatalogStore) => controlSecret(catalog, COOKIE_KEY_N
 
 async function mac(catalog: CatalogStore, share: ShareLink, expiresMs: number): Promise<string> {
   // The password's hash is in it too: a link whose password changed does not honour older cookies.
-  return createHmac('sha256', await cookieKey(catalog)).update(`${share.id}.${expiresMs}.${share.passwordHash ?? ''}`).digest('base64url');
+  return createHmac('sha256', await cookieKey(catalog))
+    .update(`${share.id}.${expiresMs}.${share.passwordHash ?? ''}`)
+    .digest('base64url');
 }
 
 /** The cookie value a correct password earns, and when it expires. */
@@ -42,7 +44,12 @@ export async function shareCookie(catalog: CatalogStore, share: ShareLink, nowMs
   return { value: `${expiresMs}.${await mac(catalog, share, expiresMs)}`, expiresAt: new Date(expiresMs) };
 }
 
-export async function shareCookieValid(catalog: CatalogStore, share: ShareLink, value: string | undefined, nowMs: number): Promise<boolean> {
+export async function shareCookieValid(
+  catalog: CatalogStore,
+  share: ShareLink,
+  value: string | undefined,
+  nowMs: number,
+): Promise<boolean> {
   const m = value === undefined ? null : /^(\d{13,15})\.([A-Za-z0-9_-]{43})$/.exec(value);
   if (!m || Number(m[1]) <= nowMs) return false;
   const want = Buffer.from(await mac(catalog, share, Number(m[1])));
@@ -78,13 +85,19 @@ export async function admitShare(
   const open = await findShare(deps, input.slug);
   if (!open) throw new ApiError('UNAUTHORIZED', GONE);
   const { share, site, workspace } = open;
-  if (!(await shareUnlocked(deps.catalog, share, input.cookie, deps.clock.now().getTime()))) throw new ApiError('UNAUTHORIZED', NEEDS_PASSWORD);
+  if (!(await shareUnlocked(deps.catalog, share, input.cookie, deps.clock.now().getTime())))
+    throw new ApiError('UNAUTHORIZED', NEEDS_PASSWORD);
   return {
     caller: {
       kind: 'share',
       workspace,
       api: apiPolicyFor(workspace.plan, workspace.apiPolicy),
-      grant: { workspaceId: workspace.id, scopes: TOKEN_SCOPES, siteIds: [site.id], tenantIds: share.tenantId === null ? null : [share.tenantId] },
+      grant: {
+        workspaceId: workspace.id,
+        scopes: TOKEN_SCOPES,
+        siteIds: [site.id],
+        tenantIds: share.tenantId === null ? null : [share.tenantId],
+      },
       policy: dashboardPolicy(workspace),
       metering: 'unmetered',
       seal: { siteId: site.id, tenantId: share.tenantId, routes: null },
@@ -104,7 +117,10 @@ export interface PasswordDeps extends Pick<EmbedDeps, 'embeds' | 'clock' | 'cata
  * failures (guess-throttle.ts: per link and viewer's address, per link, per address), so one guesser
  * does not lock every viewer out. A link without a password needs none.
  */
-export async function unlockShare(deps: PasswordDeps, input: { slug: string; password: string; clientAddress: string }): Promise<{ value: string; expiresAt: Date } | null> {
+export async function unlockShare(
+  deps: PasswordDeps,
+  input: { slug: string; password: string; clientAddress: string },
+): Promise<{ value: string; expiresAt: Date } | null> {
   const nowMs = deps.clock.now().getTime();
   const open = await findShare(deps, input.slug);
   if (!open) throw new ApiError('UNAUTHORIZED', GONE);

@@ -62,7 +62,13 @@ export async function createShareLink(deps: ShareDeps, access: SiteAccess, input
     if (!tenant || tenant.siteId !== access.site.id) throw notFound('tenant', input.tenantId);
   }
   const slug = randomBase62(deps.random ?? randomBytes, SHARE_SLUG_LENGTH);
-  const share = await deps.embeds.createShareLink({ siteId: access.site.id, tenantId: input.tenantId ?? null, slugHash: hashSecret(slug), passwordHash, expiresAt });
+  const share = await deps.embeds.createShareLink({
+    siteId: access.site.id,
+    tenantId: input.tenantId ?? null,
+    slugHash: hashSecret(slug),
+    passwordHash,
+    expiresAt,
+  });
   return { share, url: shareUrl(deps.publicUrl, slug) };
 }
 

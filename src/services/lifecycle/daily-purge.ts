@@ -42,8 +42,10 @@ export function startDailyPurge(deps: LifecycleDeps, opts: DailyPurgeOptions): D
       const r = await purgeAll(deps, { dryRun: false });
       const events = r.sites.reduce((n, s) => n + (s.removed?.events ?? 0), 0);
       opts.log.info({ sites: r.sites.length, events, finished_deletions: r.finishedDeletions.length }, 'daily purge done');
-      for (const s of failedPurges(r)) opts.log.error({ site_id: s.siteId }, `daily purge of a site failed (next run retries): ${redacted(s.error ?? '')}`);
-      if (r.deletionError !== undefined) opts.log.error({}, `pending site deletions failed (next run retries): ${redacted(r.deletionError)}`);
+      for (const s of failedPurges(r))
+        opts.log.error({ site_id: s.siteId }, `daily purge of a site failed (next run retries): ${redacted(s.error ?? '')}`);
+      if (r.deletionError !== undefined)
+        opts.log.error({}, `pending site deletions failed (next run retries): ${redacted(r.deletionError)}`);
     } finally {
       await deps.lifecycle.releaseLease(PURGE_LEASE, owner);
     }
@@ -56,7 +58,9 @@ export function startDailyPurge(deps: LifecycleDeps, opts: DailyPurgeOptions): D
     return running;
   };
   const tick = () => {
-    runOnce().catch((err) => opts.log.error({}, `daily purge failed (next run retries): ${redacted((err as Error).message ?? String(err))}`));
+    runOnce().catch((err) =>
+      opts.log.error({}, `daily purge failed (next run retries): ${redacted((err as Error).message ?? String(err))}`),
+    );
   };
   // unref'd: the timers never keep a process alive that is otherwise done
   const first = setTimeout(tick, opts.firstDelayMs ?? 10 * 60_000);

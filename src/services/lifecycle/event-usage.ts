@@ -34,7 +34,11 @@ export interface EventUsageDeps {
 }
 
 /** The workspace's sites and their counts of the month. */
-async function workspaceCounts(deps: { catalog: Pick<CatalogStore, 'listSites'>; store: Pick<LifecycleStore, 'eventCounts'> }, workspaceId: string, period: string) {
+async function workspaceCounts(
+  deps: { catalog: Pick<CatalogStore, 'listSites'>; store: Pick<LifecycleStore, 'eventCounts'> },
+  workspaceId: string,
+  period: string,
+) {
   const sites = await deps.catalog.listSites(workspaceId);
   const counts = sites.length ? await deps.store.eventCounts({ siteIds: sites.map((s) => s.id), months: [period] }) : [];
   return { sites, counts };
@@ -48,7 +52,11 @@ export async function eventUsage(deps: EventUsageDeps, workspaceId: string, peri
 }
 
 /** eventUsage for a workspace already read. */
-export async function eventUsageOf(deps: Omit<EventUsageDeps, 'catalog'> & { catalog: Pick<CatalogStore, 'listSites'> }, ws: Workspace, period: string): Promise<EventUsage> {
+export async function eventUsageOf(
+  deps: Omit<EventUsageDeps, 'catalog'> & { catalog: Pick<CatalogStore, 'listSites'> },
+  ws: Workspace,
+  period: string,
+): Promise<EventUsage> {
   const { sites, counts } = await workspaceCounts(deps, ws.id, period);
   const bySite = new Map(counts.map((c) => [c.site_id, c.events]));
   const eventsUsed = counts.reduce((n, c) => n + c.events, 0);
@@ -70,7 +78,11 @@ export async function eventUsageOf(deps: Omit<EventUsageDeps, 'catalog'> & { cat
 }
 
 /** Every workspace's events of the current UTC month and its included events (the metrics gauges). */
-export async function allowanceSamples(deps: { catalog: Pick<CatalogStore, 'listWorkspaces' | 'listSites'>; store: Pick<LifecycleStore, 'eventCounts'>; clock: Clock }) {
+export async function allowanceSamples(deps: {
+  catalog: Pick<CatalogStore, 'listWorkspaces' | 'listSites'>;
+  store: Pick<LifecycleStore, 'eventCounts'>;
+  clock: Clock;
+}) {
   const period = periodOf(deps.clock.now());
   const out: { workspace_id: string; used: number; included: number | null }[] = [];
   for (const ws of await deps.catalog.listWorkspaces()) {

@@ -55,7 +55,12 @@ export async function workspaceAccess(
   return access;
 }
 
-export async function siteAccess(deps: Pick<ManageDeps, 'catalog' | 'people'>, actor: Actor, siteId: string, need: Role): Promise<WorkspaceAccess & { site: Site }> {
+export async function siteAccess(
+  deps: Pick<ManageDeps, 'catalog' | 'people'>,
+  actor: Actor,
+  siteId: string,
+  need: Role,
+): Promise<WorkspaceAccess & { site: Site }> {
   const site = await deps.catalog.getSite(siteId);
   const hidden = () => notFound('site', siteId);
   if (!site) throw hidden();
@@ -75,7 +80,12 @@ export async function tenantAccess(
   return { ...(await workspaceAccess(deps, actor, site.workspaceId, need, hidden)), site, tenant };
 }
 
-export async function goalAccess(deps: Pick<ManageDeps, 'catalog' | 'people'>, actor: Actor, goalId: string, need: Role): Promise<WorkspaceAccess & { goal: Goal }> {
+export async function goalAccess(
+  deps: Pick<ManageDeps, 'catalog' | 'people'>,
+  actor: Actor,
+  goalId: string,
+  need: Role,
+): Promise<WorkspaceAccess & { goal: Goal }> {
   const hidden = () => notFound('goal', goalId);
   const goal = await deps.catalog.getGoal(goalId);
   if (!goal) throw hidden();

@@ -69,7 +69,12 @@ export const siteOwnershipJson = (o: SiteOwnership) => ({
 /** A site as `site list` prints it and the management API answers it: the record and its ownership. */
 export const siteViewJson = (v: { site: Site; ownership: SiteOwnership }) => ({ ...siteJson(v.site), ...siteOwnershipJson(v.ownership) });
 
-export const siteVerificationJson = (v: SiteVerification) => ({ site_id: v.siteId, domain: v.domain, verified: v.verified, verified_at: v.verifiedAt });
+export const siteVerificationJson = (v: SiteVerification) => ({
+  site_id: v.siteId,
+  domain: v.domain,
+  verified: v.verified,
+  verified_at: v.verifiedAt,
+});
 
 export const tenantJson = (t: Tenant) => ({
   tenant_id: t.id,
@@ -105,7 +110,13 @@ export const tokenJson = (t: Token) => ({
 
 export const userJson = (u: User) => ({ user_id: u.id, email: u.email, name: u.name });
 
-export const memberJson = (m: Member) => ({ user_id: m.user.id, email: m.user.email, name: m.user.name, role: m.role, joined_at: m.joinedAt });
+export const memberJson = (m: Member) => ({
+  user_id: m.user.id,
+  email: m.user.email,
+  name: m.user.name,
+  role: m.role,
+  joined_at: m.joinedAt,
+});
 
 export const invitationJson = (i: Invitation) => ({
   invitation_id: i.id,

@@ -15,17 +15,28 @@ export interface SiteDeletionDeps {
   events?: LifecycleStore;
 }
 
-export async function deleteSiteConfirmed(deps: SiteDeletionDeps, access: WorkspaceAccess & { site: Site }, typedName: string): Promise<FinishedDeletion> {
+export async function deleteSiteConfirmed(
+  deps: SiteDeletionDeps,
+  access: WorkspaceAccess & { site: Site },
+  typedName: string,
+): Promise<FinishedDeletion> {
   requireRole(access, 'admin');
   if (typedName !== access.site.name)
-    throw invalidField('name', `Type the site's name exactly as it is ("${access.site.name}") to confirm the deletion: nothing was deleted.`);
-  if (!deps.lifecycle || !deps.events) throw new ManageError('INTERNAL_ERROR', 'This server cannot delete sites (it has no event store of its own).');
+    throw invalidField(
+      'name',
+      `Type the site's name exactly as it is ("${access.site.name}") to confirm the deletion: nothing was deleted.`,
+    );
+  if (!deps.lifecycle || !deps.events)
+    throw new ManageError('INTERNAL_ERROR', 'This server cannot delete sites (it has no event store of its own).');
   try {
     return await deleteSite({ catalog: deps.catalog, clock: deps.clock, lifecycle: deps.lifecycle, store: deps.events }, access.site.id);
   } catch (err) {
     // The catalog step commits first: past it the site is gone for every read, and the daily purge finishes the rest.
     if (!(await deps.catalog.getSite(access.site.id)))
-      throw new ManageError('INTERNAL_ERROR', 'The site is deleted; removing its stored events did not finish and is retried by the next daily purge (or by footfall site delete).');
+      throw new ManageError(
+        'INTERNAL_ERROR',
+        'The site is deleted; removing its stored events did not finish and is retried by the next daily purge (or by footfall site delete).',
+      );
     throw err;
   }
 }

@@ -58,12 +58,20 @@ export async function getSite(deps: Pick<ManageDeps, 'catalog'>, access: Workspa
 
 export async function createSite(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess, input: SiteInput): Promise<SiteView> {
   requireRole(access, 'admin');
-  const site = await deps.catalog.createSite({ workspaceId: access.workspace.id, ...input, profileEffectiveAt: input.profileEffectiveAt ?? null });
+  const site = await deps.catalog.createSite({
+    workspaceId: access.workspace.id,
+    ...input,
+    profileEffectiveAt: input.profileEffectiveAt ?? null,
+  });
   return viewOf(deps.catalog, site);
 }
 
 /** A profile change is prospective, as on the command line (the store refuses an effective-at in the past). */
-export async function updateSite(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess & { site: Site }, patch: SitePatch): Promise<SiteView> {
+export async function updateSite(
+  deps: Pick<ManageDeps, 'catalog'>,
+  access: WorkspaceAccess & { site: Site },
+  patch: SitePatch,
+): Promise<SiteView> {
   requireRole(access, 'admin');
   return viewOf(deps.catalog, await deps.catalog.updateSite(access.site.id, patch));
 }

@@ -56,7 +56,11 @@ export async function createGoal(
   return deps.catalog.createGoal(input);
 }
 
-export async function updateGoal(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess & { goal: Goal }, patch: GoalPatch): Promise<Goal> {
+export async function updateGoal(
+  deps: Pick<ManageDeps, 'catalog'>,
+  access: WorkspaceAccess & { goal: Goal },
+  patch: GoalPatch,
+): Promise<Goal> {
   requireRole(access, 'admin');
   return deps.catalog.updateGoal(access.goal.id, patch);
 }

@@ -13,7 +13,10 @@ import { requireRole, type ManageDeps, type WorkspaceAccess } from './access.js'
 
 export const PERSON_WORKSPACE_PLAN: PlanId = 'free';
 
-export async function workspacesOf(deps: Pick<ManageDeps, 'catalog' | 'people'>, user: User): Promise<{ workspace: Workspace; role: Role }[]> {
+export async function workspacesOf(
+  deps: Pick<ManageDeps, 'catalog' | 'people'>,
+  user: User,
+): Promise<{ workspace: Workspace; role: Role }[]> {
   const memberships = await deps.people.listMemberships(user.id);
   const out: { workspace: Workspace; role: Role }[] = [];
   for (const m of memberships) {

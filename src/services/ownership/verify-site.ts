@@ -33,7 +33,9 @@ export async function verifySite(deps: VerifySiteDeps, siteId: string): Promise<
   const done = (verifiedAt: string): SiteVerification => ({ siteId: site.siteId, domain: proof.domain, verified: true, verifiedAt });
   if (proof.verifiedAt !== null) return done(proof.verifiedAt);
   if (proof.claimedElsewhere)
-    throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `${proof.domain} is already verified by another workspace`, { domain: proof.domain });
+    throw new CatalogError('SITE_SCOPE_ALREADY_CLAIMED', `${proof.domain} is already verified by another workspace`, {
+      domain: proof.domain,
+    });
 
   const lookup = await deps.dns.resolveTxt(proof.recordName);
   const found = lookup.answered ? lookup.records.map((chunks) => chunks.join('')) : [];

@@ -23,7 +23,10 @@ export interface ThrottleKey {
 }
 
 /** Everything one client address guesses at accounts and their links counts under this key. */
-const addressKey = (clientAddress: string): ThrottleKey => ({ key: hashSecret(`sign-in:address:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_ADDRESS });
+const addressKey = (clientAddress: string): ThrottleKey => ({
+  key: hashSecret(`sign-in:address:${clientAddress}`),
+  max: SIGN_IN_MAX_FAILURES_PER_ADDRESS,
+});
 
 /**
  * The keys of a guess at one secret (`what`: e.g. an email's account, a share link) from one address:
@@ -34,7 +37,9 @@ function guessKeys(what: string, clientAddress: string, addressScope: 'sign-in' 
   return [
     { key: hashSecret(`${what}:from:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_PAIR },
     { key: hashSecret(what), max: SIGN_IN_MAX_FAILURES_PER_SECRET },
-    addressScope === 'sign-in' ? addressKey(clientAddress) : { key: hashSecret(`share:address:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_ADDRESS },
+    addressScope === 'sign-in'
+      ? addressKey(clientAddress)
+      : { key: hashSecret(`share:address:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_ADDRESS },
   ];
 }
 
@@ -76,7 +81,13 @@ export async function recordFailure(deps: ThrottleDeps, keys: readonly ThrottleK
  * One guess behind the throttle: refused while throttled; `attempt` answers the guess's result, or null
  * for a wrong guess, which is counted as a failure of every key and answered with `wrong()`.
  */
-export async function guess<T>(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number, attempt: () => Promise<T | null>, wrong: () => Error): Promise<T> {
+export async function guess<T>(
+  deps: ThrottleDeps,
+  keys: readonly ThrottleKey[],
+  nowMs: number,
+  attempt: () => Promise<T | null>,
+  wrong: () => Error,
+): Promise<T> {
   await refuseThrottled(deps, keys, nowMs);
   const result = await attempt();
   if (result === null) {

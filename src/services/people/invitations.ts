@@ -43,7 +43,11 @@ export async function listInvitations(deps: Pick<PeopleDeps, 'people' | 'clock'>
 }
 
 /** Revoking needs the role that may make such an invitation. */
-export async function revokeInvitation(deps: Pick<PeopleDeps, 'people' | 'clock'>, access: WorkspaceAccess, invitationId: string): Promise<void> {
+export async function revokeInvitation(
+  deps: Pick<PeopleDeps, 'people' | 'clock'>,
+  access: WorkspaceAccess,
+  invitationId: string,
+): Promise<void> {
   requireRole(access, 'admin');
   const inv = await deps.people.getInvitation(invitationId);
   const now = deps.clock.now().toISOString();
@@ -81,7 +85,10 @@ async function openInvitation(deps: LinkDeps, secret: string, clientAddress: str
   );
 }
 
-export async function previewInvitation(deps: LinkDeps & Pick<PeopleDeps, 'catalog'>, input: { secret: string; clientAddress: string }): Promise<InvitationPreview> {
+export async function previewInvitation(
+  deps: LinkDeps & Pick<PeopleDeps, 'catalog'>,
+  input: { secret: string; clientAddress: string },
+): Promise<InvitationPreview> {
   const invitation = await openInvitation(deps, input.secret, input.clientAddress);
   const [workspace, inviter, account] = await Promise.all([
     deps.catalog.getWorkspace(invitation.workspaceId),
@@ -119,20 +126,35 @@ export async function acceptInvitation(
 
 async function accountExists(deps: Pick<PeopleDeps, 'catalog'>, inv: Invitation): Promise<ManageError> {
   const ws = await deps.catalog.getWorkspace(inv.workspaceId);
-  return new ManageError('CONFLICT', `${inv.email} has an account: sign in as ${inv.email}, then open this invitation link again to join ${ws?.name ?? 'the workspace'}.`, {
-    reason: 'account_exists',
-    email: inv.email,
-  });
+  return new ManageError(
+    'CONFLICT',
+    `${inv.email} has an account: sign in as ${inv.email}, then open this invitation link again to join ${ws?.name ?? 'the workspace'}.`,
+    {
+      reason: 'account_exists',
+      email: inv.email,
+    },
+  );
 }
 
 /** The signed-in person joins with their own account; the invitation must be for their email. */
-export async function joinInvitation(deps: LinkDeps & Pick<PeopleDeps, 'catalog'>, user: User, input: { secret: string; clientAddress: string }): Promise<{ workspaceId: string }> {
+export async function joinInvitation(
+  deps: LinkDeps & Pick<PeopleDeps, 'catalog'>,
+  user: User,
+  input: { secret: string; clientAddress: string },
+): Promise<{ workspaceId: string }> {
   const inv = await openInvitation(deps, input.secret, input.clientAddress);
   if (inv.email !== user.email)
-    throw new ManageError('FORBIDDEN', `This invitation is for ${inv.email}, and you are signed in as ${user.email}: sign out, then sign in as ${inv.email} to join.`, {
-      reason: 'other_account',
-    });
-  const joined = await deps.people.acceptInvitation(hashSecret(input.secret), deps.clock.now().toISOString(), { kind: 'existing', userId: user.id });
+    throw new ManageError(
+      'FORBIDDEN',
+      `This invitation is for ${inv.email}, and you are signed in as ${user.email}: sign out, then sign in as ${inv.email} to join.`,
+      {
+        reason: 'other_account',
+      },
+    );
+  const joined = await deps.people.acceptInvitation(hashSecret(input.secret), deps.clock.now().toISOString(), {
+    kind: 'existing',
+    userId: user.id,
+  });
   if (!joined) throw UNUSABLE();
   return { workspaceId: joined.workspaceId };
 }

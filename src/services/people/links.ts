@@ -20,7 +20,11 @@ export interface LinkDelivery {
 const PAGE: Record<LinkPurpose, 'reset' | 'sign-in'> = { reset: 'reset', sign_in: 'sign-in' };
 const LIFETIME: Record<LinkPurpose, number> = { reset: RESET_LINK_LIFETIME_MS, sign_in: SIGN_IN_LINK_LIFETIME_MS };
 
-export async function issueLink(deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>, user: User, purpose: LinkPurpose): Promise<IssuedLink> {
+export async function issueLink(
+  deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>,
+  user: User,
+  purpose: LinkPurpose,
+): Promise<IssuedLink> {
   const now = deps.clock.now();
   const secret = newSecret(deps);
   const expiresAt = new Date(now.getTime() + LIFETIME[purpose]).toISOString();
@@ -29,7 +33,11 @@ export async function issueLink(deps: Pick<PeopleDeps, 'people' | 'clock' | 'pub
 }
 
 /** The operator's link for an email (the command line may say that no account has it). */
-export async function issueLinkFor(deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>, email: string, purpose: LinkPurpose): Promise<IssuedLink & { user: User }> {
+export async function issueLinkFor(
+  deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>,
+  email: string,
+  purpose: LinkPurpose,
+): Promise<IssuedLink & { user: User }> {
   const found = await deps.people.findUserByEmail(email);
   if (!found) throw notFound('user', email);
   return { ...(await issueLink(deps, found.user, purpose)), user: found.user };
@@ -39,7 +47,11 @@ export async function issueLinkFor(deps: Pick<PeopleDeps, 'people' | 'clock' | '
  * A reset asked for by email: the same answer whether or not an account has it (nothing to learn
  * here); the link goes to the delivery, when the server has one.
  */
-export async function requestReset(deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>, email: string, delivery: LinkDelivery | undefined): Promise<void> {
+export async function requestReset(
+  deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>,
+  email: string,
+  delivery: LinkDelivery | undefined,
+): Promise<void> {
   if (!delivery || normalizeEmail(email) === null) return;
   const found = await deps.people.findUserByEmail(email);
   if (found) await delivery.sendResetLink(found.user, await issueLink(deps, found.user, 'reset'));
@@ -52,32 +64,47 @@ const UNUSABLE = (what: string) => new ManageError('NOT_FOUND', `This ${what} li
  * before anything is hashed, behind the throttle of link guesses (per client address), so a made-up
  * link costs one indexed read, not an argon2 hash.
  */
-export async function acceptReset(deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>, input: { secret: string; password: string; clientAddress: string }): Promise<User> {
+export async function acceptReset(
+  deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>,
+  input: { secret: string; password: string; clientAddress: string },
+): Promise<User> {
   const now = deps.clock.now();
   const secretHash = looksLikeLinkSecret(input.secret) ? hashSecret(input.secret) : null;
   await guess(
     deps,
     linkKeys(input.clientAddress),
     now.getTime(),
-    async () => (secretHash !== null && (await deps.people.findOpenLink({ secretHash, purpose: 'reset', now: now.toISOString() })) ? true : null),
+    async () =>
+      secretHash !== null && (await deps.people.findOpenLink({ secretHash, purpose: 'reset', now: now.toISOString() })) ? true : null,
     () => UNUSABLE('reset'),
   );
   const problem = passwordProblem(input.password);
   if (problem) throw invalidField('password', problem);
   const newPasswordHash = await deps.hasher.hash(input.password);
-  const user = await deps.people.redeemLink({ secretHash: secretHash!, purpose: 'reset', now: deps.clock.now().toISOString(), newPasswordHash });
+  const user = await deps.people.redeemLink({
+    secretHash: secretHash!,
+    purpose: 'reset',
+    now: deps.clock.now().toISOString(),
+    newPasswordHash,
+  });
   // used by a request that was quicker, between the look-up and now
   if (!user) throw UNUSABLE('reset');
   return user;
 }
 
-export async function acceptSignInLink(deps: Pick<PeopleDeps, 'people' | 'clock'>, input: { secret: string; clientAddress: string }): Promise<User> {
+export async function acceptSignInLink(
+  deps: Pick<PeopleDeps, 'people' | 'clock'>,
+  input: { secret: string; clientAddress: string },
+): Promise<User> {
   const now = deps.clock.now();
   return guess(
     deps,
     linkKeys(input.clientAddress),
     now.getTime(),
-    async () => (looksLikeLinkSecret(input.secret) ? deps.people.redeemLink({ secretHash: hashSecret(input.secret), purpose: 'sign_in', now: now.toISOString() }) : null),
+    async () =>
+      looksLikeLinkSecret(input.secret)
+        ? deps.people.redeemLink({ secretHash: hashSecret(input.secret), purpose: 'sign_in', now: now.toISOString() })
+        : null,
     () => UNUSABLE('sign-in'),
   );
 }
@@ -91,6 +118,7 @@ export async function changePassword(
   const problem = passwordProblem(input.newPassword);
   if (problem) throw invalidField('new_password', problem);
   // A person who signed in by link and never chose a password has none to confirm.
-  if (user.hasPassword) await checkPassword(deps, { email: user.email, password: input.currentPassword, clientAddress: input.clientAddress });
+  if (user.hasPassword)
+    await checkPassword(deps, { email: user.email, password: input.currentPassword, clientAddress: input.clientAddress });
   await deps.people.setPassword(user.id, await deps.hasher.hash(input.newPassword));
 }

@@ -39,13 +39,17 @@ export async function startSession(deps: Pick<PeopleDeps, 'people' | 'clock' | '
 }
 
 /** The live session of a cookie value, its expiry slid forward; null for anything else. */
-export async function resolveSession(deps: Pick<PeopleDeps, 'people' | 'clock'>, secret: string | undefined): Promise<ActiveSession | null> {
+export async function resolveSession(
+  deps: Pick<PeopleDeps, 'people' | 'clock'>,
+  secret: string | undefined,
+): Promise<ActiveSession | null> {
   if (secret === undefined || !SESSION_SECRET_RE.test(secret)) return null;
   const idHash = hashSecret(secret);
   const now = deps.clock.now();
   const found = await deps.people.findSession(idHash, now.toISOString());
   if (!found) return null;
-  if (now.getTime() - Date.parse(found.lastSeenAt) < SESSION_SLIDE_EVERY_MS) return { user: found.user, idHash, expiresAt: new Date(found.expiresAt), renewed: false };
+  if (now.getTime() - Date.parse(found.lastSeenAt) < SESSION_SLIDE_EVERY_MS)
+    return { user: found.user, idHash, expiresAt: new Date(found.expiresAt), renewed: false };
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   await deps.people.touchSession(idHash, now.toISOString(), expiresAt.toISOString());
   return { user: found.user, idHash, expiresAt, renewed: true };
@@ -58,7 +62,9 @@ export async function endSession(deps: Pick<PeopleDeps, 'people'>, idHash: strin
 const csrfKey = (catalog: CatalogStore) => controlSecret(catalog, CSRF_KEY_NAME);
 
 export async function csrfTokenFor(deps: Pick<PeopleDeps, 'catalog'>, idHash: string): Promise<string> {
-  return createHmac('sha256', await csrfKey(deps.catalog)).update(idHash).digest('base64url');
+  return createHmac('sha256', await csrfKey(deps.catalog))
+    .update(idHash)
+    .digest('base64url');
 }
 
 export async function csrfTokenMatches(deps: Pick<PeopleDeps, 'catalog'>, idHash: string, sent: string | undefined): Promise<boolean> {

@@ -24,12 +24,18 @@ export async function checkPassword(
   deps: Pick<PeopleDeps, 'people' | 'hasher' | 'clock'>,
   input: { email: string; password: string; clientAddress: string },
 ): Promise<User> {
-  return guess(deps, passwordKeys(input.email, input.clientAddress), deps.clock.now().getTime(), async () => {
-    const found = await deps.people.findUserByEmail(input.email);
-    // Always one verification: against the account's hash, or the dummy (unknown email, no password yet).
-    let ok = false;
-    if (found?.passwordHash) ok = await deps.hasher.verify(found.passwordHash, input.password);
-    else await deps.hasher.verify(await dummyHash(deps.hasher), input.password);
-    return found && ok ? found.user : null;
-  }, INVALID_CREDENTIALS);
+  return guess(
+    deps,
+    passwordKeys(input.email, input.clientAddress),
+    deps.clock.now().getTime(),
+    async () => {
+      const found = await deps.people.findUserByEmail(input.email);
+      // Always one verification: against the account's hash, or the dummy (unknown email, no password yet).
+      let ok = false;
+      if (found?.passwordHash) ok = await deps.hasher.verify(found.passwordHash, input.password);
+      else await deps.hasher.verify(await dummyHash(deps.hasher), input.password);
+      return found && ok ? found.user : null;
+    },
+    INVALID_CREDENTIALS,
+  );
 }

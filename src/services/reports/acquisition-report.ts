@@ -8,7 +8,16 @@ import { reportUnits } from '../../domain/metering.js';
 import type { Dimension } from '../../domain/query/dimensions.js';
 import type { ResolvedRange } from '../../domain/report-range.js';
 import type { AnalyticsContext, AnalyticsPlan } from '../analytics/serve-analytics.js';
-import { dayOf, DEFAULT_REPORT_LIMIT, goalsOf, kitFor, known, type PayloadWindow, type ReportKit, type ReportParams } from './report-kit.js';
+import {
+  dayOf,
+  DEFAULT_REPORT_LIMIT,
+  goalsOf,
+  kitFor,
+  known,
+  type PayloadWindow,
+  type ReportKit,
+  type ReportParams,
+} from './report-kit.js';
 
 export interface AcquisitionParams {
   limit: number;
@@ -17,7 +26,11 @@ export interface AcquisitionParams {
 
 export type AcquisitionReport = Awaited<ReturnType<typeof buildAcquisition>>;
 
-export async function acquisitionPlan(ctx: AnalyticsContext, q: ReportParams, range: ResolvedRange): Promise<AnalyticsPlan<AcquisitionReport>> {
+export async function acquisitionPlan(
+  ctx: AnalyticsContext,
+  q: ReportParams,
+  range: ResolvedRange,
+): Promise<AnalyticsPlan<AcquisitionReport>> {
   const limit = q.limit ?? DEFAULT_REPORT_LIMIT;
   const goalsConfigured = (await goalsOf(ctx)).length > 0;
   return {
@@ -31,7 +44,9 @@ export async function buildAcquisition(kit: ReportKit, w: PayloadWindow, p: Acqu
   const range: MsWindow = { startMs: w.days.startMs, endMs: w.days.endMs };
   const attribution = w.sections.acquisition_attribution ?? null;
   const attributionRows = async (dimension: Dimension) =>
-    attribution ? known(await kit.run(attribution, { metrics: ['sessions', 'engagement_rate'], dimension, limit: p.limit + 1 }), p.limit) : [];
+    attribution
+      ? known(await kit.run(attribution, { metrics: ['sessions', 'engagement_rate'], dimension, limit: p.limit + 1 }), p.limit)
+      : [];
 
   const [total, byDay, byChannel, referrers, mix, sources, mediums, campaigns, tagged, landing] = await Promise.all([
     kit.total(range, ['sessions', 'pageviews', 'engagement_rate', 'avg_session_eng_time_ms']),
@@ -45,7 +60,10 @@ export async function buildAcquisition(kit: ReportKit, w: PayloadWindow, p: Acqu
     taggedSessions(kit, attribution),
     kit.channelPairs(range, 'entry_page', p.limit),
   ]);
-  const titles = await kit.titles(range, landing.map((l) => l.key));
+  const titles = await kit.titles(
+    range,
+    landing.map((l) => l.key),
+  );
 
   const sessions = total.values.sessions;
   const direct = byChannel.find((r) => r.key === 'Direct')?.values.sessions ?? 0;

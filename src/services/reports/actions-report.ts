@@ -43,8 +43,10 @@ export async function actionsPlan(
   };
 }
 
-const bySessions = <T extends { sessions: number }>(key: (x: T) => string | null) => (a: T, b: T) =>
-  b.sessions - a.sessions || compareKeys(key(a), key(b));
+const bySessions =
+  <T extends { sessions: number }>(key: (x: T) => string | null) =>
+  (a: T, b: T) =>
+    b.sessions - a.sessions || compareKeys(key(a), key(b));
 
 export async function buildActions(kit: ReportKit, w: PayloadWindow, p: ActionsParams) {
   const range: MsWindow = { startMs: w.days.startMs, endMs: w.days.endMs };
@@ -52,23 +54,37 @@ export async function buildActions(kit: ReportKit, w: PayloadWindow, p: ActionsP
   const selected: ActionSelection = { ...all, ...(p.family ? { family: p.family } : {}), ...(p.action ? { action: p.action } : {}) };
   const rows = (selection: ActionSelection, groupBy: ActionGroupKey[]) => kit.reads.actionRows({ selection, groupBy });
 
-  const [sessionsTotal, sessionSeries, totalsRow, totalsByDay, families, familyDays, actionRows, actionPages, actionChannels, pages, sources, devices, countries, browsers] =
-    await Promise.all([
-      kit.total(range, ['sessions']),
-      kit.daily(w.days, range, ['sessions']),
-      kit.reads.actionTotals({ selection: all, byDay: false }),
-      kit.reads.actionTotals({ selection: all, byDay: true }),
-      rows(all, ['family']),
-      rows(selected, ['day', 'family']),
-      rows(selected, ['action']),
-      rows(selected, ['action', 'page']),
-      rows(selected, ['action', 'channel']),
-      rows(selected, ['page']),
-      rows(selected, ['channel']),
-      rows(selected, ['device']),
-      rows(selected, ['country']),
-      rows(selected, ['browser']),
-    ]);
+  const [
+    sessionsTotal,
+    sessionSeries,
+    totalsRow,
+    totalsByDay,
+    families,
+    familyDays,
+    actionRows,
+    actionPages,
+    actionChannels,
+    pages,
+    sources,
+    devices,
+    countries,
+    browsers,
+  ] = await Promise.all([
+    kit.total(range, ['sessions']),
+    kit.daily(w.days, range, ['sessions']),
+    kit.reads.actionTotals({ selection: all, byDay: false }),
+    kit.reads.actionTotals({ selection: all, byDay: true }),
+    rows(all, ['family']),
+    rows(selected, ['day', 'family']),
+    rows(selected, ['action']),
+    rows(selected, ['action', 'page']),
+    rows(selected, ['action', 'channel']),
+    rows(selected, ['page']),
+    rows(selected, ['channel']),
+    rows(selected, ['device']),
+    rows(selected, ['country']),
+    rows(selected, ['browser']),
+  ]);
 
   const zero: ActionTotals = { meaningfulSessions: 0, meaningfulOccurrences: 0, errorSessions: 0, instrumentationSessions: 0 };
   const t = totalsRow[0] ?? zero;

@@ -16,7 +16,11 @@ export interface ContentParams {
 
 export type ContentReport = Awaited<ReturnType<typeof buildContent>>;
 
-export function contentPlan(_ctx: AnalyticsContext, q: ReportParams & { include?: string }, range: ResolvedRange): AnalyticsPlan<ContentReport> {
+export function contentPlan(
+  _ctx: AnalyticsContext,
+  q: ReportParams & { include?: string },
+  range: ResolvedRange,
+): AnalyticsPlan<ContentReport> {
   const include = resolveContentInclude({ include: q.include, days: range.current.days, compare: range.compare !== null });
   const limit = q.limit ?? DEFAULT_REPORT_LIMIT;
   return {
@@ -36,7 +40,12 @@ export async function buildContent(kit: ReportKit, w: PayloadWindow, p: ContentP
     return {
       include: 'summary' as const,
       totals: { pageviews: total.values.pageviews, visitors: total.values.visitors, sessions: total.values.sessions },
-      timeseries: series.map((r) => ({ date: dayOf(r.bucketMs), pageviews: r.values.pageviews, visitors: r.values.visitors, sessions: r.values.sessions })),
+      timeseries: series.map((r) => ({
+        date: dayOf(r.bucketMs),
+        pageviews: r.values.pageviews,
+        visitors: r.values.visitors,
+        sessions: r.values.sessions,
+      })),
     };
   }
   const [total, pages, entries, exits] = await Promise.all([
@@ -65,7 +74,12 @@ export async function buildContent(kit: ReportKit, w: PayloadWindow, p: ContentP
       entries: r.values.entries,
       exits: r.values.exits,
       avg_page_eng_time_ms: r.values.avg_page_eng_time_ms,
-      trend: denseSeries(byPage.get(r.key) ?? [], { startMs: w.days.startMs, endMs: w.days.endMs, interval: 'day', metrics: ['pageviews'] }).map((t) => ({
+      trend: denseSeries(byPage.get(r.key) ?? [], {
+        startMs: w.days.startMs,
+        endMs: w.days.endMs,
+        interval: 'day',
+        metrics: ['pageviews'],
+      }).map((t) => ({
         date: dayOf(t.bucketMs),
         pageviews: t.values.pageviews,
       })),

@@ -10,7 +10,11 @@ import { DEFAULT_REPORT_LIMIT, goalsOf, kitFor, type PayloadWindow, type ReportK
 
 export type GoalConversionsReport = Awaited<ReturnType<typeof buildGoalConversions>>;
 
-export async function goalConversionsPlan(ctx: AnalyticsContext, q: ReportParams, range: ResolvedRange): Promise<AnalyticsPlan<GoalConversionsReport>> {
+export async function goalConversionsPlan(
+  ctx: AnalyticsContext,
+  q: ReportParams,
+  range: ResolvedRange,
+): Promise<AnalyticsPlan<GoalConversionsReport>> {
   const limit = q.limit ?? DEFAULT_REPORT_LIMIT;
   const goals = await goalsOf(ctx);
   return {

@@ -12,7 +12,11 @@ export interface MoverRow {
   delta_pct: number;
 }
 
-export function computeMovers(current: readonly MetricRow[], previous: readonly MetricRow[], limit: number): { gainers: MoverRow[]; losers: MoverRow[] } {
+export function computeMovers(
+  current: readonly MetricRow[],
+  previous: readonly MetricRow[],
+  limit: number,
+): { gainers: MoverRow[]; losers: MoverRow[] } {
   const pages = new Map<string | null, { cur: number; prev: number }>();
   for (const r of current) pages.set(r.key, { cur: r.values.pageviews, prev: 0 });
   for (const r of previous) {

@@ -56,21 +56,22 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
   // every page of the range (movers compare them all; the top pages are their first rows), and every
   // referrer by channel (the top referrers and each one's dominant channel): one read each
   const pagesRead = kit.run(range, { metrics: ['pageviews'], dimension: 'page' });
-  const [total, series, pages, byChannel, referrerChannels, countries, devices, browsers, os, movers, regions, cities, landing] = await Promise.all([
-    kit.total(range, TOTAL_METRICS),
-    kit.daily(w.days, range, SERIES_METRICS),
-    pagesRead,
-    kit.run(range, { metrics: ['sessions'], dimension: 'channel' }),
-    kit.run(range, { metrics: ['sessions'], dimension: 'referrer', splitBy: 'channel' }),
-    sessionsBy('country'),
-    sessionsBy('device'),
-    sessionsBy('browser'),
-    sessionsBy('os'),
-    moversOf(kit, w, p, pagesRead),
-    geography(kit, w.sections.overview_regions ?? null, 'region', p.limit),
-    geography(kit, w.sections.overview_cities ?? null, 'city', p.limit),
-    kit.channelPairs(range, 'entry_page', p.limit),
-  ]);
+  const [total, series, pages, byChannel, referrerChannels, countries, devices, browsers, os, movers, regions, cities, landing] =
+    await Promise.all([
+      kit.total(range, TOTAL_METRICS),
+      kit.daily(w.days, range, SERIES_METRICS),
+      pagesRead,
+      kit.run(range, { metrics: ['sessions'], dimension: 'channel' }),
+      kit.run(range, { metrics: ['sessions'], dimension: 'referrer', splitBy: 'channel' }),
+      sessionsBy('country'),
+      sessionsBy('device'),
+      sessionsBy('browser'),
+      sessionsBy('os'),
+      moversOf(kit, w, p, pagesRead),
+      geography(kit, w.sections.overview_regions ?? null, 'region', p.limit),
+      geography(kit, w.sections.overview_cities ?? null, 'city', p.limit),
+      kit.channelPairs(range, 'entry_page', p.limit),
+    ]);
 
   const topPages = pages.slice(0, p.limit);
   const { top: topReferrers, dominant: referrerChannel } = referrersOf(referrerChannels, p.limit);
@@ -81,7 +82,8 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
     kit.titles({ startMs: movers.previousStartMs, endMs: range.endMs }, moverPaths),
   ]);
   const title = (path: string | null) => (path === null ? null : (titles.get(path) ?? null));
-  for (const m of [...movers.gainers, ...movers.losers]) m.page_title = m.path_canon === null ? null : (moverTitles.get(m.path_canon) ?? null);
+  for (const m of [...movers.gainers, ...movers.losers])
+    m.page_title = m.path_canon === null ? null : (moverTitles.get(m.path_canon) ?? null);
 
   const v = total.values;
   return {
@@ -120,7 +122,12 @@ export async function buildOverview(kit: ReportKit, w: PayloadWindow, p: Overvie
         sessions: r.sessions,
         favicon_url: null,
       })),
-      top_landing_pages: landing.map((l) => ({ path_canon: l.key, channel: l.channel, sessions: l.row.values.sessions, page_title: title(l.key) })),
+      top_landing_pages: landing.map((l) => ({
+        path_canon: l.key,
+        channel: l.channel,
+        sessions: l.row.values.sessions,
+        page_title: title(l.key),
+      })),
     },
     audience: {
       countries: known(countries, p.limit).map((r) => ({ country: r.key!, sessions: r.values.sessions })),
@@ -139,7 +146,10 @@ async function moversOf(kit: ReportKit, w: PayloadWindow, p: OverviewParams, pag
   const prev = previousPeriod(w.days);
   // the period before the window must lie inside API retention, or movers would compare with nothing
   if (p.minAllowedFrom !== null && prev.from < p.minAllowedFrom) return { gainers: [], losers: [], previousStartMs: prev.startMs };
-  const [cur, before] = await Promise.all([pages, kit.run({ startMs: prev.startMs, endMs: prev.endMs }, { metrics: ['pageviews'], dimension: 'page' })]);
+  const [cur, before] = await Promise.all([
+    pages,
+    kit.run({ startMs: prev.startMs, endMs: prev.endMs }, { metrics: ['pageviews'], dimension: 'page' }),
+  ]);
   return { ...computeMovers(cur, before, p.limit), previousStartMs: prev.startMs };
 }
 

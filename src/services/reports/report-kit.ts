@@ -43,7 +43,11 @@ export function readsOf(engine: AnalyticsEngine, options: RunOptions): Analytics
 }
 
 /** A QuerySpec over the scope and a counting window; the rest (metrics, grouping) from `rest`. */
-export function specFor(scope: ReadScope, window: MsWindow, rest: Omit<QuerySpec, 'siteId' | 'tenantIds' | 'trafficClasses' | 'startMs' | 'endMs' | 'filters'> & { filters?: QuerySpec['filters'] }): QuerySpec {
+export function specFor(
+  scope: ReadScope,
+  window: MsWindow,
+  rest: Omit<QuerySpec, 'siteId' | 'tenantIds' | 'trafficClasses' | 'startMs' | 'endMs' | 'filters'> & { filters?: QuerySpec['filters'] },
+): QuerySpec {
   return {
     siteId: scope.siteId,
     tenantIds: scope.tenantIds,

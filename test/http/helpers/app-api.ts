@@ -32,7 +32,10 @@ export async function signIn(h: Harness, email: string, password = PASSWORD, add
 
 let n = 0;
 /** A new account (with a password), a member of `workspaceId` with `role` when given, signed in. */
-export async function person(h: Harness, opts: { workspaceId?: string; role?: Role; email?: string; password?: string } = {}): Promise<Person> {
+export async function person(
+  h: Harness,
+  opts: { workspaceId?: string; role?: Role; email?: string; password?: string } = {},
+): Promise<Person> {
   const email = opts.email ?? `p${++n}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const password = opts.password ?? PASSWORD;
   const user = await h.people.createUser({ email, name: 'Test Person', passwordHash: await TEST_HASHER.hash(password) });
@@ -79,7 +82,9 @@ function checkerOf(h: Harness) {
         if (template) {
           const declared = doc.paths[template][method.toLowerCase()].responses[String(r.statusCode)];
           assert.ok(declared, `${method} ${template}: status ${r.statusCode} is not documented (${r.body.slice(0, 300)})`);
-          pointer = declared.$ref ? declared.$ref.slice(1) : `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${r.statusCode}`;
+          pointer = declared.$ref
+            ? declared.$ref.slice(1)
+            : `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${r.statusCode}`;
         } else {
           assert.ok([404, 405].includes(r.statusCode), `${method} ${path}: undocumented operation answered ${r.statusCode}`);
           pointer = `/components/responses/${r.statusCode === 404 ? 'NotFound' : 'MethodNotAllowed'}`;
@@ -94,8 +99,18 @@ function checkerOf(h: Harness) {
         const media = Object.keys(response.content)[0];
         const validate = validator(`#${pointer}/content/${media.replace(/\//g, '~1')}/schema`);
         // NDJSON: the schema is a line's
-        const values = media === 'application/x-ndjson' ? r.body.split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [r.json()];
-        for (const value of values) assert.ok(validate(value), `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`);
+        const values =
+          media === 'application/x-ndjson'
+            ? r.body
+                .split('\n')
+                .filter(Boolean)
+                .map((line) => JSON.parse(line))
+            : [r.json()];
+        for (const value of values)
+          assert.ok(
+            validate(value),
+            `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`,
+          );
         if (r.statusCode >= 400) assert.equal(r.json().error.request_id, r.headers['x-request-id']);
       };
     })();
@@ -105,7 +120,13 @@ function checkerOf(h: Harness) {
 }
 
 /** `call`, then the answer checked against the management API's document. */
-export async function checked(h: Harness, who: Person | null, method: string, url: string, opts: CallOptions = {}): Promise<LightMyRequestResponse> {
+export async function checked(
+  h: Harness,
+  who: Person | null,
+  method: string,
+  url: string,
+  opts: CallOptions = {},
+): Promise<LightMyRequestResponse> {
   const r = await call(h, who, method, url, opts);
   (await checkerOf(h))(method, url, r);
   return r;

@@ -16,7 +16,10 @@ export interface CollectHarness extends Harness {
    * POST /api/event; objects are JSON-encoded and sent as text/plain unless `contentType` says otherwise.
    * Every answer is checked against the OpenAPI document (status, headers, body).
    */
-  post(body: unknown, opts?: { ua?: string | null; ip?: string; headers?: Record<string, string>; contentType?: string | null }): Promise<LightMyRequestResponse>;
+  post(
+    body: unknown,
+    opts?: { ua?: string | null; ip?: string; headers?: Record<string, string>; contentType?: string | null },
+  ): Promise<LightMyRequestResponse>;
   /** loads what the spool holds now */
   flush(): Promise<void>;
   /** GET a /v1 path with the harness token, query merged with site_id; 200 expected */

@@ -32,12 +32,22 @@ export interface Claims {
  * An HS256 JWT with header kid, signed with `secret`; iat now (the clock given) and exp an hour later
  * unless given; a claim given as undefined is left out.
  */
-export function mint(h: { clock: { now(): Date } }, key: { id: string; secret: string }, claims: Claims, header: Record<string, unknown> = {}): string {
+export function mint(
+  h: { clock: { now(): Date } },
+  key: { id: string; secret: string },
+  claims: Claims,
+  header: Record<string, unknown> = {},
+): string {
   const now = Math.floor(h.clock.now().getTime() / 1000);
   const payload = Object.fromEntries(Object.entries({ iat: now, exp: now + 3600, ...claims }).filter(([, v]) => v !== undefined));
   const alg = (header.alg as jwt.Algorithm | undefined) ?? 'HS256';
   // jsonwebtoken writes iat itself unless told not to: a token without one is asked for so
-  return jwt.sign(payload, key.secret, { algorithm: alg, keyid: key.id, noTimestamp: !('iat' in payload), header: { alg, kid: key.id, ...header } });
+  return jwt.sign(payload, key.secret, {
+    algorithm: alg,
+    keyid: key.id,
+    noTimestamp: !('iat' in payload),
+    header: { alg, kid: key.id, ...header },
+  });
 }
 
 /** An unsigned token (alg none) with the same claims: what no server may accept. */
@@ -52,7 +62,14 @@ export async function shareLink(
   siteId: string,
   input: { tenantId?: string; password?: string; expiresAt?: string } = {},
 ): Promise<{ id: string; slug: string; url: string }> {
-  const deps = { catalog: h.catalog, people: h.people, embeds: h.container.embeds!, clock: h.clock, hasher: TEST_HASHER, publicUrl: h.container.config.publicUrl };
+  const deps = {
+    catalog: h.catalog,
+    people: h.people,
+    embeds: h.container.embeds!,
+    clock: h.clock,
+    hasher: TEST_HASHER,
+    publicUrl: h.container.config.publicUrl,
+  };
   const { share, url } = await createShareLink(deps, await siteAccess(deps, OPERATOR, siteId, 'admin'), input);
   return { id: share.id, slug: new URL(url).pathname.split('/')[2], url };
 }

@@ -15,15 +15,40 @@ export interface FuzzValue<T> {
 const HUGE = 100_000;
 
 /** Random bytes, percent-encoded whatever they are (most are no UTF-8 at all), and random code units. */
-const drawn = fc.sample(fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 12 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 8 })), { seed: FUZZ_SEED, numRuns: 3 });
+const drawn = fc.sample(
+  fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 12 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 8 })),
+  { seed: FUZZ_SEED, numRuns: 3 },
+);
 
 const percent = (bytes: Uint8Array) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 
 /** Query and path values, already written as they go in the URL (what is not valid percent-encoding is sent as is). */
 export const URL_VALUES: FuzzValue<string>[] = [
-  ...['%00', 'a%00b', '%ED%A0%80', 'x%ED%B0%80y', '%C0%80', '%FF', '%', '%zz', '%%', '%2500', '%2F', '%E2%80%AE', '..', '-1', '1e308', '9223372036854775808', 'null', 'true', '%5B%5D', '%7B%7D', '+', '%20', '%F0%9F%98%80'].map(
-    (v) => ({ label: v, value: v }),
-  ),
+  ...[
+    '%00',
+    'a%00b',
+    '%ED%A0%80',
+    'x%ED%B0%80y',
+    '%C0%80',
+    '%FF',
+    '%',
+    '%zz',
+    '%%',
+    '%2500',
+    '%2F',
+    '%E2%80%AE',
+    '..',
+    '-1',
+    '1e308',
+    '9223372036854775808',
+    'null',
+    'true',
+    '%5B%5D',
+    '%7B%7D',
+    '+',
+    '%20',
+    '%F0%9F%98%80',
+  ].map((v) => ({ label: v, value: v })),
   { label: `x*${HUGE}`, value: 'x'.repeat(HUGE) },
   ...drawn.map(([bytes]) => ({ label: `seed ${FUZZ_SEED}: ${percent(bytes)}`, value: percent(bytes) })),
 ];

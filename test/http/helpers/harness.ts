@@ -42,9 +42,15 @@ export interface Harness {
   /** live collection (POST /api/event), when asked for with `collect` */
   collection: LiveCollection | null;
   /** inject + validate the response against the OpenAPI document */
-  get(url: string, opts?: { token?: string; headers?: Record<string, string>; method?: InjectOptions['method'] }): Promise<LightMyRequestResponse>;
+  get(
+    url: string,
+    opts?: { token?: string; headers?: Record<string, string>; method?: InjectOptions['method'] },
+  ): Promise<LightMyRequestResponse>;
   workspace(plan: PlanId, apiPolicy?: ApiPolicyOverrides): Promise<Workspace>;
-  token(workspaceId: string, opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null }): Promise<{ id: string; secret: string }>;
+  token(
+    workspaceId: string,
+    opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null },
+  ): Promise<{ id: string; secret: string }>;
   /** pretends the workspace is now on another plan (the store cannot downgrade; tokens survive a downgrade) */
   setPlan(workspaceId: string, plan: PlanId): void;
   close(): Promise<void>;
@@ -82,7 +88,8 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     // authentication reads the workspace with the token: the same override
     findTokenWithWorkspace: {
       value: async (secretHash: string, siteId?: string) => {
-        const found = siteId === undefined ? await base.findTokenWithWorkspace(secretHash) : await base.findTokenWithWorkspace(secretHash, siteId);
+        const found =
+          siteId === undefined ? await base.findTokenWithWorkspace(secretHash) : await base.findTokenWithWorkspace(secretHash, siteId);
         const id = found?.workspace.id;
         return found && id && planOverride.has(id) ? { ...found, workspace: { ...found.workspace, plan: planOverride.get(id)! } } : found;
       },

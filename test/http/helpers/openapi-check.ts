@@ -80,14 +80,20 @@ export async function openApiChecker(app: FastifyInstance): Promise<OpenApiCheck
         response = resolvePointer(doc, `#${pointer}`);
       }
       for (const [name, h] of Object.entries<Json>(response.headers ?? {}))
-        if (h.required) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${method} ${url} ${r.statusCode}: header ${name} is documented as required`);
+        if (h.required)
+          assert.ok(
+            r.headers[name.toLowerCase()] !== undefined,
+            `${method} ${url} ${r.statusCode}: header ${name} is documented as required`,
+          );
       if (method === 'HEAD') {
         assert.equal(r.body, '', `${method} ${url}: no body`);
         assert.ok(Number(r.headers['content-length']) > 0, `${method} ${url}: Content-Length says what GET would send`);
         return;
       }
       // Another media type the operation documents (text/csv): its schema is the whole body as one string.
-      const type = String(r.headers['content-type'] ?? '').split(';')[0].trim();
+      const type = String(r.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim();
       if (type !== 'application/json' && response.content?.[type]) {
         assert.equal(response.content[type].schema?.type, 'string', `${method} ${path} ${r.statusCode}: ${type} schema`);
         assert.ok(r.statusCode < 400, `${method} ${url} ${r.statusCode}: errors are JSON envelopes, not ${type}`);
@@ -96,7 +102,10 @@ export async function openApiChecker(app: FastifyInstance): Promise<OpenApiCheck
       assert.ok(response.content?.['application/json']?.schema, `${method} ${path} ${r.statusCode}: no JSON schema`);
       const validate = validator(`#${pointer}/content/application~1json/schema`);
       const body = r.json();
-      assert.ok(validate(body), `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`);
+      assert.ok(
+        validate(body),
+        `${method} ${url} ${r.statusCode} does not match the document: ${JSON.stringify(validate.errors)}\n${r.body.slice(0, 500)}`,
+      );
       // /healthz reports 503 in its own documented shape; every other error is the envelope.
       if (r.statusCode >= 400 && path !== '/healthz') assert.equal(body.error.request_id, r.headers['x-request-id']);
     },

@@ -80,5 +80,7 @@ export function parseResponse(bytes: Buffer): RawResponse {
 
 /** A GET request's bytes; `headers` are written as given, in order (repeats allowed). */
 export function get(path: string, headers: [string, string][] = [], method = 'GET'): string {
-  return [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...headers.map(([k, v]) => `${k}: ${v}`), 'Connection: close', '', ''].join('\r\n');
+  return [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...headers.map(([k, v]) => `${k}: ${v}`), 'Connection: close', '', ''].join(
+    '\r\n',
+  );
 }

@@ -15,7 +15,14 @@ export const TO = '2025-06-12';
  * A pro workspace's site of two tenants with three days of visits (acme 3 a day on /a, globex 5 on /b),
  * and an app over its container that logs every request to `log` (the reads the server made).
  */
-export async function batchWorld(): Promise<{ h: MetricsHarness; app: FastifyInstance; log: ReturnType<typeof requestLog>; site: string; tenantA: string; tenantB: string }> {
+export async function batchWorld(): Promise<{
+  h: MetricsHarness;
+  app: FastifyInstance;
+  log: ReturnType<typeof requestLog>;
+  site: string;
+  tenantA: string;
+  tenantB: string;
+}> {
   const h = await metricsHarness();
   const site = await h.site();
   const tenantA = await h.tenant(site, 'acme');
@@ -59,12 +66,20 @@ export function batchLines(res: LightMyRequestResponse, reads: readonly string[]
   assert.match(String(res.headers['content-type']), /^application\/x-ndjson/);
   assert.equal(res.headers['cache-control'], 'no-store');
   const lines = linesOf(res.body);
-  assert.deepEqual(lines.map((l) => l.i), reads.map((_, i) => i), 'one line per read');
+  assert.deepEqual(
+    lines.map((l) => l.i),
+    reads.map((_, i) => i),
+    'one line per read',
+  );
   return lines;
 }
 
 /** Each line holds what its read, sent alone by `alone`, answers (status and body); the answers alone, in order. */
-export async function assertLinesAsAlone(lines: readonly Line[], reads: readonly string[], alone: (read: string) => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse[]> {
+export async function assertLinesAsAlone(
+  lines: readonly Line[],
+  reads: readonly string[],
+  alone: (read: string) => Promise<LightMyRequestResponse>,
+): Promise<LightMyRequestResponse[]> {
   const answers: LightMyRequestResponse[] = [];
   for (const [i, read] of reads.entries()) {
     const res = await alone(read);
@@ -76,7 +91,12 @@ export async function assertLinesAsAlone(lines: readonly Line[], reads: readonly
 }
 
 /** A refusal in the read API's envelope, its request id the header's: its error. */
-export function refused(res: LightMyRequestResponse, status: number, code: string, what: string): { message: string; details?: Record<string, unknown> } {
+export function refused(
+  res: LightMyRequestResponse,
+  status: number,
+  code: string,
+  what: string,
+): { message: string; details?: Record<string, unknown> } {
   assert.equal(res.statusCode, status, `${what}: ${res.body.slice(0, 300)}`);
   const body = res.json();
   assert.deepEqual(Object.keys(body), ['error'], what);

@@ -6,7 +6,9 @@ import { harness, type Harness, type HarnessOptions } from './harness.js';
 import type { Registered } from './route-rules.js';
 
 /** Builds `T` (a harness holding `app`) and answers it with every route its app registered, each method apart. */
-export async function withRegisteredRoutes<T extends { app: FastifyInstance }>(build: () => Promise<T>): Promise<{ built: T; registered: Registered[] }> {
+export async function withRegisteredRoutes<T extends { app: FastifyInstance }>(
+  build: () => Promise<T>,
+): Promise<{ built: T; registered: Registered[] }> {
   const seen = new Map<FastifyInstance, Registered[]>();
   // Fastify announces each new instance on this channel before any route is added: the hook sees them all.
   const init = channel('fastify.initialization');
@@ -18,7 +20,8 @@ export async function withRegisteredRoutes<T extends { app: FastifyInstance }>(b
       const authenticated = Array.isArray(route.schema?.security) && route.schema.security.length > 0;
       const strategy = (route.config as { strategy?: string } | undefined)?.strategy;
       const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
-      for (const method of [route.method].flat()) list.push({ method, url: route.url, authenticated, strategy, security: route.schema?.security, hidden });
+      for (const method of [route.method].flat())
+        list.push({ method, url: route.url, authenticated, strategy, security: route.schema?.security, hidden });
     });
   };
   init.subscribe(onInit);

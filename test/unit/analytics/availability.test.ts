@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { availabilityRefuses, buildAvailability, classifyRoute, metricsRoute, type AvailabilityInput } from '../../../src/domain/availability.js';
+import {
+  availabilityRefuses,
+  buildAvailability,
+  classifyRoute,
+  metricsRoute,
+  type AvailabilityInput,
+} from '../../../src/domain/availability.js';
 
 const ms = (s: string) => Date.parse(s);
 const MAR = { startMs: ms('2025-03-01T00:00:00.000Z'), endMs: ms('2025-03-07T23:59:59.999Z') };
@@ -26,7 +32,8 @@ test('routes are classified as docs/product.md §4.8 says', () => {
   assert.equal(classifyRoute('goals'), 'extended_only');
   assert.equal(classifyRoute('timeseries', []), 'strict_safe');
   assert.equal(classifyRoute('breakdown', ['page', 'country', 'tenant']), 'strict_safe');
-  for (const d of ['source', 'medium', 'campaign', 'region', 'city']) assert.equal(classifyRoute('breakdown_tenant', ['page', d]), 'extended_only');
+  for (const d of ['source', 'medium', 'campaign', 'region', 'city'])
+    assert.equal(classifyRoute('breakdown_tenant', ['page', d]), 'extended_only');
   assert.equal(metricsRoute('breakdown', { dimension: 'tenant', tenantScoped: false }), 'breakdown_tenant');
   assert.equal(metricsRoute('timeseries', { tenantScoped: true }), 'timeseries_tenant');
   assert.equal(metricsRoute('timeseries', { tenantScoped: false }), 'timeseries');
@@ -104,10 +111,13 @@ test('mixed routes stay 200 on strict sites with locked sections and a read mode
   assert.equal(d.availability.classification, 'mixed');
   assert.equal(d.availability.current.status, 'available');
   assert.deepEqual(d.count.current, MAR);
-  assert.deepEqual(d.availability.sections.map((s) => [s.id, s.classification, s.current.status, s.current.reason, s.compare?.status]), [
-    ['overview_regions', 'extended_only', 'locked_by_profile', 'extended_data_required', 'locked_by_profile'],
-    ['overview_cities', 'extended_only', 'locked_by_profile', 'extended_data_required', 'locked_by_profile'],
-  ]);
+  assert.deepEqual(
+    d.availability.sections.map((s) => [s.id, s.classification, s.current.status, s.current.reason, s.compare?.status]),
+    [
+      ['overview_regions', 'extended_only', 'locked_by_profile', 'extended_data_required', 'locked_by_profile'],
+      ['overview_cities', 'extended_only', 'locked_by_profile', 'extended_data_required', 'locked_by_profile'],
+    ],
+  );
   assert.deepEqual(d.sectionCount.overview_regions, { current: null, compare: null });
   assert.deepEqual(d.availability.readModel, { strictSafe: ['overview_core', 'acquisition_lite'], extended: ['overview_geography'] });
 });

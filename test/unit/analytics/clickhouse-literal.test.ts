@@ -47,16 +47,16 @@ const INJECTIONS = [
   "\\' OR 1=1 --",
   "\\\\' OR 1=1 --",
   "'; DROP TABLE events; --",
-  "\\",
-  "\\\\",
+  '\\',
+  '\\\\',
   "'",
   "''",
   "x\\'y",
-  "/*",
-  "*/ SELECT 1 /*",
-  "\n) UNION ALL SELECT secret FROM control --",
-  "\u0000",
-  "café 😀 \uFFFD",
+  '/*',
+  '*/ SELECT 1 /*',
+  '\n) UNION ALL SELECT secret FROM control --',
+  '\u0000',
+  'café 😀 \uFFFD',
 ];
 
 test('string literals round-trip through the ClickHouse lexer, whatever the input', () => {

@@ -40,7 +40,12 @@ test('normalize refuses specs the compiler cannot honour', () => {
 });
 
 test('equal queries normalize to one form and compile to one SQL', () => {
-  const a = normalizeSpec({ ...spec, tenantIds: ['b', 'a', 'b'], trafficClasses: ['bot', 'human'], filters: { page: '/x', country: 'DE' } });
+  const a = normalizeSpec({
+    ...spec,
+    tenantIds: ['b', 'a', 'b'],
+    trafficClasses: ['bot', 'human'],
+    filters: { page: '/x', country: 'DE' },
+  });
   const b = normalizeSpec({ ...spec, tenantIds: ['a', 'b'], trafficClasses: ['human', 'bot'], filters: { country: 'DE', page: '/x' } });
   assert.deepEqual(a, b);
   assert.equal(compileQuery(a, duckdbDialect).sql, compileQuery(b, duckdbDialect).sql);
@@ -48,15 +53,28 @@ test('equal queries normalize to one form and compile to one SQL', () => {
 });
 
 test('DuckDB SQL carries no request value: every one is a bound parameter', () => {
-  const s = normalizeSpec({ ...spec, siteId: 'site-XYZ', filters: { page: '/secret-page', tenant: 'tenant-Q' }, dimension: 'country', limit: 7, metrics: ['sessions', 'visitors'] });
+  const s = normalizeSpec({
+    ...spec,
+    siteId: 'site-XYZ',
+    filters: { page: '/secret-page', tenant: 'tenant-Q' },
+    dimension: 'country',
+    limit: 7,
+    metrics: ['sessions', 'visitors'],
+  });
   const c = compileQuery(s, duckdbDialect);
   for (const v of ['site-XYZ', '/secret-page', 'tenant-Q', 'human', 'pageview']) {
     assert.ok(!c.sql.includes(v), v);
-    assert.ok(c.params.some((p) => p.value === v), v);
+    assert.ok(
+      c.params.some((p) => p.value === v),
+      v,
+    );
   }
   assert.match(c.sql, /LIMIT \$\d+$/);
   const placeholders = new Set([...c.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
-  assert.deepEqual([...placeholders].sort((x, y) => x - y), c.params.map((_, i) => i + 1));
+  assert.deepEqual(
+    [...placeholders].sort((x, y) => x - y),
+    c.params.map((_, i) => i + 1),
+  );
 });
 
 test('filter parameter: a JSON object of known dimensions to strings, or 422 naming it', () => {
@@ -104,16 +122,34 @@ test('breakdown assembly: no-data rows out, value desc, key by code point, null 
   const row = (key: string | null, pageviews: number): AtomRow => ({ bucketMs: null, key, atoms: { ...zeroAtoms(), pageviews } });
   const s = normalizeSpec({ ...spec, dimension: 'page', limit: 4 });
   const out = assembleRows(s, [row('/b', 2), row(null, 2), row('/z', 0), row('😀', 2), row('\uFFFD', 2), row('/a', 5)]);
-  assert.deepEqual(out.map((r) => [r.key, r.values.pageviews]), [['/a', 5], ['/b', 2], ['\uFFFD', 2], ['😀', 2]]);
+  assert.deepEqual(
+    out.map((r) => [r.key, r.values.pageviews]),
+    [
+      ['/a', 5],
+      ['/b', 2],
+      ['\uFFFD', 2],
+      ['😀', 2],
+    ],
+  );
 });
 
 test('a plain total is exactly one row even without data; series densify over the display window', () => {
   const s = normalizeSpec(spec);
-  assert.deepEqual(assembleRows(s, []).map((r) => r.values), [{ pageviews: 0 }]);
+  assert.deepEqual(
+    assembleRows(s, []).map((r) => r.values),
+    [{ pageviews: 0 }],
+  );
   const series = normalizeSpec({ ...spec, interval: 'day' });
   const rows = assembleRows(series, [{ bucketMs: 86_400_000, key: null, atoms: { ...zeroAtoms(), pageviews: 3 } }]);
   const dense = denseSeries(rows, { startMs: 0, endMs: 3 * 86_400_000 - 1, interval: 'day', metrics: ['pageviews'] });
-  assert.deepEqual(dense.map((r) => [r.bucketMs, r.values.pageviews]), [[0, 0], [86_400_000, 3], [172_800_000, 0]]);
+  assert.deepEqual(
+    dense.map((r) => [r.bucketMs, r.values.pageviews]),
+    [
+      [0, 0],
+      [86_400_000, 3],
+      [172_800_000, 0],
+    ],
+  );
   assert.equal(seriesBuckets(0, 86_400_000 - 1, 'hour').length, 24);
   assert.equal(seriesBuckets(5_000, 3_600_000, 'hour').length, 2);
 });

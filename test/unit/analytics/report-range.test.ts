@@ -63,7 +63,10 @@ test('to after today means up to now: clamped to today before the days are count
   const r = resolveReportRange({ ...policy, from: '2025-03-01', to: '2025-12-31' });
   assert.deepEqual([r.current.from, r.current.to, r.current.days], ['2025-03-01', '2025-03-10', 10]);
   assert.equal(r.range.end, '2025-03-10T23:59:59.999Z');
-  assert.deepEqual([resolveReportRange({ ...policy, to: '2025-03-11' }).current.from, resolveReportRange({ ...policy, to: '2025-03-11' }).current.to], ['2025-03-04', '2025-03-10']);
+  assert.deepEqual(
+    [resolveReportRange({ ...policy, to: '2025-03-11' }).current.from, resolveReportRange({ ...policy, to: '2025-03-11' }).current.to],
+    ['2025-03-04', '2025-03-10'],
+  );
   // max_range_days and the compare window see the clamped range
   assert.equal(resolveReportRange({ ...policy, maxRangeDays: 10, from: '2025-03-01', to: '2026-01-01' }).current.days, 10);
   assert.equal(resolveReportRange({ ...policy, from: '2025-03-09', to: '2025-04-01', compare: 'prev_period' }).compare!.from, '2025-03-07');
@@ -147,7 +150,18 @@ test('day arithmetic agrees with Date on every kind of instant and date string',
     }),
     { numRuns: runs(20_000) },
   );
-  for (const v of ['2024-02-29', '2023-02-29', '2100-02-29', '2000-02-29', '1970-01-01', '2025-04-31', '2025-4-01', ' 2025-04-01', '2025-04-01 ', '２０２５-04-01']) {
+  for (const v of [
+    '2024-02-29',
+    '2023-02-29',
+    '2100-02-29',
+    '2000-02-29',
+    '1970-01-01',
+    '2025-04-31',
+    '2025-4-01',
+    ' 2025-04-01',
+    '2025-04-01 ',
+    '２０２５-04-01',
+  ]) {
     assert.equal(parseDay(v), byDate(v), v);
   }
 });

@@ -30,6 +30,9 @@ test('site facts: read once per site and data version, read again under a new ve
   assert.equal(reads.n, 2, 'v1 is still in the response cache');
 
   const other = engine({ first: 5_000, newest: 6_000 });
-  assert.deepEqual(await siteFacts(other.e, 'site_a', { cache: new MemoryResponseCache(), version: 'v1' }), { firstEventMs: 5_000, newestEventMs: 6_000 });
+  assert.deepEqual(await siteFacts(other.e, 'site_a', { cache: new MemoryResponseCache(), version: 'v1' }), {
+    firstEventMs: 5_000,
+    newestEventMs: 6_000,
+  });
   assert.equal(other.reads.n, 1, 'another cache (another app) reads its own store');
 });

@@ -31,8 +31,14 @@ async function collectorOf(): Promise<{
   const clock = new FakeClock(START);
   const catalog = {
     site: {
-      id: 'site_a', workspaceId: 'ws_a', name: 'A', hostnames: ['memo.example'], status: 'ACTIVE', collectionProfile: 'extended',
-      profileEffectiveAt: null, createdAt: '2025-01-01T00:00:00Z',
+      id: 'site_a',
+      workspaceId: 'ws_a',
+      name: 'A',
+      hostnames: ['memo.example'],
+      status: 'ACTIVE',
+      collectionProfile: 'extended',
+      profileEffectiveAt: null,
+      createdAt: '2025-01-01T00:00:00Z',
     } as Site,
     secret: 's1',
     secretFails: false,
@@ -139,13 +145,22 @@ test('the salt is asked of the catalog once, not at every renewal, and asked aga
 
 test('the control plane unavailable, a domain resolved before is still collected on its last answer; another failure is not hidden', async () => {
   const { collector, clock, catalog, spooled } = await collectorOf();
-  const tenanted = { ...signup('203.0.113.7'), body: JSON.stringify({ n: 'Signup', u: 'https://memo.example/a', d: 'memo.example', p: { tenant_id: 'ten_x' } }) };
+  const tenanted = {
+    ...signup('203.0.113.7'),
+    body: JSON.stringify({ n: 'Signup', u: 'https://memo.example/a', d: 'memo.example', p: { tenant_id: 'ten_x' } }),
+  };
   assert.equal((await collector.collect(tenanted)).kind, 'accepted');
   clock.advance(CATALOG_TTL_MS + 1);
   catalog.lookup = new ControlPlaneUnavailableError('the PostgreSQL control plane is unavailable: connect ECONNREFUSED');
   assert.equal((await collector.collect(tenanted)).kind, 'accepted', 'past the memo, while the control plane is down');
   assert.equal(spooled.length, 2);
-  await assert.rejects(collector.collect({ ...pageview('203.0.113.8'), body: JSON.stringify({ n: 'pageview', u: 'https://other.example/', d: 'other.example' }) }), ControlPlaneUnavailableError);
+  await assert.rejects(
+    collector.collect({
+      ...pageview('203.0.113.8'),
+      body: JSON.stringify({ n: 'pageview', u: 'https://other.example/', d: 'other.example' }),
+    }),
+    ControlPlaneUnavailableError,
+  );
   clock.advance(CATALOG_TTL_MS + 1);
   catalog.lookup = new Error('a bug in the lookup');
   await assert.rejects(collector.collect(tenanted), /a bug in the lookup/);

@@ -60,7 +60,10 @@ async function paced(tooks: number[], opts: LoaderOptions): Promise<Paced> {
   const inner = fileStore(dir);
   const warns: Said[] = [];
   const infos: Said[] = [];
-  const log = { warn: (details: Record<string, unknown>, message: string) => warns.push({ details, message }), info: (details: Record<string, unknown>, message: string) => infos.push({ details, message }) };
+  const log = {
+    warn: (details: Record<string, unknown>, message: string) => warns.push({ details, message }),
+    info: (details: Record<string, unknown>, message: string) => infos.push({ details, message }),
+  };
   const starts: number[] = [];
   const took: number[] = [];
   // a load is under way from its read of the spool until it has released what it loaded (or read nothing)
@@ -109,7 +112,12 @@ async function paced(tooks: number[], opts: LoaderOptions): Promise<Paced> {
       return session;
     },
   };
-  loader = new Loader(spool, store, { loadEnded: (seconds, ok) => (assert.ok(ok), took.push(Math.round(seconds * 1000))) }, { log, ...opts });
+  loader = new Loader(
+    spool,
+    store,
+    { loadEnded: (seconds, ok) => (assert.ok(ok), took.push(Math.round(seconds * 1000))) },
+    { log, ...opts },
+  );
   /** until no load is under way: then the loader rests (its timer armed) or has nothing to do */
   const settle = async () => {
     await turn();
@@ -234,7 +242,9 @@ test('the backlog: what waits and since when, through a load under way, a failed
       };
       const ended: { seconds: number; ok: boolean }[] = [];
       // no timer to speak of: only kick() and flush load
-      const loader = stopLater(new Loader(spool, store, { loadEnded: (seconds, ok) => ended.push({ seconds, ok }) }, { intervalMs: 3_600_000 }));
+      const loader = stopLater(
+        new Loader(spool, store, { loadEnded: (seconds, ok) => ended.push({ seconds, ok }) }, { intervalMs: 3_600_000 }),
+      );
       const accept = async (n: number) => {
         for (let i = 0; i < n; i++) {
           await spool.append('E', `["e${Math.random()}"]`);
@@ -260,7 +270,11 @@ test('the backlog: what waits and since when, through a load under way, a failed
       release();
       await load;
       const after = loader.backlog;
-      assert.deepEqual(after, { waiting: 2, oldestAcceptedAt: T0 + 1020 }, 'the three are loaded; the oldest waiting is one accepted during the load');
+      assert.deepEqual(
+        after,
+        { waiting: 2, oldestAcceptedAt: T0 + 1020 },
+        'the three are loaded; the oldest waiting is one accepted during the load',
+      );
       assert.deepEqual(ended, [{ seconds: 0.04, ok: true }], 'the load took from its start to its commit: 10 + 30 ms');
 
       // A failed load leaves everything waiting, as it was.

@@ -11,7 +11,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Spool } from '../../../src/ingest/collect/spool.js';
-import { decodeRecords, encodeRecord, offsetOf, position, segmentFile, segmentOf, type RecordKind } from '../../../src/ingest/collect/spool-format.js';
+import {
+  decodeRecords,
+  encodeRecord,
+  offsetOf,
+  position,
+  segmentFile,
+  segmentOf,
+  type RecordKind,
+} from '../../../src/ingest/collect/spool-format.js';
 import { probeDurability } from './fixtures/durability-probe.js';
 import { collectHarness, CHROME, pageview } from '../../http/helpers/collect.js';
 
@@ -30,9 +38,14 @@ test('every append resolves only once its record is durable: group commit, write
       const file = path.join(dir, segmentFile(segmentOf(end)));
       const disk = probe.durable(file);
       const onDisk = disk.subarray(offsetOf(end) - line.length, offsetOf(end));
-      if (!onDisk.equals(line)) late.push(`${kind}${payload} (segment ${segmentOf(end)}, ending at ${offsetOf(end)}): durable bytes ${JSON.stringify(onDisk.toString())}`);
+      if (!onDisk.equals(line))
+        late.push(
+          `${kind}${payload} (segment ${segmentOf(end)}, ending at ${offsetOf(end)}): durable bytes ${JSON.stringify(onDisk.toString())}`,
+        );
       // and reading the segment after a crash reaches it: no torn or missing bytes before it
-      else if (!decodeRecords(disk.subarray(0, offsetOf(end)).toString('utf8'), position(segmentOf(end), 0)).records.some((r) => r.end === end))
+      else if (
+        !decodeRecords(disk.subarray(0, offsetOf(end)).toString('utf8'), position(segmentOf(end), 0)).records.some((r) => r.end === end)
+      )
         late.push(`${kind}${payload} (segment ${segmentOf(end)}, ending at ${offsetOf(end)}): durable, but after bytes that are not`);
       checked++;
       return end;
@@ -45,7 +58,8 @@ test('every append resolves only once its record is durable: group commit, write
         const all: Promise<number>[] = [];
         for (let round = 0; round < 40; round++) {
           // a few appends in this turn (one group), then the next turn's, without waiting for the first
-          for (let i = 0; i <= round % 5; i++) all.push(append(spool, i % 3 ? 'E' : 'G', JSON.stringify({ w: writesInFlight, round, i, pad: 'x'.repeat((round * 7) % 90) })));
+          for (let i = 0; i <= round % 5; i++)
+            all.push(append(spool, i % 3 ? 'E' : 'G', JSON.stringify({ w: writesInFlight, round, i, pad: 'x'.repeat((round * 7) % 90) })));
           if (round % 4 === 0) await Promise.all(all.slice(-3));
           else await turn();
         }
@@ -97,7 +111,12 @@ test('every 202 of POST /api/event (the raw path a tracker reaches) is sent afte
             method: 'POST',
             path: '/api/event',
             agent,
-            headers: { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text), 'user-agent': CHROME, 'x-probe-marker': marker },
+            headers: {
+              'content-type': 'text/plain',
+              'content-length': Buffer.byteLength(text),
+              'user-agent': CHROME,
+              'x-probe-marker': marker,
+            },
           },
           (res) => {
             res.resume();

@@ -15,7 +15,11 @@ import { fileStore } from './fixtures/file-store.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/spool-child.ts', import.meta.url));
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-spools-'));
-const spoolDirs = (root: string) => fs.readdirSync(root).filter((n) => /^[a-z0-9]{8,64}$/.test(n)).sort();
+const spoolDirs = (root: string) =>
+  fs
+    .readdirSync(root)
+    .filter((n) => /^[a-z0-9]{8,64}$/.test(n))
+    .sort();
 
 /** Runs the child fixture; resolves with its first line of output (JSON) and the process. */
 function child(args: string[]): Promise<{ out: any; proc: ChildProcess }> {
@@ -108,7 +112,10 @@ test('a spool whose loading stopped halfway is loaded on from its checkpoint, no
 
     const second = new OrphanLoader({ root, own: '', store: fileStore(store), intervalMs: null, loader: { maxBatch: 1000 } });
     await second.scan();
-    assert.deepEqual(second.loaded.map((l) => l.records), [400]);
+    assert.deepEqual(
+      second.loaded.map((l) => l.records),
+      [400],
+    );
     const payloads = fs.readFileSync(path.join(store, 'events'), 'utf8').trim().split('\n');
     assert.deepEqual([payloads.length, new Set(payloads).size], [500, 500]);
     assert.deepEqual(spoolDirs(root), []);
@@ -131,7 +138,7 @@ test('a process that owns the data dir refuses a second one, naming it; once it 
     await kill9(owner.proc);
     const mine = await openOwnSpool(root, { shared: false });
     try {
-      assert.equal(mine.spool.id, owner.out.id, 'the dead owner\'s spool is this process\'s now');
+      assert.equal(mine.spool.id, owner.out.id, "the dead owner's spool is this process's now");
       const { records } = await mine.spool.read(await mine.spool.firstPosition(), 10);
       assert.deepEqual(records.map((r) => JSON.parse(r.payload)[0]).sort(), [`${owner.out.id}-0`, `${owner.out.id}-1`]);
     } finally {
@@ -157,8 +164,17 @@ test('one spool in spool/ itself (the layout of earlier versions) is moved into 
       assert.equal(mine.spool.id, 'abcdef0123456789');
       assert.equal(mine.spool.dir, path.join(root, 'abcdef0123456789'));
       const { records } = await mine.spool.read(await mine.spool.firstPosition(), 10);
-      assert.deepEqual(records.map((r) => r.payload), ['["one"]', '["two"]']);
-      assert.deepEqual(fs.readdirSync(root).filter((n) => !n.startsWith('ROOT.lock')).sort(), ['abcdef0123456789']);
+      assert.deepEqual(
+        records.map((r) => r.payload),
+        ['["one"]', '["two"]'],
+      );
+      assert.deepEqual(
+        fs
+          .readdirSync(root)
+          .filter((n) => !n.startsWith('ROOT.lock'))
+          .sort(),
+        ['abcdef0123456789'],
+      );
       assert.ok(fs.existsSync(path.join(mine.spool.dir, 'sites.json')));
     } finally {
       await mine.spool.close();

@@ -33,14 +33,24 @@ test('appends that arrive together share one write and one fdatasync (group comm
     const ends = await Promise.all(Array.from({ length: 200 }, (_, i) => spool.append('E', `["e${i}"]`)));
     assert.equal(spool.stats.records, 200);
     assert.ok(spool.stats.writes < 20, `${spool.stats.writes} writes for 200 records`);
-    assert.deepEqual([...ends].sort((a, b) => a - b), ends, 'ends follow the order of the appends');
+    assert.deepEqual(
+      [...ends].sort((a, b) => a - b),
+      ends,
+      'ends follow the order of the appends',
+    );
     assert.equal(new Set(ends).size, 200);
     assert.equal(ends.at(-1), spool.durableEnd);
     const { payloads } = await readAll(spool, await spool.firstPosition());
-    assert.deepEqual(payloads, Array.from({ length: 200 }, (_, i) => `E["e${i}"]`));
+    assert.deepEqual(
+      payloads,
+      Array.from({ length: 200 }, (_, i) => `E["e${i}"]`),
+    );
     // A record read back ends where its append said it did.
     const { records } = await spool.read(await spool.firstPosition(), 3);
-    assert.deepEqual(records.map((r) => r.end), ends.slice(0, 3));
+    assert.deepEqual(
+      records.map((r) => r.end),
+      ends.slice(0, 3),
+    );
   } finally {
     await spool.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -62,7 +72,11 @@ test('segments are written full of zeros before use (an fdatasync then flushes d
   } finally {
     await spool.close();
   }
-  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.log')), [segmentFile(1), segmentFile(2)], 'an unused segment made ahead is removed at close');
+  assert.deepEqual(
+    fs.readdirSync(dir).filter((f) => f.endsWith('.log')),
+    [segmentFile(1), segmentFile(2)],
+    'an unused segment made ahead is removed at close',
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -113,7 +127,10 @@ test('a record torn by a crash (never acknowledged) ends its segment; reading go
   spool = await Spool.open(dir);
   await spool.append('E', '"four"');
   await spool.close();
-  fs.appendFileSync(path.join(dir, segmentFile(2)), '\0\0\0\0\0\0\0\0\0\0\n' + encodeRecord('E', '"not acknowledged"').replace('"not', '"NOT'));
+  fs.appendFileSync(
+    path.join(dir, segmentFile(2)),
+    '\0\0\0\0\0\0\0\0\0\0\n' + encodeRecord('E', '"not acknowledged"').replace('"not', '"NOT'),
+  );
   spool = await Spool.open(dir);
   try {
     await spool.append('E', '"five"');
@@ -128,7 +145,10 @@ test('a record torn by a crash (never acknowledged) ends its segment; reading go
  * Holds back (or fails) chosen writes of every FileHandle of this process: `plan(n)` says what the
  * n-th write (1-based) does. Restored by the returned function.
  */
-async function interceptWrites(dir: string, plan: (n: number) => 'hold' | 'fail' | 'go'): Promise<{ release(): void; writes(): number; done(): number; restore(): void }> {
+async function interceptWrites(
+  dir: string,
+  plan: (n: number) => 'hold' | 'fail' | 'go',
+): Promise<{ release(): void; writes(): number; done(): number; restore(): void }> {
   const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
   const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
   await probe.close();
@@ -139,14 +159,19 @@ async function interceptWrites(dir: string, plan: (n: number) => 'hold' | 'fail'
   proto.write = function (this: unknown, ...args: unknown[]) {
     const what = plan(++n);
     if (what === 'fail') return Promise.reject(Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }));
-    const write = what === 'hold' ? new Promise<void>((r) => held.push(r)).then(() => original.apply(this, args)) : original.apply(this, args);
+    const write =
+      what === 'hold' ? new Promise<void>((r) => held.push(r)).then(() => original.apply(this, args)) : original.apply(this, args);
     return write.then((r) => (returned++, r));
   };
-  return { release: () => {
+  return {
+    release: () => {
       for (const r of held.splice(0)) r();
-    }, writes: () => n, done: () => returned, restore: () => void (proto.write = original) };
+    },
+    writes: () => n,
+    done: () => returned,
+    restore: () => void (proto.write = original),
+  };
 }
-
 
 test('groups written side by side are acknowledged in order: a group whose write is done waits for every earlier one', async () => {
   const dir = tmp();

@@ -14,12 +14,30 @@ function parsed(body: unknown): TrackerEvent {
 }
 
 test('short and long keys read the same; v, sd, revenue and unknown keys are ignored', () => {
-  const short = parsed({ n: 'Signup', u: 'https://a.example/x', d: 'a.example', r: 'https://ref.example/', p: { plan: 'pro', n: 3, ok: true, gone: null }, $: { amount: 1 }, v: 36 });
-  const long = parsed({ name: 'Signup', url: 'https://a.example/x', domain: 'a.example', referrer: 'https://ref.example/', props: { plan: 'pro', n: 3, ok: true, gone: null }, revenue: { amount: 1 }, extra: 1 });
+  const short = parsed({
+    n: 'Signup',
+    u: 'https://a.example/x',
+    d: 'a.example',
+    r: 'https://ref.example/',
+    p: { plan: 'pro', n: 3, ok: true, gone: null },
+    $: { amount: 1 },
+    v: 36,
+  });
+  const long = parsed({
+    name: 'Signup',
+    url: 'https://a.example/x',
+    domain: 'a.example',
+    referrer: 'https://ref.example/',
+    props: { plan: 'pro', n: 3, ok: true, gone: null },
+    revenue: { amount: 1 },
+    extra: 1,
+  });
   assert.deepEqual(short, long);
   assert.deepEqual(short.props, { plan: 'pro', n: '3', ok: 'true' });
   // Server-side senders may send props as a JSON string.
-  assert.deepEqual(parsed({ name: 'Signup', url: 'https://a.example/', domain: 'a.example', props: '{"plan":"pro"}' }).props, { plan: 'pro' });
+  assert.deepEqual(parsed({ name: 'Signup', url: 'https://a.example/', domain: 'a.example', props: '{"plan":"pro"}' }).props, {
+    plan: 'pro',
+  });
   assert.equal(parsed({ n: 'pageview', u: 'https://a.example/', d: 'a.example', r: '' }).referrer, null);
 });
 
@@ -54,11 +72,24 @@ test('the import line of each kind of event passes the importer validation', () 
     const v = validateEventLine(line, { nowMs: ctx.tsMs });
     assert.ok(v.ok, JSON.stringify([line, v]));
   }
-  assert.deepEqual(lines[0], { ts: '2025-06-15T12:00:00.000Z', site_id: 'site_x', tenant_id: null, url: 'https://a.example/p?q=1', referrer: null, ip: '198.51.100.1', user_agent: 'UA', type: 'pageview', title: 'T' });
+  assert.deepEqual(lines[0], {
+    ts: '2025-06-15T12:00:00.000Z',
+    site_id: 'site_x',
+    tenant_id: null,
+    url: 'https://a.example/p?q=1',
+    referrer: null,
+    ip: '198.51.100.1',
+    user_agent: 'UA',
+    type: 'pageview',
+    title: 'T',
+  });
   assert.equal(lines[1].type, 'pageview');
   assert.deepEqual([lines[2].action_name, lines[2].action_target_host, lines[2].event_name], ['outbound.click', 'other.example', null]);
   assert.deepEqual([lines[3].action_name, lines[4].action_name, lines[5].action_name], ['file.download', 'form.submit', 'error.404']);
-  assert.deepEqual([lines[6].action_name, lines[6].event_name, lines[6].action_id, lines[6].family, lines[6].other], ['Custom', 'Custom', 'x', 'instrumentation', undefined]);
+  assert.deepEqual(
+    [lines[6].action_name, lines[6].event_name, lines[6].action_id, lines[6].family, lines[6].other],
+    ['Custom', 'Custom', 'x', 'instrumentation', undefined],
+  );
 });
 
 test('with hash routing the fragment (without its own query) is part of the page', () => {

@@ -34,7 +34,9 @@ const FILE = '/work/shared/data/apache_combined_semicomplete_2015.log';
 const site: NormalizeSite = { id: 'semi', hostnames: ['semicomplete.com'], collectionProfile: 'extended', profileEffectiveAt: null };
 
 function run() {
-  const lines = readFileSync(FILE, 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(FILE, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const counts = { lines: lines.length, parseErrors: 0, pageviews: 0, skipped: 0, rejected: 0, status200: 0, status304: 0, head: 0 };
   const classes = new Map<string, number>();
   const humanChannels = new Map<string, number>();

@@ -41,15 +41,27 @@ test('common lines parse without referrer or user agent', () => {
   const r = accessLogToRawEvent(e, { id: 's1' });
   assert.equal(r.kind, 'pageview');
   assert.deepEqual((r as { line: Record<string, unknown> }).line, {
-    ts: '2015-05-17T10:05:03+00:00', type: 'pageview', site_id: 's1', path: '/about', ip: '1.2.3.4', user_agent: '', traffic_class: 'human',
+    ts: '2015-05-17T10:05:03+00:00',
+    type: 'pageview',
+    site_id: 's1',
+    path: '/about',
+    ip: '1.2.3.4',
+    user_agent: '',
+    traffic_class: 'human',
   });
 });
 
 test('bad lines give an error naming the problem', () => {
   assert.deepEqual(parseAccessLogLine('garbage', 'combined'), { error: 'not a combined log line' });
-  assert.deepEqual(parseAccessLogLine(combined('GET / HTTP/1.1').replace(/"[^"]*"$/, '"truncated'), 'combined'), { error: 'not a combined log line' });
-  assert.deepEqual(parseAccessLogLine(combined('GET / HTTP/1.1', 200, '-', UA, '31/Feb/2015:10:05:03 +0000'), 'combined'), { error: 'invalid timestamp [31/Feb/2015:10:05:03 +0000]' });
-  assert.deepEqual(parseAccessLogLine(combined('GET / HTTP/1.1', 200, '-', UA, '17/Foo/2015:10:05:03 +0000'), 'combined'), { error: 'invalid timestamp [17/Foo/2015:10:05:03 +0000]' });
+  assert.deepEqual(parseAccessLogLine(combined('GET / HTTP/1.1').replace(/"[^"]*"$/, '"truncated'), 'combined'), {
+    error: 'not a combined log line',
+  });
+  assert.deepEqual(parseAccessLogLine(combined('GET / HTTP/1.1', 200, '-', UA, '31/Feb/2015:10:05:03 +0000'), 'combined'), {
+    error: 'invalid timestamp [31/Feb/2015:10:05:03 +0000]',
+  });
+  assert.deepEqual(parseAccessLogLine(combined('GET / HTTP/1.1', 200, '-', UA, '17/Foo/2015:10:05:03 +0000'), 'combined'), {
+    error: 'invalid timestamp [17/Foo/2015:10:05:03 +0000]',
+  });
 });
 
 test('only GET is a pageview', () => {
@@ -80,19 +92,48 @@ test('2xx except 204 and 206, and 304, are pageviews; redirects and errors are n
 });
 
 test('static files, feeds, downloads and well-known files are not pageviews', () => {
-  for (const p of ['/style.css', '/app.js', '/img/a.PNG', '/favicon.ico', '/f.woff2', '/robots.txt', '/sitemap.xml',
-    '/feed.rss', '/x.pdf', '/a.tar.gz', '/m.mp4', '/icon.svg?v=3']) {
+  for (const p of [
+    '/style.css',
+    '/app.js',
+    '/img/a.PNG',
+    '/favicon.ico',
+    '/f.woff2',
+    '/robots.txt',
+    '/sitemap.xml',
+    '/feed.rss',
+    '/x.pdf',
+    '/a.tar.gz',
+    '/m.mp4',
+    '/icon.svg?v=3',
+  ]) {
     // one skip reason for every extension: the import summary counts by it
     assert.deepEqual(kind(combined(`GET ${p} HTTP/1.1`)), { kind: 'skipped', reason: 'static file' }, p);
   }
   assert.deepEqual(kind(combined('GET /.well-known/security HTTP/1.1')), { kind: 'skipped', reason: 'well-known file' });
-  for (const p of ['/', '/blog/', '/blog/post.html', '/index.php?x=1', '/projects/xdotool/xdotool.xhtml', '/v1.2', '/file.py', '/a.css/b', '/.htaccess']) {
+  for (const p of [
+    '/',
+    '/blog/',
+    '/blog/post.html',
+    '/index.php?x=1',
+    '/projects/xdotool/xdotool.xhtml',
+    '/v1.2',
+    '/file.py',
+    '/a.css/b',
+    '/.htaccess',
+  ]) {
     assert.equal(kind(combined(`GET ${p} HTTP/1.1`)).kind, 'pageview', p);
   }
 });
 
 test('a pageview line validates, keeps bots as bots, and carries referrer and query', () => {
-  const r = kind(combined('GET /post.html?utm_source=feedburner HTTP/1.1', 200, 'https://www.google.com/', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'));
+  const r = kind(
+    combined(
+      'GET /post.html?utm_source=feedburner HTTP/1.1',
+      200,
+      'https://www.google.com/',
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+    ),
+  );
   assert.equal(r.kind, 'pageview');
   const line = (r as { line: Record<string, unknown> }).line;
   assert.equal(line.referrer, 'https://www.google.com/');

@@ -106,7 +106,10 @@ test('processors of two secrets sharing one tiny memo store exactly what validat
           const e = normalizeEvent(v.event, site, step.secret)!;
           return { ...e, event_id: eventIdentity(e, 1) };
         });
-        assert.deepEqual(got.map((r) => ({ ...r })), expected);
+        assert.deepEqual(
+          got.map((r) => ({ ...r })),
+          expected,
+        );
       }
     }),
     { numRuns: runs(200) },

@@ -22,9 +22,27 @@ test('rule 2: email mediums are Email, before search referrers', () => {
 });
 
 test('rule 3: search referrers or medium organic are Search', () => {
-  for (const h of ['google.com', 'google.co.uk', 'google.de', 'google.com.au', 'images.google.co.jp', 'bing.com', 'cn.bing.com',
-    'duckduckgo.com', 'search.yahoo.com', 'yahoo.co.jp', 'baidu.com', 'm.baidu.com', 'yandex.ru', 'yandex.com.tr',
-    'ecosia.org', 'search.brave.com', 'startpage.com', 'qwant.com', 'Google.COM']) {
+  for (const h of [
+    'google.com',
+    'google.co.uk',
+    'google.de',
+    'google.com.au',
+    'images.google.co.jp',
+    'bing.com',
+    'cn.bing.com',
+    'duckduckgo.com',
+    'search.yahoo.com',
+    'yahoo.co.jp',
+    'baidu.com',
+    'm.baidu.com',
+    'yandex.ru',
+    'yandex.com.tr',
+    'ecosia.org',
+    'search.brave.com',
+    'startpage.com',
+    'qwant.com',
+    'Google.COM',
+  ]) {
     assert.equal(ch({ referrer_host: h }), 'Search', h);
   }
   assert.equal(ch({ utm_medium: 'organic' }), 'Search');
@@ -35,15 +53,42 @@ test('rule 3: search referrers or medium organic are Search', () => {
 });
 
 test('search host matching keeps label boundaries', () => {
-  for (const h of ['notgoogle.com', 'google.evil.com', 'google.com.evil.net', 'mybing.com', 'brave.com', 'duckduckgo.com.attacker.io', 'googlee.com']) {
+  for (const h of [
+    'notgoogle.com',
+    'google.evil.com',
+    'google.com.evil.net',
+    'mybing.com',
+    'brave.com',
+    'duckduckgo.com.attacker.io',
+    'googlee.com',
+  ]) {
     assert.equal(isSearchHost(h), false, h);
   }
 });
 
 test('rule 4: social referrers or social mediums are Social', () => {
-  for (const h of ['facebook.com', 'l.facebook.com', 'm.facebook.com', 'lm.facebook.com', 't.co', 'twitter.com', 'mobile.twitter.com',
-    'x.com', 'linkedin.com', 'lnkd.in', 'reddit.com', 'old.reddit.com', 'news.ycombinator.com', 'instagram.com', 'youtube.com',
-    'm.youtube.com', 'pinterest.com', 'tiktok.com', 'mastodon.social', 'bsky.app']) {
+  for (const h of [
+    'facebook.com',
+    'l.facebook.com',
+    'm.facebook.com',
+    'lm.facebook.com',
+    't.co',
+    'twitter.com',
+    'mobile.twitter.com',
+    'x.com',
+    'linkedin.com',
+    'lnkd.in',
+    'reddit.com',
+    'old.reddit.com',
+    'news.ycombinator.com',
+    'instagram.com',
+    'youtube.com',
+    'm.youtube.com',
+    'pinterest.com',
+    'tiktok.com',
+    'mastodon.social',
+    'bsky.app',
+  ]) {
     assert.equal(ch({ referrer_host: h }), 'Social', h);
   }
   for (const m of ['social', 'social-network', 'sm', 'SOCIAL']) assert.equal(ch({ utm_medium: m }), 'Social', m);

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseIsoInstant, parseIsoInstantGeneral } from '../../../src/ingest/parse/timestamp.js';
 import {
-  hasClickId, pathCanon, percentDecode, queryFacts, rawPathOf, rawPathOfGeneral, referrerHost, utmOf,
+  hasClickId,
+  pathCanon,
+  percentDecode,
+  queryFacts,
+  rawPathOf,
+  rawPathOfGeneral,
+  referrerHost,
+  utmOf,
 } from '../../../src/ingest/parse/url.js';
 import { channelOf, isSearchHost, isSocialHost } from '../../../src/ingest/parse/channel.js';
 import { parseUserAgent } from '../../../src/ingest/parse/user-agent.js';
@@ -26,21 +33,30 @@ const joined = (pieces: string[], maxLength = 12) => fc.array(fc.constantFrom(..
 const instantArb = fc.oneof(
   fc
     .record({
-      y: fc.integer({ min: 1960, max: 2400 }), mo: fc.integer({ min: 0, max: 13 }), d: fc.integer({ min: 0, max: 32 }),
-      h: fc.integer({ min: 0, max: 25 }), mi: fc.integer({ min: 0, max: 61 }), s: fc.integer({ min: 0, max: 61 }),
-      sep: fc.constantFrom('.', ',', ''), frac: fc.stringMatching(/^\d{0,11}$/),
+      y: fc.integer({ min: 1960, max: 2400 }),
+      mo: fc.integer({ min: 0, max: 13 }),
+      d: fc.integer({ min: 0, max: 32 }),
+      h: fc.integer({ min: 0, max: 25 }),
+      mi: fc.integer({ min: 0, max: 61 }),
+      s: fc.integer({ min: 0, max: 61 }),
+      sep: fc.constantFrom('.', ',', ''),
+      frac: fc.stringMatching(/^\d{0,11}$/),
       zone: fc.constantFrom('Z', 'Z', 'z', '', '+02:00', '-0530', '+25:00', ' Z', 'ZZ'),
     })
     .map((p) => `${pad(p.y, 4)}-${pad(p.mo, 2)}-${pad(p.d, 2)}T${pad(p.h, 2)}:${pad(p.mi, 2)}:${pad(p.s, 2)}${p.sep}${p.frac}${p.zone}`),
   // One character of a valid instant replaced: separators, digits and the zone in the wrong place.
-  fc
-    .tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(...'0123456789-T:.,Z+ a\u0661'))
-    .map(([i, c]) => { const s = '2024-02-29T23:59:59.999Z'; return s.slice(0, i) + c + s.slice(i + 1); }),
+  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(...'0123456789-T:.,Z+ a\u0661')).map(([i, c]) => {
+    const s = '2024-02-29T23:59:59.999Z';
+    return s.slice(0, i) + c + s.slice(i + 1);
+  }),
   fc.string({ maxLength: 32 }),
 );
 
 test('parseIsoInstant (fast path) agrees with the general parser', () => {
-  fc.assert(fc.property(instantArb, (s) => assert.equal(parseIsoInstant(s), parseIsoInstantGeneral(s), s)), RUNS);
+  fc.assert(
+    fc.property(instantArb, (s) => assert.equal(parseIsoInstant(s), parseIsoInstantGeneral(s), s)),
+    RUNS,
+  );
   for (const s of ['2024-05-01T12:00:00Z', '2024-05-01T12:00:00.5Z', '2024-05-01T12:00:00.123456789Z']) {
     assert.notEqual(parseIsoInstant(s), null, s);
   }
@@ -71,7 +87,10 @@ test('rawPathOf and pathCanon (fast paths, one-line memo) agree with the general
 const queryArb = fc
   .tuple(
     fc.constantFrom('https://bench.example/p', '/p', '/p#x', 'https://bench.example'),
-    joined(['?', 'utm_source', 'utm_medium', 'utm_campaign', 'gclid', 'msclkid', 'GCLID', '=', '&', '+', ' ', '%20', 'x', 'cpc', '#', '%C3%A9'], 16),
+    joined(
+      ['?', 'utm_source', 'utm_medium', 'utm_campaign', 'gclid', 'msclkid', 'GCLID', '=', '&', '+', ' ', '%20', 'x', 'cpc', '#', '%C3%A9'],
+      16,
+    ),
   )
   .map(([a, b]) => a + b);
 
@@ -119,10 +138,16 @@ test('referrerHost (memoized) agrees with parsing every time, for any site hostn
   const referrerArb = fc
     .tuple(
       fc.constantFrom('', ' ', '-', 'https://', 'http://', 'HTTPS://www.', 'android-app://', 'ftp://', 'x'),
-      joined(['www.', 'bench.example', 'Bench.Example', 'google.co.uk', 't.co', '.', ':8080', '/', '?q=1', ' ', '[::1]', 'xn--caf-dma.fr'], 6),
+      joined(
+        ['www.', 'bench.example', 'Bench.Example', 'google.co.uk', 't.co', '.', ':8080', '/', '?q=1', ' ', '[::1]', 'xn--caf-dma.fr'],
+        6,
+      ),
     )
     .map(([a, b]) => a + b);
-  const hostsArb = fc.array(fc.constantFrom('bench.example', 'www.bench.example', 'Bench.Example:8080', 'google.co.uk.', ' t.co', 'bad host'), { maxLength: 3 });
+  const hostsArb = fc.array(
+    fc.constantFrom('bench.example', 'www.bench.example', 'Bench.Example:8080', 'google.co.uk.', ' t.co', 'bad host'),
+    { maxLength: 3 },
+  );
   fc.assert(
     fc.property(referrerArb, hostsArb, (r, hosts) => {
       const expected = referrerHostReference(r, hosts);
@@ -140,10 +165,15 @@ test('channelOf (memoized host classes) follows isSearchHost and isSocialHost', 
       const inputs = { utm_medium: medium, utm_source: null, has_click_id: false, referrer_host: host };
       const h = host.trim() === '' ? null : host.trim().toLowerCase();
       const expected =
-        (h !== null && isSearchHost(h)) || medium === 'organic' ? 'Search'
-        : (h !== null && isSocialHost(h)) || medium === 'social' ? 'Social'
-        : h !== null ? 'Referral'
-        : medium !== null ? 'Other' : 'Direct';
+        (h !== null && isSearchHost(h)) || medium === 'organic'
+          ? 'Search'
+          : (h !== null && isSocialHost(h)) || medium === 'social'
+            ? 'Social'
+            : h !== null
+              ? 'Referral'
+              : medium !== null
+                ? 'Other'
+                : 'Direct';
       assert.equal(channelOf(inputs), expected, host);
       assert.equal(channelOf(inputs), expected, host);
     }),
@@ -154,7 +184,10 @@ test('channelOf (memoized host classes) follows isSearchHost and isSocialHost', 
 test('parseUserAgent and trafficClassOf give the same, frozen answer on repeated calls', () => {
   const agents = [
     'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-    'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'curl/8.0', '', ' - ',
+    'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+    'curl/8.0',
+    '',
+    ' - ',
   ];
   for (const a of agents) {
     const first = parseUserAgent(a);
@@ -166,7 +199,14 @@ test('parseUserAgent and trafficClassOf give the same, frozen answer on repeated
 
 test('BoundedMemo keeps at most two generations and recomputes what it dropped', () => {
   const calls: string[] = [];
-  const memo = new BoundedMemo((k: string) => { calls.push(k); return k.toUpperCase(); }, 2, 5);
+  const memo = new BoundedMemo(
+    (k: string) => {
+      calls.push(k);
+      return k.toUpperCase();
+    },
+    2,
+    5,
+  );
   assert.equal(memo.get('a'), 'A');
   assert.equal(memo.get('a'), 'A');
   assert.equal(memo.get('b'), 'B');
@@ -183,7 +223,11 @@ test('BoundedMemo keeps at most two generations and recomputes what it dropped',
 test('the line processor with tiny memos stores exactly what validate, normalizeEvent and eventIdentity give', async () => {
   const nowMs = Date.parse('2025-03-10T12:00:00Z');
   const site: NormalizeSite = { id: 'site_a', hostnames: ['bench.example'], collectionProfile: 'extended', profileEffectiveAt: null };
-  const agents = ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36', 'curl/8.0', 'Mozilla/5.0 (compatible; GPTBot/1.2)'];
+  const agents = [
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+    'curl/8.0',
+    'Mozilla/5.0 (compatible; GPTBot/1.2)',
+  ];
   const lineArb = fc.record({
     ts: fc.constantFrom('2025-03-08T23:59:59.999Z', '2025-03-09T00:00:00Z', '2025-03-09T10:00:00+02:00'),
     ip: fc.constantFrom('198.51.100.1', ' 198.51.100.2', '2001:db8::1'),
@@ -207,7 +251,10 @@ test('the line processor with tiny memos stores exactly what validate, normalize
         const e = normalizeEvent(v.event, site, secret)!;
         return { ...e, event_id: eventIdentity(e, 1) };
       });
-      assert.deepEqual(got.map((r) => ({ ...r })), expected);
+      assert.deepEqual(
+        got.map((r) => ({ ...r })),
+        expected,
+      );
     }),
     { numRuns: runs(200) },
   );

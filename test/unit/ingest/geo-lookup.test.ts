@@ -40,7 +40,24 @@ test('ip-location-db layout (one IPv4 and one IPv6 file, regions by name): the s
 
 test('private, reserved, unknown and malformed addresses give nothing', () => {
   for (const geo of [openGeoLookup(db.maxmind)!, openGeoLookup(`${db.ipv4},${db.ipv6}`)!]) {
-    for (const ip of ['10.0.0.1', '192.168.1.1', '172.16.5.4', '127.0.0.1', '0.0.0.0', '100.64.0.1', '81.2.69.1', '::1', 'fe80::1', 'fc00::1', '2001:db8::1', '', '-', 'example.com', '999.1.1.1', '1.2.3']) {
+    for (const ip of [
+      '10.0.0.1',
+      '192.168.1.1',
+      '172.16.5.4',
+      '127.0.0.1',
+      '0.0.0.0',
+      '100.64.0.1',
+      '81.2.69.1',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '2001:db8::1',
+      '',
+      '-',
+      'example.com',
+      '999.1.1.1',
+      '1.2.3',
+    ]) {
       assert.equal(geo.lookup(ip), null, ip);
     }
   }
@@ -80,6 +97,10 @@ test('a missing file, a directory, a file that is not an MMDB or a database with
     [`${db.ipv4},${db.dir}/missing-ipv6.mmdb`, /missing-ipv6\.mmdb does not exist/],
   ];
   for (const [setting, message] of cases) {
-    assert.throws(() => openGeoLookup(setting), (err: unknown) => err instanceof GeoDatabaseError && message.test(err.message) && err.exitCode === 2, setting);
+    assert.throws(
+      () => openGeoLookup(setting),
+      (err: unknown) => err instanceof GeoDatabaseError && message.test(err.message) && err.exitCode === 2,
+      setting,
+    );
   }
 });

@@ -71,7 +71,10 @@ export function writeSampleDatabases(): { dir: string; maxmind: string; ipv4: st
     maxmind: file('City-Test.mmdb', writeMmdb(maxmindEntries(), { ipVersion: 6, databaseType: 'GeoLite2-City' })),
     ipv4: file('city-ipv4.mmdb', writeMmdb(ipLocationDbEntries(4), { ipVersion: 4, databaseType: 'city ipv4' })),
     ipv6: file('city-ipv6.mmdb', writeMmdb(ipLocationDbEntries(6), { ipVersion: 6, databaseType: 'city ipv6' })),
-    asn: file('ASN-Test.mmdb', writeMmdb([{ network: '1.0.0.0/24', record: { autonomous_system_number: 15169 } }], { ipVersion: 6, databaseType: 'GeoLite2-ASN' })),
+    asn: file(
+      'ASN-Test.mmdb',
+      writeMmdb([{ network: '1.0.0.0/24', record: { autonomous_system_number: 15169 } }], { ipVersion: 6, databaseType: 'GeoLite2-ASN' }),
+    ),
     notMmdb: file('not.mmdb', 'this is a text file, not a MaxMind database\n'),
   };
 }

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { assignIdentities, canonicalContent, createIdentityAssigner, eventIdentity, IDENTITY_FIELDS, identifyFirst } from '../../../src/ingest/parse/identity.js';
+import {
+  assignIdentities,
+  canonicalContent,
+  createIdentityAssigner,
+  eventIdentity,
+  IDENTITY_FIELDS,
+  identifyFirst,
+} from '../../../src/ingest/parse/identity.js';
 import { decodeEventRow, encodeEventRow, EVENT_ROW_FIELDS, type EventRow } from '../../../src/ports/event-store.js';
 import type { NormalizedEvent } from '../../../src/ingest/parse/normalize.js';
 import { LineProcessor } from '../../../src/ingest/pipeline/line-processor.js';
@@ -9,11 +16,35 @@ import { reidentify } from '../../../src/ingest/pipeline/import-lines.js';
 import { runs } from '../../helpers/property-runs.js';
 
 const ev: NormalizedEvent = {
-  site_id: 'site_1', tenant_id: null, ts_ms: Date.UTC(2024, 4, 1, 10), type: 'pageview', profile: 'extended', visitor_key: 'k1',
-  path_canon: '/a', page_title: 'A', referrer_host: null, utm_source: null, utm_medium: null, utm_campaign: null,
-  has_click_id: false, country: 'DE', region: null, city: null, device_type: 'desktop', browser_family: 'Chrome',
-  os_family: 'Windows', traffic_class: 'human', engagement_time_ms: 0, action_name: null, family: null, event_name: null,
-  action_id: null, action_target_host: null, form_id: null, form_action_path: null, channel: 'Direct',
+  site_id: 'site_1',
+  tenant_id: null,
+  ts_ms: Date.UTC(2024, 4, 1, 10),
+  type: 'pageview',
+  profile: 'extended',
+  visitor_key: 'k1',
+  path_canon: '/a',
+  page_title: 'A',
+  referrer_host: null,
+  utm_source: null,
+  utm_medium: null,
+  utm_campaign: null,
+  has_click_id: false,
+  country: 'DE',
+  region: null,
+  city: null,
+  device_type: 'desktop',
+  browser_family: 'Chrome',
+  os_family: 'Windows',
+  traffic_class: 'human',
+  engagement_time_ms: 0,
+  action_name: null,
+  family: null,
+  event_name: null,
+  action_id: null,
+  action_target_host: null,
+  form_id: null,
+  form_action_path: null,
+  channel: 'Direct',
 };
 
 test('every stored field takes part in the identity', () => {
@@ -48,7 +79,10 @@ test('identical events in one batch are all kept, and the batch re-imports to th
   const ids = assignIdentities(batch).map((e) => e.event_id);
   assert.equal(new Set(ids).size, 4);
   assert.deepEqual(ids, [eventIdentity(ev, 1), eventIdentity(other, 1), eventIdentity(ev, 2), eventIdentity(ev, 3)]);
-  assert.deepEqual(assignIdentities(batch).map((e) => e.event_id), ids);
+  assert.deepEqual(
+    assignIdentities(batch).map((e) => e.event_id),
+    ids,
+  );
 });
 
 test('one assigner counts occurrences across chunks of one import', () => {
@@ -63,13 +97,20 @@ test('identifyFirst gives the first occurrence id and exactly the port encoding 
   assert.deepEqual([...IDENTITY_FIELDS], EVENT_ROW_FIELDS.slice(1), 'the wire row is the id, then the identity fields in order');
   const strings = fc.option(fc.string({ unit: 'binary' }), { nil: null });
   fc.assert(
-    fc.property(strings, strings, fc.integer({ min: 0, max: 2 ** 45 }), fc.boolean(), fc.integer({ min: 0, max: 86_400_000 }), (a, b, ts, click, eng) => {
-      const e = { ...ev, tenant_id: a, page_title: b, city: a, form_id: b, ts_ms: ts, has_click_id: click, engagement_time_ms: eng };
-      const { id, encoded } = identifyFirst(e);
-      assert.equal(id, eventIdentity(e, 1));
-      assert.equal(encoded, encodeEventRow({ ...e, event_id: id } as EventRow));
-      assert.deepEqual(decodeEventRow(encoded), { ...e, event_id: id });
-    }),
+    fc.property(
+      strings,
+      strings,
+      fc.integer({ min: 0, max: 2 ** 45 }),
+      fc.boolean(),
+      fc.integer({ min: 0, max: 86_400_000 }),
+      (a, b, ts, click, eng) => {
+        const e = { ...ev, tenant_id: a, page_title: b, city: a, form_id: b, ts_ms: ts, has_click_id: click, engagement_time_ms: eng };
+        const { id, encoded } = identifyFirst(e);
+        assert.equal(id, eventIdentity(e, 1));
+        assert.equal(encoded, encodeEventRow({ ...e, event_id: id } as EventRow));
+        assert.deepEqual(decodeEventRow(encoded), { ...e, event_id: id });
+      },
+    ),
     { numRuns: runs(300) },
   );
 });
@@ -86,7 +127,10 @@ test('the ids of a fixed event are the ones every earlier version stored', () =>
   assert.equal(eventIdentity(ev, 1), '38ba787be74ad37327eeeac96504e4e0');
   assert.equal(eventIdentity(ev, 2), '8aa009e7751e54fe0785227c50c88218');
   assert.equal(eventIdentity(ev, 3), '203738490e20fd1d8c6f5416b8fa4e00');
-  assert.deepEqual(identifyFirst(ev), { id: '38ba787be74ad37327eeeac96504e4e0', encoded: `["38ba787be74ad37327eeeac96504e4e0",${EV_CONTENT.slice(1)}` });
+  assert.deepEqual(identifyFirst(ev), {
+    id: '38ba787be74ad37327eeeac96504e4e0',
+    encoded: `["38ba787be74ad37327eeeac96504e4e0",${EV_CONTENT.slice(1)}`,
+  });
   assert.deepEqual(
     assignIdentities([ev, ev, ev]).map((e) => e.event_id),
     ['38ba787be74ad37327eeeac96504e4e0', '8aa009e7751e54fe0785227c50c88218', '203738490e20fd1d8c6f5416b8fa4e00'],
@@ -112,8 +156,25 @@ test('fixed import lines under a fixed secret are stored as every earlier versio
   };
   const events = new LineProcessor({ format: { kind: 'events' }, nowMs, secret: 'sekret' }, catalog, null);
   const rows = await emitted(events, [
-    JSON.stringify({ ts: '2025-03-09T14:03:11Z', type: 'pageview', site_id: 'site_a', url: 'https://shop.example/pricing?utm_source=mail', title: 'Pricing', referrer: 'https://www.google.com/', ip: '203.0.113.7', user_agent: UA }),
-    JSON.stringify({ ts: '2025-03-09T14:05:00Z', type: 'action', site_id: 'site_a', path: '/pricing', action_name: 'outbound.click', action_target_host: 'partner.example', visitor_key: 'my-key-1' }),
+    JSON.stringify({
+      ts: '2025-03-09T14:03:11Z',
+      type: 'pageview',
+      site_id: 'site_a',
+      url: 'https://shop.example/pricing?utm_source=mail',
+      title: 'Pricing',
+      referrer: 'https://www.google.com/',
+      ip: '203.0.113.7',
+      user_agent: UA,
+    }),
+    JSON.stringify({
+      ts: '2025-03-09T14:05:00Z',
+      type: 'action',
+      site_id: 'site_a',
+      path: '/pricing',
+      action_name: 'outbound.click',
+      action_target_host: 'partner.example',
+      visitor_key: 'my-key-1',
+    }),
   ]);
   assert.deepEqual(rows, [
     '["b0dd1cc4f41b25322121196950f96042","site_a",null,1741528991000,"pageview","extended","5ac9b3533c8116e2","/pricing","Pricing","google.com","mail",null,null,false,null,null,null,"desktop","Firefox","Linux","human",0,null,null,null,null,null,null,null,"Search"]',
@@ -121,8 +182,17 @@ test('fixed import lines under a fixed secret are stored as every earlier versio
   ]);
   // the same line twice in one import: the second copy's id
   assert.equal(reidentify(decodeEventRow(rows[0]), 2), '8bc0b037fa6ac0e99718c7636a8f35d4');
-  const log = new LineProcessor({ format: { kind: 'access-log', format: 'combined' }, nowMs, secret: 'sekret', defaultSiteId: 'site_a' }, catalog, null);
-  assert.deepEqual(await emitted(log, [`203.0.113.9 - - [09/Mar/2025:14:03:11 +0000] "GET /docs/start?ref=x HTTP/1.1" 200 512 "https://duckduckgo.com/" "${UA}"`]), [
-    '["1f6db1e046795370d24e66b66cabd68b","site_a",null,1741528991000,"pageview","extended","288188ebc80f8140","/docs/start",null,"duckduckgo.com",null,null,null,false,null,null,null,"desktop","Firefox","Linux","human",0,null,null,null,null,null,null,null,"Search"]',
-  ]);
+  const log = new LineProcessor(
+    { format: { kind: 'access-log', format: 'combined' }, nowMs, secret: 'sekret', defaultSiteId: 'site_a' },
+    catalog,
+    null,
+  );
+  assert.deepEqual(
+    await emitted(log, [
+      `203.0.113.9 - - [09/Mar/2025:14:03:11 +0000] "GET /docs/start?ref=x HTTP/1.1" 200 512 "https://duckduckgo.com/" "${UA}"`,
+    ]),
+    [
+      '["1f6db1e046795370d24e66b66cabd68b","site_a",null,1741528991000,"pageview","extended","288188ebc80f8140","/docs/start",null,"duckduckgo.com",null,null,null,false,null,null,null,"desktop","Firefox","Linux","human",0,null,null,null,null,null,null,null,"Search"]',
+    ],
+  );
 });

@@ -11,7 +11,10 @@ const extended: NormalizeSite = { id: 'site_1', hostnames: ['example.com'], coll
 const strict: NormalizeSite = { ...extended, collectionProfile: 'strict' };
 
 function raw(line: Record<string, unknown>): RawEvent {
-  const r = validateEventLine({ ts: '2024-05-01T10:00:00Z', type: 'pageview', site_id: 'site_1', path: '/a', visitor_key: 'k1', ...line }, { nowMs: NOW });
+  const r = validateEventLine(
+    { ts: '2024-05-01T10:00:00Z', type: 'pageview', site_id: 'site_1', path: '/a', visitor_key: 'k1', ...line },
+    { nowMs: NOW },
+  );
   if (!r.ok) throw new Error(r.reason);
   return r.event;
 }
@@ -36,7 +39,12 @@ test('profile stamping: the site profile from effective_at (inclusive), the othe
 });
 
 test('strict stores no region, city or utm values, yet keeps the channel they give', () => {
-  const line = { url: 'https://example.com/a?utm_source=nl&utm_medium=email&utm_campaign=may', region: 'BY', city: 'Munich', country: 'DE' };
+  const line = {
+    url: 'https://example.com/a?utm_source=nl&utm_medium=email&utm_campaign=may',
+    region: 'BY',
+    city: 'Munich',
+    country: 'DE',
+  };
   const ext = norm(line);
   // region BY in DE is stored as its ISO 3166-2 code (regions.ts)
   assert.deepEqual([ext.utm_source, ext.utm_medium, ext.utm_campaign, ext.region, ext.city], ['nl', 'email', 'may', 'DE-BY', 'Munich']);
@@ -63,9 +71,15 @@ test('strict drops actions outside the four simple actions', () => {
 
 test('user-agent fields fill only what was not sent', () => {
   const derived = norm({ user_agent: CHROME });
-  assert.deepEqual([derived.device_type, derived.browser_family, derived.os_family, derived.traffic_class], ['desktop', 'Chrome', 'Windows', 'human']);
+  assert.deepEqual(
+    [derived.device_type, derived.browser_family, derived.os_family, derived.traffic_class],
+    ['desktop', 'Chrome', 'Windows', 'human'],
+  );
   const explicit = norm({ user_agent: CHROME, device_type: 'tablet', browser_family: 'Brave', traffic_class: 'ai_agent' });
-  assert.deepEqual([explicit.device_type, explicit.browser_family, explicit.os_family, explicit.traffic_class], ['tablet', 'Brave', 'Windows', 'ai_agent']);
+  assert.deepEqual(
+    [explicit.device_type, explicit.browser_family, explicit.os_family, explicit.traffic_class],
+    ['tablet', 'Brave', 'Windows', 'ai_agent'],
+  );
   const bot = norm({ user_agent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' });
   assert.equal(bot.traffic_class, 'bot');
   const none = norm({});

@@ -5,30 +5,110 @@ import { parseUserAgent } from '../../../src/ingest/parse/user-agent.js';
 // Real user agents; the 2015 ones are taken from /work/shared/data/apache_combined_semicomplete_2015.log.
 const HUMANS: [string, string, string, string][] = [
   // [ua, device, browser, os]
-  ['Mozilla/5.0 (Windows NT 6.1; WOW64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/32.0.1700.107 Safari/537.36', 'desktop', 'Chrome', 'Windows'],
-  ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_9_1) AppleWebKit/537.73.11 (KHTML, like Gecko) Version/7.0.1 Safari/537.73.11', 'desktop', 'Safari', 'macOS'],
+  [
+    'Mozilla/5.0 (Windows NT 6.1; WOW64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/32.0.1700.107 Safari/537.36',
+    'desktop',
+    'Chrome',
+    'Windows',
+  ],
+  [
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_9_1) AppleWebKit/537.73.11 (KHTML, like Gecko) Version/7.0.1 Safari/537.73.11',
+    'desktop',
+    'Safari',
+    'macOS',
+  ],
   ['Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:27.0) Gecko/20100101 Firefox/27.0', 'desktop', 'Firefox', 'Linux'],
   ['Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; WOW64; Trident/5.0)', 'desktop', 'IE', 'Windows'],
   ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; Trident/7.0; rv:11.0) like Gecko', 'desktop', 'IE', 'Windows'],
   ['Opera/9.80 (X11; Linux x86_64) Presto/2.12.388 Version/12.16', 'desktop', 'Opera', 'Linux'],
-  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 OPR/106.0.0.0', 'desktop', 'Opera', 'Windows'],
-  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.2210.91', 'desktop', 'Edge', 'Windows'],
-  ['Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36', 'desktop', 'Chrome', 'ChromeOS'],
-  ['Mozilla/5.0 (iPhone; CPU iPhone OS 7_0_4 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) Version/7.0 Mobile/11B554a Safari/9537.53', 'mobile', 'Safari', 'iOS'],
-  ['Mozilla/5.0 (iPhone; CPU iPhone OS 7_0_4 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) CriOS/32.0.1700.21 Mobile/11B554a Safari/9537.53', 'mobile', 'Chrome', 'iOS'],
-  ['Mozilla/5.0 (iPad; CPU OS 7_0_4 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) Version/7.0 Mobile/11B554a Safari/9537.53', 'tablet', 'Safari', 'iOS'],
-  ['Mozilla/5.0 (Linux; Android 4.4.2; Nexus 5 Build/KOT49H) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/32.0.1700.99 Mobile Safari/537.36', 'mobile', 'Chrome', 'Android'],
-  ['Mozilla/5.0 (Linux; Android 13; SM-S901B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36', 'mobile', 'Samsung Internet', 'Android'],
-  ['Mozilla/5.0 (Linux; U; Android 4.2.2; fa-ir; SM-T311 Build/JDQ39) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Safari/534.30', 'tablet', 'Android Browser', 'Android'],
+  [
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 OPR/106.0.0.0',
+    'desktop',
+    'Opera',
+    'Windows',
+  ],
+  [
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.2210.91',
+    'desktop',
+    'Edge',
+    'Windows',
+  ],
+  [
+    'Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+    'desktop',
+    'Chrome',
+    'ChromeOS',
+  ],
+  [
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 7_0_4 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) Version/7.0 Mobile/11B554a Safari/9537.53',
+    'mobile',
+    'Safari',
+    'iOS',
+  ],
+  [
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 7_0_4 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) CriOS/32.0.1700.21 Mobile/11B554a Safari/9537.53',
+    'mobile',
+    'Chrome',
+    'iOS',
+  ],
+  [
+    'Mozilla/5.0 (iPad; CPU OS 7_0_4 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) Version/7.0 Mobile/11B554a Safari/9537.53',
+    'tablet',
+    'Safari',
+    'iOS',
+  ],
+  [
+    'Mozilla/5.0 (Linux; Android 4.4.2; Nexus 5 Build/KOT49H) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/32.0.1700.99 Mobile Safari/537.36',
+    'mobile',
+    'Chrome',
+    'Android',
+  ],
+  [
+    'Mozilla/5.0 (Linux; Android 13; SM-S901B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36',
+    'mobile',
+    'Samsung Internet',
+    'Android',
+  ],
+  [
+    'Mozilla/5.0 (Linux; U; Android 4.2.2; fa-ir; SM-T311 Build/JDQ39) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Safari/534.30',
+    'tablet',
+    'Android Browser',
+    'Android',
+  ],
   ['Mozilla/5.0 (Android; Tablet; rv:27.0) Gecko/27.0 Firefox/27.0', 'tablet', 'Firefox', 'Android'],
   ['Mozilla/5.0 (Android; Mobile; rv:27.0) Gecko/27.0 Firefox/27.0', 'mobile', 'Firefox', 'Android'],
-  ['Mozilla/5.0 (Linux; U; en-us; KFAPWI Build/JDQ39) AppleWebKit/535.19 (KHTML, like Gecko) Silk/3.13 Safari/535.19 Silk-Accelerated=true', 'tablet', 'Silk', 'Android'],
+  [
+    'Mozilla/5.0 (Linux; U; en-us; KFAPWI Build/JDQ39) AppleWebKit/535.19 (KHTML, like Gecko) Silk/3.13 Safari/535.19 Silk-Accelerated=true',
+    'tablet',
+    'Silk',
+    'Android',
+  ],
   ['Opera/9.80 (J2ME/MIDP; Opera Mini/7.1.32052/34.1244; U; en) Presto/2.8.119 Version/11.10', 'mobile', 'Opera', 'Other'],
-  ['SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 Configuration/CLDC-1.1 UP.Browser/6.2.3.3.c.1.101 (GUI) MMP/2.0', 'mobile', 'Other', 'Other'],
-  ['Mozilla/5.0 (Windows Phone 10.0; Android 6.0.1; Microsoft; Lumia 950) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/52.0.2743.116 Mobile Safari/537.36 Edge/15.14977', 'mobile', 'Edge', 'Windows Phone'],
-  ['Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0.3945.79 Safari/537.36', 'other', 'Chrome', 'Linux'],
+  [
+    'SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 Configuration/CLDC-1.1 UP.Browser/6.2.3.3.c.1.101 (GUI) MMP/2.0',
+    'mobile',
+    'Other',
+    'Other',
+  ],
+  [
+    'Mozilla/5.0 (Windows Phone 10.0; Android 6.0.1; Microsoft; Lumia 950) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/52.0.2743.116 Mobile Safari/537.36 Edge/15.14977',
+    'mobile',
+    'Edge',
+    'Windows Phone',
+  ],
+  [
+    'Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0.3945.79 Safari/537.36',
+    'other',
+    'Chrome',
+    'Linux',
+  ],
   // "Cubot" is a phone brand: not a bot.
-  ['Mozilla/5.0 (Linux; Android 10; CUBOT X20 PRO) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.99 Mobile Safari/537.36', 'mobile', 'Chrome', 'Android'],
+  [
+    'Mozilla/5.0 (Linux; Android 10; CUBOT X20 PRO) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.99 Mobile Safari/537.36',
+    'mobile',
+    'Chrome',
+    'Android',
+  ],
 ];
 
 test('human user agents give device, browser and OS', () => {
@@ -129,6 +209,13 @@ test('scanners and fetchers the old hand-kept list missed are bots (isbot)', () 
 
 test('the product decides the AI classes before the maintained bot list does', () => {
   // isbot knows these too; the product's own lists keep them in their own classes
-  assert.equal(parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)').traffic_class, 'ai_bot');
-  assert.equal(parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot').traffic_class, 'ai_agent');
+  assert.equal(
+    parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)').traffic_class,
+    'ai_bot',
+  );
+  assert.equal(
+    parseUserAgent('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot')
+      .traffic_class,
+    'ai_agent',
+  );
 });

@@ -68,13 +68,19 @@ test('pageviews need url or path; actions do not', () => {
   accept({ ...base, path: undefined, type: 'action', action_name: 'signup' });
   assert.equal(reason({ ...base, path: 'about' }), 'path must start with /');
   assert.equal(reason({ ...base, path: undefined, url: 'example.com/a' }), 'url must be an absolute http(s) URL or a path starting with /');
-  assert.equal(reason({ ...base, path: undefined, url: 'javascript:alert(1)' }), 'url must be an absolute http(s) URL or a path starting with /');
+  assert.equal(
+    reason({ ...base, path: undefined, url: 'javascript:alert(1)' }),
+    'url must be an absolute http(s) URL or a path starting with /',
+  );
 });
 
 test('visitor_key, or ip and user_agent, is required', () => {
   assert.equal(reason({ ...base, visitor_key: undefined }), 'visitor_key, or ip and user_agent, is required');
   assert.equal(reason({ ...base, visitor_key: undefined, ip: '1.2.3.4' }), 'user_agent is required with ip when there is no visitor_key');
-  assert.equal(reason({ ...base, visitor_key: undefined, user_agent: 'Mozilla/5.0' }), 'ip is required with user_agent when there is no visitor_key');
+  assert.equal(
+    reason({ ...base, visitor_key: undefined, user_agent: 'Mozilla/5.0' }),
+    'ip is required with user_agent when there is no visitor_key',
+  );
   const ev = accept({ ...base, visitor_key: undefined, ip: '1.2.3.4', user_agent: 'Mozilla/5.0' });
   assert.equal(ev.ip, '1.2.3.4');
   // an empty user agent (access logs' "-") still derives a key
@@ -118,7 +124,10 @@ test('string fields are bounded, typed and valid text', () => {
   accept({ ...base, title: 'x'.repeat(1024) });
   assert.equal(reason({ ...base, url: 'https://e.com/' + 'a'.repeat(8200) }), 'url is longer than 8192 characters');
   assert.equal(reason({ ...base, path: '/' + 'a'.repeat(2048) }), 'path is longer than 2048 characters once decoded');
-  assert.equal(reason({ ...base, path: undefined, url: 'https://e.com/' + 'a'.repeat(2048) }), "url's path is longer than 2048 characters once decoded");
+  assert.equal(
+    reason({ ...base, path: undefined, url: 'https://e.com/' + 'a'.repeat(2048) }),
+    "url's path is longer than 2048 characters once decoded",
+  );
   // the limit is on the decoded path: 2047 escaped characters fit
   accept({ ...base, path: '/' + '%C3%A9'.repeat(1000) });
   assert.equal(reason({ ...base, visitor_key: 'k'.repeat(129) }), 'visitor_key is longer than 128 characters');
@@ -144,16 +153,32 @@ test('every problem of a line is reported at once, in the order of the format', 
       'title must be a string; engagement_time_ms must be a non-negative integer',
   );
   // a field at fault is named once: a malformed url is not also a missing one
-  assert.equal(reason({ ...base, path: undefined, url: 'example.com/a', visitor_key: 'k'.repeat(129) }), 'url must be an absolute http(s) URL or a path starting with /; visitor_key is longer than 128 characters');
-  assert.equal(reason({ ...base, type: 'action', action_name: '  ', family: 'goal' }), 'action_name is required for an action; family must be one of goals, forms, outbound, downloads, errors, custom, instrumentation');
+  assert.equal(
+    reason({ ...base, path: undefined, url: 'example.com/a', visitor_key: 'k'.repeat(129) }),
+    'url must be an absolute http(s) URL or a path starting with /; visitor_key is longer than 128 characters',
+  );
+  assert.equal(
+    reason({ ...base, type: 'action', action_name: '  ', family: 'goal' }),
+    'action_name is required for an action; family must be one of goals, forms, outbound, downloads, errors, custom, instrumentation',
+  );
 });
 
-test('a line of another format (Plausible\'s events) is told every missing field, and which name footfall reads', () => {
-  const plausible = { name: 'pageview', url: 'https://shop.example/pricing', domain: 'shop.example', timestamp: '2024-05-01T11:00:00Z', referrer: null, props: {} };
+test("a line of another format (Plausible's events) is told every missing field, and which name footfall reads", () => {
+  const plausible = {
+    name: 'pageview',
+    url: 'https://shop.example/pricing',
+    domain: 'shop.example',
+    timestamp: '2024-05-01T11:00:00Z',
+    referrer: null,
+    props: {},
+  };
   assert.equal(
     reason(plausible),
     'ts is required (this line has "timestamp"; footfall reads "ts"); type is required (this line has "name"; footfall reads "type"); ' +
       'site_id is required (or pass --site) (this line has "domain"; footfall reads "site_id"); visitor_key, or ip and user_agent, is required',
   );
-  assert.equal(reason({ ...base, visitor_key: undefined, ua: 'Mozilla/5.0', ip: '1.2.3.4' }), 'user_agent is required with ip when there is no visitor_key (this line has "ua"; footfall reads "user_agent")');
+  assert.equal(
+    reason({ ...base, visitor_key: undefined, ua: 'Mozilla/5.0', ip: '1.2.3.4' }),
+    'user_agent is required with ip when there is no visitor_key (this line has "ua"; footfall reads "user_agent")',
+  );
 });

@@ -7,7 +7,10 @@ const UA = 'Mozilla/5.0 (X11; Linux x86_64)';
 test('the key matches an HMAC chain computed with openssl', () => {
   // SALT=$(printf 'site_1\0002024-05-01' | openssl dgst -sha256 -hmac 'sekret')
   // printf '203.0.113.7\000Mozilla/5.0 (X11; Linux x86_64)' | openssl dgst -sha256 -mac HMAC -macopt hexkey:$SALT | cut -c1-16
-  assert.equal(dailySalt('sekret', 'site_1', '2024-05-01').toString('hex'), '79ef2a2365cd1a994cff211a96eb2b3df4652db4ebb28dc70ba498b2b9f838ef');
+  assert.equal(
+    dailySalt('sekret', 'site_1', '2024-05-01').toString('hex'),
+    '79ef2a2365cd1a994cff211a96eb2b3df4652db4ebb28dc70ba498b2b9f838ef',
+  );
   assert.equal(dailyVisitorKey('sekret', 'site_1', '2024-05-01', '203.0.113.7', UA), '066effe55d3bb4aa');
 });
 

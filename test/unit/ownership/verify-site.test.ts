@@ -43,11 +43,20 @@ test('verify looks the record up and proves the domain for every site of the wor
     const dns = new MemoryDnsTxtResolver();
     const deps = { catalog: c, dns };
 
-    await assert.rejects(verifySite(deps, scoped.id), failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: false }));
+    await assert.rejects(
+      verifySite(deps, scoped.id),
+      failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: false }),
+    );
     dns.add(recordName, 'footfall-verification=wrong').add(recordName, 'v=spf1 -all');
-    await assert.rejects(verifySite(deps, scoped.id), failure('SITE_DNS_VERIFICATION_FAILED', {
-      record_name: recordName, expected_value: recordValue, found: ['footfall-verification=wrong', 'v=spf1 -all'], retryable: false,
-    }));
+    await assert.rejects(
+      verifySite(deps, scoped.id),
+      failure('SITE_DNS_VERIFICATION_FAILED', {
+        record_name: recordName,
+        expected_value: recordValue,
+        found: ['footfall-verification=wrong', 'v=spf1 -all'],
+        retryable: false,
+      }),
+    );
     dns.clear(recordName).unanswered(recordName);
     await assert.rejects(verifySite(deps, scoped.id), (err: unknown) => {
       failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: true })(err);
@@ -80,12 +89,21 @@ test('verify refuses a site without a scope, an unknown site, and a domain anoth
   try {
     const dns = new MemoryDnsTxtResolver();
     const plain = await site(['plain.example.com']);
-    await assert.rejects(verifySite({ catalog: c, dns }, plain.id), failure('SITE_DNS_VERIFICATION_UNAVAILABLE', { site_id: plain.id, reason: 'no_domain_scope' }));
+    await assert.rejects(
+      verifySite({ catalog: c, dns }, plain.id),
+      failure('SITE_DNS_VERIFICATION_UNAVAILABLE', { site_id: plain.id, reason: 'no_domain_scope' }),
+    );
     await assert.rejects(verifySite({ catalog: c, dns }, 'site_missing'), failure('NOT_FOUND'));
 
     const mine = await site(['x.example.org'], { domainScope: 'example.org' });
     const other = await c.createWorkspace({ name: 'B', plan: 'pro' });
-    const theirs = await c.createSite({ workspaceId: other.id, name: 'T', hostnames: ['t.example.net'], collectionProfile: 'strict', domainScope: 'example.org' });
+    const theirs = await c.createSite({
+      workspaceId: other.id,
+      name: 'T',
+      hostnames: ['t.example.net'],
+      collectionProfile: 'strict',
+      domainScope: 'example.org',
+    });
     const both = [await record(mine.id), await record(theirs.id)];
     // The domain's owner publishes both codes; the first to verify wins, the other is told it is taken.
     for (const r of both) dns.add(r.recordName, r.recordValue);
@@ -112,15 +130,27 @@ test('through node:dns: chunks and several records, a wrong value, and a resolve
     assert.equal(recordName, '_footfall.example.co.uk');
 
     server.set(recordName, [['footfall-verification=', 'nope']]);
-    await assert.rejects(verifySite({ catalog: c, dns }, s.id), failure('SITE_DNS_VERIFICATION_FAILED', {
-      record_name: recordName, expected_value: recordValue, found: ['footfall-verification=nope'], retryable: false,
-    }));
+    await assert.rejects(
+      verifySite({ catalog: c, dns }, s.id),
+      failure('SITE_DNS_VERIFICATION_FAILED', {
+        record_name: recordName,
+        expected_value: recordValue,
+        found: ['footfall-verification=nope'],
+        retryable: false,
+      }),
+    );
     server.set(recordName, 'nxdomain');
-    await assert.rejects(verifySite({ catalog: c, dns }, s.id), failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: false }));
+    await assert.rejects(
+      verifySite({ catalog: c, dns }, s.id),
+      failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: false }),
+    );
 
     // no resolver answers: worth retrying (how soon a lookup gives up: test/dns/node-dns-txt-resolver.test.ts)
     server.set(recordName, 'drop');
-    await assert.rejects(verifySite({ catalog: c, dns }, s.id), failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: true }));
+    await assert.rejects(
+      verifySite({ catalog: c, dns }, s.id),
+      failure('SITE_DNS_VERIFICATION_FAILED', { record_name: recordName, expected_value: recordValue, found: [], retryable: true }),
+    );
 
     server.set(recordName, [['google-site-verification=x'], [recordValue.slice(0, 1), recordValue.slice(1, 23), recordValue.slice(23)]]);
     assert.equal((await verifySite({ catalog: c, dns }, s.id)).domain, 'example.co.uk');
@@ -130,4 +160,3 @@ test('through node:dns: chunks and several records, a wrong value, and a resolve
     await cp.close();
   }
 });
-

@@ -42,12 +42,47 @@ export interface FxSession {
 /** The fixture: range 2025-06-10..12, previous period 06-07..09; events on either side of 06-11T12:00Z. */
 export const SESSIONS: FxSession[] = [
   // --- previous period
-  { visitor: 'p1', channel: 'Direct', country: 'DE', events: [{ at: '2025-06-08T09:00:00Z', path: '/old', title: 'Old' }, { at: '2025-06-08T09:01:00Z', path: '/' }] },
-  { visitor: 'p2', channel: 'Search', referrer: 'https://www.google.de/', country: 'DE', region: 'DE-BY', city: 'Munich', events: [{ at: '2025-06-09T10:00:00Z', path: '/', eng: 15000 }, { at: '2025-06-09T10:02:00Z', path: '/', action: { name: 'signup', event_name: 'signup_done' } }] },
-  { visitor: 'p3', channel: 'Direct', events: [{ at: '2025-06-09T11:00:00Z', path: '/pricing' }, { at: '2025-06-09T11:10:00Z', path: '/pricing' }, { at: '2025-06-09T11:11:00Z', path: '/docs' }] },
+  {
+    visitor: 'p1',
+    channel: 'Direct',
+    country: 'DE',
+    events: [
+      { at: '2025-06-08T09:00:00Z', path: '/old', title: 'Old' },
+      { at: '2025-06-08T09:01:00Z', path: '/' },
+    ],
+  },
+  {
+    visitor: 'p2',
+    channel: 'Search',
+    referrer: 'https://www.google.de/',
+    country: 'DE',
+    region: 'DE-BY',
+    city: 'Munich',
+    events: [
+      { at: '2025-06-09T10:00:00Z', path: '/', eng: 15000 },
+      { at: '2025-06-09T10:02:00Z', path: '/', action: { name: 'signup', event_name: 'signup_done' } },
+    ],
+  },
+  {
+    visitor: 'p3',
+    channel: 'Direct',
+    events: [
+      { at: '2025-06-09T11:00:00Z', path: '/pricing' },
+      { at: '2025-06-09T11:10:00Z', path: '/pricing' },
+      { at: '2025-06-09T11:11:00Z', path: '/docs' },
+    ],
+  },
   // --- 06-10 (before the switch)
   {
-    visitor: 'v1', channel: 'Search', referrer: 'https://www.google.com/search', country: 'DE', region: 'DE-BY', city: 'Munich', device: 'desktop', browser: 'Firefox', os: 'Linux',
+    visitor: 'v1',
+    channel: 'Search',
+    referrer: 'https://www.google.com/search',
+    country: 'DE',
+    region: 'DE-BY',
+    city: 'Munich',
+    device: 'desktop',
+    browser: 'Firefox',
+    os: 'Linux',
     events: [
       { at: '2025-06-10T10:00:00Z', path: '/', title: 'Home', eng: 3000 },
       { at: '2025-06-10T10:05:00Z', path: '/pricing', title: 'Pricing', eng: 8000 },
@@ -56,14 +91,30 @@ export const SESSIONS: FxSession[] = [
     ],
   },
   {
-    visitor: 'v2', channel: 'Email', utm: { source: 'nl', medium: 'email', campaign: 'spring' }, country: 'FR', region: 'FR-IDF', city: 'Paris', device: 'mobile', browser: 'Chrome', os: 'iOS',
+    visitor: 'v2',
+    channel: 'Email',
+    utm: { source: 'nl', medium: 'email', campaign: 'spring' },
+    country: 'FR',
+    region: 'FR-IDF',
+    city: 'Paris',
+    device: 'mobile',
+    browser: 'Chrome',
+    os: 'iOS',
     events: [
       { at: '2025-06-10T11:00:00Z', path: '/', title: 'Home', eng: 500 },
       { at: '2025-06-10T11:01:00Z', path: '/', action: { name: 'ui.click', action_id: 'menu' } },
     ],
   },
   {
-    visitor: 'v3', channel: 'Social', referrer: 'https://news.ycombinator.com/item', country: 'DE', region: 'DE-BE', city: 'Berlin', device: 'desktop', browser: 'Chrome', os: 'Linux',
+    visitor: 'v3',
+    channel: 'Social',
+    referrer: 'https://news.ycombinator.com/item',
+    country: 'DE',
+    region: 'DE-BE',
+    city: 'Berlin',
+    device: 'desktop',
+    browser: 'Chrome',
+    os: 'Linux',
     events: [
       { at: '2025-06-10T12:00:00Z', path: '/blog/a', title: 'A post', eng: 12000 },
       { at: '2025-06-10T12:01:00Z', path: '/blog/a', action: { name: 'form.submit', form_id: 'f1', form_action_path: '/subscribe' } },
@@ -73,26 +124,79 @@ export const SESSIONS: FxSession[] = [
   { visitor: 'b1', channel: 'Direct', traffic: 'bot', events: [{ at: '2025-06-10T13:00:00Z', path: '/robots' }] },
   // --- 06-11 before 12:00
   {
-    visitor: 'v1', channel: 'Direct', country: 'DE', device: 'desktop', browser: 'Firefox', os: 'Linux',
+    visitor: 'v1',
+    channel: 'Direct',
+    country: 'DE',
+    device: 'desktop',
+    browser: 'Firefox',
+    os: 'Linux',
     events: [
       { at: '2025-06-11T09:00:00Z', path: '/pricing', title: 'Pricing and plans' },
       { at: '2025-06-11T09:01:00Z', path: '/pricing', action: { name: 'file.download', action_target_host: 'cdn.example' } },
     ],
   },
-  { visitor: 'v4', channel: 'Referral', referrer: 'https://blog.example.org/post', country: 'US', region: 'US-CA', city: 'LA', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T10:00:00Z', path: '/docs', title: 'Docs' }] },
+  {
+    visitor: 'v4',
+    channel: 'Referral',
+    referrer: 'https://blog.example.org/post',
+    country: 'US',
+    region: 'US-CA',
+    city: 'LA',
+    device: 'desktop',
+    browser: 'Safari',
+    os: 'macOS',
+    events: [{ at: '2025-06-11T10:00:00Z', path: '/docs', title: 'Docs' }],
+  },
   // --- 06-11 after 12:00 and 06-12
   {
-    visitor: 'v5', channel: 'Paid', utm: { source: 'google', medium: 'cpc', campaign: 'summer' }, country: 'US', region: 'US-NY', city: 'NYC', device: 'mobile', browser: 'Safari', os: 'iOS',
+    visitor: 'v5',
+    channel: 'Paid',
+    utm: { source: 'google', medium: 'cpc', campaign: 'summer' },
+    country: 'US',
+    region: 'US-NY',
+    city: 'NYC',
+    device: 'mobile',
+    browser: 'Safari',
+    os: 'iOS',
     events: [
       { at: '2025-06-11T13:00:00Z', path: '/pricing', eng: 4000 },
       { at: '2025-06-11T13:02:00Z', path: '/pricing', action: { name: 'form.submit', form_id: 'buy' } },
       { at: '2025-06-11T13:03:00Z', path: '/pricing', action: { name: 'purchase', family: 'goals', event_name: 'order' } },
     ],
   },
-  { visitor: 'v4', channel: 'Direct', country: 'US', region: 'US-CA', city: 'LA', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T14:00:00Z', path: '/' }] },
-  { visitor: 'v4', channel: 'Direct', country: 'US', region: 'US-CA', city: 'SF', device: 'desktop', browser: 'Safari', os: 'macOS', events: [{ at: '2025-06-11T14:40:00Z', path: '/blog/a' }] },
   {
-    visitor: 'v6', channel: 'Search', referrer: 'https://duckduckgo.com/', utm: { campaign: 'brand' }, country: 'FR', region: 'FR-IDF', city: 'Paris', device: 'tablet', browser: 'Firefox', os: 'Android',
+    visitor: 'v4',
+    channel: 'Direct',
+    country: 'US',
+    region: 'US-CA',
+    city: 'LA',
+    device: 'desktop',
+    browser: 'Safari',
+    os: 'macOS',
+    events: [{ at: '2025-06-11T14:00:00Z', path: '/' }],
+  },
+  {
+    visitor: 'v4',
+    channel: 'Direct',
+    country: 'US',
+    region: 'US-CA',
+    city: 'SF',
+    device: 'desktop',
+    browser: 'Safari',
+    os: 'macOS',
+    events: [{ at: '2025-06-11T14:40:00Z', path: '/blog/a' }],
+  },
+  {
+    visitor: 'v6',
+    channel: 'Search',
+    referrer: 'https://duckduckgo.com/',
+    utm: { campaign: 'brand' },
+    country: 'FR',
+    region: 'FR-IDF',
+    city: 'Paris',
+    device: 'tablet',
+    browser: 'Firefox',
+    os: 'Android',
     events: [
       { at: '2025-06-12T08:00:00Z', path: '/', eng: 2000 },
       { at: '2025-06-12T08:10:00Z', path: '/docs', eng: 2000 },
@@ -101,7 +205,13 @@ export const SESSIONS: FxSession[] = [
       { at: '2025-06-12T08:13:00Z', action: { name: 'ui.click', action_id: 'menu' } },
     ],
   },
-  { visitor: 'v7', channel: 'Search', referrer: 'https://www.google.com/', country: 'DE', events: [{ at: '2025-06-12T20:00:00Z', path: '/' }] },
+  {
+    visitor: 'v7',
+    channel: 'Search',
+    referrer: 'https://www.google.com/',
+    country: 'DE',
+    events: [{ at: '2025-06-12T20:00:00Z', path: '/' }],
+  },
 ];
 
 /** Import lines of the fixture for one site. */
@@ -114,7 +224,9 @@ export function linesFor(site: string): Record<string, unknown>[] {
       if (e.title) line.title = e.title;
       if (e.eng) line.engagement_time_ms = e.eng;
       for (const k of ['country', 'region', 'city', 'device_type', 'browser_family', 'os_family'] as const) {
-        const v = { country: s.country, region: s.region, city: s.city, device_type: s.device, browser_family: s.browser, os_family: s.os }[k];
+        const v = { country: s.country, region: s.region, city: s.city, device_type: s.device, browser_family: s.browser, os_family: s.os }[
+          k
+        ];
         if (v) line[k] = v;
       }
       if (s.traffic) line.traffic_class = s.traffic;
@@ -207,7 +319,9 @@ export function stored(mode: SiteMode): RSession[] {
       country: fx.country ?? null,
       region: strict ? null : (fx.region ?? null),
       city: strict ? null : (fx.city ?? null),
-      utm: strict ? { source: null, medium: null, campaign: null } : { source: fx.utm?.source ?? null, medium: fx.utm?.medium ?? null, campaign: fx.utm?.campaign ?? null },
+      utm: strict
+        ? { source: null, medium: null, campaign: null }
+        : { source: fx.utm?.source ?? null, medium: fx.utm?.medium ?? null, campaign: fx.utm?.campaign ?? null },
       utmAny: false,
       pageviews: 0,
       eng: 0,
@@ -272,10 +386,17 @@ export function cp(a: string | null, b: string | null): number {
 }
 
 /** count by key, rows sorted by count desc then key, zero rows never appear. */
-export function countBy<T>(items: T[], key: (x: T) => string | null, weight: (x: T) => number = () => 1): { key: string | null; n: number }[] {
+export function countBy<T>(
+  items: T[],
+  key: (x: T) => string | null,
+  weight: (x: T) => number = () => 1,
+): { key: string | null; n: number }[] {
   const m = new Map<string | null, number>();
   for (const it of items) m.set(key(it), (m.get(key(it)) ?? 0) + weight(it));
-  return [...m].map(([k, n]) => ({ key: k, n })).filter((r) => r.n > 0).sort((a, b) => b.n - a.n || cp(a.key, b.key));
+  return [...m]
+    .map(([k, n]) => ({ key: k, n }))
+    .filter((r) => r.n > 0)
+    .sort((a, b) => b.n - a.n || cp(a.key, b.key));
 }
 
 export function distinctCountBy<T>(items: T[], key: (x: T) => string | null, member: (x: T) => unknown) {

@@ -4,7 +4,12 @@
 import { failureOf, fetchPatiently, queryString, type Failure, type ReadPath, type ReadQuery } from './read.js';
 import { requestInit, type Reader } from './reader.js';
 
-export async function downloadCsv<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>, filename: string): Promise<Failure | null> {
+export async function downloadCsv<P extends ReadPath>(
+  reader: Reader,
+  path: P,
+  query: ReadQuery<P>,
+  filename: string,
+): Promise<Failure | null> {
   // patiently, as every read: a click right after the page's burst of reads can meet a full window
   const res = await fetchPatiently(reader.base + path + queryString(query), requestInit(reader, 'text/csv'));
   if (!(res instanceof Response)) return res;

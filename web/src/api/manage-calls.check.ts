@@ -26,7 +26,10 @@ export async function checks(): Promise<void> {
   // answers are the document's: JSON of the success status, null for a 204
   const session = await manage('GET', '/session');
   if (session.ok) session.data.workspaces.map((w) => w.role) satisfies ('owner' | 'admin' | 'viewer')[];
-  const created = await manage('POST', '/workspaces/{workspace_id}/tokens', { path: { workspace_id: 'w' }, body: { scopes: ['metrics:read'] } });
+  const created = await manage('POST', '/workspaces/{workspace_id}/tokens', {
+    path: { workspace_id: 'w' },
+    body: { scopes: ['metrics:read'] },
+  });
   if (created.ok) created.data.secret satisfies string;
   const removed = await manage('DELETE', '/goals/{goal_id}', { path: { goal_id: 'g' } });
   if (removed.ok) removed.data satisfies null;

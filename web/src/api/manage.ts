@@ -13,20 +13,27 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type Operation<M extends Method, P extends string> = paths[Extract<keyof paths, `${typeof APP_API}${P}`>][Lowercase<M>];
 type Success<O> = O extends { responses: infer R } ? R[Extract<keyof R, 200 | 201 | 204>] : never;
 /** Whether the operation exists and answers JSON, or nothing (204): not the NDJSON of GET /reads. */
-type Answered<O> = [Success<O>] extends [never] ? false : Success<O> extends { content: { 'application/json': unknown } } | { content?: never } ? true : false;
+type Answered<O> = [Success<O>] extends [never]
+  ? false
+  : Success<O> extends { content: { 'application/json': unknown } } | { content?: never }
+    ? true
+    : false;
 type PathParams<O> = O extends { parameters: { path: infer X } } ? X : never;
 type BodyOf<O> = O extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
-type Sent<O> = ([PathParams<O>] extends [never] ? unknown : { path: PathParams<O> }) & ([BodyOf<O>] extends [never] ? unknown : { body: BodyOf<O> });
+type Sent<O> = ([PathParams<O>] extends [never] ? unknown : { path: PathParams<O> }) &
+  ([BodyOf<O>] extends [never] ? unknown : { body: BodyOf<O> });
 
 /** The paths below /app/api that `method` may call. */
 export type ManagePath<M extends Method> = {
   [K in keyof paths]: Answered<paths[K][Lowercase<M>]> extends true ? (K extends `${typeof APP_API}${infer P}` ? P : never) : never;
 }[keyof paths];
 /** What a call sends beside its method and path: `{ path: {...} }` for a path's parameters, `{ body }` for a body; nothing when neither. */
-export type ManageArgs<M extends Method, P extends ManagePath<M>> = unknown extends Sent<Operation<M, P>> ? [] : [sent: Sent<Operation<M, P>>];
+export type ManageArgs<M extends Method, P extends ManagePath<M>> =
+  unknown extends Sent<Operation<M, P>> ? [] : [sent: Sent<Operation<M, P>>];
 export type ManageBody<M extends Method, P extends ManagePath<M>> = BodyOf<Operation<M, P>>;
 /** The answer of a success: its JSON, or null (204). */
-export type ManageAnswer<M extends Method, P extends ManagePath<M>> = Success<Operation<M, P>> extends { content: { 'application/json': infer B } } ? B : null;
+export type ManageAnswer<M extends Method, P extends ManagePath<M>> =
+  Success<Operation<M, P>> extends { content: { 'application/json': infer B } } ? B : null;
 
 /** The URL of a path below /app/api, each {parameter} filled in as a path segment. */
 export function manageUrl(path: string, params: Record<string, string> = {}): string {
@@ -39,7 +46,11 @@ let csrfToken: string | null = null;
  * GET or change something under /app/api: `manage('PATCH', '/tenants/{tenant_id}', { path: { tenant_id }, body: { status } })`.
  * A change carries the CSRF token of the session read last.
  */
-export async function manage<M extends Method, P extends ManagePath<M>>(method: M, path: P, ...args: ManageArgs<M, P>): Promise<Result<ManageAnswer<M, P>>> {
+export async function manage<M extends Method, P extends ManagePath<M>>(
+  method: M,
+  path: P,
+  ...args: ManageArgs<M, P>
+): Promise<Result<ManageAnswer<M, P>>> {
   const sent = (args as { path?: Record<string, string>; body?: unknown }[])[0] ?? {};
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (sent.body !== undefined) headers['Content-Type'] = 'application/json';

@@ -5,7 +5,19 @@
 // lets the server run them side by side. Each line is what the read alone would have answered, so the
 // panels see the same Result either way. A read its window refused (429) waits out the
 // Retry-After its line carries, then is asked again on its own (as any read would be).
-import { failureFromBody, fetchOrFailure, failureOf, NETWORK_FAILURE_CODE, queryString, read, waitOut, type ReadBody, type ReadPath, type ReadQuery, type Result } from './read.js';
+import {
+  failureFromBody,
+  fetchOrFailure,
+  failureOf,
+  NETWORK_FAILURE_CODE,
+  queryString,
+  read,
+  waitOut,
+  type ReadBody,
+  type ReadPath,
+  type ReadQuery,
+  type Result,
+} from './read.js';
 import { requestInit, type Reader } from './reader.js';
 
 /** the server's bound (MAX_BATCHED_READS): a larger set leaves as several batches */
@@ -98,7 +110,8 @@ async function send(reader: Reader, batch: Waiting[]): Promise<void> {
     if (!w || answered.has(line.i)) return;
     answered.add(line.i);
     if (line.status === 200) return w.resolve({ ok: true, data: line.body });
-    if (line.status === 429) return afterWaiting(reader, w, line.retry_after, async () => ({ ok: false, error: failureFromBody(429, line.body) }));
+    if (line.status === 429)
+      return afterWaiting(reader, w, line.retry_after, async () => ({ ok: false, error: failureFromBody(429, line.body) }));
     const error = failureFromBody(line.status, line.body);
     if (line.status === 401) reader.onUnauthorized?.(error.message);
     w.resolve({ ok: false, error });
@@ -121,7 +134,11 @@ async function send(reader: Reader, batch: Waiting[]): Promise<void> {
   } catch {
     // the connection broke mid-answer: what did not arrive is said below
   }
-  const cut = { status: 0, code: NETWORK_FAILURE_CODE, message: 'The answer was cut off before this read arrived. Check the connection, then reload the page.' };
+  const cut = {
+    status: 0,
+    code: NETWORK_FAILURE_CODE,
+    message: 'The answer was cut off before this read arrived. Check the connection, then reload the page.',
+  };
   batch.forEach((w, i) => {
     if (!answered.has(i)) w.resolve({ ok: false, error: cut });
   });

@@ -3,15 +3,18 @@
 import type { paths } from '../../../src/client/api-types.js';
 import { requestInit, type Reader } from './reader.js';
 
-type Gettable = { [P in keyof paths]: paths[P] extends { get: { responses: { 200: { content: { 'application/json': unknown } } } } } ? P : never }[keyof paths];
+type Gettable = {
+  [P in keyof paths]: paths[P] extends { get: { responses: { 200: { content: { 'application/json': unknown } } } } } ? P : never;
+}[keyof paths];
 export type ReadPath = Exclude<Gettable, '/healthz'>;
 type GetOf<P extends ReadPath> = paths[P]['get'];
 /** The route's query parameters; an empty object for a route that takes none (/v1/me). */
-export type ReadQuery<P extends ReadPath> = GetOf<P> extends { parameters: { query?: infer Q } }
-  ? [NonNullable<Q>] extends [never]
-    ? Record<string, never>
-    : NonNullable<Q>
-  : never;
+export type ReadQuery<P extends ReadPath> =
+  GetOf<P> extends { parameters: { query?: infer Q } }
+    ? [NonNullable<Q>] extends [never]
+      ? Record<string, never>
+      : NonNullable<Q>
+    : never;
 export type ReadBody<P extends ReadPath> = GetOf<P>['responses'][200]['content']['application/json'];
 
 /** An answer other than 200, in the API's own words (its error envelope), or what went wrong on the way. */
@@ -60,7 +63,11 @@ export async function fetchOrFailure(url: string, init: RequestInit): Promise<Re
     return await fetch(url, init);
   } catch (err) {
     if ((err as { name?: string }).name === 'AbortError') throw err;
-    return { status: 0, code: NETWORK_FAILURE_CODE, message: 'The server could not be reached. Check the connection, then reload the page.' };
+    return {
+      status: 0,
+      code: NETWORK_FAILURE_CODE,
+      message: 'The server could not be reached. Check the connection, then reload the page.',
+    };
   }
 }
 
@@ -91,7 +98,12 @@ export async function waitOut(retryAfter: string | null | undefined): Promise<bo
 }
 
 /** GET a read route. Throws only when the signal aborts it (a newer state replaced the request). */
-export async function read<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>, signal?: AbortSignal): Promise<Result<ReadBody<P>>> {
+export async function read<P extends ReadPath>(
+  reader: Reader,
+  path: P,
+  query: ReadQuery<P>,
+  signal?: AbortSignal,
+): Promise<Result<ReadBody<P>>> {
   const res = await fetchPatiently(reader.base + path + queryString(query), requestInit(reader, 'application/json', signal));
   if (!(res instanceof Response)) return { ok: false, error: res };
   if (res.status !== 200) {

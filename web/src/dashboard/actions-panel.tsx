@@ -42,16 +42,26 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
             <thead>
               <tr>
                 <th scope="col">Action</th>
-                <th scope="col" class="num">Visits</th>
-                <th scope="col" class="num">Times</th>
+                <th scope="col" class="num">
+                  Visits
+                </th>
+                <th scope="col" class="num">
+                  Times
+                </th>
               </tr>
             </thead>
             <tbody>
               {actions.slice(0, 10).map((a) => (
                 <tr key={a.action_key} data-key={a.action_key} data-value={a.sessions}>
-                  <th scope="row" class="row-key">{actionLabel(a)}</th>
-                  <td class="num" title={formatExact(a.sessions)}>{formatCount(a.sessions)}</td>
-                  <td class="num" title={formatExact(a.occurrences)}>{formatCount(a.occurrences)}</td>
+                  <th scope="row" class="row-key">
+                    {actionLabel(a)}
+                  </th>
+                  <td class="num" title={formatExact(a.sessions)}>
+                    {formatCount(a.sessions)}
+                  </td>
+                  <td class="num" title={formatExact(a.occurrences)}>
+                    {formatCount(a.occurrences)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -66,7 +76,10 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="actions-title">Actions</h2>
       </header>
-      <div class={`list-body${enabled && read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && read.status === 'loading')}>
+      <div
+        class={`list-body${enabled && read.status === 'loading' && result ? ' stale' : ''}`}
+        aria-busy={surface === 'pending' || (enabled && read.status === 'loading')}
+      >
         {body}
       </div>
     </section>

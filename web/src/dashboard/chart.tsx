@@ -63,7 +63,14 @@ export function Chart({ ctx }: { ctx: PanelContext }) {
           <CsvButton
             what={`${label} per ${interval}`}
             enabled={ctx.product.csv}
-            download={() => downloadCsv(ctx.reader, '/v1/metrics/timeseries', query as ReadQuery<'/v1/metrics/timeseries'>, `${ctx.fileStem}-${metric}-${interval}.csv`)}
+            download={() =>
+              downloadCsv(
+                ctx.reader,
+                '/v1/metrics/timeseries',
+                query as ReadQuery<'/v1/metrics/timeseries'>,
+                `${ctx.fileStem}-${metric}-${interval}.csv`,
+              )
+            }
           />
         </div>
       </header>
@@ -117,11 +124,24 @@ function Plot({ series, metric, label }: { series: Series; metric: TileMetric; l
         hooks: { setCursor: [showPoint] },
         series: [
           {},
-          { label: 'This period', stroke: cssColor('--accent'), width: 2, fill: cssColor('--accent-soft'), points: { show: ys.length <= 62 } },
-          ...(previous ? [{ label: 'Previous period', stroke: cssColor('--compare'), width: 1.5, dash: [6, 4], points: { show: false } }] : []),
+          {
+            label: 'This period',
+            stroke: cssColor('--accent'),
+            width: 2,
+            fill: cssColor('--accent-soft'),
+            points: { show: ys.length <= 62 },
+          },
+          ...(previous
+            ? [{ label: 'Previous period', stroke: cssColor('--compare'), width: 1.5, dash: [6, 4], points: { show: false } }]
+            : []),
         ],
         axes: [
-          { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, values: (_u, splits, _i, _space, step) => splits.map((ts) => axisLabel(ts, step)) },
+          {
+            stroke: text,
+            grid: { stroke: grid, width: 1 },
+            ticks: { stroke: grid, width: 1 },
+            values: (_u, splits, _i, _space, step) => splits.map((ts) => axisLabel(ts, step)),
+          },
           {
             stroke: text,
             grid: { stroke: grid, width: 1 },
@@ -146,7 +166,12 @@ function Plot({ series, metric, label }: { series: Series; metric: TileMetric; l
   const total = formatMetric(metric, series.current.total);
   return (
     <>
-      <div ref={box} class="plot" role="img" aria-label={`${label} per ${interval}, ${series.current.points.length} points; ${total} over the period. The table below lists them.`} />
+      <div
+        ref={box}
+        class="plot"
+        role="img"
+        aria-label={`${label} per ${interval}, ${series.current.points.length} points; ${total} over the period. The table below lists them.`}
+      />
       <div class="chart-foot">
         <p class="legend" aria-hidden="true">
           <span class="key current" /> This period

@@ -25,7 +25,10 @@ export function Controls({ ctx, today, tenantPicker }: { ctx: PanelContext; toda
       </label>
       <label class="field">
         <span class="field-label">Traffic</span>
-        <select value={state.traffic} onChange={(e) => setDashboardState({ ...state, traffic: (e.target as HTMLSelectElement).value as Traffic })}>
+        <select
+          value={state.traffic}
+          onChange={(e) => setDashboardState({ ...state, traffic: (e.target as HTMLSelectElement).value as Traffic })}
+        >
           {(Object.keys(TRAFFIC) as Traffic[]).map((t) => (
             <option key={t} value={t}>
               {TRAFFIC[t]}
@@ -51,7 +54,10 @@ function TenantPicker({ ctx }: { ctx: PanelContext }) {
   return (
     <label class="field">
       <span class="field-label">Tenant</span>
-      <select value={state.tenantId ?? ''} onChange={(e) => setDashboardState({ ...state, tenantId: (e.target as HTMLSelectElement).value || null })}>
+      <select
+        value={state.tenantId ?? ''}
+        onChange={(e) => setDashboardState({ ...state, tenantId: (e.target as HTMLSelectElement).value || null })}
+      >
         <option value="">All tenants</option>
         {state.tenantId && !known ? <option value={state.tenantId}>{state.tenantId}</option> : null}
         {tenants.map((t) => (

@@ -34,7 +34,13 @@ export function DatePicker({ state, today }: { state: DashboardState; today: Day
   return (
     <div class="date-picker">
       <div class="stepper">
-        <button type="button" class="icon-button" aria-label={previous ? `Previous period: ${periodLabel(previous, today)}` : 'Previous period'} disabled={!previous} onClick={() => previous && setDashboardState({ ...state, period: previous })}>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={previous ? `Previous period: ${periodLabel(previous, today)}` : 'Previous period'}
+          disabled={!previous}
+          onClick={() => previous && setDashboardState({ ...state, period: previous })}
+        >
           <span aria-hidden="true">‹</span>
         </button>
         <label class="field">
@@ -48,7 +54,13 @@ export function DatePicker({ state, today }: { state: DashboardState; today: Day
             <option value="custom">{preset === null ? periodLabel(period, today) : 'Custom dates…'}</option>
           </select>
         </label>
-        <button type="button" class="icon-button" aria-label={next ? `Next period: ${periodLabel(next, today)}` : 'Next period (none after today)'} disabled={!next} onClick={() => next && setDashboardState({ ...state, period: next })}>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={next ? `Next period: ${periodLabel(next, today)}` : 'Next period (none after today)'}
+          disabled={!next}
+          onClick={() => next && setDashboardState({ ...state, period: next })}
+        >
           <span aria-hidden="true">›</span>
         </button>
       </div>

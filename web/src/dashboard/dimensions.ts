@@ -61,16 +61,39 @@ export interface PanelSpec {
 
 /** The top lists, two by two: where visitors come from, what they read, where they are, what they use. */
 export const TOP_LISTS: readonly PanelSpec[] = [
-  { id: 'sources', title: 'Sources', tabs: [{ dimension: 'channel', label: 'Channels' }, { dimension: 'referrer', label: 'Referrers' }] },
+  {
+    id: 'sources',
+    title: 'Sources',
+    tabs: [
+      { dimension: 'channel', label: 'Channels' },
+      { dimension: 'referrer', label: 'Referrers' },
+    ],
+  },
   {
     id: 'pages',
     title: 'Pages',
-    tabs: [{ dimension: 'page', label: 'Top pages' }, { dimension: 'entry_page', label: 'Entry pages' }, { dimension: 'exit_page', label: 'Exit pages' }],
+    tabs: [
+      { dimension: 'page', label: 'Top pages' },
+      { dimension: 'entry_page', label: 'Entry pages' },
+      { dimension: 'exit_page', label: 'Exit pages' },
+    ],
   },
   {
     id: 'locations',
     title: 'Locations',
-    tabs: [{ dimension: 'country', label: 'Countries' }, { dimension: 'region', label: 'Regions' }, { dimension: 'city', label: 'Cities' }],
+    tabs: [
+      { dimension: 'country', label: 'Countries' },
+      { dimension: 'region', label: 'Regions' },
+      { dimension: 'city', label: 'Cities' },
+    ],
   },
-  { id: 'devices', title: 'Devices', tabs: [{ dimension: 'device', label: 'Devices' }, { dimension: 'browser', label: 'Browsers' }, { dimension: 'os', label: 'OS' }] },
+  {
+    id: 'devices',
+    title: 'Devices',
+    tabs: [
+      { dimension: 'device', label: 'Devices' },
+      { dimension: 'browser', label: 'Browsers' },
+      { dimension: 'os', label: 'OS' },
+    ],
+  },
 ];

@@ -12,7 +12,14 @@ export function FilterBar({ state }: { state: DashboardState }) {
       {entries.map(([dimension, value]) => {
         const text = `${dimensionLabel(dimension)} is ${keyLabel(dimension, value)}`;
         return (
-          <button key={dimension} type="button" class="chip" data-filter={dimension} aria-label={`Remove the filter ${text}`} onClick={() => setDashboardState(withoutFilter(state, dimension))}>
+          <button
+            key={dimension}
+            type="button"
+            class="chip"
+            data-filter={dimension}
+            aria-label={`Remove the filter ${text}`}
+            onClick={() => setDashboardState(withoutFilter(state, dimension))}
+          >
             {text} <span aria-hidden="true">×</span>
           </button>
         );

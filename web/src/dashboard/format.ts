@@ -66,6 +66,6 @@ export function change(metric: TileMetric, current: number, previous: number): C
     text = `${delta > 0 ? '+' : delta < 0 ? '−' : ''}${Math.abs(delta)}%`;
     spoken = `${Math.abs(delta)} percent ${delta > 0 ? 'up' : delta < 0 ? 'down' : 'unchanged'} on the previous period`;
   }
-  const sense = delta === 0 ? 'flat' : (delta > 0) !== lowerIsBetter ? 'good' : 'bad';
+  const sense = delta === 0 ? 'flat' : delta > 0 !== lowerIsBetter ? 'good' : 'bad';
   return { text, sense, spoken };
 }

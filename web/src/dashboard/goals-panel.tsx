@@ -16,7 +16,9 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
   const enabled = surface !== 'closed';
   const query = reportQuery(ctx.params);
   const listQuery = { site_id: ctx.siteId };
-  const conversions = useRead(enabled ? readKey('/v1/goals/conversions', query) : null, () => cachedRead(ctx.reader, '/v1/goals/conversions', query));
+  const conversions = useRead(enabled ? readKey('/v1/goals/conversions', query) : null, () =>
+    cachedRead(ctx.reader, '/v1/goals/conversions', query),
+  );
   const goals = useRead(enabled ? readKey('/v1/goals', listQuery) : null, () => cachedRead(ctx.reader, '/v1/goals', listQuery));
   const result = shown(conversions);
   const names = new Map<string, string>();
@@ -33,17 +35,29 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
         <thead>
           <tr>
             <th scope="col">Goal</th>
-            <th scope="col" class="num">Visits</th>
-            <th scope="col" class="num">Total</th>
-            <th scope="col" class="num">Rate</th>
+            <th scope="col" class="num">
+              Visits
+            </th>
+            <th scope="col" class="num">
+              Total
+            </th>
+            <th scope="col" class="num">
+              Rate
+            </th>
           </tr>
         </thead>
         <tbody>
           {result.data.current.goals.map((g) => (
             <tr key={g.goal_id} data-key={g.goal_id} data-value={g.unique_sessions}>
-              <th scope="row" class="row-key">{names.get(g.goal_id) ?? g.goal_id}</th>
-              <td class="num" title={formatExact(g.unique_sessions)}>{formatCount(g.unique_sessions)}</td>
-              <td class="num" title={formatExact(g.conversions)}>{formatCount(g.conversions)}</td>
+              <th scope="row" class="row-key">
+                {names.get(g.goal_id) ?? g.goal_id}
+              </th>
+              <td class="num" title={formatExact(g.unique_sessions)}>
+                {formatCount(g.unique_sessions)}
+              </td>
+              <td class="num" title={formatExact(g.conversions)}>
+                {formatCount(g.conversions)}
+              </td>
               <td class="num">{g.total_sessions ? rate.format(g.unique_sessions / g.total_sessions) : '–'}</td>
             </tr>
           ))}
@@ -56,7 +70,10 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
       <header class="panel-head">
         <h2 id="goals-title">Goal conversions</h2>
       </header>
-      <div class={`list-body${enabled && conversions.status === 'loading' && result ? ' stale' : ''}`} aria-busy={surface === 'pending' || (enabled && conversions.status === 'loading')}>
+      <div
+        class={`list-body${enabled && conversions.status === 'loading' && result ? ' stale' : ''}`}
+        aria-busy={surface === 'pending' || (enabled && conversions.status === 'loading')}
+      >
         {body}
         {surface === 'open' && result?.ok ? <NotFilteredNote state={ctx.state} /> : null}
       </div>

@@ -44,7 +44,8 @@ export function LiveBadge({ live }: { live: LiveVisitors | Failure | null }) {
   if (!isLive(live) || live.last_event_at === null) return null;
   return (
     <p class="live" role="status" data-visitors={live.visitors}>
-      <span class={`live-dot${live.visitors === 0 ? ' idle' : ''}`} aria-hidden="true" /> {live.visitors} current {live.visitors === 1 ? 'visitor' : 'visitors'}
+      <span class={`live-dot${live.visitors === 0 ? ' idle' : ''}`} aria-hidden="true" /> {live.visitors} current{' '}
+      {live.visitors === 1 ? 'visitor' : 'visitors'}
     </p>
   );
 }
@@ -62,8 +63,8 @@ export function FirstEvent({ live, domain, scriptUrl }: { live: LiveVisitors | F
         <span class="pulse-dot" aria-hidden="true" /> Waiting for the first event
       </h2>
       <p>
-        Add this tag to the <code>&lt;head&gt;</code> of every page of <strong>{domain}</strong>. This page checks every 5 seconds and fills in as soon as a
-        visit arrives.
+        Add this tag to the <code>&lt;head&gt;</code> of every page of <strong>{domain}</strong>. This page checks every 5 seconds and fills
+        in as soon as a visit arrives.
       </p>
       <CopyField label="Script tag" value={scriptTag(domain, scriptUrl)} block />
     </section>

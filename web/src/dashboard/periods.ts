@@ -108,7 +108,8 @@ export function periodLabel(period: Period, today: Day): string {
   const preset = presetOf(period, today);
   if (preset) return PRESETS.find((p) => p.id === preset)!.label;
   if (period.from === period.to) return dayLabel(period.from);
-  if (period.from === monthStart(period.from) && period.to === monthEnd(period.from)) return `${MONTHS[Number(period.from.slice(5, 7)) - 1]} ${period.from.slice(0, 4)}`;
+  if (period.from === monthStart(period.from) && period.to === monthEnd(period.from))
+    return `${MONTHS[Number(period.from.slice(5, 7)) - 1]} ${period.from.slice(0, 4)}`;
   const sameYear = period.from.slice(0, 4) === period.to.slice(0, 4);
   return `${dayLabel(period.from, !sameYear)} – ${dayLabel(period.to)}`;
 }

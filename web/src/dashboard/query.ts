@@ -20,7 +20,14 @@ export const TRAFFIC: Record<Traffic, string> = {
   all: 'All traffic',
 };
 const DEFAULT_TRAFFIC: Traffic = 'humans';
-const TILE_METRICS: readonly TileMetric[] = ['visitors', 'sessions', 'pageviews', 'avg_pages_per_session', 'bounce_rate', 'avg_session_eng_time_ms'];
+const TILE_METRICS: readonly TileMetric[] = [
+  'visitors',
+  'sessions',
+  'pageviews',
+  'avg_pages_per_session',
+  'bounce_rate',
+  'avg_session_eng_time_ms',
+];
 export const DEFAULT_METRIC: TileMetric = 'visitors';
 
 export interface DashboardState {
@@ -138,6 +145,11 @@ export function seriesQuery(state: DashboardState, params: CommonParams, metric:
   };
 }
 
-export function breakdownQuery(state: DashboardState, params: CommonParams, dimension: Dimension, limit: number): ReadQuery<'/v1/metrics/breakdown'> {
+export function breakdownQuery(
+  state: DashboardState,
+  params: CommonParams,
+  dimension: Dimension,
+  limit: number,
+): ReadQuery<'/v1/metrics/breakdown'> {
   return { ...params, metric: 'visitors', dimension, limit, ...filtersParam(state) };
 }

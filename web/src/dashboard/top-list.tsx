@@ -37,7 +37,11 @@ export function TopList({ ctx, spec }: { ctx: PanelContext; spec: PanelSpec }) {
         />
       </header>
       <Tabs id={spec.id} labels={spec.tabs.map((t) => t.label)} selected={tab} onSelect={setTab}>
-        <div class={`list-body${read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={read.status === 'loading'} data-dimension={active.dimension}>
+        <div
+          class={`list-body${read.status === 'loading' && result ? ' stale' : ''}`}
+          aria-busy={read.status === 'loading'}
+          data-dimension={active.dimension}
+        >
           {!result ? (
             <Skeleton rows={FIRST_ROWS} label={active.label} />
           ) : !result.ok ? (
@@ -55,7 +59,8 @@ type Row = ReadBody<'/v1/metrics/breakdown'>['current']['rows'][number];
 
 function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimension; rows: Row[] }) {
   const [all, setAll] = useState(false);
-  if (rows.length === 0) return <p class="empty">No visitors in this period{Object.keys(ctx.state.filters).length ? ' with these filters' : ''}.</p>;
+  if (rows.length === 0)
+    return <p class="empty">No visitors in this period{Object.keys(ctx.state.filters).length ? ' with these filters' : ''}.</p>;
   const max = Math.max(...rows.map((r) => r.value), 1);
   const visible = all ? rows : rows.slice(0, FIRST_ROWS);
   const filtered = ctx.state.filters[dimension];
@@ -88,7 +93,12 @@ function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimensio
               {row.key === null || filtered === row.key ? (
                 <div class={`row${filtered === row.key ? ' current' : ''}`}>{content}</div>
               ) : (
-                <button type="button" class="row" aria-describedby="filter-hint" onClick={() => setDashboardState(withFilter(ctx.state, dimension, row.key!))}>
+                <button
+                  type="button"
+                  class="row"
+                  aria-describedby="filter-hint"
+                  onClick={() => setDashboardState(withFilter(ctx.state, dimension, row.key!))}
+                >
                   {content}
                 </button>
               )}

@@ -56,7 +56,11 @@ function usePostHeight(origins: readonly string[]): void {
 }
 
 /** A token handed over by the host page (a message from one of the key's origins), once it is an embed token of the same key. */
-function useFreshTokens(origins: readonly string[], keyId: string | undefined, accept: (bearer: EmbedBearer & { kind: 'embed' }) => void): void {
+function useFreshTokens(
+  origins: readonly string[],
+  keyId: string | undefined,
+  accept: (bearer: EmbedBearer & { kind: 'embed' }) => void,
+): void {
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
       if (e.source !== window.parent || !origins.includes(e.origin)) return;
@@ -105,31 +109,62 @@ export function EmbedPage() {
     [token],
   );
 
-  if (!bearer) return <Page title="This embed has no token">Open it with an embed token in the address's fragment: <code>/embed?key=…#token=…</code>.</Page>;
+  if (!bearer)
+    return (
+      <Page title="This embed has no token">
+        Open it with an embed token in the address's fragment: <code>/embed?key=…#token=…</code>.
+      </Page>
+    );
   if (bearer.kind === 'api-token')
     return (
       <Page title="An API token cannot be used here">
-        An API token must never be put in a page, where anyone can read it. Mint an embed token on your server with an embed key (<code>footfall embed-key create</code>) and put that in
-        the address instead.
+        An API token must never be put in a page, where anyone can read it. Mint an embed token on your server with an embed key (
+        <code>footfall embed-key create</code>) and put that in the address instead.
       </Page>
     );
-  if (bearer.kind === 'malformed') return <Page title="This is not an embed token">The token in the address's fragment is not a JWT. Mint an embed token with your embed key.</Page>;
-  if (meta.key === 'missing') return <Page title="This embed names no embed key">Add the id of the embed key that signed the token to the address: <code>/embed?key=&lt;key_id&gt;#token=…</code>.</Page>;
-  if (meta.key === 'unknown') return <Page title="This embed key is unknown or revoked">The embed key named in the address does not exist or was revoked. Create another one and sign new tokens with it.</Page>;
+  if (bearer.kind === 'malformed')
+    return (
+      <Page title="This is not an embed token">
+        The token in the address's fragment is not a JWT. Mint an embed token with your embed key.
+      </Page>
+    );
+  if (meta.key === 'missing')
+    return (
+      <Page title="This embed names no embed key">
+        Add the id of the embed key that signed the token to the address: <code>/embed?key=&lt;key_id&gt;#token=…</code>.
+      </Page>
+    );
+  if (meta.key === 'unknown')
+    return (
+      <Page title="This embed key is unknown or revoked">
+        The embed key named in the address does not exist or was revoked. Create another one and sign new tokens with it.
+      </Page>
+    );
   if (bearer.claims.kid !== meta.key_id)
-    return <Page title="The token and the address name different keys">The token is signed with embed key {bearer.claims.kid ?? '(none)'}, but the address names {meta.key_id}.</Page>;
+    return (
+      <Page title="The token and the address name different keys">
+        The token is signed with embed key {bearer.claims.kid ?? '(none)'}, but the address names {meta.key_id}.
+      </Page>
+    );
   if (!bearer.claims.siteId || !reader) return <Page title="The token names no site">Give the embed token a site_id claim.</Page>;
   if (refusal?.expired)
     return (
       <Page title="This view has expired">
-        Its embed token has expired. The page that shows it can hand it a fresh one: mint another token and post <code>{`{ type: '${TOKEN_MESSAGE}', token }`}</code> to this frame.
+        Its embed token has expired. The page that shows it can hand it a fresh one: mint another token and post{' '}
+        <code>{`{ type: '${TOKEN_MESSAGE}', token }`}</code> to this frame.
       </Page>
     );
   if (refusal) return <Page title="This embed's token was refused">{refusal.message}</Page>;
   return (
     <main class="embed-main">
       <h1 class="sr-only">Analytics</h1>
-      <Dashboard key={generation} reader={reader} siteId={bearer.claims.siteId} workspaceReads={false} sealedTenantId={bearer.claims.tenantId} />
+      <Dashboard
+        key={generation}
+        reader={reader}
+        siteId={bearer.claims.siteId}
+        workspaceReads={false}
+        sealedTenantId={bearer.claims.tenantId}
+      />
     </main>
   );
 }

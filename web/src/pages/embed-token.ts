@@ -36,7 +36,12 @@ export function embedBearerOf(token: string): EmbedBearer {
   return {
     kind: 'embed',
     token,
-    claims: { kid: str(head.kid), siteId: str(body.site_id), tenantId: str(body.tenant_id), exp: typeof body.exp === 'number' ? body.exp : null },
+    claims: {
+      kid: str(head.kid),
+      siteId: str(body.site_id),
+      tenantId: str(body.tenant_id),
+      exp: typeof body.exp === 'number' ? body.exp : null,
+    },
   };
 }
 

@@ -17,7 +17,12 @@ function nextPage(): string {
 export function HomePage() {
   const [signedIn, setSignedIn] = useState(0);
   const session = shown(useRead(`session-${signedIn}`, readSession));
-  if (!session) return <AppFrame session={null} title="">{<Skeleton rows={3} label="your session" />}</AppFrame>;
+  if (!session)
+    return (
+      <AppFrame session={null} title="">
+        {<Skeleton rows={3} label="your session" />}
+      </AppFrame>
+    );
   if (!session.ok && session.error.status === 401) {
     return (
       <AppFrame session={null} title="Sign in">
@@ -25,7 +30,12 @@ export function HomePage() {
       </AppFrame>
     );
   }
-  if (!session.ok) return <AppFrame session={null} title="">{<Problem failure={session.error} />}</AppFrame>;
+  if (!session.ok)
+    return (
+      <AppFrame session={null} title="">
+        {<Problem failure={session.error} />}
+      </AppFrame>
+    );
   return (
     <AppFrame session={session.data} title="Sites">
       <h1>Your sites</h1>
@@ -38,7 +48,11 @@ export function HomePage() {
 }
 
 function WorkspaceSites({ workspace }: { workspace: WorkspaceSummary }) {
-  const sites = shown(useRead(`sites-${workspace.workspace_id}`, () => manage('GET', '/workspaces/{workspace_id}/sites', { path: { workspace_id: workspace.workspace_id } })));
+  const sites = shown(
+    useRead(`sites-${workspace.workspace_id}`, () =>
+      manage('GET', '/workspaces/{workspace_id}/sites', { path: { workspace_id: workspace.workspace_id } }),
+    ),
+  );
   const headingId = `ws-${workspace.workspace_id}`;
   return (
     <section class="panel" aria-labelledby={headingId}>
@@ -80,7 +94,17 @@ function WorkspaceSites({ workspace }: { workspace: WorkspaceSummary }) {
 }
 
 /** The sign-in form; with `email`, for that account only (an invitation's page: "sign in as E"). */
-export function SignInForm({ onSignedIn, email, heading = 'Sign in', intro }: { onSignedIn(): void; email?: string; heading?: string; intro?: string }) {
+export function SignInForm({
+  onSignedIn,
+  email,
+  heading = 'Sign in',
+  intro,
+}: {
+  onSignedIn(): void;
+  email?: string;
+  heading?: string;
+  intro?: string;
+}) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const [sent, setSent] = useState<string | null>(null);
   const submit = async (e: Event) => {
@@ -92,7 +116,12 @@ export function SignInForm({ onSignedIn, email, heading = 'Sign in', intro }: { 
   };
   const forgot = async (e: Event) => {
     const email = ((e.target as HTMLElement).closest('form')?.querySelector('input[name=email]') as HTMLInputElement | null)?.value;
-    if (!email) return setFailure({ status: 0, code: 'EMAIL_NEEDED', message: 'Enter your email first; a link to choose a new password goes there.' });
+    if (!email)
+      return setFailure({
+        status: 0,
+        code: 'EMAIL_NEEDED',
+        message: 'Enter your email first; a link to choose a new password goes there.',
+      });
     const r = await manage('POST', '/password-reset', { body: { email } });
     if (r.ok) setSent(email);
     else setFailure(r.error);
@@ -102,7 +131,11 @@ export function SignInForm({ onSignedIn, email, heading = 'Sign in', intro }: { 
       <h1>{heading}</h1>
       {intro ? <p>{intro}</p> : null}
       <Field label="Email">
-        {email ? <input name="email" type="email" autocomplete="username" value={email} readOnly required /> : <input name="email" type="email" autocomplete="username" required />}
+        {email ? (
+          <input name="email" type="email" autocomplete="username" value={email} readOnly required />
+        ) : (
+          <input name="email" type="email" autocomplete="username" required />
+        )}
       </Field>
       <Field label="Password">
         <input name="password" type="password" autocomplete="current-password" required />

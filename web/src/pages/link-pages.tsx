@@ -12,7 +12,19 @@ import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { SignInForm } from './home-page.js';
 
-function LinkForm({ title, intro, fields, submitLabel, post }: { title: string; intro: ComponentChildren; fields: ComponentChildren; submitLabel: string; post(form: FormData): Promise<Failure | null> }) {
+function LinkForm({
+  title,
+  intro,
+  fields,
+  submitLabel,
+  post,
+}: {
+  title: string;
+  intro: ComponentChildren;
+  fields: ComponentChildren;
+  submitLabel: string;
+  post(form: FormData): Promise<Failure | null>;
+}) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -60,7 +72,12 @@ export function InvitePage({ secret }: { secret: string }) {
   const [signedIn, setSignedIn] = useState(0);
   const preview = shown(useRead(`invitation-${secret}`, () => manage('POST', '/invitations/preview', { body: { invitation: secret } })));
   const session = shown(useRead(`session-${signedIn}`, readSession));
-  if (!preview || !session) return <AppFrame session={null} title="Invitation">{<Skeleton rows={3} label="the invitation" />}</AppFrame>;
+  if (!preview || !session)
+    return (
+      <AppFrame session={null} title="Invitation">
+        {<Skeleton rows={3} label="the invitation" />}
+      </AppFrame>
+    );
   const me = session.ok ? session.data : null;
   if (!preview.ok)
     return (
@@ -122,13 +139,27 @@ export function InvitePage({ secret }: { secret: string }) {
       submitLabel="Create the account and join"
       post={async (form) => {
         const name = String(form.get('name') ?? '').trim();
-        return errorOf(await manage('POST', '/invitations/accept', { body: { invitation: secret, password: textOf(form, 'password'), ...(name ? { name } : {}) } }));
+        return errorOf(
+          await manage('POST', '/invitations/accept', {
+            body: { invitation: secret, password: textOf(form, 'password'), ...(name ? { name } : {}) },
+          }),
+        );
       }}
     />
   );
 }
 
-function JoinAsMe({ secret, about, workspace, session }: { secret: string; about: ComponentChildren; workspace: string; session: SessionState }) {
+function JoinAsMe({
+  secret,
+  about,
+  workspace,
+  session,
+}: {
+  secret: string;
+  about: ComponentChildren;
+  workspace: string;
+  session: SessionState;
+}) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const join = async () => {
     const r = await manage('POST', '/invitations/join', { body: { invitation: secret } });
@@ -158,7 +189,9 @@ export function ResetPage({ secret }: { secret: string }) {
       intro="Every other session of your account ends when the password changes."
       fields={newPassword}
       submitLabel="Save the password"
-      post={async (form) => errorOf(await manage('POST', '/password-reset/accept', { body: { reset: secret, password: textOf(form, 'password') } }))}
+      post={async (form) =>
+        errorOf(await manage('POST', '/password-reset/accept', { body: { reset: secret, password: textOf(form, 'password') } }))
+      }
     />
   );
 }

@@ -57,8 +57,8 @@ export function SettingsPage({ workspaceId, section }: { workspaceId: string; se
     body = (
       <Notice title="Not allowed">
         <p>
-          Settings are for the owners and admins of {details.data.workspace.name}. Your role there is viewer: you can read its dashboards and download
-          their numbers, and an owner or admin can change the rest.
+          Settings are for the owners and admins of {details.data.workspace.name}. Your role there is viewer: you can read its dashboards
+          and download their numbers, and an owner or admin can change the rest.
         </p>
         <p>
           <a href="/app">Go to your sites</a>

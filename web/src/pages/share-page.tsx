@@ -8,7 +8,10 @@ import { Dashboard } from '../dashboard/dashboard.js';
 import { Field } from '../ui/field.js';
 import { Notice } from '../ui/page-shell.js';
 
-type ShareMeta = { state: 'gone' } | { state: 'password' } | { state: 'open'; site_id: string; site_name: string; tenant_id: string | null };
+type ShareMeta =
+  | { state: 'gone' }
+  | { state: 'password' }
+  | { state: 'open'; site_id: string; site_name: string; tenant_id: string | null };
 
 function shareMeta(): ShareMeta {
   try {

@@ -52,8 +52,16 @@ export function SitePage({ siteId }: { siteId: string }) {
         ) : null}
       </div>
       {frame && !frame.ok && !signedOut ? <Problem failure={frame.error} /> : null}
-      {data ? <FirstEvent live={live} domain={data.site.hostnames[0] ?? data.site.domain_scope ?? ''} scriptUrl={data.tracker_script_url} /> : null}
-      <Dashboard reader={reader} siteId={siteId} workspaceReads product={data ? rulesProduct(data.dashboard) : PENDING_PRODUCT} siteName={name} />
+      {data ? (
+        <FirstEvent live={live} domain={data.site.hostnames[0] ?? data.site.domain_scope ?? ''} scriptUrl={data.tracker_script_url} />
+      ) : null}
+      <Dashboard
+        reader={reader}
+        siteId={siteId}
+        workspaceReads
+        product={data ? rulesProduct(data.dashboard) : PENDING_PRODUCT}
+        siteName={name}
+      />
     </AppFrame>
   );
 }

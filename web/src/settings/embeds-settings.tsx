@@ -16,7 +16,11 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
   const { sites } = useSites(id);
   return (
     <>
-      <Section id="embed-keys" title="Embed keys" note={<span class="muted">Your backend signs embed tokens with a key's secret; only the origins listed may frame the embed.</span>}>
+      <Section
+        id="embed-keys"
+        title="Embed keys"
+        note={<span class="muted">Your backend signs embed tokens with a key's secret; only the origins listed may frame the embed.</span>}
+      >
         <ListState listed={keys} label="embed keys">
           {(data) =>
             data.embed_keys.length === 0 ? (
@@ -36,7 +40,11 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
                       <div class="card-actions">
                         <ActionButton
                           label="Revoke"
-                          run={() => manage('POST', '/workspaces/{workspace_id}/embed-keys/{key_id}/revoke', { path: { workspace_id: id, key_id: k.key_id } })}
+                          run={() =>
+                            manage('POST', '/workspaces/{workspace_id}/embed-keys/{key_id}/revoke', {
+                              path: { workspace_id: id, key_id: k.key_id },
+                            })
+                          }
                           after={keys.reload}
                           confirm={`Revoke ${k.key_id}? Its embed tokens are refused from now on.`}
                         />
@@ -52,7 +60,12 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
           <SendForm
             title="Create an embed key"
             submitLabel="Create the key"
-            send={(f) => manage('POST', '/workspaces/{workspace_id}/embed-keys', { path: { workspace_id: id }, body: { origins: listField(f.get('origins')) } })}
+            send={(f) =>
+              manage('POST', '/workspaces/{workspace_id}/embed-keys', {
+                path: { workspace_id: id },
+                body: { origins: listField(f.get('origins')) },
+              })
+            }
             shown={(k) => (
               <>
                 <p>
@@ -100,7 +113,11 @@ function SiteShares({ site }: { site: SiteRecord }) {
                     <div class="card-actions">
                       <ActionButton
                         label="Revoke"
-                        run={() => manage('POST', '/sites/{site_id}/shares/{share_id}/revoke', { path: { site_id: site.site_id, share_id: s.share_id } })}
+                        run={() =>
+                          manage('POST', '/sites/{site_id}/shares/{share_id}/revoke', {
+                            path: { site_id: site.site_id, share_id: s.share_id },
+                          })
+                        }
                         after={shares.reload}
                         confirm={`Revoke ${s.share_id}? The link is gone from now on.`}
                       />
@@ -119,7 +136,11 @@ function SiteShares({ site }: { site: SiteRecord }) {
           send={(f) =>
             manage('POST', '/sites/{site_id}/shares', {
               path: { site_id: site.site_id },
-              body: { tenant_id: optional(f.get('tenant_id')), password: optional(f.get('password')), expires_at: optional(f.get('expires_at')) },
+              body: {
+                tenant_id: optional(f.get('tenant_id')),
+                password: optional(f.get('password')),
+                expires_at: optional(f.get('expires_at')),
+              },
             })
           }
           shown={(r) => (

@@ -21,7 +21,9 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
       <ListState listed={goals} label="goals">
         {(data) =>
           data.goals.length === 0 ? (
-            open ? <p class="empty">No goals yet.</p> : null
+            open ? (
+              <p class="empty">No goals yet.</p>
+            ) : null
           ) : (
             <ul class="record-list">
               {data.goals.map((g) => (
@@ -32,7 +34,13 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
                       {TYPES[g.type]}: <code>{g.pattern}</code> · {name(g.site_id)}
                     </span>
                   </div>
-                  <ActionButton quiet label="Remove" run={() => manage('DELETE', '/goals/{goal_id}', { path: { goal_id: g.goal_id } })} after={goals.reload} confirm={`Remove the goal ${g.name}?`} />
+                  <ActionButton
+                    quiet
+                    label="Remove"
+                    run={() => manage('DELETE', '/goals/{goal_id}', { path: { goal_id: g.goal_id } })}
+                    after={goals.reload}
+                    confirm={`Remove the goal ${g.name}?`}
+                  />
                 </li>
               ))}
             </ul>
@@ -48,7 +56,13 @@ export function GoalsSettings({ ws }: { ws: WorkspaceDetails }) {
               manage('POST', '/workspaces/{workspace_id}/goals', {
                 path: { workspace_id: id },
                 // the selects offer only the document's types and intents
-                body: { site_id: textOf(f, 'site_id'), name: textOf(f, 'name'), type: textOf(f, 'type') as GoalType, intent: textOf(f, 'intent') as GoalIntent, pattern: textOf(f, 'pattern') },
+                body: {
+                  site_id: textOf(f, 'site_id'),
+                  name: textOf(f, 'name'),
+                  type: textOf(f, 'type') as GoalType,
+                  intent: textOf(f, 'intent') as GoalIntent,
+                  pattern: textOf(f, 'pattern'),
+                },
               })
             }
             after={goals.reload}

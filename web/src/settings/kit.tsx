@@ -139,7 +139,17 @@ export function ActionButton<T>({
 }
 
 /** A settings section: its heading, with a note beside it, and its content. */
-export function Section({ id, title, note, children }: { id: string; title: string; note?: ComponentChildren; children: ComponentChildren }) {
+export function Section({
+  id,
+  title,
+  note,
+  children,
+}: {
+  id: string;
+  title: string;
+  note?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   return (
     <section class="settings-section" aria-labelledby={`${id}-title`}>
       <header class="section-head">

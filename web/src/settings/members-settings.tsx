@@ -27,11 +27,13 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
     <Section
       id="members"
       title="Members"
-      note={seats ? (
-        <span class="muted" data-seats={`${seats.used}/${seats.limit ?? ''}`}>
-          Seats: {usedOf(seats.used, seats.limit)}, members and open invitations
-        </span>
-      ) : null}
+      note={
+        seats ? (
+          <span class="muted" data-seats={`${seats.used}/${seats.limit ?? ''}`}>
+            Seats: {usedOf(seats.used, seats.limit)}, members and open invitations
+          </span>
+        ) : null
+      }
     >
       <ListState listed={members} label="members">
         {(data) => (
@@ -52,9 +54,28 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
                     {(['owner', 'admin', 'viewer'] as const)
                       .filter((r) => r !== m.role)
                       .map((r) => (
-                        <ActionButton key={r} quiet label={`Make ${r}`} run={() => manage('PATCH', '/workspaces/{workspace_id}/members/{user_id}', { path: { workspace_id: id, user_id: m.user_id }, body: { role: r } })} after={reload} />
+                        <ActionButton
+                          key={r}
+                          quiet
+                          label={`Make ${r}`}
+                          run={() =>
+                            manage('PATCH', '/workspaces/{workspace_id}/members/{user_id}', {
+                              path: { workspace_id: id, user_id: m.user_id },
+                              body: { role: r },
+                            })
+                          }
+                          after={reload}
+                        />
                       ))}
-                    <ActionButton quiet label="Remove" run={() => manage('DELETE', '/workspaces/{workspace_id}/members/{user_id}', { path: { workspace_id: id, user_id: m.user_id } })} after={reload} confirm={`Remove ${m.email} from the workspace?`} />
+                    <ActionButton
+                      quiet
+                      label="Remove"
+                      run={() =>
+                        manage('DELETE', '/workspaces/{workspace_id}/members/{user_id}', { path: { workspace_id: id, user_id: m.user_id } })
+                      }
+                      after={reload}
+                      confirm={`Remove ${m.email} from the workspace?`}
+                    />
                   </div>
                 ) : null}
               </li>
@@ -77,7 +98,16 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
                       {i.role} · expires {when(i.expires_at)}
                     </span>
                   </div>
-                  <ActionButton quiet label="Revoke" run={() => manage('DELETE', '/workspaces/{workspace_id}/invitations/{invitation_id}', { path: { workspace_id: id, invitation_id: i.invitation_id } })} after={reload} />
+                  <ActionButton
+                    quiet
+                    label="Revoke"
+                    run={() =>
+                      manage('DELETE', '/workspaces/{workspace_id}/invitations/{invitation_id}', {
+                        path: { workspace_id: id, invitation_id: i.invitation_id },
+                      })
+                    }
+                    after={reload}
+                  />
                 </li>
               ))}
             </ul>
@@ -88,7 +118,12 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
         <SendForm
           title="Invite someone"
           submitLabel="Create the invitation"
-          send={(f) => manage('POST', '/workspaces/{workspace_id}/invitations', { path: { workspace_id: id }, body: { email: textOf(f, 'email'), role: textOf(f, 'role') as Role } })}
+          send={(f) =>
+            manage('POST', '/workspaces/{workspace_id}/invitations', {
+              path: { workspace_id: id },
+              body: { email: textOf(f, 'email'), role: textOf(f, 'role') as Role },
+            })
+          }
           shown={(inv) => (
             <>
               <p>Send them this link: it works once, until {when(inv.expires_at)}, and is shown only now.</p>

@@ -11,7 +11,8 @@ import { DnsRecordFields } from './dns-record.js';
 import { ActionButton, when } from './kit.js';
 
 export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): void }) {
-  const patch = (body: ManageBody<'PATCH', '/sites/{site_id}'>) => () => manage('PATCH', '/sites/{site_id}', { path: { site_id: site.site_id }, body });
+  const patch = (body: ManageBody<'PATCH', '/sites/{site_id}'>) => () =>
+    manage('PATCH', '/sites/{site_id}', { path: { site_id: site.site_id }, body });
   const other = site.collection_profile === 'strict' ? 'extended' : 'strict';
   const suspended = site.status === 'SUSPENDED';
   const pendingSwitch = site.collection_profile_effective_at !== null && Date.parse(site.collection_profile_effective_at) > Date.now();
@@ -50,7 +51,8 @@ export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): voi
       </dl>
       {site.released_hostnames.length ? (
         <p class="note">
-          No longer collecting for {site.released_hostnames.map((r) => r.hostname).join(', ')}: another workspace proved it holds the domain.
+          No longer collecting for {site.released_hostnames.map((r) => r.hostname).join(', ')}: another workspace proved it holds the
+          domain.
         </p>
       ) : null}
       {site.domains.map((d) => (
@@ -66,7 +68,12 @@ export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): voi
         {suspended ? (
           <ActionButton label="Resume collecting" run={patch({ status: 'ACTIVE' })} after={onChange} />
         ) : (
-          <ActionButton label="Suspend" run={patch({ status: 'SUSPENDED' })} after={onChange} confirm="Suspend this site? It stops collecting and its dashboard stops answering until resumed; its data stays." />
+          <ActionButton
+            label="Suspend"
+            run={patch({ status: 'SUSPENDED' })}
+            after={onChange}
+            confirm="Suspend this site? It stops collecting and its dashboard stops answering until resumed; its data stays."
+          />
         )}
       </div>
       <p class="note">Deleting a site is not offered here yet.</p>
@@ -96,8 +103,8 @@ function DomainProof({ site, domain, onChange }: { site: SiteRecord; domain: Sit
     <div class="proof" data-domain={domain.domain}>
       <p>
         <strong>{domain.domain}</strong> is not verified yet
-        {domain.claimed_by_another_workspace ? ': another workspace has proven it, so nothing inside it collects here' : ''}. Publish this TXT record at your
-        DNS provider, then verify.
+        {domain.claimed_by_another_workspace ? ': another workspace has proven it, so nothing inside it collects here' : ''}. Publish this
+        TXT record at your DNS provider, then verify.
       </p>
       <DnsRecordFields record={domain.verification} />
       <div class="card-actions">
@@ -107,7 +114,9 @@ function DomainProof({ site, domain, onChange }: { site: SiteRecord; domain: Sit
       </div>
       {failure ? (
         <Problem failure={failure} title="Not verified" alert>
-          {Array.isArray(found) ? <p class="note">{found.length ? `TXT values found: ${found.join(', ')}` : 'No TXT value was found under that name.'}</p> : null}
+          {Array.isArray(found) ? (
+            <p class="note">{found.length ? `TXT values found: ${found.join(', ')}` : 'No TXT value was found under that name.'}</p>
+          ) : null}
           {failure.details?.retryable === true ? <p class="note">No DNS server answered: try again in a moment.</p> : null}
         </Problem>
       ) : null}

@@ -53,7 +53,8 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
           shown={(site) => (
             <>
               <p>
-                <strong>{site.name}</strong> is added. <a href={`/app/sites/${seg(site.site_id)}`}>Open its dashboard</a> to get the script tag its pages load.
+                <strong>{site.name}</strong> is added. <a href={`/app/sites/${seg(site.site_id)}`}>Open its dashboard</a> to get the script
+                tag its pages load.
               </p>
               {site.verification ? (
                 <>
@@ -74,10 +75,12 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
           <fieldset>
             <legend>Collection profile</legend>
             <label class="check">
-              <input type="radio" name="collection_profile" value="strict" checked /> Strict: pages, sources, countries, devices and simple actions
+              <input type="radio" name="collection_profile" value="strict" checked /> Strict: pages, sources, countries, devices and simple
+              actions
             </label>
             <label class="check">
-              <input type="radio" name="collection_profile" value="extended" /> Extended: also regions, cities, UTM sources and campaigns, goal conversions and every kind of action
+              <input type="radio" name="collection_profile" value="extended" /> Extended: also regions, cities, UTM sources and campaigns,
+              goal conversions and every kind of action
             </label>
           </fieldset>
           <Field label="Domain scope (optional): collect for this domain and every subdomain once verified">

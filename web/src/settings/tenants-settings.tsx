@@ -14,11 +14,15 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
   const { sites, name } = useSites(id);
   return (
     <Section id="tenants" title="Tenants">
-      {!open ? <PlanNote>Tenants (one dashboard per customer of a multi-tenant product) are part of the Pro and Enterprise plans.</PlanNote> : null}
+      {!open ? (
+        <PlanNote>Tenants (one dashboard per customer of a multi-tenant product) are part of the Pro and Enterprise plans.</PlanNote>
+      ) : null}
       <ListState listed={tenants} label="tenants">
         {(data) =>
           data.tenants.length === 0 ? (
-            open ? <p class="empty">No tenants yet.</p> : null
+            open ? (
+              <p class="empty">No tenants yet.</p>
+            ) : null
           ) : (
             <ul class="record-list">
               {data.tenants.map((t) => (
@@ -34,7 +38,12 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
                   <ActionButton
                     quiet
                     label={t.status === 'ACTIVE' ? 'Deactivate' : 'Activate'}
-                    run={() => manage('PATCH', '/tenants/{tenant_id}', { path: { tenant_id: t.tenant_id }, body: { status: t.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' } })}
+                    run={() =>
+                      manage('PATCH', '/tenants/{tenant_id}', {
+                        path: { tenant_id: t.tenant_id },
+                        body: { status: t.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' },
+                      })
+                    }
                     after={tenants.reload}
                   />
                 </li>
@@ -48,7 +57,12 @@ export function TenantsSettings({ ws }: { ws: WorkspaceDetails }) {
           <SendForm
             title="Add a tenant"
             submitLabel="Add the tenant"
-            send={(f) => manage('POST', '/workspaces/{workspace_id}/tenants', { path: { workspace_id: id }, body: { site_id: textOf(f, 'site_id'), slug: textOf(f, 'slug'), name: textOf(f, 'name') } })}
+            send={(f) =>
+              manage('POST', '/workspaces/{workspace_id}/tenants', {
+                path: { workspace_id: id },
+                body: { site_id: textOf(f, 'site_id'), slug: textOf(f, 'slug'), name: textOf(f, 'name') },
+              })
+            }
             after={tenants.reload}
           >
             <SiteField sites={sites} />

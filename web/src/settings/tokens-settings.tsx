@@ -37,7 +37,9 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
       <ListState listed={tokens} label="tokens">
         {(data) =>
           data.tokens.length === 0 ? (
-            ws.plan.api_tokens ? <p class="empty">No tokens yet.</p> : null
+            ws.plan.api_tokens ? (
+              <p class="empty">No tokens yet.</p>
+            ) : null
           ) : (
             <ul class="record-list">
               {data.tokens.map((t) => (
@@ -56,7 +58,10 @@ export function TokensSettings({ ws }: { ws: WorkspaceDetails }) {
               const only = f.getAll('sites').map(String);
               // the checkboxes offer only the document's scopes
               const scopes = f.getAll('scopes').map(String) as Scope[];
-              return manage('POST', '/workspaces/{workspace_id}/tokens', { path: { workspace_id: id }, body: { scopes, ...(only.length ? { sites: only } : {}) } });
+              return manage('POST', '/workspaces/{workspace_id}/tokens', {
+                path: { workspace_id: id },
+                body: { scopes, ...(only.length ? { sites: only } : {}) },
+              });
             }}
             shown={(t) => <Secret token={t} />}
             after={tokens.reload}
@@ -97,7 +102,8 @@ function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(
       <div class="record-main">
         <code>{token.token_id}</code>
         <span class="muted">
-          {token.scopes.join(', ')} · {token.site_ids ? token.site_ids.map(siteName).join(', ') : 'every site'} · created {day(token.created_at)}
+          {token.scopes.join(', ')} · {token.site_ids ? token.site_ids.map(siteName).join(', ') : 'every site'} · created{' '}
+          {day(token.created_at)}
           {token.rotated_at ? ` · rotated ${when(token.rotated_at)}` : ''}
         </span>
         {revoked ? <span class="badge off">Revoked {when(token.revoked_at)}</span> : null}
@@ -105,7 +111,12 @@ function TokenRow({ token, siteName, onChange }: { token: TokenRecord; siteName(
       {revoked ? null : (
         <div class="card-actions">
           <RotateButton token={token} onChange={onChange} />
-          <ActionButton label="Revoke" run={() => manage('POST', '/workspaces/{workspace_id}/tokens/{token_id}/revoke', { path: tokenIds(token) })} after={onChange} confirm={`Revoke ${token.token_id}? Every request with it is refused from now on.`} />
+          <ActionButton
+            label="Revoke"
+            run={() => manage('POST', '/workspaces/{workspace_id}/tokens/{token_id}/revoke', { path: tokenIds(token) })}
+            after={onChange}
+            confirm={`Revoke ${token.token_id}? Every request with it is refused from now on.`}
+          />
         </div>
       )}
     </li>

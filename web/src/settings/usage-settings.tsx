@@ -19,7 +19,12 @@ export function UsageSettings({ ws }: { ws: WorkspaceDetails }) {
               <p class="usage-value">
                 {n.format(u.units_used)} <span class="muted">of {n.format(u.units_included)} included</span>
               </p>
-              <meter min={0} max={Math.max(u.units_included, u.units_used, 1)} value={u.units_used} aria-label="API units used of the included units" />
+              <meter
+                min={0}
+                max={Math.max(u.units_included, u.units_used, 1)}
+                value={u.units_used}
+                aria-label="API units used of the included units"
+              />
               <dl class="facts">
                 <dt>Month</dt>
                 <dd>{u.period}</dd>
@@ -39,16 +44,24 @@ export function UsageSettings({ ws }: { ws: WorkspaceDetails }) {
               ) : (
                 <>
                   <p class="usage-value">
-                    {n.format(u.events_used)} <span class="muted">{u.events_included == null ? 'stored' : `of ${n.format(u.events_included)} included`}</span>
+                    {n.format(u.events_used)}{' '}
+                    <span class="muted">{u.events_included == null ? 'stored' : `of ${n.format(u.events_included)} included`}</span>
                   </p>
                   {u.events_included != null && (
-                    <meter min={0} max={Math.max(u.events_included, u.events_used, 1)} value={u.events_used} aria-label="Events stored of the included events" />
+                    <meter
+                      min={0}
+                      max={Math.max(u.events_included, u.events_used, 1)}
+                      value={u.events_used}
+                      aria-label="Events stored of the included events"
+                    />
                   )}
                   <dl class="facts">
                     <dt>Beyond the included events</dt>
                     <dd>{n.format(u.events_overage ?? 0)}</dd>
                   </dl>
-                  <p class="note">Imports and collection, by each event's own time. Past the included events collection goes on; the overage is a preview.</p>
+                  <p class="note">
+                    Imports and collection, by each event's own time. Past the included events collection goes on; the overage is a preview.
+                  </p>
                 </>
               )}
             </div>

@@ -26,7 +26,7 @@ const TITLES: Record<string, string> = {
   CONFLICT: 'Already exists',
   INVALID_PARAMS: 'Check what you entered',
   SEAT_LIMIT_REACHED: 'Every seat is in use',
-  SITE_LIMIT_REACHED: "Every site of the plan is in use",
+  SITE_LIMIT_REACHED: 'Every site of the plan is in use',
   INVALID_SITE_HOSTNAME: 'Check the hostnames',
   SITE_SCOPE_NOT_ALLOWED: 'Not a domain that can be a scope',
   HOSTNAME_PATTERN_OUT_OF_SCOPE: 'A pattern lies outside your domains',
@@ -41,10 +41,24 @@ export function isLocked(failure: Failure): boolean {
 }
 
 /** A refusal or an error, in words: a title from the code (or the caller's) and the API's own message. */
-export function Problem({ failure, title, alert = false, children }: { failure: Failure; title?: string; alert?: boolean; children?: ComponentChildren }) {
+export function Problem({
+  failure,
+  title,
+  alert = false,
+  children,
+}: {
+  failure: Failure;
+  title?: string;
+  alert?: boolean;
+  children?: ComponentChildren;
+}) {
   const locked = isLocked(failure);
   return (
-    <div class={`problem${locked ? ' locked' : ''}`} data-code={failure.code} role={alert || failure.status >= 500 || failure.status === 0 ? 'alert' : undefined}>
+    <div
+      class={`problem${locked ? ' locked' : ''}`}
+      data-code={failure.code}
+      role={alert || failure.status >= 500 || failure.status === 0 ? 'alert' : undefined}
+    >
       <p class="problem-title">
         {locked ? <LockIcon /> : null}
         {TITLES[failure.code] ?? title ?? 'Could not load this'}

@@ -3,7 +3,19 @@
 import type { ComponentChildren } from 'preact';
 import { useRef } from 'preact/hooks';
 
-export function Tabs({ id, labels, selected, onSelect, children }: { id: string; labels: readonly string[]; selected: number; onSelect(i: number): void; children: ComponentChildren }) {
+export function Tabs({
+  id,
+  labels,
+  selected,
+  onSelect,
+  children,
+}: {
+  id: string;
+  labels: readonly string[];
+  selected: number;
+  onSelect(i: number): void;
+  children: ComponentChildren;
+}) {
   const list = useRef<HTMLDivElement>(null);
   const move = (i: number) => {
     const n = (i + labels.length) % labels.length;

@@ -6,9 +6,7 @@
 import { useLayoutEffect, useState } from 'preact/hooks';
 import type { Result } from '../api/read.js';
 
-export type ReadState<T> =
-  | { status: 'loading'; previous: Result<T> | null }
-  | { status: 'done'; result: Result<T> };
+export type ReadState<T> = { status: 'loading'; previous: Result<T> | null } | { status: 'done'; result: Result<T> };
 
 export function useRead<T>(key: string | null, run: () => Promise<Result<T>>): ReadState<T> {
   const [answer, setAnswer] = useState<{ key: string; result: Result<T> } | null>(null);

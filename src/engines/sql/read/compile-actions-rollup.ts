@@ -57,7 +57,12 @@ function where(q: SqlWriter, plan: ActionsPlan, sel: ActionSelection): string[] 
 }
 
 /** compileActionRows' columns and merge, from the stored grouping the plan names. */
-export function compileActionRowsFromRollup(d: Dialect, req: ActionRowsRequest, plan: ActionsPlan, options: RollupReadOptions = {}): CompiledRead {
+export function compileActionRowsFromRollup(
+  d: Dialect,
+  req: ActionRowsRequest,
+  plan: ActionsPlan,
+  options: RollupReadOptions = {},
+): CompiledRead {
   const q = new SqlWriter(d, options.rowFilter);
   const cols: string[] = [];
   const keys: string[] = [];
@@ -82,7 +87,13 @@ export function compileActionRowsFromRollup(d: Dialect, req: ActionRowsRequest, 
   const w = [...where(q, plan, req.selection), `${col(q, 'grp')} = ${q.v(plan.grp)}`, `${col(q, 'dim')} = ${q.v(plan.dim)}`];
   let sql = `SELECT ${cols.join(', ')} FROM ${q.table(options.table ?? ACTIONS_TABLE, 'r')} WHERE ${w.join(' AND ')}`;
   if (keys.length) sql += ` GROUP BY ${keys.join(', ')}`;
-  return { ...q.done(sql), columns: [...keys, 'o_sessions', 'o_occurrences'], text, keys, merge: { o_sessions: 'sum', o_occurrences: 'sum' } };
+  return {
+    ...q.done(sql),
+    columns: [...keys, 'o_sessions', 'o_occurrences'],
+    text,
+    keys,
+    merge: { o_sessions: 'sum', o_occurrences: 'sum' },
+  };
 }
 
 /**
@@ -90,7 +101,12 @@ export function compileActionRowsFromRollup(d: Dialect, req: ActionRowsRequest, 
  * rows, error and instrumentation sessions from those families' rows; the 'any' rows add nothing but
  * give a day its row exactly when the scan has one (a day with only other actions: zeros).
  */
-export function compileActionTotalsFromRollup(d: Dialect, req: ActionTotalsRequest, plan: ActionsPlan, options: RollupReadOptions = {}): CompiledRead {
+export function compileActionTotalsFromRollup(
+  d: Dialect,
+  req: ActionTotalsRequest,
+  plan: ActionsPlan,
+  options: RollupReadOptions = {},
+): CompiledRead {
   const q = new SqlWriter(d, options.rowFilter);
   const grp = col(q, 'grp');
   const fam = col(q, 'family');
@@ -115,4 +131,3 @@ export function compileActionTotalsFromRollup(d: Dialect, req: ActionTotalsReque
   const keys = req.byDay ? ['o_day'] : [];
   return { ...q.done(sql), columns: [...keys, ...sums], text: [], keys, merge: Object.fromEntries(sums.map((c) => [c, 'sum'])) };
 }
-

@@ -38,7 +38,17 @@ const byDayOf = (m: ActionsSliceMember) => ('req' in m ? m.req.groupBy.includes(
 export function actionsSliceKey(m: ActionsSliceMember): string {
   const { plan } = m;
   const sel = selectionOf(m);
-  return JSON.stringify([plan.siteId, plan.firstDayMs, plan.lastDayMs, plan.traffic, plan.tenantIds, plan.allDays, sel.family ?? null, sel.action ?? null, byDayOf(m)]);
+  return JSON.stringify([
+    plan.siteId,
+    plan.firstDayMs,
+    plan.lastDayMs,
+    plan.traffic,
+    plan.tenantIds,
+    plan.allDays,
+    sel.family ?? null,
+    sel.action ?? null,
+    byDayOf(m),
+  ]);
 }
 
 type Branch = { grp: ActionLevel; dim: ActionDim | '' };
@@ -89,7 +99,11 @@ export function compileActionsSlice(members: readonly ActionsSliceMember[], d: D
       const b = branchKey(plan);
       // the member's key columns and where each comes from (compileActionRowsFromRollup's names)
       const keys: [string, string][] = req.groupBy.flatMap((g): [string, string][] =>
-        g === 'day' ? [['o_day', DAY_COL]] : g === 'action' ? ACTION_IDENTITY.map((c): [string, string] => [`a_${c}`, idCol(c)]) : [[`o_${g}`, g === 'family' ? idCol('family') : KEY_COL]],
+        g === 'day'
+          ? [['o_day', DAY_COL]]
+          : g === 'action'
+            ? ACTION_IDENTITY.map((c): [string, string] => [`a_${c}`, idCol(c)])
+            : [[`o_${g}`, g === 'family' ? idCol('family') : KEY_COL]],
       );
       const groups = new Map<string, Row>();
       for (const r of rows) {
@@ -129,7 +143,13 @@ function totalsOf(req: ActionTotalsRequest, rows: readonly Row[]): Row[] {
     const day = req.byDay ? String(r[DAY_COL]) : '';
     let out = byDay.get(day);
     if (!out) {
-      out = { ...(req.byDay ? { o_day: r[DAY_COL] } : {}), o_meaningful_sessions: 0, o_meaningful_occurrences: 0, o_error_sessions: 0, o_instrumentation_sessions: 0 };
+      out = {
+        ...(req.byDay ? { o_day: r[DAY_COL] } : {}),
+        o_meaningful_sessions: 0,
+        o_meaningful_occurrences: 0,
+        o_error_sessions: 0,
+        o_instrumentation_sessions: 0,
+      };
       byDay.set(day, out);
     }
     const add = (c: string, v: unknown) => (out![c] = (out![c] as number) + toInt(v));
@@ -141,6 +161,7 @@ function totalsOf(req: ActionTotalsRequest, rows: readonly Row[]): Row[] {
     if (instrumentation) add('o_instrumentation_sessions', r.o_sessions);
   }
   // without a day its own statement (no GROUP BY) has one row, of zeros when nothing matches
-  if (!req.byDay && byDay.size === 0) return [{ o_meaningful_sessions: 0, o_meaningful_occurrences: 0, o_error_sessions: 0, o_instrumentation_sessions: 0 }];
+  if (!req.byDay && byDay.size === 0)
+    return [{ o_meaningful_sessions: 0, o_meaningful_occurrences: 0, o_error_sessions: 0, o_instrumentation_sessions: 0 }];
   return [...byDay.values()];
 }

@@ -5,7 +5,14 @@
 // column name in WHERE to a SELECT alias of the same name.
 import { ACTION_ATTRIBUTES, type ActionIdentity } from '../../../domain/action-key.js';
 import { MEANINGFUL_FAMILIES, SIMPLE_ACTIONS, type ActionFamily } from '../../../domain/events.js';
-import type { ActionGroupKey, ActionRow, ActionRowsRequest, ActionSelection, ActionTotals, ActionTotalsRequest } from '../../../ports/analytics-engine.js';
+import type {
+  ActionGroupKey,
+  ActionRow,
+  ActionRowsRequest,
+  ActionSelection,
+  ActionTotals,
+  ActionTotalsRequest,
+} from '../../../ports/analytics-engine.js';
 import { DEFAULT_TABLES, type TableNames } from './compile-query.js';
 import type { Dialect } from '../dialect.js';
 import { toInt, toStr, type CompiledRead } from './read-rows.js';
@@ -26,7 +33,11 @@ const SESSION_COLUMN: Partial<Record<ActionGroupKey, string>> = {
 };
 
 function where(q: SqlWriter, sel: ActionSelection): string[] {
-  const w = [...q.inScope('e', 'ts_ms', sel.scope, sel.window.startMs, sel.window.endMs), ...q.visible(['events', 'e']), `${q.col('e', 'type')} = ${q.v('action')}`];
+  const w = [
+    ...q.inScope('e', 'ts_ms', sel.scope, sel.window.startMs, sel.window.endMs),
+    ...q.visible(['events', 'e']),
+    `${q.col('e', 'type')} = ${q.v('action')}`,
+  ];
   const simple = q.inList(q.col('e', 'action_name'), SIMPLE_ACTIONS);
   if (sel.advanced) {
     const ts = q.col('e', 'ts_ms');
@@ -77,7 +88,13 @@ export function compileActionRows(d: Dialect, req: ActionRowsRequest, options: R
   }
   let sql = `SELECT ${cols.join(', ')} FROM ${from} WHERE ${w.join(' AND ')}`;
   if (keys.length) sql += ` GROUP BY ${keys.join(', ')}`;
-  return { ...q.done(sql), columns: [...keys, 'o_sessions', 'o_occurrences'], text, keys, merge: { o_sessions: 'sum', o_occurrences: 'sum' } };
+  return {
+    ...q.done(sql),
+    columns: [...keys, 'o_sessions', 'o_occurrences'],
+    text,
+    keys,
+    merge: { o_sessions: 'sum', o_occurrences: 'sum' },
+  };
 }
 
 export function decodeActionRows(req: ActionRowsRequest, rows: readonly Record<string, unknown>[]): ActionRow[] {
@@ -132,6 +149,7 @@ export function decodeActionTotals(req: ActionTotalsRequest, rows: readonly Reco
     instrumentationSessions: toInt(r.o_instrumentation_sessions),
   }));
   // an aggregate over no rows is one row of zeros without GROUP BY: keep "one row" whatever the engine
-  if (!req.byDay && out.length === 0) return [{ meaningfulSessions: 0, meaningfulOccurrences: 0, errorSessions: 0, instrumentationSessions: 0 }];
+  if (!req.byDay && out.length === 0)
+    return [{ meaningfulSessions: 0, meaningfulOccurrences: 0, errorSessions: 0, instrumentationSessions: 0 }];
   return out;
 }

@@ -58,7 +58,11 @@ export function compileGoalMatches(d: Dialect, req: GoalMatchRequest, options: R
   // Only the events that match some goal reach the aggregates (the others add nothing to any of them):
   // the engine drops the rest while it scans, instead of carrying every event through three aggregates
   // per goal (on DuckDB at 1M events and the demo's 6 goals, about half the time).
-  const where = [...q.inScope('e', 'ts_ms', req.scope, req.window.startMs, req.window.endMs), ...q.visible(['events', 'e']), `(${matches.join(' OR ')})`];
+  const where = [
+    ...q.inScope('e', 'ts_ms', req.scope, req.window.startMs, req.window.endMs),
+    ...q.visible(['events', 'e']),
+    `(${matches.join(' OR ')})`,
+  ];
   const sql = `SELECT ${cols.join(', ')} FROM ${q.table(t.events, 'e')} WHERE ${where.join(' AND ')}`;
   return { ...q.done(sql), columns: Object.keys(merge), text: [], keys: [], merge };
 }

@@ -22,7 +22,14 @@ function titlesRead(q: SqlWriter, alias: string, from: string, where: string[]):
     `${q.d.argMax(q.col(alias, 'event_id'), order)} AS o_id`,
   ];
   const sql = `SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.join(' AND ')} GROUP BY ${path}`;
-  return { ...q.done(sql), columns: ['o_path', 'o_title', 'o_ts', 'o_id'], text: ['o_path', 'o_title', 'o_id'], keys: ['o_path'], merge: {}, latestBy: ['o_ts', 'o_id'] };
+  return {
+    ...q.done(sql),
+    columns: ['o_path', 'o_title', 'o_ts', 'o_id'],
+    text: ['o_path', 'o_title', 'o_id'],
+    keys: ['o_path'],
+    merge: {},
+    latestBy: ['o_ts', 'o_id'],
+  };
 }
 
 /** From the events: any window. */
@@ -45,7 +52,11 @@ export function wholeDays(window: PageTitlesRequest['window']): boolean {
 }
 
 /** From the page-title rollup, or null when the window is not whole UTC days (read the events then). */
-export function compilePageTitlesFromRollup(d: Dialect, req: PageTitlesRequest, options: { table?: string; rowFilter?: ReadOptions['rowFilter'] } = {}): CompiledRead | null {
+export function compilePageTitlesFromRollup(
+  d: Dialect,
+  req: PageTitlesRequest,
+  options: { table?: string; rowFilter?: ReadOptions['rowFilter'] } = {},
+): CompiledRead | null {
   const { startMs, endMs } = req.window;
   if (!wholeDays(req.window)) return null;
   const q = new SqlWriter(d, options.rowFilter);
@@ -109,13 +120,19 @@ export function compilePageTitlesSlice(
       `${d.argMax(col('event_id'), order)} AS id_${i}`,
     );
   });
-  const { sql } = q.done(`SELECT ${cols.join(', ')} FROM ${q.table(options.table ?? PAGE_TITLES_TABLE, 'r')} WHERE ${where.join(' AND ')} GROUP BY ${col('path_canon')}`);
+  const { sql } = q.done(
+    `SELECT ${cols.join(', ')} FROM ${q.table(options.table ?? PAGE_TITLES_TABLE, 'r')} WHERE ${where.join(' AND ')} GROUP BY ${col('path_canon')}`,
+  );
   const each = reqs.map((_, i) => [`n_${i}`, `t_${i}`, `ts_${i}`, `id_${i}`]);
   return {
     sql,
     columns: ['o_path', ...each.flat()],
     text: ['o_path', ...each.flatMap(([, t, , id]) => [t, id])],
     split: (rows) =>
-      reqs.map((_, i) => rows.filter((r) => Number(r[`n_${i}`]) > 0).map((r) => ({ o_path: r.o_path, o_title: r[`t_${i}`], o_ts: r[`ts_${i}`], o_id: r[`id_${i}`] }))),
+      reqs.map((_, i) =>
+        rows
+          .filter((r) => Number(r[`n_${i}`]) > 0)
+          .map((r) => ({ o_path: r.o_path, o_title: r[`t_${i}`], o_ts: r[`ts_${i}`], o_id: r[`id_${i}`] })),
+      ),
   };
 }

@@ -241,7 +241,12 @@ class Compiler extends SqlWriter {
   landingPart(atom: 'entries' | 'exits'): Part {
     const column = atom === 'entries' ? 'entry_page' : 'exit_page';
     const key = this.col('s', column);
-    const where = [...this.scope('s', 'start_ms'), ...this.attributeFilters('s', 's'), ...this.visible(['sessions', 's']), `${key} IS NOT NULL`];
+    const where = [
+      ...this.scope('s', 'start_ms'),
+      ...this.attributeFilters('s', 's'),
+      ...this.visible(['sessions', 's']),
+      `${key} IS NOT NULL`,
+    ];
     if (this.pageFilter !== undefined) where.push(this.eq(key, this.pageFilter));
     if (this.spec.keyIn) where.push(this.inList(key, this.spec.keyIn));
     return {
@@ -309,7 +314,12 @@ class Compiler extends SqlWriter {
     for (const a of atoms) outer.push(`${this.d.toInt64(`sum(t.${a})`)} AS ${a}`);
     let sql = `SELECT ${outer.join(', ')} FROM (${body}) AS t`;
     if (group.length) sql += ` GROUP BY ${group.join(', ')}`;
-    const shape = { hasBucket: this.intervalSize !== undefined, hasKey: this.dim !== undefined, hasSplit: this.spec.splitBy !== undefined, atoms };
+    const shape = {
+      hasBucket: this.intervalSize !== undefined,
+      hasKey: this.dim !== undefined,
+      hasSplit: this.spec.splitBy !== undefined,
+      atoms,
+    };
     if (this.o.partial) return { sql, params: this.params, ...shape };
     if (this.dim) sql += ` HAVING ${this.total(presenceAtom(this.spec.orderBy))} <> 0`;
     const order: string[] = [];

@@ -130,6 +130,10 @@ export function compileRollupSlice(members: readonly SliceMember[], d: Dialect, 
       });
     });
   };
-  return { sql, columns: [...(byDay ? [BUCKET_COL] : []), ...stored.map(([, alias]) => alias), ...atoms], text: stored.map(([, alias]) => alias), split };
+  return {
+    sql,
+    columns: [...(byDay ? [BUCKET_COL] : []), ...stored.map(([, alias]) => alias), ...atoms],
+    text: stored.map(([, alias]) => alias),
+    split,
+  };
 }
-

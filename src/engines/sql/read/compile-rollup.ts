@@ -113,7 +113,11 @@ export function compileSpec(
   if (rollups) {
     const decision = planRollup(spec);
     if (decision.use === 'rollup')
-      return compileRollupQuery(spec, decision.plan, dialect, { table: rollupTable, rowFilter: rawOptions.rowFilter, partial: rawOptions.partial });
+      return compileRollupQuery(spec, decision.plan, dialect, {
+        table: rollupTable,
+        rowFilter: rawOptions.rowFilter,
+        partial: rawOptions.partial,
+      });
   }
   return compileQuery(spec, dialect, tables, rawOptions);
 }

@@ -86,7 +86,9 @@ export function planRollup(spec: NormalizedSpec): RollupDecision {
   // A filter on the "none" key (only internal callers send one) keeps rows the raw path would not
   // have for session metrics (a day bucket with no matching session): read raw, which is exact.
   if (!spec.dimension && filterDims.some((d) => spec.filters[d] === null)) return raw('a series filtered on the "none" key');
-  const dims = [...new Set([...(spec.dimension && !byTenant ? [spec.dimension] : []), ...(spec.splitBy ? [spec.splitBy] : []), ...filterDims])];
+  const dims = [
+    ...new Set([...(spec.dimension && !byTenant ? [spec.dimension] : []), ...(spec.splitBy ? [spec.splitBy] : []), ...filterDims]),
+  ];
   const grouping = groupingFor(dims);
   if (grouping === null) return raw(`dimensions ${dims.join('+')} are not stored together`);
 

@@ -14,7 +14,12 @@ import { classBit, type CompiledBuild, type RollupSources } from './rollup-build
 import { ACTION_IDENTITY, ACTIONS_COLUMNS, identityOf, type ActionDim, type ActionGrouping } from '../rollup-tables.js';
 
 /** Session columns of the dimensions read from the session (the session's, not the event's, attribute). */
-const SESSION_DIM_COLUMN: Record<Exclude<ActionDim, 'page'>, string> = { channel: 'channel', device: 'device_type', country: 'country', browser: 'browser_family' };
+const SESSION_DIM_COLUMN: Record<Exclude<ActionDim, 'page'>, string> = {
+  channel: 'channel',
+  device: 'device_type',
+  country: 'country',
+  browser: 'browser_family',
+};
 
 /**
  * The input table to materialize: action events summed per (site, day, tenant, class, session,
@@ -35,8 +40,9 @@ export function compileActionsInput(d: Dialect, src: RollupSources): CompiledBui
     [d.nullable(e('path_canon')), 'k_page'],
     ...Object.keys(SESSION_DIM_COLUMN).map((k): [string, string] => [d.nullable(`s.j_${k}`), `k_${k}`]),
   ];
-  const sessions =
-    `(SELECT ${q('session_id')} AS j_session, ${Object.entries(SESSION_DIM_COLUMN).map(([k, c]) => `${q(c)} AS j_${k}`).join(', ')} FROM ${q(src.sessions)}) AS s`;
+  const sessions = `(SELECT ${q('session_id')} AS j_session, ${Object.entries(SESSION_DIM_COLUMN)
+    .map(([k, c]) => `${q(c)} AS j_${k}`)
+    .join(', ')} FROM ${q(src.sessions)}) AS s`;
   const sql =
     `SELECT ${heads.map(([x, name]) => `${x} AS ${name}`).join(', ')}, ${d.toInt64('count(*)')} AS n ` +
     `FROM ${q(src.events)} AS e LEFT JOIN ${sessions} ON s.j_session = ${e('session_id')} ` +

@@ -12,7 +12,13 @@ export function compilePageTitlesBuild(d: Dialect, tables: { events: string }): 
   const q = d.quoteIdent;
   const col = (a: string, n: string) => `${a}.${q(n)}`;
   const order = [col('e', 'ts_ms'), col('e', 'event_id')];
-  const keys = [col('e', 'site_id'), `${d.intDiv(col('e', 'ts_ms'), String(DAY_MS))} * ${DAY_MS}`, col('e', 'tenant_id'), col('e', 'traffic_class'), col('e', 'path_canon')];
+  const keys = [
+    col('e', 'site_id'),
+    `${d.intDiv(col('e', 'ts_ms'), String(DAY_MS))} * ${DAY_MS}`,
+    col('e', 'tenant_id'),
+    col('e', 'traffic_class'),
+    col('e', 'path_canon'),
+  ];
   const cols = [...keys, `max(${col('e', 'ts_ms')})`, d.argMax(col('e', 'event_id'), order), d.argMax(col('e', 'page_title'), order)];
   // computed under other names, renamed outside: ClickHouse would read `e.ts_ms` inside max() as the
   // SELECT alias `ts_ms` (an aggregate) if the result columns were named like the event columns

@@ -21,7 +21,11 @@ import { ROLLUP_COLUMNS, type RollupGrouping } from '../rollup-tables.js';
 
 /** Session columns the session-scoped dimensions read (DIMENSION_DEFS), carried by the session-events table. */
 export const SESSION_DIMENSION_COLUMNS = [
-  ...new Set(Object.values(DIMENSION_DEFS).filter((d) => d.scope === 'session').map((d) => d.column)),
+  ...new Set(
+    Object.values(DIMENSION_DEFS)
+      .filter((d) => d.scope === 'session')
+      .map((d) => d.column),
+  ),
 ] as const;
 
 export interface CompiledBuild {
@@ -116,7 +120,11 @@ export function compileRollupInputs(
   const sessionEvents =
     `SELECT r.*, ${d.toInt64(`CASE WHEN ${n('n')} = 1 THEN 1 ELSE 0 END`)} AS ${id('simple')} FROM ${id(names.sessionRows)} AS r ` +
     `INNER JOIN (${perVisitor}) AS n ON ${n('site_id')} = ${r('site_id')} AND ${n('day')} = ${r('day')} AND ${n('visitor_key')} = ${r('visitor_key')}`;
-  return { pageEvents: { sql: pageEvents, params: p1 }, sessionRows: { sql: sessionRows, params: [] }, sessionEvents: { sql: sessionEvents, params: [] } };
+  return {
+    pageEvents: { sql: pageEvents, params: p1 },
+    sessionRows: { sql: sessionRows, params: [] },
+    sessionEvents: { sql: sessionEvents, params: [] },
+  };
 }
 
 /** The expansion tables' rows (the caller stores them, e.g. as temp tables). */
@@ -143,7 +151,18 @@ export function compileRollupExpansions(d: Dialect): { trafficMap: CompiledBuild
 const sumOf = (atom: Atom) => `s_${atom}`;
 
 /** The atoms a session grouping sums (visitors: the visitor-days of one row, `simple`). */
-const SUMMED_SESSION_ATOMS: readonly Atom[] = ['pageviews', 'events', 'pv_eng_ms', 'sessions', 'bounces', 'engaged', 'session_eng_ms', 'visitors', 'entries', 'exits'];
+const SUMMED_SESSION_ATOMS: readonly Atom[] = [
+  'pageviews',
+  'events',
+  'pv_eng_ms',
+  'sessions',
+  'bounces',
+  'engaged',
+  'session_eng_ms',
+  'visitors',
+  'entries',
+  'exits',
+];
 
 /** The sums of SUMMED_SESSION_ATOMS over session-events rows `x` (`col` names a column of them). */
 function sessionSums(col: (c: string) => string): string {
@@ -168,10 +187,11 @@ function sessionSetId(g: RollupGrouping): number {
 /** Columns of the rows every part yields before the final grouping. */
 const HEADS = ['g_site', 'g_day', 'g_all', 'g_tenant', 'g_traffic', 'g_dk', 'g_fk'] as const;
 
-type BuildTables = RollupInputNames & RollupExpansionNames & {
-  /** compileSessionSets' tables, when the dialect has grouping sets and the caller built them */
-  sessionSets?: { sums: string; visitors: string };
-};
+type BuildTables = RollupInputNames &
+  RollupExpansionNames & {
+    /** compileSessionSets' tables, when the dialect has grouping sets and the caller built them */
+    sessionSets?: { sums: string; visitors: string };
+  };
 
 class BuildCompiler {
   constructor(
@@ -207,7 +227,15 @@ class BuildCompiler {
       'a.g_fk AS g_fk',
       ...this.carried.map((h) => `a.${h} AS ${h}`),
     ];
-    const group = ['a.g_site', 'a.g_day', ...(all ? [] : ['a.g_tenant']), 'x.traffic', 'a.g_dk', 'a.g_fk', ...this.carried.map((h) => `a.${h}`)];
+    const group = [
+      'a.g_site',
+      'a.g_day',
+      ...(all ? [] : ['a.g_tenant']),
+      'x.traffic',
+      'a.g_dk',
+      'a.g_fk',
+      ...this.carried.map((h) => `a.${h}`),
+    ];
     const cols = ATOMS.map((atom) => `${this.d.toInt64(atoms[atom] ?? '0')} AS ${atom}`);
     return `SELECT ${[...heads, ...cols].join(', ')} FROM (${from}) AS a ${join} GROUP BY ${group.join(', ')}`;
   }
@@ -249,7 +277,8 @@ class BuildCompiler {
       return [this.spreadSums(sums, SUMMED_SESSION_ATOMS), this.countVisitors(visitors)];
     }
     const se = this.table(this.t.sessionEvents, 'x');
-    const sums = `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${dk} AS g_dk, ${fk} AS g_fk, ` +
+    const sums =
+      `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${x('traffic_class')} AS g_class, ${dk} AS g_dk, ${fk} AS g_fk, ` +
       `${sessionSums(x)} FROM ${se} GROUP BY ${[x('site_id'), x('day_ms'), x('tenant_id'), x('traffic_class'), dk, fk].join(', ')}`;
     const visitors =
       `SELECT ${x('site_id')} AS g_site, ${x('day_ms')} AS g_day, ${x('tenant_id')} AS g_tenant, ${dk} AS g_dk, ${fk} AS g_fk, ${x('visitor_key')} AS g_visitor, ` +
@@ -337,7 +366,8 @@ export function compileSessionRollupBuild(d: Dialect, groupings: readonly Rollup
   const c = new BuildCompiler(d, tables, [], ['g_gi']);
   const gs = SESSION_GROUPINGS(groupings);
   const x = (col: string) => c.col('x', col);
-  const byGrouping = (value: (g: RollupGrouping) => string) => `CASE m.m_gi ${gs.map((g, i) => `WHEN ${i} THEN ${value(g)}`).join(' ')} END`;
+  const byGrouping = (value: (g: RollupGrouping) => string) =>
+    `CASE m.m_gi ${gs.map((g, i) => `WHEN ${i} THEN ${value(g)}`).join(' ')} END`;
   const key = (pick: (g: RollupGrouping) => Dimension | '') =>
     byGrouping((g) => {
       const dim = pick(g);
@@ -349,8 +379,20 @@ export function compileSessionRollupBuild(d: Dialect, groupings: readonly Rollup
   const sums = `SELECT ${heads}, x.g_class, ${SUMMED_SESSION_ATOMS.map(sumOf).join(', ')} ${from(sets.sums)}`;
   const visitors = `SELECT ${heads}, x.g_visitor, x.g_mask ${from(sets.visitors)}`;
   const parts = [c.spreadSums(sums, SUMMED_SESSION_ATOMS), c.countVisitors(visitors)];
-  const named = (value: (g: RollupGrouping) => string) => `CASE u.g_gi ${gs.map((g, i) => `WHEN ${i} THEN ${c.v(value(g))}`).join(' ')} END`;
-  const cols = ['u.g_site', 'u.g_day', 'u.g_all', 'u.g_tenant', 'u.g_traffic', named((g) => g.dim), 'u.g_dk', named((g) => g.filterDim), 'u.g_fk', ...ATOMS.map((a) => d.toInt64(`sum(u.${a})`))];
+  const named = (value: (g: RollupGrouping) => string) =>
+    `CASE u.g_gi ${gs.map((g, i) => `WHEN ${i} THEN ${c.v(value(g))}`).join(' ')} END`;
+  const cols = [
+    'u.g_site',
+    'u.g_day',
+    'u.g_all',
+    'u.g_tenant',
+    'u.g_traffic',
+    named((g) => g.dim),
+    'u.g_dk',
+    named((g) => g.filterDim),
+    'u.g_fk',
+    ...ATOMS.map((a) => d.toInt64(`sum(u.${a})`)),
+  ];
   const names = ROLLUP_COLUMNS.map((col) => q(d, col));
   const sql =
     `SELECT ${cols.map((col, i) => `${col} AS ${names[i]}`).join(', ')} FROM (${parts.join(' UNION ALL ')}) AS u ` +
@@ -364,7 +406,11 @@ export function compileSessionRollupBuild(d: Dialect, groupings: readonly Rollup
  * materialize; compileRollupBuild then reads them by grouping id (`sessionSets`). Every session
  * dimension column is carried; a grouping's rows have NULL in the columns it does not group by.
  */
-export function compileSessionSets(d: Dialect, sessionEvents: string, groupings: readonly RollupGrouping[]): { sums: CompiledBuild; visitors: CompiledBuild } {
+export function compileSessionSets(
+  d: Dialect,
+  sessionEvents: string,
+  groupings: readonly RollupGrouping[],
+): { sums: CompiledBuild; visitors: CompiledBuild } {
   const params: SqlParam[] = [];
   const x = (c: string) => `x.${q(d, c)}`;
   const dims = SESSION_DIMENSION_COLUMNS.map(x);

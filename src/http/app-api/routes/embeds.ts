@@ -21,9 +21,12 @@ const EmbedKeySchema = Type.Object(
   },
   { title: 'EmbedKey' },
 );
-const EmbedKeyWithSecretSchema = Type.Intersect([EmbedKeySchema, Type.Object({ secret: Type.String({ description: 'HS256 key of the embed tokens; shown in this answer only' }) })], {
-  title: 'EmbedKeyWithSecret',
-});
+const EmbedKeyWithSecretSchema = Type.Intersect(
+  [EmbedKeySchema, Type.Object({ secret: Type.String({ description: 'HS256 key of the embed tokens; shown in this answer only' }) })],
+  {
+    title: 'EmbedKeyWithSecret',
+  },
+);
 const ShareLinkSchema = Type.Object(
   {
     share_id: Type.String(),
@@ -37,9 +40,12 @@ const ShareLinkSchema = Type.Object(
   },
   { title: 'ShareLink' },
 );
-const CreatedShareLinkSchema = Type.Intersect([ShareLinkSchema, Type.Object({ url: Type.String({ description: 'The link, shown in this answer only' }) })], {
-  title: 'CreatedShareLink',
-});
+const CreatedShareLinkSchema = Type.Intersect(
+  [ShareLinkSchema, Type.Object({ url: Type.String({ description: 'The link, shown in this answer only' }) })],
+  {
+    title: 'CreatedShareLink',
+  },
+);
 
 const WorkspaceKeyParams = Type.Object({ workspace_id: Id('Workspace id'), key_id: Id('Embed key id') });
 const SiteShareParams = Type.Object({ site_id: Id('Site id'), share_id: Id('Share link id') });
@@ -68,7 +74,10 @@ export const embedRoutes = [
     auth: 'session',
     guard: { on: 'workspace', need: 'admin' },
     params: WorkspaceParams,
-    body: Type.Object({ origins: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: MAX_EMBED_ORIGINS })) }, { additionalProperties: false }),
+    body: Type.Object(
+      { origins: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: MAX_EMBED_ORIGINS })) },
+      { additionalProperties: false },
+    ),
     status: 201,
     response: EmbedKeyWithSecretSchema,
     handler: async ({ deps, access, body }) => {
@@ -112,7 +121,8 @@ export const embedRoutes = [
     url: '/sites/:site_id/shares',
     operationId: 'createShareLink',
     summary: 'Create a share link of the site (or one tenant); its url is in this answer only',
-    description: 'password: at least 10 characters, asked by the link\'s page. expires_at: an ISO 8601 instant in the future; absent: never.',
+    description:
+      "password: at least 10 characters, asked by the link's page. expires_at: an ISO 8601 instant in the future; absent: never.",
     tag: 'Embeds',
     auth: 'session',
     guard: { on: 'site', need: 'admin' },
@@ -129,7 +139,11 @@ export const embedRoutes = [
     response: CreatedShareLinkSchema,
     errors: [404],
     handler: async ({ deps, access, body }) => {
-      const { share, url } = await createShareLink(deps, access, { tenantId: body.tenant_id, password: body.password, expiresAt: body.expires_at });
+      const { share, url } = await createShareLink(deps, access, {
+        tenantId: body.tenant_id,
+        password: body.password,
+        expiresAt: body.expires_at,
+      });
       return { ...shareLinkJson(share, deps.clock.now()), url };
     },
   }),

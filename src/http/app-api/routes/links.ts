@@ -44,15 +44,20 @@ export const linkRoutes = [
       'For an email without an account: the person chooses a password (at least 10 characters) and the account is made. An email that has an account is 409 before any password is looked at: sign in as that account, then join with POST /invitations/join. The invitation is used once; an unknown, used, revoked or expired one is 404 and counts against the client address (429 past 50 in 15 minutes).',
     tag: TAG,
     auth: 'public',
-    body: Type.Object(
-      { invitation: LinkSecret, password: Password, name: Type.Optional(Name) },
-      { additionalProperties: false },
-    ),
+    body: Type.Object({ invitation: LinkSecret, password: Password, name: Type.Optional(Name) }, { additionalProperties: false }),
     status: 200,
     response: SessionSchema,
     errors: [404, 409, 429],
     handler: async (ctx) =>
-      establishSession(ctx, await acceptInvitation(ctx.deps, { secret: ctx.body.invitation, password: ctx.body.password, name: ctx.body.name, clientAddress: ctx.request.ip })),
+      establishSession(
+        ctx,
+        await acceptInvitation(ctx.deps, {
+          secret: ctx.body.invitation,
+          password: ctx.body.password,
+          name: ctx.body.name,
+          clientAddress: ctx.request.ip,
+        }),
+      ),
   }),
   defineAppRoute({
     method: 'POST',
@@ -78,7 +83,7 @@ export const linkRoutes = [
     operationId: 'requestPasswordReset',
     summary: 'Ask for a password reset link',
     description:
-      'The same answer whether or not an account has the email. The link goes out through the server\'s link delivery when it has one; otherwise the operator gives reset links (`footfall user reset-password --email E`).',
+      "The same answer whether or not an account has the email. The link goes out through the server's link delivery when it has one; otherwise the operator gives reset links (`footfall user reset-password --email E`).",
     tag: TAG,
     auth: 'public',
     body: Type.Object({ email: Email }, { additionalProperties: false }),
@@ -98,7 +103,11 @@ export const linkRoutes = [
     status: 200,
     response: SessionSchema,
     errors: [404, 429],
-    handler: async (ctx) => establishSession(ctx, await acceptReset(ctx.deps, { secret: ctx.body.reset, password: ctx.body.password, clientAddress: ctx.request.ip })),
+    handler: async (ctx) =>
+      establishSession(
+        ctx,
+        await acceptReset(ctx.deps, { secret: ctx.body.reset, password: ctx.body.password, clientAddress: ctx.request.ip }),
+      ),
   }),
   defineAppRoute({
     method: 'POST',
@@ -111,6 +120,7 @@ export const linkRoutes = [
     status: 200,
     response: SessionSchema,
     errors: [404, 429],
-    handler: async (ctx) => establishSession(ctx, await acceptSignInLink(ctx.deps, { secret: ctx.body.sign_in, clientAddress: ctx.request.ip })),
+    handler: async (ctx) =>
+      establishSession(ctx, await acceptSignInLink(ctx.deps, { secret: ctx.body.sign_in, clientAddress: ctx.request.ip })),
   }),
 ];

@@ -74,7 +74,7 @@ export const memberRoutes = [
     operationId: 'invite',
     summary: 'Invite a person: a single-use link valid 48 hours, shown once',
     description:
-      'Admins invite admins and viewers, owners anyone. Seats are members plus open invitations: past the plan\'s, 409 SEAT_LIMIT_REACHED (details limit and used). A new invitation of the same email replaces its open one.',
+      "Admins invite admins and viewers, owners anyone. Seats are members plus open invitations: past the plan's, 409 SEAT_LIMIT_REACHED (details limit and used). A new invitation of the same email replaces its open one.",
     tag: TAG,
     auth: 'session',
     guard: { on: 'workspace', need: 'admin' },

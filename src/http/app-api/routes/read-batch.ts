@@ -12,7 +12,10 @@ const READ_PATHS = new Set(DASHBOARD_READ_PATHS.map((p) => p.slice(APP_API_PREFI
 
 /** A member of `r` that is not a dashboard read (/v1/..., the twins under /app/api). */
 const notARead = (index: number) =>
-  invalidField(`r.${index}`, `Invalid query parameter r.${index}: it must be the path and query of a dashboard read below /app/api, e.g. /v1/reports/overview?site_id=...; the reads are ${[...READ_PATHS].join(', ')}.`);
+  invalidField(
+    `r.${index}`,
+    `Invalid query parameter r.${index}: it must be the path and query of a dashboard read below /app/api, e.g. /v1/reports/overview?site_id=...; the reads are ${[...READ_PATHS].join(', ')}.`,
+  );
 
 export const readBatchRoutes = [
   defineAppRoute({
@@ -29,6 +32,7 @@ export const readBatchRoutes = [
     status: 200,
     produces: READ_BATCH_MEDIA_TYPE,
     response: ReadBatchLineSchema,
-    handler: async ({ request, reply, query }) => streamReads(request, reply, checkedReads(query.r, READ_PATHS, notARead), { prefix: APP_API_PREFIX, credential: 'cookie' }),
+    handler: async ({ request, reply, query }) =>
+      streamReads(request, reply, checkedReads(query.r, READ_PATHS, notARead), { prefix: APP_API_PREFIX, credential: 'cookie' }),
   }),
 ];

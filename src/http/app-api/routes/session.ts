@@ -65,7 +65,10 @@ export const sessionRoutes = [
     tag: TAG,
     auth: 'session',
     body: Type.Object(
-      { current_password: Type.Optional(Type.String({ maxLength: 1024, description: 'Needed when the account has a password' })), new_password: Password },
+      {
+        current_password: Type.Optional(Type.String({ maxLength: 1024, description: 'Needed when the account has a password' })),
+        new_password: Password,
+      },
       { additionalProperties: false },
     ),
     status: 200,
@@ -73,7 +76,11 @@ export const sessionRoutes = [
     errors: [401, 429],
     handler: async (ctx) => {
       const { deps, session, body, request } = ctx;
-      await changePassword(deps, session.user, { currentPassword: body.current_password ?? '', newPassword: body.new_password, clientAddress: request.ip });
+      await changePassword(deps, session.user, {
+        currentPassword: body.current_password ?? '',
+        newPassword: body.new_password,
+        clientAddress: request.ip,
+      });
       return establishSession(ctx, { ...session.user, hasPassword: true });
     },
   }),

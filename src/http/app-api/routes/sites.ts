@@ -13,13 +13,16 @@ const Host = Type.String({ minLength: 1, maxLength: 253 });
 const Hostnames = Type.Array(Host, { minItems: 1, maxItems: 100 });
 const EffectiveAt = Type.String({ maxLength: 64, description: 'ISO 8601 instant with a time zone; now or later' });
 const DomainScope = Type.Union([Host, Type.Null()], {
-  description: 'A registrable domain (not a subdomain, a public suffix or an IP address): the site collects for it and every subdomain once verified',
+  description:
+    'A registrable domain (not a subdomain, a public suffix or an IP address): the site collects for it and every subdomain once verified',
 });
 const HostnamePatterns = Type.Array(Host, {
   maxItems: 100,
-  description: '*.<suffix>, each inside a domain this workspace has asked for (this scope or another site\'s); collects once that domain is verified',
+  description:
+    "*.<suffix>, each inside a domain this workspace has asked for (this scope or another site's); collects once that domain is verified",
 });
-const OWNERSHIP_ERRORS = 'Refusals: INVALID_SITE_HOSTNAME, SITE_SCOPE_NOT_ALLOWED, HOSTNAME_PATTERN_OUT_OF_SCOPE, SITE_DNS_VERIFICATION_UNAVAILABLE (422, details field and value), SITE_SCOPE_ALREADY_CLAIMED (409, details domain).';
+const OWNERSHIP_ERRORS =
+  'Refusals: INVALID_SITE_HOSTNAME, SITE_SCOPE_NOT_ALLOWED, HOSTNAME_PATTERN_OUT_OF_SCOPE, SITE_DNS_VERIFICATION_UNAVAILABLE (422, details field and value), SITE_SCOPE_ALREADY_CLAIMED (409, details domain).';
 
 export const siteRoutes = [
   defineAppRoute({
@@ -118,7 +121,7 @@ export const siteRoutes = [
     operationId: 'verifySite',
     summary: "Look the site's TXT record up now and, if it holds the workspace's code, verify its domain scope (admins and owners)",
     description:
-      'The proof is the workspace\'s: every site of the workspace inside the domain collects from then on, and exact hostnames other workspaces registered inside it are released from their sites. ' +
+      "The proof is the workspace's: every site of the workspace inside the domain collects from then on, and exact hostnames other workspaces registered inside it are released from their sites. " +
       'A domain already verified answers at once. Refusals: SITE_DNS_VERIFICATION_FAILED (422, details record_name, expected_value, found and retryable: true when no resolver answered, so trying again later may pass), ' +
       'SITE_DNS_VERIFICATION_UNAVAILABLE (422: the site has no domain scope), SITE_SCOPE_ALREADY_CLAIMED (409: another workspace verified the domain first).',
     tag: TAG,
@@ -134,7 +137,7 @@ export const siteRoutes = [
     method: 'DELETE',
     url: '/sites/:site_id',
     operationId: 'deleteSite',
-    summary: "Delete a site, its tenants, goals and every stored event, session and rollup of it (admins and owners)",
+    summary: 'Delete a site, its tenants, goals and every stored event, session and rollup of it (admins and owners)',
     description:
       "The body's name must be the site's name, typed as confirmation (else 422 INVALID_PARAMS, details field name, and nothing is deleted). " +
       'From then on the site id answers like an unknown one (404 here, 403 on /v1), its hostnames can be registered again, and a token restricted to it reads nothing. ' +
@@ -143,7 +146,10 @@ export const siteRoutes = [
     auth: 'session',
     guard: { on: 'site', need: 'admin' },
     params: SiteParams,
-    body: Type.Object({ name: Type.String({ maxLength: 200, description: "The site's name, typed as confirmation" }) }, { additionalProperties: false }),
+    body: Type.Object(
+      { name: Type.String({ maxLength: 200, description: "The site's name, typed as confirmation" }) },
+      { additionalProperties: false },
+    ),
     status: 200,
     response: Type.Object(
       {

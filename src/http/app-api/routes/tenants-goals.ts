@@ -2,9 +2,26 @@
 // and (goals) delete them, as the command line can.
 import { Type } from '@sinclair/typebox';
 import { goalJson, tenantJson } from '../../../services/manage/records-json.js';
-import { createGoal, createTenant, deleteGoal, listGoals, listTenants, updateGoal, updateTenant } from '../../../services/manage/tenants-goals.js';
+import {
+  createGoal,
+  createTenant,
+  deleteGoal,
+  listGoals,
+  listTenants,
+  updateGoal,
+  updateTenant,
+} from '../../../services/manage/tenants-goals.js';
 import { defineAppRoute } from '../define-app-route.js';
-import { GoalFiltersSchema, GoalIntentSchema, GoalRecordSchema, GoalTypeSchema, Id, Name, TenantRecordSchema, TenantStatusSchema } from '../schemas.js';
+import {
+  GoalFiltersSchema,
+  GoalIntentSchema,
+  GoalRecordSchema,
+  GoalTypeSchema,
+  Id,
+  Name,
+  TenantRecordSchema,
+  TenantStatusSchema,
+} from '../schemas.js';
 import { GoalParams, SiteFilter, TenantParams, WorkspaceParams } from './params.js';
 
 const Slug = Type.String({ minLength: 1, maxLength: 63, description: 'Lower-case letters, digits, "-" and "_"' });
@@ -35,11 +52,15 @@ export const tenantRoutes = [
     auth: 'session',
     guard: { on: 'workspace', need: 'admin' },
     params: WorkspaceParams,
-    body: Type.Object({ site_id: Id('A site of the workspace'), slug: Slug, name: Name, status: Type.Optional(TenantStatusSchema) }, { additionalProperties: false }),
+    body: Type.Object(
+      { site_id: Id('A site of the workspace'), slug: Slug, name: Name, status: Type.Optional(TenantStatusSchema) },
+      { additionalProperties: false },
+    ),
     status: 201,
     response: TenantRecordSchema,
     errors: [404, 409],
-    handler: async ({ deps, access, body }) => tenantJson(await createTenant(deps, access, { siteId: body.site_id, slug: body.slug, name: body.name, status: body.status })),
+    handler: async ({ deps, access, body }) =>
+      tenantJson(await createTenant(deps, access, { siteId: body.site_id, slug: body.slug, name: body.name, status: body.status })),
   }),
   defineAppRoute({
     method: 'PATCH',
@@ -50,7 +71,10 @@ export const tenantRoutes = [
     auth: 'session',
     guard: { on: 'tenant', need: 'admin' },
     params: TenantParams,
-    body: Type.Object({ slug: Type.Optional(Slug), name: Type.Optional(Name), status: Type.Optional(TenantStatusSchema) }, { additionalProperties: false }),
+    body: Type.Object(
+      { slug: Type.Optional(Slug), name: Type.Optional(Name), status: Type.Optional(TenantStatusSchema) },
+      { additionalProperties: false },
+    ),
     status: 200,
     response: TenantRecordSchema,
     errors: [404, 409],
@@ -84,14 +108,30 @@ export const goalRoutes = [
     guard: { on: 'workspace', need: 'admin' },
     params: WorkspaceParams,
     body: Type.Object(
-      { site_id: Id('A site of the workspace'), name: Name, type: GoalTypeSchema, intent: GoalIntentSchema, pattern: Pattern, filters: Type.Optional(GoalFiltersSchema) },
+      {
+        site_id: Id('A site of the workspace'),
+        name: Name,
+        type: GoalTypeSchema,
+        intent: GoalIntentSchema,
+        pattern: Pattern,
+        filters: Type.Optional(GoalFiltersSchema),
+      },
       { additionalProperties: false },
     ),
     status: 201,
     response: GoalRecordSchema,
     errors: [404],
     handler: async ({ deps, access, body }) =>
-      goalJson(await createGoal(deps, access, { siteId: body.site_id, name: body.name, type: body.type, intent: body.intent, pattern: body.pattern, filters: body.filters ?? {} })),
+      goalJson(
+        await createGoal(deps, access, {
+          siteId: body.site_id,
+          name: body.name,
+          type: body.type,
+          intent: body.intent,
+          pattern: body.pattern,
+          filters: body.filters ?? {},
+        }),
+      ),
   }),
   defineAppRoute({
     method: 'PATCH',
@@ -103,7 +143,13 @@ export const goalRoutes = [
     guard: { on: 'goal', need: 'admin' },
     params: GoalParams,
     body: Type.Object(
-      { name: Type.Optional(Name), type: Type.Optional(GoalTypeSchema), intent: Type.Optional(GoalIntentSchema), pattern: Type.Optional(Pattern), filters: Type.Optional(GoalFiltersSchema) },
+      {
+        name: Type.Optional(Name),
+        type: Type.Optional(GoalTypeSchema),
+        intent: Type.Optional(GoalIntentSchema),
+        pattern: Type.Optional(Pattern),
+        filters: Type.Optional(GoalFiltersSchema),
+      },
       { additionalProperties: false },
     ),
     status: 200,

@@ -7,7 +7,12 @@ import { ScopeSchema, TokenRecordSchema, TokenWithSecretSchema } from '../schema
 import { WorkspaceParams, WorkspaceTokenParams } from './params.js';
 
 const TAG = 'Tokens';
-const Ids = (what: string) => Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 1000, description: `Allowlist of ${what}; absent: all` });
+const Ids = (what: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+    minItems: 1,
+    maxItems: 1000,
+    description: `Allowlist of ${what}; absent: all`,
+  });
 
 export const tokenRoutes = [
   defineAppRoute({
@@ -32,12 +37,23 @@ export const tokenRoutes = [
     auth: 'session',
     guard: { on: 'workspace', need: 'admin' },
     params: WorkspaceParams,
-    body: Type.Object({ scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 2 }), sites: Type.Optional(Ids('site ids')), tenants: Type.Optional(Ids('tenant ids')) }, { additionalProperties: false }),
+    body: Type.Object(
+      {
+        scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 2 }),
+        sites: Type.Optional(Ids('site ids')),
+        tenants: Type.Optional(Ids('tenant ids')),
+      },
+      { additionalProperties: false },
+    ),
     status: 201,
     response: TokenWithSecretSchema,
     errors: [409],
     handler: async ({ deps, access, body }) => {
-      const { token, secret } = await createToken(deps, access, { scopes: body.scopes, siteIds: body.sites ?? null, tenantIds: body.tenants ?? null });
+      const { token, secret } = await createToken(deps, access, {
+        scopes: body.scopes,
+        siteIds: body.sites ?? null,
+        tenantIds: body.tenants ?? null,
+      });
       return { ...tokenJson(token), secret };
     },
   }),
@@ -45,7 +61,7 @@ export const tokenRoutes = [
     method: 'POST',
     url: '/workspaces/:workspace_id/tokens/:token_id/revoke',
     operationId: 'revokeToken',
-    summary: "Revoke a token: its next request is refused",
+    summary: 'Revoke a token: its next request is refused',
     tag: TAG,
     auth: 'session',
     guard: { on: 'token', need: 'admin' },

@@ -20,7 +20,9 @@ export const workspaceRoutes = [
     auth: 'session',
     status: 200,
     response: Type.Object({ workspaces: Type.Array(WorkspaceSummarySchema) }),
-    handler: async ({ deps, session }) => ({ workspaces: (await workspacesOf(deps, session.user)).map(({ workspace, role }) => summary(workspace, role)) }),
+    handler: async ({ deps, session }) => ({
+      workspaces: (await workspacesOf(deps, session.user)).map(({ workspace, role }) => summary(workspace, role)),
+    }),
   }),
   defineAppRoute({
     method: 'POST',
@@ -39,7 +41,8 @@ export const workspaceRoutes = [
     method: 'GET',
     url: '/workspaces/:workspace_id',
     operationId: 'getWorkspace',
-    summary: "A workspace, the person's role in it, and what its plan opens: the dashboard's rules, API tokens, seats and sites (any member)",
+    summary:
+      "A workspace, the person's role in it, and what its plan opens: the dashboard's rules, API tokens, seats and sites (any member)",
     tag: TAG,
     auth: 'session',
     guard: { on: 'workspace', need: 'viewer' },
