@@ -99,10 +99,8 @@ class Exchange {
   ) {
     this.id = requestIdFor(req);
     this.log = writesInfo(o.log) ? o.log.child({ reqId: this.id }) : null;
-    this.log?.info(
-      { req: { method: req.method, url: req.url, host: req.headers.host, ip: o.clientAddress(req), socket: req.socket } },
-      'incoming request',
-    );
+    // the same line Fastify writes for its routes (server/log-redaction.ts: no client address)
+    this.log?.info({ req: { method: req.method, url: req.url, host: req.headers.host } }, 'incoming request');
   }
 
   fail(err: unknown): void {

@@ -1,5 +1,5 @@
-// What a request log line may say. Fastify logs the method, URL, host and client address of each
-// request, never bodies or headers (so no password, cookie, CSRF token or embed token sent as it should
+// What a request log line may say. Fastify logs the method, URL and host of each request (here without
+// the client address it would add), never bodies or headers (so no password, cookie, CSRF token or embed token sent as it should
 // be); the URL is masked here before the line is written, since it can carry a secret:
 // - a link's, in its path: /app/invite/<secret>, /app/reset/<secret>, /app/sign-in/<secret>, and a share
 //   link's /share/<slug> with everything under it. The router decodes percent-encoding (`/%73hare/<slug>`
@@ -72,19 +72,13 @@ interface LoggedRequest {
   url: string;
   host?: string;
   hostname?: string;
-  ip?: string;
-  socket?: { remotePort?: number };
 }
 
+// No client address (nor its port): footfall keeps no address of anyone (the visitor key and the
+// throttles use it and drop it), and its log would otherwise be a record of every visitor's.
 export const requestSerializers = {
   req(req: LoggedRequest) {
-    return {
-      method: req.method,
-      url: redactUrl(req.url),
-      host: req.host ?? req.hostname,
-      remoteAddress: req.ip,
-      remotePort: req.socket?.remotePort,
-    };
+    return { method: req.method, url: redactUrl(req.url), host: req.host ?? req.hostname };
   },
 };
 
