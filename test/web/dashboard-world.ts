@@ -119,11 +119,14 @@ function events(siteId: string, tenants: string[], days: number, seed: number, n
   const lines: string[] = [];
   for (let d = days - 1; d >= 0; d--) {
     const start = today0 - d * DAY_MS;
-    const end = Math.min(start + DAY_MS, now - 60_000);
+    // A visit starts at least 15 minutes before now and lasts at most about 8 (five views and their
+    // actions): the fixture's last event is more than five minutes old whatever the time of day, so
+    // nobody is a current visitor (a run just after midnight UTC once had today's visits start then).
+    const end = Math.min(start + DAY_MS, now - 15 * 60_000);
     if (end <= start) continue;
     const visitors = 8 + r.int(0, 14) + (d % 7 === 2 ? 10 : 0);
     for (let v = 0; v < visitors; v++) {
-      let ts = start + Math.floor(r.next() * (end - start - 600_000 > 0 ? end - start - 600_000 : end - start));
+      let ts = start + Math.floor(r.next() * (end - start));
       const [country, region, city] = r.weighted(PLACES);
       const [device_type, browser_family, os_family] = r.weighted(DEVICES);
       const referrer = r.weighted(REFERRERS);
