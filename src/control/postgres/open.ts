@@ -7,13 +7,14 @@ import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
-import { migrateToLatest } from '../migrate.js';
+import { migrateToLatest, type MigrationHook } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
 import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
 import { ControlPlaneUnavailableError } from '../../domain/errors.js';
 import { isPostgresUnavailable } from '../db-errors.js';
 import {
+  appliedMigrationNames,
   createPostgresPool,
   currentSchema,
   isCurrentSchema,
@@ -57,6 +58,8 @@ export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
   random?: RandomBytes;
   /** how long an unsettled reservation is held (UsageLedgerOptions.leaseMs) */
   leaseMs?: number;
+  /** tests: called inside each migration this open runs (MigrationHook) */
+  migrationHook?: MigrationHook;
 }
 
 /** Connects, brings the schema to the latest migration, and hands back the stores. */
@@ -72,7 +75,13 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
         // Always pinned to one schema: unpinned, Kysely takes its bookkeeping tables of ANY schema of the
         // database (another app's, another footfall's) for ours, skips creating them, then fails.
         const schema = opts.schema ?? (await currentSchema(conn));
-        await migrateDespiteForeignDrops(() => migrateToLatest(conn, schema), schema);
+        const where = `the PostgreSQL control plane (schema "${schema}" at ${redact(url)})`;
+        // Kysely's Migrator runs every migration it applies in one transaction of this connection.
+        await migrateDespiteForeignDrops(
+          async () =>
+            migrateToLatest(conn, { schema, applied: await appliedMigrationNames(conn, schema), hook: opts.migrationHook, where }),
+          schema,
+        );
         await useBinaryCollation(conn, TABLES);
       });
   } catch (err) {
