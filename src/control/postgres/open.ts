@@ -9,6 +9,7 @@ import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest, type MigrationHook } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
+import { CONTROL_TABLES, countRows } from '../table-rows.js';
 import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
 import { ControlPlaneUnavailableError } from '../../domain/errors.js';
@@ -24,34 +25,8 @@ import {
   type PostgresPoolOptions,
 } from './pool.js';
 
-/** Every table of ours, which gets the "C" collation: a table added to ControlDB fails to compile until listed. */
-const TABLE_SET: Record<keyof ControlDB, true> = {
-  workspaces: true,
-  workspace_plans: true,
-  sites: true,
-  site_hostnames: true,
-  tenants: true,
-  goals: true,
-  tokens: true,
-  secrets: true,
-  usage: true,
-  reservations: true,
-  users: true,
-  memberships: true,
-  invitations: true,
-  user_links: true,
-  sessions: true,
-  sign_in_failures: true,
-  workspace_domains: true,
-  domain_owners: true,
-  site_hostname_patterns: true,
-  released_hostnames: true,
-  embed_keys: true,
-  share_links: true,
-  pending_site_deletions: true,
-  job_leases: true,
-};
-const TABLES = Object.keys(TABLE_SET);
+/** Every table of ours, which gets the "C" collation. */
+const TABLES: readonly string[] = CONTROL_TABLES;
 
 export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
   clock?: Clock;
@@ -111,6 +86,7 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     embeds: new KyselyEmbedStore(db, stores),
     commitLock: postgresCommitLock(db),
     lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
+    tableRows: () => countRows(db),
     close,
   };
 }

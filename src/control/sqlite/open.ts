@@ -16,6 +16,7 @@ import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { isLatestSchema, migrateToLatest, type MigrationHook } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
+import { countRows } from '../table-rows.js';
 import {
   appliedMigrations,
   createSqliteDialect,
@@ -37,6 +38,8 @@ export interface ControlPlane {
   commitLock: CommitLock;
   /** site and workspace removal, pending event-store deletions, the daily purge's lease */
   lifecycle: LifecycleControl;
+  /** rows per table (`footfall stats`) */
+  tableRows(): Promise<Record<string, number>>;
   /** Closes the database; safe to call more than once (catalog.close() does the same). */
   close(): Promise<void>;
 }
@@ -95,6 +98,7 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
     embeds: new KyselyEmbedStore(db, stores),
     commitLock: inProcessCommitLock(),
     lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
+    tableRows: () => countRows(db),
     close,
   };
 }

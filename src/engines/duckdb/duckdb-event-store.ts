@@ -20,6 +20,7 @@ import {
   type Reidentify,
   type RemovedData,
   type SiteCoverage,
+  type TableRows,
   type UndoneImport,
 } from '../../ports/event-store.js';
 import { EVENTS_DDL, META_DDL, SESSIONS_DDL, STAGE_DDL } from './schema.js';
@@ -287,6 +288,21 @@ export class DuckDbEventStore implements EventStore {
   async ping(): Promise<void> {
     this.assertOpen();
     await this.conn.run('SELECT 1');
+  }
+
+  async tableRows(): Promise<TableRows[]> {
+    this.assertOpen();
+    const names = (
+      await this.conn.runAndReadAll(
+        'SELECT table_name FROM duckdb_tables() WHERE NOT temporary AND database_name = current_database() ORDER BY table_name',
+      )
+    ).getRowsJS();
+    const tables: Record<string, number> = {};
+    for (const [name] of names) {
+      const r = await this.conn.runAndReadAll(`SELECT count(*) FROM "${String(name).replaceAll('"', '""')}"`);
+      tables[String(name)] = Number(r.getRowsJS()[0]?.[0] ?? 0);
+    }
+    return [{ server: 'duckdb', tables }];
   }
 
   async close(): Promise<void> {
