@@ -183,8 +183,7 @@ async function dataPath(s: ShardNode): Promise<string> {
 
 /**
  * README's backup of one shard: every table's definition (SHOW CREATE TABLE), every MergeTree table's
- * active partitions and frozen parts (ALTER TABLE ... FREEZE, then its shadow/<increment>/ copied), and
- * the rows of the one small TinyLog table, ff_schema.
+ * active partitions and frozen parts (ALTER TABLE ... FREEZE, then its shadow/<increment>/ copied).
  */
 async function freezeShard(s: ShardNode, dir: string): Promise<void> {
   const root = await dataPath(s);
@@ -192,11 +191,10 @@ async function freezeShard(s: ShardNode, dir: string): Promise<void> {
   const tables = await s.admin.query<{ name: string; engine: string }>(
     `SELECT name, engine FROM system.tables WHERE database = '${s.database}' ORDER BY name`,
   );
-  const manifest: Array<{ name: string; engine: string; create: string; partitions: string[]; rows: string | null }> = [];
+  const manifest: Array<{ name: string; engine: string; create: string; partitions: string[] }> = [];
   for (const { name, engine } of tables) {
     const [{ statement }] = await s.admin.query<{ statement: string }>(`SHOW CREATE TABLE ${s.database}.${name}`);
     let partitions: string[] = [];
-    let rows: string | null = null;
     if (engine.endsWith('MergeTree')) {
       partitions = (
         await s.admin.query<{ partition: string }>(
@@ -208,25 +206,22 @@ async function freezeShard(s: ShardNode, dir: string): Promise<void> {
       const frozen = path.join(root, 'shadow', increment, 'data', s.database, name);
       if (fs.existsSync(frozen)) fs.cpSync(frozen, path.join(dir, name), { recursive: true });
       fs.rmSync(path.join(root, 'shadow', increment), { recursive: true, force: true });
-    } else if (engine === 'TinyLog') {
-      rows = (await s.admin.query<Record<string, unknown>>(`SELECT * FROM ${s.database}.${name}`)).map((r) => JSON.stringify(r)).join('\n');
     }
-    manifest.push({ name, engine, create: statement, partitions, rows });
+    manifest.push({ name, engine, create: statement, partitions });
   }
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ root, tables: manifest }, null, 2));
 }
 
-/** README's restore of one shard: the database and its tables (views last), the parts attached, ff_schema's rows. */
+/** README's restore of one shard: the database and its tables (views last), the parts attached. */
 async function restoreShard(s: ShardNode, dir: string): Promise<void> {
   const { root, tables: manifest } = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {
     root: string;
-    tables: Array<{ name: string; engine: string; create: string; partitions: string[]; rows: string | null }>;
+    tables: Array<{ name: string; engine: string; create: string; partitions: string[] }>;
   };
   await s.admin.command(`CREATE DATABASE ${s.database}`);
   const views = manifest.filter((m) => m.engine === 'View');
   for (const m of [...manifest.filter((x) => x.engine !== 'View'), ...views]) await s.admin.command(m.create);
   for (const m of manifest) {
-    if (m.rows) await s.admin.insertNdjson(`${s.database}.${m.name}`, `${m.rows}\n`);
     if (!m.partitions.length) continue;
     fs.cpSync(path.join(dir, m.name), path.join(root, 'data', s.database, m.name, 'detached'), { recursive: true });
     for (const p of m.partitions) await s.admin.command(`ALTER TABLE ${s.database}.${m.name} ATTACH PARTITION ${p}`);

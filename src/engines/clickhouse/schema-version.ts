@@ -13,7 +13,7 @@ import { ident } from './schema.js';
  */
 export const CLICKHOUSE_SCHEMA_VERSION = 1;
 
-/** One row per open that raised the version (TinyLog: no parts, not part of a partition backup). */
+/** One row per open that raised the version; a MergeTree, so that processes opening together may read and write it at once (a TinyLog fails a read during a write), and a backup freezes it as the other tables. */
 export const SCHEMA_TABLE = 'ff_schema';
 
 /** The version `admin`'s database records (the highest row); null when it records none (new, or older than ff_schema). */
@@ -40,7 +40,9 @@ export async function refuseNewerDatabase(admin: ClickHouseNode, db: string): Pr
 
 /** After the open's upgrade steps, on each server: the database is of this code's version. */
 export async function recordVersion(admin: ClickHouseNode, db: string): Promise<void> {
-  await admin.command(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(SCHEMA_TABLE)} (version UInt32, written_ms Int64) ENGINE = TinyLog`);
+  await admin.command(
+    `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(SCHEMA_TABLE)} (version UInt32, written_ms Int64) ENGINE = MergeTree ORDER BY version`,
+  );
   const v = await storedVersion(admin, db);
   if (v === null || v < CLICKHOUSE_SCHEMA_VERSION)
     await admin.command(`INSERT INTO ${ident(db)}.${ident(SCHEMA_TABLE)} VALUES (${CLICKHOUSE_SCHEMA_VERSION}, ${Date.now()})`);
