@@ -2,7 +2,7 @@
 # The test suite and its slices: `npm test` runs every slice; `npm run test:<slice>` one of them.
 #   unit     pure rules and small parts, no server (test/unit)
 #   http     the app in memory through inject: /v1, the management API, embeds, share links, collection (test/http)
-#   engines  DuckDB and ClickHouse, the stores' contract suites on every implementation (test/engines, test/contract)
+#   engines  DuckDB and ClickHouse, the stores' contract suites on every implementation, upgrades of old data dirs (test/engines, test/contract, test/upgrades)
 #   ingest   imports, the command line, DNS (test/ingest, test/cli, test/dns)
 #   web      the dashboard's code and the pages in Chromium (test/web)
 #   scale    whole servers on PostgreSQL + Redis + ClickHouse: the HTTP suite again, faults, several processes (test/stack)
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 declare -A SLICES=(
   [unit]="test/unit"
   [http]="test/http"
-  [engines]="test/engines test/contract"
+  [engines]="test/engines test/contract test/upgrades"
   [ingest]="test/ingest test/cli test/dns"
   [web]="test/web"
   [scale]="test/stack"

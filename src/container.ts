@@ -11,7 +11,7 @@ import type { PasswordHasher } from './ports/password-hasher.js';
 import type { PeopleStore } from './ports/people-store.js';
 import type { EmbedStore } from './ports/embed-store.js';
 import { timedCalls, type Metrics, type MetricsExposition } from './ports/metrics.js';
-import type { EventStore } from './ports/event-store.js';
+import type { EventStore, TableRows } from './ports/event-store.js';
 import type { CommitLock } from './ports/commit-lock.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { UsageLedger } from './ports/usage-ledger.js';
@@ -90,6 +90,8 @@ export interface LifecycleStores {
   store: LifecycleStore;
   /** the running server's store through its admin socket, or the store opened here */
   via: 'server' | 'store';
+  /** the store's rows per table and server (EventStore.tableRows), when the store was opened here */
+  tableRows?: () => Promise<TableRows[]>;
   close(): Promise<void>;
 }
 
@@ -116,7 +118,8 @@ export async function openLifecycleStores(config: Pick<Config, 'dataDir' | 'cont
         await control.close();
       }
     };
-    return { control, store: backend.store, via: 'store', close };
+    const rows = backend.store.tableRows?.bind(backend.store);
+    return { control, store: backend.store, via: 'store', ...(rows ? { tableRows: rows } : {}), close };
   } catch (err) {
     await control.close();
     throw err;

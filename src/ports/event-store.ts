@@ -120,6 +120,12 @@ export interface RemovedData {
   byMonth: { month: Month; events: number }[];
 }
 
+/** One server's tables and their rows (EventStore.tableRows). */
+export interface TableRows {
+  server: string;
+  tables: Record<string, number>;
+}
+
 /** What undoImport removed: events per (site, UTC month). */
 export interface UndoneImport {
   importId: string;
@@ -181,6 +187,12 @@ export interface EventStore {
   undoImport(importId: string): Promise<UndoneImport>;
   /** Events stored per (site, month) for every listed site and month (0 when none), sites first, in the order given. */
   eventCounts(query: { siteIds: readonly string[]; months: readonly Month[] }): Promise<EventCount[]>;
+  /**
+   * Rows stored per table of the store, per server (DuckDB: one, `duckdb`; ClickHouse: `shard N`), as
+   * they are stored (ClickHouse's include rows of older generations a read does not see): what a restored
+   * backup must hold again (`footfall stats`). Optional: stores of tests need not count.
+   */
+  tableRows?(): Promise<TableRows[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,13 +7,15 @@ import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
-import { migrateToLatest } from '../migrate.js';
+import { migrateToLatest, type MigrationHook } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
+import { CONTROL_TABLES, countRows } from '../table-rows.js';
 import type { ControlPlane } from '../sqlite/open.js';
 import { postgresCommitLock } from '../commit-lock.js';
 import { ControlPlaneUnavailableError } from '../../domain/errors.js';
 import { isPostgresUnavailable } from '../db-errors.js';
 import {
+  appliedMigrationNames,
   createPostgresPool,
   currentSchema,
   isCurrentSchema,
@@ -23,40 +25,16 @@ import {
   type PostgresPoolOptions,
 } from './pool.js';
 
-/** Every table of ours, which gets the "C" collation: a table added to ControlDB fails to compile until listed. */
-const TABLE_SET: Record<keyof ControlDB, true> = {
-  workspaces: true,
-  workspace_plans: true,
-  sites: true,
-  site_hostnames: true,
-  tenants: true,
-  goals: true,
-  tokens: true,
-  secrets: true,
-  usage: true,
-  reservations: true,
-  users: true,
-  memberships: true,
-  invitations: true,
-  user_links: true,
-  sessions: true,
-  sign_in_failures: true,
-  workspace_domains: true,
-  domain_owners: true,
-  site_hostname_patterns: true,
-  released_hostnames: true,
-  embed_keys: true,
-  share_links: true,
-  pending_site_deletions: true,
-  job_leases: true,
-};
-const TABLES = Object.keys(TABLE_SET);
+/** Every table of ours, which gets the "C" collation. */
+const TABLES: readonly string[] = CONTROL_TABLES;
 
 export interface PostgresControlPlaneOptions extends PostgresPoolOptions {
   clock?: Clock;
   random?: RandomBytes;
   /** how long an unsettled reservation is held (UsageLedgerOptions.leaseMs) */
   leaseMs?: number;
+  /** tests: called inside each migration this open runs (MigrationHook) */
+  migrationHook?: MigrationHook;
 }
 
 /** Connects, brings the schema to the latest migration, and hands back the stores. */
@@ -72,7 +50,13 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
         // Always pinned to one schema: unpinned, Kysely takes its bookkeeping tables of ANY schema of the
         // database (another app's, another footfall's) for ours, skips creating them, then fails.
         const schema = opts.schema ?? (await currentSchema(conn));
-        await migrateDespiteForeignDrops(() => migrateToLatest(conn, schema), schema);
+        const where = `the PostgreSQL control plane (schema "${schema}" at ${redact(url)})`;
+        // Kysely's Migrator runs every migration it applies in one transaction of this connection.
+        await migrateDespiteForeignDrops(
+          async () =>
+            migrateToLatest(conn, { schema, applied: await appliedMigrationNames(conn, schema), hook: opts.migrationHook, where }),
+          schema,
+        );
         await useBinaryCollation(conn, TABLES);
       });
   } catch (err) {
@@ -102,6 +86,7 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     embeds: new KyselyEmbedStore(db, stores),
     commitLock: postgresCommitLock(db),
     lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
+    tableRows: () => countRows(db),
     close,
   };
 }

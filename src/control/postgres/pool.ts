@@ -1,7 +1,15 @@
 // The PostgreSQL side of the control plane: the connection pool and the migration lock. This is the
 // one place with PostgreSQL-only SQL.
 import pg from 'pg';
-import { sql, type Kysely, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  sql,
+  type Kysely,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+} from 'kysely';
 import { ControlPlaneUnavailableError } from '../../domain/errors.js';
 import { postgresFault } from '../db-errors.js';
 import { isLatestSchema } from '../migrate.js';
@@ -133,6 +141,17 @@ export async function isCurrentSchema<DB>(db: Kysely<DB>, tables: readonly strin
     if (code === '42P01' || code === '3F000') return false;
     throw err;
   }
+}
+
+/** The migrations `schema`'s bookkeeping table lists as applied; [] when it has none yet. */
+export async function appliedMigrationNames<DB>(conn: Kysely<DB>, schema: string): Promise<string[]> {
+  const { rows } = await sql<{ found: boolean }>`
+    select exists (select 1 from information_schema.tables where table_schema = ${schema} and table_name = ${DEFAULT_MIGRATION_TABLE}) as found`.execute(
+    conn,
+  );
+  if (!rows[0]?.found) return [];
+  const names = await sql<{ name: string }>`select name from ${sql.id(schema, DEFAULT_MIGRATION_TABLE)}`.execute(conn);
+  return names.rows.map((r) => r.name);
 }
 
 /**

@@ -1,4 +1,5 @@
 // The embedded control plane: catalog and usage ledger on one SQLite file (':memory:' for tests).
+import path from 'node:path';
 import { Kysely } from 'kysely';
 import type { CatalogStore } from '../../ports/catalog-store.js';
 import type { EmbedStore } from '../../ports/embed-store.js';
@@ -13,8 +14,9 @@ import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
-import { isLatestSchema, migrateToLatest } from '../migrate.js';
+import { isLatestSchema, migrateToLatest, type MigrationHook } from '../migrate.js';
 import type { ControlDB } from '../schema.js';
+import { countRows } from '../table-rows.js';
 import {
   appliedMigrations,
   createSqliteDialect,
@@ -36,6 +38,8 @@ export interface ControlPlane {
   commitLock: CommitLock;
   /** site and workspace removal, pending event-store deletions, the daily purge's lease */
   lifecycle: LifecycleControl;
+  /** rows per table (`footfall stats`) */
+  tableRows(): Promise<Record<string, number>>;
   /** Closes the database; safe to call more than once (catalog.close() does the same). */
   close(): Promise<void>;
 }
@@ -45,6 +49,8 @@ export interface ControlPlaneOptions {
   random?: RandomBytes;
   /** how long an unsettled reservation is held (UsageLedgerOptions.leaseMs) */
   leaseMs?: number;
+  /** tests: called inside each migration this open runs (MigrationHook) */
+  migrationHook?: MigrationHook;
 }
 
 export async function openSqliteControlPlane(file: string, opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
@@ -54,8 +60,12 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
   const close = () => (closing ??= db.destroy());
   try {
     // Every command opens this file: one read under the lock tells whether there is anything to migrate.
+    // Kysely's Migrator opens no transaction on SQLite (its adapter has no transactional DDL): this
+    // BEGIN IMMEDIATE holds every migration of the run, so a failure or a kill leaves none of them.
     await withWriteLock(raw, async () => {
-      if (!isLatestSchema(appliedMigrations(raw))) await migrateToLatest(db);
+      const applied = appliedMigrations(raw);
+      if (!isLatestSchema(applied))
+        await migrateToLatest(db, { applied, hook: opts.migrationHook, where: `the control plane ${path.resolve(file)}` });
     });
   } catch (err) {
     await close();
@@ -88,6 +98,7 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
     embeds: new KyselyEmbedStore(db, stores),
     commitLock: inProcessCommitLock(),
     lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
+    tableRows: () => countRows(db),
     close,
   };
 }

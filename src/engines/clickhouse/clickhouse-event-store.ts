@@ -22,6 +22,7 @@ import {
   type Reidentify,
   type RemovedData,
   type SiteCoverage,
+  type TableRows,
   type UndoneImport,
 } from '../../ports/event-store.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
@@ -151,6 +152,19 @@ export class ClickHouseEventStore implements EventStore {
   async ping(): Promise<void> {
     this.assertOpen();
     await Promise.all(this.p.shards.map((s) => s.node.query('SELECT 1 AS ok')));
+  }
+
+  /** The active parts' rows of each table on each server (scratch tables of imports under way left out). */
+  async tableRows(): Promise<TableRows[]> {
+    this.assertOpen();
+    const out: TableRows[] = [];
+    for (const s of this.p.shards) {
+      const rows = await s.node.query<{ table: string; n: number }>(
+        `SELECT table, sum(rows) AS n FROM system.parts WHERE database = currentDatabase() AND active AND NOT startsWith(table, ${lit(SCRATCH_PREFIX)}) GROUP BY table ORDER BY table`,
+      );
+      out.push({ server: `shard ${s.num}`, tables: Object.fromEntries(rows.map((r) => [r.table, Number(r.n)])) });
+    }
+    return out;
   }
 
   async close(): Promise<void> {

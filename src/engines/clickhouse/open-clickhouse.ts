@@ -10,6 +10,8 @@ import { backfillActions, prepareActionsBackfill } from './clickhouse-actions-ro
 import { addLifecycleColumns, backfillCounts, finishLifecycle } from './clickhouse-lifecycle.js';
 import { ident, serverDdl, tableLayout, type TableLayout } from './schema.js';
 import { parseClickHouseUrl, redactClickHouseUrl } from './url.js';
+import { recordVersion, refuseNewerDatabase } from './schema-version.js';
+import { DataNewerThanCodeError } from '../../domain/release.js';
 import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 
 export class EventStoreUnavailableError extends Error {
@@ -63,6 +65,8 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
   let countsBackfill = false;
   try {
     nums = target.cluster ? await checkCluster(admin, target.cluster) : [1];
+    // before anything is written to any server: a database a newer footfall wrote is not this code's to change
+    for (const n of admin) await refuseNewerDatabase(n, target.database);
     for (const n of admin) await checkLayout(n, target.database, layout);
     backfill = [];
     for (const n of admin) backfill.push(await prepareActionsBackfill(n, target.database, layout));
@@ -71,7 +75,7 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
     for (const n of admin) await dropStaleScratch(n, target.database);
   } catch (err) {
     await closeAll();
-    if (err instanceof ClickHouseSetupError) throw err;
+    if (err instanceof ClickHouseSetupError || err instanceof DataNewerThanCodeError) throw err;
     if (errorCode(err) === undefined)
       throw new EventStoreUnavailableError(
         `cannot reach the ClickHouse events store at ${redactClickHouseUrl(url)}: ${(err as Error).message}`,
@@ -91,6 +95,8 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
     if (countsBackfill) await backfillCounts(parts);
     // purges and deletions a process that died left unfinished
     await finishLifecycle(parts);
+    // every step above done: the database is of this code's layout
+    for (const n of nodes) await recordVersion(n, target.database);
   } catch (err) {
     await closeAll();
     throw err;

@@ -20,9 +20,11 @@ import {
   type Reidentify,
   type RemovedData,
   type SiteCoverage,
+  type TableRows,
   type UndoneImport,
 } from '../../ports/event-store.js';
-import { EVENTS_DDL, META_DDL, SCHEMA_VERSION, SESSIONS_DDL, STAGE_DDL } from './schema.js';
+import { EVENTS_DDL, META_DDL, SESSIONS_DDL, STAGE_DDL } from './schema.js';
+import { recordSchemaVersion, refuseNewerStore } from './schema-version.js';
 import { ensureRollups } from './rollups.js';
 import { COMMIT_GROUP_ROWS } from './import-commit.js';
 import { openDuckDbInstance, type DuckDbLimits, type OpenedInstance } from './duckdb-instance.js';
@@ -63,12 +65,14 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
   let liveFrom: number | null;
   let liveSites: Set<string>;
   try {
+    // before anything is written: a store a newer footfall wrote is not this code's to change
+    await refuseNewerStore(conn, opts.file === ':memory:' ? opts.file : path.resolve(opts.file));
     await conn.run(EVENTS_DDL);
     await conn.run(SESSIONS_DDL);
     await conn.run(META_DDL);
     await ensureLifecycleTables(conn);
-    await conn.run(`INSERT INTO footfall_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING`, [String(SCHEMA_VERSION)]);
     await ensureRollups(conn);
+    await recordSchemaVersion(conn);
     liveFrom = await readLiveFrom(conn);
     liveSites = await liveSitesOf(conn, liveFrom);
   } catch (err) {
@@ -284,6 +288,21 @@ export class DuckDbEventStore implements EventStore {
   async ping(): Promise<void> {
     this.assertOpen();
     await this.conn.run('SELECT 1');
+  }
+
+  async tableRows(): Promise<TableRows[]> {
+    this.assertOpen();
+    const names = (
+      await this.conn.runAndReadAll(
+        'SELECT table_name FROM duckdb_tables() WHERE NOT temporary AND database_name = current_database() ORDER BY table_name',
+      )
+    ).getRowsJS();
+    const tables: Record<string, number> = {};
+    for (const [name] of names) {
+      const r = await this.conn.runAndReadAll(`SELECT count(*) FROM "${String(name).replaceAll('"', '""')}"`);
+      tables[String(name)] = Number(r.getRowsJS()[0]?.[0] ?? 0);
+    }
+    return [{ server: 'duckdb', tables }];
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,11 @@
 import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
 import { ACTION_IDENTITY } from '../sql/rollup-tables.js';
 
+/**
+ * The store's layout, recorded in footfall_meta (schema-version.ts). Bump it with a release whose store
+ * an older footfall would read wrong: that older code then refuses the store instead of changing it.
+ * CHANGELOG.md says what each release changes in the data.
+ */
 export const SCHEMA_VERSION = 1;
 
 /** DuckDB type of each EventRow field (staging and events share them). */
