@@ -67,40 +67,59 @@ const BEHIND_LOG_EVERY_MS = 60_000;
 /** loads whose durations the rest looks at */
 const RECENT_LOADS = 3;
 
-export class Loader {
-  private position = 0;
-  /** the next look at the spool (schedule()) */
-  private timer: NodeJS.Timeout | null = null;
-  private timerAt = Infinity;
-  /** when the oldest record not yet taken by a load was accepted (null: none) */
-  private oldestAt: number | null = null;
-  /**
-   * when the oldest record not yet loaded was accepted (null: none): unlike oldestAt it holds while
-   * a load has taken the record and not committed it, and after a failed load
-   */
-  private unloadedSince: number | null = null;
-  /** how long the last loads took (newest last), and when the last one ended: the rest follows them */
-  private loadMs: number[] = [];
-  private lastEndAt = 0;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private failures = 0;
-  /** records accepted (or replayed) and not yet loaded */
-  private waiting = 0;
-  private retryAt = 0;
-  private stopped = false;
-  /** on the way out: load until nothing waits */
-  private draining = false;
+/** The loader's settings: its options with their defaults. */
+type LoaderSettings = Required<Pick<LoaderOptions, 'intervalMs' | 'readableWithinMs' | 'triggerRecords' | 'maxBatch' | 'behindMs'>>;
+
+/** Everything the loader keeps between calls, in one place, by what it is about. */
+interface LoaderState {
+  /** everything before this spool position is in the store */
+  position: number;
   /** records committed by this loader */
-  private committed = 0;
+  committed: number;
+  backlog: {
+    /** records accepted (or replayed) and not yet loaded */
+    waiting: number;
+    /** when the oldest record not yet taken by a load was accepted (null: none) */
+    oldestAt: number | null;
+    /**
+     * when the oldest record not yet loaded was accepted (null: none): unlike oldestAt it holds while
+     * a load has taken the record and not committed it, and after a failed load
+     */
+    unloadedSince: number | null;
+  };
+  pace: {
+    /** how long the last loads took (newest last), and when the last one ended: the rest follows them */
+    loadMs: number[];
+    lastEndAt: number;
+    /** failed loads in a row, and when the next may try (backoff) */
+    failures: number;
+    retryAt: number;
+  };
+  /** the next look at the spool (schedule()) */
+  timer: { handle: NodeJS.Timeout | null; at: number };
+  run: {
+    /** the load under way, and whether another should follow it at once */
+    running: Promise<void> | null;
+    again: boolean;
+    stopped: boolean;
+    /** on the way out: load until nothing waits */
+    draining: boolean;
+  };
   /** since when accepted records have waited longer than behindMs (null: they do not), and the last warning */
-  private behindSince: number | null = null;
-  private behindWarnedAt = -Infinity;
-  private readonly intervalMs: number;
-  private readonly readableWithinMs: number;
-  private readonly triggerRecords: number;
-  private readonly maxBatch: number;
-  private readonly behindMs: number;
+  lag: { behindSince: number | null; warnedAt: number };
+}
+
+export class Loader {
+  private readonly s: LoaderState = {
+    position: 0,
+    committed: 0,
+    backlog: { waiting: 0, oldestAt: null, unloadedSince: null },
+    pace: { loadMs: [], lastEndAt: 0, failures: 0, retryAt: 0 },
+    timer: { handle: null, at: Infinity },
+    run: { running: null, again: false, stopped: false, draining: false },
+    lag: { behindSince: null, warnedAt: -Infinity },
+  };
+  private readonly settings: LoaderSettings;
 
   constructor(
     private readonly spool: Spool,
@@ -108,24 +127,26 @@ export class Loader {
     private readonly events: LoaderEvents = {},
     private readonly opts: LoaderOptions = {},
   ) {
-    this.intervalMs = opts.intervalMs ?? 2000;
-    this.readableWithinMs = opts.readableWithinMs ?? 3000;
-    this.triggerRecords = opts.triggerRecords ?? 10_000;
-    this.maxBatch = opts.maxBatch ?? 100_000;
-    this.behindMs = opts.behindMs ?? 5000;
+    this.settings = {
+      intervalMs: opts.intervalMs ?? 2000,
+      readableWithinMs: opts.readableWithinMs ?? 3000,
+      triggerRecords: opts.triggerRecords ?? 10_000,
+      maxBatch: opts.maxBatch ?? 100_000,
+      behindMs: opts.behindMs ?? 5000,
+    };
   }
 
   /** Finds the checkpoint, reports the records of earlier runs still to load, and starts the timer. */
   async start(): Promise<void> {
-    this.position = (await this.store.checkpoint(this.spool.id)) ?? (await this.spool.firstPosition());
+    this.s.position = (await this.store.checkpoint(this.spool.id)) ?? (await this.spool.firstPosition());
     if (this.events.replayed) {
-      for (let at = this.position; ; ) {
+      for (let at = this.s.position; ; ) {
         const { records, next } = await this.spool.read(at, 50_000);
         for (const r of records) this.events.replayed(r);
-        this.waiting += records.length;
+        this.s.backlog.waiting += records.length;
         if (records.length) {
-          this.oldestAt ??= Date.now();
-          this.unloadedSince ??= this.oldestAt;
+          this.s.backlog.oldestAt ??= Date.now();
+          this.s.backlog.unloadedSince ??= this.s.backlog.oldestAt;
         }
         if (records.length === 0 || next === at) break;
         at = next;
@@ -136,12 +157,12 @@ export class Loader {
 
   /** The collector calls this for each record it spooled. */
   accepted(): void {
-    this.waiting++;
-    const first = this.oldestAt === null;
-    if (first) this.oldestAt = Date.now();
-    this.unloadedSince ??= this.oldestAt;
+    this.s.backlog.waiting++;
+    const first = this.s.backlog.oldestAt === null;
+    if (first) this.s.backlog.oldestAt = Date.now();
+    this.s.backlog.unloadedSince ??= this.s.backlog.oldestAt;
     // (the load under way, if any, schedules the next when it ends)
-    if (!this.running && (first || this.waiting === this.triggerRecords)) this.schedule();
+    if (!this.s.run.running && (first || this.s.backlog.waiting === this.settings.triggerRecords)) this.schedule();
   }
 
   /**
@@ -149,43 +170,46 @@ export class Loader {
    * cannot spare (the next load may take as long as the longest of the last few).
    */
   private restMs(): number {
-    const last = this.loadMs.at(-1) ?? 0;
-    return Math.max(0, Math.min(last, this.readableWithinMs - last - Math.max(0, ...this.loadMs)));
+    const last = this.s.pace.loadMs.at(-1) ?? 0;
+    return Math.max(0, Math.min(last, this.settings.readableWithinMs - last - Math.max(0, ...this.s.pace.loadMs)));
   }
 
   /** When the next load is due (Infinity: nothing waits). */
   private dueAt(): number {
-    if (this.oldestAt === null && this.waiting === 0) return Infinity;
-    const wanted = this.waiting >= this.triggerRecords ? 0 : (this.oldestAt ?? this.lastEndAt) + this.intervalMs;
-    return Math.max(wanted, this.lastEndAt + this.restMs(), this.retryAt);
+    if (this.s.backlog.oldestAt === null && this.s.backlog.waiting === 0) return Infinity;
+    const wanted =
+      this.s.backlog.waiting >= this.settings.triggerRecords
+        ? 0
+        : (this.s.backlog.oldestAt ?? this.s.pace.lastEndAt) + this.settings.intervalMs;
+    return Math.max(wanted, this.s.pace.lastEndAt + this.restMs(), this.s.pace.retryAt);
   }
 
   /** Arms the timer for the next due load (or loads now). */
   private schedule(): void {
-    if (this.stopped || this.running) return;
+    if (this.s.run.stopped || this.s.run.running) return;
     const at = this.dueAt();
-    if (at === Infinity || at >= this.timerAt) return;
+    if (at === Infinity || at >= this.s.timer.at) return;
     const now = Date.now();
     if (at <= now) return void this.kick();
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
+    if (this.s.timer.handle) clearTimeout(this.s.timer.handle);
+    this.s.timer.at = at;
+    this.s.timer.handle = setTimeout(() => {
+      this.s.timer.handle = null;
+      this.s.timer.at = Infinity;
       if (this.dueAt() <= Date.now()) void this.kick();
       else this.schedule();
     }, at - now);
-    this.timer.unref();
+    this.s.timer.handle.unref();
   }
 
   /** Everything before this position is in the store. */
   get loadedUpTo(): number {
-    return this.position;
+    return this.s.position;
   }
 
   /** What waits to become readable: operators watch it against the 5 s readability aim. */
   get backlog(): LoaderBacklog {
-    return { waiting: this.waiting, oldestAcceptedAt: this.waiting > 0 ? this.unloadedSince : null };
+    return { waiting: this.s.backlog.waiting, oldestAcceptedAt: this.s.backlog.waiting > 0 ? this.s.backlog.unloadedSince : null };
   }
 
   /** How long the oldest record not yet loaded has waited at `now` (0: none waits); never short of the truth. */
@@ -196,85 +220,89 @@ export class Loader {
 
   /** Loads now (or right after the load under way); resolves when that load is done. */
   kick(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
+    if (this.s.run.stopped) return Promise.resolve();
+    if (this.s.run.running) {
+      this.s.run.again = true;
+      return this.s.run.running;
     }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.timerAt = Infinity;
-    this.running = this.loop().finally(() => {
-      this.running = null;
+    if (this.s.timer.handle) clearTimeout(this.s.timer.handle);
+    this.s.timer.handle = null;
+    this.s.timer.at = Infinity;
+    this.s.run.running = this.loop().finally(() => {
+      this.s.run.running = null;
       this.schedule();
     });
-    return this.running;
+    return this.s.run.running;
   }
 
   private async loop(): Promise<void> {
     do {
-      this.again = false;
-      if (Date.now() < this.retryAt) return;
-      if (this.stopped) return;
+      this.s.run.again = false;
+      if (Date.now() < this.s.pace.retryAt) return;
+      if (this.s.run.stopped) return;
       const started = Date.now();
       try {
-        const from = this.position;
+        const from = this.s.position;
         const more = await this.loadOnce();
-        if (this.position !== from) {
-          this.lastEndAt = Date.now();
-          this.loadMs = [...this.loadMs.slice(-(RECENT_LOADS - 1)), this.lastEndAt - started];
-          this.events.loadEnded?.((this.lastEndAt - started) / 1000, true);
+        if (this.s.position !== from) {
+          this.s.pace.lastEndAt = Date.now();
+          this.s.pace.loadMs = [...this.s.pace.loadMs.slice(-(RECENT_LOADS - 1)), this.s.pace.lastEndAt - started];
+          this.events.loadEnded?.((this.s.pace.lastEndAt - started) / 1000, true);
         }
-        this.failures = 0;
-        this.retryAt = 0;
-        if (more) this.again = true;
+        this.s.pace.failures = 0;
+        this.s.pace.retryAt = 0;
+        if (more) this.s.run.again = true;
       } catch (err) {
-        this.failures++;
+        this.s.pace.failures++;
         this.events.loadEnded?.((Date.now() - started) / 1000, false);
         // A store that is down is retried with backoff; the spool keeps everything meanwhile.
-        const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 8)) * (0.5 + Math.random() / 2);
-        this.retryAt = Date.now() + wait;
+        const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.s.pace.failures, 8)) * (0.5 + Math.random() / 2);
+        this.s.pace.retryAt = Date.now() + wait;
         this.opts.log?.warn(
-          { err, failures: this.failures, retry_in_ms: Math.round(wait) },
+          { err, failures: this.s.pace.failures, retry_in_ms: Math.round(wait) },
           'collection loader: import failed; the events stay in the spool',
         );
         this.reportLag();
         return;
       }
       this.reportLag();
-    } while (this.again && !this.stopped);
+    } while (this.s.run.again && !this.s.run.stopped);
   }
 
   /** After each load: says when accepted records wait longer than behindMs, and when they no longer do. */
   private reportLag(): void {
     const now = Date.now();
     const lagMs = this.lagMs(now);
-    if (lagMs > this.behindMs) {
-      this.behindSince ??= now;
-      if (now - this.behindWarnedAt < BEHIND_LOG_EVERY_MS) return;
-      this.behindWarnedAt = now;
+    if (lagMs > this.settings.behindMs) {
+      this.s.lag.behindSince ??= now;
+      if (now - this.s.lag.warnedAt < BEHIND_LOG_EVERY_MS) return;
+      this.s.lag.warnedAt = now;
       this.opts.log?.warn(
-        { lag_s: Math.round(lagMs / 100) / 10, waiting: this.waiting, last_load_s: Math.round((this.loadMs.at(-1) ?? 0) / 100) / 10 },
-        `collection loader: accepted events wait more than ${this.behindMs / 1000} s to become readable (loads take longer than events arrive; see footfall_collection_lag_seconds)`,
+        {
+          lag_s: Math.round(lagMs / 100) / 10,
+          waiting: this.s.backlog.waiting,
+          last_load_s: Math.round((this.s.pace.loadMs.at(-1) ?? 0) / 100) / 10,
+        },
+        `collection loader: accepted events wait more than ${this.settings.behindMs / 1000} s to become readable (loads take longer than events arrive; see footfall_collection_lag_seconds)`,
       );
-    } else if (this.behindSince !== null && lagMs <= this.behindMs / 2) {
+    } else if (this.s.lag.behindSince !== null && lagMs <= this.settings.behindMs / 2) {
       // half the bound, so that a loader hovering at it does not say so at every load
       this.opts.log?.info?.(
-        { behind_s: Math.round((now - this.behindSince) / 100) / 10 },
+        { behind_s: Math.round((now - this.s.lag.behindSince) / 100) / 10 },
         'collection loader: caught up; accepted events become readable within seconds again',
       );
-      this.behindSince = null;
-      this.behindWarnedAt = -Infinity;
+      this.s.lag.behindSince = null;
+      this.s.lag.warnedAt = -Infinity;
     }
   }
 
   /** One import of the waiting records; true when more were left for another. */
   private async loadOnce(): Promise<boolean> {
     // what is accepted from now on waits for the next load (what this read takes, it takes)
-    this.oldestAt = null;
+    this.s.backlog.oldestAt = null;
     const durable = this.spool.durableEnd;
-    const { records, next } = await this.spool.read(this.position, this.maxBatch);
-    if (next === this.position) return false;
+    const { records, next } = await this.spool.read(this.s.position, this.settings.maxBatch);
+    if (next === this.s.position) return false;
     const end = next;
     let ndjson = '';
     let events = 0;
@@ -302,20 +330,20 @@ export class Loader {
       if (stored === null || stored < end) throw err;
       result = { imported: 0, duplicates: 0, days: [] };
     }
-    this.position = end;
-    this.committed += records.length;
-    this.waiting = Math.max(0, this.waiting - records.length);
-    const more = records.length >= this.maxBatch || next < durable;
+    this.s.position = end;
+    this.s.committed += records.length;
+    this.s.backlog.waiting = Math.max(0, this.s.backlog.waiting - records.length);
+    const more = records.length >= this.settings.maxBatch || next < durable;
     // What waits now was accepted since this load began (oldestAt), unless it left some from before.
-    if (this.waiting === 0) this.unloadedSince = null;
-    else if (!more) this.unloadedSince = this.oldestAt ?? this.unloadedSince;
+    if (this.s.backlog.waiting === 0) this.s.backlog.unloadedSince = null;
+    else if (!more) this.s.backlog.unloadedSince = this.s.backlog.oldestAt ?? this.s.backlog.unloadedSince;
     this.events.loaded?.(end, result);
     await this.spool
       .release(end)
       .catch((err: unknown) => this.opts.log?.warn({ err }, 'collection loader: could not delete a loaded spool segment'));
     // A backlog (a read stops at the end of each segment, and at maxBatch) goes on at once; otherwise
     // the next load waits for schedule().
-    return more || (this.draining && records.length > 0);
+    return more || (this.s.run.draining && records.length > 0);
   }
 
   /**
@@ -325,30 +353,30 @@ export class Loader {
    * the rest, from the checkpoint on).
    */
   async drain(stopping: () => boolean = () => false): Promise<{ done: boolean; records: number }> {
-    this.position = (await this.store.checkpoint(this.spool.id)) ?? (await this.spool.firstPosition());
-    this.draining = true;
-    const before = this.committed;
+    this.s.position = (await this.store.checkpoint(this.spool.id)) ?? (await this.spool.firstPosition());
+    this.s.run.draining = true;
+    const before = this.s.committed;
     for (;;) {
-      if (stopping()) return { done: false, records: this.committed - before };
-      const at = this.position;
+      if (stopping()) return { done: false, records: this.s.committed - before };
+      const at = this.s.position;
       await this.loadOnce();
-      if (this.position === at) return { done: true, records: this.committed - before };
+      if (this.s.position === at) return { done: true, records: this.s.committed - before };
     }
   }
 
   /** Stops the timer and waits for the load under way; with `flush`, first loads what is waiting (once). */
   async stop(opts: { flush?: boolean } = {}): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.timerAt = Infinity;
-    if (opts.flush && !this.stopped) {
-      this.retryAt = 0;
-      this.draining = true;
+    if (this.s.timer.handle) clearTimeout(this.s.timer.handle);
+    this.s.timer.handle = null;
+    this.s.timer.at = Infinity;
+    if (opts.flush && !this.s.run.stopped) {
+      this.s.pace.retryAt = 0;
+      this.s.run.draining = true;
       await this.kick();
     }
-    this.stopped = true;
-    while (this.running) await this.running.catch(() => undefined);
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.s.run.stopped = true;
+    while (this.s.run.running) await this.s.run.running.catch(() => undefined);
+    if (this.s.timer.handle) clearTimeout(this.s.timer.handle);
+    this.s.timer.handle = null;
   }
 }
