@@ -5,50 +5,26 @@ import {
   CatalogError,
   type CatalogStore,
   type Goal,
-  type NewSite,
   type Site,
-  type SiteOwnership,
   type Tenant,
   type TenantStatus,
   type Token,
   type Workspace,
 } from '../ports/catalog-store.js';
-import {
-  apiPolicyFor,
-  hasApiAccess,
-  planLimitsFor,
-  validateApiPolicyOverrides,
-  type ApiPolicyOverrides,
-  type PlanId,
-} from '../domain/plans.js';
+import { apiPolicyFor, hasApiAccess, validateApiPolicyOverrides, type ApiPolicyOverrides, type PlanId } from '../domain/plans.js';
 import type { TokenScope } from '../domain/access.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
-import { countOf, lockWorkspace } from './workspace-lock.js';
-import { refuseTakenHostnames } from './site-hostnames.js';
-import { checkOwnershipRequest, claimInTransaction, markDomainVerified } from './site-ownership.js';
-import { siteOwnerships } from './site-ownership-records.js';
-import { siteIdByProvenDomain } from './site-routing.js';
+import { markDomainVerified } from './site-ownership.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
 import * as manage from './catalog-management.js';
+import * as sites from './catalog-sites.js';
 import { kyselyRunner, queryTemplate, type RunQuery } from './query-template.js';
 import { admissionReads, type AdmissionReads } from './admission-reads.js';
 import { insertWorkspace, planHistory } from './workspace-plans.js';
-import type { ControlDB, GoalsTable, SitesTable, TenantsTable, TokensTable } from './schema.js';
-import {
-  checkGoal,
-  checkIdList,
-  checkInstant,
-  checkName,
-  checkPlan,
-  checkProfile,
-  checkScopes,
-  checkSiteStatus,
-  checkSlug,
-  checkTenantStatus,
-  normalizeHostnames,
-} from './validation.js';
+import type { ControlDB, GoalsTable, TenantsTable, TokensTable } from './schema.js';
+import { checkGoal, checkIdList, checkInstant, checkName, checkPlan, checkScopes, checkSlug, checkTenantStatus } from './validation.js';
 
 export interface ControlStoreOptions {
   clock?: Clock;
@@ -74,6 +50,13 @@ export class KyselyCatalogStore implements CatalogStore {
     this.run = opts.runner ? opts.runner(kyselyRunner(db)) : kyselyRunner(db);
     this.admission = admissionReads(db, this.run);
     this.manage = { db, now: () => this.clock.now(), random: this.random, getSite: (id) => this.getSite(id) };
+    this.sites = {
+      db,
+      random: this.random,
+      now: () => this.now(),
+      requireWorkspace: (id) => this.requireWorkspace(id),
+      getSite: (id) => this.getSite(id),
+    };
   }
 
   private readonly run: RunQuery;
@@ -115,6 +98,7 @@ export class KyselyCatalogStore implements CatalogStore {
   }
 
   private readonly manage: manage.ManageContext;
+  private readonly sites: sites.SitesContext;
 
   listWorkspaces = () => manage.listWorkspaces(this.manage);
   updateWorkspace: CatalogStore['updateWorkspace'] = (id, patch) => manage.updateWorkspace(this.manage, id, patch);
@@ -149,62 +133,7 @@ export class KyselyCatalogStore implements CatalogStore {
     return site;
   }
 
-  async createSite(input: NewSite): Promise<Site> {
-    const name = checkName('site name', input.name);
-    const hostnames = normalizeHostnames(input.hostnames);
-    const profile = checkProfile(input.collectionProfile);
-    const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
-    const status = checkSiteStatus(input.status ?? 'ACTIVE');
-    const ws = await this.requireWorkspace(input.workspaceId);
-    const { scope, patterns } = await checkOwnershipRequest(this.db, input.workspaceId, input);
-    await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
-    const limit = planLimitsFor(ws.plan, ws.apiPolicy).max_sites;
-
-    const row: SitesTable = {
-      id: newId('site', this.random),
-      workspace_id: input.workspaceId,
-      name,
-      status,
-      collection_profile: profile,
-      profile_effective_at: effectiveAt,
-      created_at: this.now(),
-      // set by the claim below, once the scope is known to be free
-      domain_scope: null,
-    };
-    try {
-      // The workspace row first: the transaction then holds the write lock (SQLite) or the row lock
-      // (PostgreSQL) before it counts, so two creations cannot both take the last place.
-      await this.db.transaction().execute(async (trx) => {
-        await lockWorkspace(trx, ws.id);
-        if (limit !== null) {
-          const used = await countOf(trx, 'sites', ws.id);
-          if (used >= limit)
-            throw new CatalogError(
-              'SITE_LIMIT_REACHED',
-              `the ${ws.plan} plan of workspace ${ws.id} includes ${limit} sites and all are in use`,
-              { limit, used },
-            );
-        }
-        await trx.insertInto('sites').values(row).execute();
-        await claimInTransaction(
-          trx,
-          { workspaceId: row.workspace_id, siteId: row.id, hostnames, scope: scope ?? undefined, patterns },
-          row.created_at,
-          this.random,
-        );
-        await trx
-          .insertInto('site_hostnames')
-          .values(hostnames.map((hostname, ordinal) => ({ hostname, site_id: row.id, ordinal })))
-          .execute();
-      });
-    } catch (err) {
-      // Another writer registered one of the hostnames between the check and the insert.
-      if (!isUniqueViolation(err)) throw err;
-      await refuseTakenHostnames(this.db, input.workspaceId, hostnames);
-      throw new CatalogError('CONFLICT', 'a hostname of this site was registered at the same time; try again');
-    }
-    return toSite(row, hostnames);
-  }
+  createSite: CatalogStore['createSite'] = (input) => sites.createSite(this.sites, input);
 
   /** One round trip: every request of an analytics route reads its site. */
   async getSite(id: string): Promise<Site | null> {
@@ -215,71 +144,14 @@ export class KyselyCatalogStore implements CatalogStore {
     return toSite(rows[0], hostnames);
   }
 
-  /** Exact hostnames first (one indexed query), then proven patterns and scopes (site-routing.ts). */
-  async findSiteByHostname(hostname: string): Promise<Site | null> {
-    const host = hostname.trim().toLowerCase();
-    if (host === '' || host.length > 257) return null;
-    const bare = host.startsWith('www.') ? host.slice(4) : host;
-    const rows = await this.db
-      .selectFrom('site_hostnames')
-      .select(['hostname', 'site_id'])
-      .where('hostname', 'in', [bare, `www.${bare}`])
-      .execute();
-    // Two sites may hold example.com and www.example.com: the one named exactly wins.
-    const hit = rows.find((r) => r.hostname === host) ?? rows[0];
-    const siteId = hit ? hit.site_id : await siteIdByProvenDomain(this.db, host);
-    return siteId ? this.getSite(siteId) : null;
-  }
-
-  async getSiteOwnership(siteId: string): Promise<SiteOwnership | null> {
-    if (typeof siteId !== 'string') return null;
-    const row = await this.db
-      .selectFrom('sites')
-      .select(['id', 'workspace_id', 'domain_scope'])
-      .where('id', '=', siteId)
-      .executeTakeFirst();
-    return row ? (await siteOwnerships(this.db, [row]))[0] : null;
-  }
-
-  async listSiteOwnership(workspaceId: string): Promise<SiteOwnership[]> {
-    const rows = await this.db
-      .selectFrom('sites')
-      .select(['id', 'workspace_id', 'domain_scope'])
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return siteOwnerships(this.db, rows);
-  }
+  findSiteByHostname: CatalogStore['findSiteByHostname'] = (hostname) => sites.findSiteByHostname(this.sites, hostname);
+  getSiteOwnership: CatalogStore['getSiteOwnership'] = (siteId) => sites.getSiteOwnership(this.sites, siteId);
+  listSiteOwnership: CatalogStore['listSiteOwnership'] = (workspaceId) => sites.listSiteOwnership(this.sites, workspaceId);
 
   markDomainVerified: CatalogStore['markDomainVerified'] = (workspaceId, domain) =>
     markDomainVerified(this.db, workspaceId, domain, this.now());
 
-  async listSites(workspaceId: string): Promise<Site[]> {
-    const rows = await this.db
-      .selectFrom('sites')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    if (rows.length === 0) return [];
-    const hosts = await this.hostnamesOf(rows.map((r) => r.id));
-    return rows.map((r) => toSite(r, hosts.get(r.id) ?? []));
-  }
-
-  private async hostnamesOf(siteIds: string[]): Promise<Map<string, string[]>> {
-    const rows = await this.db
-      .selectFrom('site_hostnames')
-      .select(['site_id', 'hostname'])
-      .where('site_id', 'in', siteIds)
-      .orderBy('site_id')
-      .orderBy('ordinal')
-      .execute();
-    const out = new Map<string, string[]>();
-    for (const r of rows) out.set(r.site_id, [...(out.get(r.site_id) ?? []), r.hostname]);
-    return out;
-  }
+  listSites: CatalogStore['listSites'] = (workspaceId) => sites.listSites(this.sites, workspaceId);
 
   async createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant> {
     const slug = checkSlug(input.slug);

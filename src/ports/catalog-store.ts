@@ -140,7 +140,8 @@ export interface NewSite {
   hostnamePatterns?: string[];
 }
 
-export interface CatalogStore {
+/** Workspaces and their plans over time. */
+export interface WorkspaceCatalog {
   createWorkspace(input: { name: string; plan: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | null>;
   /** Every workspace, oldest first. */
@@ -152,7 +153,10 @@ export interface CatalogStore {
   updateWorkspace(id: string, patch: { name?: string; plan?: PlanId; apiPolicy?: ApiPolicyOverrides }): Promise<Workspace>;
   /** The workspace's plans over time, oldest first: the one it was created with, then every change ([] when unknown). */
   planHistory(workspaceId: string): Promise<PlanChange[]>;
+}
 
+/** Sites, their hostnames, domain scopes and patterns, and the proof of their domains. */
+export interface SiteCatalog {
   /**
    * Throws CatalogError INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED / NOT_FOUND (workspace) /
    * SITE_LIMIT_REACHED (the plan's max_sites, details limit and used), and with a domain scope or
@@ -189,13 +193,19 @@ export interface CatalogStore {
    * INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED.
    */
   updateSite(id: string, patch: SitePatch): Promise<Site>;
+}
 
+/** The tenants of a site. */
+export interface TenantCatalog {
   createTenant(input: { siteId: string; slug: string; name: string; status?: TenantStatus }): Promise<Tenant>;
   getTenant(id: string): Promise<Tenant | null>;
   listTenants(siteId: string): Promise<Tenant[]>;
   /** NOT_FOUND / INVALID / CONFLICT (slug taken in the site). */
   updateTenant(id: string, patch: { slug?: string; name?: string; status?: TenantStatus }): Promise<Tenant>;
+}
 
+/** The goals of a site. */
+export interface GoalCatalog {
   createGoal(input: Omit<Goal, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>): Promise<Goal>;
   listGoals(siteId: string): Promise<Goal[]>;
   getGoal(id: string): Promise<Goal | null>;
@@ -203,7 +213,10 @@ export interface CatalogStore {
   updateGoal(id: string, patch: GoalPatch): Promise<Goal>;
   /** Returns false when no such goal exists. */
   deleteGoal(id: string): Promise<boolean>;
+}
 
+/** API tokens: stored as the sha256 of their secret, read on every request. */
+export interface TokenCatalog {
   /** Stores only sha256(secret). */
   createToken(input: {
     workspaceId: string;
@@ -230,7 +243,14 @@ export interface CatalogStore {
   rotateToken(id: string, secretHash: string): Promise<Token>;
   /** Returns false when no such token exists. */
   revokeToken(id: string, at: string): Promise<boolean>;
+}
 
+/**
+ * The catalog of the control plane (implementation: control/catalog-store.ts over Kysely, SQLite and
+ * PostgreSQL), the seams of its implementation as parts: a use-case that needs one part takes that
+ * part (or a Pick of it) rather than the whole.
+ */
+export interface CatalogStore extends WorkspaceCatalog, SiteCatalog, TenantCatalog, GoalCatalog, TokenCatalog {
   /** A secret kept in the control plane (created on first use), e.g. the visitor-key salt. */
   getOrCreateSecret(name: string): Promise<string>;
 
