@@ -7,6 +7,7 @@ import { registerCatalogCommands } from './catalog-commands.js';
 import { registerImport } from './import.js';
 import { registerDemo } from './demo.js';
 import { registerPurge, registerUsage } from './lifecycle-commands.js';
+import { registerBackup, registerRestore } from './backup-commands.js';
 import { fail } from './output.js';
 
 /** Every command family, in the order `footfall --help` lists them. */
@@ -17,6 +18,8 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerDemo,
   registerPurge,
   registerUsage,
+  registerBackup,
+  registerRestore,
 ];
 
 const program = new Command('footfall')
