@@ -74,8 +74,16 @@ function percentiles(samples: Sample[], from: number, to: number): { requests: n
   return { requests: ms.length, p50_ms: at(0.5), p99_ms: at(0.99) };
 }
 
+/** What the bench reads of `footfall backup --json` and `footfall restore --json`. */
+interface Copied {
+  bytes: number;
+  files: number;
+}
+type BackupJson = { backup: Copied & { counts: { spool_records: Record<string, number> } } };
+type RestoreJson = { restored: Copied };
+
 /** `footfall <args> --json` as a process; resolves with its JSON and its wall time (s). */
-function footfall(args: string[]): Promise<{ json: Record<string, any>; seconds: number }> {
+function footfall<T>(args: string[]): Promise<{ json: T; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [FOOTFALL_BIN, ...args, '--json'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -146,8 +154,8 @@ export async function run(): Promise<BenchRow[]> {
     const auth = { authorization: `Bearer ${token}` };
     const overview = () => fetch(`${s.address}/v1/reports/overview?site_id=${site.id}&from=${from}&to=${to}`, { headers: auth });
     await (await overview()).arrayBuffer(); // the cache holds it from now on
-    const idle = await footfall(['backup', '--data-dir', dataDir, '--out', path.join(root, 'idle')]);
-    const bytes = idle.json.backup.bytes as number;
+    const idle = await footfall<BackupJson>(['backup', '--data-dir', dataDir, '--out', path.join(root, 'idle')]);
+    const bytes = idle.json.backup.bytes;
     log(`backup: ${mb(bytes)} MB backed up in ${idle.seconds.toFixed(1)} s with the server idle`);
     rows.push({
       bench: name,
@@ -186,10 +194,10 @@ export async function run(): Promise<BenchRow[]> {
     const warm = performance.now();
     await new Promise((r) => setTimeout(r, 3000 + BASELINE_S * 1000));
     const backupAt = performance.now();
-    const busy = await footfall(['backup', '--data-dir', dataDir, '--out', path.join(root, 'busy')]);
+    const busy = await footfall<BackupJson>(['backup', '--data-dir', dataDir, '--out', path.join(root, 'busy')]);
     const backupEnd = performance.now();
     for (const [, cs] of loads) for (const c of cs) await c.stop();
-    const spooled = Object.values(busy.json.backup.counts.spool_records as Record<string, number>).reduce((a, b) => a + b, 0);
+    const spooled = Object.values(busy.json.backup.counts.spool_records).reduce((a, b) => a + b, 0);
     log(`backup: ${busy.seconds.toFixed(1)} s under load (${spooled} collected events in the spool)`);
     rows.push({
       bench: name,
@@ -216,7 +224,7 @@ export async function run(): Promise<BenchRow[]> {
     await new Promise((r) => server!.proc.once('exit', r));
     server = undefined;
     t = performance.now();
-    const restored = await footfall(['restore', '--from', path.join(root, 'busy'), '--data-dir', path.join(root, 'restored')]);
+    const restored = await footfall<RestoreJson>(['restore', '--from', path.join(root, 'busy'), '--data-dir', path.join(root, 'restored')]);
     log(`backup: restored in ${restored.seconds.toFixed(1)} s`);
     rows.push({
       bench: name,
