@@ -79,7 +79,7 @@ interface Copied {
   bytes: number;
   files: number;
 }
-type BackupJson = { backup: Copied & { counts: { spool_records: Record<string, number> } } };
+type BackupJson = { backup: Copied & { snapshot_seconds: number; counts: { spool_records: Record<string, number> } } };
 type RestoreJson = { restored: Copied };
 
 /** `footfall <args> --json` as a process; resolves with its JSON and its wall time (s). */
@@ -161,6 +161,7 @@ export async function run(): Promise<BenchRow[]> {
       bench: name,
       case: `backup, ${EVENTS} events, server idle`,
       seconds: idle.seconds.toFixed(2),
+      snapshot_s: idle.json.backup.snapshot_seconds,
       MB: mb(bytes),
       MB_per_s: Math.round(bytes / 1e6 / idle.seconds),
       files: idle.json.backup.files,
@@ -203,6 +204,7 @@ export async function run(): Promise<BenchRow[]> {
       bench: name,
       case: `backup, ${EVENTS} events, under the load below`,
       seconds: busy.seconds.toFixed(2),
+      snapshot_s: busy.json.backup.snapshot_seconds,
       MB: mb(busy.json.backup.bytes),
       MB_per_s: Math.round(busy.json.backup.bytes / 1e6 / busy.seconds),
       files: busy.json.backup.files,

@@ -56,6 +56,7 @@ export function registerBackup(program: Command): void {
             files: m.files.length,
             bytes: done.bytes,
             seconds: round(done.seconds),
+            snapshot_seconds: round(done.snapshotSeconds),
             schema: m.schema,
             counts: m.counts,
           },

@@ -38,6 +38,8 @@ export interface BackupDone {
   manifest: BackupManifest;
   bytes: number;
   seconds: number;
+  /** how long the snapshot took: about how long the events store's commits waited */
+  snapshotSeconds: number;
 }
 
 export async function writeBackup(deps: BackupDeps, outArg: string): Promise<BackupDone> {
@@ -57,11 +59,13 @@ export async function writeBackup(deps: BackupDeps, outArg: string): Promise<Bac
   });
   try {
     step('backup-staging');
+    const snapshotStarted = performance.now();
     try {
       taken = await source.snapshot(staging.dir);
     } finally {
       await source.close();
     }
+    const snapshotSeconds = (performance.now() - snapshotStarted) / 1000;
     step('backup-snapshot');
     for (const name of deps.extraFiles ?? []) {
       await fs.promises
@@ -97,7 +101,13 @@ export async function writeBackup(deps: BackupDeps, outArg: string): Promise<Bac
         },
       );
     });
-    return { out, manifest, bytes: files.reduce((n, f) => n + f.bytes, 0), seconds: (performance.now() - started) / 1000 };
+    return {
+      out,
+      manifest,
+      bytes: files.reduce((n, f) => n + f.bytes, 0),
+      seconds: (performance.now() - started) / 1000,
+      snapshotSeconds,
+    };
   } catch (err) {
     await staging.discard().catch(() => undefined);
     throw err;
