@@ -220,6 +220,8 @@ test('a backup taken while the server collects: a server on its restore answers 
     const bytes = fs.readFileSync(path.join(out, f.path));
     assert.deepEqual([bytes.length, createHash('sha256').update(bytes).digest('hex')], [f.bytes, f.sha256], f.path);
   }
+  assert.equal(fs.statSync(out).mode & 0o777, 0o700, 'a backup holds what the data dir holds: private');
+  for (const f of listed(out)) assert.equal(fs.statSync(path.join(out, f)).mode & 0o777, 0o600, f);
   assert.deepEqual(
     listed(out),
     [...manifest.files.map((f: { path: string }) => f.path), 'manifest.json'].sort(),
@@ -267,6 +269,8 @@ test('a backup taken while the server collects: a server on its restore answers 
 
   const done = (await restored.ok('restore', '--from', out)).restored;
   assert.deepEqual([done.data_dir, done.spool_records], [restoredDir, spooled]);
+  assert.equal(fs.statSync(restoredDir).mode & 0o777, 0o700);
+  for (const f of listed(restoredDir)) assert.equal(fs.statSync(path.join(restoredDir, f)).mode & 0o777, 0o600, f);
   server = await serve(restoredDir);
   try {
     await until('the restored server has loaded the spooled events, once', () => eventsUsed(restored, ws), before + collected);
