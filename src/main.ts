@@ -56,7 +56,12 @@ export async function startServer(
       metrics = await startMetricsServer(container.exposition, config.metricsHost, config.metricsPort);
     // A store one process owns (DuckDB's file): imports reach it through this server's local socket.
     if (container.backend?.adminImports)
-      admin = await startAdminSocket(config.dataDir, { events: container.backend.store, log: app.log, metrics: container.metrics });
+      admin = await startAdminSocket(config.dataDir, {
+        events: container.backend.store,
+        backup: container.backend.snapshot,
+        log: app.log,
+        metrics: container.metrics,
+      });
   } catch (err) {
     await metrics?.close();
     if (app) await app.close().catch(() => undefined);

@@ -15,6 +15,8 @@ import { CliError, emit, fail } from './output.js';
 
 /** Written once the demo is loaded, so a second run cannot load it twice. */
 export const DEMO_MARKER_FILE = 'demo-loaded.json';
+/** Present while `npm start` has not loaded all the demo traffic: what the load needs to run (again). */
+export const DEMO_LOADING_FILE = 'demo-loading.json';
 
 export function registerDemo(program: Command): void {
   withStoreOptions(

@@ -8,6 +8,7 @@ import { registerImport } from './import.js';
 import { registerDemo } from './demo.js';
 import { registerPurge, registerUsage } from './lifecycle-commands.js';
 import { registerStats } from './stats-command.js';
+import { registerBackup, registerRestore } from './backup-commands.js';
 import { fail } from './output.js';
 
 /** Every command family, in the order `footfall --help` lists them. */
@@ -19,6 +20,8 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerPurge,
   registerUsage,
   registerStats,
+  registerBackup,
+  registerRestore,
 ];
 
 const program = new Command('footfall')

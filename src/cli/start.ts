@@ -13,13 +13,10 @@ import { systemClock } from '../domain/clock.js';
 import { DEMO_OWNER_EMAIL, seedDemoCatalog, type DemoTraffic } from '../ingest/demo/seed-demo.js';
 import { DemoLoad } from '../ingest/demo/load-demo.js';
 import { issueLink } from '../services/people/links.js';
-import { DEMO_MARKER_FILE, demoCatalogText, withSignInLink } from './demo.js';
+import { DEMO_LOADING_FILE, DEMO_MARKER_FILE, demoCatalogText, withSignInLink } from './demo.js';
 import { commandConfig } from './options.js';
 import { fail } from './output.js';
 import { startBannerText, type StartBanner } from './start-banner.js';
-
-/** Present while the demo traffic is not fully loaded: what the load needs to run (again). */
-const DEMO_LOADING_FILE = 'demo-loading.json';
 
 try {
   const config = commandConfig({});

@@ -34,6 +34,7 @@ import { undoImport } from './import-undo.js';
 import { liveSitesOf, readLiveFrom } from './live-days.js';
 import { LiveDayKeeper } from './live-day-keeper.js';
 import { SiteEdges, type Edges, type Span } from './site-edges.js';
+import { tableCounts } from './backup-file.js';
 
 export const EVENTS_DUCKDB_FILE = 'events.duckdb';
 
@@ -81,6 +82,7 @@ export async function openDuckDbEventStore(opts: DuckDbEventStoreOptions): Promi
     throw err;
   }
   return new DuckDbEventStore(
+    opts.file,
     opened,
     conn,
     owned,
@@ -113,6 +115,8 @@ export class DuckDbEventStore implements EventStore {
   readonly tempDir: string;
 
   constructor(
+    /** the database file (':memory:' for a throwaway store) */
+    readonly file: string,
     private readonly opened: OpenedInstance,
     private readonly conn: DuckDBConnection,
     private readonly ownsInstance: boolean,
@@ -283,6 +287,33 @@ export class DuckDbEventStore implements EventStore {
   eventCounts(query: { siteIds: readonly string[]; months: readonly Month[] }): Promise<EventCount[]> {
     this.assertOpen();
     return readEventCounts(this.conn, query);
+  }
+
+  /**
+   * Copies the store into `file` as it stands between two commits (docs/decisions/backups.md): under the
+   * commit lock, which every write of this file takes (imports, live loads, purges, deletions, undos, the
+   * live days' swap), a CHECKPOINT moves what the WAL holds into the file, the tables' rows are counted,
+   * and the file is copied (with its WAL, if the checkpoint left one). `whileHeld` runs next, still under
+   * the lock: what must agree with this copy (the spool's records past the loaders' checkpoints). Reads
+   * go on meanwhile; imports and loads wait, the records they would load stay in the spool.
+   */
+  backupTo<T>(file: string, whileHeld: () => Promise<T>): Promise<{ counts: Record<string, number>; held: T }> {
+    this.assertOpen();
+    if (this.file === ':memory:') return Promise.reject(new Error('an in-memory events store has no file to back up'));
+    return this.serialized(async () => {
+      const c = await this.instance.connect();
+      try {
+        await c.run('CHECKPOINT');
+        const counts = await tableCounts(c);
+        await fs.promises.copyFile(this.file, file, fs.constants.COPYFILE_EXCL);
+        const wal = `${this.file}.wal`;
+        if ((await fs.promises.stat(wal).catch(() => null))?.size)
+          await fs.promises.copyFile(wal, `${file}.wal`, fs.constants.COPYFILE_EXCL);
+        return { counts, held: await whileHeld() };
+      } finally {
+        c.closeSync();
+      }
+    });
   }
 
   async ping(): Promise<void> {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { encodeEventRows, ImportNotFoundError, type EventRow, type EventStore, type ImportResult } from '../../ports/event-store.js';
 import type { ImportSink } from '../pipeline/import-lines.js';
+import type { SnapshotTaken } from '../../ports/backup.js';
 import { FrameReader, writeJson, type AdminReply, type AdminRequest, type LifecycleCall } from './framing.js';
 import { adminSocketPath } from './framing.js';
 
@@ -90,6 +91,11 @@ export class AdminClient {
       undoImport: call('undoImport'),
       eventCounts: call('eventCounts'),
     } as Pick<EventStore, LifecycleCall>;
+  }
+
+  /** The running server's snapshot of its stores, written into `dir` (`footfall backup`). */
+  async backup(dir: string): Promise<SnapshotTaken> {
+    return (await this.request({ op: 'backup', dir })).result as SnapshotTaken;
   }
 
   close(): void {

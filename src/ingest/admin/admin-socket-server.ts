@@ -3,6 +3,8 @@
 // socket in the data dir, mode 0600: only the data dir's owner can import; never the public port.
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import type { TakeSnapshot } from '../../ports/backup.js';
 import type { EventStore, ImportSession } from '../../ports/event-store.js';
 import type { Metrics } from '../../ports/metrics.js';
 import { reidentify } from '../pipeline/import-lines.js';
@@ -10,6 +12,8 @@ import { adminSocketPath, FrameReader, LIFECYCLE_CALLS, writeJson, type AdminReq
 
 export interface AdminSocketDeps {
   events: EventStore;
+  /** `footfall backup`'s snapshot of this server's stores (absent: the op is refused) */
+  backup?: TakeSnapshot;
   log?: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   metrics?: Pick<Metrics, 'importCommitted'>;
 }
@@ -114,13 +118,30 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
             writeJson(socket, { ok: true, result });
             break;
           }
+          case 'backup': {
+            if (!deps.backup) throw new Error('this server cannot back up its stores');
+            if (typeof req.dir !== 'string' || !path.isAbsolute(req.dir) || !fs.statSync(req.dir, { throwIfNoEntry: false })?.isDirectory())
+              throw new Error('backup needs the absolute path of a directory made for it');
+            const started = performance.now();
+            const result = await deps.backup(req.dir);
+            deps.log?.info({ dir: req.dir, seconds: Math.round(performance.now() - started) / 1000 }, 'backup snapshot written');
+            writeJson(socket, { ok: true, result });
+            break;
+          }
           default:
             throw new Error(`unknown op ${JSON.stringify((req as { op?: unknown }).op)}`);
         }
       } catch (err) {
         const e = err as { code?: unknown; message?: string };
-        const what = req.op === 'lifecycle' ? 'lifecycle call' : 'import';
-        const code = typeof e.code === 'string' ? e.code : req.op === 'lifecycle' ? 'LIFECYCLE_FAILED' : 'IMPORT_FAILED';
+        const what = req.op === 'lifecycle' ? 'lifecycle call' : req.op === 'backup' ? 'backup' : 'import';
+        const code =
+          typeof e.code === 'string'
+            ? e.code
+            : req.op === 'lifecycle'
+              ? 'LIFECYCLE_FAILED'
+              : req.op === 'backup'
+                ? 'BACKUP_FAILED'
+                : 'IMPORT_FAILED';
         // The request fails alone: the server logs why and goes on serving.
         deps.log?.error({ err, code }, `${what} failed: ${e.message ?? String(err)}`);
         writeJson(socket, { ok: false, error: { code, message: e.message ?? String(err) } });

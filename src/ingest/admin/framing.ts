@@ -16,7 +16,9 @@ export type AdminRequest =
   | { op: 'commit' }
   | { op: 'abort' }
   /** one call of the store's lifecycle side (LIFECYCLE_CALLS), its arguments as JSON */
-  | { op: 'lifecycle'; call: LifecycleCall; args: unknown[] };
+  | { op: 'lifecycle'; call: LifecycleCall; args: unknown[] }
+  /** `footfall backup`: the server writes a consistent snapshot of its stores into `dir` (absolute, made by the command) */
+  | { op: 'backup'; dir: string };
 
 /** The event store's calls the admin socket takes for `footfall purge`, `site delete`, `import undo` and `usage`. */
 export const LIFECYCLE_CALLS = ['purgeDays', 'previewPurge', 'deleteSiteData', 'undoImport', 'eventCounts'] as const;
