@@ -30,9 +30,8 @@ import type { LiveCollection } from './ingest/collect/open-collection.js';
 import type { LoaderOptions } from './ingest/collect/loader.js';
 import type { DnsTxtResolver } from './ports/dns-txt-resolver.js';
 import { NodeDnsTxtResolver } from './dns/node-dns-txt-resolver.js';
-import type { CodeVersions, SnapshotTaken, StoreFacts, TakeSnapshot } from './ports/backup.js';
-import type { DuckDbEventStore } from './engines/duckdb/duckdb-event-store.js';
-import { crashPoint } from './config/crash-point.js';
+import type { TakeSnapshot } from './ports/backup.js';
+import { SPOOL_DIR, snapshotDataDir } from './container-backup.js';
 
 // The engines, the Redis client, prom-client, argon2, the import pipeline and the geolocation reader
 // are imported where they are opened: a command loads what it uses, and `footfall --help` none of it.
@@ -48,9 +47,6 @@ export interface AnalyticsBackend {
   snapshot?: TakeSnapshot;
   close(): Promise<void>;
 }
-
-/** The collection spools' folder in the data dir (one spool per serving process inside). */
-const SPOOL_DIR = 'spool';
 
 type StoreConfig = Pick<Config, 'dataDir' | 'eventsUrl'>;
 
@@ -79,33 +75,6 @@ export async function openAnalyticsBackend(config: StoreConfig, opts: { commitLo
     edges: (siteId) => store.edges.of(siteId),
   });
   return { store, engine, adminImports: true, snapshot: (dir) => snapshotDataDir(config.dataDir, store, dir), close: () => store.close() };
-}
-
-/**
- * The data dir's stores copied into `dir`, as one moment between two commits (docs/decisions/backups.md):
- * under the events store's commit lock, its file, then each spool's records past the checkpoint that file
- * holds, then the control plane (SQLite's VACUUM INTO, a snapshot of its own), so that no commit, purge or
- * deletion falls between the copies. Run by the server that owns the store, or by `footfall backup` when none runs.
- */
-async function snapshotDataDir(dataDir: string, store: DuckDbEventStore, dir: string): Promise<SnapshotTaken> {
-  const [{ copySqliteDatabase }, { copySpools }, { EVENTS_DUCKDB_FILE }] = await Promise.all([
-    import('./control/sqlite/backup-file.js'),
-    import('./ingest/collect/spool-copy.js'),
-    import('./engines/duckdb/duckdb-event-store.js'),
-  ]);
-  const { counts, held } = await store.backupTo(path.join(dir, EVENTS_DUCKDB_FILE), async () => {
-    crashPoint('backup-file');
-    const spools = await copySpools(
-      path.join(dataDir, SPOOL_DIR),
-      path.join(dir, SPOOL_DIR),
-      (id) => store.checkpoint(id),
-      () => crashPoint('backup-file'),
-    );
-    copySqliteDatabase(path.join(dataDir, CONTROL_SQLITE_FILE), path.join(dir, CONTROL_SQLITE_FILE));
-    crashPoint('backup-file');
-    return spools;
-  });
-  return { events: counts, spools: held };
 }
 
 /** Where `footfall backup` takes its snapshot: the running server, or the stores opened here. */
@@ -142,32 +111,6 @@ export async function openBackupSource(config: Pick<Config, 'dataDir' | 'eventsU
 }
 
 type StoreLimits = Partial<Pick<Config, 'duckdbMemoryLimit' | 'duckdbTempDir' | 'duckdbTempLimit' | 'duckdbThreads'>>;
-
-/** What the copies of the stores in `dir` (a backup, or a restored data dir) hold, read from the files without changing them. */
-export async function inspectStoreFiles(dir: string): Promise<StoreFacts> {
-  const [{ inspectSqliteFile }, { inspectDuckDbFile }, { countSpoolRecords }, { EVENTS_DUCKDB_FILE }] = await Promise.all([
-    import('./control/sqlite/backup-file.js'),
-    import('./engines/duckdb/backup-file.js'),
-    import('./ingest/collect/spool-copy.js'),
-    import('./engines/duckdb/duckdb-event-store.js'),
-  ]);
-  const control = inspectSqliteFile(path.join(dir, CONTROL_SQLITE_FILE));
-  const events = await inspectDuckDbFile(path.join(dir, EVENTS_DUCKDB_FILE));
-  const spools = await countSpoolRecords(path.join(dir, SPOOL_DIR), events.checkpoints);
-  return { control, events: { schemaVersion: events.schemaVersion, counts: events.counts }, spools };
-}
-
-/** This code's version and schemas: a backup past any of them is refused by `footfall restore`. */
-export async function codeVersions(): Promise<CodeVersions> {
-  const [{ MIGRATION_NAMES }, { SCHEMA_VERSION }] = await Promise.all([
-    import('./control/migrations/index.js'),
-    import('./engines/duckdb/schema.js'),
-  ]);
-  return { version: readPackageJson('../package.json').version, controlMigrations: MIGRATION_NAMES, eventsSchemaVersion: SCHEMA_VERSION };
-}
-
-/** package.json as data (src/ and dist/ sit at the same depth, so one path serves both). */
-const readPackageJson = (rel: string): { version: string } => JSON.parse(fs.readFileSync(new URL(rel, import.meta.url), 'utf8'));
 
 /**
  * Where an import writes: the running server's admin socket when DuckDB's file is one process's and a

@@ -15,6 +15,7 @@ const LAYERS: LayerMap = {
   'main.ts': 'Entry',
   'app.ts': 'Entry',
   'container.ts': 'Entry',
+  'container-backup.ts': 'Entry',
   config: 'Config',
   http: 'Http',
   cli: 'Cli',
