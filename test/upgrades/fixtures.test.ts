@@ -116,8 +116,16 @@ const fixtures = fs
   .map((d) => d.name)
   .sort();
 
-test('there is a fixture of 0.1.0, the first release', () => {
-  assert.ok(fixtures.includes('0.1.0'), `fixtures: ${fixtures.join(', ')}`);
+test('there is a fixture of every release CHANGELOG.md names', () => {
+  const releases = [...fs.readFileSync(new URL('../../CHANGELOG.md', import.meta.url), 'utf8').matchAll(/^## (\d+\.\d+\.\d+)$/gm)].map(
+    (m) => m[1],
+  );
+  assert.ok(releases.includes('0.1.0'), `releases: ${releases.join(', ')}`);
+  assert.deepEqual(
+    releases.filter((r) => !fixtures.includes(r)),
+    [],
+    'make one with: npx tsx scripts/make-upgrade-fixture.ts <the release commit> --name <version>',
+  );
 });
 
 for (const name of fixtures) {
