@@ -73,7 +73,8 @@ export interface DashboardWorld {
   sites: { extended: string; strict: string; empty: string; free: string };
   tenants: { acme: string; globex: string };
   emails: Record<Role | 'free-owner', string>;
-  today: string;
+  /** today's UTC day when asked, as the server and the page see it: a run that crosses midnight compares like with like */
+  readonly today: string;
   /** GET a /v1 route with the token: status and parsed body */
   v1(route: string, query: Record<string, string | undefined>): Promise<{ status: number; body: any }>;
   /** the signed-in dashboard of a site with the dashboard's query */
@@ -308,7 +309,9 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
       sites: { extended: extended.id, strict: strict.id, empty: empty.id, free: freeSite.id },
       tenants: { acme: acme.id, globex: globex.id },
       emails,
-      today: day(now),
+      get today() {
+        return day(Date.now());
+      },
       async v1(route, query) {
         const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
         const res = await fetch(`${server.address}${route}?${q}`, { headers: { authorization: `Bearer ${secret}` } });

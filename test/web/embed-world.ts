@@ -48,7 +48,8 @@ export interface EmbedWorld {
   workspaceId: string;
   site: string;
   tenants: { acme: string; globex: string };
-  today: string;
+  /** today's UTC day when asked, as the server and the page see it: a run that crosses midnight compares like with like */
+  readonly today: string;
   /** the listed host origin and one that is not */
   host: HostServer;
   stranger: HostServer;
@@ -225,7 +226,9 @@ export async function embedWorld(): Promise<EmbedWorld> {
       workspaceId: ws.id,
       site: site.id,
       tenants,
-      today: new Date(now).toISOString().slice(0, 10),
+      get today() {
+        return new Date().toISOString().slice(0, 10);
+      },
       host,
       stranger,
       sharePath: new URL(share.url).pathname,
