@@ -1,6 +1,6 @@
-// POST /api/event at 50 connections: events/s accepted (each answered 202 only once it is on disk)
-// with p50/p99 latency, next to a bare node:http server answering 202 to the same requests in the
-// same run (the floor: the aim is half of it or better); and, during that load, the time from a
+// POST /api/event at 50 connections, driven by wrk (bench/wrk.ts; its own CPU printed): events/s
+// accepted (each answered 202 only once it is on disk; any other answer stops the bench) with p50/p99
+// latency, next to a bare node:http server answering 202 to the same requests in the same run (the floor: the aim is half of it or better); and, during that load, the time from a
 // probe event's 202 to the moment /v1 counts it (p50/p99; the aim is 5 s). The load is the tracker's
 // mix (pageviews, engagement, custom events) from 20,000 visitors over 200 pages. A third run sends the
 // same load to a footfall whose loader is held back for the run: the request path alone, so that what
@@ -15,9 +15,9 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import type { BenchRow } from './run.js';
 import { median } from './median.js';
+import { wrkAllOk, type WrkResult } from './wrk.js';
 
 export const name = 'collect';
 const CONNECTIONS = 50;
@@ -31,41 +31,35 @@ const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' 
 const pct = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
 
-/** The n-th request of the load: a visitor (address), a page, and the tracker's kind of event. */
-function event(n: number): { body: string; ip: string } {
-  const visitor = (n * 7919) % 20_000;
-  const page = `https://bench.example/docs/page-${(n * 31) % 200}?utm_source=${n % 5 === 0 ? 'newsletter' : ''}`;
-  const kind = n % 10;
-  const body =
-    kind < 7
-      ? { n: 'pageview', v: 36, u: page, d: 'bench.example', r: kind === 0 ? 'https://www.google.com/' : null }
-      : kind < 9
-        ? { n: 'engagement', v: 36, u: page, d: 'bench.example', e: 1000 + (n % 30_000), sd: 80 }
-        : { n: 'Signup', v: 36, u: page, d: 'bench.example', p: { action_id: 'hero' } };
-  return { body: JSON.stringify(body), ip: `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}` };
-}
+/**
+ * The load as wrk's Lua: the n-th request of each client thread is a visitor (its address, one of
+ * 20,000), a page (one of 200) and the tracker's kind of event (7 pageviews, 2 engagements, 1 custom
+ * event in 10), made in the client as it goes so that each request differs.
+ */
+const EVENTS_LUA = `
+local n = 0
+local UA = '${UA}'
+request = function()
+  local visitor = (n * 7919) % 20000
+  local page = string.format('https://bench.example/docs/page-%d?utm_source=%s', (n * 31) % 200, (n % 5 == 0) and 'newsletter' or '')
+  local kind = n % 10
+  local body
+  if kind < 7 then
+    body = string.format('{"n":"pageview","v":36,"u":"%s","d":"bench.example","r":%s}', page, (kind == 0) and '"https://www.google.com/"' or 'null')
+  elseif kind < 9 then
+    body = string.format('{"n":"engagement","v":36,"u":"%s","d":"bench.example","e":%d,"sd":80}', page, 1000 + (n % 30000))
+  else
+    body = string.format('{"n":"Signup","v":36,"u":"%s","d":"bench.example","p":{"action_id":"hero"}}', page)
+  end
+  local ip = string.format('10.%d.%d.%d', math.floor(visitor / 65536) % 256, math.floor(visitor / 256) % 256, visitor % 256)
+  n = n + 1
+  return wrk.format('POST', '/api/event', { ['content-type'] = 'text/plain', ['user-agent'] = UA, ['x-forwarded-for'] = ip }, body)
+end
+`;
 
-function load(url: string, duration: number): Promise<autocannon.Result> {
-  let n = 0;
-  return autocannon({
-    url: `${url}/api/event`,
-    connections: CONNECTIONS,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => {
-          const e = event(n++);
-          return {
-            ...req,
-            method: 'POST',
-            body: e.body,
-            headers: { 'content-type': 'text/plain', 'user-agent': UA, 'x-forwarded-for': e.ip },
-          };
-        },
-      },
-    ],
-  });
+/** The load against `url` for `duration` seconds; every answer must be a 202 (wrk, bench/wrk.ts). */
+function load(url: string, duration: number): Promise<WrkResult> {
+  return wrkAllOk(`POST /api/event to ${url}`, { url: `${url}/api/event`, connections: CONNECTIONS, durationS: duration, lua: EVENTS_LUA });
 }
 
 /**
@@ -149,20 +143,21 @@ export async function run(): Promise<BenchRow[]> {
     };
     const row = (
       label: string,
-      { r, cpuMicros, mainMicros }: { r: autocannon.Result; cpuMicros: number; mainMicros: number | null },
+      { r, cpuMicros, mainMicros }: { r: WrkResult; cpuMicros: number; mainMicros: number | null },
       floor?: number,
     ) => {
-      const perS = Math.round((r.requests.total - r.non2xx) / DURATION_S);
+      const perS = Math.round(r.rps);
       rows.push({
         bench: name,
         case: label,
         'events/s': perS,
-        'p50 ms': r.latency.p50,
-        'p99 ms': r.latency.p99,
-        non2xx: r.non2xx + r.errors,
-        'server CPU µs/event': Math.round(cpuMicros / Math.max(1, r.requests.total)),
+        'p50 ms': r.p50Ms,
+        'p99 ms': r.p99Ms,
+        'server CPU µs/event': Math.round(cpuMicros / Math.max(1, r.requests)),
         // the thread that answers requests (the bound: a request waits for it), 10 ms resolution
-        'main thread µs/event': mainMicros === null ? 'n/a' : Math.round(mainMicros / Math.max(1, r.requests.total)),
+        'main thread µs/event': mainMicros === null ? 'n/a' : Math.round(mainMicros / Math.max(1, r.requests)),
+        // wrk's own CPU in cores: near 1 the client, not the server, set the pace
+        'client cores': +r.clientCores.toFixed(2),
         ...(floor ? { 'of floor': `${Math.round((100 * perS) / floor)}%` } : {}),
       });
       return perS;

@@ -1,5 +1,6 @@
 // The hot path: a cached 90-day overview (a response-cache hit) at 50 connections, next to a bare
-// node:http server sending the same bytes in the same run, on each stack in turn:
+// node:http server sending the same bytes in the same run, both driven by wrk (bench/wrk.ts: the
+// client's own CPU is printed, so a saturated client shows), on each stack in turn:
 // - embedded: SQLite control plane, in-process rate limiter, DuckDB;
 // - scale (when FOOTFALL_TEST_POSTGRES_URL, FOOTFALL_TEST_REDIS_URL and FOOTFALL_TEST_CLICKHOUSE_URL
 //   are set, as scripts/services.sh prints them): PostgreSQL (a scratch database), Redis, ClickHouse
@@ -17,7 +18,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import autocannon from 'autocannon';
 import { openControlPlane } from '../src/control/open-control-plane.js';
 import { openImportStores } from '../src/container.js';
 import { runImport } from '../src/ingest/pipeline/run-import.js';
@@ -27,6 +27,7 @@ import { createBenchSite } from './bench-site.js';
 import { writeSiteEvents } from './generate.js';
 import type { BenchRow } from './run.js';
 import { spawnAnalyticsServer } from './servers/spawn-analytics-server.js';
+import { wrkAllOk } from './wrk.js';
 
 export const name = 'hot';
 const DAY_MS = 86_400_000;
@@ -99,24 +100,28 @@ async function benchStack(stack: HotStack, log: (s: string) => void): Promise<Be
         ['bare node:http, same bytes', info.bare[url].address, {}],
         ['footfall, cache hit', info.footfall, { authorization: `Bearer ${info.token}` }],
       ] as const) {
-        await autocannon({ url: base + url, connections: CONNECTIONS, duration: 1, headers });
+        const label = `${stack.name}, ${side}`;
+        await wrkAllOk(label, { url: base + url, connections: CONNECTIONS, durationS: 1, headers });
         const cpu0 = await child.cpuMicros();
-        const r = await autocannon({ url: base + url, connections: CONNECTIONS, duration: DURATION_S, headers });
-        const cpu = ((await child.cpuMicros()) - cpu0) / Math.max(1, r.requests.total);
-        if (r.non2xx + r.errors) throw new Error(`${stack.name}, ${side}: ${r.non2xx} non-2xx answers and ${r.errors} errors`);
+        const r = await wrkAllOk(label, { url: base + url, connections: CONNECTIONS, durationS: DURATION_S, headers });
+        const cpu = ((await child.cpuMicros()) - cpu0) / Math.max(1, r.requests);
         const key = `${side} #${round}`;
-        measured[key] = r.requests.average;
+        measured[key] = r.rps;
         rows.push({
           bench: 'hot',
           case: `${stack.name}: ${side} (run ${round})`,
           connections: CONNECTIONS,
-          'req/s': Math.round(r.requests.average),
-          'p50 ms': r.latency.p50,
-          'p99 ms': r.latency.p99,
+          'req/s': Math.round(r.rps),
+          'p50 ms': r.p50Ms,
+          'p99 ms': r.p99Ms,
           'server CPU µs/req': +cpu.toFixed(1),
+          // wrk's own CPU in cores: near 1 the client, not the server, set the pace
+          'client cores': +r.clientCores.toFixed(2),
           'body bytes': info.bare[url].bytes,
         });
-        log(`${stack.name}, ${side} (run ${round}): ${Math.round(r.requests.average)} req/s, server CPU ${cpu.toFixed(1)} µs/req`);
+        log(
+          `${label} (run ${round}): ${Math.round(r.rps)} req/s, server CPU ${cpu.toFixed(1)} µs/req, client ${r.clientCores.toFixed(2)} cores`,
+        );
       }
     }
     // one request at a time, stage by stage (bench/stage-timing.ts)
