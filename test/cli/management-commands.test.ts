@@ -71,6 +71,7 @@ test('site list and update: hostnames under the ownership rules, prospective pro
     'collection_profile',
     'collection_profile_effective_at',
     'created_at',
+    'timezone',
     'domain_scope',
     'hostname_patterns',
     'domains',

@@ -85,6 +85,7 @@ export const SiteRecordSchema = Type.Object(
     collection_profile: ProfileSchema,
     collection_profile_effective_at: Nullable(DateTime),
     created_at: DateTime,
+    timezone: Type.String({ description: "IANA time zone name the site's days are counted in (default UTC)" }),
     domain_scope: Nullable(
       Type.String({ description: 'A registrable domain: the site collects for it and every subdomain once it is verified' }),
     ),
