@@ -30,7 +30,7 @@ export function registerSiteCommands(program: Command): void {
     .option('--profile <profile>', 'collection profile: strict|extended')
     .option('--profile-effective-at <iso>', 'instant from which the profile applies (default: since the site began)')
     .option('--status <status>', 'ACTIVE|SUSPENDED', 'ACTIVE')
-    .option('--timezone <zone>', "IANA time zone the site's days are counted in, e.g. Europe/Berlin (default UTC)")
+    .option('--timezone <zone>', "IANA time zone the site's reports are to count days in, e.g. Europe/Berlin (default UTC)")
     .action(run(createSite));
   withStoreOptions(site.command('list').description('list the sites of a workspace'))
     .option('--workspace <id>', 'workspace id')
@@ -50,7 +50,7 @@ export function registerSiteCommands(program: Command): void {
     .option('--status <status>', 'ACTIVE|SUSPENDED')
     .option('--profile <profile>', 'strict|extended: applies from now (or --profile-effective-at) on, never to older events')
     .option('--profile-effective-at <iso>', 'when the new profile starts: now or later (alone: moves a switch not yet in force)')
-    .option('--timezone <zone>', "the IANA time zone the site's days are counted in, e.g. Europe/Berlin")
+    .option('--timezone <zone>', "the IANA time zone the site's reports are to count days in, e.g. Europe/Berlin")
     .action(run(updateSite));
   withStoreOptions(
     site

@@ -868,7 +868,7 @@ export interface components {
             collection_profile_effective_at: string | null;
             /** Format: date-time */
             created_at: string;
-            /** @description IANA time zone name the site's days are counted in (default UTC) */
+            /** @description IANA time zone name the dashboard and the query API are to count the site's days in (default UTC; /v1 counts UTC days) */
             timezone: string;
             domain_scope: string | null;
             hostname_patterns: string[];
@@ -1907,7 +1907,7 @@ export interface operations {
                     /** @description *.<suffix>, each inside a domain this workspace has asked for (this scope or another site's); collects once that domain is verified */
                     hostname_patterns?: string[];
                     /**
-                     * @description An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the site's days are counted in by the dashboard and the query API; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone
+                     * @description An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the dashboard and the query API are to count the site's days in; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone
                      * @example Europe/Berlin
                      */
                     timezone?: string;
@@ -2034,7 +2034,7 @@ export interface operations {
                     /** @description *.<suffix>, each inside a domain this workspace has asked for (this scope or another site's); collects once that domain is verified */
                     hostname_patterns?: string[];
                     /**
-                     * @description An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the site's days are counted in by the dashboard and the query API; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone
+                     * @description An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the dashboard and the query API are to count the site's days in; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone
                      * @example Europe/Berlin
                      */
                     timezone?: string;

@@ -24,7 +24,7 @@ const HostnamePatterns = Type.Array(Host, {
 // No length or pattern here: every wrong zone gets the store's one refusal, which says what to send.
 const TimeZone = Type.String({
   description:
-    "An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the site's days are counted in by the dashboard and the query API; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone",
+    "An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the dashboard and the query API are to count the site's days in; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone",
   examples: ['Europe/Berlin'],
 });
 const OWNERSHIP_ERRORS =
