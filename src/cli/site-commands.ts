@@ -30,6 +30,7 @@ export function registerSiteCommands(program: Command): void {
     .option('--profile <profile>', 'collection profile: strict|extended')
     .option('--profile-effective-at <iso>', 'instant from which the profile applies (default: since the site began)')
     .option('--status <status>', 'ACTIVE|SUSPENDED', 'ACTIVE')
+    .option('--timezone <zone>', "IANA time zone the site's reports are to count days in, e.g. Europe/Berlin (default UTC)")
     .action(run(createSite));
   withStoreOptions(site.command('list').description('list the sites of a workspace'))
     .option('--workspace <id>', 'workspace id')
@@ -37,7 +38,7 @@ export function registerSiteCommands(program: Command): void {
   withStoreOptions(
     site
       .command('update')
-      .description("change a site's name, hostnames, scope, patterns, status or collection profile")
+      .description("change a site's name, hostnames, scope, patterns, status, collection profile or time zone")
       .argument('<site-id>'),
   )
     .option('--name <name>', 'new name')
@@ -49,6 +50,7 @@ export function registerSiteCommands(program: Command): void {
     .option('--status <status>', 'ACTIVE|SUSPENDED')
     .option('--profile <profile>', 'strict|extended: applies from now (or --profile-effective-at) on, never to older events')
     .option('--profile-effective-at <iso>', 'when the new profile starts: now or later (alone: moves a switch not yet in force)')
+    .option('--timezone <zone>', "the IANA time zone the site's reports are to count days in, e.g. Europe/Berlin")
     .action(run(updateSite));
   withStoreOptions(
     site
@@ -78,8 +80,9 @@ async function createSite(catalog: CatalogStore, opts: Opts): Promise<Result> {
     status,
     domainScope: a.optional('domainScope'),
     hostnamePatterns: opts.hostnamePattern as string[],
+    timezone: a.optional('timezone'),
   });
-  const created = `Created site ${site.id} "${site.name}" (${site.hostnames.join(', ')}), profile ${site.collectionProfile}, ${site.status}.`;
+  const created = `Created site ${site.id} "${site.name}" (${site.hostnames.join(', ')}), profile ${site.collectionProfile}, time zone ${site.timezone}, ${site.status}.`;
   const ownership = await catalog.getSiteOwnership(site.id);
   const proof = ownership ? scopeProof(ownership) : undefined;
   if (!proof) return { json: { site_id: site.id }, text: created };
@@ -104,7 +107,7 @@ function withOwnership(site: Site, ownership: SiteOwnership | null) {
 
 function siteLines(s: Site, o: SiteOwnership | null | undefined): string {
   const since = s.profileEffectiveAt ? ` from ${s.profileEffectiveAt}` : '';
-  const out = [`${s.id}  ${s.status}  ${s.collectionProfile}${since}  "${s.name}"  ${s.hostnames.join(', ')}`];
+  const out = [`${s.id}  ${s.status}  ${s.collectionProfile}${since}  ${s.timezone}  "${s.name}"  ${s.hostnames.join(', ')}`];
   if (o?.domainScope) out.push(`  domain scope ${o.domainScope}`);
   if (o?.hostnamePatterns.length) out.push(`  hostname patterns ${o.hostnamePatterns.join(', ')}`);
   for (const d of o?.domains ?? []) {
@@ -135,10 +138,11 @@ async function updateSite(catalog: CatalogStore, opts: Opts, [id]: string[]): Pr
     profileEffectiveAt: a.optional('profileEffectiveAt'),
     domainScope: opts.clearDomainScope ? null : scope,
     hostnamePatterns: opts.clearHostnamePatterns ? [] : patterns,
+    timezone: a.optional('timezone'),
   };
   if (Object.values(patch).every((v) => v === undefined))
     a.problem(
-      'nothing to change: give --name, --hostname, --domain-scope, --hostname-pattern, --status, --profile or --profile-effective-at',
+      'nothing to change: give --name, --hostname, --domain-scope, --hostname-pattern, --status, --profile, --profile-effective-at or --timezone',
     );
   a.done();
   const site = await catalog.updateSite(id, patch);

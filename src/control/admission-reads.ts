@@ -61,6 +61,7 @@ export function admissionReads(db: Kysely<ControlDB>, run: RunQuery): AdmissionR
         'sites.profile_effective_at as site_profile_effective_at',
         'sites.created_at as site_created_at',
         'sites.domain_scope as site_domain_scope',
+        'sites.timezone as site_timezone',
         'site_hostnames.hostname',
       ])
       .where('tokens.secret_hash', '=', secretHash)
@@ -89,6 +90,7 @@ export function admissionReads(db: Kysely<ControlDB>, run: RunQuery): AdmissionR
             profile_effective_at: first.site_profile_effective_at,
             created_at: first.site_created_at!,
             domain_scope: first.site_domain_scope,
+            timezone: first.site_timezone!,
           },
           hostnames,
         );

@@ -32,6 +32,7 @@ import {
   checkSiteStatus,
   checkSlug,
   checkTenantStatus,
+  checkTimeZone,
   normalizeHostnames,
 } from './validation.js';
 
@@ -96,6 +97,7 @@ export async function updateSite(ctx: ManageContext, id: string, patch: SitePatc
   const set: Partial<SitesTable> = {};
   if (patch.name !== undefined) set.name = checkName('site name', patch.name);
   if (patch.status !== undefined) set.status = checkSiteStatus(patch.status);
+  if (patch.timezone !== undefined) set.timezone = checkTimeZone(patch.timezone);
   if (patch.collectionProfile !== undefined || patch.profileEffectiveAt !== undefined) {
     const next = changeProfile(
       { profile: site.collectionProfile, effectiveAt: site.profileEffectiveAt },

@@ -19,6 +19,7 @@ export function toSite(r: Selectable<SitesTable>, hostnames: string[]): Site {
     collectionProfile: r.collection_profile as Profile,
     profileEffectiveAt: r.profile_effective_at,
     createdAt: r.created_at,
+    timezone: r.timezone,
   };
 }
 

@@ -3,6 +3,7 @@
 // Dialect-independent like the rest of the catalog.
 import type { Kysely } from 'kysely';
 import { CatalogError, type NewSite, type Site, type SiteOwnership, type Workspace } from '../ports/catalog-store.js';
+import { DEFAULT_TIME_ZONE } from '../domain/canonical-time-zone.js';
 import { planLimitsFor } from '../domain/plans.js';
 import { newId, type RandomBytes } from '../domain/tokens.js';
 import { toSite } from './catalog-rows.js';
@@ -12,7 +13,7 @@ import { refuseTakenHostnames } from './site-hostnames.js';
 import { checkOwnershipRequest, claimInTransaction } from './site-ownership.js';
 import { siteOwnerships } from './site-ownership-records.js';
 import { siteIdByProvenDomain } from './site-routing.js';
-import { checkInstant, checkName, checkProfile, checkSiteStatus, normalizeHostnames } from './validation.js';
+import { checkInstant, checkName, checkProfile, checkSiteStatus, checkTimeZone, normalizeHostnames } from './validation.js';
 import { countOf, lockWorkspace } from './workspace-lock.js';
 
 export interface SitesContext {
@@ -29,6 +30,7 @@ export async function createSite(ctx: SitesContext, input: NewSite): Promise<Sit
   const profile = checkProfile(input.collectionProfile);
   const effectiveAt = checkInstant('profile effective-at', input.profileEffectiveAt);
   const status = checkSiteStatus(input.status ?? 'ACTIVE');
+  const timezone = checkTimeZone(input.timezone ?? DEFAULT_TIME_ZONE);
   const ws = await ctx.requireWorkspace(input.workspaceId);
   const { scope, patterns } = await checkOwnershipRequest(ctx.db, input.workspaceId, input);
   await refuseTakenHostnames(ctx.db, input.workspaceId, hostnames);
@@ -44,6 +46,7 @@ export async function createSite(ctx: SitesContext, input: NewSite): Promise<Sit
     created_at: ctx.now(),
     // set by the claim below, once the scope is known to be free
     domain_scope: null,
+    timezone,
   };
   try {
     // The workspace row first: the transaction then holds the write lock (SQLite) or the row lock

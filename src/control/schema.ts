@@ -33,6 +33,8 @@ export interface SitesTable {
   created_at: string;
   /** a registrable domain; null = none asked for */
   domain_scope: string | null;
+  /** an IANA name (domain/canonical-time-zone.ts); 'UTC' for sites made before 008 */
+  timezone: string;
 }
 
 export interface SiteHostnamesTable {

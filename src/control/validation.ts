@@ -11,6 +11,7 @@ import {
 import { PLAN_IDS, type PlanId, type Profile } from '../domain/plans.js';
 import { TOKEN_SCOPES, type TokenScope } from '../domain/access.js';
 import { unstorableReason } from '../domain/storable-text.js';
+import { canonicalTimeZone, TIME_ZONE_HINT } from '../domain/canonical-time-zone.js';
 
 const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const SLUG_RE = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
@@ -78,6 +79,17 @@ export function checkOneOf<T extends string>(what: string, input: unknown, allow
 export const checkPlan = (v: unknown): PlanId => checkOneOf('plan', v, PLAN_IDS);
 export const checkProfile = (v: unknown): Profile => checkOneOf('collection profile', v, ['strict', 'extended'] as const);
 export const checkSiteStatus = (v: unknown): SiteStatus => checkOneOf('site status', v, ['ACTIVE', 'SUSPENDED'] as const);
+
+/** A site's time zone in the one spelling it is stored in (domain/canonical-time-zone.ts). */
+export function checkTimeZone(input: unknown): string {
+  const zone = canonicalTimeZone(input);
+  if (zone !== null) return zone;
+  // JSON.stringify shows a NUL or a trailing space that plain quotes would hide
+  const given = typeof input === 'string' ? JSON.stringify(input.slice(0, 80)) : 'this value';
+  throw new CatalogError('INVALID', `timezone ${given} is not a time zone this server knows: send ${TIME_ZONE_HINT}`, {
+    field: 'timezone',
+  });
+}
 export const checkTenantStatus = (v: unknown): TenantStatus => checkOneOf('tenant status', v, ['ACTIVE', 'INACTIVE'] as const);
 export const checkGoalType = (v: unknown): GoalType => checkOneOf('goal type', v, ['PAGEVIEW_MATCH', 'EVENT_MATCH'] as const);
 export const checkGoalIntent = (v: unknown): GoalIntent => checkOneOf('goal intent', v, GOAL_INTENTS);

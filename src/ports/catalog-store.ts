@@ -30,6 +30,8 @@ export interface Site {
   /** ISO instant from which collectionProfile applies; null = since the site began */
   profileEffectiveAt: string | null;
   createdAt: string;
+  /** IANA name the dashboard and the query API count the site's days in (docs/decisions/site-timezone.md) */
+  timezone: string;
 }
 
 export type TenantStatus = 'ACTIVE' | 'INACTIVE';
@@ -123,6 +125,8 @@ export interface SitePatch {
   domainScope?: string | null;
   /** replaces the patterns; [] removes them */
   hostnamePatterns?: string[];
+  /** an IANA name; applies to every read from then on, older days included (events are stored in UTC) */
+  timezone?: string;
 }
 
 /** Fields `goal update` may change; filters, when given, replace the goal's filters whole. */
@@ -138,6 +142,8 @@ export interface NewSite {
   status?: SiteStatus;
   domainScope?: string | null;
   hostnamePatterns?: string[];
+  /** an IANA name; default UTC */
+  timezone?: string;
 }
 
 /** Workspaces and their plans over time. */
@@ -189,7 +195,8 @@ export interface SiteCatalog {
    * as createSite), the domain scope (null removes it), the hostname patterns (the new list replaces
    * the old; [] removes them) or the collection profile. A profile change is prospective: it applies from
    * profileEffectiveAt (default now), which may not be in the past; an effective-at alone moves a
-   * switch that has not happened yet (docs/decisions/operating.md). NOT_FOUND / INVALID / CONFLICT /
+   * switch that has not happened yet (docs/decisions/operating.md). An unknown time zone is INVALID
+   * (details field timezone), as in createSite. NOT_FOUND / INVALID / CONFLICT /
    * INVALID_SITE_HOSTNAME / SITE_SCOPE_ALREADY_CLAIMED.
    */
   updateSite(id: string, patch: SitePatch): Promise<Site>;

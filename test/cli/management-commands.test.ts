@@ -71,6 +71,7 @@ test('site list and update: hostnames under the ownership rules, prospective pro
     'collection_profile',
     'collection_profile_effective_at',
     'created_at',
+    'timezone',
     'domain_scope',
     'hostname_patterns',
     'domains',
@@ -225,8 +226,55 @@ test('lists read as text without --json', async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    new RegExp(`^${site}  SUSPENDED  strict from 2099-01-01T00:00:00.000Z  "Shop 2"  www.shop.example.com, shop.example.com\\n$`),
+    new RegExp(`^${site}  SUSPENDED  strict from 2099-01-01T00:00:00.000Z  UTC  "Shop 2"  www.shop.example.com, shop.example.com\\n$`),
   );
   const empty = await cli('goal', 'list', '--site', site);
   assert.equal(empty.stdout, 'No goals.\n');
+});
+
+test('site create and update --timezone: an IANA name, stored in one spelling, shown by list; anything else refused', async () => {
+  const own = (await ok('workspace', 'create', '--name', 'Zones', '--plan', 'pro')).workspace_id;
+  const made = await cli(
+    'site',
+    'create',
+    '--workspace',
+    own,
+    '--name',
+    'K',
+    '--hostname',
+    'k.example.net',
+    '--profile',
+    'strict',
+    '--timezone',
+    'Asia/Kathmandu',
+  );
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /time zone Asia\/Kathmandu/);
+  const id = /Created site (\S+)/.exec(made.stdout)![1];
+  const plain = (await ok('site', 'create', '--workspace', own, '--name', 'P', '--hostname', 'p.example.net', '--profile', 'strict'))
+    .site_id;
+  const zones = async () =>
+    Object.fromEntries(
+      (await ok('site', 'list', '--workspace', own)).sites.map((s: { site_id: string; timezone: string }) => [s.site_id, s.timezone]),
+    );
+  assert.deepEqual(await zones(), { [id]: 'Asia/Kathmandu', [plain]: 'UTC' }, 'UTC unless told');
+
+  // the case is fixed, and UTC's other names are UTC
+  assert.equal((await ok('site', 'update', plain, '--timezone', 'america/new_york')).site.timezone, 'America/New_York');
+  assert.equal((await ok('site', 'update', id, '--timezone', 'Etc/UTC')).site.timezone, 'UTC');
+  const text = await cli('site', 'list', '--workspace', own);
+  assert.match(text.stdout, new RegExp(`^${plain}  ACTIVE  strict  America/New_York  "P"`, 'm'));
+
+  for (const bad of ['+05:45', 'Mars/Base', 'UTC+1', 'Europe/Berlin '])
+    await refused(
+      ['site', 'update', plain, '--timezone', bad],
+      'INVALID',
+      /is not a time zone this server knows: send an IANA time zone name such as Europe\/Berlin/,
+    );
+  await refused(
+    ['site', 'create', '--workspace', own, '--name', 'X', '--hostname', 'x.example.net', '--profile', 'strict', '--timezone', '+05:45'],
+    'INVALID',
+    /timezone "\+05:45" is not a time zone/,
+  );
+  assert.deepEqual(await zones(), { [id]: 'UTC', [plain]: 'America/New_York' }, 'nothing refused was kept, no site was made');
 });

@@ -59,6 +59,18 @@ const DOCUMENTED_CHANGES: Array<{
     },
   },
   {
+    changelog: 'Unreleased: `008_site_timezones`, every site has a time zone, UTC for those made before it',
+    fixtures: ['0.1.0', 'f64e0792e73b'],
+    requests: (name, old) =>
+      old.status === 200 && (name === 'management: sites (management)' || name === 'management: site dashboard facts'),
+    check: (old, now) => {
+      const zoned = (site: object) => ({ ...site, timezone: 'UTC' });
+      const body = old.body as { sites?: object[]; site?: object };
+      if (body.sites) assert.deepEqual(now.body, { ...body, sites: body.sites.map(zoned) });
+      else assert.deepEqual(now.body, { ...body, site: zoned(body.site!) });
+    },
+  },
+  {
     changelog: '0.1.0: management routes added (a workspace, the site dashboard facts, embed keys, share links, the dashboard reads)',
     fixtures: ['f64e0792e73b'],
     requests: (name, old) =>

@@ -1,12 +1,15 @@
 // The settings in Chromium on a real server, by hand as an owner would: a site is created with a domain
 // scope, its TXT record shown to copy; verifying before the record exists says so in words, and once the
-// test's DNS server holds it the domain is verified; the site is suspended and resumed; a goal and a tenant
+// test's DNS server holds it the domain is verified; the site is suspended and resumed, and its time zone
+// changed and saved (still selected after a reload, the page passing axe); a goal and a tenant
 // are added; a token is created (its secret shown once, and it reads /v1), rotated (the old secret stops
 // working) and revoked; an invitation's link is shown once and its seat counted.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { dashboardWorld, missing, skip, type DashboardWorld } from './dashboard-world.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { axeViolations, dashboardWorld, missing, SCREENSHOTS, skip, type DashboardWorld } from './dashboard-world.js';
 
 let w: DashboardWorld;
 before(async () => {
@@ -60,6 +63,26 @@ test('a site with a domain scope: its TXT record to copy, verify refused in word
   await page.waitForSelector(`${card} .badge:has-text("Suspended")`);
   await page.click(`${card} button:has-text("Resume collecting")`);
   await page.waitForSelector(`${card} .badge:has-text("Collecting")`);
+
+  // its time zone: UTC unless told, changed in the card, saved through the API, still there after a reload
+  const zone = `${card} select[name=timezone]`;
+  assert.equal(await page.inputValue(zone), 'UTC');
+  await page.selectOption(zone, 'America/New_York');
+  await page.click(`${card} button:has-text("Save time zone")`);
+  await page.waitForSelector(`${card} .zone-form [role=status]:has-text("Saved: America/New_York")`);
+  await page.waitForSelector(`${card} dd[data-timezone="America/New_York"]`);
+  const siteId = (await page.getAttribute(card, 'data-site'))!;
+  const { cookie } = await w.session('owner');
+  const stored = await fetch(w.url(`/app/api/sites/${siteId}`), { headers: { cookie: `footfall_session=${cookie}` } }).then((r) =>
+    r.json(),
+  );
+  assert.equal(stored.site.timezone, 'America/New_York', 'saved on the server');
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForSelector(`${card} dd[data-timezone="America/New_York"]`);
+  assert.equal(await page.inputValue(zone), 'America/New_York', 'the saved zone is selected after a reload');
+  assert.deepEqual(await axeViolations(page), [], 'the settings with the zone form');
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'settings-sites-timezone.png'), fullPage: true });
 
   // the new site is one of the person's sites
   await page.goto(w.url('/app'), { waitUntil: 'load' });

@@ -8,6 +8,7 @@ import * as m004 from './004_domain_scopes_and_patterns.js';
 import * as m005 from './005_embeds_and_shares.js';
 import * as m006 from './006_workspace_plan_history.js';
 import * as m007 from './007_data_lifecycle.js';
+import * as m008 from './008_site_timezones.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005_embeds_and_shares': m005,
   '006_workspace_plan_history': m006,
   '007_data_lifecycle': m007,
+  '008_site_timezones': m008,
 };
 
 /** The migrations this code knows, by name. */

@@ -85,6 +85,9 @@ export const SiteRecordSchema = Type.Object(
     collection_profile: ProfileSchema,
     collection_profile_effective_at: Nullable(DateTime),
     created_at: DateTime,
+    timezone: Type.String({
+      description: "IANA time zone name the dashboard and the query API are to count the site's days in (default UTC; /v1 counts UTC days)",
+    }),
     domain_scope: Nullable(
       Type.String({ description: 'A registrable domain: the site collects for it and every subdomain once it is verified' }),
     ),

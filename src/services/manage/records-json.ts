@@ -47,6 +47,7 @@ export const siteJson = (s: Site) => ({
   collection_profile: s.collectionProfile,
   collection_profile_effective_at: s.profileEffectiveAt,
   created_at: s.createdAt,
+  timezone: s.timezone,
 });
 
 /** The DNS record that proves a domain. */

@@ -332,7 +332,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a site's name, hostnames, domain scope, patterns, status or collection profile (admins and owners)
+         * Change a site's name, hostnames, domain scope, patterns, status, collection profile or time zone (admins and owners)
          * @description hostnames and hostname_patterns replace their lists whole ([] removes every pattern); domain_scope null removes the scope. A profile switch applies from now, or from a later collection_profile_effective_at, never to older events. Refusals: INVALID_SITE_HOSTNAME, SITE_SCOPE_NOT_ALLOWED, HOSTNAME_PATTERN_OUT_OF_SCOPE, SITE_DNS_VERIFICATION_UNAVAILABLE (422, details field and value), SITE_SCOPE_ALREADY_CLAIMED (409, details domain).
          */
         patch: operations["updateSite"];
@@ -868,6 +868,8 @@ export interface components {
             collection_profile_effective_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description IANA time zone name the dashboard and the query API are to count the site's days in (default UTC; /v1 counts UTC days) */
+            timezone: string;
             domain_scope: string | null;
             hostname_patterns: string[];
             /** @description The workspace's proof of each domain the scope and the patterns lie in, the scope's first */
@@ -1904,6 +1906,11 @@ export interface operations {
                     domain_scope?: string | null;
                     /** @description *.<suffix>, each inside a domain this workspace has asked for (this scope or another site's); collects once that domain is verified */
                     hostname_patterns?: string[];
+                    /**
+                     * @description An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the dashboard and the query API are to count the site's days in; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 };
             };
         };
@@ -2026,11 +2033,16 @@ export interface operations {
                     domain_scope?: string | null;
                     /** @description *.<suffix>, each inside a domain this workspace has asked for (this scope or another site's); collects once that domain is verified */
                     hostname_patterns?: string[];
+                    /**
+                     * @description An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the dashboard and the query API are to count the site's days in; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 };
             };
         };
         responses: {
-            /** @description Change a site's name, hostnames, domain scope, patterns, status or collection profile (admins and owners) */
+            /** @description Change a site's name, hostnames, domain scope, patterns, status, collection profile or time zone (admins and owners) */
             200: {
                 headers: {
                     /** @description The request id; error.request_id repeats it */

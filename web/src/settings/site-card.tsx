@@ -1,7 +1,7 @@
 // One site in the settings: its hostnames, domain scope and patterns with where each proof stands (the
 // TXT record to publish and a button to verify it now), its collection profile (a switch applies from
-// now on, never to events already stored) and its status (a suspended site keeps its data and stops
-// collecting and answering numbers).
+// now on, never to events already stored), its time zone (the dashboard and the query API count its days
+// in it) and its status (a suspended site keeps its data and stops collecting and answering numbers).
 import { useState } from 'preact/hooks';
 import { manage, seg, type ManageBody } from '../api/manage.js';
 import type { SiteRecord } from '../api/manage-types.js';
@@ -9,6 +9,7 @@ import type { Failure } from '../api/read.js';
 import { Problem } from '../ui/panel-state.js';
 import { DnsRecordFields } from './dns-record.js';
 import { ActionButton, when } from './kit.js';
+import { TimeZoneSelect } from './time-zone-select.js';
 
 export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): void }) {
   const patch = (body: ManageBody<'PATCH', '/sites/{site_id}'>) => () =>
@@ -44,6 +45,8 @@ export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): voi
           {site.collection_profile}
           {pendingSwitch ? ` from ${when(site.collection_profile_effective_at)}` : ''}
         </dd>
+        <dt>Time zone</dt>
+        <dd data-timezone={site.timezone}>{site.timezone}</dd>
         <dt>Site id</dt>
         <dd>
           <code>{site.site_id}</code>
@@ -58,6 +61,7 @@ export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): voi
       {site.domains.map((d) => (
         <DomainProof key={d.domain} site={site} domain={d} onChange={onChange} />
       ))}
+      <TimeZoneForm site={site} onChange={onChange} />
       <div class="card-actions">
         <ActionButton
           label={`Switch to ${other}`}
@@ -78,6 +82,45 @@ export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): voi
       </div>
       <p class="note">Deleting a site is not offered here yet.</p>
     </article>
+  );
+}
+
+/** The zone is one field of the site: saved alone, as admins and owners change any setting of it. */
+function TimeZoneForm({ site, onChange }: { site: SiteRecord; onChange(): void }) {
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const id = `timezone-${site.site_id}`;
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const timezone = String(new FormData(e.target as HTMLFormElement).get('timezone') ?? '');
+    setBusy(true);
+    const r = await manage('PATCH', '/sites/{site_id}', { path: { site_id: site.site_id }, body: { timezone } });
+    setBusy(false);
+    setFailure(r.ok ? null : r.error);
+    setSaved(r.ok ? r.data.timezone : null);
+    if (r.ok) onChange();
+  };
+  return (
+    <form class="form zone-form" onSubmit={save}>
+      <label class="field-label" for={id}>
+        Time zone
+      </label>
+      <div class="zone-row">
+        {/* keyed by the saved value, so that a reload shows what the server holds */}
+        <TimeZoneSelect key={site.timezone} id={id} name="timezone" value={site.timezone} />
+        <button type="submit" class="button secondary" disabled={busy}>
+          {busy ? 'Saving…' : 'Save time zone'}
+        </button>
+      </div>
+      <p class="note">The site's reports are to count its days in this zone; until then they count UTC days.</p>
+      {saved ? (
+        <p class="note" role="status">
+          Saved: {saved}.
+        </p>
+      ) : null}
+      {failure ? <Problem failure={failure} title="Not saved" alert /> : null}
+    </form>
   );
 }
 

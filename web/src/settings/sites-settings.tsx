@@ -1,5 +1,5 @@
 // Settings > Sites: every site of the workspace (site-card.tsx: its hostnames, domain proof, profile and
-// status), the plan's sites used, and a form to add one with its hostnames, and optionally a domain
+// status), the plan's sites used, and a form to add one with its hostnames and time zone, and optionally a domain
 // scope (the TXT record that proves it is shown at once) and hostname patterns.
 import { manage, seg } from '../api/manage.js';
 import type { CollectionProfile, WorkspaceDetails } from '../api/manage-types.js';
@@ -7,6 +7,7 @@ import { Field, textOf } from '../ui/field.js';
 import { DnsRecordFields } from './dns-record.js';
 import { ListState, listField, Section, SendForm, useManaged, usedOf } from './kit.js';
 import { SiteCard } from './site-card.js';
+import { TimeZoneSelect } from './time-zone-select.js';
 
 export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
@@ -47,6 +48,7 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
                 collection_profile: textOf(f, 'collection_profile') as CollectionProfile,
                 ...(scope ? { domain_scope: scope } : {}),
                 ...(patterns.length ? { hostname_patterns: patterns } : {}),
+                timezone: textOf(f, 'timezone'),
               },
             });
           }}
@@ -83,6 +85,9 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
               goal conversions and every kind of action
             </label>
           </fieldset>
+          <Field label="Time zone (UTC unless you choose another)">
+            <TimeZoneSelect name="timezone" value="UTC" />
+          </Field>
           <Field label="Domain scope (optional): collect for this domain and every subdomain once verified">
             <input name="domain_scope" placeholder="example.com" autocomplete="off" />
           </Field>

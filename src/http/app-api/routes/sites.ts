@@ -21,6 +21,12 @@ const HostnamePatterns = Type.Array(Host, {
   description:
     "*.<suffix>, each inside a domain this workspace has asked for (this scope or another site's); collects once that domain is verified",
 });
+// No length or pattern here: every wrong zone gets the store's one refusal, which says what to send.
+const TimeZone = Type.String({
+  description:
+    "An IANA time zone name (Europe/Berlin, Asia/Kathmandu, UTC) the dashboard and the query API are to count the site's days in; not an offset. Default UTC. Anything else: 422 INVALID_PARAMS, details field timezone",
+  examples: ['Europe/Berlin'],
+});
 const OWNERSHIP_ERRORS =
   'Refusals: INVALID_SITE_HOSTNAME, SITE_SCOPE_NOT_ALLOWED, HOSTNAME_PATTERN_OUT_OF_SCOPE, SITE_DNS_VERIFICATION_UNAVAILABLE (422, details field and value), SITE_SCOPE_ALREADY_CLAIMED (409, details domain).';
 
@@ -57,6 +63,7 @@ export const siteRoutes = [
         status: Type.Optional(SiteStatusSchema),
         domain_scope: Type.Optional(DomainScope),
         hostname_patterns: Type.Optional(HostnamePatterns),
+        timezone: Type.Optional(TimeZone),
       },
       { additionalProperties: false },
     ),
@@ -72,6 +79,7 @@ export const siteRoutes = [
         status: body.status,
         domainScope: body.domain_scope,
         hostnamePatterns: body.hostname_patterns,
+        timezone: body.timezone,
       });
       const proof = scopeProof(view.ownership);
       return { ...siteViewJson(view), ...(proof ? { verification: verificationJson(proof) } : {}) };
@@ -81,7 +89,7 @@ export const siteRoutes = [
     method: 'PATCH',
     url: '/sites/:site_id',
     operationId: 'updateSite',
-    summary: "Change a site's name, hostnames, domain scope, patterns, status or collection profile (admins and owners)",
+    summary: "Change a site's name, hostnames, domain scope, patterns, status, collection profile or time zone (admins and owners)",
     description: `hostnames and hostname_patterns replace their lists whole ([] removes every pattern); domain_scope null removes the scope. A profile switch applies from now, or from a later collection_profile_effective_at, never to older events. ${OWNERSHIP_ERRORS}`,
     tag: TAG,
     auth: 'session',
@@ -96,6 +104,7 @@ export const siteRoutes = [
         collection_profile_effective_at: Type.Optional(EffectiveAt),
         domain_scope: Type.Optional(DomainScope),
         hostname_patterns: Type.Optional(HostnamePatterns),
+        timezone: Type.Optional(TimeZone),
       },
       { additionalProperties: false },
     ),
@@ -112,6 +121,7 @@ export const siteRoutes = [
           profileEffectiveAt: body.collection_profile_effective_at,
           domainScope: body.domain_scope,
           hostnamePatterns: body.hostname_patterns,
+          timezone: body.timezone,
         }),
       ),
   }),
