@@ -60,7 +60,7 @@ const DOCUMENTED_CHANGES: Array<{
   },
   {
     changelog: 'Unreleased: `008_site_timezones`, every site has a time zone, UTC for those made before it',
-    fixtures: ['0.1.0', 'f64e0792e73b'],
+    fixtures: ['0.1.0', '0.2.0', 'f64e0792e73b'],
     requests: (name, old) =>
       old.status === 200 && (name === 'management: sites (management)' || name === 'management: site dashboard facts'),
     check: (old, now) => {
