@@ -85,8 +85,9 @@ export class SmtpMailer implements Mailer {
  * its message, which can quote the server's reply or the exchange, and so what was sent.
  */
 export function reasonOf(err: unknown, where: Pick<SmtpMailerOptions, 'host' | 'port'>): string {
-  const e = (err ?? {}) as { code?: unknown; responseCode?: unknown };
-  const code = typeof e.code === 'string' ? e.code : undefined;
+  const e = (err ?? {}) as { code?: unknown; responseCode?: unknown; syscall?: unknown };
+  // a socket's own failure keeps its system call: connect (refused, unreachable) or getaddrinfo (no such host)
+  const code = e.syscall === 'connect' || e.syscall === 'getaddrinfo' ? 'ECONNECTION' : typeof e.code === 'string' ? e.code : undefined;
   const reply = typeof e.responseCode === 'number' ? ` (reply ${e.responseCode})` : '';
   const server = `the mail server at ${where.host}:${where.port}`;
   switch (code) {
