@@ -32,6 +32,7 @@ import type { DnsTxtResolver } from './ports/dns-txt-resolver.js';
 import { NodeDnsTxtResolver } from './dns/node-dns-txt-resolver.js';
 import type { TakeSnapshot } from './ports/backup.js';
 import { SPOOL_DIR, snapshotDataDir } from './container-backup.js';
+import type { Mailer } from './ports/mailer.js';
 
 // The engines, the Redis client, prom-client, argon2, the import pipeline and the geolocation reader
 // are imported where they are opened: a command loads what it uses, and `footfall --help` none of it.
@@ -175,6 +176,25 @@ export function openDnsTxtResolver(config: Pick<Config, 'dnsServers'>): DnsTxtRe
   return new NodeDnsTxtResolver({ servers: config.dnsServers });
 }
 
+/**
+ * The mailer FOOTFALL_SMTP_URL names (its From is FOOTFALL_MAIL_FROM), or undefined when it is unset:
+ * then no mail is sent and links go to whoever made them. nodemailer is loaded only when mail is set.
+ */
+export async function openMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'smtpCa'>): Promise<Mailer | undefined> {
+  const smtp = config.smtpUrl;
+  if (smtp === undefined) return undefined;
+  const { SmtpMailer } = await import('./mail/smtp-mailer.js');
+  return new SmtpMailer({
+    secure: smtp.secure,
+    host: smtp.host,
+    port: smtp.port,
+    user: smtp.user,
+    password: smtp.password,
+    from: config.mailFrom!,
+    ca: config.smtpCa !== undefined ? fs.readFileSync(config.smtpCa) : undefined,
+  });
+}
+
 /** Password hashing at the production parameters, for a command that sets a password (a share link's); loaded when asked, like the server's. */
 export async function openPasswordHasher(): Promise<PasswordHasher> {
   return new (await import('./control/password-hasher.js')).Argon2PasswordHasher();
@@ -246,6 +266,8 @@ export interface ContainerOverrides {
   analyticsNotes?: (siteId: string) => string[];
   /** counts kept (and served) even without a metrics port, e.g. by tests */
   metrics?: Metrics & MetricsExposition;
+  /** outgoing mail (default: openMailer of the config) */
+  mailer?: Mailer;
 }
 
 export async function buildContainer(config: Readonly<Config>, overrides: ContainerOverrides = {}): Promise<Container> {
@@ -300,6 +322,12 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
     }
     // DuckDB in the data dir: the one store the read API and (via the admin socket) imports share.
     events ??= await open();
+    let mailer = overrides.mailer;
+    if (!mailer) {
+      const own = await openMailer(config);
+      if (own) closers.push(() => own.close());
+      mailer = own;
+    }
     const store = events;
     const catalog = control.catalog;
     metrics?.eventAllowance?.(() => allowanceSamples({ catalog, store, clock }));
@@ -310,6 +338,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
       lifecycle: control.lifecycle,
       hasher: overrides.hasher ?? new (await import('./control/password-hasher.js')).Argon2PasswordHasher(),
       dns: overrides.dns ?? openDnsTxtResolver(config),
+      mailer,
       metrics,
       exposition: metrics,
     };

@@ -1,16 +1,18 @@
 // `footfall user invite|list|remove|reset-password`: the people of a workspace, through the same
-// use-cases as the management API, with the operator's rights. Links are printed once; only their
-// secrets' hashes are stored.
+// use-cases as the management API, with the operator's rights. Links are printed once, or an
+// invitation's mailed to the invitee when FOOTFALL_SMTP_URL is set; only their secrets' hashes are stored.
 import type { Command } from 'commander';
 import { systemClock } from '../domain/clock.js';
 import { ROLES } from '../domain/roles.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import { OPERATOR, workspaceAccess } from '../services/manage/access.js';
 import { invitationJson, memberJson } from '../services/manage/records-json.js';
-import { invite, listInvitations } from '../services/people/invitations.js';
+import { listInvitations } from '../services/people/invitations.js';
+import { sendInvitation, sentInvitationJson } from '../services/people/send-invitation.js';
 import { issueLinkFor } from '../services/people/links.js';
 import { listMembers, removeByEmail } from '../services/people/members.js';
 import type { PeopleDeps } from '../services/people/people-deps.js';
+import { openMailer } from '../container.js';
 import { withStoreOptions } from './options.js';
 import { Args, group, run, type CommandContext, type Opts, type Result } from './catalog-command-kit.js';
 import { lines } from './catalog-json.js';
@@ -19,7 +21,11 @@ const PUBLIC_URL = ['--public-url <origin>', 'origin of the link (FOOTFALL_PUBLI
 
 export function registerUserCommands(program: Command): void {
   const user = group(program, 'user', 'manage the people of a workspace');
-  withStoreOptions(user.command('invite').description('invite a person: a single-use link valid 48 hours, shown once'))
+  withStoreOptions(
+    user
+      .command('invite')
+      .description('invite a person: a single-use link valid 48 hours, mailed to them (FOOTFALL_SMTP_URL) or shown once'),
+  )
     .option('--workspace <id>', 'workspace id')
     .option('--email <email>', "the person's email")
     .option('--role <role>', ROLES.join('|'))
@@ -52,12 +58,20 @@ async function inviteUser(_catalog: CatalogStore, opts: Opts, _args: string[], c
   const email = a.need('email', '--email <email>');
   const role = a.oneOf('--role', a.need('role', `--role ${ROLES.join('|')}`), ROLES);
   a.done();
-  const deps = peopleDeps(ctx);
-  const issued = await invite(deps, await workspaceAccess(deps, OPERATOR, workspaceId, 'owner'), { email, role: role! });
-  return {
-    json: { invitation_url: issued.url, expires_at: issued.expiresAt },
-    text: `Invited ${issued.invitation.email} as ${issued.invitation.role} of workspace ${workspaceId}.\nSingle-use link, shown only now, valid until ${issued.expiresAt}:\n${issued.url}`,
-  };
+  const mailer = await openMailer(ctx.config);
+  try {
+    const deps = { ...peopleDeps(ctx), mailer };
+    const sent = await sendInvitation(deps, await workspaceAccess(deps, OPERATOR, workspaceId, 'owner'), { email, role: role! });
+    const invited = `Invited ${sent.invitation.email} as ${sent.invitation.role} of workspace ${workspaceId}.`;
+    const text = sent.mailed
+      ? `${invited}\nThe single-use link, valid until ${sent.expiresAt}, was mailed to ${sent.invitation.email}.`
+      : sent.url !== undefined
+        ? `${invited}\nNo mail was sent (FOOTFALL_SMTP_URL is not set). Single-use link, shown only now, valid until ${sent.expiresAt}:\n${sent.url}`
+        : `${invited}\n${sent.mailError?.message}`;
+    return { json: sentInvitationJson(sent), text };
+  } finally {
+    await mailer?.close();
+  }
 }
 
 async function listUsers(_catalog: CatalogStore, opts: Opts, _args: string[], ctx: CommandContext): Promise<Result> {

@@ -42,6 +42,27 @@ export interface Config {
   publicUrl: string;
   /** resolvers of domain proofs (`ip` or `ip:port`, `[v6]:port`); undefined = the system's */
   dnsServers?: readonly string[];
+  /** outgoing mail (invitations, password resets); undefined = no mail is sent */
+  smtpUrl?: SmtpSettings;
+  /** the From of every mail; set exactly when smtpUrl is */
+  mailFrom?: string;
+  /** a PEM file of certificates to trust for the mail server's TLS, besides the system's (a private CA) */
+  smtpCa?: string;
+}
+
+/**
+ * FOOTFALL_SMTP_URL taken apart. The password is a non-enumerable property: JSON, pino and
+ * util.inspect skip it, so a config printed or logged whole never shows it.
+ */
+export interface SmtpSettings {
+  /** smtps://: TLS from the first byte; smtp://: STARTTLS when the server offers it */
+  secure: boolean;
+  host: string;
+  port: number;
+  user?: string;
+  readonly password?: string;
+  /** the URL without its credentials, for messages */
+  display: string;
 }
 
 /** Flag name (camelCase, as commander gives it) -> env variable. */
@@ -65,7 +86,13 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   metricsHost: 'FOOTFALL_METRICS_HOST',
   publicUrl: 'FOOTFALL_PUBLIC_URL',
   dnsServers: 'FOOTFALL_DNS_SERVERS',
+  smtpUrl: 'FOOTFALL_SMTP_URL',
+  mailFrom: 'FOOTFALL_MAIL_FROM',
+  smtpCa: 'FOOTFALL_SMTP_CA',
 };
+
+/** Settings read from the environment only: a password on the command line would show in the process list. */
+const ENV_ONLY = new Set<keyof Config>(['smtpUrl', 'mailFrom', 'smtpCa']);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -88,7 +115,8 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
     const v = flags[k] ?? env[CONFIG_ENV[k]];
     return v === undefined || v === '' ? undefined : String(v);
   };
-  const name = (k: keyof Config) => `${CONFIG_ENV[k]} (--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())})`;
+  const name = (k: keyof Config) =>
+    ENV_ONLY.has(k) ? CONFIG_ENV[k] : `${CONFIG_ENV[k]} (--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())})`;
 
   const hostOf = (k: 'host' | 'metricsHost') => {
     const h = pick(k) ?? '127.0.0.1';
@@ -187,6 +215,27 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
   if (dnsServers !== undefined && (dnsServers.length === 0 || badDns !== undefined))
     problems.push(`${name('dnsServers')}: "${badDns ?? dnsRaw}" is not a resolver address (ip or ip:port, [ipv6]:port; comma-separated)`);
 
+  const smtpRaw = pick('smtpUrl');
+  const smtpUrl = smtpRaw === undefined ? undefined : parseSmtpUrl(smtpRaw);
+  if (typeof smtpUrl === 'string')
+    problems.push(
+      // the value is not echoed: a password with a character the URL cannot hold would show through any masking
+      `${name('smtpUrl')} (its value not shown) ${smtpUrl}: smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465, the user and password percent-encoded`,
+    );
+  const mailFrom = pick('mailFrom');
+  if (smtpRaw !== undefined && mailFrom === undefined)
+    problems.push(`${name('mailFrom')} must be set with ${name('smtpUrl')}: the From address of the mail sent, e.g. footfall@example.com`);
+  if (mailFrom !== undefined && !isMailbox(mailFrom))
+    problems.push(
+      `${name('mailFrom')}: ${JSON.stringify(mailFrom)} must be an address (footfall@example.com) or a name and one (Footfall <footfall@example.com>)`,
+    );
+  if (mailFrom !== undefined && smtpRaw === undefined)
+    problems.push(`${name('mailFrom')} is set but ${name('smtpUrl')} is not: set both to send mail, or neither`);
+  const caRaw = pick('smtpCa');
+  const smtpCa = caRaw === undefined ? undefined : path.resolve(caRaw);
+  if (smtpCa !== undefined && smtpRaw === undefined)
+    problems.push(`${name('smtpCa')} is set but ${name('smtpUrl')} is not: it names the certificates to trust for that server`);
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -208,7 +257,46 @@ export function loadConfig(flags: Raw = {}, env: NodeJS.ProcessEnv = process.env
     collectRateLimit,
     publicUrl: publicUrl!,
     dnsServers,
+    smtpUrl: smtpUrl as SmtpSettings | undefined,
+    mailFrom,
+    smtpCa,
   });
+}
+
+/** FOOTFALL_SMTP_URL as SmtpSettings, or a string saying what is wrong (never naming the password). */
+function parseSmtpUrl(raw: string): SmtpSettings | string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return 'must be an smtp:// or smtps:// URL';
+  if (url.hostname === '') return 'names no host';
+  if (url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) return 'must have no path, query or fragment';
+  if (url.password !== '' && url.username === '') return 'has a password but no user';
+  const secure = url.protocol === 'smtps:';
+  const port = url.port === '' ? (secure ? 465 : 587) : Number(url.port);
+  let user: string | undefined;
+  let password: string | undefined;
+  try {
+    user = url.username === '' ? undefined : decodeURIComponent(url.username);
+    password = url.password === '' ? undefined : decodeURIComponent(url.password);
+  } catch {
+    return 'has a user or password that is not percent-encoded properly';
+  }
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const settings: SmtpSettings = { secure, host, port, user, display: `${url.protocol}//${url.host}` };
+  Object.defineProperty(settings, 'password', { value: password, enumerable: false });
+  return Object.freeze(settings);
+}
+
+/** `a@b.c` or `Name <a@b.c>`: one mailbox, no line breaks (a header's value). */
+function isMailbox(v: string): boolean {
+  const addr = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/;
+  if (/[\r\n]/.test(v)) return false;
+  const named = /^([^<>\r\n]*)<([^<>]+)>$/.exec(v.trim());
+  return named ? addr.test(named[2]) : addr.test(v.trim());
 }
 
 /** FOOTFALL_PUBLIC_URL as an origin (scheme, host, port); by default the address `serve` listens on. */

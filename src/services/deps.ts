@@ -11,7 +11,7 @@ import type { Metrics } from '../ports/metrics.js';
 import type { PasswordHasher } from '../ports/password-hasher.js';
 import type { PeopleStore } from '../ports/people-store.js';
 import type { EmbedStore } from '../ports/embed-store.js';
-import type { LinkDelivery } from './people/links.js';
+import type { Mailer } from '../ports/mailer.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
@@ -50,8 +50,8 @@ export interface AppDeps {
   hasher?: PasswordHasher;
   /** embed keys and share links; absent: embed tokens are refused and share links do not exist */
   embeds?: EmbedStore;
-  /** where reset links asked for on the sign-in page go; absent: they are not sent */
-  linkDelivery?: LinkDelivery;
+  /** outgoing mail: invitations and the reset links asked for on the sign-in page; absent: no mail is sent */
+  mailer?: Mailer;
   /** site and workspace removal, pending deletions, the daily purge's lease; absent: no deletion route, no daily purge */
   lifecycle?: LifecycleControl;
   /** looks up the TXT record that proves a site's domain (the management API's verify); the container's asks FOOTFALL_DNS_SERVERS */

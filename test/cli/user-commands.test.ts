@@ -47,7 +47,8 @@ test('invite prints a single-use link valid 48 hours; list shows the invitation 
     '--public-url',
     'https://dash.example.com',
   );
-  assert.deepEqual(Object.keys(inv).sort(), ['expires_at', 'invitation_url']);
+  assert.deepEqual(Object.keys(inv).sort(), ['expires_at', 'invitation_id', 'invitation_url', 'mail_error', 'mailed']);
+  assert.deepEqual([inv.mailed, inv.mail_error.code], [false, 'MAIL_NOT_CONFIGURED'], 'without FOOTFALL_SMTP_URL no mail is sent');
   const secret = secretOf(inv.invitation_url, 'invite');
   const ttl = Date.parse(inv.expires_at) - before;
   assert.ok(ttl >= 48 * 3600_000 - 60_000 && ttl <= 48 * 3600_000 + 60_000, `${ttl} ms`);

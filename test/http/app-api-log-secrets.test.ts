@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.js';
-import { issueLink, type LinkDelivery } from '../../src/services/people/links.js';
+import { issueLink } from '../../src/services/people/links.js';
+import { CapturingMailer, linkIn } from './helpers/capturing-mailer.js';
 import { harness } from './helpers/harness.js';
 import { PASSWORD, sessionCookieOf } from './helpers/app-api.js';
 
@@ -12,9 +13,8 @@ test('no secret the run made reaches the server log', async () => {
   const h = await harness();
   let log = '';
   const stream = new Writable({ write: (chunk, _enc, done) => ((log += chunk.toString()), done()) });
-  const resetLinks: string[] = [];
-  const delivery: LinkDelivery = { sendResetLink: async (_to, link) => void resetLinks.push(link.url) };
-  const app = await buildApp({ ...h.container, linkDelivery: delivery }, { logger: { level: 'trace', stream } });
+  const mailer = new CapturingMailer();
+  const app = await buildApp({ ...h.container, mailer }, { logger: { level: 'trace', stream } });
   const secrets: string[] = [PASSWORD];
   const keep = (s: string | undefined) => {
     assert.ok(s, 'a secret to look for');
@@ -59,7 +59,8 @@ test('no secret the run made reaches the server log', async () => {
       csrf,
       body: { email: 'new@example.com', role: 'admin' },
     });
-    const invitation = link(inv.json().invitation_url);
+    assert.equal(inv.json().invitation_url, undefined, 'mailed, not answered');
+    const invitation = link(linkIn(await mailer.nth(1)));
     await app.inject({ method: 'GET', url: `/app/invite/${invitation}` }); // the page's path, as a browser opens it
     const joined = await inject('POST', '/app/api/invitations/accept', {
       body: { invitation, password: keep('the newcomer password'), name: 'New' },
@@ -69,7 +70,7 @@ test('no secret the run made reaches the server log', async () => {
 
     // A reset asked for and used.
     await inject('POST', '/app/api/password-reset', { body: { email: 'new@example.com' } });
-    const reset = link(resetLinks[0]);
+    const reset = link(linkIn(await mailer.nth(2)));
     await app.inject({ method: 'GET', url: `/app/reset/${reset}?from=mail` });
     const afterReset = await inject('POST', '/app/api/password-reset/accept', { body: { reset, password: keep('after the reset 42') } });
     keep(sessionCookieOf(afterReset));

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../../src/app.js';
 import type { PlanId } from '../../src/domain/plans.js';
-import { issueLink, type LinkDelivery } from '../../src/services/people/links.js';
+import { issueLink } from '../../src/services/people/links.js';
+import { CapturingMailer, linkIn } from './helpers/capturing-mailer.js';
 import { harness, type Harness } from './helpers/harness.js';
 import { checked, PASSWORD, person, sessionCookieOf, signIn, type Person } from './helpers/app-api.js';
 
@@ -134,23 +135,25 @@ test('admins invite admins and viewers, owners anyone; owners alone change roles
   }
 });
 
-test('a reset asked for by email goes to the link delivery; its link sets a new password once and ends every session', async () => {
+test('a reset asked for by email is mailed; its link sets a new password once and ends every session', async () => {
   const h = await harness();
-  const sent: { to: string; url: string }[] = [];
-  const delivery: LinkDelivery = { sendResetLink: async (to, link) => void sent.push({ to: to.email, url: link.url }) };
-  const app = await buildApp({ ...h.container, linkDelivery: delivery }, { logger: false });
+  const mailer = new CapturingMailer();
+  const app = await buildApp({ ...h.container, mailer }, { logger: false });
   try {
     const p = await person(h);
     const ask = (email: string) => app.inject({ method: 'POST', url: '/app/api/password-reset', payload: { email } });
-    const known = await ask(p.email.toUpperCase());
     const unknown = await ask('nobody@example.com');
-    assert.deepEqual([known.statusCode, known.body, unknown.statusCode, unknown.body], [204, '', 204, '']);
+    const known = await ask(p.email.toUpperCase());
+    assert.deepEqual([known.statusCode, known.body], [unknown.statusCode, unknown.body]);
+    assert.equal(known.json().mail_configured, true);
+    const mail = await mailer.nth(1);
+    await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(
-      sent.map((s) => s.to),
+      mailer.sent.map((s) => s.to),
       [p.email],
     );
     const accept = (password: string) =>
-      app.inject({ method: 'POST', url: '/app/api/password-reset/accept', payload: { reset: secretOf(sent[0].url), password } });
+      app.inject({ method: 'POST', url: '/app/api/password-reset/accept', payload: { reset: secretOf(linkIn(mail)), password } });
     assert.equal((await accept('short')).statusCode, 422);
     const done = await accept('my new long password');
     assert.equal(done.statusCode, 200);
@@ -158,8 +161,9 @@ test('a reset asked for by email goes to the link delivery; its link sets a new 
     assert.equal((await checked(h, p, 'GET', '/app/api/session')).statusCode, 401, 'the old session ended');
     assert.equal((await accept('yet another password')).statusCode, 404, 'used once');
     assert.equal((await signIn(h, p.email, 'my new long password')).statusCode, 200);
-    // Without a delivery the answer is the same and nothing is made.
-    assert.equal((await checked(h, null, 'POST', '/app/api/password-reset', { body: { email: p.email } })).statusCode, 204);
+    // Without mail the answer says so, and nothing is made.
+    const unmailed = await checked(h, null, 'POST', '/app/api/password-reset', { body: { email: p.email } });
+    assert.deepEqual([unmailed.statusCode, unmailed.json().mail_configured], [200, false]);
   } finally {
     await app.close();
     await h.close();

@@ -28,6 +28,7 @@ const LAYERS: LayerMap = {
   domain: 'Domain',
   cache: 'Cache',
   dns: 'Dns',
+  mail: 'Mail',
   client: 'Client',
 };
 
@@ -42,7 +43,7 @@ const never = (from: string | readonly string[], to: string | readonly string[],
   );
 
 /** The concrete implementations of ports: only the composition root picks them. */
-const IMPLEMENTATIONS = ['Engines', 'Control', 'Limits', 'Cache', 'Dns'];
+const IMPLEMENTATIONS = ['Engines', 'Control', 'Limits', 'Cache', 'Dns', 'Mail'];
 
 const RULES: LayerRule[] = [
   ...never('Domain', others('Domain'), 'the domain is pure rules: it imports nothing of ours'),
@@ -56,6 +57,7 @@ const RULES: LayerRule[] = [
   ...never('Cli', ['Engines', 'Control'], 'commands get stores from the composition root'),
   ...never(['Engines', 'Control'], 'Http', 'stores and engines know no HTTP'),
   ...never('Engines', 'Services', 'engines implement ports, never reach use-cases'),
+  ...never('Mail', ['Http', 'Cli', 'Services', 'Config'], 'the mailer implements its port and is given its settings'),
   ...never(
     others('Entry').filter((l) => l !== 'Cli'),
     'Entry',

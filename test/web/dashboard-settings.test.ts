@@ -162,6 +162,7 @@ test("an invitation's link is shown once and takes a seat", { skip, timeout: 60_
   await page.click('button:has-text("Create the invitation")');
   await page.waitForSelector('.done [data-copy="Invitation link"]');
   assert.ok((await page.textContent('.done [data-copy="Invitation link"]'))!.startsWith(w.url('/app/invite/')));
+  assert.match((await page.textContent('.done'))!, /No mail was sent: this server has no mail configured/);
   await page.waitForSelector('[data-invitation="guest@example.com"]');
   await page.waitForFunction(() => document.querySelector('[data-seats]')?.getAttribute('data-seats') === '4/10');
   await page.click('[data-invitation="guest@example.com"] button:has-text("Revoke")');

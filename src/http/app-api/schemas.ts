@@ -215,9 +215,41 @@ export const InvitationPreviewSchema = Type.Object(
 
 export const JoinedSchema = Type.Object({ workspace_id: Type.String() }, { title: 'Joined' });
 
+export const MailErrorSchema = Type.Object(
+  {
+    code: Type.Union([Type.Literal('MAIL_NOT_CONFIGURED'), Type.Literal('MAIL_NOT_SENT')], {
+      description:
+        'MAIL_NOT_CONFIGURED: this server sends no mail (FOOTFALL_SMTP_URL unset); MAIL_NOT_SENT: the mail server did not take the mail',
+    }),
+    message: Type.String({ description: 'What happened and what to do, with nothing secret in it' }),
+  },
+  { title: 'MailError' },
+);
+
 export const IssuedInvitationSchema = Type.Object(
-  { invitation_url: Type.String({ description: 'The single-use link, shown only in this answer' }), expires_at: DateTime },
+  {
+    invitation_id: Type.String(),
+    expires_at: DateTime,
+    mailed: Type.Boolean({ description: 'true: the link was mailed to the invitee, and to nobody else' }),
+    invitation_url: Type.Optional(
+      Type.String({
+        description: 'The single-use link, shown only in this answer, and only when the server sends no mail: give it to the person',
+      }),
+    ),
+    mail_error: Type.Optional(MailErrorSchema),
+  },
   { title: 'IssuedInvitation' },
+);
+
+export const ResetRequestedSchema = Type.Object(
+  {
+    mail_configured: Type.Boolean({
+      description:
+        'true: if an account has the email, a link was mailed to it (the answer is the same either way); false: this server sends no mail and nothing was sent',
+    }),
+    message: Type.String(),
+  },
+  { title: 'ResetRequested' },
 );
 
 export const UsageSchema = Type.Object(

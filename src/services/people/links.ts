@@ -1,5 +1,5 @@
 // Single-use links for a person who cannot sign in with a password: a password reset (the operator's
-// `footfall user reset-password`, or a request delivered by the LinkDelivery the server has) and a
+// `footfall user reset-password`, or a request mailed when the server sends mail) and a
 // one-time sign-in (the demo owner of `npm start`). Both live an hour, are stored hashed, and are
 // used once; a new password ends every session of the person.
 import { invalidField, ManageError } from '../../domain/manage-errors.js';
@@ -9,13 +9,9 @@ import type { LinkPurpose, User } from '../../ports/people-store.js';
 import { notFound } from '../manage/access.js';
 import { linkUrl, looksLikeLinkSecret, newSecret, type PeopleDeps } from './people-deps.js';
 import { guess, linkKeys } from './guess-throttle.js';
+import { resetMessage } from './people-mail.js';
 import { checkPassword } from './sign-in.js';
 import type { IssuedLink } from './invitations.js';
-
-/** Where a reset link asked for on the sign-in page goes (e.g. an email); none configured: nowhere. */
-export interface LinkDelivery {
-  sendResetLink(to: User, link: IssuedLink): Promise<void>;
-}
 
 const PAGE: Record<LinkPurpose, 'reset' | 'sign-in'> = { reset: 'reset', sign_in: 'sign-in' };
 const LIFETIME: Record<LinkPurpose, number> = { reset: RESET_LINK_LIFETIME_MS, sign_in: SIGN_IN_LINK_LIFETIME_MS };
@@ -43,18 +39,34 @@ export async function issueLinkFor(
   return { ...(await issueLink(deps, found.user, purpose)), user: found.user };
 }
 
+/** The answer to a reset request: the same for every email, so it tells nothing about accounts. */
+export interface ResetRequested {
+  /** whether this server sends mail: false, nothing was sent (the operator gives reset links) */
+  mailConfigured: boolean;
+  /** the look-up, the link and its mail, which go on after the answer; never rejects */
+  done: Promise<void>;
+}
+
 /**
- * A reset asked for by email: the same answer whether or not an account has it (nothing to learn
- * here); the link goes to the delivery, when the server has one.
+ * A reset asked for by email. The look-up, the link and the mail run after the answer, so neither
+ * the answer nor the time it took says whether an account has the email. A mail that is not sent is
+ * reported to `onFailure` (the server's log) in words that hold neither the link nor the address.
  */
-export async function requestReset(
-  deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random'>,
+export function requestReset(
+  deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random' | 'mailer'>,
   email: string,
-  delivery: LinkDelivery | undefined,
-): Promise<void> {
-  if (!delivery || normalizeEmail(email) === null) return;
-  const found = await deps.people.findUserByEmail(email);
-  if (found) await delivery.sendResetLink(found.user, await issueLink(deps, found.user, 'reset'));
+  onFailure: (reason: string) => void,
+): ResetRequested {
+  const mailer = deps.mailer;
+  if (!mailer || normalizeEmail(email) === null) return { mailConfigured: mailer !== undefined, done: Promise.resolve() };
+  const done = (async () => {
+    const found = await deps.people.findUserByEmail(email);
+    if (!found) return;
+    const link = await issueLink(deps, found.user, 'reset');
+    const outcome = await mailer.send(resetMessage({ to: found.user.email, url: link.url, expiresAt: link.expiresAt }));
+    if (!outcome.sent) onFailure(outcome.reason);
+  })().catch((err: unknown) => onFailure(`the reset link could not be made (${err instanceof Error ? err.name : 'error'})`));
+  return { mailConfigured: true, done };
 }
 
 const UNUSABLE = (what: string) => new ManageError('NOT_FOUND', `This ${what} link is unknown, used or expired: ask for a new one.`);

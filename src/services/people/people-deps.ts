@@ -3,6 +3,7 @@
 // its sha256 (like token secrets).
 import { randomBytes } from 'node:crypto';
 import { randomBase62, type RandomBytes } from '../../domain/tokens.js';
+import type { Mailer } from '../../ports/mailer.js';
 import type { PasswordHasher } from '../../ports/password-hasher.js';
 import type { ManageDeps } from '../manage/access.js';
 
@@ -11,6 +12,8 @@ export interface PeopleDeps extends ManageDeps {
   /** the origin of the links handed out (FOOTFALL_PUBLIC_URL) */
   publicUrl: string;
   random?: RandomBytes;
+  /** outgoing mail (invitations, reset links); absent: none is sent */
+  mailer?: Mailer;
 }
 
 /** ~190 bits: the secret of a link, in its URL path. */

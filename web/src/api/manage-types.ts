@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password reset link
-         * @description The same answer whether or not an account has the email. The link goes out through the server's link delivery when it has one; otherwise the operator gives reset links (`footfall user reset-password --email E`).
+         * @description The same answer, as fast, whether or not an account has the email. When the server sends mail (FOOTFALL_SMTP_URL), a link valid an hour is mailed to the account after the answer; a mail that fails is logged (without the link or the address), not answered. Without mail, nothing is sent and mail_configured is false: the operator gives reset links (`footfall user reset-password --email E`).
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -262,8 +262,8 @@ export interface paths {
         get: operations["listInvitations"];
         put?: never;
         /**
-         * Invite a person: a single-use link valid 48 hours, shown once
-         * @description Admins invite admins and viewers, owners anyone. Seats are members plus open invitations: past the plan's, 409 SEAT_LIMIT_REACHED (details limit and used). A new invitation of the same email replaces its open one.
+         * Invite a person: a single-use link valid 48 hours, mailed to them (or, without mail, shown once)
+         * @description Admins invite admins and viewers, owners anyone. Seats are members plus open invitations: past the plan's, 409 SEAT_LIMIT_REACHED (details limit and used). A new invitation of the same email replaces its open one. When the server sends mail (FOOTFALL_SMTP_URL), the link is mailed to the invitee and is not in the answer (mailed: true); if the mail server does not take it, the invitation is made all the same and the answer says mailed: false with mail_error MAIL_NOT_SENT and why: invite again to resend. Without mail, the answer holds the link (invitation_url) and mail_error MAIL_NOT_CONFIGURED.
          */
         post: operations["invite"];
         delete?: never;
@@ -746,10 +746,14 @@ export interface components {
         };
         /** IssuedInvitation */
         IssuedInvitation: {
-            /** @description The single-use link, shown only in this answer */
-            invitation_url: string;
+            invitation_id: string;
             /** Format: date-time */
             expires_at: string;
+            /** @description true: the link was mailed to the invitee, and to nobody else */
+            mailed: boolean;
+            /** @description The single-use link, shown only in this answer, and only when the server sends no mail: give it to the person */
+            invitation_url?: string;
+            mail_error?: components["schemas"]["MailError"];
         };
         /** Joined */
         Joined: {
@@ -760,6 +764,13 @@ export interface components {
             /** @description Distinct visitors (human traffic) with an event in the last 5 minutes */
             visitors: number;
             last_event_at: string | null;
+        };
+        /** MailError */
+        MailError: {
+            /** @description MAIL_NOT_CONFIGURED: this server sends no mail (FOOTFALL_SMTP_URL unset); MAIL_NOT_SENT: the mail server did not take the mail */
+            code: "MAIL_NOT_CONFIGURED" | "MAIL_NOT_SENT";
+            /** @description What happened and what to do, with nothing secret in it */
+            message: string;
         };
         /**
          * ManageErrorCode
@@ -813,6 +824,12 @@ export interface components {
             retry_after?: string;
             /** @description What the read, sent on its own, would answer: its JSON, or the read API's error envelope */
             body: unknown;
+        };
+        /** ResetRequested */
+        ResetRequested: {
+            /** @description true: if an account has the email, a link was mailed to it (the answer is the same either way); false: this server sends no mail and nothing was sent */
+            mail_configured: boolean;
+            message: string;
         };
         /** Role */
         Role: "owner" | "admin" | "viewer";
@@ -1073,12 +1090,14 @@ export type InvitationPreview = components['schemas']['InvitationPreview'];
 export type IssuedInvitation = components['schemas']['IssuedInvitation'];
 export type Joined = components['schemas']['Joined'];
 export type LiveVisitors = components['schemas']['LiveVisitors'];
+export type MailError = components['schemas']['MailError'];
 export type ManageErrorCode = components['schemas']['ManageErrorCode'];
 export type ManageErrorEnvelope = components['schemas']['ManageErrorEnvelope'];
 export type Member = components['schemas']['Member'];
 export type Plan = components['schemas']['Plan'];
 export type PlanAllowances = components['schemas']['PlanAllowances'];
 export type ReadBatchLine = components['schemas']['ReadBatchLine'];
+export type ResetRequested = components['schemas']['ResetRequested'];
 export type Role = components['schemas']['Role'];
 export type Scope = components['schemas']['Scope'];
 export type Seats = components['schemas']['Seats'];
@@ -1367,13 +1386,15 @@ export interface operations {
         };
         responses: {
             /** @description Ask for a password reset link */
-            204: {
+            200: {
                 headers: {
                     /** @description The request id; error.request_id repeats it */
                     "X-Request-Id": string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ResetRequested"];
+                };
             };
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1793,7 +1814,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Invite a person: a single-use link valid 48 hours, shown once */
+            /** @description Invite a person: a single-use link valid 48 hours, mailed to them (or, without mail, shown once) */
             201: {
                 headers: {
                     /** @description The request id; error.request_id repeats it */

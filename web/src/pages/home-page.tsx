@@ -123,8 +123,13 @@ export function SignInForm({
         message: 'Enter your email first; a link to choose a new password goes there.',
       });
     const r = await manage('POST', '/password-reset', { body: { email } });
-    if (r.ok) setSent(email);
-    else setFailure(r.error);
+    if (!r.ok) return setFailure(r.error);
+    setFailure(null);
+    setSent(
+      r.data.mail_configured
+        ? `If ${email} has an account, a link to choose a new password is on its way to it.`
+        : 'No mail was sent: this server has no mail configured. Ask its operator for a link to choose a new password.',
+    );
   };
   return (
     <form class="card form" onSubmit={submit}>
@@ -141,7 +146,7 @@ export function SignInForm({
         <input name="password" type="password" autocomplete="current-password" required />
       </Field>
       {failure ? <Problem failure={failure} /> : null}
-      {sent ? <p role="status">If {sent} has an account, a link to choose a new password is on its way.</p> : null}
+      {sent ? <p role="status">{sent}</p> : null}
       <div class="form-actions">
         <button type="submit" class="button">
           Sign in

@@ -124,12 +124,21 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
               body: { email: textOf(f, 'email'), role: textOf(f, 'role') as Role },
             })
           }
-          shown={(inv) => (
-            <>
-              <p>Send them this link: it works once, until {when(inv.expires_at)}, and is shown only now.</p>
-              <CopyField label="Invitation link" value={inv.invitation_url} block />
-            </>
-          )}
+          shown={(inv) =>
+            inv.mailed ? (
+              <p role="status">The invitation was mailed to them: its link works once, until {when(inv.expires_at)}.</p>
+            ) : inv.invitation_url !== undefined ? (
+              <>
+                <p>
+                  No mail was sent: this server has no mail configured. Send them this link yourself: it works once, until{' '}
+                  {when(inv.expires_at)}, and is shown only now.
+                </p>
+                <CopyField label="Invitation link" value={inv.invitation_url} block />
+              </>
+            ) : (
+              <p role="alert">{inv.mail_error?.message ?? 'The invitation was made, but its mail was not sent: invite them again.'}</p>
+            )
+          }
           after={reload}
         >
           <Field label="Email">

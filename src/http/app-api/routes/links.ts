@@ -4,7 +4,16 @@ import { Type } from '@sinclair/typebox';
 import { acceptInvitation, joinInvitation, previewInvitation } from '../../../services/people/invitations.js';
 import { acceptReset, acceptSignInLink, requestReset } from '../../../services/people/links.js';
 import { defineAppRoute } from '../define-app-route.js';
-import { Email, InvitationPreviewSchema, JoinedSchema, LinkSecret, Name, Password, SessionSchema } from '../schemas.js';
+import {
+  Email,
+  InvitationPreviewSchema,
+  JoinedSchema,
+  LinkSecret,
+  Name,
+  Password,
+  ResetRequestedSchema,
+  SessionSchema,
+} from '../schemas.js';
 import { establishSession } from './establish-session.js';
 
 const TAG = 'Session';
@@ -83,12 +92,23 @@ export const linkRoutes = [
     operationId: 'requestPasswordReset',
     summary: 'Ask for a password reset link',
     description:
-      "The same answer whether or not an account has the email. The link goes out through the server's link delivery when it has one; otherwise the operator gives reset links (`footfall user reset-password --email E`).",
+      'The same answer, as fast, whether or not an account has the email. When the server sends mail (FOOTFALL_SMTP_URL), a link valid an hour is mailed to the account after the answer; a mail that fails is logged (without the link or the address), not answered. Without mail, nothing is sent and mail_configured is false: the operator gives reset links (`footfall user reset-password --email E`).',
     tag: TAG,
     auth: 'public',
     body: Type.Object({ email: Email }, { additionalProperties: false }),
-    status: 204,
-    handler: async ({ deps, body }) => requestReset(deps, body.email, deps.linkDelivery),
+    status: 200,
+    response: ResetRequestedSchema,
+    handler: async ({ deps, body, request }) => {
+      const { mailConfigured } = requestReset(deps, body.email, (reason) =>
+        request.log.warn({ mail: 'password_reset' }, `a password reset mail was not sent: ${reason}`),
+      );
+      return mailConfigured
+        ? { mail_configured: true, message: 'If an account has this email, a link to choose a new password is on its way to it.' }
+        : {
+            mail_configured: false,
+            message: 'This server sends no mail, so no link was sent: ask its operator for a reset link (footfall user reset-password).',
+          };
+    },
   }),
   defineAppRoute({
     method: 'POST',

@@ -2,7 +2,8 @@
 // viewers, owners anyone; owners change roles and remove members.
 import { Type } from '@sinclair/typebox';
 import { invitationJson, memberJson } from '../../../services/manage/records-json.js';
-import { invite, listInvitations, revokeInvitation } from '../../../services/people/invitations.js';
+import { listInvitations, revokeInvitation } from '../../../services/people/invitations.js';
+import { sendInvitation, sentInvitationJson } from '../../../services/people/send-invitation.js';
 import { changeRole, listMembers, removeMember } from '../../../services/people/members.js';
 import { defineAppRoute } from '../define-app-route.js';
 import { Email, InvitationSchema, IssuedInvitationSchema, MemberSchema, RoleSchema, SeatsSchema } from '../schemas.js';
@@ -72,9 +73,9 @@ export const memberRoutes = [
     method: 'POST',
     url: '/workspaces/:workspace_id/invitations',
     operationId: 'invite',
-    summary: 'Invite a person: a single-use link valid 48 hours, shown once',
+    summary: 'Invite a person: a single-use link valid 48 hours, mailed to them (or, without mail, shown once)',
     description:
-      "Admins invite admins and viewers, owners anyone. Seats are members plus open invitations: past the plan's, 409 SEAT_LIMIT_REACHED (details limit and used). A new invitation of the same email replaces its open one.",
+      "Admins invite admins and viewers, owners anyone. Seats are members plus open invitations: past the plan's, 409 SEAT_LIMIT_REACHED (details limit and used). A new invitation of the same email replaces its open one. When the server sends mail (FOOTFALL_SMTP_URL), the link is mailed to the invitee and is not in the answer (mailed: true); if the mail server does not take it, the invitation is made all the same and the answer says mailed: false with mail_error MAIL_NOT_SENT and why: invite again to resend. Without mail, the answer holds the link (invitation_url) and mail_error MAIL_NOT_CONFIGURED.",
     tag: TAG,
     auth: 'session',
     guard: { on: 'workspace', need: 'admin' },
@@ -84,8 +85,7 @@ export const memberRoutes = [
     response: IssuedInvitationSchema,
     errors: [409],
     handler: async ({ deps, access, body }) => {
-      const issued = await invite(deps, access, body);
-      return { invitation_url: issued.url, expires_at: issued.expiresAt };
+      return sentInvitationJson(await sendInvitation(deps, access, body));
     },
   }),
   defineAppRoute({
