@@ -33,6 +33,7 @@ import { NodeDnsTxtResolver } from './dns/node-dns-txt-resolver.js';
 import type { TakeSnapshot } from './ports/backup.js';
 import { SPOOL_DIR, snapshotDataDir } from './container-backup.js';
 import type { Mailer } from './ports/mailer.js';
+import { openMailer } from './container-mail.js';
 
 // The engines, the Redis client, prom-client, argon2, the import pipeline and the geolocation reader
 // are imported where they are opened: a command loads what it uses, and `footfall --help` none of it.
@@ -174,25 +175,6 @@ export function openControlStores(config: Pick<Config, 'dataDir' | 'controlUrl'>
 /** The resolvers that look up domain proofs (site verify): FOOTFALL_DNS_SERVERS, else the system's. */
 export function openDnsTxtResolver(config: Pick<Config, 'dnsServers'>): DnsTxtResolver {
   return new NodeDnsTxtResolver({ servers: config.dnsServers });
-}
-
-/**
- * The mailer FOOTFALL_SMTP_URL names (its From is FOOTFALL_MAIL_FROM), or undefined when it is unset:
- * then no mail is sent and links go to whoever made them. nodemailer is loaded only when mail is set.
- */
-export async function openMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'smtpCa'>): Promise<Mailer | undefined> {
-  const smtp = config.smtpUrl;
-  if (smtp === undefined) return undefined;
-  const { SmtpMailer } = await import('./mail/smtp-mailer.js');
-  return new SmtpMailer({
-    secure: smtp.secure,
-    host: smtp.host,
-    port: smtp.port,
-    user: smtp.user,
-    password: smtp.password,
-    from: config.mailFrom!,
-    ca: config.smtpCa !== undefined ? fs.readFileSync(config.smtpCa) : undefined,
-  });
 }
 
 /** Password hashing at the production parameters, for a command that sets a password (a share link's); loaded when asked, like the server's. */

@@ -16,6 +16,7 @@ const LAYERS: LayerMap = {
   'app.ts': 'Entry',
   'container.ts': 'Entry',
   'container-backup.ts': 'Entry',
+  'container-mail.ts': 'Entry',
   config: 'Config',
   http: 'Http',
   cli: 'Cli',
