@@ -24,6 +24,14 @@ export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const SIGN_IN_MAX_FAILURES_PER_PAIR = 10;
 export const SIGN_IN_MAX_FAILURES_PER_SECRET = 100;
 export const SIGN_IN_MAX_FAILURES_PER_ADDRESS = 50;
+/**
+ * Reset mails asked for in any SIGN_IN_WINDOW_MS: per client address (an address asking for more is
+ * answered 429, which says nothing of any account), and per email (past it the request is answered as
+ * any other and no mail goes out), so that nobody can fill a mailbox with resets or send footfall's
+ * mail to a list of addresses.
+ */
+export const RESET_REQUESTS_PER_ADDRESS = 10;
+export const RESET_MAILS_PER_EMAIL = 3;
 
 // One @, no spaces or control characters, a dot in the domain: what a mailbox needs, no more.
 const EMAIL_RE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f.]+$/;

@@ -26,6 +26,7 @@ export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
   private readonly timeoutMs: number;
   private readonly inFlight = new Set<Promise<MailOutcome>>();
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly options: SmtpMailerOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_MAIL_TIMEOUT_MS;
@@ -52,6 +53,12 @@ export class SmtpMailer implements Mailer {
     return sending;
   }
 
+  later(work: () => Promise<void>): void {
+    const running = work().catch(() => undefined);
+    this.pending.add(running);
+    void running.finally(() => this.pending.delete(running));
+  }
+
   private async sendBounded(message: MailMessage): Promise<MailOutcome> {
     let timer: NodeJS.Timeout | undefined;
     // nodemailer's own timeouts bound each step; this bounds the whole (a server that answers every
@@ -73,8 +80,9 @@ export class SmtpMailer implements Mailer {
     }
   }
 
-  /** Waits for the messages under way (each within its bound), then closes. */
+  /** Waits for the work and the messages under way (each send within its bound), then closes. */
   async close(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
     await Promise.allSettled([...this.inFlight]);
     this.transport.close();
   }

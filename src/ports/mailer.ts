@@ -19,5 +19,12 @@ export type MailOutcome = { sent: true } | { sent: false; reason: string };
 export interface Mailer {
   /** Resolves within the mailer's time bound, whatever the server does; never rejects. */
   send(message: MailMessage): Promise<MailOutcome>;
+  /**
+   * Runs `work` (which ends in a send) after the answer it belongs to, e.g. a reset's look-up and mail:
+   * close() waits for it, so a server that stops drops no mail it was asked for. A rejection is
+   * swallowed: `work` reports its own failures.
+   */
+  later(work: () => Promise<void>): void;
+  /** Waits for the work under way and the messages being sent (each within its bound), then closes. */
   close(): Promise<void>;
 }

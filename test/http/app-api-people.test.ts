@@ -146,8 +146,8 @@ test('a reset asked for by email is mailed; its link sets a new password once an
     const known = await ask(p.email.toUpperCase());
     assert.deepEqual([known.statusCode, known.body], [unknown.statusCode, unknown.body]);
     assert.equal(known.json().mail_configured, true);
-    const mail = await mailer.nth(1);
-    await new Promise((r) => setTimeout(r, 50));
+    await mailer.settled();
+    const mail = mailer.sent[0];
     assert.deepEqual(
       mailer.sent.map((s) => s.to),
       [p.email],
@@ -164,6 +164,38 @@ test('a reset asked for by email is mailed; its link sets a new password once an
     // Without mail the answer says so, and nothing is made.
     const unmailed = await checked(h, null, 'POST', '/app/api/password-reset', { body: { email: p.email } });
     assert.deepEqual([unmailed.statusCode, unmailed.json().mail_configured], [200, false]);
+  } finally {
+    await app.close();
+    await h.close();
+  }
+});
+
+test('reset mails are throttled: 10 requests from an address, 3 mails to an email, in 15 minutes; the answers alike', async () => {
+  const h = await harness();
+  const mailer = new CapturingMailer();
+  const app = await buildApp({ ...h.container, mailer }, { logger: false });
+  try {
+    const p = await person(h);
+    const ask = (email: string, remoteAddress: string) =>
+      app.inject({ method: 'POST', url: '/app/api/password-reset', payload: { email }, remoteAddress });
+    // one email asked for from four addresses: four answers alike, three mails
+    const answers = [];
+    for (const address of ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4']) answers.push(await ask(p.email, address));
+    assert.deepEqual(new Set(answers.map((r) => `${r.statusCode} ${r.body}`)).size, 1, 'the fourth is answered as the others');
+    assert.equal(answers[0].statusCode, 200);
+    await mailer.settled();
+    assert.deepEqual(
+      mailer.sent.map((m) => m.to),
+      [p.email, p.email, p.email],
+    );
+    // one address: ten requests, whatever the email, then 429 with Retry-After; another address goes on
+    for (let i = 0; i < 9; i++) assert.equal((await ask(`nobody${i}@example.com`, '192.0.2.1')).statusCode, 200, `request ${i + 2}`);
+    const refused = await ask('nobody@example.com', '192.0.2.1');
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal((await ask('nobody@example.com', '198.51.100.7')).statusCode, 200);
+    await mailer.settled();
+    assert.equal(mailer.sent.length, 3, 'no more mail');
   } finally {
     await app.close();
     await h.close();

@@ -1,11 +1,14 @@
 // The one throttle in front of every guess of a secret a person types or holds: a password at sign-in,
-// at a password change and at a share link, and the secret of an invitation, reset or sign-in link.
+// at a password change and at a share link, and the secret of an invitation, reset or sign-in link;
+// and in front of the reset mails anyone may ask for (per address, per email).
 // Failures are counted in the control plane (every process counts the same ones) under hashed keys,
 // so the table never holds an address or an email someone merely typed. A key past its bound in the
 // window refuses every attempt until the window frees a slot; a success resets nothing.
 import { rateLimited } from '../../domain/manage-errors.js';
 import {
   normalizeEmail,
+  RESET_MAILS_PER_EMAIL,
+  RESET_REQUESTS_PER_ADDRESS,
   SIGN_IN_MAX_FAILURES_PER_ADDRESS,
   SIGN_IN_MAX_FAILURES_PER_PAIR,
   SIGN_IN_MAX_FAILURES_PER_SECRET,
@@ -58,15 +61,35 @@ export function linkKeys(clientAddress: string): ThrottleKey[] {
   return [addressKey(clientAddress)];
 }
 
+/** Reset requests from one client address, each counted whatever the email (mail sent or not). */
+export function resetRequestKeys(clientAddress: string): ThrottleKey[] {
+  return [{ key: hashSecret(`reset-request:address:${clientAddress}`), max: RESET_REQUESTS_PER_ADDRESS }];
+}
+
+/** Reset mails to one email: counted as each is sent. */
+export function resetMailKeys(email: string): ThrottleKey[] {
+  return [{ key: hashSecret(`reset-mail:email:${email}`), max: RESET_MAILS_PER_EMAIL }];
+}
+
+/** Whether any key is past its bound now (the quiet form of refuseThrottled, for work done after the answer). */
+export async function isThrottled(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<boolean> {
+  return (await refusedUntil(deps, keys, nowMs)) > nowMs;
+}
+
 type ThrottleDeps = { people: Pick<PeopleStore, 'signInFailuresSince' | 'recordSignInFailure'> };
 
-/** RATE_LIMITED (with Retry-After) while any key is past its failures in the window. */
-export async function refuseThrottled(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
+/** Until when (ms) the keys refuse: 0 when none is past its bound in the window. */
+async function refusedUntil(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<number> {
   const seen = await deps.people.signInFailuresSince(
     keys.map((k) => k.key),
     nowMs - SIGN_IN_WINDOW_MS,
   );
-  const until = Math.max(0, ...keys.map((k) => throttledUntil(seen.get(k.key) ?? [], k.max, SIGN_IN_WINDOW_MS) ?? 0));
+  return Math.max(0, ...keys.map((k) => throttledUntil(seen.get(k.key) ?? [], k.max, SIGN_IN_WINDOW_MS) ?? 0));
+}
+
+/** RATE_LIMITED (with Retry-After) while any key is past its failures in the window. */
+export async function refuseThrottled(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
+  const until = await refusedUntil(deps, keys, nowMs);
   if (until > nowMs) throw rateLimited((until - nowMs) / 1000);
 }
 

@@ -8,7 +8,7 @@ import { hashSecret } from '../../domain/tokens.js';
 import type { LinkPurpose, User } from '../../ports/people-store.js';
 import { notFound } from '../manage/access.js';
 import { linkUrl, looksLikeLinkSecret, newSecret, type PeopleDeps } from './people-deps.js';
-import { guess, linkKeys } from './guess-throttle.js';
+import { guess, isThrottled, linkKeys, recordFailure, refuseThrottled, resetMailKeys, resetRequestKeys } from './guess-throttle.js';
 import { resetMessage } from './people-mail.js';
 import { checkPassword } from './sign-in.js';
 import type { IssuedLink } from './invitations.js';
@@ -43,30 +43,44 @@ export async function issueLinkFor(
 export interface ResetRequested {
   /** whether this server sends mail: false, nothing was sent (the operator gives reset links) */
   mailConfigured: boolean;
-  /** the look-up, the link and its mail, which go on after the answer; never rejects */
-  done: Promise<void>;
 }
 
 /**
  * A reset asked for by email. The look-up, the link and the mail run after the answer, so neither
  * the answer nor the time it took says whether an account has the email. A mail that is not sent is
  * reported to `onFailure` (the server's log) in words that hold neither the link nor the address.
+ * Throttled (docs/decisions/mail.md): a client address past its requests in the window is answered
+ * 429 before anything else; an email past its mails gets none, and its request is answered as any other.
  */
-export function requestReset(
+export async function requestReset(
   deps: Pick<PeopleDeps, 'people' | 'clock' | 'publicUrl' | 'random' | 'mailer'>,
-  email: string,
+  input: { email: string; clientAddress: string },
   onFailure: (reason: string) => void,
-): ResetRequested {
+): Promise<ResetRequested> {
   const mailer = deps.mailer;
-  if (!mailer || normalizeEmail(email) === null) return { mailConfigured: mailer !== undefined, done: Promise.resolve() };
-  const done = (async () => {
-    const found = await deps.people.findUserByEmail(email);
-    if (!found) return;
-    const link = await issueLink(deps, found.user, 'reset');
-    const outcome = await mailer.send(resetMessage({ to: found.user.email, url: link.url, expiresAt: link.expiresAt }));
-    if (!outcome.sent) onFailure(outcome.reason);
-  })().catch((err: unknown) => onFailure(`the reset link could not be made (${err instanceof Error ? err.name : 'error'})`));
-  return { mailConfigured: true, done };
+  if (!mailer) return { mailConfigured: false };
+  const now = deps.clock.now().getTime();
+  const byAddress = resetRequestKeys(input.clientAddress);
+  await refuseThrottled(deps, byAddress, now);
+  await recordFailure(deps, byAddress, now);
+  const email = normalizeEmail(input.email);
+  if (email === null) return { mailConfigured: true };
+  // the look-up, the link and the mail, after the answer (the mailer's close waits for them)
+  mailer.later(async () => {
+    try {
+      const found = await deps.people.findUserByEmail(email);
+      if (!found) return;
+      const byEmail = resetMailKeys(email);
+      if (await isThrottled(deps, byEmail, now)) return onFailure('this email was sent the most reset mails the window allows');
+      await recordFailure(deps, byEmail, now);
+      const link = await issueLink(deps, found.user, 'reset');
+      const outcome = await mailer.send(resetMessage({ to: found.user.email, url: link.url, expiresAt: link.expiresAt }));
+      if (!outcome.sent) onFailure(outcome.reason);
+    } catch (err) {
+      onFailure(`the reset link could not be made (${err instanceof Error ? err.name : 'error'})`);
+    }
+  });
+  return { mailConfigured: true };
 }
 
 const UNUSABLE = (what: string) => new ManageError('NOT_FOUND', `This ${what} link is unknown, used or expired: ask for a new one.`);

@@ -1,6 +1,7 @@
 // A Mailer that keeps what it is given, for tests that read the links mailed without a mail server
 // (test/http/mail-smtp.test.ts speaks to a real one).
 import type { MailMessage, MailOutcome, Mailer } from '../../../src/ports/mailer.js';
+import { until } from '../../helpers/until.js';
 
 export class CapturingMailer implements Mailer {
   readonly sent: MailMessage[] = [];
@@ -11,15 +12,26 @@ export class CapturingMailer implements Mailer {
     return this.outcome;
   }
 
-  async close(): Promise<void> {}
+  private readonly pending = new Set<Promise<void>>();
+
+  later(work: () => Promise<void>): void {
+    const running = work().catch(() => undefined);
+    this.pending.add(running);
+    void running.finally(() => this.pending.delete(running));
+  }
+
+  /** Once every piece of work handed to later() has ended: what was to be mailed has been. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  async close(): Promise<void> {
+    await this.settled();
+  }
 
   /** The n-th message (1-based), waited for: a reset's mail goes out after the answer. */
-  async nth(n: number, timeoutMs = 5000): Promise<MailMessage> {
-    const end = Date.now() + timeoutMs;
-    while (this.sent.length < n) {
-      if (Date.now() > end) throw new Error(`no mail #${n} within ${timeoutMs} ms (${this.sent.length} sent)`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+  async nth(n: number): Promise<MailMessage> {
+    await until(() => this.sent.length >= n, `mail #${n} sent (${this.sent.length} so far)`);
     return this.sent[n - 1];
   }
 }

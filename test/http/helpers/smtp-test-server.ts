@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { until } from '../../helpers/until.js';
 
 const FIXTURES = new URL('../../fixtures/smtp/', import.meta.url);
 export const TEST_CA_FILE = new URL('cert.pem', FIXTURES).pathname;
@@ -31,7 +32,7 @@ export interface SmtpTestServer {
   /** AUTH attempts refused (a wrong password) */
   refusedLogins: number;
   /** waits for the n-th message (1-based) */
-  nth(n: number, timeoutMs?: number): Promise<ReceivedMail>;
+  nth(n: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -86,12 +87,8 @@ export async function startSmtpServer(opts: { smtps?: boolean } = {}): Promise<S
     get refusedLogins() {
       return state.refusedLogins;
     },
-    async nth(n, timeoutMs = 8000) {
-      const end = Date.now() + timeoutMs;
-      while (received.length < n) {
-        if (Date.now() > end) throw new Error(`no mail #${n} within ${timeoutMs} ms (${received.length} received)`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+    async nth(n) {
+      await until(() => received.length >= n, `mail #${n} received (${received.length} so far)`);
       return received[n - 1];
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password reset link
-         * @description The same answer, as fast, whether or not an account has the email. When the server sends mail (FOOTFALL_SMTP_URL), a link valid an hour is mailed to the account after the answer; a mail that fails is logged (without the link or the address), not answered. Without mail, nothing is sent and mail_configured is false: the operator gives reset links (`footfall user reset-password --email E`).
+         * @description The same answer, as fast, whether or not an account has the email. When the server sends mail (FOOTFALL_SMTP_URL), a link valid an hour is mailed to the account after the answer; a mail that fails is logged (without the link or the address), not answered. Without mail, nothing is sent and mail_configured is false: the operator gives reset links (`footfall user reset-password --email E`). With mail, a client address may ask 10 times in 15 minutes (429 with Retry-After past it) and an email gets at most 3 reset mails in 15 minutes (past that the answer is the same and no mail goes out).
          */
         post: operations["requestPasswordReset"];
         delete?: never;

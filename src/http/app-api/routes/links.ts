@@ -92,14 +92,14 @@ export const linkRoutes = [
     operationId: 'requestPasswordReset',
     summary: 'Ask for a password reset link',
     description:
-      'The same answer, as fast, whether or not an account has the email. When the server sends mail (FOOTFALL_SMTP_URL), a link valid an hour is mailed to the account after the answer; a mail that fails is logged (without the link or the address), not answered. Without mail, nothing is sent and mail_configured is false: the operator gives reset links (`footfall user reset-password --email E`).',
+      'The same answer, as fast, whether or not an account has the email. When the server sends mail (FOOTFALL_SMTP_URL), a link valid an hour is mailed to the account after the answer; a mail that fails is logged (without the link or the address), not answered. Without mail, nothing is sent and mail_configured is false: the operator gives reset links (`footfall user reset-password --email E`). With mail, a client address may ask 10 times in 15 minutes (429 with Retry-After past it) and an email gets at most 3 reset mails in 15 minutes (past that the answer is the same and no mail goes out).',
     tag: TAG,
     auth: 'public',
     body: Type.Object({ email: Email }, { additionalProperties: false }),
     status: 200,
     response: ResetRequestedSchema,
     handler: async ({ deps, body, request }) => {
-      const { mailConfigured } = requestReset(deps, body.email, (reason) =>
+      const { mailConfigured } = await requestReset(deps, { email: body.email, clientAddress: request.ip }, (reason) =>
         request.log.warn({ mail: 'password_reset' }, `a password reset mail was not sent: ${reason}`),
       );
       return mailConfigured
