@@ -91,6 +91,7 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory, o
         collectionProfile: 'extended',
         profileEffectiveAt: null,
         createdAt: T0,
+        timezone: 'UTC',
       });
       clock.advance(1000);
       const s2 = await site(c, ws.id, ['b.example.org'], {
