@@ -2,6 +2,7 @@
 // checked whole before anything is read: every refusal is one 422 naming the field by its JSON path
 // (`filters[1][2][0]`) and saying what to send. What it means in a site's zone is resolved later
 // (date-range.ts); which metrics and dimensions a site's plan and profile allow is the read policy's.
+import { RE2JS } from 're2js';
 import { invalidParams } from '../errors.js';
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../events.js';
 import { MAX_FILTER_VALUE_LENGTH } from '../query/query-spec.js';
@@ -195,6 +196,7 @@ function parseFilter(field: string, v: unknown, depth: number): QueryFilter {
   if (values.length === 0 || values.length > MAX_CLAUSES)
     throw fail(`${field}[2]`, `must hold 1 to ${MAX_CLAUSES} values (any one matching is a match)`);
   const clauses = values.map((c, i) => text(`${field}[2][${i}]`, c, MAX_FILTER_VALUE_LENGTH));
+  if (op === 'matches' || op === 'matches_not') clauses.forEach((c, i) => checkRe2(`${field}[2][${i}]`, c));
   let caseSensitive = true;
   if (v.length === 4) {
     const m = v[3];
@@ -204,6 +206,20 @@ function parseFilter(field: string, v: unknown, depth: number): QueryFilter {
     caseSensitive = m.case_sensitive;
   }
   return { op: op as MatchOperator, dimension, clauses, caseSensitive };
+}
+
+/**
+ * A pattern of `matches` must be RE2 (the syntax DuckDB and ClickHouse both run): checked here by a port
+ * of RE2's own parser, so that a lookaround or a backreference is a 422 naming the clause, not an
+ * engine's error.
+ */
+function checkRe2(field: string, pattern: string): void {
+  try {
+    RE2JS.compile(pattern);
+  } catch (err) {
+    const why = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : 'not a pattern';
+    throw fail(field, `is not a regular expression in RE2 syntax (${why}): lookarounds and backreferences are not supported`);
+  }
 }
 
 function flag(field: string, v: unknown): boolean {

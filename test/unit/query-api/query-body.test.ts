@@ -132,6 +132,13 @@ test('each refusal names its field by JSON path and says what to send', () => {
       'filters[0][1][1][1][1][1][1][1][1]',
       /at most 8 deep/,
     ],
+    [
+      { ...base, filters: [['matches', 'event:page', ['^/a', '(?=b)c']]] },
+      'filters[0][2][1]',
+      /RE2 syntax \(invalid or unsupported Perl syntax: `\(\?=`\)/,
+    ],
+    [{ ...base, filters: [['matches_not', 'event:page', ['(a)\\1']]] }, 'filters[0][2][0]', /invalid escape sequence/],
+    [{ ...base, filters: [['matches', 'event:page', ['[open']]] }, 'filters[0][2][0]', /missing closing \]/],
     [{ ...base, order_by: [['pageviews', 'desc']] }, 'order_by[0][0]', /neither a metric nor a dimension/],
     [{ ...base, order_by: [['visitors', 'down']] }, 'order_by[0]', /"asc" or "desc"/],
     [{ ...base, include: { labels: true } }, 'include.labels', /unknown option/],
