@@ -80,3 +80,20 @@ export function reportUnits(input: ReportUnitsInput): number {
   const limit = withLimit ? limitFactor(input.limit) : 1;
   return base * rangeFactor(input.days) * limit * (input.compare ? 2 : 1);
 }
+
+export interface QueryUnitsInput {
+  /** local days of the range (a date-time range: its 24-hour days, the last one begun counted) */
+  days: number;
+  /** the query's dimensions, time ones included (a funnel: one per step) */
+  dimensions: number;
+  /** a time:hour dimension */
+  hourly: boolean;
+  compare: boolean;
+}
+
+/** The query API's units: 2 x ceil(days / 30) x (dimensions + 1) x (3 with time:hour) x (2 with compare). */
+export function queryUnits(input: QueryUnitsInput): number {
+  if (!Number.isSafeInteger(input.dimensions) || input.dimensions < 0)
+    throw new RangeError(`dimensions must be 0 or more, got ${input.dimensions}`);
+  return 2 * rangeFactor(input.days) * (input.dimensions + 1) * (input.hourly ? 3 : 1) * (input.compare ? 2 : 1);
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricsUnits, reportUnits } from '../../../src/domain/metering.js';
+import { metricsUnits, queryUnits, reportUnits } from '../../../src/domain/metering.js';
 
 test('metrics units match the four verification cases of the spec', () => {
   assert.equal(metricsUnits({ endpoint: 'timeseries', metric: 'pageviews', days: 7, interval: 'day' }), 4);
@@ -42,4 +42,15 @@ test('content summary has no limit factor while full keeps it', () => {
   assert.equal(summary(1), 2 * 13);
   assert.equal(summary(2000), 2 * 13);
   assert.equal(reportUnits({ report: 'content', include: 'summary', days: 30, limit: 2000, compare: true }), 2 * 1 * 2);
+});
+
+test('query API units: 2 x ceil(days / 30) x (dimensions + 1) x 3 hourly x 2 compared', () => {
+  assert.equal(queryUnits({ days: 7, dimensions: 0, hourly: false, compare: false }), 2);
+  assert.equal(queryUnits({ days: 30, dimensions: 1, hourly: false, compare: false }), 4);
+  assert.equal(queryUnits({ days: 31, dimensions: 1, hourly: false, compare: false }), 8);
+  assert.equal(queryUnits({ days: 91, dimensions: 2, hourly: false, compare: true }), 2 * 4 * 3 * 2);
+  assert.equal(queryUnits({ days: 1, dimensions: 1, hourly: true, compare: false }), 2 * 1 * 2 * 3);
+  assert.equal(queryUnits({ days: 365, dimensions: 3, hourly: true, compare: true }), 2 * 13 * 4 * 3 * 2);
+  assert.throws(() => queryUnits({ days: 0, dimensions: 0, hourly: false, compare: false }), RangeError);
+  assert.throws(() => queryUnits({ days: 1, dimensions: -1, hourly: false, compare: false }), RangeError);
 });
