@@ -32,6 +32,9 @@ import type { DnsTxtResolver } from './ports/dns-txt-resolver.js';
 import { NodeDnsTxtResolver } from './dns/node-dns-txt-resolver.js';
 import type { TakeSnapshot } from './ports/backup.js';
 import { SPOOL_DIR, snapshotDataDir } from './container-backup.js';
+// The composition root's parts, kept in files of their own; commands reach them here, as every store.
+export { codeVersions, inspectStoreFiles } from './container-backup.js';
+export { openMailer } from './container-mail.js';
 import type { Mailer } from './ports/mailer.js';
 import { openMailer } from './container-mail.js';
 

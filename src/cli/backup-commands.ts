@@ -24,14 +24,12 @@ export function registerBackup(program: Command): void {
       if (typeof opts.out !== 'string' || opts.out === '') throw new CliError('missing --out <dir> (a new or empty directory)');
       const config = commandConfig(opts);
       embeddedOnly(config, 'backup');
-      const [{ openBackupSource }, { inspectStoreFiles, codeVersions }, { writeBackup }, { ProcessLock }, { crashPoint }] =
-        await Promise.all([
-          import('../container.js'),
-          import('../container-backup.js'),
-          import('../services/backup/write-backup.js'),
-          import('../ingest/collect/process-lock.js'),
-          import('../config/crash-point.js'),
-        ]);
+      const [{ openBackupSource, inspectStoreFiles, codeVersions }, { writeBackup }, { ProcessLock }, { crashPoint }] = await Promise.all([
+        import('../container.js'),
+        import('../services/backup/write-backup.js'),
+        import('../ingest/collect/process-lock.js'),
+        import('../config/crash-point.js'),
+      ]);
       const done = await writeBackup(
         {
           dataDir: config.dataDir,
@@ -90,7 +88,7 @@ export function registerRestore(program: Command): void {
       const config = commandConfig(opts);
       embeddedOnly(config, 'restore');
       const [{ inspectStoreFiles, codeVersions }, { restoreBackup }, { ProcessLock }, { crashPoint }] = await Promise.all([
-        import('../container-backup.js'),
+        import('../container.js'),
         import('../services/backup/restore-backup.js'),
         import('../ingest/collect/process-lock.js'),
         import('../config/crash-point.js'),

@@ -196,7 +196,7 @@ function parseFilter(field: string, v: unknown, depth: number): QueryFilter {
   if (values.length === 0 || values.length > MAX_CLAUSES)
     throw fail(`${field}[2]`, `must hold 1 to ${MAX_CLAUSES} values (any one matching is a match)`);
   const clauses = values.map((c, i) => text(`${field}[2][${i}]`, c, MAX_FILTER_VALUE_LENGTH));
-  if (op === 'matches' || op === 'matches_not') clauses.forEach((c, i) => checkRe2(`${field}[2][${i}]`, c));
+  if (op === 'matches' || op === 'matches_not') for (const [i, c] of clauses.entries()) checkRe2(`${field}[2][${i}]`, c);
   let caseSensitive = true;
   if (v.length === 4) {
     const m = v[3];
