@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   breakdownQuery,
+  chartInterval,
   commonParams,
   searchFromState,
   seriesQuery,
@@ -15,7 +16,7 @@ import { periodLabel, presetOf, presetPeriod, shiftPeriod } from '../../web/src/
 
 const TODAY = '2025-06-15';
 
-test('the default state is the last 30 days of people, visitors by day, unfiltered; it writes no parameter', () => {
+test("the default state is the last 30 days of people, visitors by the period's interval, unfiltered; it writes no parameter", () => {
   const s = stateFromSearch('');
   assert.deepEqual(s, {
     period: null,
@@ -24,7 +25,7 @@ test('the default state is the last 30 days of people, visitors by day, unfilter
     tenantId: null,
     filters: {},
     metric: 'visitors',
-    interval: 'day',
+    interval: null,
   });
   assert.equal(searchFromState(s), '');
   assert.deepEqual(commonParams(s, 'site_1', TODAY), { site_id: 'site_1', from: '2025-05-17', to: TODAY });
@@ -77,6 +78,26 @@ test('values that cannot be the API names fall back to the defaults', () => {
     { page: '/a' },
     'non-string values dropped',
   );
+});
+
+test('a one-day period charts by the hour where the plan has hours; longer periods by the day; a picked interval is kept', () => {
+  const auto = stateFromSearch('');
+  const oneDay = (day: string) => ({ from: day, to: day });
+  for (const period of [presetPeriod('today', TODAY), oneDay('2025-06-14'), oneDay('2024-02-29')])
+    assert.equal(chartInterval(auto, period, true), 'hour', `${period.from} alone`);
+  for (const period of [presetPeriod('7d', TODAY), { from: '2025-06-14', to: TODAY }, presetPeriod('last_month', TODAY)])
+    assert.equal(chartInterval(auto, period, true), 'day', `${period.from} to ${period.to}`);
+  assert.equal(chartInterval(auto, oneDay(TODAY), false), 'day', 'a plan without hours: one day by the day');
+  assert.equal(chartInterval(auto, oneDay(TODAY), null), null, 'the rules on their way: not known yet, nothing asked');
+  assert.equal(chartInterval(auto, presetPeriod('30d', TODAY), null), 'day', 'longer periods need no rules');
+  // picked: kept whatever the period or the plan (a refusal is the API's to say, in the chart)
+  const days = stateFromSearch('?interval=day');
+  const hours = stateFromSearch('?interval=hour');
+  assert.equal(days.interval, 'day');
+  assert.equal(searchFromState(days), '?interval=day', 'a picked day is written: it is not the default any more');
+  assert.equal(chartInterval(days, oneDay(TODAY), true), 'day');
+  assert.equal(chartInterval(hours, presetPeriod('30d', TODAY), true), 'hour');
+  assert.equal(chartInterval(hours, oneDay(TODAY), false), 'hour', 'refused by the plan: asked, and the chart says so');
 });
 
 test('filters are added and removed one by one, or all at once', () => {

@@ -7,8 +7,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { assertMatchesV1, assertTilesMatch, listRows } from './dashboard-compare.js';
-import { dashboardWorld, missing, settled, skip, type DashboardWorld } from './dashboard-world.js';
+import { dashboardWorld, missing, SCREENSHOTS, settled, skip, type DashboardWorld } from './dashboard-world.js';
 
 let w: DashboardWorld;
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -43,6 +45,166 @@ test('the tiles, the chart and three top lists equal /v1 for several periods, co
     assert.deepEqual(queryOf(page.url()), state);
     await context.close();
   }
+});
+
+/** What the chart shows: its interval buttons, its points (the table's), its x axis's span and labels. */
+async function chartSeen(page: Page) {
+  return {
+    title: (await page.textContent('#chart-title'))?.replace(/\s+/g, ' ').trim(),
+    /** the interval button pressed; undefined where the plan offers no choice */
+    pressed: (await (await page.$('.chart-panel [aria-label="Interval"] [aria-pressed="true"]'))?.textContent())?.trim(),
+    starts: await page.$$eval('.chart-table tbody tr', (rows) => rows.map((r) => r.getAttribute('data-start'))),
+    from: await page.getAttribute('.chart-panel .plot', 'data-x-from'),
+    to: await page.getAttribute('.chart-panel .plot', 'data-x-to'),
+    labels: (await page.getAttribute('.chart-panel .plot', 'data-x-labels'))?.split('|') ?? [],
+  };
+}
+
+const hoursOf = (day: string) => Array.from({ length: 24 }, (_, h) => `${day}T${String(h).padStart(2, '0')}:00:00.000Z`);
+
+test('a one-day period (Today, Yesterday) charts by the hour: 24 points, an axis one day wide with hour labels, equal to /v1; longer periods by the day', {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.extended;
+  const { page, problems, context } = await w.open(w.siteUrl(site));
+  await settled(page);
+  assert.equal((await chartSeen(page)).pressed, 'Days', 'the last 30 days: by the day');
+
+  const byTheHour = async (day: string) => {
+    await settled(page);
+    const seen = await chartSeen(page);
+    assert.equal(seen.title, 'Visitors per hour');
+    assert.equal(seen.pressed, 'Hours');
+    assert.equal(seen.starts.length, 24);
+    assert.deepEqual(
+      seen.starts.map((s) => Date.parse(s!)),
+      hoursOf(day).map((h) => Date.parse(h)),
+      'one point per hour of the day',
+    );
+    assert.deepEqual([seen.from, seen.to], [`${day}T00:00:00.000Z`, `${day}T23:00:00.000Z`], 'the axis is the day');
+    assert.ok(seen.labels.length >= 3, `hour labels: ${seen.labels}`);
+    for (const label of seen.labels) assert.match(label, /^(\d\d:00|\d{1,2} [A-Z][a-z]{2})$/, 'an hour, or the day at midnight');
+    // the period is in the address; the interval is the period's, so none is written
+    assert.deepEqual(queryOf(page.url()), { from: day, to: day });
+    await assertMatchesV1(w, page, site, { from: day, to: day, interval: 'hour' });
+  };
+
+  await page.selectOption('.date-picker select', 'today');
+  await page.waitForURL((u) => u.searchParams.get('from') === w.today && u.searchParams.get('to') === w.today);
+  await byTheHour(w.today);
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-today-by-hour.png'), fullPage: true });
+
+  // the previous period of Today is yesterday, a custom from = to
+  const yesterday = addDays(w.today, -1);
+  await page.click('.stepper button[aria-label^="Previous period"]');
+  await page.waitForURL((u) => u.searchParams.get('from') === yesterday);
+  await byTheHour(yesterday);
+
+  // longer periods keep days
+  await page.selectOption('.date-picker select', '7d');
+  await page.waitForURL((u) => u.searchParams.get('from') === addDays(w.today, -6));
+  await settled(page);
+  const week = await chartSeen(page);
+  assert.equal(week.title, 'Visitors per day');
+  assert.equal(week.starts.length, 7);
+  assert.deepEqual([week.from, week.to], [`${addDays(w.today, -6)}T00:00:00.000Z`, `${w.today}T00:00:00.000Z`]);
+  await assertMatchesV1(w, page, site, { from: addDays(w.today, -6), to: w.today });
+
+  // days picked for one day: kept, in the address; one point, on an axis one day wide, not years
+  await page.selectOption('.date-picker select', 'today');
+  await page.waitForURL((u) => u.searchParams.get('from') === w.today);
+  await settled(page);
+  await page.click('.chart-panel [aria-label="Interval"] button:text-is("Days")');
+  await page.waitForURL((u) => u.searchParams.get('interval') === 'day');
+  await settled(page);
+  const one = await chartSeen(page);
+  assert.equal(one.title, 'Visitors per day');
+  assert.equal(one.starts.length, 1);
+  const noon = (day: string, hours: number) => new Date(Date.parse(`${day}T00:00:00Z`) + hours * 3_600_000).toISOString();
+  assert.deepEqual([one.from, one.to], [noon(w.today, -12), noon(w.today, 12)], 'half a day either side of the point');
+  assert.ok(
+    one.labels.every((l) => /^\d{1,2} [A-Z][a-z]{2}$/.test(l)),
+    `a chart by the day names days only: ${one.labels}`,
+  );
+  await assertMatchesV1(w, page, site, { from: w.today, to: w.today, interval: 'day' });
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-today-by-day.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a plan without hours charts a one-day period by the day: one point, its axis one day wide', { skip, timeout: 60_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(w.siteUrl(w.sites.free, { from: w.today, to: w.today }), { as: 'free-owner' });
+  await settled(page);
+  const seen = await chartSeen(page);
+  assert.equal(seen.title, 'Visitors per day');
+  assert.equal(seen.pressed, undefined, 'no interval to pick on this plan');
+  assert.equal(seen.starts.length, 1);
+  const at = (h: number) => new Date(Date.parse(`${w.today}T00:00:00Z`) + h * 3_600_000).toISOString();
+  assert.deepEqual([seen.from, seen.to], [at(-12), at(12)]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a burst of clicks meets no 429: three periods and a second site within a second, every panel answered', {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  // a session of its own (the viewer's), so that no other test's reads are in its window
+  const { page, problems, context } = await w.open('about:blank', { as: 'viewer' });
+  // every status under /app/api; a read refused inside a batch is a 429 line in a 200, whose streamed body
+  // Chromium does not keep: the server's limiter tells those
+  const statuses: string[] = [];
+  context.on('response', (res) => {
+    const where = new URL(res.url()).pathname;
+    if (where.startsWith('/app/api/')) statuses.push(`${res.status()} ${where}`);
+  });
+  const limiter = w.server.container.limiter;
+  const hit = limiter.hit;
+  const refused: string[] = [];
+  let sessionHits = 0;
+  limiter.hit = async (key, ...rest) => {
+    const decision = await hit.call(limiter, key, ...rest);
+    if (key.startsWith('session:')) sessionHits++;
+    if (key.startsWith('session:') && !decision.allowed) refused.push(key);
+    return decision;
+  };
+  try {
+    await page.goto(w.siteUrl(w.sites.extended));
+    await settled(page);
+    // no wait for the numbers between clicks: each waits only for the address to change
+    for (const [preset, from] of [
+      ['7d', addDays(w.today, -6)],
+      ['today', w.today],
+      ['90d', addDays(w.today, -89)],
+    ]) {
+      await page.selectOption('.date-picker select', preset);
+      await page.waitForURL((u) => u.searchParams.get('from') === from);
+    }
+    const second = await context.newPage();
+    await second.goto(w.siteUrl(w.sites.strict), { waitUntil: 'commit' });
+    await Promise.all([settled(page), settled(second)]);
+    for (const p of [page, second]) {
+      const failed = await p.$$eval('.problem:not(.locked):not(.upgrade), .tile-problem', (els) => els.map((e) => e.textContent));
+      assert.deepEqual(failed, [], 'no panel shows an error');
+    }
+    await assertTilesMatch(w, page, w.sites.extended, { from: addDays(w.today, -89), to: w.today });
+    assert.ok(sessionHits > 60, `the burst was some 80 requests of the session: ${sessionHits}`);
+    assert.deepEqual(refused, [], 'no read refused, alone or in a batch');
+    assert.deepEqual(
+      statuses.filter((s) => s.startsWith('429')),
+      [],
+      'no 429 to the page',
+    );
+  } finally {
+    limiter.hit = hit;
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
 });
 
 test('clicking a row filters the whole page; back and forward undo and redo it; the chip removes it', {

@@ -1,6 +1,8 @@
-// The time series of the chosen tile (uPlot, on a canvas), by day or, where the plan has it, by hour;
-// the previous period as a second, dashed line. The same points are in a table below it, for people
-// who do not see the canvas and for anyone who wants the exact numbers.
+// The time series of the chosen tile (uPlot, on a canvas), by day or, where the plan has it, by hour
+// (a one-day period by the hour unless the reader picks days: query.ts, chartInterval); the previous
+// period as a second, dashed line. The x axis spans the period, however many points (xRange). The same
+// points are in a table below it, for people who do not see the canvas and for anyone who wants the
+// exact numbers.
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -13,8 +15,8 @@ import { shown, useRead } from '../ui/use-read.js';
 import type { PanelContext } from './context.js';
 import { CsvButton } from './csv-button.js';
 import { formatExact, formatMetric } from './format.js';
-import { dayLabel } from './periods.js';
-import { seriesQuery, type Interval, type TileMetric } from './query.js';
+import { dayLabel, type Period } from './periods.js';
+import { chartInterval, seriesQuery, type Interval, type TileMetric } from './query.js';
 import { readSeries } from './series-read.js';
 import { TILES } from './tiles.js';
 import { setDashboardState } from './url-state.js';
@@ -28,27 +30,46 @@ function pointLabel(start: string, interval: Interval): string {
   return interval === 'hour' ? `${dayLabel(start.slice(0, 10))} ${start.slice(11, 16)}` : dayLabel(start.slice(0, 10));
 }
 
-/** A tick of the time axis, in UTC: "27 Oct" for days, "14:00" for hours ("27 Oct" at midnight). */
-function axisLabel(ts: number, step: number): string {
+/**
+ * A tick of the time axis, in UTC: "27 Oct" for days, "14:00" for hours ("27 Oct" at midnight). A
+ * series by day names days only: its axis may be padded to hours around a single day's point.
+ */
+function axisLabel(ts: number, step: number, interval: Interval): string {
   const iso = new Date(ts * 1000).toISOString();
   if (step >= 86_400 || iso.slice(11, 16) === '00:00') return dayLabel(iso.slice(0, 10), false);
-  return iso.slice(11, 16);
+  return interval === 'day' ? '' : iso.slice(11, 16);
+}
+
+const DAY_S = 86_400;
+
+/**
+ * The x axis's range, in Unix seconds: the first point to the last. The points are the period's, one
+ * per day or hour, zero-filled, so this is the period, however few points have traffic. Given, not
+ * left to uPlot, which stretches a lone point's axis over years: a single day by day is one point,
+ * with half a day either side of it.
+ */
+export function xRange(xs: readonly number[]): [number, number] {
+  const first = xs[0] ?? 0;
+  const last = xs[xs.length - 1] ?? first;
+  return first === last ? [first - DAY_S / 2, last + DAY_S / 2] : [first, last];
 }
 
 export function Chart({ ctx }: { ctx: PanelContext }) {
   const { state } = ctx;
   const metric = state.metric;
-  const interval: Interval = state.interval;
-  const query = seriesQuery(state, ctx.params, metric, interval);
-  const read = useRead(readKey('/v1/metrics/timeseries', query), () => readSeries(ctx.reader, query));
-  const result = shown(read);
+  const period: Period = { from: ctx.params.from, to: ctx.params.to };
+  // null while the plan's rules are on their way and the period is one day: nothing asked until then
+  const interval = chartInterval(state, period, ctx.product.pending ? null : ctx.product.hourly);
+  const query = seriesQuery(state, ctx.params, metric, interval ?? 'day');
+  const read = useRead(interval ? readKey('/v1/metrics/timeseries', query) : null, () => readSeries(ctx.reader, query));
+  const result = interval ? shown(read) : undefined;
   const label = TILES.find((t) => t.metric === metric)?.label ?? metric;
   const hourOffered = ctx.product.hourly || interval === 'hour';
   return (
     <section class="panel chart-panel" aria-labelledby="chart-title">
       <header class="panel-head">
         <h2 id="chart-title">
-          {label} <span class="muted">per {interval}</span>
+          {label} {interval ? <span class="muted">per {interval}</span> : null}
         </h2>
         <div class="panel-tools">
           {hourOffered ? (
@@ -61,8 +82,8 @@ export function Chart({ ctx }: { ctx: PanelContext }) {
             </div>
           ) : null}
           <CsvButton
-            what={`${label} per ${interval}`}
-            enabled={ctx.product.csv}
+            what={`${label} per ${interval ?? 'day'}`}
+            enabled={ctx.product.csv && interval !== null}
             download={() =>
               downloadCsv(
                 ctx.reader,
@@ -74,7 +95,10 @@ export function Chart({ ctx }: { ctx: PanelContext }) {
           />
         </div>
       </header>
-      <div class={`chart-body${read.status === 'loading' && result ? ' stale' : ''}`} aria-busy={read.status === 'loading'}>
+      <div
+        class={`chart-body${read.status === 'loading' && result ? ' stale' : ''}`}
+        aria-busy={interval === null || read.status === 'loading'}
+      >
         {!result ? (
           <Skeleton rows={1} label={`${label} chart`} />
         ) : !result.ok ? (
@@ -100,6 +124,7 @@ function Plot({ series, metric, label }: { series: Series; metric: TileMetric; l
     const xs = points.map((p) => Date.parse(p.start) / 1000);
     const ys = points.map((p) => p.value);
     const previous = series.compare ? points.map((_, i) => series.compare!.points[i]?.value ?? null) : null;
+    const range = xRange(xs);
     const text = cssColor('--muted');
     const grid = cssColor('--border');
     // What the cursor points at, in words under the chart (uPlot's own legend lists blanks at rest).
@@ -118,10 +143,20 @@ function Plot({ series, metric, label }: { series: Series; metric: TileMetric; l
         height: HEIGHT,
         // the API's days and hours are UTC; so is the axis
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        scales: { x: { time: true, range: () => range }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
         legend: { show: false },
         cursor: { y: false, points: { size: 8 } },
-        hooks: { setCursor: [showPoint] },
+        hooks: {
+          setCursor: [showPoint],
+          // uPlot draws the axis on the canvas: its span and labels are written on the element too, so
+          // that a test can read what a person sees (test/web/dashboard.test.ts)
+          draw: [
+            (u) => {
+              el.dataset.xFrom = new Date(u.scales.x.min! * 1000).toISOString();
+              el.dataset.xTo = new Date(u.scales.x.max! * 1000).toISOString();
+            },
+          ],
+        },
         series: [
           {},
           {
@@ -140,7 +175,11 @@ function Plot({ series, metric, label }: { series: Series; metric: TileMetric; l
             stroke: text,
             grid: { stroke: grid, width: 1 },
             ticks: { stroke: grid, width: 1 },
-            values: (_u, splits, _i, _space, step) => splits.map((ts) => axisLabel(ts, step)),
+            values: (_u, splits, _i, _space, step) => {
+              const labels = splits.map((ts) => axisLabel(ts, step, interval));
+              el.dataset.xLabels = labels.filter(Boolean).join('|');
+              return labels;
+            },
           },
           {
             stroke: text,

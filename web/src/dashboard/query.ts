@@ -29,6 +29,7 @@ const TILE_METRICS: readonly TileMetric[] = [
   'avg_session_eng_time_ms',
 ];
 export const DEFAULT_METRIC: TileMetric = 'visitors';
+const INTERVALS: readonly Interval[] = ['day', 'hour'];
 
 export interface DashboardState {
   /** null: the default period (the last 30 days, relative to the day the link is opened) */
@@ -38,7 +39,8 @@ export interface DashboardState {
   tenantId: string | null;
   filters: Readonly<Record<string, string>>;
   metric: TileMetric;
-  interval: Interval;
+  /** the interval the reader picked; null: the period's own (chartInterval) */
+  interval: Interval | null;
 }
 
 /** The query parameters this module owns; any other (site_id of an embed, theme, accent) is kept as is. */
@@ -70,7 +72,7 @@ export function stateFromSearch(search: string): DashboardState {
     tenantId: q.get('tenant_id') || null,
     filters: parseFilters(q.get('filters')),
     metric: TILE_METRICS.find((m) => m === metric) ?? DEFAULT_METRIC,
-    interval: q.get('interval') === 'hour' ? 'hour' : 'day',
+    interval: INTERVALS.find((i) => i === q.get('interval')) ?? null,
   };
 }
 
@@ -87,13 +89,26 @@ export function searchFromState(state: DashboardState, current = ''): string {
   if (state.tenantId) q.set('tenant_id', state.tenantId);
   if (Object.keys(state.filters).length) q.set('filters', JSON.stringify(state.filters));
   if (state.metric !== DEFAULT_METRIC) q.set('metric', state.metric);
-  if (state.interval !== 'day') q.set('interval', state.interval);
+  if (state.interval) q.set('interval', state.interval);
   const s = q.toString();
   return s ? `?${s}` : '';
 }
 
 export function periodOf(state: DashboardState, today: Day): Period {
   return state.period ?? presetPeriod(DEFAULT_PRESET, today);
+}
+
+/**
+ * The chart's interval. One picked by the reader is kept, even where the plan refuses it (the chart
+ * then shows the refusal, and the buttons to pick again). Otherwise the period decides: one day is
+ * charted by the hour (a single day's point would be one dot), where the plan has hours; a longer
+ * period, or a plan without hours, by the day. `hourly` null: the plan's rules are still on their
+ * way, and a one-day period's interval is not known yet (null) rather than asked twice.
+ */
+export function chartInterval(state: DashboardState, period: Period, hourly: boolean | null): Interval | null {
+  if (state.interval) return state.interval;
+  if (period.from !== period.to) return 'day';
+  return hourly === null ? null : hourly ? 'hour' : 'day';
 }
 
 /** The parameters every read of the page shares (site, period, compare, traffic, tenant). */
