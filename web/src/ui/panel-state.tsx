@@ -35,6 +35,7 @@ const TITLES: Record<string, string> = {
   SITE_DNS_VERIFICATION_UNAVAILABLE: 'DNS cannot prove this domain',
   INVALID_CREDENTIALS: 'Wrong email or password',
   LAST_OWNER: 'The workspace needs an owner',
+  EMAIL_NEEDED: 'Enter your email',
 };
 
 export function isLocked(failure: Failure): boolean {
