@@ -2,14 +2,16 @@
 // leads, through its page and a password, to the workspace's dashboards; a viewer sees no settings (no
 // link, and the pages say in words that they are not for the role); a free workspace sees its own
 // surfaces and upgrade notes where the others would be, never errors; a new site waits for its first
-// event with the script tag to copy, and turns live when a page carrying that tag is visited.
+// event with the script tag to copy, and turns live when a page carrying that tag is visited. The sign-in
+// form's hint for a missing email is titled as a hint, not as a failed read.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertTilesMatch, tilesOf } from './dashboard-compare.js';
 import path from 'node:path';
-import { dashboardWorld, missing, PASSWORD, SCREENSHOTS, settled, skip, type DashboardWorld } from './dashboard-world.js';
+import { axeViolations, dashboardWorld, missing, PASSWORD, SCREENSHOTS, settled, skip, type DashboardWorld } from './dashboard-world.js';
+import { twoWidths } from './two-widths.js';
 
 let w: DashboardWorld;
 before(async () => {
@@ -37,7 +39,10 @@ test('an invitation leads through its page and a password to the dashboard of th
   const { page, problems, context } = await w.open(link, { as: null });
   await page.waitForSelector('input[name=password]');
   assert.match((await page.textContent('form'))!, /invites newcomer@example\.com to join Dashboard example as a viewer/);
+  assert.equal(await page.textContent('form h1'), 'Join Dashboard example');
+  assert.deepEqual(await axeViolations(page), [], 'the invitation page');
   await page.screenshot({ path: path.join(SCREENSHOTS, 'invite-new-account.png'), fullPage: true });
+  await twoWidths(page, 'invite-new-account');
   await page.fill('input[name=name]', 'Newcomer');
   await page.fill('input[name=password]', PASSWORD);
   await page.click('button[type=submit]');
@@ -102,6 +107,32 @@ test('an invitation to an email with an account asks for a session of that accou
     workspaces.some((t) => t?.startsWith('Dashboard example')),
     workspaces.join(' | '),
   );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the sign-in form asks for the email before a reset link, titled as that hint, not as a failed read', {
+  skip,
+  timeout: 60_000,
+}, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(w.url('/app'), { as: null });
+  await page.waitForSelector('input[name=email]');
+  await page.click('button:has-text("Forgot the password?")');
+  await page.waitForSelector('.problem[data-code="EMAIL_NEEDED"]');
+  assert.equal(await page.textContent('.problem-title'), 'Enter your email');
+  assert.equal(
+    await page.textContent('.problem-message'),
+    'The link to choose a new password goes to it: type it in the Email field above, then press “Forgot the password?” again.',
+  );
+  assert.deepEqual(await axeViolations(page), [], 'the sign-in form with the hint');
+  await twoWidths(page, 'sign-in-email-needed');
+  // a wrong password is a sign-in that failed, said so
+  await page.fill('input[name=email]', w.emails.owner);
+  await page.fill('input[name=password]', 'not the password at all');
+  await page.click('button[type=submit]');
+  await page.waitForSelector('.problem[data-code="INVALID_CREDENTIALS"]');
+  assert.equal(await page.textContent('.problem-title'), 'Wrong email or password');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -3,13 +3,16 @@
 // test's DNS server holds it the domain is verified; the site is suspended and resumed, and its time zone
 // changed and saved (still selected after a reload, the page passing axe); a goal and a tenant
 // are added; a token is created (its secret shown once, and it reads /v1), rotated (the old secret stops
-// working) and revoked; an invitation's link is shown once and its seat counted.
+// working) and revoked; an invitation's link is shown once (said where it is shown) and its seat counted.
+// A pasted address is saved as its hostname, shown before saving; the only owner is offered no demotion
+// or removal, and a refusal in a race is said in words inside the layout.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { axeViolations, dashboardWorld, missing, SCREENSHOTS, skip, type DashboardWorld } from './dashboard-world.js';
+import { twoWidths } from './two-widths.js';
 
 let w: DashboardWorld;
 before(async () => {
@@ -49,10 +52,22 @@ test('a site with a domain scope: its TXT record to copy, verify refused in word
   await page.waitForSelector(card);
   assert.equal(await page.textContent(`${card} .proof [data-copy="Record value"]`), value, 'the card shows the same record');
   assert.match((await page.textContent('.section-head'))!, /4 of 50 sites of the plan/);
+  // the message names the button there is, where it is: on the new site's card, above the form
+  assert.match((await page.textContent('.done'))!, /then press “Verify now” on the site's card above \(under Sites\)/);
+  const button = (await page.locator(`${card} button:has-text("Verify now")`).boundingBox())!;
+  assert.ok(button.y < (await page.locator('.done').boundingBox())!.y, 'the Verify now button is above the message');
 
   await page.click(`${card} button:has-text("Verify now")`);
   await page.waitForSelector(`${card} .problem[data-code="SITE_DNS_VERIFICATION_FAILED"]`);
-  assert.match((await page.textContent(`${card} .problem`))!, /No TXT value was found under that name/);
+  // one message that says the fact once and what to do, not the title, the API's words and a note repeating it
+  assert.equal(await page.textContent(`${card} .problem-title`), 'The TXT record was not found');
+  assert.equal(
+    await page.textContent(`${card} .problem-message`),
+    'No TXT value was found under _footfall.proven-example.com: publish the record above at your DNS provider, then press “Verify now” again (DNS changes can take a while to show).',
+  );
+  assert.equal(await page.locator(`${card} .problem p`).count(), 2, 'a title and one message');
+  assert.deepEqual(await axeViolations(page), [], 'the settings with a failed verification');
+  await twoWidths(page, 'settings-sites-verify-failed');
 
   w.dns.set(name!, [[value]]);
   await page.click(`${card} button:has-text("Verify now")`);
@@ -87,6 +102,69 @@ test('a site with a domain scope: its TXT record to copy, verify refused in word
   // the new site is one of the person's sites
   await page.goto(w.url('/app'), { waitUntil: 'load' });
   await page.waitForSelector('.site-list a:has-text("Proven")');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a pasted address as a hostname is saved as its hostname, which the form shows before saving', { skip, timeout: 60_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(settings('sites'));
+  await page.waitForSelector('.site-card');
+  await page.fill('input[name=name]', 'Pasted');
+  await page.fill('input[name=hostnames]', 'https://www.pasted-example.com/pricing, pasted-example.com');
+  await page.waitForSelector('#hostnames-saved:has-text("Saved as www.pasted-example.com, pasted-example.com")');
+  assert.deepEqual(await axeViolations(page), [], 'the form with the hostnames it will save');
+  await twoWidths(page, 'settings-sites-pasted-url');
+  await page.click('button:has-text("Add the site")');
+  const card = 'article.site-card:has(h3:has-text("Pasted"))';
+  await page.waitForSelector(card);
+  assert.equal(await page.locator(`${card} dl.facts dd`).first().textContent(), 'www.pasted-example.com, pasted-example.com');
+  assert.equal(await page.textContent('#hostnames-saved'), '', 'the form is empty again, and so is its note');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the only owner is offered no demotion or removal; when the API refuses one anyway (a race), the page says why in words', {
+  skip,
+  timeout: 60_000,
+}, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const owner = await w.session('owner');
+  const api = (method: string, p: string, body?: object) =>
+    fetch(w.url(`/app/api/workspaces/${w.workspaces.pro}${p}`), {
+      method,
+      headers: { 'content-type': 'application/json', cookie: `footfall_session=${owner.cookie}`, 'x-csrf-token': owner.csrf },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  const { members } = (await (await api('GET', '/members')).json()) as { members: { user_id: string; email: string }[] };
+  const adminId = members.find((m) => m.email === w.emails.admin)!.user_id;
+  const { page, problems, context } = await w.open(settings('members'));
+  const ownerRow = `[data-member="${w.emails.owner}"]`;
+  await page.waitForSelector(`${ownerRow} [data-only-owner]`);
+  assert.equal(await page.locator(`${ownerRow} button`).count(), 0, 'no "Make admin", "Make viewer" or "Remove" for the only owner');
+  assert.equal(await page.locator(`[data-member="${w.emails.admin}"] button:has-text("Remove")`).count(), 1);
+
+  // a second owner: the page offers the first one's demotion; that owner leaves before it is pressed
+  assert.equal((await api('PATCH', `/members/${adminId}`, { role: 'owner' })).status, 200);
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForSelector(`${ownerRow} button:has-text("Make viewer")`);
+  assert.equal((await api('PATCH', `/members/${adminId}`, { role: 'admin' })).status, 200);
+  await page.click(`${ownerRow} button:has-text("Make viewer")`);
+  await page.waitForSelector(`${ownerRow} .problem[data-code="LAST_OWNER"]`);
+  assert.equal(await page.textContent(`${ownerRow} .problem-title`), 'The workspace needs an owner');
+  assert.equal(
+    await page.textContent(`${ownerRow} .problem-message`),
+    `${w.emails.owner} was not made a viewer: they are now the only owner, and a workspace keeps one. Make another member owner first.`,
+  );
+  // the list is read again: the admin is an admin again, and the owner's row offers nothing more
+  await page.waitForSelector(`${ownerRow} [data-only-owner]`);
+  assert.equal(await page.locator(`${ownerRow} button`).count(), 0);
+  assert.match((await page.textContent(`[data-member="${w.emails.admin}"]`))!, /admin · joined/);
+  const row = (await page.locator(ownerRow).boundingBox())!;
+  const box = (await page.locator(`${ownerRow} .problem`).boundingBox())!;
+  assert.ok(box.x >= row.x && box.x + box.width <= row.x + row.width, 'the message stays inside its row');
+  assert.deepEqual(await axeViolations(page), [], 'the members with the refusal');
+  await twoWidths(page, 'settings-members-last-owner');
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -163,6 +241,9 @@ test("an invitation's link is shown once and takes a seat", { skip, timeout: 60_
   await page.waitForSelector('.done [data-copy="Invitation link"]');
   assert.ok((await page.textContent('.done [data-copy="Invitation link"]'))!.startsWith(w.url('/app/invite/')));
   assert.match((await page.textContent('.done'))!, /No mail was sent: this server has no mail configured/);
+  assert.match((await page.textContent('.done'))!, /Copy it now: it is not shown again\./, 'said where the link is shown');
+  assert.deepEqual(await axeViolations(page), [], 'the members with a new invitation link');
+  await twoWidths(page, 'settings-members-invitation-link');
   await page.waitForSelector('[data-invitation="guest@example.com"]');
   await page.waitForFunction(() => document.querySelector('[data-seats]')?.getAttribute('data-seats') === '4/10');
   await page.click('[data-invitation="guest@example.com"] button:has-text("Revoke")');

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { axeViolations, missing, SCREENSHOTS, settled, skip } from './dashboard-world.js';
+import { twoWidths } from './two-widths.js';
 import { ADMIN, embedWorld, SHARE_PASSWORD, tileValues, type EmbedWorld } from './embed-world.js';
 
 let w: EmbedWorld;
@@ -265,8 +266,19 @@ test('the settings section: an admin creates an embed key (its secret shown once
   const url = await shares.locator('code[data-copy="Link"]').textContent();
   assert.match(url ?? '', /\/share\/[0-9A-Za-z]{40}$/);
   assert.equal((await fetch(url!)).status, 200, 'the new link opens');
+  // said where the link is shown, and in the list that names links by id from then on
+  assert.match(
+    (await shares.locator('.done').textContent())!,
+    /^Copy the link now: it is not shown again\. Only its hash is kept, so the list above names the link by its id\./,
+  );
+  await shares.locator('li[data-share]').first().waitFor();
+  assert.match(
+    (await shares.locator('.note').first().textContent())!,
+    /address was shown once, when it was made; to share again, create a new link/,
+  );
   assert.deepEqual(await axeViolations(page), []);
   await shot(page, 'settings-embeds-light');
+  await twoWidths(page, 'settings-embeds-share-link');
   const created = shares.locator('li[data-share]:has-text("the whole site")');
   await created.locator('button:has-text("Revoke")').click();
   await created.locator('button:has-text("Yes, revoke")').click();

@@ -120,7 +120,7 @@ export function SignInForm({
       return setFailure({
         status: 0,
         code: 'EMAIL_NEEDED',
-        message: 'Enter your email first; a link to choose a new password goes there.',
+        message: 'The link to choose a new password goes to it: type it in the Email field above, then press “Forgot the password?” again.',
       });
     const r = await manage('POST', '/password-reset', { body: { email } });
     if (!r.ok) return setFailure(r.error);
@@ -145,7 +145,7 @@ export function SignInForm({
       <Field label="Password">
         <input name="password" type="password" autocomplete="current-password" required />
       </Field>
-      {failure ? <Problem failure={failure} /> : null}
+      {failure ? <Problem failure={failure} title="Not signed in" /> : null}
       {sent ? <p role="status">{sent}</p> : null}
       <div class="form-actions">
         <button type="submit" class="button">

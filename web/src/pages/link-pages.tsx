@@ -38,7 +38,7 @@ function LinkForm({
         <h1>{title}</h1>
         {typeof intro === 'string' ? <p>{intro}</p> : intro}
         {fields}
-        {failure ? <Problem failure={failure} /> : null}
+        {failure ? <Problem failure={failure} title="Not done" /> : null}
         <div class="form-actions">
           <button type="submit" class="button">
             {submitLabel}
@@ -171,7 +171,7 @@ function JoinAsMe({
       <div class="card form">
         <h1>Join {workspace}</h1>
         {about}
-        {failure ? <Problem failure={failure} /> : null}
+        {failure ? <Problem failure={failure} title="Not joined" /> : null}
         <div class="form-actions">
           <button type="button" class="button" onClick={() => void join()}>
             Join {workspace}

@@ -69,7 +69,7 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
             shown={(k) => (
               <>
                 <p>
-                  The secret of <code>{k.key_id}</code> is shown this once: copy it now.
+                  The secret of <code>{k.key_id}</code>: copy it now, it is not shown again.
                 </p>
                 <CopyField label="Secret" value={k.secret} block />
               </>
@@ -98,34 +98,37 @@ function SiteShares({ site }: { site: SiteRecord }) {
           data.shares.length === 0 ? (
             <p class="empty">No share links yet.</p>
           ) : (
-            <ul class="record-list">
-              {data.shares.map((s) => (
-                <li key={s.share_id} class={`record${s.state !== 'active' ? ' revoked' : ''}`} data-share={s.share_id}>
-                  <div class="record-main">
-                    <code>{s.share_id}</code>
-                    <span class="muted">
-                      {s.tenant_id ? `tenant ${s.tenant_id}` : 'the whole site'} · {s.password ? 'password' : 'no password'} ·{' '}
-                      {s.expires_at ? `expires ${when(s.expires_at)}` : 'no expiry'}
-                    </span>
-                    {s.state !== 'active' ? <span class="badge off">{s.state === 'revoked' ? 'Revoked' : 'Expired'}</span> : null}
-                  </div>
-                  {s.state === 'active' ? (
-                    <div class="card-actions">
-                      <ActionButton
-                        label="Revoke"
-                        run={() =>
-                          manage('POST', '/sites/{site_id}/shares/{share_id}/revoke', {
-                            path: { site_id: site.site_id, share_id: s.share_id },
-                          })
-                        }
-                        after={shares.reload}
-                        confirm={`Revoke ${s.share_id}? The link is gone from now on.`}
-                      />
+            <>
+              <p class="note">Each link's address was shown once, when it was made; to share again, create a new link.</p>
+              <ul class="record-list">
+                {data.shares.map((s) => (
+                  <li key={s.share_id} class={`record${s.state !== 'active' ? ' revoked' : ''}`} data-share={s.share_id}>
+                    <div class="record-main">
+                      <code>{s.share_id}</code>
+                      <span class="muted">
+                        {s.tenant_id ? `tenant ${s.tenant_id}` : 'the whole site'} · {s.password ? 'password' : 'no password'} ·{' '}
+                        {s.expires_at ? `expires ${when(s.expires_at)}` : 'no expiry'}
+                      </span>
+                      {s.state !== 'active' ? <span class="badge off">{s.state === 'revoked' ? 'Revoked' : 'Expired'}</span> : null}
                     </div>
-                  ) : null}
-                </li>
-              ))}
-            </ul>
+                    {s.state === 'active' ? (
+                      <div class="card-actions">
+                        <ActionButton
+                          label="Revoke"
+                          run={() =>
+                            manage('POST', '/sites/{site_id}/shares/{share_id}/revoke', {
+                              path: { site_id: site.site_id, share_id: s.share_id },
+                            })
+                          }
+                          after={shares.reload}
+                          confirm={`Revoke ${s.share_id}? The link is gone from now on.`}
+                        />
+                      </div>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+            </>
           )
         }
       </ListState>
@@ -145,7 +148,7 @@ function SiteShares({ site }: { site: SiteRecord }) {
           }
           shown={(r) => (
             <>
-              <p>The link is shown this once: copy it now. Only its hash is kept.</p>
+              <p>Copy the link now: it is not shown again. Only its hash is kept, so the list above names the link by its id.</p>
               <CopyField label="Link" value={r.url} block />
             </>
           )}

@@ -1,10 +1,15 @@
 // Settings > Members: the seats in use (members and open invitations) of the plan's seats, the members
 // (an owner changes roles and removes people; a workspace keeps one owner), the open invitations (each
 // can be revoked), and a form to invite someone: the single-use link is shown once, to send them.
+// The only owner is offered no change of role and no removal: the API refuses them (a workspace keeps
+// an owner), and if it still refuses one (another owner left meanwhile) the refusal is said in words.
 import { manage } from '../api/manage.js';
-import type { Role, WorkspaceDetails } from '../api/manage-types.js';
+import { useState } from 'preact/hooks';
+import type { Member, Role, WorkspaceDetails } from '../api/manage-types.js';
+import type { Result } from '../api/read.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field, textOf } from '../ui/field.js';
+import { Problem } from '../ui/panel-state.js';
 import { ActionButton, day, ListState, Section, SendForm, useManaged, usedOf, when } from './kit.js';
 
 const ROLE_WORDS: Record<Role, string> = {
@@ -22,7 +27,23 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
     members.reload();
     invitations.reload();
   };
+  // the member whose role change or removal the API refused as it would leave no owner, and what it was
+  const [kept, setKept] = useState<{ email: string; what: string } | null>(null);
+  /**
+   * The API's CONFLICT on a role change or a removal is the workspace keeping its owner (another owner
+   * left since the list was read): the list is read again, and the row says why in its own words.
+   */
+  const keepingOwner = async <T,>(m: Member, what: string, r: Promise<Result<T>>): Promise<Result<T | null>> => {
+    const answer = await r;
+    if (answer.ok || answer.error.code !== 'CONFLICT') {
+      if (answer.ok) setKept(null);
+      return answer;
+    }
+    setKept({ email: m.email, what });
+    return { ok: true, data: null };
+  };
   const seats = members.result?.ok ? members.result.data.seats : null;
+  const owners = members.result?.ok ? members.result.data.members.filter((m) => m.role === 'owner').length : 0;
   return (
     <Section
       id="members"
@@ -49,7 +70,11 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
                     {m.role} · joined {day(m.joined_at)}
                   </span>
                 </div>
-                {owner ? (
+                {owner && m.role === 'owner' && owners === 1 ? (
+                  <p class="note" data-only-owner>
+                    The only owner: to change this role or remove them, make another member owner first.
+                  </p>
+                ) : owner ? (
                   <div class="card-actions">
                     {(['owner', 'admin', 'viewer'] as const)
                       .filter((r) => r !== m.role)
@@ -59,10 +84,14 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
                           quiet
                           label={`Make ${r}`}
                           run={() =>
-                            manage('PATCH', '/workspaces/{workspace_id}/members/{user_id}', {
-                              path: { workspace_id: id, user_id: m.user_id },
-                              body: { role: r },
-                            })
+                            keepingOwner(
+                              m,
+                              `made ${r === 'viewer' ? 'a viewer' : `an ${r}`}`,
+                              manage('PATCH', '/workspaces/{workspace_id}/members/{user_id}', {
+                                path: { workspace_id: id, user_id: m.user_id },
+                                body: { role: r },
+                              }),
+                            )
                           }
                           after={reload}
                         />
@@ -71,10 +100,28 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
                       quiet
                       label="Remove"
                       run={() =>
-                        manage('DELETE', '/workspaces/{workspace_id}/members/{user_id}', { path: { workspace_id: id, user_id: m.user_id } })
+                        keepingOwner(
+                          m,
+                          'removed',
+                          manage('DELETE', '/workspaces/{workspace_id}/members/{user_id}', {
+                            path: { workspace_id: id, user_id: m.user_id },
+                          }),
+                        )
                       }
                       after={reload}
                       confirm={`Remove ${m.email} from the workspace?`}
+                    />
+                  </div>
+                ) : null}
+                {kept?.email === m.email ? (
+                  <div class="record-problem">
+                    <Problem
+                      alert
+                      failure={{
+                        status: 409,
+                        code: 'LAST_OWNER',
+                        message: `${m.email} was not ${kept.what}: they are now the only owner, and a workspace keeps one. Make another member owner first.`,
+                      }}
                     />
                   </div>
                 ) : null}
@@ -131,7 +178,7 @@ export function MembersSettings({ ws }: { ws: WorkspaceDetails }) {
               <>
                 <p>
                   No mail was sent: this server has no mail configured. Send them this link yourself: it works once, until{' '}
-                  {when(inv.expires_at)}, and is shown only now.
+                  {when(inv.expires_at)}. Copy it now: it is not shown again.
                 </p>
                 <CopyField label="Invitation link" value={inv.invitation_url} block />
               </>

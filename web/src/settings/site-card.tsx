@@ -141,7 +141,6 @@ function DomainProof({ site, domain, onChange }: { site: SiteRecord; domain: Sit
       </p>
     );
   }
-  const found = failure?.details?.found;
   return (
     <div class="proof" data-domain={domain.domain}>
       <p>
@@ -155,14 +154,24 @@ function DomainProof({ site, domain, onChange }: { site: SiteRecord; domain: Sit
           {busy ? 'Looking the record up…' : 'Verify now'}
         </button>
       </div>
-      {failure ? (
-        <Problem failure={failure} title="Not verified" alert>
-          {Array.isArray(found) ? (
-            <p class="note">{found.length ? `TXT values found: ${found.join(', ')}` : 'No TXT value was found under that name.'}</p>
-          ) : null}
-          {failure.details?.retryable === true ? <p class="note">No DNS server answered: try again in a moment.</p> : null}
-        </Problem>
-      ) : null}
+      {failure ? <Problem failure={inWords(failure, domain.verification.name)} title="Not verified" alert /> : null}
     </div>
   );
+}
+
+/**
+ * A failed lookup said once, with what to do: the API's message, its title and its details (found,
+ * retryable) all tell the same fact, so the card says it in one sentence of its own.
+ */
+function inWords(failure: Failure, name: string): Failure {
+  if (failure.code !== 'SITE_DNS_VERIFICATION_FAILED') return failure;
+  const found = Array.isArray(failure.details?.found) ? (failure.details.found as string[]) : [];
+  const again = 'then press “Verify now” again (DNS changes can take a while to show).';
+  const message =
+    failure.details?.retryable === true
+      ? `No DNS server answered for ${name}: press “Verify now” again in a moment.`
+      : found.length
+        ? `${name} holds other TXT values (${found.join(', ')}), not the record value above: add that value at your DNS provider, ${again}`
+        : `No TXT value was found under ${name}: publish the record above at your DNS provider, ${again}`;
+  return { ...failure, message };
 }

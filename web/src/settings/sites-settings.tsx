@@ -1,10 +1,13 @@
 // Settings > Sites: every site of the workspace (site-card.tsx: its hostnames, domain proof, profile and
 // status), the plan's sites used, and a form to add one with its hostnames and time zone, and optionally a domain
-// scope (the TXT record that proves it is shown at once) and hostname patterns.
+// scope (the TXT record that proves it is shown at once) and hostname patterns. A pasted address
+// (https://www.example.com/pricing) is taken for its hostname, and the form shows what will be saved.
+import { useState } from 'preact/hooks';
 import { manage, seg } from '../api/manage.js';
 import type { CollectionProfile, WorkspaceDetails } from '../api/manage-types.js';
 import { Field, textOf } from '../ui/field.js';
 import { DnsRecordFields } from './dns-record.js';
+import { hostnamesOf } from './hostname-input.js';
 import { ListState, listField, Section, SendForm, useManaged, usedOf } from './kit.js';
 import { SiteCard } from './site-card.js';
 import { TimeZoneSelect } from './time-zone-select.js';
@@ -13,6 +16,9 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
   const sites = useManaged('/workspaces/{workspace_id}/sites', { path: { workspace_id: id } });
   const count = sites.result?.ok ? sites.result.data.sites.length : null;
+  const [typed, setTyped] = useState('');
+  const hosts = hostnamesOf(typed);
+  const taken = hosts.some((h) => h.from !== h.hostname);
   return (
     <Section
       id="sites"
@@ -43,7 +49,7 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
               path: { workspace_id: id },
               body: {
                 name: textOf(f, 'name'),
-                hostnames: listField(f.get('hostnames')),
+                hostnames: hostnamesOf(String(f.get('hostnames') ?? '')).map((h) => h.hostname),
                 // the radios offer only the document's profiles
                 collection_profile: textOf(f, 'collection_profile') as CollectionProfile,
                 ...(scope ? { domain_scope: scope } : {}),
@@ -60,20 +66,36 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
               </p>
               {site.verification ? (
                 <>
-                  <p>Publish this TXT record, then press “Verify” on the site below: until then only its exact hostnames collect.</p>
+                  <p>
+                    Publish this TXT record at your DNS provider, then press “Verify now” on the site's card above (under Sites): until then
+                    only its exact hostnames collect.
+                  </p>
                   <DnsRecordFields record={site.verification} />
                 </>
               ) : null}
             </>
           )}
-          after={sites.reload}
+          after={() => {
+            setTyped('');
+            sites.reload();
+          }}
         >
           <Field label="Name">
             <input name="name" required maxLength={200} />
           </Field>
           <Field label="Hostnames, separated by commas">
-            <input name="hostnames" required placeholder="example.com, www.example.com" autocomplete="off" />
+            <input
+              name="hostnames"
+              required
+              placeholder="example.com, www.example.com"
+              autocomplete="off"
+              aria-describedby="hostnames-saved"
+              onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+            />
           </Field>
+          <p class="note" id="hostnames-saved" aria-live="polite">
+            {taken ? `Saved as ${hosts.map((h) => h.hostname).join(', ')}: the hostname of each address, without https:// or a path.` : ''}
+          </p>
           <fieldset>
             <legend>Collection profile</legend>
             <label class="check">

@@ -12,7 +12,7 @@ function Secret({ token }: { token: TokenWithSecret }) {
   return (
     <>
       <p>
-        The secret of <code>{token.token_id}</code> is shown this once: copy it now. Only its hash is kept.
+        The secret of <code>{token.token_id}</code>: copy it now, it is not shown again. Only its hash is kept.
       </p>
       <CopyField label="Secret" value={token.secret} block />
     </>

@@ -34,13 +34,18 @@ const TITLES: Record<string, string> = {
   SITE_DNS_VERIFICATION_FAILED: 'The TXT record was not found',
   SITE_DNS_VERIFICATION_UNAVAILABLE: 'DNS cannot prove this domain',
   INVALID_CREDENTIALS: 'Wrong email or password',
+  LAST_OWNER: 'The workspace needs an owner',
+  EMAIL_NEEDED: 'Enter your email',
 };
 
 export function isLocked(failure: Failure): boolean {
   return failure.code === 'REPORT_LOCKED_BY_PROFILE';
 }
 
-/** A refusal or an error, in words: a title from the code (or the caller's) and the API's own message. */
+/**
+ * A refusal or an error, in words: a title from the code (or the caller's) and the API's own message.
+ * The last default fits a read that failed; a form names its own (e.g. "Not saved").
+ */
 export function Problem({
   failure,
   title,
