@@ -1,7 +1,7 @@
 // The embed in a narrow column (335 px, a phone's width less a host page's margins) in Chromium against a
 // real server: every tab label and every goal name is there to read, whole (no "Exit pag"), and nothing
-// is wider than the page. axe-core finds nothing serious; screenshots (light and dark) to
-// test-results/screenshots/.
+// is wider than the page; a section counted only from the site's first data says from which day. axe-core
+// finds nothing serious; screenshots (light and dark) to test-results/screenshots/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -59,6 +59,10 @@ test('at 335 px the embed shows every tab label and goal name whole, and nothing
     await goal.waitFor();
     assert.equal(await goal.textContent(), GOAL);
     assert.ok(await goal.evaluate((el) => el.scrollWidth <= el.clientWidth), `${theme}: the goal's name is cut`);
+    // the fixture's data starts 20 days ago, in a 30-day period: the section says from when it counts
+    const section = (await page.textContent('[data-panel="actions"] .locked-sections'))!;
+    assert.match(section, /counted from \d+ \w+ \d{4}, when the site's data starts/);
+    assert.doesNotMatch(section, /outside the data collected/);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `${theme}: ${overflow}px wider than the page`);
     assert.deepEqual(await axeViolations(page), [], theme);
