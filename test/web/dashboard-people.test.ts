@@ -179,15 +179,17 @@ test('a free workspace sees its own surfaces: numbers, and upgrade notes where t
   assert.equal(await page.locator('.csv').count(), 0, 'no CSV on a free plan');
   assert.equal(await page.locator('.segmented').count(), 0, 'no hourly chart on a free plan');
   assert.equal(await page.locator('.controls label:has-text("Tenant")').count(), 0);
-  // past the plan's 60 days the tiles give RETENTION_EXCEEDED's words
+  // past the plan's 60 days one note at the top says so, and the tiles refuse (RETENTION_EXCEEDED) without a number
   await page.selectOption('.date-picker select', '90d');
   await page.waitForURL((u) => u.searchParams.has('from'));
   await settled(page);
   const refused = await tilesOf(page);
   assert.ok(
-    refused.every((t) => t.value === null && /retention of 60 days/.test(t.problem ?? '')),
+    refused.every((t) => t.value === null && t.problem !== null),
     JSON.stringify(refused),
   );
+  assert.equal(await page.locator('.tile-problem[data-code="RETENTION_EXCEEDED"]').count(), 6);
+  assert.match((await page.textContent('.page-note'))!, /This plan keeps 60 days of data: choose a period from/);
 
   for (const section of ['tokens', 'goals', 'tenants']) {
     await page.goto(w.url(`/app/settings/${w.workspaces.free}/${section}`), { waitUntil: 'load' });

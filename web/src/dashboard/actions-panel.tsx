@@ -4,9 +4,10 @@
 import type { JSX } from 'preact';
 import { cachedRead, readKey } from '../api/read-cache.js';
 import type { ReadBody } from '../api/read.js';
-import { Problem, Skeleton, UpgradeNote } from '../ui/panel-state.js';
+import { Skeleton, UpgradeNote } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
+import { PanelFailure } from './panel-words.js';
 import { formatCount, formatExact } from './format.js';
 import { NotFilteredNote, reportQuery } from './report-scope.js';
 import { LockedSections } from './locked-sections.js';
@@ -29,7 +30,8 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   let body: JSX.Element;
   if (surface === 'closed') body = <UpgradeNote what="Actions" plans="the Starter, Pro and Enterprise plans" />;
   else if (!result || surface === 'pending') body = <Skeleton rows={6} label="actions" />;
-  else if (!result.ok) body = <Problem failure={result.error} />;
+  else if (ctx.nothingYet) body = <p class="empty">Nothing collected yet: actions show here once the site's pages send visits.</p>;
+  else if (!result.ok) body = <PanelFailure failure={result.error} what="Actions" />;
   else {
     const actions = result.data.current.actions;
     body = (

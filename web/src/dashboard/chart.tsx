@@ -9,7 +9,8 @@ import 'uplot/dist/uPlot.min.css';
 import { downloadCsv } from '../api/csv.js';
 import { readKey } from '../api/read-cache.js';
 import type { ReadBody, ReadQuery } from '../api/read.js';
-import { Problem, Skeleton } from '../ui/panel-state.js';
+import { Skeleton } from '../ui/panel-state.js';
+import { PanelFailure } from './panel-words.js';
 import { cssColor, themeVersion } from '../ui/theme.js';
 import { shown, useRead } from '../ui/use-read.js';
 import type { PanelContext } from './context.js';
@@ -102,7 +103,7 @@ export function Chart({ ctx }: { ctx: PanelContext }) {
         {!result ? (
           <Skeleton rows={1} label={`${label} chart`} />
         ) : !result.ok ? (
-          <Problem failure={result.error} />
+          <PanelFailure failure={result.error} what={label} />
         ) : (
           <Plot series={result.data} metric={metric} label={label} />
         )}

@@ -14,6 +14,8 @@ export interface DashboardProduct {
   surfaces: ReadonlySet<string> | null;
   /** the rules are on their way: panels of a surface not every plan has wait for them */
   pending?: boolean;
+  /** the days of data the plan keeps (its dashboard's retention), when the page has the rules; null: all */
+  retentionDays?: number | null;
 }
 
 /** Until the plan is known (or where it may not be read) nothing extra is offered and every panel asks. */
@@ -32,7 +34,7 @@ export function dashboardProduct(me: ReadBody<'/v1/me'>): DashboardProduct {
 
 /** The rules the management API gives with a site (GET /app/api/sites/{id}). */
 export function rulesProduct(rules: DashboardRules): DashboardProduct {
-  return { hourly: rules.hourly, csv: rules.csv, surfaces: new Set(rules.surfaces) };
+  return { hourly: rules.hourly, csv: rules.csv, surfaces: new Set(rules.surfaces), retentionDays: rules.retention_days };
 }
 
 /** 'open': read and show it; 'closed': the plan does not include it (an upgrade note); 'pending': the rules
@@ -50,4 +52,6 @@ export interface PanelContext {
   product: DashboardProduct;
   /** the start of CSV file names: the site and the period */
   fileStem: string;
+  /** the site has collected nothing yet (the page knows it from the live count): panels say so plainly */
+  nothingYet?: boolean;
 }

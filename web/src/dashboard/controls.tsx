@@ -3,6 +3,7 @@ import { cachedRead, readKey } from '../api/read-cache.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
 import { DatePicker } from './date-picker.js';
+import { firstKeptDay } from './page-note.js';
 import { periodOf, TRAFFIC, type Traffic } from './query.js';
 import type { Day } from './periods.js';
 import { setDashboardState } from './url-state.js';
@@ -12,7 +13,7 @@ export function Controls({ ctx, today, tenantPicker }: { ctx: PanelContext; toda
   const period = periodOf(state, today);
   return (
     <div class="controls" role="group" aria-label="What to show">
-      <DatePicker key={`${period.from}/${period.to}`} state={state} today={today} />
+      <DatePicker key={`${period.from}/${period.to}`} state={state} today={today} first={firstKeptDay(ctx.product.retentionDays, today)} />
       <label class="switch">
         <input
           type="checkbox"

@@ -14,6 +14,7 @@ import { Controls } from './controls.js';
 import { TOP_LISTS } from './dimensions.js';
 import { FilterBar } from './filter-bar.js';
 import { GoalsPanel } from './goals-panel.js';
+import { PageNote } from './page-note.js';
 import { todayUtc } from './periods.js';
 import { commonParams } from './query.js';
 import { useReadyMark } from './ready-mark.js';
@@ -32,11 +33,27 @@ export interface DashboardProps {
   sealedTenantId?: string | null;
   /** the site's name, for CSV file names */
   siteName?: string;
+  /** the site is suspended (the signed-in page knows; elsewhere the reads' refusal tells) */
+  suspended?: boolean;
+  /** where the reader may resume a suspended site (an admin's or owner's Settings > Sites) */
+  manageHref?: string;
+  /** the site has no event yet */
+  nothingYet?: boolean;
 }
 
 const NO_QUERY = {};
 
-export function Dashboard({ reader, siteId, workspaceReads, product: given, sealedTenantId = null, siteName }: DashboardProps) {
+export function Dashboard({
+  reader,
+  siteId,
+  workspaceReads,
+  product: given,
+  sealedTenantId = null,
+  siteName,
+  suspended,
+  manageHref,
+  nothingYet,
+}: DashboardProps) {
   const today = useMemo(() => todayUtc(), []);
   const root = useRef<HTMLDivElement>(null);
   useReadyMark(root);
@@ -47,12 +64,13 @@ export function Dashboard({ reader, siteId, workspaceReads, product: given, seal
   const state = sealedTenantId ? { ...url, tenantId: sealedTenantId } : url;
   const params = commonParams(state, siteId, today);
   const stem = (siteName ?? siteId).replace(/[^\w.-]+/g, '_');
-  const ctx: PanelContext = { reader, siteId, state, params, product, fileStem: `${stem}-${params.from}-${params.to}` };
+  const ctx: PanelContext = { reader, siteId, state, params, product, fileStem: `${stem}-${params.from}-${params.to}`, nothingYet };
   return (
     <div class="dashboard" ref={root}>
       <p id="filter-hint" class="sr-only">
         Choosing a row filters the whole page by it.
       </p>
+      <PageNote ctx={ctx} today={today} suspended={suspended} manageHref={manageHref} member={workspaceReads} />
       <Controls ctx={ctx} today={today} tenantPicker={workspaceReads && !sealedTenantId} />
       <FilterBar state={state} />
       <Tiles ctx={ctx} />

@@ -5,7 +5,8 @@ import { PRESETS, dayLabel, isDay, periodLabel, presetOf, presetPeriod, shiftPer
 import { periodOf, type DashboardState } from './query.js';
 import { setDashboardState } from './url-state.js';
 
-export function DatePicker({ state, today }: { state: DashboardState; today: Day }) {
+/** `first`: the first day the plan keeps (null: every day); the dates refuse an earlier one. */
+export function DatePicker({ state, today, first = null }: { state: DashboardState; today: Day; first?: Day | null }) {
   const period = periodOf(state, today);
   const preset = presetOf(period, today);
   const [custom, setCustom] = useState(false);
@@ -24,7 +25,7 @@ export function DatePicker({ state, today }: { state: DashboardState; today: Day
     setCustom(false);
     setDashboardState({ ...state, period: presetPeriod(value as PresetId, today) });
   };
-  const validDates = isDay(from) && isDay(to) && from <= to && to <= today;
+  const validDates = isDay(from) && isDay(to) && from <= to && to <= today && (first === null || from >= first);
   const apply = (e: Event) => {
     e.preventDefault();
     if (!validDates) return;
@@ -68,17 +69,33 @@ export function DatePicker({ state, today }: { state: DashboardState; today: Day
         <form class="custom-dates" onSubmit={apply}>
           <label class="field">
             <span class="field-label">From</span>
-            <input type="date" value={from} max={today} required onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
+            <input
+              type="date"
+              value={from}
+              min={first ?? undefined}
+              max={today}
+              required
+              onInput={(e) => setFrom((e.target as HTMLInputElement).value)}
+            />
           </label>
           <label class="field">
             <span class="field-label">To</span>
-            <input type="date" value={to} max={today} required onInput={(e) => setTo((e.target as HTMLInputElement).value)} />
+            <input
+              type="date"
+              value={to}
+              min={first ?? undefined}
+              max={today}
+              required
+              onInput={(e) => setTo((e.target as HTMLInputElement).value)}
+            />
           </label>
           <button type="submit" class="button" disabled={!validDates}>
             Apply
           </button>
           <span class="sr-only" aria-live="polite">
-            {validDates ? '' : `Choose a start on or before the end, and an end no later than ${dayLabel(today)}.`}
+            {validDates
+              ? ''
+              : `Choose a start on or before the end${first ? `, from ${dayLabel(first)} on` : ''}, and an end no later than ${dayLabel(today)}.`}
           </span>
         </form>
       ) : null}

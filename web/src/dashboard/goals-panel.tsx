@@ -2,9 +2,10 @@
 // goals. Extended-only: on a strict site the API refuses with 409 and the panel shows it as locked.
 import type { JSX } from 'preact';
 import { cachedRead, readKey } from '../api/read-cache.js';
-import { Problem, Skeleton, UpgradeNote } from '../ui/panel-state.js';
+import { Skeleton, UpgradeNote } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
+import { PanelFailure } from './panel-words.js';
 import { formatCount, formatExact } from './format.js';
 import { NotFilteredNote, reportQuery } from './report-scope.js';
 
@@ -27,7 +28,7 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
   let body: JSX.Element;
   if (surface === 'closed') body = <UpgradeNote what="Goal conversions" plans="the Pro and Enterprise plans" />;
   else if (!result || surface === 'pending') body = <Skeleton rows={4} label="goal conversions" />;
-  else if (!result.ok) body = <Problem failure={result.error} />;
+  else if (!result.ok) body = <PanelFailure failure={result.error} what="Goal conversions" />;
   else if (result.data.current.goals.length === 0) body = <p class="empty">No goals are configured for this site.</p>;
   else {
     body = (

@@ -1,6 +1,7 @@
 // Sections of a report that the site's collection profile keeps locked (availability.sections), named
 // with the API's reason, so that an empty list is never read as "nothing happened".
 import type { ReadBody } from '../api/read.js';
+import { dayLabel } from './periods.js';
 
 type Availability = ReadBody<'/v1/reports/actions'>['availability'];
 
@@ -24,6 +25,20 @@ const REASONS: Record<string, string> = {
   strict_safe_route: 'the route is limited to strict-safe data',
 };
 
+type Window = Availability['sections'][number]['current'];
+
+/** Why a section is not whole. A period that starts before the site's first data says from which day it
+ * counts ("partly available, because the period is outside the data collected" read as a fault). */
+function sectionWords(w: Window): string {
+  if (w.reason === 'outside_source_coverage') {
+    return w.compatibleStart
+      ? `counted from ${dayLabel(w.compatibleStart.slice(0, 10))}, when the site's data starts`
+      : 'nothing collected in this period yet';
+  }
+  const reason = w.reason ? `, because ${REASONS[w.reason] ?? w.reason}` : '';
+  return `${w.status === 'locked_by_profile' ? 'locked' : 'partly available'}${reason}`;
+}
+
 export function LockedSections({ availability }: { availability: Availability }) {
   const locked = availability.sections.filter((s) => s.current.status !== 'available');
   if (locked.length === 0) return null;
@@ -31,8 +46,7 @@ export function LockedSections({ availability }: { availability: Availability })
     <ul class="locked-sections">
       {locked.map((s) => (
         <li key={s.id} class="locked" data-section={s.id} data-status={s.current.status}>
-          <strong>{SECTION_NAMES[s.id] ?? s.id}</strong>: {s.current.status === 'locked_by_profile' ? 'locked' : 'partly available'}
-          {s.current.reason ? `, because ${REASONS[s.current.reason] ?? s.current.reason}` : ''}.
+          <strong>{SECTION_NAMES[s.id] ?? s.id}</strong>: {sectionWords(s.current)}.
         </li>
       ))}
     </ul>

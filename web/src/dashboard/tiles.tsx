@@ -4,6 +4,7 @@
 import type { JSX } from 'preact';
 import type { PanelContext } from './context.js';
 import { change, formatExact, formatMetric } from './format.js';
+import { isPageWide, panelWords } from './panel-words.js';
 import { seriesQuery, type TileMetric } from './query.js';
 import { readSeries } from './series-read.js';
 import { setDashboardState } from './url-state.js';
@@ -41,8 +42,9 @@ function Tile({ ctx, metric, label }: { ctx: PanelContext; metric: TileMetric; l
     body = <span class="tile-value skeleton-text" aria-hidden="true" />;
   } else if (!result.ok) {
     body = (
-      <span class="tile-problem" data-code={result.error.code}>
-        {result.error.message}
+      // a page-wide refusal is said once by the note at the top: the tile only shows it has no number
+      <span class={`tile-problem${isPageWide(result.error) ? ' quiet' : ''}`} data-code={result.error.code}>
+        {isPageWide(result.error) ? '–' : panelWords(result.error, label)}
       </span>
     );
   } else {

@@ -5,13 +5,14 @@ import { useState } from 'preact/hooks';
 import { downloadCsv } from '../api/csv.js';
 import { cachedRead, readKey } from '../api/read-cache.js';
 import type { ReadBody } from '../api/read.js';
-import { Problem, Skeleton } from '../ui/panel-state.js';
+import { Skeleton } from '../ui/panel-state.js';
 import { Tabs } from '../ui/tabs.js';
 import { shown, useRead } from '../ui/use-read.js';
 import type { PanelContext } from './context.js';
 import { CsvButton } from './csv-button.js';
 import { dimensionLabel, keyLabel, type PanelSpec } from './dimensions.js';
 import { formatCount, formatExact } from './format.js';
+import { PanelFailure } from './panel-words.js';
 import { breakdownQuery, withFilter, type Dimension } from './query.js';
 import { setDashboardState } from './url-state.js';
 
@@ -45,7 +46,7 @@ export function TopList({ ctx, spec }: { ctx: PanelContext; spec: PanelSpec }) {
           {!result ? (
             <Skeleton rows={FIRST_ROWS} label={active.label} />
           ) : !result.ok ? (
-            <Problem failure={result.error} />
+            <PanelFailure failure={result.error} what={active.label} />
           ) : (
             <Rows ctx={ctx} dimension={active.dimension} rows={result.data.current.rows} key={active.dimension} />
           )}

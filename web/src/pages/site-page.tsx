@@ -52,7 +52,8 @@ export function SitePage({ siteId }: { siteId: string }) {
         ) : null}
       </div>
       {frame && !frame.ok && !signedOut ? <Problem failure={frame.error} /> : null}
-      {data ? (
+      {/* a suspended site collects nothing: the note at the top says so, not "waiting for the first event" */}
+      {data && data.site.status !== 'SUSPENDED' ? (
         <FirstEvent live={live} domain={data.site.hostnames[0] ?? data.site.domain_scope ?? ''} scriptUrl={data.tracker_script_url} />
       ) : null}
       <Dashboard
@@ -61,6 +62,9 @@ export function SitePage({ siteId }: { siteId: string }) {
         workspaceReads
         product={data ? rulesProduct(data.dashboard) : PENDING_PRODUCT}
         siteName={name}
+        suspended={data?.site.status === 'SUSPENDED'}
+        manageHref={workspace && workspace.role !== 'viewer' ? `/app/settings/${seg(workspace.workspace_id)}/sites` : undefined}
+        nothingYet={data?.site.status === 'ACTIVE' && live !== null && 'last_event_at' in live && live.last_event_at === null}
       />
     </AppFrame>
   );
