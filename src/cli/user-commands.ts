@@ -12,7 +12,7 @@ import { sendInvitation, sentInvitationJson } from '../services/people/send-invi
 import { issueLinkFor } from '../services/people/links.js';
 import { listMembers, removeByEmail } from '../services/people/members.js';
 import type { PeopleDeps } from '../services/people/people-deps.js';
-import { openMailer } from '../container-mail.js';
+import { openMailer } from '../container.js';
 import { withStoreOptions } from './options.js';
 import { Args, group, run, type CommandContext, type Opts, type Result } from './catalog-command-kit.js';
 import { lines } from './catalog-json.js';

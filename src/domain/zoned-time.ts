@@ -82,6 +82,17 @@ function firstAtOrPast(zone: string, clock: string, lo: number, hi: number): num
 }
 
 /**
+ * The first instant after the local hour whose last second is `lastSecond`, from `at` inside it: one
+ * second after the instant the clock shows that second, or, where the clock jumps over it (a spring
+ * that starts at :45, as Chatham's), the instant it lands past it.
+ */
+function nextHourAfter(zone: string, lastSecond: string, at: number): number {
+  // within the two hours a fall-back can hold (whole-hour and 30-minute DST shifts alike)
+  const t = firstAtOrPast(zone, lastSecond, at, at + 2 * 3_600_000 + 1000);
+  return localClock(zone, t) === lastSecond ? t + 1000 : t;
+}
+
+/**
  * The first instant of local `day` in `zone`. A zone that skipped the day whole starts it where the next
  * day starts (the span is empty). The common case (midnight exists) costs three clock readings.
  */
@@ -128,7 +139,7 @@ export function zonedBuckets(zone: string, from: string, to: string, unit: Bucke
         end,
         localClock(zone, even - 1000) === lastSecond && localClock(zone, even).endsWith(':00:00')
           ? even
-          : firstAtOrPast(zone, lastSecond, at, at + 2 * 3_600_000 + 1000) + 1000,
+          : nextHourAfter(zone, lastSecond, at),
       );
       const last = out.at(-1);
       if (last && last.label === label) last.end = next;

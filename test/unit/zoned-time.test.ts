@@ -42,6 +42,15 @@ test('hours: the hour a fall-back repeats is one bucket of two hours, the hour a
   const howe = zonedBuckets('Australia/Lord_Howe', '2026-04-05', '2026-04-05', 'hour');
   assert.deepEqual(howe[1], { label: '2026-04-05 01:00:00', start: Z('2026-04-04T14:00:00Z'), end: Z('2026-04-04T15:30:00Z') });
   assert.equal(howe.length, 24);
+  // Chatham springs forward at 02:45 (+12:45 -> 03:45 +13:45) on Sunday 2027-09-26: its 02 hour lasts 45
+  // minutes and its 03 hour 15
+  const chatham = zonedBuckets('Pacific/Chatham', '2027-09-26', '2027-09-26', 'hour');
+  assert.deepEqual(chatham.slice(2, 4), [
+    { label: '2027-09-26 02:00:00', start: Z('2027-09-25T13:15:00Z'), end: Z('2027-09-25T14:00:00Z') },
+    { label: '2027-09-26 03:00:00', start: Z('2027-09-25T14:00:00Z'), end: Z('2027-09-25T14:15:00Z') },
+  ]);
+  assert.equal(chatham.length, 24, 'every label of the day, 03 among them');
+  assert.equal(chatham.at(-1)!.end - chatham[0].start, 23 * HOUR, 'a day of 23 hours');
   // Kathmandu's hours start at a quarter past the UTC hour
   assert.deepEqual(zonedBuckets('Asia/Kathmandu', '2026-11-01', '2026-11-01', 'hour')[0], {
     label: '2026-11-01 00:00:00',
