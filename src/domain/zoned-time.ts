@@ -8,7 +8,9 @@
 // (Pacific/Apia's 2011-12-30). An hour bucket is a local clock hour; the hour a fall-back repeats is one
 // bucket of two hours (one label, as a reader of the local clock sees it), an hour a spring skips is none.
 
-const DAY_MS = 86_400_000;
+import { addMonths } from './periods.js';
+import { addDays } from './report-range.js';
+
 /** No zone is more than 14 hours from UTC: a local day's first instant lies within this of its UTC midnight. */
 const REACH_MS = 15 * 3_600_000;
 
@@ -52,9 +54,6 @@ export function localClock(zone: string, ms: number): string {
 /** The local calendar day at `ms`. */
 export const localDay = (zone: string, ms: number): string => localClock(zone, ms).slice(0, 10);
 
-/** `day` plus `n` calendar days (`YYYY-MM-DD`; days are the same in every zone, only their spans differ). */
-export const addDays = (day: string, n: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
-
 /** The Monday of `day`'s ISO week. */
 export function isoWeekStart(day: string): string {
   const dow = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
@@ -65,11 +64,7 @@ export function isoWeekStart(day: string): string {
 export const monthStart = (day: string): string => `${day.slice(0, 7)}-01`;
 
 /** The first day of the month after `day`'s. */
-export function nextMonthStart(day: string): string {
-  const d = new Date(`${monthStart(day)}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() + 1);
-  return d.toISOString().slice(0, 10);
-}
+export const nextMonthStart = (day: string): string => `${addMonths(day.slice(0, 7), 1)}-01`;
 
 /** The smallest instant in [lo, hi] whose local clock is at or past `clock` (the clocks of one zone rise with time but for fall-backs within a day, which never reach back across the boundaries searched here). */
 function firstAtOrPast(zone: string, clock: string, lo: number, hi: number): number {

@@ -2,8 +2,9 @@
 // days or instants it means in a site's time zone. A preset is relative to today in that zone; "all"
 // starts at the first local day the site has data for. Errors name the field and say what to send.
 import { invalidParams } from '../errors.js';
-import { parseDay } from '../report-range.js';
-import { addDays, localDay } from '../zoned-time.js';
+import { addMonths } from '../periods.js';
+import { addDays, parseDay } from '../report-range.js';
+import { localDay } from '../zoned-time.js';
 
 export const DATE_RANGE_PRESETS = ['day', '7d', '28d', '30d', '91d', 'month', '6mo', '12mo', 'year', 'all'] as const;
 export type DateRangePreset = (typeof DATE_RANGE_PRESETS)[number];
@@ -61,11 +62,7 @@ export function parseDateRange(value: unknown): DateRangeInput {
   throw refuse('must hold two dates (YYYY-MM-DD) or two date-times with an offset, both of the same form, each a real one');
 }
 
-const monthsBack = (day: string, n: number): string => {
-  const d = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() - n);
-  return d.toISOString().slice(0, 10);
-};
+const monthsBack = (day: string, n: number): string => `${addMonths(day.slice(0, 7), -n)}-01`;
 
 /**
  * The local days (or instants) a range means for a site in `zone` at `nowMs`. `firstDay` is the site's
