@@ -8,6 +8,9 @@ import type { MsWindow } from '../domain/availability.js';
 import type { ActionFamily, TrafficClass } from '../domain/events.js';
 import type { MetricRow } from '../domain/query/assemble.js';
 import type { QuerySpec } from '../domain/query/query-spec.js';
+import type { QueryFilter } from '../domain/query-api/query-body.js';
+import type { QueryBucketing, QueryGroup } from '../domain/query-api/query-groups.js';
+import type { QueryAtom } from '../domain/query-api/query-metrics.js';
 import type { GoalFilters, GoalType } from './catalog-store.js';
 
 export interface RunOptions {
@@ -104,7 +107,39 @@ export interface PageTitlesRequest {
   paths: readonly string[];
 }
 
+/** A goal as the query API matches it: by name (event:goal keys and filters) with its rule. */
+export interface NamedGoal extends GoalMatcher {
+  name: string;
+}
+
+/**
+ * One read of /api/v2/query: integer sums over the raw events and sessions of a site, grouped by the
+ * groups and the time bucket, with Plausible's filters. Events count by their time in [startMs, endMs),
+ * visits by their first event; visitors are distinct keys per UTC day, summed (keys rotate at 00:00 UTC).
+ */
+export interface QueryRowsRequest {
+  scope: ReadScope;
+  /** [startMs, endMs) */
+  window: { startMs: number; endMs: number };
+  groups: readonly QueryGroup[];
+  bucketing: QueryBucketing | null;
+  /** the top level, joined by and; every dimension already checked against the site's profile */
+  filters: readonly QueryFilter[];
+  /** the site's goals event:goal keys and filters refer to (by name) */
+  goals: readonly NamedGoal[];
+  atoms: readonly QueryAtom[];
+}
+
+/** One group of a query API read: its keys in `groups` order (null: none), its bucket key, its sums. */
+export interface QueryRow {
+  keys: (string | null)[];
+  bucket: number | null;
+  atoms: Partial<Record<QueryAtom, number>>;
+}
+
 export interface AnalyticsEngine {
+  /** a query API read (every group, unsorted): the domain sorts, cuts and forms the metrics */
+  queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]>;
   /**
    * Runs a spec and returns assembled rows (domain/query/assemble.ts): breakdowns sorted by value
    * then key and cut to `limit`, series sparse and by bucket (densify with denseSeries), a plain
@@ -133,7 +168,7 @@ export interface AnalyticsEngine {
 
 /** The reads of an engine with the options applied (a request's deadline): what report builders call. */
 export type AnalyticsReads = {
-  [K in 'run' | 'actionRows' | 'actionTotals' | 'goalMatches' | 'pageTitles']: (
+  [K in 'run' | 'actionRows' | 'actionTotals' | 'goalMatches' | 'pageTitles' | 'queryRows']: (
     request: Parameters<AnalyticsEngine[K]>[0],
   ) => ReturnType<AnalyticsEngine[K]>;
 };

@@ -193,6 +193,7 @@ test('503: ANALYTICS_DB_UNAVAILABLE waits for Retry-After; ANALYTICS_DB_TIMEOUT 
     actionRows: fail,
     actionTotals: fail,
     goalMatches: fail,
+    queryRows: fail,
     pageTitles: fail,
     dataVersion: fail,
     newestEventAt: fail,

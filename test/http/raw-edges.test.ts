@@ -234,6 +234,7 @@ test('503 carries Retry-After: analytics store down, and /healthz while a store 
     actionRows: down,
     actionTotals: down,
     goalMatches: down,
+    queryRows: down,
     pageTitles: down,
     dataVersion: down,
     newestEventAt: down,

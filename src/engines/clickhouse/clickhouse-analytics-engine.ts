@@ -18,8 +18,11 @@ import type {
   GoalMatch,
   GoalMatchRequest,
   PageTitlesRequest,
+  QueryRow,
+  QueryRowsRequest,
   RunOptions,
 } from '../../ports/analytics-engine.js';
+import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
 import {
   compileActionRows,
   compileActionTotals,
@@ -243,6 +246,17 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
         )
       : undefined;
     return this.read(scope.siteId, request.window, options, compile, decodePageTitles, share);
+  }
+
+  /** The query API's read, on every server (each holds whole visitors and sessions), partial sums added. */
+  queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
+    return this.read(
+      request.scope.siteId,
+      request.window,
+      options,
+      (o) => compileQueryRows(clickhouseDialect, request, o),
+      (rows) => decodeQueryRows(request, rows),
+    );
   }
 
   /** From the commit log, so every process sharing the store sees the same versions. */

@@ -12,8 +12,11 @@ import type {
   GoalMatch,
   GoalMatchRequest,
   PageTitlesRequest,
+  QueryRow,
+  QueryRowsRequest,
   RunOptions,
 } from '../../ports/analytics-engine.js';
+import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/read/compile-actions.js';
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
 import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
@@ -165,6 +168,11 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     const rollup =
       this.opts.titleRollup !== false && (await this.rollups.available()) ? compilePageTitlesFromRollup(duckdbDialect, request) : null;
     return decodePageTitles(await this.read(rollup ?? compilePageTitles(duckdbDialect, request, { tables: this.tables }), options));
+  }
+
+  /** The query API's read: always the events and sessions (the rollups are UTC days; docs/decisions/query-api.md). */
+  async queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
+    return decodeQueryRows(request, await this.read(compileQueryRows(duckdbDialect, request, { tables: this.tables }), options));
   }
 
   dataVersion(siteId: string): Promise<string> {

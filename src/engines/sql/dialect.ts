@@ -44,6 +44,14 @@ export interface Dialect {
   bitOr(expr: string): string;
   /** bitwise AND of two non-negative integers */
   bitAnd(a: string, b: string): string;
+  /** the text in lower case, Unicode-aware (case-insensitive filters of the query API) */
+  lower(expr: string): string;
+  /** `expr` matches the RE2 pattern anywhere (unanchored, as RE2's partial match) */
+  matchesRe2(expr: string, pattern: string): string;
+  /** a condition that may be NULL (a nullable column compared) as a plain boolean, NULL meaning false */
+  orFalse(cond: string): string;
+  /** the value of custom property `key` from the parallel arrays, or NULL when the event has none */
+  propValue(keys: string, values: string, key: string): string;
   /** GROUP BY GROUPING SETS and GROUPING_ID (ClickHouse 18.16 has neither) */
   readonly groupingSets: boolean;
 }
@@ -80,6 +88,10 @@ export const duckdbDialect: Dialect = {
   bitOr: (expr) => `bit_or(${expr})`,
   bitAnd: (a, b) => `(${a} & ${b})`,
   groupingSets: true,
+  lower: (expr) => `lower(${expr})`,
+  matchesRe2: (expr, pattern) => `regexp_matches(${expr}, ${pattern})`,
+  orFalse: (cond) => `coalesce(${cond}, false)`,
+  propValue: (keys, values, key) => `(CASE WHEN list_contains(${keys}, ${key}) THEN ${values}[list_position(${keys}, ${key})] END)`,
   likeEscaped: (expr, pattern) => `(${expr} LIKE ${pattern} ESCAPE '\\')`,
 };
 
@@ -106,4 +118,9 @@ export const clickhouseDialect: Dialect = {
   bitOr: (expr) => `groupBitOr(${expr})`,
   bitAnd: (a, b) => `bitAnd(${a}, ${b})`,
   groupingSets: false,
+  // lower() is ASCII-only in ClickHouse; match() is RE2 as DuckDB's regexp_matches
+  lower: (expr) => `lowerUTF8(${expr})`,
+  matchesRe2: (expr, pattern) => `match(${expr}, ${pattern})`,
+  orFalse: (cond) => `ifNull(${cond}, 0)`,
+  propValue: (keys, values, key) => `if(has(${keys}, ${key}), toNullable(${values}[indexOf(${keys}, ${key})]), NULL)`,
 };

@@ -262,6 +262,7 @@ async function buildData<P>(
     actionTotals: (r) => within((o) => engine.actionTotals(r, o)),
     goalMatches: (r) => within((o) => engine.goalMatches(r, o)),
     pageTitles: (r) => within((o) => engine.pageTitles(r, o)),
+    queryRows: (r) => within((o) => engine.queryRows(r, o)),
   };
   const windowOf = (which: 'current' | 'compare', days: DayWindow): AnalyticsWindow => {
     const sections: AnalyticsWindow['sections'] = {};

@@ -39,6 +39,7 @@ export function readsOf(engine: AnalyticsEngine, options: RunOptions): Analytics
     actionTotals: (r) => engine.actionTotals(r, options),
     goalMatches: (r) => engine.goalMatches(r, options),
     pageTitles: (r) => engine.pageTitles(r, options),
+    queryRows: (r) => engine.queryRows(r, options),
   };
 }
 
