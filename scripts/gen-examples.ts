@@ -96,11 +96,28 @@ export async function captureExamples(): Promise<Json> {
         getGoalConversions: `/v1/goals/conversions?site_id=${acme}&${range}`,
         getHealth: '/healthz',
       };
+      // POST operations: their url and JSON body
+      const bodies: Record<string, [string, Json]> = {
+        query: [
+          '/api/v2/query',
+          {
+            site_id: acme,
+            date_range: ['2025-06-08', '2025-06-14'],
+            metrics: ['visitors', 'visits', 'bounce_rate'],
+            dimensions: ['visit:channel'],
+            pagination: { limit: 3 },
+            include: { total_rows: true },
+          },
+        ],
+      };
       const out: Json = {};
-      for (const [operationId, url] of Object.entries(urls)) {
+      for (const [operationId, target] of [...Object.entries(urls), ...Object.entries(bodies)]) {
+        const [url, body] = typeof target === 'string' ? [target, undefined] : target;
         const res = await app.inject({
+          method: body ? 'POST' : 'GET',
           url,
           headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req_7d1e4b9a-53c2-4f0e-8a61-2b9c0f5e3d17' },
+          ...(body ? { payload: body } : {}),
         });
         if (res.statusCode !== 200) throw new Error(`${operationId}: ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
         out[operationId] = trim(res.json());

@@ -249,6 +249,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Any question Plausible's Stats API v2 asks, in the site's time zone
+         * @description Plausible's body (site_id, date_range, metrics, dimensions, filters, order_by, include, pagination) plus tenant_id and traffic. Days, weeks and months are the site's local ones (its timezone). Units = 2 x ceil(days / 30) x (dimensions + 1) x (3 with an hourly time dimension) x (2 with a comparison). Accept: text/csv answers a header of the dimension then metric names and one record per row.
+         */
+        post: operations["query"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -869,6 +889,67 @@ export interface components {
                 site_data_retention_months: number;
             };
         };
+        /** QueryAnswer */
+        QueryAnswer: {
+            results: {
+                /** @description In the order asked; time as its bucket label; no value as "(none)" */
+                dimensions: (string | number)[];
+                /** @description In the order asked */
+                metrics: number[];
+                comparison?: {
+                    dimensions: (string | number)[];
+                    metrics: number[];
+                    /** @description Percent change of counts and averages; difference in points of rates */
+                    change: number[];
+                };
+            }[];
+            meta: {
+                request_id: string;
+                units_charged: number;
+                billable_overage: boolean;
+                usage: components["schemas"]["MeteredUsage"];
+                timezone: string;
+                imports_included: boolean;
+                time_labels?: string[];
+                total_rows?: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The query as answered: site id, the range as instants, and the rest */
+            query: {
+                [key: string]: unknown;
+            };
+        };
+        /** QueryBody */
+        QueryBody: {
+            /** @description A footfall site id, or one of the site's hostnames */
+            site_id: string;
+            /** @description In the site's time zone: presets end today there; dates are its local days */
+            date_range: ("day" | "7d" | "28d" | "30d" | "91d" | "month" | "6mo" | "12mo" | "year" | "all") | string[];
+            metrics: ("visitors" | "visits" | "pageviews" | "events" | "views_per_visit" | "bounce_rate" | "visit_duration" | "percentage" | "conversion_rate" | "group_conversion_rate")[];
+            /** @description Any of event:page, event:hostname, event:goal, event:name, event:props:<key>, visit:entry_page, visit:exit_page, visit:source, visit:referrer, visit:channel, visit:utm_source, visit:utm_medium, visit:utm_campaign, visit:utm_content, visit:utm_term, visit:device, visit:browser, visit:os, visit:country, visit:region, visit:city, visit:country_name, visit:region_name, visit:city_name, visit:tenant, time, time:hour, time:day, time:week, time:month; at most one time dimension */
+            dimensions?: string[];
+            /** @description [operator, dimension, [values]] with an optional {"case_sensitive": false}; operators is, is_not, contains, contains_not, matches, matches_not (matches: RE2 syntax); ["and"|"or", [filters]], ["not", filter], ["has_done"|"has_not_done", filter]. The list is joined by and. */
+            filters?: unknown[][];
+            order_by?: string[][];
+            include?: {
+                total_rows?: boolean;
+                time_labels?: boolean;
+                imports?: boolean;
+                compare?: ("previous_period" | "year_over_year") | string[];
+            };
+            pagination?: {
+                limit?: number;
+                offset?: number;
+            };
+            /** @description Counts this tenant's events only (a tenant-restricted token must name one of its own) */
+            tenant_id?: string;
+            /**
+             * @description Default humans
+             * @enum {string}
+             */
+            traffic?: "humans" | "humans_including_ai" | "bots_only" | "ai_bots_only" | "all";
+        };
         /**
          * ReadModelSlice
          * @enum {string}
@@ -1313,6 +1394,8 @@ export type MeteredUsage = components['schemas']['MeteredUsage'];
 export type OverviewReport = components['schemas']['OverviewReport'];
 export type ProductConfiguration = components['schemas']['ProductConfiguration'];
 export type ProductRetention = components['schemas']['ProductRetention'];
+export type QueryAnswer = components['schemas']['QueryAnswer'];
+export type QueryBody = components['schemas']['QueryBody'];
 export type ReadModelSlice = components['schemas']['ReadModelSlice'];
 export type ReportMeta = components['schemas']['ReportMeta'];
 export type ReportRange = components['schemas']['ReportRange'];
@@ -1985,6 +2068,49 @@ export interface operations {
                         availability: components["schemas"]["Availability"];
                         meta: components["schemas"]["ReportMeta"];
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["HardCapReached"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    query: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryBody"];
+            };
+        };
+        responses: {
+            /** @description Any question Plausible's Stats API v2 asks, in the site's time zone */
+            200: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per token in any 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix second at which a slot of the window frees */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryAnswer"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];

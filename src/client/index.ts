@@ -36,9 +36,19 @@ export interface FootfallClientOptions {
 /** Answers are typed as their JSON: the metrics routes' text/csv is another media type of the same 200. */
 type Json = `${string}/json`;
 
+/** The body of POST /api/v2/query (Plausible's Stats API v2 query, with tenant_id and traffic). */
+export type QueryBody = paths['/api/v2/query']['post']['requestBody']['content']['application/json'];
+/** Its answer: results, meta, query. */
+export type QueryAnswer = paths['/api/v2/query']['post']['responses'][200]['content']['application/json'];
+
 export interface FootfallClient extends Client<paths, Json> {
   /** meta.usage of the latest metered answer this client received; null before the first */
   readonly lastUsage: MeteredUsage | null;
+  /**
+   * POST /api/v2/query: `const { data, error } = await ff.query({ site_id, date_range: '30d', metrics: ['visitors'],
+   * dimensions: ['time:day'] })` (the same as ff.POST('/api/v2/query', { body })).
+   */
+  query(body: QueryBody): ReturnType<Client<paths, Json>['POST']>;
 }
 
 export function createFootfallClient(options: FootfallClientOptions): FootfallClient {
@@ -49,12 +59,17 @@ export function createFootfallClient(options: FootfallClientOptions): FootfallCl
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, policy),
   });
   let lastUsage: MeteredUsage | null = null;
-  const GET = afterEach(client.GET, (data) => {
+  const remember = (data: unknown) => {
     const usage = (data as { meta?: { usage?: MeteredUsage } } | undefined)?.meta?.usage;
     if (usage) lastUsage = usage;
-  });
+  };
+  const GET = afterEach(client.GET, remember);
+  const POST = afterEach(client.POST, remember);
+  const query = (body: QueryBody) => POST('/api/v2/query', { body });
   return Object.defineProperties(client, {
     GET: { value: GET, enumerable: true },
+    POST: { value: POST, enumerable: true },
+    query: { value: query, enumerable: true },
     lastUsage: { get: () => lastUsage, enumerable: true },
   }) as FootfallClient;
 }

@@ -14,7 +14,7 @@ export interface MetricsHarness extends Harness {
   ws: Workspace;
   /** a metrics:read token of ws */
   secret: string;
-  site(opts?: { profile?: Profile; effectiveAt?: string | null; status?: 'ACTIVE' | 'SUSPENDED' }): Promise<string>;
+  site(opts?: { profile?: Profile; effectiveAt?: string | null; status?: 'ACTIVE' | 'SUSPENDED'; timezone?: string }): Promise<string>;
   tenant(siteId: string, slug: string, name?: string): Promise<string>;
   importEvents(lines: Record<string, unknown>[]): Promise<ImportSummary>;
   /** GET with ws's token; `query` values are URL-encoded */
@@ -30,7 +30,7 @@ export async function metricsHarness(opts: { now?: string; plan?: PlanId; apiPol
   return Object.assign(h, {
     ws,
     secret,
-    async site(o: { profile?: Profile; effectiveAt?: string | null; status?: 'ACTIVE' | 'SUSPENDED' } = {}) {
+    async site(o: { profile?: Profile; effectiveAt?: string | null; status?: 'ACTIVE' | 'SUSPENDED'; timezone?: string } = {}) {
       n++;
       const s = await h.catalog.createSite({
         workspaceId: ws.id,
@@ -39,6 +39,7 @@ export async function metricsHarness(opts: { now?: string; plan?: PlanId; apiPol
         collectionProfile: o.profile ?? 'extended',
         profileEffectiveAt: o.effectiveAt ?? null,
         status: o.status,
+        timezone: o.timezone,
       });
       return s.id;
     },

@@ -2,7 +2,7 @@
 // error catalog, retry guidance and the metering table, generated from the same tables the server
 // uses (error catalog, guidance, report base units, the metering functions) so it cannot drift.
 import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.js';
-import { metricsUnits, REPORT_BASE_UNITS, reportUnits } from '../../domain/metering.js';
+import { metricsUnits, queryUnits, REPORT_BASE_UNITS, reportUnits } from '../../domain/metering.js';
 import { COMPRESSION_THRESHOLD_BYTES } from '../server/compression.js';
 import { ERROR_GUIDANCE, type RetryRule } from './error-guidance.js';
 
@@ -79,6 +79,10 @@ function meteringSection(): string {
       ],
     ),
     '',
+    'The query API (POST /api/v2/query): **units = 2 x ceil(days / 30) x (dimensions + 1) x 3 with time:hour x 2 with ' +
+      "a comparison**, `days` the local days of the range in the site's time zone; e.g. 90 days by event:page and " +
+      `visit:country, ${queryUnits({ days: 90, dimensions: 2, hourly: false, compare: false })} units.`,
+    '',
     table(['Example request', 'Units'], cases),
     '',
     'A cache hit costs the same as a fresh answer. A rejected request (any error, REPORT_RESPONSE_TOO_LARGE included) costs 0. ' +
@@ -90,7 +94,8 @@ function meteringSection(): string {
 
 export function apiDescription(): string {
   return [
-    'Read-only HTTP and JSON interface to privacy-first web analytics. Every /v1 operation is a GET without a body.',
+    'Read-only HTTP and JSON interface to privacy-first web analytics. Every /v1 operation is a GET without a body; ' +
+      "the query API (POST /api/v2/query) takes Plausible's Stats API v2 body.",
     '',
     '## Authentication',
     '',

@@ -41,6 +41,11 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'Metrics',
     description: 'One metric as a series or grouped by a dimension, in the common report envelope. Metered by the spec formula.',
   },
+  {
+    name: 'Query',
+    description:
+      "Plausible's Stats API v2 query (POST /api/v2/query) in the site's time zone: any metrics, dimensions, filters, order and pages. Metered.",
+  },
   { name: 'Usage', description: 'Metered units of the current month and of past months. Not metered; usage:read or metrics:read.' },
   { name: 'Operations', description: 'Liveness for load balancers and uptime monitors. No token.' },
   {

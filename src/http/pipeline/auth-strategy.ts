@@ -49,7 +49,9 @@ export const tokenStrategy: AuthStrategy = {
  * can hold is not read: the parameter check refuses it after the token, scope and rate gates.
  */
 export function siteIdOf(request: FastifyRequest): string | undefined {
-  const id = (request.query as Record<string, unknown> | undefined)?.site_id;
+  // a POST route's parameters are its JSON body (define-route.ts admits its caller once the body is read)
+  const params = request.method === 'POST' ? request.body : request.query;
+  const id = typeof params === 'object' && params !== null ? (params as Record<string, unknown>).site_id : undefined;
   return typeof id === 'string' && isStorableText(id) ? id : undefined;
 }
 

@@ -1,4 +1,4 @@
-// One pipeline for every authenticated GET route, in the order docs/product.md §7.2 fixes:
+// One pipeline for every authenticated read route (GET, and the query API's POST), in the order docs/product.md §7.2 fixes:
 // route (404/405, in error-envelope.ts) -> caller (401, the route's authentication strategy)
 // -> rate limit (429) -> plan, scope, family or dashboard surface, CSV (403)
 // -> parameters (422: unknown or repeated, then the schema, then the route's own checks)
@@ -64,12 +64,21 @@ export interface RouteContext<Q> {
 export interface SiteRule<Q> {
   /** 'reject' answers 409 SITE_INACTIVE for SUSPENDED sites */
   inactive: 'reject' | 'allow';
+  /** site_id may also be one of the site's hostnames (the query API, as Plausible's site_id is its domain) */
+  hostnames?: boolean;
   /** analytics routes: a tenant-restricted token must pass one of its tenant_ids */
   tenantRequiredForRestrictedToken?: boolean | ((query: Q) => boolean);
 }
 
 export interface RouteDefinition<Q extends TObject = TObject, R extends TSchema = TSchema> {
   url: string;
+  /**
+   * GET (default): the parameters are the query string, checked by `querystring`. POST: they are the JSON
+   * body, which `body` documents and the route's `check` parses itself (its refusals name a field by its
+   * JSON path); the handler's `query` is the body. A POST route's caller is admitted once the body is read.
+   */
+  method?: 'GET' | 'POST';
+  body?: TSchema;
   /** unique, stable: the method name a generated client gives the operation */
   operationId: string;
   family: RouteFamily;
@@ -148,7 +157,10 @@ function registerRoute<Q extends TObject, R extends TSchema>(
   options: RegisterOptions = {},
 ): void {
   const strategy = options.strategy ?? (def.embed ? tokenOrEmbedStrategy : tokenStrategy);
-  const allowed = new Set(Object.keys(def.querystring?.properties ?? {}));
+  const post = def.method === 'POST';
+  // a POST route's parameters are its body: a site_id, a tenant_id, and for embeds the seal, read there
+  const allowed = new Set(post ? ['site_id', 'tenant_id'] : Object.keys(def.querystring?.properties ?? {}));
+  const input = (request: FastifyRequest) => (post ? request.body : request.query) as Record<string, unknown>;
   const integers = new Set(
     (Object.entries(def.querystring?.properties ?? {}) as [string, { type?: unknown }][])
       .filter(([, s]) => s.type === 'integer')
@@ -163,8 +175,23 @@ function registerRoute<Q extends TObject, R extends TSchema>(
 
   // Fastify's way to carry request state: declared once, so every request has the same shape
   if (!app.hasRequestDecorator('readRoute')) app.decorateRequest('readRoute', null);
+  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
+    const arrivedAt = deps.clock.now();
+    // Both representations of one url are different answers to a cache between client and server.
+    if (csv) reply.header('Vary', 'Accept');
+    const { caller, rate, site } = await strategy.admit(request, reply, { deps, arrivedAt });
+    const params = input(request);
+    if (caller.seal && isRecord(params)) sealQuery(params, caller.seal, allowed);
+    const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
+    if (limited) reply.headers(limited.headers);
+    const format: Format = csv ? negotiateFormat(request.headers.accept) : 'json';
+    authorizeRoute(caller, def, { csv: format === 'csv' });
+    // a POST route takes no query parameters at all
+    checkParameterNames(request.query as Record<string, unknown>, post ? new Set() : allowed, integers);
+    request.readRoute = { caller, arrivedAt, format, site };
+  };
   app.route({
-    method: 'GET',
+    method: post ? 'POST' : 'GET',
     url: def.url,
     config: { strategy: strategy.name },
     schema: {
@@ -176,35 +203,26 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       security: strategy.security.map((s) => ({ ...s })),
       ...(options.hidden ? { hide: true } : {}),
       ...(def.querystring ? { querystring: def.querystring } : {}),
+      ...(post && def.body ? { body: def.body } : {}),
       response: { 200: ok, ...errorResponses(statuses) },
     },
-    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-      const arrivedAt = deps.clock.now();
-      // Both representations of one url are different answers to a cache between client and server.
-      if (csv) reply.header('Vary', 'Accept');
-      const { caller, rate, site } = await strategy.admit(request, reply, { deps, arrivedAt });
-      if (caller.seal) sealQuery(request.query as Record<string, unknown>, caller.seal, allowed);
-      const limited = await applyRateLimit(deps.limiter, rate, arrivedAt.getTime());
-      if (limited) reply.headers(limited.headers);
-      const format: Format = csv ? negotiateFormat(request.headers.accept) : 'json';
-      authorizeRoute(caller, def, { csv: format === 'csv' });
-      checkParameterNames(request.query as Record<string, unknown>, allowed, integers);
-      request.readRoute = { caller, arrivedAt, format, site };
-    },
+    // the body schema documents; the route's check parses (its 422s name the JSON path of the field)
+    ...(post ? { validatorCompiler: () => () => true, preValidation: admit } : { onRequest: admit }),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const state = request.readRoute!;
-      // what the schema validated (and coerced) against def.querystring
-      const query = request.query as Static<Q>;
+      // what the schema validated (and coerced) against def.querystring, or the body of a POST route
+      const query = input(request) as Static<Q>;
       def.check?.(query, state);
       let site: Site | null = null;
       let tenant: Tenant | null = null;
       if (def.site) {
-        const q = request.query as { site_id: string; tenant_id?: string };
+        const q = input(request) as { site_id: string; tenant_id?: string | null };
         const rule = def.site.tenantRequiredForRestrictedToken;
-        ({ site, tenant } = await resolveSiteAccess(deps.catalog, state.caller, q.site_id, q.tenant_id, {
+        const known = def.site.hostnames ? await byIdOrHostname(deps, q.site_id, state.site) : state.site;
+        ({ site, tenant } = await resolveSiteAccess(deps.catalog, state.caller, known?.id ?? q.site_id, q.tenant_id ?? undefined, {
           inactive: def.site.inactive,
           tenantRequiredForRestrictedToken: typeof rule === 'function' ? rule(query) : rule === true,
-          known: state.site,
+          known,
         }));
       }
       const { caller, arrivedAt, format } = state;
@@ -241,6 +259,21 @@ function registerRoute<Q extends TObject, R extends TSchema>(
       return result;
     },
   });
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The site a site_id names: the site of that id, else the site holding that hostname (lower case, as
+ * sites store them). Whose it is, the access check that follows says, with the same answer for a site
+ * that is not the caller's as for one that does not exist.
+ */
+async function byIdOrHostname(deps: AppDeps, siteId: string, known: ReadRouteState['site']): Promise<{ id: string; site: Site | null }> {
+  if (known?.id === siteId && known.site) return known;
+  const byId = await deps.catalog.getSite(siteId);
+  if (byId) return { id: siteId, site: byId };
+  const byHost = await deps.catalog.findSiteByHostname(siteId.toLowerCase());
+  return byHost ? { id: byHost.id, site: byHost } : { id: siteId, site: null };
 }
 
 /**

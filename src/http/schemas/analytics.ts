@@ -166,15 +166,18 @@ export const SurfaceSchema = Type.Object(
   { additionalProperties: false, title: 'Surface' },
 );
 
+/** meta.usage of every metered answer: the month's units, this request included. */
+export const MeteredUsageSchema = Type.Object(
+  { used_units: Integer, overage_units: Integer, included_units: Integer, hard_cap_units: Integer },
+  { additionalProperties: false, title: 'MeteredUsage', description: "The month's usage, this request included" },
+);
+
 export const ReportMetaSchema = Type.Object(
   {
     request_id: Type.String(),
     units_charged: Integer,
     billable_overage: Type.Boolean(),
-    usage: Type.Object(
-      { used_units: Integer, overage_units: Integer, included_units: Integer, hard_cap_units: Integer },
-      { additionalProperties: false, title: 'MeteredUsage', description: "The month's usage, this request included" },
-    ),
+    usage: MeteredUsageSchema,
     surface: Type.Optional(SurfaceSchema),
   },
   { additionalProperties: false, title: 'ReportMeta' },

@@ -4,8 +4,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../services/deps.js';
 import type { AnyRoute } from '../pipeline/define-route.js';
+import { queryRoute } from '../v2/query-route.js';
 import { analyticsRoutes, platformRoutes } from './index.js';
 
 export function registerV1(app: FastifyInstance, deps: AppDeps, extra: readonly AnyRoute[] = []): void {
-  for (const route of [...platformRoutes, ...analyticsRoutes, ...extra]) route.register(app, deps);
+  // /api/v2/query takes Plausible's path: scripts written for Plausible change only the host and the key
+  for (const route of [...platformRoutes, ...analyticsRoutes, queryRoute, ...extra]) route.register(app, deps);
 }

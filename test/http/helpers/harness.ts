@@ -46,6 +46,8 @@ export interface Harness {
     url: string,
     opts?: { token?: string; headers?: Record<string, string>; method?: InjectOptions['method'] },
   ): Promise<LightMyRequestResponse>;
+  /** POST a JSON body (inject + validate the response against the OpenAPI document) */
+  post(url: string, body: unknown, opts?: { token?: string; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
   workspace(plan: PlanId, apiPolicy?: ApiPolicyOverrides): Promise<Workspace>;
   token(
     workspaceId: string,
@@ -135,6 +137,13 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;
       const res = await app.inject({ method: opts.method ?? 'GET', url, headers });
       checker.check(opts.method ?? 'GET', url, res);
+      return res;
+    },
+    async post(url, body, opts = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(opts.headers ?? {}) };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      const res = await app.inject({ method: 'POST', url, headers, payload: JSON.stringify(body) });
+      checker.check('POST', url, res);
       return res;
     },
     workspace: (plan, apiPolicy) => base.createWorkspace({ name: `ws ${plan}`, plan, apiPolicy }),

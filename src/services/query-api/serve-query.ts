@@ -1,0 +1,248 @@
+// POST /api/v2/query after the HTTP pipeline (caller, rate limit, scope, site and tenant access, site
+// status): the rest of the order /v1 keeps, in the site's time zone (docs/decisions/query-api.md):
+//
+//   body checked whole (422 naming the field) -> dimensions footfall collects (422) and the plan's
+//   gates (403: hourly, tenant dimension, CSV) -> the profile (409 for what strict does not store)
+//   -> date_range in the site's zone -> retention 422 RETENTION_EXCEEDED, max_range_days 422
+//   -> hard cap 402 (ctx.meter reserves) -> the reads of both windows in parallel under the query
+//   timeout (EngineError -> 503, nothing charged) -> results, 5 MiB budget -> commit -> the body.
+//
+// Every answer is read from the events: the query API has no response cache (its questions rarely
+// repeat, and its cold reads are what the benchmark holds to /v1's).
+import { ApiError, EngineError } from '../../domain/errors.js';
+import { TRAFFIC_FILTERS } from '../../domain/events.js';
+import { queryUnits } from '../../domain/metering.js';
+import { resolveDateRange } from '../../domain/query-api/date-range.js';
+import {
+  filterDimensions,
+  isTimeDimension,
+  type QueryBody,
+  type QueryDimension,
+  type QueryFilter,
+  type TimeDimension,
+} from '../../domain/query-api/query-body.js';
+import { isExtendedOnlyGroup, queryGroupOf, type QueryGroup } from '../../domain/query-api/query-groups.js';
+import { atomsOf, type QueryAtom } from '../../domain/query-api/query-metrics.js';
+import { groupBaseKey, queryResults, type GroupedRow, type ResultRow, type WindowRows } from '../../domain/query-api/query-results.js';
+import { bucketUnitOf, checkWindow, compareWindow, type QueryWindow, windowOf } from '../../domain/query-api/query-window.js';
+import { zonedBucketing, type ZonedBucketing } from '../../domain/query-api/zone-buckets.js';
+import { HOURLY_REFUSAL, retentionName, tenantDimensionRefusal } from '../../domain/read-policy.js';
+import { isoInstant } from '../../domain/report-range.js';
+import { localDay } from '../../domain/zoned-time.js';
+import type { NamedGoal, QueryRowsRequest, ReadScope } from '../../ports/analytics-engine.js';
+import { checkResponseBudget, MAX_RESPONSE_BYTES } from '../analytics/budget.js';
+import { csvText } from '../analytics/csv.js';
+import type { AnalyticsContext } from '../analytics/serve-analytics.js';
+import { siteFacts } from '../analytics/site-facts.js';
+
+/** What the pipeline found: the caller's context, and whether the answer is CSV. */
+export interface ServeQueryInput {
+  ctx: AnalyticsContext;
+  body: QueryBody;
+  csv: boolean;
+}
+
+const nonTime = (dims: readonly QueryDimension[]) => dims.filter((d) => !isTimeDimension(d)) as Exclude<QueryDimension, TimeDimension>[];
+
+/** The groups the dimensions read, in order; refuses what footfall does not collect. */
+function groupsOf(body: QueryBody): QueryGroup[] {
+  return nonTime(body.dimensions).map((d) => queryGroupOf(d, `dimensions[${body.dimensions.indexOf(d)}]`));
+}
+
+/** Plan gates (403) and the profile (409), before anything is read or charged. */
+function checkAllowed(input: ServeQueryInput, groups: QueryGroup[]): void {
+  const { ctx, body } = input;
+  const policy = ctx.caller.policy;
+  const filterGroups = body.filters.flatMap((f, i) => filterDimensions(f).map((d) => queryGroupOf(d, `filters[${i}]`)));
+  const timeDim = body.dimensions.find(isTimeDimension);
+  if (timeDim === 'time:hour' && !policy.hourly) throw new ApiError('FORBIDDEN', HOURLY_REFUSAL);
+  if (body.dimensions.includes('visit:tenant') && !policy.tenant_dimension) throw new ApiError('FORBIDDEN', tenantDimensionRefusal(policy));
+  const site = ctx.site!;
+  if (site.collectionProfile === 'strict') {
+    const locked = [...groups, ...filterGroups].find(isExtendedOnlyGroup);
+    if (locked)
+      throw new ApiError(
+        'REPORT_LOCKED_BY_PROFILE',
+        'This site collects under the strict profile, which stores no campaign (utm_*), region, city or custom properties: leave those dimensions and filters out, or switch the site to Extended collection.',
+        { field: 'dimensions' },
+      );
+  }
+}
+
+/** The goal names a query refers to: every goal of the site (event:goal keys), looked up once. */
+async function goalsFor(ctx: AnalyticsContext, body: QueryBody): Promise<NamedGoal[]> {
+  const named = body.dimensions.includes('event:goal') || body.filters.some((f) => filterDimensions(f).includes('event:goal'));
+  if (!named) return [];
+  const goals = await ctx.deps.catalog.listGoals(ctx.site!.id);
+  return goals.map((g) => ({ name: g.name, type: g.type, pattern: g.pattern, filters: g.filters }));
+}
+
+/** The filters without those on event:goal (at the top level and inside an "and"): the visitors conversions divide by. */
+function withoutGoal(filters: readonly QueryFilter[]): QueryFilter[] {
+  const out: QueryFilter[] = [];
+  for (const f of filters) {
+    if ('dimension' in f && f.dimension === 'event:goal') continue;
+    if ('filters' in f && f.op === 'and') {
+      const inner = withoutGoal(f.filters);
+      if (inner.length) out.push({ op: 'and', filters: inner });
+      continue;
+    }
+    out.push(f);
+  }
+  return out;
+}
+
+interface WindowPlan {
+  window: QueryWindow;
+  bucketing: ZonedBucketing | null;
+}
+
+/** The answer's text: the JSON envelope, or CSV when input.csv. */
+export async function serveQuery(input: ServeQueryInput): Promise<string> {
+  const { ctx, body } = input;
+  const { deps, caller } = ctx;
+  const site = ctx.site!;
+  const zone = site.timezone;
+  const groups = groupsOf(body);
+  checkAllowed(input, groups);
+  const goals = await goalsFor(ctx, body);
+
+  const analytics = deps.analytics;
+  if (!analytics) throw new ApiError('ANALYTICS_DB_UNAVAILABLE');
+  const engine = analytics.engine;
+  const [version, facts] = await Promise.all([engine.dataVersion(site.id), siteFacts(engine, site.id, null)]);
+  const nowMs = ctx.arrivedAt.getTime();
+  const range = resolveDateRange(body.dateRange, {
+    zone,
+    nowMs,
+    firstDay: facts.firstEventMs === null ? null : localDay(zone, facts.firstEventMs),
+  });
+  const limits = {
+    zone,
+    nowMs,
+    retentionDays: caller.policy.retention_days,
+    retentionName: retentionName(caller.policy),
+    maxRangeDays: caller.policy.max_range_days,
+  };
+  const current = windowOf(zone, range);
+  checkWindow(current, limits, 'date_range');
+  const compared = body.include.compare ? compareWindow(zone, current, range, body.include.compare) : null;
+  if (compared) checkWindow(compared, limits, 'include.compare');
+
+  const timeDim = body.dimensions.find(isTimeDimension);
+  const unit = timeDim ? bucketUnitOf(timeDim, current) : null;
+  if (unit === 'hour' && !caller.policy.hourly) throw new ApiError('FORBIDDEN', HOURLY_REFUSAL);
+  const planOf = (w: QueryWindow): WindowPlan => ({ window: w, bucketing: unit ? zonedBucketing(zone, w.from, w.to, unit, w) : null });
+  const plans = [planOf(current), ...(compared ? [planOf(compared)] : [])];
+
+  const units = queryUnits({ days: current.days, dimensions: body.dimensions.length, hourly: unit === 'hour', compare: compared !== null });
+  const scope: ReadScope = {
+    siteId: site.id,
+    // tenant_id was checked by the pipeline's site rule, as on /v1
+    tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.grant.tenantIds,
+    trafficClasses: TRAFFIC_FILTERS[body.traffic],
+  };
+
+  const { value, meta } = await ctx.meter(units, async () => {
+    const deadline = Date.now() + deps.config.queryTimeoutMs;
+    const read = (req: QueryRowsRequest): Promise<GroupedRow[]> => {
+      const left = deadline - Date.now();
+      if (left <= 0) return Promise.reject(new EngineError('timeout'));
+      return withDeadline(engine.queryRows(req, { timeoutMs: left, asOf: version }), left);
+    };
+    const windows = await Promise.all(plans.map((p) => readWindow(read, body, groups, goals, scope, p)));
+    const { results, totalRows } = queryResults(body, windows[0], windows[1] ?? null);
+    const answer = render(body, site.id, zone, current, plans[0].bucketing, results, totalRows, input.csv);
+    // the meta of the ledger is added after the commit: a few hundred bytes the budget allows for
+    const bytes = Buffer.byteLength(answer.csv ?? answer.results) + 1024;
+    checkResponseBudget(bytes, { include: 'full', rangeDays: current.days }, analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+    return answer;
+  });
+  if (value.csv !== undefined) return value.csv;
+  const fullMeta = { request_id: ctx.requestId, ...meta, ...value.meta };
+  return `{"results":${value.results},"meta":${JSON.stringify(fullMeta)},"query":${JSON.stringify(value.query)}}`;
+}
+
+/** The rows of one window, and the visitors its shares divide by (percentage, conversion rates). */
+async function readWindow(
+  read: (req: QueryRowsRequest) => Promise<GroupedRow[]>,
+  body: QueryBody,
+  groups: QueryGroup[],
+  goals: NamedGoal[],
+  scope: ReadScope,
+  plan: WindowPlan,
+): Promise<WindowRows> {
+  const base = {
+    scope,
+    window: { startMs: plan.window.startMs, endMs: plan.window.endMs },
+    bucketing: plan.bucketing?.bucketing ?? null,
+    goals,
+  };
+  const atoms: QueryAtom[] = atomsOf(body.metrics);
+  const m = new Set(body.metrics);
+  const visitorsBy = async (filters: readonly QueryFilter[], by: QueryGroup[]) =>
+    read({ ...base, filters, groups: by, atoms: ['visitors'] });
+  const noGoal = withoutGoal(body.filters);
+  const goalAt = groups.findIndex((g) => g.kind === 'goal');
+  const otherGroups = groups.filter((g) => g.kind !== 'goal');
+  const [rows, totals, conversion, group] = await Promise.all([
+    read({ ...base, filters: body.filters, groups, atoms }),
+    m.has('percentage') ? visitorsBy(body.filters, []) : null,
+    m.has('conversion_rate') ? visitorsBy(noGoal, []) : null,
+    m.has('group_conversion_rate') ? visitorsBy(noGoal, otherGroups) : null,
+  ]);
+  const byBucket = (rs: GroupedRow[] | null) => (rs ? new Map(rs.map((r) => [r.bucket, r.atoms.visitors ?? 0])) : undefined);
+  return {
+    rows,
+    label: plan.bucketing ? plan.bucketing.label : () => '',
+    labels: plan.bucketing?.labels ?? [],
+    totals: byBucket(totals),
+    conversionBases: byBucket(conversion),
+    groupBases: group ? new Map(group.map((r) => [groupBaseKey(r.keys, r.bucket), r.atoms.visitors ?? 0])) : undefined,
+    baseKeys: (keys) => keys.filter((_, i) => i !== goalAt),
+  };
+}
+
+/** The answer's parts: Plausible's JSON ({results, meta, query}; the results serialized) or CSV (dimensions then metrics). */
+function render(
+  body: QueryBody,
+  siteId: string,
+  zone: string,
+  w: QueryWindow,
+  bucketing: ZonedBucketing | null,
+  results: ResultRow[],
+  totalRows: number,
+  csv: boolean,
+): { results: string; meta: Record<string, unknown>; query: Record<string, unknown>; csv?: string } {
+  const meta: Record<string, unknown> = { timezone: zone, imports_included: false };
+  if (body.include.timeLabels && bucketing) meta.time_labels = bucketing.labels;
+  if (body.include.totalRows) meta.total_rows = totalRows;
+  const query = {
+    site_id: siteId,
+    date_range: [isoInstant(w.startMs), isoInstant(w.endMs - 1)],
+    metrics: body.metrics,
+    dimensions: body.dimensions,
+    order_by: body.orderBy,
+    pagination: body.pagination,
+  };
+  if (!csv) return { results: JSON.stringify(results), meta, query };
+  const header = [...body.dimensions, ...body.metrics];
+  return {
+    results: '',
+    meta,
+    query,
+    csv: csvText(
+      header,
+      results.map((r) => [...r.dimensions, ...r.metrics]),
+    ),
+  };
+}
+
+/** Rejects with EngineError('timeout') after `ms`, for an engine that does not stop by itself. */
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EngineError('timeout')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,346 @@
+// POST /api/v2/query through HTTP: tz=UTC answers what /v1 answers, a site's zone moves its days (DST
+// days and +05:45 exact), Plausible's filters, order, pages, comparisons and CSV, and the refusals, each
+// naming its field. The engines' own agreement (DuckDB, ClickHouse) is test/engines/query-api-engines.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
+import { generate, type Line } from './metrics-fixtures.js';
+
+let h: MetricsHarness;
+let site: string;
+let kathmandu: string;
+let newYork: string;
+let strict: string;
+const from = '2025-05-20';
+const to = '2025-06-14';
+
+before(async () => {
+  h = await metricsHarness({ now: '2025-11-20T12:00:00Z' });
+  site = await h.site();
+  kathmandu = await h.site({ timezone: 'Asia/Kathmandu' });
+  newYork = await h.site({ timezone: 'America/New_York' });
+  strict = await h.site({ profile: 'strict' });
+  const lines: Line[] = generate({ site, firstDay: '2025-05-01', lastDay: '2025-06-14', seed: 11 });
+  await h.importEvents(lines as unknown as Record<string, unknown>[]);
+  await h.importEvents([
+    // Kathmandu is UTC+05:45: 18:14Z is 23:59 on the 1st there, 18:16Z is 00:01 on the 2nd
+    pv(kathmandu, '2025-06-01T18:14:00Z', '/late', 'k1'),
+    pv(kathmandu, '2025-06-01T18:16:00Z', '/early', 'k2'),
+    pv(kathmandu, '2025-06-01T18:17:00Z', '/early', 'k1'),
+    // New York falls back at 06:00Z on 2 November 2025: 05:30Z and 06:30Z both read 01:30 there
+    pv(newYork, '2025-11-02T03:59:00Z', '/a', 'n1'),
+    pv(newYork, '2025-11-02T04:00:00Z', '/a', 'n1'),
+    pv(newYork, '2025-11-02T05:30:00Z', '/b', 'n2'),
+    pv(newYork, '2025-11-02T06:30:00Z', '/b', 'n3'),
+    pv(newYork, '2025-11-03T04:59:00Z', '/c', 'n4'),
+    pv(newYork, '2025-11-03T05:00:00Z', '/c', 'n4'),
+  ]);
+});
+after(() => h.close());
+
+async function query(body: Record<string, unknown>, opts: { token?: string; accept?: string } = {}) {
+  const headers: Record<string, string> = opts.accept ? { accept: opts.accept } : {};
+  return h.post('/api/v2/query', body, { token: opts.token ?? h.secret, headers });
+}
+
+async function ok(body: Record<string, unknown>) {
+  const r = await query(body);
+  assert.equal(r.statusCode, 200, r.body);
+  return r.json() as { results: { dimensions: (string | number)[]; metrics: number[]; comparison?: any }[]; meta: any; query: any };
+}
+
+async function v1(path: string, q: Record<string, string | number>) {
+  const r = await h.call(path, { site_id: site, from, to, ...q });
+  assert.equal(r.statusCode, 200, r.body);
+  return r.json().current;
+}
+
+test('a UTC site: each day of visitors, visits, pageviews and events equals /v1 timeseries', async () => {
+  const body = await ok({
+    site_id: site,
+    date_range: [from, to],
+    metrics: ['visitors', 'visits', 'pageviews', 'events'],
+    dimensions: ['time:day'],
+  });
+  const pairs = [
+    ['visitors', 'visitors'],
+    ['visits', 'sessions'],
+    ['pageviews', 'pageviews'],
+    ['events', 'events'],
+  ] as const;
+  for (const [i, [mine, theirs]] of pairs.entries()) {
+    const series = await v1('/v1/metrics/timeseries', { metric: theirs });
+    const expected = series.points
+      .filter((p: { value: number }) => p.value > 0)
+      .map((p: { start: string; value: number }) => [p.start.slice(0, 10), p.value]);
+    assert.deepEqual(
+      body.results.filter((r) => r.metrics[i] > 0).map((r) => [r.dimensions[0], r.metrics[i]]),
+      expected,
+      mine,
+    );
+    assert.ok(expected.length > 10, `${mine}: the fixture has data on most days`);
+  }
+});
+
+test('a UTC site: breakdowns by page, country and channel equal /v1 breakdowns, "(none)" for no value', async () => {
+  for (const [dimension, v1Dimension, metric, v1Metric] of [
+    ['event:page', 'page', 'pageviews', 'pageviews'],
+    ['event:page', 'page', 'visitors', 'visitors'],
+    ['visit:country', 'country', 'visits', 'sessions'],
+    ['visit:channel', 'channel', 'visitors', 'visitors'],
+    ['visit:referrer', 'referrer', 'pageviews', 'pageviews'],
+  ]) {
+    const mine = await ok({ site_id: site, date_range: [from, to], metrics: [metric], dimensions: [dimension] });
+    const theirs = await v1('/v1/metrics/breakdown', { metric: v1Metric, dimension: v1Dimension });
+    assert.deepEqual(
+      mine.results.map((r) => [r.dimensions[0], r.metrics[0]]),
+      theirs.rows.map((r: { key: string | null; value: number }) => [r.key ?? '(none)', r.value]),
+      `${metric} by ${dimension}`,
+    );
+  }
+});
+
+test('Asia/Kathmandu (+05:45): an event at 23:59 local counts on its local day, one at 00:01 on the next', async () => {
+  const body = await ok({
+    site_id: kathmandu,
+    date_range: ['2025-06-01', '2025-06-02'],
+    metrics: ['visitors', 'pageviews'],
+    dimensions: ['time:day'],
+  });
+  assert.deepEqual(body.results, [
+    { dimensions: ['2025-06-01'], metrics: [1, 1] },
+    { dimensions: ['2025-06-02'], metrics: [2, 2] },
+  ]);
+  const one = await ok({
+    site_id: kathmandu,
+    date_range: ['2025-06-02', '2025-06-02'],
+    metrics: ['pageviews'],
+    dimensions: ['event:page'],
+  });
+  assert.deepEqual(one.results, [{ dimensions: ['/early'], metrics: [2] }]);
+  assert.equal(one.meta.timezone, 'Asia/Kathmandu');
+  assert.deepEqual(one.query.date_range, ['2025-06-01T18:15:00.000Z', '2025-06-02T18:14:59.999Z']);
+});
+
+test('America/New_York on the day it falls back: 25 hours, the repeated 01:00 one bucket, days by the local clock', async () => {
+  const days = await ok({ site_id: newYork, date_range: ['2025-11-01', '2025-11-03'], metrics: ['pageviews'], dimensions: ['time:day'] });
+  // 03:59Z is 23:59 EDT on the 1st; 04:59Z on the 3rd is 23:59 EST on the 2nd
+  assert.deepEqual(days.results, [
+    { dimensions: ['2025-11-01'], metrics: [1] },
+    { dimensions: ['2025-11-02'], metrics: [4] },
+    { dimensions: ['2025-11-03'], metrics: [1] },
+  ]);
+  const hours = await ok({
+    site_id: newYork,
+    date_range: ['2025-11-02', '2025-11-02'],
+    metrics: ['pageviews', 'visitors'],
+    dimensions: ['time:hour'],
+    include: { time_labels: true },
+  });
+  assert.deepEqual(hours.results, [
+    { dimensions: ['2025-11-02 00:00:00'], metrics: [1, 1] },
+    { dimensions: ['2025-11-02 01:00:00'], metrics: [2, 2] },
+    { dimensions: ['2025-11-02 23:00:00'], metrics: [1, 1] },
+  ]);
+  assert.equal(hours.meta.time_labels.length, 24, 'one label per local hour: the repeated hour is one bucket');
+  assert.equal(hours.meta.time_labels[1], '2025-11-02 01:00:00');
+});
+
+test('filters: is_not, contains without case, matches (RE2), not, or, has_done, and "(none)"', async () => {
+  const pages = async (filters: unknown[]) =>
+    (await ok({ site_id: site, date_range: [from, to], metrics: ['pageviews'], dimensions: ['event:page'], filters })).results.map(
+      (r) => r.dimensions[0],
+    );
+  const all = await pages([]);
+  assert.deepEqual(new Set(all), new Set(['/', '/pricing', '/blog/a', '/café']));
+  assert.deepEqual(new Set(await pages([['is_not', 'event:page', ['/', '/pricing']]])), new Set(['/blog/a', '/café']));
+  assert.deepEqual(await pages([['contains', 'event:page', ['CAF'], { case_sensitive: false }]]), ['/café']);
+  assert.deepEqual(await pages([['contains', 'event:page', ['CAF']]]), []);
+  assert.deepEqual(
+    await pages([['matches', 'event:page', ['^/(blog|pricing)']]]).then((x) => new Set(x)),
+    new Set(['/blog/a', '/pricing']),
+  );
+  assert.deepEqual(await pages([['not', ['matches', 'event:page', ['^/b']]]]).then((x) => new Set(x)), new Set(['/', '/pricing', '/café']));
+  assert.deepEqual(
+    await pages([
+      [
+        'or',
+        [
+          ['is', 'event:page', ['/']],
+          ['is', 'event:page', ['/café']],
+        ],
+      ],
+    ]).then((x) => new Set(x)),
+    new Set(['/', '/café']),
+  );
+  const countries = async (filters: unknown[]) =>
+    (await ok({ site_id: site, date_range: [from, to], metrics: ['visits'], dimensions: ['visit:country'], filters })).results;
+  const byCountry = await countries([]);
+  const none = byCountry.find((r) => r.dimensions[0] === '(none)')!;
+  assert.ok(none, 'visits without a country are "(none)"');
+  assert.deepEqual(await countries([['is', 'visit:country', ['(none)']]]), [none]);
+  const notDe = await countries([['is_not', 'visit:country', ['DE']]]);
+  assert.deepEqual(
+    notDe.map((r) => r.dimensions[0]).sort(),
+    byCountry
+      .map((r) => r.dimensions[0])
+      .filter((c) => c !== 'DE')
+      .sort(),
+    'is_not keeps the visits without a value',
+  );
+  const converted = await countries([['has_done', ['is', 'event:page', ['/pricing']]]]);
+  const notConverted = await countries([['has_not_done', ['is', 'event:page', ['/pricing']]]]);
+  const total = (rows: { metrics: number[] }[]) => rows.reduce((s, r) => s + r.metrics[0], 0);
+  assert.ok(total(converted) > 0 && total(notConverted) > 0);
+  assert.equal(total(converted) + total(notConverted), total(byCountry), 'has_done and has_not_done split the visits');
+});
+
+test('order_by, pagination and total_rows; percentage of the total', async () => {
+  const base = { site_id: site, date_range: [from, to], metrics: ['visitors', 'percentage'], dimensions: ['event:page'] };
+  const whole = await ok({ ...base, include: { total_rows: true } });
+  assert.equal(whole.meta.total_rows, 4);
+  const visitors = whole.results.map((r) => r.metrics[0]);
+  assert.deepEqual(
+    visitors,
+    [...visitors].sort((a, b) => b - a),
+    'the first metric descending by default',
+  );
+  const totalVisitors = (await ok({ site_id: site, date_range: [from, to], metrics: ['visitors'] })).results[0].metrics[0];
+  for (const r of whole.results) assert.equal(r.metrics[1], Math.round((r.metrics[0] * 1000) / totalVisitors) / 10);
+  const page2 = await ok({
+    ...base,
+    order_by: [['event:page', 'asc']],
+    pagination: { limit: 2, offset: 2 },
+    include: { total_rows: true },
+  });
+  assert.deepEqual(
+    page2.results.map((r) => r.dimensions[0]),
+    ['/café', '/pricing'],
+  );
+  assert.equal(page2.meta.total_rows, 4);
+});
+
+test('compare with the previous period: each row carries the other window and the change', async () => {
+  const body = await ok({
+    site_id: site,
+    date_range: ['2025-06-08', '2025-06-14'],
+    metrics: ['visitors', 'bounce_rate'],
+    include: { compare: 'previous_period' },
+  });
+  const before = await ok({ site_id: site, date_range: ['2025-06-01', '2025-06-07'], metrics: ['visitors', 'bounce_rate'] });
+  const [now] = body.results;
+  assert.deepEqual(now.comparison.metrics, before.results[0].metrics);
+  const [v, was] = [now.metrics[0], before.results[0].metrics[0]];
+  assert.equal(now.comparison.change[0], Math.round(((v - was) * 100) / was));
+  assert.equal(now.comparison.change[1], Math.round((now.metrics[1] - before.results[0].metrics[1]) * 10) / 10);
+});
+
+test('Accept: text/csv: a header of dimensions then metrics, one record per row', async () => {
+  const r = await query(
+    { site_id: site, date_range: [from, to], metrics: ['pageviews'], dimensions: ['event:page'], order_by: [['event:page', 'asc']] },
+    { accept: 'text/csv' },
+  );
+  assert.equal(r.statusCode, 200, r.body);
+  assert.match(r.headers['content-type'] as string, /^text\/csv/);
+  const lines = r.body.trimEnd().split('\r\n');
+  assert.equal(lines[0], 'event:page,pageviews');
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.split(',')[0]),
+    ['/', '/blog/a', '/café', '/pricing'],
+  );
+});
+
+test('site_id may be one of the site hostnames; a site of another workspace and a made-up one get the same 403', async () => {
+  const s = await h.catalog.getSite(site);
+  const byHost = await ok({ site_id: s!.hostnames[0], date_range: [from, to], metrics: ['pageviews'] });
+  const byId = await ok({ site_id: site, date_range: [from, to], metrics: ['pageviews'] });
+  assert.deepEqual(byHost.results, byId.results);
+  assert.equal(byHost.query.site_id, site);
+  const other = await h.workspace('pro');
+  const theirs = await h.catalog.createSite({
+    workspaceId: other.id,
+    name: 'theirs',
+    hostnames: ['theirs.example'],
+    collectionProfile: 'extended',
+  });
+  const a = await query({ site_id: theirs.id, date_range: '7d', metrics: ['visitors'] });
+  const b = await query({ site_id: 'theirs.example', date_range: '7d', metrics: ['visitors'] });
+  const c = await query({ site_id: 'nobody.example', date_range: '7d', metrics: ['visitors'] });
+  assert.equal(a.statusCode, 403);
+  assert.deepEqual(
+    [b.statusCode, b.json().error.code, b.json().error.message],
+    [a.statusCode, a.json().error.code, a.json().error.message],
+  );
+  assert.deepEqual(
+    [c.statusCode, c.json().error.code, c.json().error.message],
+    [a.statusCode, a.json().error.code, a.json().error.message],
+  );
+});
+
+test('refusals name the field and say what to do; none is charged', async () => {
+  const usage = async () => (await ok({ site_id: site, date_range: '7d', metrics: ['visitors'] })).meta.usage.used_units;
+  const before = await usage();
+  const cases: [Record<string, unknown>, number, string, RegExp][] = [
+    [
+      { site_id: site, date_range: '7d', metrics: ['visitors'], filters: [['equals', 'event:page', ['/']]] },
+      422,
+      'filters[0][0]',
+      /unknown operator/,
+    ],
+    [
+      { site_id: site, date_range: '7d', metrics: ['visitors'], filters: [['matches', 'event:page', ['(?=a)']]] },
+      422,
+      'filters[0][2][0]',
+      /RE2/,
+    ],
+    [{ site_id: site, date_range: '7d', metrics: ['visitors'], dimensions: ['event:hostname'] }, 422, 'dimensions[0]', /hostname/],
+    [{ site_id: site, date_range: '7d', metrics: ['bounce_rate'], dimensions: ['event:name'] }, 422, 'metrics', /visits/],
+    [{ site_id: site, date_range: ['2023-01-01', '2023-01-31'], metrics: ['visitors'] }, 422, 'date_range', /retention|before/],
+    [{ site_id: strict, date_range: '7d', metrics: ['visitors'], dimensions: ['visit:utm_source'] }, 409, 'dimensions', /strict/],
+    [
+      { site_id: strict, date_range: '7d', metrics: ['visitors'], filters: [['is', 'event:props:plan', ['pro']]] },
+      409,
+      'dimensions',
+      /custom properties/,
+    ],
+  ];
+  for (const [body, status, field, message] of cases) {
+    const r = await query(body);
+    assert.equal(r.statusCode, status, `${JSON.stringify(body)}: ${r.body}`);
+    const err = r.json().error;
+    assert.match(err.message, message, r.body);
+    if (status === 422 && err.code === 'INVALID_PARAMS') assert.equal(err.details.field, field, r.body);
+  }
+  // the usage read itself costs 2 units: only it was charged since the first
+  assert.equal(await usage(), before + 2);
+});
+
+test('units: 2 x ceil(days / 30) x (dimensions + 1) x 3 with hours x 2 with a comparison', async () => {
+  const units = async (body: Record<string, unknown>) => (await ok({ site_id: site, ...body })).meta.units_charged;
+  assert.equal(await units({ date_range: ['2025-05-01', '2025-06-14'], metrics: ['visitors'] }), 2 * 2 * 1);
+  assert.equal(
+    await units({ date_range: ['2025-05-01', '2025-06-14'], metrics: ['visitors'], dimensions: ['event:page', 'visit:country'] }),
+    2 * 2 * 3,
+  );
+  assert.equal(await units({ date_range: ['2025-06-01', '2025-06-01'], metrics: ['visitors'], dimensions: ['time:hour'] }), 2 * 1 * 2 * 3);
+  assert.equal(
+    await units({ date_range: ['2025-06-01', '2025-06-07'], metrics: ['visitors'], include: { compare: 'previous_period' } }),
+    2 * 1 * 1 * 2,
+  );
+});
+
+test('a POST without a token is 401, with a query string parameter 422', async () => {
+  const r = await h.app.inject({
+    method: 'POST',
+    url: '/api/v2/query',
+    payload: { site_id: site, date_range: '7d', metrics: ['visitors'] },
+  });
+  assert.equal(r.statusCode, 401);
+  const q = await h.app.inject({
+    method: 'POST',
+    url: '/api/v2/query?site_id=x',
+    headers: { authorization: `Bearer ${h.secret}` },
+    payload: { site_id: site, date_range: '7d', metrics: ['visitors'] },
+  });
+  assert.equal(q.statusCode, 422, q.body);
+});
