@@ -29,6 +29,8 @@ export interface AnalyticsDeps {
    * in meta.surface.dataFreshness.notes; a response with notes is not cached (they are temporary).
    */
   notes?(siteId: string): string[];
+  /** false: the query API reads the raw events even where the daily rollups answer (tests compare the two); default true */
+  queryRollups?: boolean;
 }
 
 export interface AppDeps {

@@ -34,6 +34,7 @@ import { checkResponseBudget, MAX_RESPONSE_BYTES } from '../analytics/budget.js'
 import { csvText } from '../analytics/csv.js';
 import type { AnalyticsContext } from '../analytics/serve-analytics.js';
 import { siteFacts } from '../analytics/site-facts.js';
+import { rollupRead } from './rollup-reads.js';
 
 /** What the pipeline found: the caller's context, and whether the answer is CSV. */
 export interface ServeQueryInput {
@@ -148,7 +149,11 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
     const read = (req: QueryRowsRequest): Promise<GroupedRow[]> => {
       const left = deadline - Date.now();
       if (left <= 0) return Promise.reject(new EngineError('timeout'));
-      return withDeadline(engine.queryRows(req, { timeoutMs: left, asOf: version }), left);
+      const options = { timeoutMs: left, asOf: version };
+      // where the daily rollups answer exactly, /v1's read of them (rollup-reads.ts); else the events
+      const rollup = analytics.queryRollups === false ? null : rollupRead(req);
+      const rows = rollup ? engine.run(rollup.spec, options).then(rollup.rows) : engine.queryRows(req, options);
+      return withDeadline(rows, left);
     };
     const windows = await Promise.all(plans.map((p) => readWindow(read, body, groups, goals, scope, p)));
     const { results, totalRows } = queryResults(body, windows[0], windows[1] ?? null);
