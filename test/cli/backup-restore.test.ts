@@ -121,11 +121,19 @@ interface Caller {
 }
 
 /** Each answer with its status, request ids and the live "as of now" instant left out (they differ by request, not by data). */
+/** GET urls, and `POST <url> <json>` for the query API: each answer by its request. */
 async function answers(server: ServeProcess, who: Caller, urls: string[]): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const url of urls) {
     const headers: Record<string, string> = url.startsWith('/app/') ? { cookie: who.cookie } : { authorization: `Bearer ${who.token}` };
-    const res = await fetch(server.address + url, { headers });
+    const post = /^POST (\S+) (.*)$/.exec(url);
+    const res = post
+      ? await fetch(server.address + post[1], {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: post[2],
+        })
+      : await fetch(server.address + url, { headers });
     const text = await res.text();
     assert.equal(res.status, 200, `${url}: ${text}`);
     out[url] = JSON.parse(text, (k, v) => (k === 'request_id' ? undefined : v));
@@ -243,6 +251,8 @@ test('a backup taken while the server collects: a server on its restore answers 
     `/v1/metrics/timeseries?${range}&metric=visitors&interval=day`,
     `/v1/metrics/breakdown?${range}&metric=pageviews&dimension=page`,
     `/v1/goals/conversions?${range}`,
+    `POST /api/v2/query ${JSON.stringify({ site_id: site, date_range: [from, day(0)], metrics: ['visitors', 'visits', 'pageviews', 'bounce_rate'], dimensions: ['time:day'] })}`,
+    `POST /api/v2/query ${JSON.stringify({ site_id: site, date_range: [from, day(0)], metrics: ['visitors', 'events'], dimensions: ['event:page', 'visit:utm_source'], filters: [['contains', 'event:page', ['live']]] })}`,
     '/v1/usage/current',
     '/v1/usage/history',
     '/app/api/session',
