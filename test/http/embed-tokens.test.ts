@@ -345,3 +345,25 @@ test("the typed client's mintEmbedToken makes a standard JWT that jsonwebtoken v
   // the client takes an embed token like an API token
   assert.equal(typeof createFootfallClient({ baseUrl: 'http://127.0.0.1:1', token }).GET, 'function');
 });
+
+test('POST /api/v2/query with an embed token: its site and tenant only, whatever the body names; routes without query refused', async () => {
+  const embed = mint(h, key, { token_id: parent.id, site_id: site, tenant_id: tenantA });
+  const body = { date_range: [FROM, TO], metrics: ['visitors', 'pageviews'], dimensions: ['event:page'] };
+  const post = (b: Record<string, unknown>, token: string) => h.post('/api/v2/query', b, { token });
+  // naming nothing: the token's site and tenant; the parent naming them gets the same rows
+  const sealed = await post(body, embed);
+  assert.equal(sealed.statusCode, 200, sealed.body);
+  const parentAnswer = await post({ ...body, site_id: site, tenant_id: tenantA }, parent.secret);
+  assert.deepEqual(sealed.json().results, parentAnswer.json().results);
+  assert.deepEqual(
+    sealed.json().results.map((r: { dimensions: string[] }) => r.dimensions[0]),
+    ['/a'],
+    "tenant A's pages only",
+  );
+  // naming another tenant or another site is refused as on /v1
+  refused(await post({ ...body, tenant_id: tenantB }, embed), 403, 'FORBIDDEN', 'other tenant');
+  refused(await post({ ...body, site_id: otherSite }, embed), 403, 'FORBIDDEN', 'other site');
+  // a token whose routes claim leaves out the query API
+  const narrow = mint(h, key, { token_id: parent.id, site_id: site, tenant_id: tenantA, routes: ['overview'] });
+  refused(await post(body, narrow), 403, 'FORBIDDEN', 'routes without query');
+});
