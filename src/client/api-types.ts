@@ -912,6 +912,8 @@ export interface components {
                 imports_included: boolean;
                 time_labels?: string[];
                 total_rows?: number;
+                /** @description What the answer cannot count, e.g. fields stored only since a profile switch */
+                notes?: string[];
             } & {
                 [key: string]: unknown;
             };

@@ -344,3 +344,33 @@ test('a POST without a token is 401, with a query string parameter 422', async (
   });
   assert.equal(q.statusCode, 422, q.body);
 });
+
+test('a site that switched to Extended: a range wholly before the switch is 409 for utm_* and the like, one across it says so in meta.notes', async () => {
+  const switched = await h.site({ effectiveAt: '2025-06-05T00:00:00.000Z' });
+  await h.importEvents([
+    pv(switched, '2025-06-03T10:00:00Z', '/', 's1'),
+    pv(switched, '2025-06-06T10:00:00Z', '/', 's2', { utm_source: 'mail' }),
+  ]);
+  const before = await query({
+    site_id: switched,
+    date_range: ['2025-06-01', '2025-06-04'],
+    metrics: ['visitors'],
+    dimensions: ['visit:utm_source'],
+  });
+  assert.equal(before.statusCode, 409, before.body);
+  assert.equal(before.json().error.code, 'REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD');
+  const across = await ok({
+    site_id: switched,
+    date_range: ['2025-06-01', '2025-06-10'],
+    metrics: ['visitors'],
+    dimensions: ['visit:utm_source'],
+  });
+  assert.match(across.meta.notes[0], /since 2025-06-05/);
+  // equal values: by the dimension's value, no value last (as /v1)
+  assert.deepEqual(across.results, [
+    { dimensions: ['mail'], metrics: [1] },
+    { dimensions: ['(none)'], metrics: [1] },
+  ]);
+  const plain = await ok({ site_id: switched, date_range: ['2025-06-01', '2025-06-10'], metrics: ['visitors'] });
+  assert.equal(plain.meta.notes, undefined, 'a question without those fields has nothing to note');
+});

@@ -96,6 +96,9 @@ export const QueryAnswerSchema = Type.Object(
         imports_included: Type.Boolean(),
         time_labels: Type.Optional(Type.Array(Type.String())),
         total_rows: Type.Optional(Type.Integer()),
+        notes: Type.Optional(
+          Type.Array(Type.String(), { description: 'What the answer cannot count, e.g. fields stored only since a profile switch' }),
+        ),
       },
       { additionalProperties: true },
     ),

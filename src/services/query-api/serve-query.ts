@@ -51,10 +51,14 @@ function groupsOf(body: QueryBody): QueryGroup[] {
 }
 
 /** Plan gates (403) and the profile (409), before anything is read or charged. */
+function filterGroupsOf(body: QueryBody): QueryGroup[] {
+  return body.filters.flatMap((f, i) => filterDimensions(f).map((d) => queryGroupOf(d, `filters[${i}]`)));
+}
+
 function checkAllowed(input: ServeQueryInput, groups: QueryGroup[]): void {
   const { ctx, body } = input;
   const policy = ctx.caller.policy;
-  const filterGroups = body.filters.flatMap((f, i) => filterDimensions(f).map((d) => queryGroupOf(d, `filters[${i}]`)));
+  const filterGroups = filterGroupsOf(body);
   const timeDim = body.dimensions.find(isTimeDimension);
   if (timeDim === 'time:hour' && !policy.hourly) throw new ApiError('FORBIDDEN', HOURLY_REFUSAL);
   if (body.dimensions.includes('visit:tenant') && !policy.tenant_dimension) throw new ApiError('FORBIDDEN', tenantDimensionRefusal(policy));
@@ -68,6 +72,27 @@ function checkAllowed(input: ServeQueryInput, groups: QueryGroup[]): void {
         { field: 'dimensions' },
       );
   }
+}
+
+/**
+ * What the window can say of fields only Extended collection stores, on a site that switched to Extended:
+ * a window wholly before the switch is 409 (nothing was stored then); one that starts before it is
+ * answered with a note saying from when those fields count.
+ */
+function extendedNotes(ctx: AnalyticsContext, groups: QueryGroup[], filterGroups: QueryGroup[], windows: QueryWindow[]): string[] {
+  const site = ctx.site!;
+  if (site.collectionProfile !== 'extended' || site.profileEffectiveAt === null) return [];
+  if (![...groups, ...filterGroups].some(isExtendedOnlyGroup)) return [];
+  const since = Date.parse(site.profileEffectiveAt);
+  if (windows.some((w) => w.endMs <= since))
+    throw new ApiError(
+      'REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD',
+      `utm_*, region, city and custom properties are stored since ${site.profileEffectiveAt} (the site's switch to Extended collection): ask for a range after it, or leave those dimensions and filters out`,
+      { field: 'date_range', available_from: site.profileEffectiveAt },
+    );
+  return windows.some((w) => w.startMs < since)
+    ? [`utm_*, region, city and custom properties are stored since ${site.profileEffectiveAt}: earlier events count as "(none)" for them`]
+    : [];
 }
 
 /** The goal names a query refers to: every goal of the site (event:goal keys), looked up once. */
@@ -130,6 +155,7 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
   const compared = body.include.compare ? compareWindow(zone, current, range, body.include.compare) : null;
   if (compared) checkWindow(compared, limits, 'include.compare');
 
+  const notes = extendedNotes(ctx, groups, filterGroupsOf(body), compared ? [current, compared] : [current]);
   const timeDim = body.dimensions.find(isTimeDimension);
   const unit = timeDim ? bucketUnitOf(timeDim, current) : null;
   if (unit === 'hour' && !caller.policy.hourly) throw new ApiError('FORBIDDEN', HOURLY_REFUSAL);
@@ -157,7 +183,7 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
     };
     const windows = await Promise.all(plans.map((p) => readWindow(read, body, groups, goals, scope, p)));
     const { results, totalRows } = queryResults(body, windows[0], windows[1] ?? null);
-    const answer = render(body, site.id, zone, current, plans[0].bucketing, results, totalRows, input.csv);
+    const answer = render(body, site.id, zone, current, plans[0].bucketing, results, totalRows, notes, input.csv);
     // the meta of the ledger is added after the commit: a few hundred bytes the budget allows for
     const bytes = Buffer.byteLength(answer.csv ?? answer.results) + 1024;
     checkResponseBudget(bytes, { include: 'full', rangeDays: current.days }, analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES);
@@ -217,11 +243,13 @@ function render(
   bucketing: ZonedBucketing | null,
   results: ResultRow[],
   totalRows: number,
+  notes: string[],
   csv: boolean,
 ): { results: string; meta: Record<string, unknown>; query: Record<string, unknown>; csv?: string } {
   const meta: Record<string, unknown> = { timezone: zone, imports_included: false };
   if (body.include.timeLabels && bucketing) meta.time_labels = bucketing.labels;
   if (body.include.totalRows) meta.total_rows = totalRows;
+  if (notes.length) meta.notes = notes;
   const query = {
     site_id: siteId,
     date_range: [isoInstant(w.startMs), isoInstant(w.endMs - 1)],
