@@ -87,6 +87,8 @@ function eventRow(visitor: number, ts: number, n: number): EventRow {
     form_id: null,
     form_action_path: null,
     channel: kind === 0 ? 'Search' : 'Direct',
+    prop_keys: [],
+    prop_values: [],
   };
   return { ...row, event_id: eventIdentity(row, 1) };
 }

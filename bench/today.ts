@@ -58,6 +58,8 @@ function eventRow(v: number, ts: number, n: number): EventRow {
     form_id: null,
     form_action_path: null,
     channel: v % 6 === 1 ? 'Search' : 'Direct',
+    prop_keys: [],
+    prop_values: [],
   };
   return { ...row, event_id: eventIdentity(row as EventRow, 1) };
 }

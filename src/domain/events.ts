@@ -50,6 +50,15 @@ export interface ActionFields {
   form_action_path: string | null;
 }
 
+/**
+ * An event's custom properties (docs/decisions/custom-properties.md) as the stores hold them: parallel
+ * arrays, keys sorted in UTF-8 byte order, values at the same places; both empty for none (and under strict).
+ */
+export interface PropArrays {
+  prop_keys: string[];
+  prop_values: string[];
+}
+
 /** One event as the analytics store holds it, after validation, enrichment and profile stamping. */
 export interface StoredEvent extends PlaceAndDevice, ActionFields {
   /** deterministic identity: hash of content + occurrence number within the batch (docs/product.md §8.2) */

@@ -1,10 +1,13 @@
 // The analytics event store's write and maintenance side: imports and coverage.
 // Reads for reports belong to the AnalyticsEngine port (same tables, separate interface).
 // Implementations: engines/duckdb (embedded), engines/clickhouse. Contract: test/contract/event-store.contract.ts.
-import type { Channel, StoredEvent } from '../domain/events.js';
+import type { Channel, PropArrays, StoredEvent } from '../domain/events.js';
 
-/** A stored event plus its channel, computed once at import by ingest/parse/channel.ts (docs/product.md §4.6). */
-export interface EventRow extends StoredEvent {
+/**
+ * A stored event plus its channel, computed once at import by ingest/parse/channel.ts (docs/product.md §4.6),
+ * and its custom properties (two empty arrays for none).
+ */
+export interface EventRow extends StoredEvent, PropArrays {
   channel: Channel;
 }
 
@@ -283,7 +286,13 @@ export const EVENT_ROW_FIELDS = [
   'form_id',
   'form_action_path',
   'channel',
+  // last: a row of the release before them is the fields above (see decodedValues)
+  'prop_keys',
+  'prop_values',
 ] as const satisfies readonly (keyof EventRow)[];
+
+/** The custom property fields, the last two of a row: absent from the rows of the release before them. */
+export const PROP_FIELDS = ['prop_keys', 'prop_values'] as const;
 
 /**
  * NDJSON, one JSON array per row holding EVENT_ROW_FIELDS' values in that order: the wire (admin
@@ -329,13 +338,27 @@ export function encodeEventRow(r: EventRow): string {
     r.form_id,
     r.form_action_path,
     r.channel,
+    r.prop_keys,
+    r.prop_values,
   ]);
+}
+
+/**
+ * An encoded row's values (a parsed line of encodeEventRows), those of the release before custom properties
+ * included: the spool of an upgraded server, or an older `footfall import` talking to a newer server,
+ * may hold them, and they mean an event without props. Throws for anything else.
+ */
+export function decodedValues(values: unknown): unknown[] {
+  if (Array.isArray(values)) {
+    if (values.length === EVENT_ROW_FIELDS.length) return values;
+    if (values.length === EVENT_ROW_FIELDS.length - PROP_FIELDS.length) return [...values, [], []];
+  }
+  throw new Error('not an encoded event row');
 }
 
 /** One line of encodeEventRows back to its row. */
 export function decodeEventRow(line: string): EventRow {
-  const values = JSON.parse(line) as unknown[];
-  if (!Array.isArray(values) || values.length !== EVENT_ROW_FIELDS.length) throw new Error('not an encoded event row');
+  const values = decodedValues(JSON.parse(line));
   const row: Partial<Record<keyof EventRow, unknown>> = {};
   for (let i = 0; i < EVENT_ROW_FIELDS.length; i++) row[EVENT_ROW_FIELDS[i]] = values[i];
   // Only lines encodeEventRow wrote come here: their values are trusted to be EventRow's, not checked one by one.

@@ -67,6 +67,8 @@ export function makeRow(over: Partial<EventRow> = {}): EventRow {
     form_id: null,
     form_action_path: null,
     channel: 'Direct',
+    prop_keys: [],
+    prop_values: [],
     ...over,
   };
 }

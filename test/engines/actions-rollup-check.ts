@@ -22,6 +22,8 @@ export function actionRows(seed: number, n: number): EventRow[] {
   return stamp(draws, {}).map((e, i) => ({
     ...e,
     channel: channel.get(e.event_id)!,
+    prop_keys: [],
+    prop_values: [],
     ...(e.type === 'action' ? { action_id: i % 3 === 0 ? null : `id${i % 2}`, event_name: i % 5 === 0 ? 'named' : e.event_name } : {}),
   }));
 }

@@ -280,7 +280,12 @@ export async function load(db: TestDb, data: { events: readonly TestEvent[]; ses
         `INSERT INTO ${table} BY NAME SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${spec}})`,
       );
     };
-    await write('events', data.events, (e: TestEvent) => ({ day: new Date(e.ts_ms).toISOString().slice(0, 10) }));
+    // events without custom properties: two empty arrays, as the store holds them (never NULL)
+    await write('events', data.events, (e: TestEvent) => ({
+      day: new Date(e.ts_ms).toISOString().slice(0, 10),
+      prop_keys: [],
+      prop_values: [],
+    }));
     await write('sessions', data.sessions, () => ({}));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -24,7 +24,7 @@ function fixedEvents(): EventRow[] {
   const draws = fc.sample(eventDrawArb([SITE, 'site_b']), { seed: 20250301, numRuns: 600 });
   const events = stamp(draws, { [SITE]: { profile: 'extended', effectiveAtMs: Date.UTC(2025, 2, 2, 12) } });
   const channel = new Map(draws.map((d, i) => [`ev${i}`, d.channel]));
-  return events.map((e) => ({ ...e, channel: channel.get(e.event_id)! }));
+  return events.map((e) => ({ ...e, channel: channel.get(e.event_id)!, prop_keys: [], prop_values: [] }));
 }
 
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;

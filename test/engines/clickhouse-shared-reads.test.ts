@@ -23,7 +23,7 @@ const options = { timeoutMs: 20_000 };
 function events(): EventRow[] {
   const draws = fc.sample(eventDrawArb([SITE, 'site_b']), { seed: 4242, numRuns: 500 });
   const rows = stamp(draws, { [SITE]: { profile: 'extended', effectiveAtMs: null } });
-  return rows.map((e, i) => ({ ...e, channel: draws[i].channel }));
+  return rows.map((e, i) => ({ ...e, channel: draws[i].channel, prop_keys: [], prop_values: [] }));
 }
 
 /** Specs that share slices: every stored grouping over two windows and two scopes, with filters and key lists, plus random ones. */

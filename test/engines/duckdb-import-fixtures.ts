@@ -74,6 +74,8 @@ export function manyRows(opts: {
         form_id: null,
         form_action_path: null,
         channel,
+        prop_keys: [],
+        prop_values: [],
       };
       row.event_id = createHash('sha256')
         .update(JSON.stringify({ ...row, n: out.length % 7 === 0 ? 0 : out.length }))

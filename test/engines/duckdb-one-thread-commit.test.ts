@@ -43,6 +43,8 @@ function rows(n: number): EventRow[] {
     form_id: null,
     form_action_path: null,
     channel: 'Direct',
+    prop_keys: [],
+    prop_values: [],
   }));
 }
 

@@ -1,5 +1,6 @@
-// A store written by the release before the data lifecycle (no import ids, no event counts) opens as
-// one of this release: the columns are added and the event counts built once from what it holds.
+// A store written by the release before the data lifecycle (no import ids, no event counts, no custom
+// properties) opens as one of this release: the columns are added (its events without props) and the event
+// counts built once from what it holds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,15 +21,29 @@ function perMonth(events: readonly EventRow[]): number[] {
   return MONTHS.map((m) => events.filter((r) => new Date(r.ts_ms).toISOString().startsWith(m)).length);
 }
 
-/** What an upgraded store must answer: counts from its events, imports new and old. */
-async function checkUpgraded(store: EventStore, a: EventRow[], b: EventRow[]): Promise<void> {
+/**
+ * What an upgraded store must answer: counts from its events, imports new and old; `withProps` counts the
+ * events holding props and the events holding two empty arrays (what a read sees).
+ */
+async function checkUpgraded(
+  store: EventStore,
+  a: EventRow[],
+  b: EventRow[],
+  withProps: () => Promise<{ props: number; none: number }>,
+): Promise<void> {
+  assert.deepEqual(await withProps(), { props: 0, none: a.length + b.length });
   assert.deepEqual(
     (await store.eventCounts({ siteIds: ['site_a', 'site_b'], months: MONTHS })).map((c) => c.events),
     [...perMonth(a), ...perMonth(b)],
   );
   await assert.rejects(store.undoImport('imp_before'), { code: 'IMPORT_NOT_FOUND' });
-  const more = manyRows({ siteId: 'site_a', n: 50, days: 2, startMs: Date.parse('2025-02-10T00:00:00Z'), seed: 9 });
+  const more = manyRows({ siteId: 'site_a', n: 50, days: 2, startMs: Date.parse('2025-02-10T00:00:00Z'), seed: 9 }).map((r) => ({
+    ...r,
+    prop_keys: ['plan'],
+    prop_values: ['pro'],
+  }));
   await store.importBatch(more, { importId: 'imp_after' });
+  assert.deepEqual(await withProps(), { props: more.length, none: a.length + b.length });
   assert.deepEqual(
     (await store.eventCounts({ siteIds: ['site_a'], months: MONTHS })).map((c) => c.events),
     perMonth([...a, ...more]),
@@ -40,7 +55,7 @@ async function checkUpgraded(store: EventStore, a: EventRow[], b: EventRow[]): P
   );
 }
 
-test('duckdb: a store without import ids and event counts gets them at open', async () => {
+test('duckdb: a store without import ids, event counts and custom properties gets them at open', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-upgrade-'));
   const file = path.join(dir, 'events.duckdb');
   const a = rows('site_a', 1);
@@ -56,13 +71,28 @@ test('duckdb: a store without import ids and event counts gets them at open', as
       'DROP TABLE imports',
       "DELETE FROM footfall_meta WHERE key = 'event_counts_version'",
       'ALTER TABLE events DROP COLUMN import_id',
+      'ALTER TABLE events DROP COLUMN prop_keys',
+      'ALTER TABLE events DROP COLUMN prop_values',
     ])
       await c.run(sql);
     c.closeSync();
     raw.closeSync();
     store = await openDuckDbEventStore({ file });
+    const opened = store;
     try {
-      await checkUpgraded(store, a, b);
+      await checkUpgraded(store, a, b, async () => {
+        const c = await opened.instance.connect();
+        try {
+          const [[props, none]] = (
+            await c.runAndReadAll(
+              `SELECT count(*) FILTER (WHERE len(prop_keys) = 1 AND prop_values = ['pro']), count(*) FILTER (WHERE prop_keys = [] AND prop_values = []) FROM events`,
+            )
+          ).getRowsJS();
+          return { props: Number(props), none: Number(none) };
+        } finally {
+          c.closeSync();
+        }
+      });
     } finally {
       await store.close();
     }
@@ -72,7 +102,7 @@ test('duckdb: a store without import ids and event counts gets them at open', as
 });
 
 for (const topology of ['single', 'cluster'] as Topology[]) {
-  test(`clickhouse ${topology}: a database without import ids and event counts gets them at open`, {
+  test(`clickhouse ${topology}: a database without import ids, event counts and custom properties gets them at open`, {
     skip: skipReason(topology),
   }, async () => {
     const scratch = scratchUrl(topology);
@@ -92,12 +122,27 @@ for (const topology of ['single', 'cluster'] as Topology[]) {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         await n.command(`ALTER TABLE ${ident(ch.layout.days)} DROP COLUMN delta, DROP COLUMN import_id`);
-        await n.command(`ALTER TABLE ${ident(ch.layout.events)} DROP COLUMN import_id`);
+        await n.command(`ALTER TABLE ${ident(ch.layout.events)} DROP COLUMN import_id, DROP COLUMN prop_keys, DROP COLUMN prop_values`);
       }
       await ch.close();
       ch = await openClickHouse(scratch.url);
+      const opened = ch;
       try {
-        await checkUpgraded(ch.store, a, b);
+        await checkUpgraded(ch.store, a, b, async () => {
+          let props = 0;
+          let none = 0;
+          // the current generation of each day on each server (what a read sees)
+          for (const n of opened.nodes) {
+            const [r] = await n.query<{ p: number; e: number }>(
+              `SELECT countIf(prop_keys = ['plan'] AND prop_values = ['pro']) AS p, countIf(empty(prop_keys) AND empty(prop_values)) AS e
+               FROM ${ident(opened.layout.events)}
+               WHERE (site_id, day, gen) IN (SELECT site_id, day, max(gen) FROM ${ident(opened.layout.events)} GROUP BY site_id, day)`,
+            );
+            props += Number(r.p);
+            none += Number(r.e);
+          }
+          return { props, none };
+        });
       } finally {
         await ch.close();
       }

@@ -15,7 +15,7 @@ import type { RefRow } from './reference-metrics.js';
 
 export function rowsOf(draws: readonly EventDraw[]): EventRow[] {
   const channel = new Map(draws.map((d, i) => [`ev${i}`, d.channel]));
-  return stamp(draws, {}).map((e) => ({ ...e, channel: channel.get(e.event_id)! }));
+  return stamp(draws, {}).map((e) => ({ ...e, channel: channel.get(e.event_id)!, prop_keys: [], prop_values: [] }));
 }
 
 export function plain(spec: QuerySpec, rows: readonly (MetricRow | RefRow)[]) {

@@ -27,7 +27,7 @@ const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occ
 function fixedRows(seed: number, n: number): EventRow[] {
   const draws = fc.sample(eventDrawArb([SITE, 'site_b']), { seed, numRuns: n });
   const channel = new Map(draws.map((d, i) => [`ev${i}`, d.channel]));
-  return stamp(draws, {}).map((e) => ({ ...e, channel: channel.get(e.event_id)! }));
+  return stamp(draws, {}).map((e) => ({ ...e, channel: channel.get(e.event_id)!, prop_keys: [], prop_values: [] }));
 }
 
 async function snapshot(instance: DuckDBInstance): Promise<string> {

@@ -16,7 +16,7 @@ import { encodeClickHouseLiteral as lit } from '../sql/clickhouse-literal.js';
 import type { ClickHouseStoreParts } from './clickhouse-store-parts.js';
 import { countsSite, DAY_MS, deletedAt, deleteSite, lifecycleRow, purgeSite, type Shard } from './commit-log.js';
 import type { ClickHouseNode } from './node.js';
-import { ident, LOG_LIFECYCLE_COLUMNS, type TableLayout } from './schema.js';
+import { ident, LOG_LIFECYCLE_COLUMNS, PROP_COLUMNS, type TableLayout } from './schema.js';
 
 /** One purge or deletion recorded in the log and maybe not finished: its site, kind, horizon and generation. */
 interface Work {
@@ -241,9 +241,9 @@ const COUNTS_MARKER = 'ff_counts_backfill';
 const BACKFILL = '#backfill';
 
 /**
- * After the DDL, on each server: the columns a database of the release before this one lacks
- * (events.import_id; the log's delta and import_id). Returns whether the event counts must be built
- * (the log had no counts yet, or a build of them did not finish).
+ * After the DDL, on each server: the columns a database of an earlier release lacks (events.import_id;
+ * the log's delta and import_id; events' custom properties, empty for every stored event). Returns
+ * whether the event counts must be built (the log had no counts yet, or a build of them did not finish).
  */
 export async function addLifecycleColumns(admin: ClickHouseNode, db: string, layout: TableLayout): Promise<boolean> {
   const have = await admin.query<{ table: string; name: string }>(
@@ -252,6 +252,11 @@ export async function addLifecycleColumns(admin: ClickHouseNode, db: string, lay
   const has = (table: string, column: string) => have.some((c) => c.table === table && c.name === column);
   if (!has(layout.events, 'import_id'))
     await admin.command(`ALTER TABLE ${ident(db)}.${ident(layout.events)} ADD COLUMN import_id Nullable(String)`);
+  const props = PROP_COLUMNS.filter(([c]) => !has(layout.events, c));
+  if (props.length)
+    await admin.command(
+      `ALTER TABLE ${ident(db)}.${ident(layout.events)} ${props.map(([c, t]) => `ADD COLUMN ${ident(c)} ${t}`).join(', ')}`,
+    );
   const missing = LOG_LIFECYCLE_COLUMNS.filter(([c]) => !has(layout.days, c));
   if (missing.length) {
     await admin.command(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${ident(COUNTS_MARKER)} (x UInt8) ENGINE = TinyLog`);

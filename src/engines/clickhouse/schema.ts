@@ -8,7 +8,7 @@
 // rewrites each day it adds events to under a new gen and commits with ONE insert into the first
 // server's ff_days, the authority; the other servers' logs are copies of their own rows.
 import { createHash } from 'node:crypto';
-import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
+import { EVENT_ROW_FIELDS, PROP_FIELDS } from '../../ports/event-store.js';
 import { clickhouseDialect } from '../sql/dialect.js';
 import { compileRollupExpansions } from '../sql/write/rollup-build.js';
 import { ATOMS } from '../../domain/query/metrics.js';
@@ -48,14 +48,23 @@ export const ROW_TYPES: Record<RowField, string> = {
   form_id: 'Nullable(String)',
   form_action_path: 'Nullable(String)',
   channel: 'String',
+  // 18.16 has no Map: custom properties are two parallel arrays (an Array's default is [], never NULL)
+  prop_keys: 'Array(String)',
+  prop_values: 'Array(String)',
 };
 
-/** EventRow fields other than the leading site_id and ts_ms, in wire order. */
-export const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
+const isProp = (f: string) => (PROP_FIELDS as readonly string[]).includes(f);
+
+/** EventRow fields other than the leading site_id and ts_ms and the trailing custom properties, in wire order. */
+export const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms' && !isProp(f));
+
+/** The custom property columns, which a database of the release before them gets added at open (addLifecycleColumns). */
+export const PROP_COLUMNS: [string, string][] = PROP_FIELDS.map((f): [string, string] => [f, ROW_TYPES[f]]);
 
 /**
  * events columns in DDL order. import_id (the import that stored the event first; NULL for live
- * collection) comes last: a database of the release before it gets the column added (ADD COLUMN appends).
+ * collection) and then the custom properties come last: a database of the release before each gets the
+ * columns added (ADD COLUMN appends).
  */
 export const EVENT_COLUMNS: [string, string][] = [
   ['site_id', 'String'],
@@ -65,6 +74,7 @@ export const EVENT_COLUMNS: [string, string][] = [
   ['session_id', 'String'],
   ...ROW_COLUMNS.map((c): [string, string] => [c, ROW_TYPES[c]]),
   ['import_id', 'Nullable(String)'],
+  ...PROP_COLUMNS,
 ];
 
 /** The session attributes taken from a session's first event (StoredSession). */

@@ -9,7 +9,7 @@ import { checkedMonth, denseCounts, removedData, type EventCount, type Month, ty
 import { ACTIONS_TABLE, PAGE_TITLES_TABLE, ROLLUP_TABLE } from '../sql/rollup-tables.js';
 import { duckdbDialect } from '../sql/dialect.js';
 import { monthCountsSql } from './import-writes.js';
-import { EVENT_COUNTS_DDL, IMPORTS_DDL } from './schema.js';
+import { EVENT_COUNTS_DDL, IMPORTS_DDL, PROP_COLUMNS_DDL } from './schema.js';
 
 const q = duckdbDialect.quoteIdent;
 /** footfall_meta key marking event_counts as built from the events (the version of its rules) */
@@ -19,12 +19,13 @@ const COUNTS_VERSION = '1';
 type Reader = Pick<DuckDBConnection, 'runAndReadAll'>;
 
 /**
- * At open: events get their import_id column, event_counts and imports their tables; a store whose
- * counts were never built (the release before them) counts its events once, in one transaction with
- * the mark, so the counts exist whole or not at all.
+ * At open: events get their import_id and custom property columns, event_counts and imports their tables;
+ * a store whose counts were never built (the release before them) counts its events once, in one
+ * transaction with the mark, so the counts exist whole or not at all.
  */
 export async function ensureLifecycleTables(c: DuckDBConnection): Promise<void> {
   await c.run('ALTER TABLE events ADD COLUMN IF NOT EXISTS import_id VARCHAR');
+  await ensurePropColumns(c);
   await c.run(EVENT_COUNTS_DDL);
   await c.run(IMPORTS_DDL);
   const built = (await c.runAndReadAll(`SELECT value FROM footfall_meta WHERE key = '${COUNTS_KEY}'`)).getRowsJS()[0]?.[0];
@@ -41,6 +42,22 @@ export async function ensureLifecycleTables(c: DuckDBConnection): Promise<void> 
     await c.run('ROLLBACK').catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The custom property columns of a store of the release before them, as a new store has them: added with
+ * their default (every stored event: no props), then made NOT NULL. Looks at what the store has, so a
+ * crash between the two steps is finished by the next open.
+ */
+async function ensurePropColumns(c: DuckDBConnection): Promise<void> {
+  for (const ddl of PROP_COLUMNS_DDL) await c.run(`ALTER TABLE events ADD COLUMN IF NOT EXISTS ${ddl.replace(' NOT NULL', '')}`);
+  const nullable = (
+    await c.runAndReadAll(
+      `SELECT column_name FROM duckdb_columns() WHERE table_name = 'events' AND schema_name = 'main' AND database_name = current_database()
+        AND column_name IN ('prop_keys', 'prop_values') AND is_nullable`,
+    )
+  ).getRowsJS();
+  for (const [column] of nullable) await c.run(`ALTER TABLE events ALTER COLUMN ${String(column)} SET NOT NULL`);
 }
 
 /** The site's stored days before `beforeDay` (every day with null), with their events. */

@@ -3,7 +3,7 @@
 // of every wide row at commit cost more than the rest of the import); sessions are inserted
 // sorted by (site_id, day, start_ms). No primary-key index (dedup is a semi-join within the
 // batch's days).
-import { EVENT_ROW_FIELDS } from '../../ports/event-store.js';
+import { EVENT_ROW_FIELDS, PROP_FIELDS } from '../../ports/event-store.js';
 import { ACTION_IDENTITY } from '../sql/rollup-tables.js';
 
 /**
@@ -45,14 +45,25 @@ export const ROW_TYPES: Record<(typeof EVENT_ROW_FIELDS)[number], string> = {
   form_id: 'VARCHAR',
   form_action_path: 'VARCHAR',
   channel: 'VARCHAR',
+  prop_keys: 'VARCHAR[]',
+  prop_values: 'VARCHAR[]',
 };
 
-const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms');
+const isProp = (f: string) => (PROP_FIELDS as readonly string[]).includes(f);
+const ROW_COLUMNS = EVENT_ROW_FIELDS.filter((f) => f !== 'site_id' && f !== 'ts_ms' && !isProp(f));
+
+/**
+ * The custom property columns as events holds them: never NULL, empty for an event without props (the
+ * reads of `event:props:*` rely on it). A store of the release before them gets them added at open
+ * (ensureLifecycleTables: ADD COLUMN takes no constraint in DuckDB, so SET NOT NULL follows).
+ */
+export const PROP_COLUMNS_DDL = PROP_FIELDS.map((f) => `${f} ${ROW_TYPES[f]} NOT NULL DEFAULT []`);
 
 /**
  * events = EventRow + day (UTC) + session_id + import_id (the import that stored the event first; null
- * for live collection). The leading columns are the read order; import_id comes last because a store of
- * the release before it gets the column added (ensureLifecycleTables), and ADD COLUMN appends.
+ * for live collection). The leading columns are the read order; import_id and then the custom properties
+ * come last because a store of the release before each gets the columns added (ensureLifecycleTables),
+ * and ADD COLUMN appends.
  */
 export const EVENTS_DDL = `CREATE TABLE IF NOT EXISTS events (
   site_id VARCHAR NOT NULL,
@@ -60,11 +71,12 @@ export const EVENTS_DDL = `CREATE TABLE IF NOT EXISTS events (
   ts_ms BIGINT NOT NULL,
   session_id VARCHAR NOT NULL,
   ${ROW_COLUMNS.map((c) => `${c} ${ROW_TYPES[c]}`).join(',\n  ')},
-  import_id VARCHAR
+  import_id VARCHAR,
+  ${PROP_COLUMNS_DDL.join(',\n  ')}
 )`;
 
 /** Column list of events in DDL order, for INSERT ... SELECT. */
-export const EVENTS_COLUMNS = ['site_id', 'day', 'ts_ms', 'session_id', ...ROW_COLUMNS, 'import_id'];
+export const EVENTS_COLUMNS = ['site_id', 'day', 'ts_ms', 'session_id', ...ROW_COLUMNS, 'import_id', ...PROP_FIELDS];
 
 /**
  * Events stored per (site, UTC month of the event's timestamp, `YYYY-MM`): moved in the transaction
@@ -123,12 +135,16 @@ export const META_DDL = `CREATE TABLE IF NOT EXISTS footfall_meta (key VARCHAR P
 
 /**
  * The staged rows of one file of encodeEventRows (JSON arrays): each line read as a list of text
- * (JSON null -> NULL, numbers and booleans as their JSON text), then each member cast to its
- * column's type, and the UTC day computed. About a fifth less time than extracting the members of
- * each line as a JSON object by path (read_ndjson_objects + json_extract_string), same values.
+ * (JSON null -> NULL, numbers and booleans as their JSON text, arrays as their JSON text), then each
+ * member cast to its column's type, and the UTC day computed. About a fifth less time than extracting
+ * the members of each line as a JSON object by path (read_ndjson_objects + json_extract_string), same
+ * values. The props arrays are parsed as JSON (a cast of text to VARCHAR[] reads DuckDB's own list
+ * syntax, not JSON's escapes); a row of the release before them (decodedValues) has none: [].
  */
 export function stageSelectSql(fileLiteral: string): string {
-  const casts = EVENT_ROW_FIELDS.map((f, i) => `CAST(x[${i + 1}] AS ${ROW_TYPES[f]})`).join(', ');
+  const casts = EVENT_ROW_FIELDS.map((f, i) =>
+    isProp(f) ? `coalesce(from_json(x[${i + 1}], '["VARCHAR"]'), []::VARCHAR[])` : `CAST(x[${i + 1}] AS ${ROW_TYPES[f]})`,
+  ).join(', ');
   const tsIndex = EVENT_ROW_FIELDS.indexOf('ts_ms') + 1;
   return (
     `SELECT ${casts}, CAST(epoch_ms(CAST(x[${tsIndex}] AS BIGINT)) AS DATE) FROM ` +

@@ -28,7 +28,7 @@ const props = () =>
       Type.String({ description: 'the same object as a JSON string' }),
     ],
     {
-      description: `Custom properties, at most ${MAX_PROPS}: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read`,
+      description: `Custom properties, at most ${MAX_PROPS}: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read; all but the first six are stored as the event's custom properties (none on a strict site)`,
     },
   );
 const hash = () =>

@@ -5,12 +5,10 @@
 import { MAX_ENGAGEMENT_MS } from '../../domain/events.js';
 import { unstorableReason } from '../../domain/storable-text.js';
 import { BoundedMemo } from '../parse/memo.js';
+import { readPropsObject, setProp } from '../parse/props.js';
 import { rawPathOf } from '../parse/url.js';
 
-/** Plausible's own bounds on custom properties. */
-export const MAX_PROPS = 30;
-export const MAX_PROP_KEY = 300;
-export const MAX_PROP_VALUE = 2000;
+export { MAX_PROPS, MAX_PROP_KEY, MAX_PROP_VALUE } from '../parse/props.js';
 export const MAX_NAME = 120;
 export const MAX_URL = 2048;
 export const MAX_DOMAIN = 253;
@@ -87,19 +85,9 @@ function readProps(v: unknown): Record<string, string> {
       invalid('props', 'props must be an object (or a JSON string of one)');
     }
   }
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) invalid('props', 'props must be an object');
-  const entries = Object.entries(obj as Record<string, unknown>);
-  if (entries.length > MAX_PROPS) invalid('props', `props has more than ${MAX_PROPS} keys`);
-  const out: Record<string, string> = {};
-  for (const [key, value] of entries) {
-    if (key.length === 0 || key.length > MAX_PROP_KEY) invalid('props', `a props key must be 1 to ${MAX_PROP_KEY} characters`);
-    if (value === null || value === undefined) continue;
-    if (typeof value === 'object') invalid('props', `props.${key} must be a string, a number or a boolean`);
-    const text = String(value);
-    if (text.length > MAX_PROP_VALUE) invalid('props', `props.${key} is longer than ${MAX_PROP_VALUE} characters`);
-    out[key] = text;
-  }
-  return out;
+  const read = readPropsObject(obj);
+  if (!read.ok) invalid('props', read.reason);
+  return read.props;
 }
 
 function readEngagement(v: unknown): number {
@@ -158,8 +146,22 @@ const BUILT_IN_ACTIONS: Record<string, string> = {
   '404': 'error.404',
 };
 
-/** String props that fill the action's fields of the same name; every other prop is not stored. */
+/** String props that fill the action's fields of the same name. */
 const ACTION_PROPS = ['action_id', 'form_id', 'form_action_path', 'family'] as const;
+
+/**
+ * Props the product reads into columns of its own (the title, the tenant, the action's fields): never
+ * custom properties as well, on any kind of event, so a key means one thing (docs/decisions/custom-properties.md).
+ * `url` is not among them: of an outbound click only its host is kept, and a download's is kept nowhere else.
+ */
+const MAPPED_PROPS: ReadonlySet<string> = new Set(['title', 'tenant_id', ...ACTION_PROPS]);
+
+/** The tracker's props that are the event's custom properties: all but MAPPED_PROPS; null when none. */
+function customProps(props: Record<string, string>): Record<string, string> | null {
+  let out: Record<string, string> | null = null;
+  for (const key of Object.keys(props)) if (!MAPPED_PROPS.has(key)) setProp((out ??= {}), key, props[key]);
+  return out;
+}
 
 export interface LineContext {
   siteId: string;
@@ -215,6 +217,9 @@ export function toImportLine(ev: TrackerEvent, ctx: LineContext): Record<string,
     // A custom event marked non-interactive is instrumentation: it makes no session engaged.
     if (!builtIn && !ev.interactive && line.family === undefined) line.family = 'instrumentation';
   }
+  // an engagement is no event: what it carries is not stored
+  const custom = ev.name === 'engagement' ? null : customProps(ev.props);
+  if (custom !== null) line.props = custom;
   const at = ev.hashRouting ? ev.url.indexOf('#') : -1;
   if (at !== -1) {
     // `#/search?q=x` is the page `#/search`: the fragment's own query is not part of the page.

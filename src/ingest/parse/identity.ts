@@ -41,14 +41,31 @@ export const IDENTITY_FIELDS = [
   'channel',
 ] as const;
 
-type IdentityInput = Omit<StoredEvent, 'event_id'> & { channel?: string };
+/**
+ * Custom properties are content too, but only of the events that have some: their keys and values
+ * (two arrays, PropArrays order) follow IDENTITY_FIELDS in the content of such an event, and the
+ * content of an event without any is exactly IDENTITY_FIELDS' (the ids stored before properties
+ * existed stay the ids of those events). Why: docs/decisions/custom-properties.md.
+ */
+export const PROP_IDENTITY_FIELDS = ['prop_keys', 'prop_values'] as const;
 
-/** Canonical serialization: a JSON array of the fields' values in IDENTITY_FIELDS order (absent = null). */
+type IdentityInput = Omit<StoredEvent, 'event_id'> & {
+  channel?: string;
+  prop_keys?: readonly string[];
+  prop_values?: readonly string[];
+};
+
+/**
+ * Canonical serialization: a JSON array of the fields' values in IDENTITY_FIELDS order (absent = null),
+ * then, when the event has custom properties, their keys and values.
+ */
 export function canonicalContent(ev: IdentityInput): string {
   // Spelled out rather than mapped over IDENTITY_FIELDS: this runs once per imported line, and
   // the literal builds the same array as IDENTITY_FIELDS.map would (a test holds them equal).
   const e = ev as Partial<IdentityInput>;
-  return JSON.stringify([
+  const props =
+    e.prop_keys !== undefined && e.prop_keys.length > 0 ? `,${JSON.stringify(e.prop_keys)},${JSON.stringify(e.prop_values)}]` : null;
+  const content = JSON.stringify([
     e.site_id ?? null,
     e.tenant_id ?? null,
     e.ts_ms ?? null,
@@ -79,7 +96,11 @@ export function canonicalContent(ev: IdentityInput): string {
     e.form_action_path ?? null,
     e.channel ?? null,
   ]);
+  return props === null ? content : content.slice(0, -1) + props;
 }
+
+/** The encoded row's tail after the identity fields of a content without props: two empty arrays. */
+const NO_PROPS = ',[],[]]';
 
 const sha256Hex = (s: string) => sha256(s, 'hex');
 
@@ -91,12 +112,14 @@ export function eventIdentity(ev: IdentityInput, occurrence: number): string {
 
 /**
  * The first occurrence's id of `ev` and the row's wire encoding (ports/event-store.ts encodeEventRow:
- * the id, then the same values in the same order as the canonical content), from ONE serialization.
+ * the id, then the same values in the same order as the canonical content, whose props, when it has
+ * none, are the two empty arrays), from ONE serialization.
  */
 export function identifyFirst(ev: IdentityInput): { id: string; encoded: string } {
   const content = canonicalContent(ev);
   const id = sha256Hex(`${content}\n1`).slice(0, 32);
-  return { id, encoded: `["${id}",${content.slice(1)}` };
+  const withProps = ev.prop_keys !== undefined && ev.prop_keys.length > 0;
+  return { id, encoded: `["${id}",${withProps ? content.slice(1) : content.slice(1, -1) + NO_PROPS}` };
 }
 
 /**

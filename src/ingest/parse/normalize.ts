@@ -1,6 +1,7 @@
 // From a validated line to the stored event (docs/product.md §3, §4): profile stamping, user-agent
-// enrichment, visitor key, page, utm, referrer host and channel, then the strict profile's cuts.
-import { SIMPLE_ACTIONS, type Channel, type StoredEvent } from '../../domain/events.js';
+// enrichment, visitor key, page, utm, referrer host and channel, then the strict profile's cuts (utm,
+// region, city, custom properties).
+import { SIMPLE_ACTIONS, type Channel, type PropArrays, type StoredEvent } from '../../domain/events.js';
 import type { Profile } from '../../domain/plans.js';
 import { channelOf } from './channel.js';
 import { familyOf } from './families.js';
@@ -26,7 +27,7 @@ export interface NormalizeSite {
  * utm values as sent, because under strict those values are not stored while the channel is
  * (docs/product.md §4.1); a session's channel is its first event's.
  */
-export type NormalizedEvent = Omit<StoredEvent, 'event_id'> & { channel: Channel };
+export type NormalizedEvent = Omit<StoredEvent, 'event_id'> & PropArrays & { channel: Channel };
 
 const SIMPLE = new Set<string>(SIMPLE_ACTIONS);
 
@@ -102,5 +103,8 @@ export function normalizeEvent(raw: RawEvent, site: NormalizeSite, secret: strin
     form_id: raw.form_id,
     form_action_path: raw.form_action_path,
     channel,
+    // custom properties are what a page chooses to send: strict keeps none (docs/decisions/custom-properties.md)
+    prop_keys: strict ? [] : raw.prop_keys,
+    prop_values: strict ? [] : raw.prop_values,
   };
 }

@@ -1,8 +1,10 @@
 // One import line after validation (docs/product.md §3), before enrichment and profile
 // stamping.
 import type { ActionFields, DeviceType, TrafficClass } from '../../domain/events.js';
+import type { PropArrays } from './props.js';
 
-export interface RawEvent extends ActionFields {
+/** `prop_keys`/`prop_values`: the line's custom properties (props.ts), empty when it sent none. */
+export interface RawEvent extends ActionFields, PropArrays {
   /** ms since epoch, UTC, parsed from `ts` */
   ts_ms: number;
   type: 'pageview' | 'action';

@@ -4,6 +4,7 @@
 import { DEVICE_TYPES, TRAFFIC_CLASSES, type DeviceType, type TrafficClass } from '../../domain/events.js';
 import { isActionFamily } from './families.js';
 import { FIELD_LIMITS, MAX_ENGAGEMENT_MS, MAX_FUTURE_MS, type RawEvent } from './raw-event.js';
+import { propArrays, readPropsObject, type PropArrays } from './props.js';
 import { parseIsoInstant } from './timestamp.js';
 import { pathCanon } from './url.js';
 
@@ -167,6 +168,20 @@ function parseVisitor(p: Problems, o: Record<string, unknown>): Pick<RawEvent, '
   return { visitor_key, ip, user_agent };
 }
 
+/** `props` (docs/product.md §3): absent or null for none; its keys and values checked as any stored text. */
+function parseProps(p: Problems, v: unknown): PropArrays {
+  if (v === undefined || v === null) return { prop_keys: [], prop_values: [] };
+  const read = readPropsObject(v);
+  if (!read.ok) return p.add(read.reason) ?? { prop_keys: [], prop_values: [] };
+  const props = propArrays(read.props);
+  for (let i = 0; i < props.prop_keys.length; i++) {
+    const key = props.prop_keys[i];
+    checkText(p, 'a props key', key, Infinity);
+    checkText(p, `props.${key}`, props.prop_values[i], Infinity);
+  }
+  return props;
+}
+
 function validate(o: Record<string, unknown>, opts: ValidateOptions, p: Problems): RawEvent {
   const ts_ms = parseTs(p, o, opts.nowMs);
   const type = parseType(p, o);
@@ -214,6 +229,7 @@ function validate(o: Record<string, unknown>, opts: ValidateOptions, p: Problems
     action_target_host: isAction ? optionalString(p, o, 'action_target_host') : null,
     form_id: isAction ? optionalString(p, o, 'form_id') : null,
     form_action_path: isAction ? optionalString(p, o, 'form_action_path') : null,
+    ...parseProps(p, o.props),
   };
 }
 

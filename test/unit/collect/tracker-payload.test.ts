@@ -92,6 +92,26 @@ test('the import line of each kind of event passes the importer validation', () 
   );
 });
 
+test('the custom properties go on the line, without the props the product maps to columns of its own', () => {
+  const props = {
+    plan: 'pro',
+    title: 'T',
+    tenant_id: 't1',
+    action_id: 'a',
+    form_id: 'f',
+    form_action_path: '/x',
+    family: 'forms',
+    url: 'https://o.example/',
+  };
+  const pageview = toImportLine(parsed({ n: 'pageview', u: 'https://a.example/', d: 'a', p: props }), ctx);
+  assert.deepEqual([pageview.title, pageview.props], ['T', { plan: 'pro', url: 'https://o.example/' }]);
+  const custom = toImportLine(parsed({ n: 'Signup', u: 'https://a.example/', d: 'a', p: JSON.stringify(props) }), ctx);
+  assert.deepEqual([custom.action_id, custom.props], ['a', { plan: 'pro', url: 'https://o.example/' }]);
+  // nothing left, or an engagement (no event): no props at all
+  assert.equal('props' in toImportLine(parsed({ n: 'pageview', u: 'https://a.example/', d: 'a', p: { title: 'T' } }), ctx), false);
+  assert.equal('props' in toImportLine(parsed({ n: 'engagement', u: 'https://a.example/', d: 'a', e: 5, p: { plan: 'pro' } }), ctx), false);
+});
+
 test('with hash routing the fragment (without its own query) is part of the page', () => {
   const line = toImportLine(parsed({ n: 'pageview', u: 'https://a.example/app?utm_source=x#/users/7?tab=1', d: 'a', h: 1 }), ctx);
   assert.equal(line.url, 'https://a.example/app?utm_source=x');

@@ -182,3 +182,30 @@ test("a line of another format (Plausible's events) is told every missing field,
     'user_agent is required with ip when there is no visitor_key (this line has "ua"; footfall reads "user_agent")',
   );
 });
+
+test('props: an object of at most 30 scalar values, sorted into two arrays; anything else is refused', () => {
+  assert.deepEqual(
+    (({ prop_keys, prop_values }) => ({ prop_keys, prop_values }))(
+      accept({ ...base, props: { plan: 'pro', n: 3, ok: true, x: null, b: 'é' } }),
+    ),
+    { prop_keys: ['b', 'n', 'ok', 'plan'], prop_values: ['é', '3', 'true', 'pro'] },
+  );
+  for (const none of [undefined, null, {}, { x: null }]) {
+    const ev = accept({ ...base, props: none });
+    assert.deepEqual([ev.prop_keys, ev.prop_values], [[], []]);
+  }
+  const many = Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`k${i}`, 'v']));
+  assert.equal(reason({ ...base, props: many }), 'props has more than 30 keys');
+  assert.equal(accept({ ...base, props: Object.fromEntries(Object.entries(many).slice(1)) }).prop_keys.length, 30);
+  assert.equal(reason({ ...base, props: { ['k'.repeat(301)]: 'v' } }), 'a props key must be 1 to 300 characters');
+  assert.equal(reason({ ...base, props: { '': 'v' } }), 'a props key must be 1 to 300 characters');
+  assert.equal(accept({ ...base, props: { ['k'.repeat(300)]: 'v'.repeat(2000) } }).prop_values[0].length, 2000);
+  assert.equal(reason({ ...base, props: { k: 'v'.repeat(2001) } }), 'props.k is longer than 2000 characters');
+  assert.equal(reason({ ...base, props: { k: { deep: 1 } } }), 'props.k must be a string, a number or a boolean');
+  assert.equal(reason({ ...base, props: { k: [1] } }), 'props.k must be a string, a number or a boolean');
+  for (const bad of ['{"a":1}', ['a'], 7]) assert.equal(reason({ ...base, props: bad }), 'props must be an object');
+  assert.equal(reason({ ...base, props: { k: 'a\u0000b' } }), 'props.k contains a NUL character');
+  assert.equal(reason({ ...base, props: { 'a\uD800': 'v' } }), 'a props key is not valid Unicode text');
+  // `__proto__` is a key like any other
+  assert.deepEqual(accept({ ...base, props: JSON.parse('{"__proto__":"x"}') }).prop_keys, ['__proto__']);
+});
