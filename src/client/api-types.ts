@@ -1057,7 +1057,7 @@ export interface components {
             domain?: string;
             /** @description The full referring URL, or null */
             referrer?: string | null;
-            /** @description Custom properties, at most 30: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read */
+            /** @description Custom properties, at most 30: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read; all but the first six are stored as the event's custom properties (none on a strict site) */
             props?: {
                 [key: string]: string | number | boolean | null;
             } | string;
@@ -1075,7 +1075,7 @@ export interface components {
             d?: string;
             /** @description The full referring URL, or null */
             r?: string | null;
-            /** @description Custom properties, at most 30: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read */
+            /** @description Custom properties, at most 30: title, tenant_id, action_id, form_id, form_action_path, family and url (of an outbound click) are read; all but the first six are stored as the event's custom properties (none on a strict site) */
             p?: {
                 [key: string]: string | number | boolean | null;
             } | string;

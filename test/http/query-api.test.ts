@@ -374,3 +374,61 @@ test('a site that switched to Extended: a range wholly before the switch is 409 
   const plain = await ok({ site_id: switched, date_range: ['2025-06-01', '2025-06-10'], metrics: ['visitors'] });
   assert.equal(plain.meta.notes, undefined, 'a question without those fields has nothing to note');
 });
+
+test('custom properties: a dimension ("(none)" for events without it) and a filter; goals: a dimension, a filter and conversion rates', async () => {
+  const shop = await h.site();
+  await h.catalog.createGoal({ siteId: shop, name: 'Pricing', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/pricing*', filters: {} });
+  await h.catalog.createGoal({ siteId: shop, name: 'Signup', type: 'EVENT_MATCH', intent: 'lead', pattern: 'signup', filters: {} });
+  await h.importEvents([
+    pv(shop, '2025-06-01T10:00:00Z', '/', 'p1', { props: { plan: 'pro', ab: 'x' } }),
+    pv(shop, '2025-06-01T10:01:00Z', '/pricing', 'p1', { props: { plan: 'pro' } }),
+    pv(shop, '2025-06-01T11:00:00Z', '/', 'p2', { props: { plan: 'free' } }),
+    pv(shop, '2025-06-01T12:00:00Z', '/pricing/team', 'p3'),
+    {
+      ts: '2025-06-01T12:05:00Z',
+      type: 'action',
+      site_id: shop,
+      path: '/pricing/team',
+      visitor_key: 'p3',
+      action_name: 'signup',
+      props: { plan: 'team' },
+    },
+    pv(shop, '2025-06-01T13:00:00Z', '/', 'p4'),
+  ]);
+  const range = ['2025-06-01', '2025-06-01'];
+  const byPlan = await ok({ site_id: shop, date_range: range, metrics: ['visitors', 'events'], dimensions: ['event:props:plan'] });
+  assert.deepEqual(byPlan.results, [
+    { dimensions: ['(none)'], metrics: [2, 2] },
+    { dimensions: ['free'], metrics: [1, 1] },
+    { dimensions: ['pro'], metrics: [1, 2] },
+    { dimensions: ['team'], metrics: [1, 1] },
+  ]);
+  const pro = await ok({ site_id: shop, date_range: range, metrics: ['pageviews'], filters: [['is', 'event:props:plan', ['pro']]] });
+  assert.deepEqual(pro.results, [{ dimensions: [], metrics: [2] }]);
+  const notPro = await ok({ site_id: shop, date_range: range, metrics: ['events'], filters: [['is_not', 'event:props:plan', ['pro']]] });
+  assert.deepEqual(notPro.results, [{ dimensions: [], metrics: [4] }], 'events without the property are not "pro"');
+
+  const goals = await ok({
+    site_id: shop,
+    date_range: range,
+    metrics: ['visitors', 'events', 'conversion_rate'],
+    dimensions: ['event:goal'],
+  });
+  // 4 visitors; Pricing: p1 and p3 viewed a page under /pricing (2 events); Signup: p3 (1 event)
+  assert.deepEqual(goals.results, [
+    { dimensions: ['Pricing'], metrics: [2, 2, 50] },
+    { dimensions: ['Signup'], metrics: [1, 1, 25] },
+  ]);
+  const converted = await ok({
+    site_id: shop,
+    date_range: range,
+    metrics: ['visitors', 'group_conversion_rate'],
+    dimensions: ['visit:entry_page'],
+    filters: [['is', 'event:goal', ['Pricing']]],
+  });
+  // entry pages: "/" for p1, p2 and p4 (1 of 3 converted), /pricing/team for p3 (1 of 1)
+  assert.deepEqual(converted.results, [
+    { dimensions: ['/'], metrics: [1, 33.3] },
+    { dimensions: ['/pricing/team'], metrics: [1, 100] },
+  ]);
+});
