@@ -29,9 +29,17 @@ function toFunnel(r: Selectable<FunnelsTable>): Funnel {
   };
 }
 
+/** A step given to the catalog as its JSON; anything but a page or event step stays as it is, for stepsOf to refuse. */
+function asJson(s: unknown): unknown {
+  const step = s as Partial<Record<string, unknown>> | null;
+  if (step?.kind === 'page') return { page: step.pattern };
+  if (step?.kind === 'event') return { event: step.name };
+  return s;
+}
+
 /** The steps as stored: checked as a request's are (2 to 8, each a page pattern or an event name). */
 function checkSteps(steps: readonly FunnelStep[]): string {
-  const r = stepsOf(Array.isArray(steps) ? steps.map((s) => (s && typeof s === 'object' && 'kind' in s ? stepJson(s) : s)) : steps);
+  const r = stepsOf(Array.isArray(steps) ? steps.map(asJson) : steps);
   if ('problem' in r) throw new CatalogError('INVALID', `funnel ${r.field}: ${r.problem}`);
   return JSON.stringify(r.map(stepJson));
 }

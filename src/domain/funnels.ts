@@ -1,4 +1,4 @@
-// Funnels (docs/product.md §16, docs/metrics.md "Funnels"): 2 to 8 ordered steps, each a page pattern
+// Funnels (docs/metrics.md "Funnels", docs/decisions/funnels.md): 2 to 8 ordered steps, each a page pattern
 // (the goal pattern rules: `*` any run of characters, anchored, case-sensitive, on pageviews' path) or
 // an event name (an action whose event_name or action_name equals it). One home for what a step is,
 // how it is written (the query body, a saved funnel's JSON, the command line's `page:/pricing`), and

@@ -67,7 +67,7 @@ export interface Goal {
   updatedAt: string;
 }
 
-/** A saved funnel of a site (docs/product.md §16): its ordered steps, 2 to 8. */
+/** A saved funnel of a site (docs/decisions/funnels.md): its ordered steps, 2 to 8. */
 export interface Funnel {
   id: string;
   siteId: string;
