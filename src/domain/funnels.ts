@@ -16,7 +16,7 @@ export const MAX_STEP_LENGTH = 1000;
 
 const WHAT = 'each step is {"page": "/pricing"} (a page path pattern, * any run of characters) or {"event": "Signup"} (an event name)';
 
-/** The problem with a step's JSON, or the step. `field` names it in the message (steps[1]). */
+/** The step a JSON value writes, or what is wrong with it (stepsOf names the step by its JSON path). */
 export function stepOf(v: unknown): FunnelStep | { problem: string } {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return { problem: WHAT };
   const keys = Object.keys(v);
