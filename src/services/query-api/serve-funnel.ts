@@ -8,7 +8,7 @@
 //   -> commit -> the body.
 //
 // Units are a query's with one dimension per step (docs/metering.md).
-import { EngineError, invalidParams } from '../../domain/errors.js';
+import { invalidParams } from '../../domain/errors.js';
 import { type FunnelStep, funnelResults, stepJson } from '../../domain/funnels.js';
 import { queryUnits } from '../../domain/metering.js';
 import type { FunnelBody } from '../../domain/query-api/funnel-body.js';
@@ -42,7 +42,6 @@ export async function serveFunnel(ctx: AnalyticsContext, body: FunnelBody): Prom
 
   const { value, meta } = await ctx.meter(units, async () => {
     const timeoutMs = deps.config.queryTimeoutMs;
-    if (timeoutMs <= 0) throw new EngineError('timeout');
     const req = {
       scope: scopeOf(ctx, body.traffic),
       window: { startMs: window.startMs, endMs: window.endMs },
