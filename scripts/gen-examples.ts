@@ -51,20 +51,23 @@ function trim(v: unknown, key = ''): unknown {
 function stableIds(text: string): string {
   const seen = new Map<string, string>();
   let n = 0;
-  return text.replace(/\b(ws|site|ten|goal|tok)_[A-Za-z0-9]{8,}\b/g, (id, prefix: 'ws' | 'site' | 'ten' | 'goal' | 'tok') => {
-    let out = seen.get(id);
-    if (!out) {
-      const seed = n++;
-      let counter = 0;
-      out = newId(prefix, (size) => {
-        const bytes = Buffer.alloc(size);
-        for (let i = 0; i < size; i += 32) createHash('sha256').update(`${prefix}:${seed}:${counter++}`).digest().copy(bytes, i);
-        return bytes;
-      });
-      seen.set(id, out);
-    }
-    return out;
-  });
+  return text.replace(
+    /\b(ws|site|ten|goal|tok|funnel)_[A-Za-z0-9]{8,}\b/g,
+    (id, prefix: 'ws' | 'site' | 'ten' | 'goal' | 'tok' | 'funnel') => {
+      let out = seen.get(id);
+      if (!out) {
+        const seed = n++;
+        let counter = 0;
+        out = newId(prefix, (size) => {
+          const bytes = Buffer.alloc(size);
+          for (let i = 0; i < size; i += 32) createHash('sha256').update(`${prefix}:${seed}:${counter++}`).digest().copy(bytes, i);
+          return bytes;
+        });
+        seen.set(id, out);
+      }
+      return out;
+    },
+  );
 }
 
 export async function captureExamples(): Promise<Json> {
@@ -108,6 +111,10 @@ export async function captureExamples(): Promise<Json> {
             pagination: { limit: 3 },
             include: { total_rows: true },
           },
+        ],
+        funnel: [
+          '/api/v2/funnel',
+          { site_id: acme, date_range: ['2025-06-08', '2025-06-14'], steps: [{ page: '/' }, { page: '/pricing' }, { event: 'signup' }] },
         ],
       };
       const out: Json = {};

@@ -5,6 +5,7 @@ import { registerWorkspaceCommands } from './workspace-commands.js';
 import { registerSiteCommands } from './site-commands.js';
 import { registerTenantCommands } from './tenant-commands.js';
 import { registerGoalCommands } from './goal-commands.js';
+import { registerFunnelCommands } from './funnel-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerUserCommands } from './user-commands.js';
 import { registerEmbedCommands } from './embed-commands.js';
@@ -14,6 +15,7 @@ export function registerCatalogCommands(program: Command): void {
   registerSiteCommands(program);
   registerTenantCommands(program);
   registerGoalCommands(program);
+  registerFunnelCommands(program);
   registerTokenCommands(program);
   registerUserCommands(program);
   registerEmbedCommands(program);

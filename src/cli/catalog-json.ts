@@ -1,6 +1,6 @@
 // What the catalog commands print: the records as the management API answers them (one shape for
 // both), and the text output's lines.
-export { goalJson, siteJson, tenantJson, tokenJson, workspaceJson } from '../services/manage/records-json.js';
+export { funnelJson, goalJson, siteJson, tenantJson, tokenJson, workspaceJson } from '../services/manage/records-json.js';
 
 /** One line per record for the text output; an empty list says so. */
 export function lines<T>(items: T[], none: string, line: (item: T) => string): string {

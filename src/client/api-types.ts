@@ -269,6 +269,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The visitors of each step of a funnel, and how many go on to the next
+         * @description A funnel is 2 to 8 ordered steps, each {"page": pattern} (* any run of characters, anchored, case-sensitive) or {"event": name}, or funnel_id of a saved one. A visit starting in date_range (the site's time zone) reaches step k when it holds events matching steps 1..k at non-decreasing times (others may come between). Units = 2 x ceil(days / 30) x (steps + 1).
+         */
+        post: operations["funnel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -689,6 +709,62 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+        };
+        /** FunnelAnswer */
+        FunnelAnswer: {
+            steps: {
+                /** @description The page pattern or the event name */
+                label: string;
+                /** @description Distinct visitors (per UTC day, summed) of the visits that reached the step */
+                visitors: number;
+                /** @description Visitors per visitor of step 1, percent, one decimal */
+                conversion_rate: number;
+                /** @description Visitors of the step before who did not reach this one (0 at step 1) */
+                dropoff: number;
+                /** @description The dropoff per visitor of the step before, percent, one decimal */
+                dropoff_rate: number;
+            }[];
+            meta: {
+                request_id: string;
+                units_charged: number;
+                billable_overage: boolean;
+                usage: components["schemas"]["MeteredUsage"];
+                timezone: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The funnel as answered: site id, the range as instants, its steps (and funnel_id and name of a saved one) */
+            query: {
+                [key: string]: unknown;
+            };
+        };
+        /** FunnelBody */
+        FunnelBody: {
+            /** @description A footfall site id, or one of the site's hostnames */
+            site_id: string;
+            /** @description The visits that start in it, in the site's time zone (as the query API's date_range) */
+            date_range: ("day" | "7d" | "28d" | "30d" | "91d" | "month" | "6mo" | "12mo" | "year" | "all") | string[];
+            /** @description In order; or funnel_id instead */
+            steps?: components["schemas"]["FunnelStep"][];
+            /** @description A saved funnel of the site, instead of steps */
+            funnel_id?: string;
+            /** @description The query API's filters: visit filters choose the visits; event filters the events that may match a step. The list is joined by and. */
+            filters?: unknown[][];
+            /** @description Counts this tenant's events only (a tenant-restricted token must name one of its own) */
+            tenant_id?: string;
+            /**
+             * @description Default humans
+             * @enum {string}
+             */
+            traffic?: "humans" | "humans_including_ai" | "bots_only" | "ai_bots_only" | "all";
+        };
+        /** FunnelStep */
+        FunnelStep: {
+            /** @description A path pattern: * is any run of characters; anchored, case-sensitive */
+            page: string;
+        } | {
+            /** @description An event name: an action whose event_name or action_name equals it */
+            event: string;
         };
         /** Goal */
         Goal: {
@@ -1388,6 +1464,9 @@ export type Dashboard = components['schemas']['Dashboard'];
 export type DataEnvelope = components['schemas']['DataEnvelope'];
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
+export type FunnelAnswer = components['schemas']['FunnelAnswer'];
+export type FunnelBody = components['schemas']['FunnelBody'];
+export type FunnelStep = components['schemas']['FunnelStep'];
 export type Goal = components['schemas']['Goal'];
 export type GoalConversions = components['schemas']['GoalConversions'];
 export type Health = components['schemas']['Health'];
@@ -2113,6 +2192,48 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["QueryAnswer"];
                     "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["HardCapReached"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    funnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FunnelBody"];
+            };
+        };
+        responses: {
+            /** @description The visitors of each step of a funnel, and how many go on to the next */
+            200: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per token in any 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix second at which a slot of the window frees */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelAnswer"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -10,7 +10,7 @@
 //   // <iframe src="https://analytics.example.com/embed?key=KEY_ID#token=TOKEN">
 
 /** The reads an embed token may be limited to (its `routes` claim). */
-export type EmbedRoute = 'overview' | 'acquisition' | 'actions' | 'content' | 'goals' | 'timeseries' | 'breakdown' | 'query';
+export type EmbedRoute = 'overview' | 'acquisition' | 'actions' | 'content' | 'goals' | 'timeseries' | 'breakdown' | 'query' | 'funnel';
 
 export interface EmbedKeyCredentials {
   /** the embed key's id (`footfall embed-key create` prints it as key_id) */

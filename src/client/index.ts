@@ -41,6 +41,11 @@ export type QueryBody = paths['/api/v2/query']['post']['requestBody']['content']
 /** Its answer: results, meta, query. */
 export type QueryAnswer = paths['/api/v2/query']['post']['responses'][200]['content']['application/json'];
 
+/** The body of POST /api/v2/funnel: site_id, date_range, steps (or funnel_id), filters, tenant_id, traffic. */
+export type FunnelBody = paths['/api/v2/funnel']['post']['requestBody']['content']['application/json'];
+/** Its answer: steps (label, visitors, conversion_rate, dropoff, dropoff_rate), meta, query. */
+export type FunnelAnswer = paths['/api/v2/funnel']['post']['responses'][200]['content']['application/json'];
+
 export interface FootfallClient extends Client<paths, Json> {
   /** meta.usage of the latest metered answer this client received; null before the first */
   readonly lastUsage: MeteredUsage | null;
@@ -49,6 +54,11 @@ export interface FootfallClient extends Client<paths, Json> {
    * dimensions: ['time:day'] })` (the same as ff.POST('/api/v2/query', { body })).
    */
   query(body: QueryBody): ReturnType<Client<paths, Json>['POST']>;
+  /**
+   * POST /api/v2/funnel: `const { data } = await ff.funnel({ site_id, date_range: '30d', steps: [{ page: '/pricing' },
+   * { event: 'Signup' }] })` (the same as ff.POST('/api/v2/funnel', { body })).
+   */
+  funnel(body: FunnelBody): ReturnType<Client<paths, Json>['POST']>;
 }
 
 export function createFootfallClient(options: FootfallClientOptions): FootfallClient {
@@ -66,10 +76,12 @@ export function createFootfallClient(options: FootfallClientOptions): FootfallCl
   const GET = afterEach(client.GET, remember);
   const POST = afterEach(client.POST, remember);
   const query = (body: QueryBody) => POST('/api/v2/query', { body });
+  const funnel = (body: FunnelBody) => POST('/api/v2/funnel', { body });
   return Object.defineProperties(client, {
     GET: { value: GET, enumerable: true },
     POST: { value: POST, enumerable: true },
     query: { value: query, enumerable: true },
+    funnel: { value: funnel, enumerable: true },
     lastUsage: { get: () => lastUsage, enumerable: true },
   }) as FootfallClient;
 }

@@ -18,6 +18,7 @@ import { isSecretHash, newId, type RandomBytes } from '../domain/tokens.js';
 import { isUniqueViolation } from './db-errors.js';
 import { markDomainVerified } from './site-ownership.js';
 import { toGoal, toSite, toTenant, toToken, toWorkspace } from './catalog-rows.js';
+import * as funnels from './catalog-funnels.js';
 import * as manage from './catalog-management.js';
 import * as sites from './catalog-sites.js';
 import { kyselyRunner, queryTemplate, type RunQuery } from './query-template.js';
@@ -108,6 +109,11 @@ export class KyselyCatalogStore implements CatalogStore {
   getGoal: CatalogStore['getGoal'] = (id) => manage.getGoal(this.manage, id);
   updateGoal: CatalogStore['updateGoal'] = (id, patch) => manage.updateGoal(this.manage, id, patch);
   deleteGoal: CatalogStore['deleteGoal'] = (id) => manage.deleteGoal(this.manage, id);
+  createFunnel: CatalogStore['createFunnel'] = (input) => funnels.createFunnel(this.manage, input);
+  listFunnels: CatalogStore['listFunnels'] = (siteId) => funnels.listFunnels(this.manage, siteId);
+  getFunnel: CatalogStore['getFunnel'] = (id) => funnels.getFunnel(this.manage, id);
+  updateFunnel: CatalogStore['updateFunnel'] = (id, patch) => funnels.updateFunnel(this.manage, id, patch);
+  deleteFunnel: CatalogStore['deleteFunnel'] = (id) => funnels.deleteFunnel(this.manage, id);
   // by id: the parent of every embed token, looked up on each of its requests
   async getToken(id: string): Promise<Token | null> {
     const row = (await this.run(this.q.tokenById(id))).rows[0];

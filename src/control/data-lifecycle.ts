@@ -15,7 +15,15 @@ const toPending = (r: { site_id: string; workspace_id: string; requested_at: str
 
 /** Every row naming the site, children first (foreign keys), then the site, and its pending deletion. */
 async function removeSiteRows(trx: Trx, siteId: string, workspaceId: string, now: string): Promise<void> {
-  for (const table of ['site_hostnames', 'site_hostname_patterns', 'released_hostnames', 'tenants', 'goals', 'share_links'] as const)
+  for (const table of [
+    'site_hostnames',
+    'site_hostname_patterns',
+    'released_hostnames',
+    'tenants',
+    'goals',
+    'funnels',
+    'share_links',
+  ] as const)
     await trx.deleteFrom(table).where('site_id', '=', siteId).execute();
   await trx.deleteFrom('sites').where('id', '=', siteId).execute();
   await trx

@@ -101,6 +101,17 @@ export interface GoalsTable {
   updated_at: string;
 }
 
+export interface FunnelsTable {
+  id: string;
+  site_id: string;
+  workspace_id: string;
+  name: string;
+  /** JSON list of steps, {"page": pattern} or {"event": name} (funnels.ts stepJson) */
+  steps: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface TokensTable {
   id: string;
   workspace_id: string;
@@ -247,6 +258,7 @@ export interface ControlDB {
   site_hostnames: SiteHostnamesTable;
   tenants: TenantsTable;
   goals: GoalsTable;
+  funnels: FunnelsTable;
   tokens: TokensTable;
   secrets: SecretsTable;
   usage: UsageTable;

@@ -11,6 +11,7 @@ const TABLE_SET: Record<keyof ControlDB, true> = {
   site_hostnames: true,
   tenants: true,
   goals: true,
+  funnels: true,
   tokens: true,
   secrets: true,
   usage: true,

@@ -3,7 +3,17 @@
 import { isStorableText } from './storable-text.js';
 
 /** The reads an embed token (or a share link) may make, by the names its `routes` claim uses. */
-export const EMBED_ROUTES = ['overview', 'acquisition', 'actions', 'content', 'goals', 'timeseries', 'breakdown', 'query'] as const;
+export const EMBED_ROUTES = [
+  'overview',
+  'acquisition',
+  'actions',
+  'content',
+  'goals',
+  'timeseries',
+  'breakdown',
+  'query',
+  'funnel',
+] as const;
 export type EmbedRoute = (typeof EMBED_ROUTES)[number];
 
 /** An embed token lives at most this long: `exp` at most 24 hours after `iat`. */

@@ -11,6 +11,7 @@ import type { QuerySpec } from '../domain/query/query-spec.js';
 import type { QueryFilter } from '../domain/query-api/query-body.js';
 import type { QueryBucketing, QueryGroup } from '../domain/query-api/query-groups.js';
 import type { QueryAtom } from '../domain/query-api/query-metrics.js';
+import type { FunnelStep } from '../domain/funnels.js';
 import type { GoalFilters, GoalType } from './catalog-store.js';
 
 export interface RunOptions {
@@ -137,7 +138,28 @@ export interface QueryRow {
   atoms: Partial<Record<QueryAtom, number>>;
 }
 
+/**
+ * One funnel read (docs/metrics.md "Funnels"): the sessions starting in [startMs, endMs) in scope that
+ * pass the visit filters; a session reaches step k when its kept events (scope and event filters) match
+ * steps 1..k at non-decreasing times, each step at the earliest match not before the step before it.
+ */
+export interface FunnelStepsRequest {
+  scope: ReadScope;
+  /** [startMs, endMs) of the sessions' starts */
+  window: { startMs: number; endMs: number };
+  steps: readonly FunnelStep[];
+  /** the top level, joined by and (query API filters) */
+  filters: readonly QueryFilter[];
+  /** the site's goals event:goal filters refer to */
+  goals: readonly NamedGoal[];
+}
+
 export interface AnalyticsEngine {
+  /**
+   * Visitors of each step, in order: distinct visitor keys per UTC day of the sessions reaching it,
+   * summed (sessions never cross 00:00 UTC).
+   */
+  funnelSteps(request: FunnelStepsRequest, options: RunOptions): Promise<number[]>;
   /** a query API read (every group, unsorted): the domain sorts, cuts and forms the metrics */
   queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]>;
   /**
@@ -168,7 +190,7 @@ export interface AnalyticsEngine {
 
 /** The reads of an engine with the options applied (a request's deadline): what report builders call. */
 export type AnalyticsReads = {
-  [K in 'run' | 'actionRows' | 'actionTotals' | 'goalMatches' | 'pageTitles' | 'queryRows']: (
+  [K in 'run' | 'actionRows' | 'actionTotals' | 'goalMatches' | 'pageTitles' | 'queryRows' | 'funnelSteps']: (
     request: Parameters<AnalyticsEngine[K]>[0],
   ) => ReturnType<AnalyticsEngine[K]>;
 };

@@ -1,6 +1,7 @@
-// The control plane's catalog: workspaces, sites, tenants, goals and tokens.
+// The control plane's catalog: workspaces, sites, tenants, goals, saved funnels and tokens.
 // Implementations: control/ (Kysely over SQLite, later PostgreSQL).
 import type { TokenScope } from '../domain/access.js';
+import type { FunnelStep } from '../domain/funnels.js';
 import type { ApiPolicyOverrides, PlanId, Profile } from '../domain/plans.js';
 
 /** A plan and api policy a workspace has from effectiveAt on (until the next change). */
@@ -62,6 +63,17 @@ export interface Goal {
   intent: GoalIntent;
   pattern: string;
   filters: GoalFilters;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A saved funnel of a site (docs/decisions/funnels.md): its ordered steps, 2 to 8. */
+export interface Funnel {
+  id: string;
+  siteId: string;
+  workspaceId: string;
+  name: string;
+  steps: FunnelStep[];
   createdAt: string;
   updatedAt: string;
 }
@@ -222,6 +234,19 @@ export interface GoalCatalog {
   deleteGoal(id: string): Promise<boolean>;
 }
 
+/** The saved funnels of a site. */
+export interface FunnelCatalog {
+  /** NOT_FOUND (site) / INVALID (name, steps). */
+  createFunnel(input: { siteId: string; name: string; steps: FunnelStep[] }): Promise<Funnel>;
+  /** oldest first */
+  listFunnels(siteId: string): Promise<Funnel[]>;
+  getFunnel(id: string): Promise<Funnel | null>;
+  /** The result is checked like a new funnel; updatedAt always moves forward. NOT_FOUND / INVALID. */
+  updateFunnel(id: string, patch: { name?: string; steps?: FunnelStep[] }): Promise<Funnel>;
+  /** Returns false when no such funnel exists. */
+  deleteFunnel(id: string): Promise<boolean>;
+}
+
 /** API tokens: stored as the sha256 of their secret, read on every request. */
 export interface TokenCatalog {
   /** Stores only sha256(secret). */
@@ -257,7 +282,7 @@ export interface TokenCatalog {
  * PostgreSQL), the seams of its implementation as parts: a use-case that needs one part takes that
  * part (or a Pick of it) rather than the whole.
  */
-export interface CatalogStore extends WorkspaceCatalog, SiteCatalog, TenantCatalog, GoalCatalog, TokenCatalog {
+export interface CatalogStore extends WorkspaceCatalog, SiteCatalog, TenantCatalog, GoalCatalog, FunnelCatalog, TokenCatalog {
   /** A secret kept in the control plane (created on first use), e.g. the visitor-key salt. */
   getOrCreateSecret(name: string): Promise<string>;
 

@@ -3,6 +3,7 @@ import type { FakeClock } from '../../src/domain/clock.js';
 import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
 import { runCatalogManagementContract } from './catalog-management.contract.js';
+import { runCatalogFunnelsContract } from './catalog-funnels.contract.js';
 import { runSiteOwnershipContract } from './site-ownership.contract.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
 
@@ -22,5 +23,6 @@ import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-
   };
   runCatalogStoreContract('postgres', factory, { skip: POSTGRES_SKIP });
   runCatalogManagementContract('postgres', factory, { skip: POSTGRES_SKIP });
+  runCatalogFunnelsContract('postgres', factory, { skip: POSTGRES_SKIP });
   runSiteOwnershipContract('postgres', factory, { skip: POSTGRES_SKIP });
 }

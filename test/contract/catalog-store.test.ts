@@ -6,6 +6,7 @@ import type { FakeClock } from '../../src/domain/clock.js';
 import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
 import { runCatalogManagementContract } from './catalog-management.contract.js';
+import { runCatalogFunnelsContract } from './catalog-funnels.contract.js';
 import { runSiteOwnershipContract } from './site-ownership.contract.js';
 
 const memory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
@@ -14,6 +15,7 @@ const memory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
 };
 runCatalogStoreContract('sqlite :memory:', memory);
 runCatalogManagementContract('sqlite :memory:', memory);
+runCatalogFunnelsContract('sqlite :memory:', memory);
 runSiteOwnershipContract('sqlite :memory:', memory);
 
 const file = async (clock: FakeClock): Promise<CatalogUnderTest> => {

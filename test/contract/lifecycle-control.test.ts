@@ -51,6 +51,14 @@ for (const d of dialects) {
       });
       await cp.catalog.createTenant({ siteId: site.id, slug: 'north', name: 'North' });
       await cp.catalog.createGoal({ siteId: site.id, name: 'G', type: 'PAGEVIEW_MATCH', intent: 'lead', pattern: '/thanks', filters: {} });
+      const funnel = await cp.catalog.createFunnel({
+        siteId: site.id,
+        name: 'F',
+        steps: [
+          { kind: 'page', pattern: '/pricing' },
+          { kind: 'page', pattern: '/thanks' },
+        ],
+      });
       const link = await cp.embeds.createShareLink({
         siteId: site.id,
         tenantId: null,
@@ -60,6 +68,7 @@ for (const d of dialects) {
       });
       const pending = await cp.lifecycle.removeSite(site.id);
       assert.equal(await cp.embeds.getShareLink(link.id), null, 'its share links go with it');
+      assert.equal(await cp.catalog.getFunnel(funnel.id), null, 'its saved funnels too');
       assert.deepEqual(pending, { siteId: site.id, workspaceId: ws.id, requestedAt: '2026-11-25T10:00:00.000Z' });
       assert.equal(await cp.catalog.getSite(site.id), null);
       assert.equal(await cp.catalog.findSiteByHostname('s.example.com'), null);

@@ -194,6 +194,7 @@ test('503: ANALYTICS_DB_UNAVAILABLE waits for Retry-After; ANALYTICS_DB_TIMEOUT 
     actionTotals: fail,
     goalMatches: fail,
     queryRows: fail,
+    funnelSteps: fail,
     pageTitles: fail,
     dataVersion: fail,
     newestEventAt: fail,

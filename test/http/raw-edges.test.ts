@@ -235,6 +235,7 @@ test('503 carries Retry-After: analytics store down, and /healthz while a store 
     actionTotals: down,
     goalMatches: down,
     queryRows: down,
+    funnelSteps: down,
     pageTitles: down,
     dataVersion: down,
     newestEventAt: down,

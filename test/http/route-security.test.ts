@@ -16,6 +16,8 @@ import type { RouteFamily } from '../../src/domain/access.js';
 import type { ErrorCode } from '../../src/domain/errors.js';
 import { generateSecret } from '../../src/domain/tokens.js';
 import { analyticsRoutes, platformRoutes } from '../../src/http/v1/index.js';
+import { funnelRoute } from '../../src/http/v2/funnel-route.js';
+import { queryRoute } from '../../src/http/v2/query-route.js';
 import { APP_API_PREFIX } from '../../src/http/app-api/app-api-prefix.js';
 import { appApiRoutes } from '../../src/http/app-api/routes/index.js';
 import type { ManageErrorCode } from '../../src/domain/manage-errors.js';
@@ -35,6 +37,11 @@ import {
 } from './helpers/route-rules.js';
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
+/** The read routes at Plausible's paths: a JSON body instead of a query string, entered as /v1's are. */
+const POST_READS = new Map([
+  [queryRoute.url, { def: queryRoute, embed: 'query', surface: 'overview' }],
+  [funnelRoute.url, { def: funnelRoute, embed: 'funnel', surface: 'goals' }],
+]);
 /** the management routes by `METHOD /app/api/…`, as registered */
 const management = new Map(appApiRoutes.map((d) => [`${d.method} ${APP_API_PREFIX}${d.url}`, d]));
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -123,6 +130,16 @@ test('every registered route is an authenticated GET under /v1 with a known fami
       assert.ok(def?.embed, `${r.url} is not a /v1 route an embed reads`);
       assert.equal(r.method, 'GET', r.url);
       assert.equal(r.strategy, 'share', `${r.url}: registered with the ${r.strategy} strategy`);
+      continue;
+    }
+    const post = POST_READS.get(r.url);
+    if (post) {
+      assert.equal(r.method, 'POST', r.url);
+      assert.deepEqual([...post.def.scopes], ['metrics:read'], `${r.url}: scopes`);
+      assert.equal(post.def.embed, post.embed, `${r.url}: embed name`);
+      assert.equal(r.strategy, 'token+embed', `${r.url}: registered with the ${r.strategy} strategy`);
+      assert.deepEqual(r.security, [{ bearerAuth: [] }, { embedToken: [] }], `${r.url}: security`);
+      assert.equal(post.def.surface, post.surface, `${r.url}: dashboard surface`);
       continue;
     }
     assert.equal(r.method, 'GET', `${r.method} ${r.url}`);

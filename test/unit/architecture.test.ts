@@ -91,6 +91,8 @@ const HTTP_PARTS: LayerMap = {
   pipeline: 'Pipeline',
   openapi: 'OpenApi',
   v1: 'V1',
+  // the read routes Plausible's paths name (/api/v2/query, /api/v2/funnel): registered with /v1's, one part with them
+  v2: 'V1',
   collect: 'Collect',
   embed: 'Embed',
   share: 'Share',
@@ -121,7 +123,7 @@ test('inside src/http every folder is a part, and no way in imports another but 
   assert.deepEqual(violations(http, HTTP_PARTS, HTTP_RULES, 'src/http'), []);
   assert.deepEqual(
     [...new Set(http.files.map((f) => layerOf(f, HTTP_PARTS, 'src/http')))].sort(),
-    Object.values(HTTP_PARTS).sort(),
+    [...new Set(Object.values(HTTP_PARTS))].sort(),
     'every part has files',
   );
   assert.ok(http.edges.length > 100, `only ${http.edges.length} imports read inside src/http`);

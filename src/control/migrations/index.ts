@@ -9,6 +9,7 @@ import * as m005 from './005_embeds_and_shares.js';
 import * as m006 from './006_workspace_plan_history.js';
 import * as m007 from './007_data_lifecycle.js';
 import * as m008 from './008_site_timezones.js';
+import * as m009 from './009_funnels.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006_workspace_plan_history': m006,
   '007_data_lifecycle': m007,
   '008_site_timezones': m008,
+  '009_funnels': m009,
 };
 
 /** The migrations this code knows, by name. */

@@ -255,7 +255,7 @@ export function parseQueryBody(body: unknown): QueryBody {
   const unknown = Object.keys(body).find((k) => !KEYS.includes(k));
   if (unknown !== undefined) throw fail(unknown, `unknown field; the query's fields are ${KEYS.join(', ')}`);
 
-  const siteId = text('site_id', body.site_id, 253);
+  const siteId = parseSiteId(body.site_id);
   const dateRange = parseDateRange(body.date_range);
 
   const metricsIn = listOf('metrics', body.metrics ?? null, 'metric names');
@@ -276,9 +276,7 @@ export function parseQueryBody(body: unknown): QueryBody {
   if (dimensions.filter(isTimeDimension).length > 1)
     throw fail('dimensions', 'at most one time dimension (time, time:hour, time:day, time:week or time:month)');
 
-  const filtersIn = listOf('filters', body.filters ?? [], 'filters');
-  if (filtersIn.length > MAX_FILTERS) throw fail('filters', `at most ${MAX_FILTERS} filters`);
-  const filters = filtersIn.map((f, i) => parseFilter(`filters[${i}]`, f, 1));
+  const filters = parseFilters(body.filters);
 
   const eventDimension = dimensions.find((d) => isEventDimension(d) && d !== 'event:page');
   const sessionMetric = metrics.find((m) => SESSION_METRICS.includes(m));
@@ -323,10 +321,26 @@ export function parseQueryBody(body: unknown): QueryBody {
     offset: wholeNumber('pagination.offset', page.offset, 0, Number.MAX_SAFE_INTEGER, 0),
   };
 
+  return { siteId, dateRange, metrics, dimensions, filters, orderBy, include, pagination, ...parseAudience(body) };
+}
+
+/** `filters` of a body (the query API's, the funnel's): a list joined by and, absent meaning none. */
+export function parseFilters(v: unknown): QueryFilter[] {
+  const filtersIn = listOf('filters', v ?? [], 'filters');
+  if (filtersIn.length > MAX_FILTERS) throw fail('filters', `at most ${MAX_FILTERS} filters`);
+  return filtersIn.map((f, i) => parseFilter(`filters[${i}]`, f, 1));
+}
+
+/** `site_id` of a body: a site id or one of its hostnames. */
+export function parseSiteId(v: unknown): string {
+  return text('site_id', v, 253);
+}
+
+/** Whose events a body counts: `tenant_id` (absent or null: every tenant the caller may read) and `traffic` (default humans). */
+export function parseAudience(body: Record<string, unknown>): { tenantId: string | null; traffic: TrafficFilter } {
   const tenantId = body.tenant_id === undefined || body.tenant_id === null ? null : text('tenant_id', body.tenant_id, 64);
   const trafficIn = body.traffic ?? 'humans';
   if (typeof trafficIn !== 'string' || !Object.hasOwn(TRAFFIC_FILTERS, trafficIn))
     throw fail('traffic', `is one of ${Object.keys(TRAFFIC_FILTERS).join(', ')} (default humans)`);
-
-  return { siteId, dateRange, metrics, dimensions, filters, orderBy, include, pagination, tenantId, traffic: trafficIn as TrafficFilter };
+  return { tenantId, traffic: trafficIn as TrafficFilter };
 }

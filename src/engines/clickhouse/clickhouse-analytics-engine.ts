@@ -15,6 +15,7 @@ import type {
   ActionTotals,
   ActionTotalsRequest,
   AnalyticsEngine,
+  FunnelStepsRequest,
   GoalMatch,
   GoalMatchRequest,
   PageTitlesRequest,
@@ -23,6 +24,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
+import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import {
   compileActionRows,
   compileActionTotals,
@@ -256,6 +258,17 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
       options,
       (o) => compileQueryRows(clickhouseDialect, request, o),
       (rows) => decodeQueryRows(request, rows),
+    );
+  }
+
+  /** A funnel's visitors per step, on every server (each holds whole sessions and visitors), partial sums added. */
+  funnelSteps(request: FunnelStepsRequest, options: RunOptions): Promise<number[]> {
+    return this.read(
+      request.scope.siteId,
+      request.window,
+      options,
+      (o) => compileFunnelSteps(clickhouseDialect, request, o),
+      (rows) => decodeFunnelSteps(request, rows),
     );
   }
 

@@ -9,6 +9,7 @@ import type {
   ActionTotals,
   ActionTotalsRequest,
   AnalyticsEngine,
+  FunnelStepsRequest,
   GoalMatch,
   GoalMatchRequest,
   PageTitlesRequest,
@@ -17,6 +18,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
+import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/read/compile-actions.js';
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
 import { planActions, type ActionsPlan } from '../sql/read/actions-plan.js';
@@ -173,6 +175,11 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
   /** The query API's read: always the events and sessions (the rollups are UTC days; docs/decisions/query-api.md). */
   async queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
     return decodeQueryRows(request, await this.read(compileQueryRows(duckdbDialect, request, { tables: this.tables }), options));
+  }
+
+  /** A funnel's visitors per step: the events and sessions, like the query API's read. */
+  async funnelSteps(request: FunnelStepsRequest, options: RunOptions): Promise<number[]> {
+    return decodeFunnelSteps(request, await this.read(compileFunnelSteps(duckdbDialect, request, { tables: this.tables }), options));
   }
 
   dataVersion(siteId: string): Promise<string> {

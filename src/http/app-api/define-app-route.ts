@@ -10,8 +10,9 @@ import type {} from '@fastify/cookie';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Role } from '../../domain/roles.js';
 import { ManageError } from '../../domain/manage-errors.js';
-import type { Goal, Site, Tenant, Token } from '../../ports/catalog-store.js';
+import type { Funnel, Goal, Site, Tenant, Token } from '../../ports/catalog-store.js';
 import {
+  funnelAccess,
   goalAccess,
   siteAccess,
   tenantAccess,
@@ -34,6 +35,7 @@ interface AccessOf {
   site: WorkspaceAccess & { site: Site };
   tenant: WorkspaceAccess & { site: Site; tenant: Tenant };
   goal: WorkspaceAccess & { goal: Goal };
+  funnel: WorkspaceAccess & { funnel: Funnel };
   token: WorkspaceAccess & { token: Token };
 }
 export type GuardOn = keyof AccessOf;
@@ -44,6 +46,7 @@ const GUARD_PARAM: Record<GuardOn, string> = {
   site: 'site_id',
   tenant: 'tenant_id',
   goal: 'goal_id',
+  funnel: 'funnel_id',
   token: 'token_id',
 };
 
@@ -213,6 +216,8 @@ async function resolveGuard(
       return tenantAccess(deps, actor, id, guard.need);
     case 'goal':
       return goalAccess(deps, actor, id, guard.need);
+    case 'funnel':
+      return funnelAccess(deps, actor, id, guard.need);
     case 'token':
       return tokenAccess(deps, actor, id, guard.need, params.workspace_id);
   }

@@ -22,13 +22,14 @@ const TAGS: Record<string, string> = {
   Sites: 'Sites and their hostnames, domain scope and patterns (and their DNS proof), status and collection profile.',
   Tenants: "Tenants of a workspace's sites.",
   Goals: "Goals of a workspace's sites.",
+  Funnels: "Saved funnels of a workspace's sites: ordered steps POST /api/v2/funnel reads by funnel_id.",
   Tokens: 'API tokens for the read API (/v1): a secret is shown once.',
   Embeds: "Embed keys (a secret shown once, the origins that may frame the embed page) and a site's share links (a url shown once).",
 };
 
 const DESCRIPTION = [
   'What the dashboard calls: people sign in, then manage the workspaces they belong to with the rights of their role',
-  '(owner: everything, members included; admin: sites, tenants, goals, tokens, invitations of admins and viewers;',
+  '(owner: everything, members included; admin: sites, tenants, goals, funnels, tokens, invitations of admins and viewers;',
   'viewer: reads only). Errors come in the same envelope as the read API, with the codes below.',
   '',
   'A session is a cookie (`' +

@@ -9,6 +9,7 @@ import { GOAL_INTENTS } from '../../ports/catalog-store.js';
 import { TOKEN_SCOPES } from '../../domain/access.js';
 import { MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
 import { DASHBOARD_SURFACES } from '../../domain/plans.js';
+import { FunnelStepsSchema } from '../schemas/funnel.js';
 
 export function Enum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnion<TLiteral<T[number]>[]> {
   return Type.Union(
@@ -150,6 +151,18 @@ export const GoalRecordSchema = Type.Object(
     updated_at: DateTime,
   },
   { title: 'GoalRecord' },
+);
+
+export const FunnelRecordSchema = Type.Object(
+  {
+    funnel_id: Type.String(),
+    site_id: Type.String(),
+    name: Type.String(),
+    steps: FunnelStepsSchema,
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { title: 'FunnelRecord' },
 );
 
 export const TokenRecordSchema = Type.Object(

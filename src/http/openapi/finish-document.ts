@@ -44,7 +44,8 @@ export const TAGS: { name: string; description: string }[] = [
   {
     name: 'Query',
     description:
-      "Plausible's Stats API v2 query (POST /api/v2/query) in the site's time zone: any metrics, dimensions, filters, order and pages. Metered.",
+      "Plausible's Stats API v2 query (POST /api/v2/query) in the site's time zone: any metrics, dimensions, filters, order and pages; " +
+      'funnels (POST /api/v2/funnel): the visitors of each ordered step. Metered.',
   },
   { name: 'Usage', description: 'Metered units of the current month and of past months. Not metered; usage:read or metrics:read.' },
   { name: 'Operations', description: 'Liveness for load balancers and uptime monitors. No token.' },

@@ -4,10 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../services/deps.js';
 import type { AnyRoute } from '../pipeline/define-route.js';
+import { funnelRoute } from '../v2/funnel-route.js';
 import { queryRoute } from '../v2/query-route.js';
 import { analyticsRoutes, platformRoutes } from './index.js';
 
 export function registerV1(app: FastifyInstance, deps: AppDeps, extra: readonly AnyRoute[] = []): void {
-  // /api/v2/query takes Plausible's path: scripts written for Plausible change only the host and the key
-  for (const route of [...platformRoutes, ...analyticsRoutes, queryRoute, ...extra]) route.register(app, deps);
+  // /api/v2/query takes Plausible's path: scripts written for Plausible change only the host and the key;
+  // /api/v2/funnel stands beside it
+  for (const route of [...platformRoutes, ...analyticsRoutes, queryRoute, funnelRoute, ...extra]) route.register(app, deps);
 }

@@ -263,6 +263,7 @@ async function buildData<P>(
     goalMatches: (r) => within((o) => engine.goalMatches(r, o)),
     pageTitles: (r) => within((o) => engine.pageTitles(r, o)),
     queryRows: (r) => within((o) => engine.queryRows(r, o)),
+    funnelSteps: (r) => within((o) => engine.funnelSteps(r, o)),
   };
   const windowOf = (which: 'current' | 'compare', days: DayWindow): AnalyticsWindow => {
     const sections: AnalyticsWindow['sections'] = {};

@@ -5,7 +5,7 @@
 import type { Clock } from '../../domain/clock.js';
 import { ManageError } from '../../domain/manage-errors.js';
 import { atLeast, type Role } from '../../domain/roles.js';
-import type { CatalogStore, Goal, Site, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
+import type { CatalogStore, Funnel, Goal, Site, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
 import type { PeopleStore, User } from '../../ports/people-store.js';
 
 export type Actor = { kind: 'operator' } | { kind: 'person'; user: User };
@@ -90,6 +90,18 @@ export async function goalAccess(
   const goal = await deps.catalog.getGoal(goalId);
   if (!goal) throw hidden();
   return { ...(await workspaceAccess(deps, actor, goal.workspaceId, need, hidden)), goal };
+}
+
+export async function funnelAccess(
+  deps: Pick<ManageDeps, 'catalog' | 'people'>,
+  actor: Actor,
+  funnelId: string,
+  need: Role,
+): Promise<WorkspaceAccess & { funnel: Funnel }> {
+  const hidden = () => notFound('funnel', funnelId);
+  const funnel = await deps.catalog.getFunnel(funnelId);
+  if (!funnel) throw hidden();
+  return { ...(await workspaceAccess(deps, actor, funnel.workspaceId, need, hidden)), funnel };
 }
 
 /** A token, when `workspaceId` is given only as one of that workspace's. */

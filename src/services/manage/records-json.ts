@@ -4,7 +4,8 @@
 import { dashboardPolicy } from '../../domain/dashboard-policy.js';
 import { apiPolicyFor, hasApiAccess, planLimitsFor } from '../../domain/plans.js';
 import type { Role } from '../../domain/roles.js';
-import type { DomainProof, Goal, Site, SiteOwnership, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
+import { stepJson } from '../../domain/funnels.js';
+import type { DomainProof, Funnel, Goal, Site, SiteOwnership, Tenant, Token, Workspace } from '../../ports/catalog-store.js';
 import type { SiteVerification } from '../ownership/verify-site.js';
 import type { Invitation, Member, User } from '../../ports/people-store.js';
 
@@ -96,6 +97,15 @@ export const goalJson = (g: Goal) => ({
   filters: g.filters,
   created_at: g.createdAt,
   updated_at: g.updatedAt,
+});
+
+export const funnelJson = (f: Funnel) => ({
+  funnel_id: f.id,
+  site_id: f.siteId,
+  name: f.name,
+  steps: f.steps.map(stepJson),
+  created_at: f.createdAt,
+  updated_at: f.updatedAt,
 });
 
 export const tokenJson = (t: Token) => ({

@@ -10,30 +10,26 @@
 // Every answer is read from the events: the query API has no response cache (its questions rarely
 // repeat, and its cold reads are what the benchmark holds to /v1's).
 import { ApiError, EngineError } from '../../domain/errors.js';
-import { TRAFFIC_FILTERS } from '../../domain/events.js';
 import { queryUnits } from '../../domain/metering.js';
-import { resolveDateRange } from '../../domain/query-api/date-range.js';
 import {
-  filterDimensions,
   isTimeDimension,
   type QueryBody,
   type QueryDimension,
   type QueryFilter,
   type TimeDimension,
 } from '../../domain/query-api/query-body.js';
-import { isExtendedOnlyGroup, queryGroupOf, type QueryGroup } from '../../domain/query-api/query-groups.js';
+import { queryGroupOf, type QueryGroup } from '../../domain/query-api/query-groups.js';
 import { atomsOf, type QueryAtom } from '../../domain/query-api/query-metrics.js';
 import { groupBaseKey, queryResults, type GroupedRow, type ResultRow, type WindowRows } from '../../domain/query-api/query-results.js';
-import { bucketUnitOf, checkWindow, compareWindow, type QueryWindow, windowOf } from '../../domain/query-api/query-window.js';
+import { bucketUnitOf, checkWindow, compareWindow, type QueryWindow } from '../../domain/query-api/query-window.js';
 import { zonedBucketing, type ZonedBucketing } from '../../domain/query-api/zone-buckets.js';
-import { HOURLY_REFUSAL, retentionName, tenantDimensionRefusal } from '../../domain/read-policy.js';
+import { HOURLY_REFUSAL, tenantDimensionRefusal } from '../../domain/read-policy.js';
 import { isoInstant } from '../../domain/report-range.js';
-import { localDay } from '../../domain/zoned-time.js';
 import type { NamedGoal, QueryRowsRequest, ReadScope } from '../../ports/analytics-engine.js';
 import { checkResponseBudget, MAX_RESPONSE_BYTES } from '../analytics/budget.js';
 import { csvText } from '../analytics/csv.js';
 import type { AnalyticsContext } from '../analytics/serve-analytics.js';
-import { siteFacts } from '../analytics/site-facts.js';
+import { checkProfile, extendedNotes, filterGroups, goalsNamed, namesGoal, scopeOf, withDeadline, zonedRead } from './query-read-kit.js';
 import { rollupRead } from './rollup-reads.js';
 
 /** What the pipeline found: the caller's context, and whether the answer is CSV. */
@@ -51,56 +47,13 @@ function groupsOf(body: QueryBody): QueryGroup[] {
 }
 
 /** Plan gates (403) and the profile (409), before anything is read or charged. */
-function filterGroupsOf(body: QueryBody): QueryGroup[] {
-  return body.filters.flatMap((f, i) => filterDimensions(f).map((d) => queryGroupOf(d, `filters[${i}]`)));
-}
-
 function checkAllowed(input: ServeQueryInput, groups: QueryGroup[]): void {
   const { ctx, body } = input;
   const policy = ctx.caller.policy;
-  const filterGroups = filterGroupsOf(body);
   const timeDim = body.dimensions.find(isTimeDimension);
   if (timeDim === 'time:hour' && !policy.hourly) throw new ApiError('FORBIDDEN', HOURLY_REFUSAL);
   if (body.dimensions.includes('visit:tenant') && !policy.tenant_dimension) throw new ApiError('FORBIDDEN', tenantDimensionRefusal(policy));
-  const site = ctx.site!;
-  if (site.collectionProfile === 'strict') {
-    const locked = [...groups, ...filterGroups].find(isExtendedOnlyGroup);
-    if (locked)
-      throw new ApiError(
-        'REPORT_LOCKED_BY_PROFILE',
-        'This site collects under the strict profile, which stores no campaign (utm_*), region, city or custom properties: leave those dimensions and filters out, or switch the site to Extended collection.',
-        { field: 'dimensions' },
-      );
-  }
-}
-
-/**
- * What the window can say of fields only Extended collection stores, on a site that switched to Extended:
- * a window wholly before the switch is 409 (nothing was stored then); one that starts before it is
- * answered with a note saying from when those fields count.
- */
-function extendedNotes(ctx: AnalyticsContext, groups: QueryGroup[], filterGroups: QueryGroup[], windows: QueryWindow[]): string[] {
-  const site = ctx.site!;
-  if (site.collectionProfile !== 'extended' || site.profileEffectiveAt === null) return [];
-  if (![...groups, ...filterGroups].some(isExtendedOnlyGroup)) return [];
-  const since = Date.parse(site.profileEffectiveAt);
-  if (windows.some((w) => w.endMs <= since))
-    throw new ApiError(
-      'REPORT_NOT_AVAILABLE_FOR_REQUESTED_PERIOD',
-      `utm_*, region, city and custom properties are stored since ${site.profileEffectiveAt} (the site's switch to Extended collection): ask for a range after it, or leave those dimensions and filters out`,
-      { field: 'date_range', available_from: site.profileEffectiveAt },
-    );
-  return windows.some((w) => w.startMs < since)
-    ? [`utm_*, region, city and custom properties are stored since ${site.profileEffectiveAt}: earlier events count as "(none)" for them`]
-    : [];
-}
-
-/** The goal names a query refers to: every goal of the site (event:goal keys), looked up once. */
-async function goalsFor(ctx: AnalyticsContext, body: QueryBody): Promise<NamedGoal[]> {
-  const named = body.dimensions.includes('event:goal') || body.filters.some((f) => filterDimensions(f).includes('event:goal'));
-  if (!named) return [];
-  const goals = await ctx.deps.catalog.listGoals(ctx.site!.id);
-  return goals.map((g) => ({ name: g.name, type: g.type, pattern: g.pattern, filters: g.filters }));
+  checkProfile(ctx, [...groups, ...filterGroups(body.filters)]);
 }
 
 /** The filters without those on event:goal (at the top level and inside an "and"): the visitors conversions divide by. */
@@ -128,34 +81,14 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
   const { ctx, body } = input;
   const { deps, caller } = ctx;
   const site = ctx.site!;
-  const zone = site.timezone;
   const groups = groupsOf(body);
   checkAllowed(input, groups);
-  const goals = await goalsFor(ctx, body);
-
-  const analytics = deps.analytics;
-  if (!analytics) throw new ApiError('ANALYTICS_DB_UNAVAILABLE');
-  const engine = analytics.engine;
-  const [version, facts] = await Promise.all([engine.dataVersion(site.id), siteFacts(engine, site.id, null)]);
-  const nowMs = ctx.arrivedAt.getTime();
-  const range = resolveDateRange(body.dateRange, {
-    zone,
-    nowMs,
-    firstDay: facts.firstEventMs === null ? null : localDay(zone, facts.firstEventMs),
-  });
-  const limits = {
-    zone,
-    nowMs,
-    retentionDays: caller.policy.retention_days,
-    retentionName: retentionName(caller.policy),
-    maxRangeDays: caller.policy.max_range_days,
-  };
-  const current = windowOf(zone, range);
-  checkWindow(current, limits, 'date_range');
+  const goals = await goalsNamed(ctx, body.dimensions.includes('event:goal') || namesGoal(body.filters));
+  const { engine, version, zone, range, window: current, limits } = await zonedRead(ctx, body.dateRange);
   const compared = body.include.compare ? compareWindow(zone, current, range, body.include.compare) : null;
   if (compared) checkWindow(compared, limits, 'include.compare');
+  const notes = extendedNotes(ctx, [...groups, ...filterGroups(body.filters)], compared ? [current, compared] : [current]);
 
-  const notes = extendedNotes(ctx, groups, filterGroupsOf(body), compared ? [current, compared] : [current]);
   const timeDim = body.dimensions.find(isTimeDimension);
   const unit = timeDim ? bucketUnitOf(timeDim, current) : null;
   if (unit === 'hour' && !caller.policy.hourly) throw new ApiError('FORBIDDEN', HOURLY_REFUSAL);
@@ -163,12 +96,7 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
   const plans = [planOf(current), ...(compared ? [planOf(compared)] : [])];
 
   const units = queryUnits({ days: current.days, dimensions: body.dimensions.length, hourly: unit === 'hour', compare: compared !== null });
-  const scope: ReadScope = {
-    siteId: site.id,
-    // tenant_id was checked by the pipeline's site rule, as on /v1
-    tenantIds: ctx.tenant ? [ctx.tenant.id] : caller.grant.tenantIds,
-    trafficClasses: TRAFFIC_FILTERS[body.traffic],
-  };
+  const scope: ReadScope = scopeOf(ctx, body.traffic);
 
   const { value, meta } = await ctx.meter(units, async () => {
     const deadline = Date.now() + deps.config.queryTimeoutMs;
@@ -177,7 +105,7 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
       if (left <= 0) return Promise.reject(new EngineError('timeout'));
       const options = { timeoutMs: left, asOf: version };
       // where the daily rollups answer exactly, /v1's read of them (rollup-reads.ts); else the events
-      const rollup = analytics.queryRollups === false ? null : rollupRead(req);
+      const rollup = deps.analytics!.queryRollups === false ? null : rollupRead(req);
       const rows = rollup ? engine.run(rollup.spec, options).then(rollup.rows) : engine.queryRows(req, options);
       return withDeadline(rows, left);
     };
@@ -186,7 +114,7 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
     const answer = render(body, site.id, zone, current, plans[0].bucketing, results, totalRows, notes, input.csv);
     // the meta of the ledger is added after the commit: a few hundred bytes the budget allows for
     const bytes = Buffer.byteLength(answer.csv ?? answer.results) + 1024;
-    checkResponseBudget(bytes, { include: 'full', rangeDays: current.days }, analytics.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+    checkResponseBudget(bytes, { include: 'full', rangeDays: current.days }, deps.analytics!.maxResponseBytes ?? MAX_RESPONSE_BYTES);
     return answer;
   });
   if (value.csv !== undefined) return value.csv;
@@ -269,13 +197,4 @@ function render(
       results.map((r) => [...r.dimensions, ...r.metrics]),
     ),
   };
-}
-
-/** Rejects with EngineError('timeout') after `ms`, for an engine that does not stop by itself. */
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EngineError('timeout')), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -40,6 +40,7 @@ export function readsOf(engine: AnalyticsEngine, options: RunOptions): Analytics
     goalMatches: (r) => engine.goalMatches(r, options),
     pageTitles: (r) => engine.pageTitles(r, options),
     queryRows: (r) => engine.queryRows(r, options),
+    funnelSteps: (r) => engine.funnelSteps(r, options),
   };
 }
 

@@ -202,6 +202,16 @@ export const ROLE_TABLE: Record<string, Entry> = {
     setup: async (w) => ({ params: { goal_id: (await goal(w)).id }, body: { name: 'Renamed' } }),
   },
   'DELETE /goals/:goal_id': { expect: ADMIN_DELETE, setup: async (w) => ({ params: { goal_id: (await goal(w)).id } }) },
+  'GET /workspaces/:workspace_id/funnels': { expect: ANY_READ },
+  'POST /workspaces/:workspace_id/funnels': {
+    expect: ADMIN_CREATE,
+    setup: async (w) => ({ body: { site_id: await site(w), name: 'F', steps: [{ page: '/pricing' }, { event: 'Signup' }] } }),
+  },
+  'PATCH /funnels/:funnel_id': {
+    expect: ADMIN_CHANGE,
+    setup: async (w) => ({ params: { funnel_id: (await funnel(w)).id }, body: { name: 'Renamed' } }),
+  },
+  'DELETE /funnels/:funnel_id': { expect: ADMIN_DELETE, setup: async (w) => ({ params: { funnel_id: (await funnel(w)).id } }) },
   'GET /workspaces/:workspace_id/tokens': { expect: ADMIN_READ },
   'POST /workspaces/:workspace_id/tokens': { expect: ADMIN_CREATE, setup: async () => ({ body: { scopes: ['metrics:read'] } }) },
   'POST /workspaces/:workspace_id/tokens/:token_id/revoke': {
@@ -244,6 +254,17 @@ export const ROLE_TABLE: Record<string, Entry> = {
     },
   },
 };
+
+async function funnel(w: World) {
+  return w.h.catalog.createFunnel({
+    siteId: await site(w),
+    name: 'F',
+    steps: [
+      { kind: 'page', pattern: '/pricing' },
+      { kind: 'event', name: 'Signup' },
+    ],
+  });
+}
 
 async function goal(w: World) {
   return w.h.catalog.createGoal({

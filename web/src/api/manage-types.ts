@@ -469,6 +469,42 @@ export interface paths {
         patch: operations["updateGoal"];
         trace?: never;
     };
+    "/app/api/workspaces/{workspace_id}/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Saved funnels of the workspace's sites (or of one site) */
+        get: operations["listFunnels"];
+        put?: never;
+        /** Save a funnel of a site of the workspace (admins and owners) */
+        post: operations["createFunnel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/funnels/{funnel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a saved funnel (admins and owners) */
+        delete: operations["deleteFunnel"];
+        options?: never;
+        head?: never;
+        /** Rename a funnel or replace its steps (admins and owners) */
+        patch: operations["updateFunnel"];
+        trace?: never;
+    };
     "/app/api/workspaces/{workspace_id}/tokens": {
         parameters: {
             query?: never;
@@ -692,6 +728,25 @@ export interface components {
         EmbedKeyWithSecret: components["schemas"]["EmbedKey"] & {
             /** @description HS256 key of the embed tokens; shown in this answer only */
             secret: string;
+        };
+        /** FunnelRecord */
+        FunnelRecord: {
+            funnel_id: string;
+            site_id: string;
+            name: string;
+            steps: components["schemas"]["FunnelStep"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** FunnelStep */
+        FunnelStep: {
+            /** @description A path pattern: * is any run of characters; anchored, case-sensitive */
+            page: string;
+        } | {
+            /** @description An event name: an action whose event_name or action_name equals it */
+            event: string;
         };
         /** GoalFilters */
         GoalFilters: {
@@ -1081,6 +1136,8 @@ export type DnsVerification = components['schemas']['DnsVerification'];
 export type DomainProof = components['schemas']['DomainProof'];
 export type EmbedKey = components['schemas']['EmbedKey'];
 export type EmbedKeyWithSecret = components['schemas']['EmbedKeyWithSecret'];
+export type FunnelRecord = components['schemas']['FunnelRecord'];
+export type FunnelStep = components['schemas']['FunnelStep'];
 export type GoalFilters = components['schemas']['GoalFilters'];
 export type GoalIntent = components['schemas']['GoalIntent'];
 export type GoalRecord = components['schemas']['GoalRecord'];
@@ -2455,6 +2512,157 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GoalRecord"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listFunnels: {
+        parameters: {
+            query?: {
+                /** @description Only this site of the workspace */
+                site_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Saved funnels of the workspace's sites (or of one site) */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        funnels: components["schemas"]["FunnelRecord"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A site of the workspace */
+                    site_id: string;
+                    name: string;
+                    steps: components["schemas"]["FunnelStep"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Save a funnel of a site of the workspace (admins and owners) */
+            201: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelRecord"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Funnel id */
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a saved funnel (admins and owners) */
+            204: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Funnel id */
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    steps?: components["schemas"]["FunnelStep"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Rename a funnel or replace its steps (admins and owners) */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelRecord"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -71,9 +71,10 @@ function namesPage(req: QueryRowsRequest): boolean {
   return req.groups.some((g) => g.kind === 'page') || req.filters.some(inFilter);
 }
 
-class QueryApiCompiler extends SqlWriter {
-  private readonly t: TableNames;
-  private readonly filters: { event: QueryFilter[]; visit: QueryFilter[] };
+/** The query API's statement; its scope, filters and goal rules are the pieces the funnel read (compile-funnel.ts) builds on. */
+export class QueryApiCompiler extends SqlWriter {
+  protected readonly t: TableNames;
+  protected readonly filters: { event: QueryFilter[]; visit: QueryFilter[] };
   private readonly pageScoped: boolean;
   private readonly goalGroup: number;
 
@@ -90,13 +91,13 @@ class QueryApiCompiler extends SqlWriter {
   }
 
   /** The days (UTC) that hold every session starting in the window: sessions never cross 00:00 UTC. */
-  private get dayWindow(): { startMs: number; endMs: number } {
+  protected get dayWindow(): { startMs: number; endMs: number } {
     const { startMs, endMs } = this.req.window;
     return { startMs: Math.floor(startMs / DAY_MS) * DAY_MS, endMs: Math.ceil(endMs / DAY_MS) * DAY_MS };
   }
 
   /** Site, traffic, tenants and [startMs, endMs) of a table read under `alias`, with the store's visibility. */
-  private scoped(alias: string, tsCol: string, table: 'events' | 'sessions', w: { startMs: number; endMs: number }): string[] {
+  protected scoped(alias: string, tsCol: string, table: 'events' | 'sessions', w: { startMs: number; endMs: number }): string[] {
     const { scope } = this.req;
     const out = [
       `${this.col(alias, 'site_id')} = ${this.v(scope.siteId)}`,
@@ -162,7 +163,7 @@ class QueryApiCompiler extends SqlWriter {
   }
 
   /** A goal's rule on events `e` (compile-goals.ts: pageviews by pattern, actions by name and fields). */
-  private goalMatch(goal: NamedGoal, e: string): string {
+  protected goalMatch(goal: NamedGoal, e: string): string {
     if (goal.type === 'PAGEVIEW_MATCH')
       return `(${this.col(e, 'type')} = ${this.v('pageview')} AND ${this.d.likeEscaped(this.col(e, 'path_canon'), this.v(goalPatternToLike(goal.pattern)))})`;
     const parts = [
@@ -189,7 +190,7 @@ class QueryApiCompiler extends SqlWriter {
   }
 
   /** A filter as a condition, its dimensions read by `dim`; NULL never matches a positive clause. */
-  private condition(f: QueryFilter, dim: (dimension: string) => string, sessionId: string, e = 'e'): string {
+  protected condition(f: QueryFilter, dim: (dimension: string) => string, sessionId: string, e = 'e'): string {
     if ('dimension' in f) {
       if (f.dimension === 'event:goal') {
         const goals = this.req.goals.filter((g) =>
@@ -216,11 +217,11 @@ class QueryApiCompiler extends SqlWriter {
     return f.op === 'has_done' ? held : `NOT (${held})`;
   }
 
-  private eventDim(dimension: string, e: string): string {
+  protected eventDim(dimension: string, e: string): string {
     return this.eventExpr(groupOf(dimension), e);
   }
 
-  private visitDim(dimension: string, s: string, e: string | null): string {
+  protected visitDim(dimension: string, s: string, e: string | null): string {
     const column = this.groupOfVisit(dimension);
     return column === 'tenant_id' && e !== null ? this.col(e, 'tenant_id') : this.visitExpr(s, column);
   }

@@ -1,6 +1,7 @@
 // Every management route, in the order the document lists them.
 import type { AppRoute } from '../define-app-route.js';
 import { embedRoutes } from './embeds.js';
+import { funnelRoutes } from './funnels.js';
 import { linkRoutes } from './links.js';
 import { memberRoutes } from './members.js';
 import { readBatchRoutes } from './read-batch.js';
@@ -21,6 +22,7 @@ export const appApiRoutes: readonly AppRoute[] = [
   ...readBatchRoutes,
   ...tenantRoutes,
   ...goalRoutes,
+  ...funnelRoutes,
   ...tokenRoutes,
   ...embedRoutes,
 ];
