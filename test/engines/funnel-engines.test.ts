@@ -106,7 +106,7 @@ function reference(
 
 async function load(store: EventStore, rows: StoredEvent[]) {
   await store.importBatch(
-    rows.map((e) => ({ ...e, channel: 'Direct' }) as EventRow),
+    rows.map((e) => ({ ...e, channel: 'Direct', prop_keys: [], prop_values: [] }) as EventRow),
     { reidentify },
   );
 }

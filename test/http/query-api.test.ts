@@ -419,6 +419,11 @@ test('custom properties: a dimension ("(none)" for events without it) and a filt
     { dimensions: ['Pricing'], metrics: [2, 2, 50] },
     { dimensions: ['Signup'], metrics: [1, 1, 25] },
   ]);
+  const goalNamed = async (filter: unknown[]) =>
+    (await ok({ site_id: shop, date_range: range, metrics: ['events'], filters: [filter] })).results[0].metrics[0];
+  assert.equal(await goalNamed(['contains', 'event:goal', ['pric']]), 0, 'goal names match case-sensitively by default');
+  assert.equal(await goalNamed(['contains', 'event:goal', ['pric'], { case_sensitive: false }]), 2);
+  assert.equal(await goalNamed(['is', 'event:goal', ['signup'], { case_sensitive: false }]), 1);
   const converted = await ok({
     site_id: shop,
     date_range: range,

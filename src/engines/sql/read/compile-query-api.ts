@@ -201,7 +201,11 @@ export class QueryApiCompiler extends SqlWriter {
     if ('dimension' in f) {
       if (f.dimension === 'event:goal') {
         const goals = this.req.goals.filter((g) =>
-          f.clauses.some((c) => (f.op === 'is' ? g.name === c : g.name.toLowerCase().includes(c.toLowerCase()))),
+          f.clauses.some((c) => {
+            // goal names are matched here, by the filter's case rule (case-sensitive unless it says not)
+            const [name, clause] = f.caseSensitive ? [g.name, c] : [g.name.toLowerCase(), c.toLowerCase()];
+            return f.op === 'is' ? name === clause : name.includes(clause);
+          }),
         );
         return goals.length ? `(${goals.map((g) => this.goalMatch(g, e)).join(' OR ')})` : '1 = 0';
       }
