@@ -5,7 +5,8 @@
 // on each stack in turn. Printed per case and stack: p50 ms, its ratio to the case's baseline in the same
 // run (the same question through /v1; the same site in UTC), and to DuckDB's p50.
 // Targets (issue 40): /api/v2/query within 1.2x of /v1 for the same question; a site in Asia/Kathmandu
-// within 1.5x of the same site in UTC (30 and 90 days, daily and weekly); ClickHouse within 2x of DuckDB.
+// within 1.5x of the same site in UTC (30 and 90 days, daily and weekly); a custom-property breakdown and a
+// three-step funnel (POST /api/v2/funnel) within 2x of a page breakdown; ClickHouse within 2x of DuckDB.
 // Run: eval "$(bash scripts/services.sh start)"; npm run bench -- query   (BENCH_QUERY_EVENTS, default
 // 1000000; BENCH_QUERY_REQUESTS, default 15).
 import fs from 'node:fs';
@@ -35,8 +36,29 @@ interface Stack extends StoreStack {
   app?: FastifyInstance;
 }
 
+/**
+ * Custom properties on the generated events (the demo's traffic has none): a plan on every event of half the
+ * visitors, an experiment arm on a third of them, chosen by the visitor key so a visit's events agree.
+ */
+function withProps(file: string): void {
+  const plans = ['free', 'pro', 'team', 'enterprise'];
+  const out: string[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as Record<string, unknown>;
+    let h = 0;
+    for (const ch of String(e.visitor_key)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    const props: Record<string, string> = {};
+    if (h % 2 === 0) props.plan = plans[(h >>> 1) % plans.length];
+    if (h % 3 === 0) props.arm = (h >>> 3) % 2 ? 'a' : 'b';
+    if (Object.keys(props).length) e.props = props;
+    out.push(JSON.stringify(e));
+  }
+  fs.writeFileSync(file, `${out.join('\n')}\n`);
+}
+
 /** One request: a GET url, or a POST of /api/v2/query's body. */
-type Ask = { url: string } | { body: Record<string, unknown> };
+type Ask = { url: string } | { body: Record<string, unknown>; path?: string };
 
 interface Case {
   label: string;
@@ -65,6 +87,7 @@ export async function run(log = (s: string) => process.stderr.write(`${s}\n`)): 
       { siteId, tenants, days: DAYS, startDayMs: Math.floor(endMs / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS, endMs },
       EVENTS,
     );
+    withProps(file);
     for (const s of stacks) {
       const config = { dataDir, eventsUrl: s.eventsUrl };
       const t = performance.now();
@@ -107,6 +130,24 @@ export async function run(log = (s: string) => process.stderr.write(`${s}\n`)): 
         ask: (i) => v2(90, i, { metrics: ['visitors'], dimensions: ['event:page'], pagination: { limit: 100 } }),
       },
     ];
+    // a custom-property breakdown and a three-step funnel, each beside the page breakdown of the same range
+    cases.push(
+      {
+        label: 'v2 event:props:plan visitors 90d',
+        zone: 'UTC',
+        baseline: 'v2 event:page visitors 90d',
+        ask: (i) => v2(90, i, { metrics: ['visitors'], dimensions: ['event:props:plan'] }),
+      },
+      {
+        label: 'funnel 3 steps 90d',
+        zone: 'UTC',
+        baseline: 'v2 event:page visitors 90d',
+        ask: (i) => ({
+          path: '/api/v2/funnel',
+          body: { site_id: siteId, date_range: dates(90, i), steps: [{ page: '/' }, { page: '/pricing' }, { event: 'signup' }] },
+        }),
+      },
+    );
     for (const days of [30, 90])
       for (const unit of ['day', 'week']) {
         const rest = { metrics: ['visitors', 'visits', 'pageviews'], dimensions: [`time:${unit}`] };
@@ -130,7 +171,7 @@ export async function run(log = (s: string) => process.stderr.write(`${s}\n`)): 
           const res =
             'url' in a
               ? await s.app!.inject({ method: 'GET', url: a.url, headers })
-              : await s.app!.inject({ method: 'POST', url: '/api/v2/query', headers, payload: a.body });
+              : await s.app!.inject({ method: 'POST', url: a.path ?? '/api/v2/query', headers, payload: a.body });
           times.get(s.name)!.push(performance.now() - t0);
           if (res.statusCode !== 200) throw new Error(`${s.name} ${c.label}: ${res.statusCode} ${res.body.slice(0, 300)}`);
           const { meta: _meta, ...data } = res.json() as Record<string, unknown>;
