@@ -328,23 +328,36 @@ export class QueryApiCompiler extends SqlWriter {
     return this.select([...g.cols, ...atoms], k.from, k.where, g.names);
   }
 
-  private visitorsPart(): string {
-    const k = this.keptEvents(this.req.window, { pageviewsOnly: this.pageScoped });
+  /**
+   * Visitors: distinct keys per UTC day, summed. With `withEvents`, events and pageviews come from the same
+   * scan (one pass over the events instead of two; where visitors count pageviews only, the distinct count
+   * takes the pageviews' keys alone, and the groups are those of every kept event, as eventsPart's).
+   */
+  private visitorsPart(withEvents: boolean): string {
+    const pageviewsOnly = this.pageScoped && !withEvents;
+    const k = this.keptEvents(this.req.window, { pageviewsOnly });
     const g = this.groupCols(
       this.req.groups.map((x) => this.groupExpr(x, 'e', 's')),
       this.bucketOf(this.col('e', 'ts_ms')),
     );
+    const isPageview = () => `${this.col('e', 'type')} = ${this.v('pageview')}`;
+    const key =
+      this.pageScoped && withEvents ? `(CASE WHEN ${isPageview()} THEN ${this.col('e', 'visitor_key')} END)` : this.col('e', 'visitor_key');
     const inner = this.select(
       [
         ...g.cols,
         `${this.d.intDiv(this.col('e', 'ts_ms'), int(DAY_MS))} AS q_day`,
-        `${this.d.countDistinct(this.col('e', 'visitor_key'))} AS q_v`,
+        `${this.d.countDistinct(key)} AS q_v`,
+        ...(withEvents ? ['count(*) AS q_ev', `${this.sumIf(isPageview())} AS q_pv`] : []),
       ],
       k.from,
       k.where,
       [...g.names, 'q_day'],
     );
-    const outer = this.atomCols({ visitors: () => 'sum(v.q_v)' });
+    const outer = this.atomCols({
+      visitors: () => 'sum(v.q_v)',
+      ...(withEvents ? { events: () => 'sum(v.q_ev)', pageviews: () => 'sum(v.q_pv)' } : {}),
+    });
     return this.select(
       [...g.names.map((n) => `v.${n} AS ${n}`), ...outer],
       `(${inner}) AS v`,
@@ -392,8 +405,9 @@ export class QueryApiCompiler extends SqlWriter {
   compile(): CompiledRead {
     const atoms = this.req.atoms;
     const parts: string[] = [];
-    if (atoms.some((a) => EVENT_ATOMS.includes(a))) parts.push(this.eventsPart());
-    if (atoms.includes('visitors')) parts.push(this.visitorsPart());
+    const eventAtoms = atoms.some((a) => EVENT_ATOMS.includes(a));
+    if (atoms.includes('visitors')) parts.push(this.visitorsPart(eventAtoms));
+    else if (eventAtoms) parts.push(this.eventsPart());
     if (atoms.some((a) => VISIT_ATOMS.includes(a))) parts.push(this.visitsPart());
     const keys = [...this.req.groups.map((_, i) => keyCol(i)), ...(this.req.bucketing ? [BUCKET] : [])];
     const outer = [...keys.map((k) => `t.${k} AS ${k}`), ...atoms.map((a) => `${this.d.toInt64(`sum(t.${atomCol(a)})`)} AS ${atomCol(a)}`)];
