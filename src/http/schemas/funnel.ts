@@ -2,11 +2,8 @@
 // domain's parser (funnel-body.ts), whose refusals name the field by its JSON path; this schema
 // documents it and is not what validates it.
 import { Type } from '@sinclair/typebox';
-import { DATE_RANGE_PRESETS } from '../../domain/query-api/date-range.js';
 import { MAX_FUNNEL_STEPS, MIN_FUNNEL_STEPS } from '../../domain/funnels.js';
-import { TRAFFIC_FILTERS } from '../../domain/events.js';
-import { MeteredUsageSchema } from './analytics.js';
-import { StringEnum } from './common.js';
+import { AudienceFields, dateRangeSchema, PostReadMetaFields } from './query-api.js';
 
 /** A step: a page path pattern or an event name (the management API's saved funnels use it too). */
 export const FunnelStepSchema = Type.Union(
@@ -39,18 +36,8 @@ export const FunnelStepsSchema = Type.Array(FunnelStepSchema, { minItems: MIN_FU
 
 export const FunnelBodySchema = Type.Object(
   {
-    site_id: Type.String({ description: "A footfall site id, or one of the site's hostnames" }),
-    date_range: Type.Union(
-      [
-        StringEnum(DATE_RANGE_PRESETS),
-        Type.Array(Type.String(), {
-          minItems: 2,
-          maxItems: 2,
-          description: 'Two local dates ["2024-01-01", "2024-01-31"], or two date-times with their offset',
-        }),
-      ],
-      { description: "The visits that start in it, in the site's time zone (as the query API's date_range)" },
-    ),
+    site_id: AudienceFields.site_id,
+    date_range: dateRangeSchema("The visits that start in it, in the site's time zone (as the query API's date_range)"),
     steps: Type.Optional({ ...FunnelStepsSchema, description: 'In order; or funnel_id instead' }),
     funnel_id: Type.Optional(Type.String({ description: 'A saved funnel of the site, instead of steps' })),
     filters: Type.Optional(
@@ -59,10 +46,8 @@ export const FunnelBodySchema = Type.Object(
           "The query API's filters: visit filters choose the visits; event filters the events that may match a step. The list is joined by and.",
       }),
     ),
-    tenant_id: Type.Optional(
-      Type.String({ description: "Counts this tenant's events only (a tenant-restricted token must name one of its own)" }),
-    ),
-    traffic: Type.Optional(StringEnum(Object.keys(TRAFFIC_FILTERS) as (keyof typeof TRAFFIC_FILTERS)[], { description: 'Default humans' })),
+    tenant_id: AudienceFields.tenant_id,
+    traffic: AudienceFields.traffic,
   },
   { additionalProperties: false, title: 'FunnelBody' },
 );
@@ -80,11 +65,7 @@ export const FunnelAnswerSchema = Type.Object(
     ),
     meta: Type.Object(
       {
-        request_id: Type.String(),
-        units_charged: Type.Integer(),
-        billable_overage: Type.Boolean(),
-        usage: MeteredUsageSchema,
-        timezone: Type.String(),
+        ...PostReadMetaFields,
       },
       { additionalProperties: true },
     ),

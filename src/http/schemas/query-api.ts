@@ -8,22 +8,45 @@ import { TRAFFIC_FILTERS } from '../../domain/events.js';
 import { MeteredUsageSchema } from './analytics.js';
 import { StringEnum } from './common.js';
 
+/** date_range of the query API and the funnel (resolved in the site's time zone); `description` says what it selects. */
+export function dateRangeSchema(description: string) {
+  return Type.Union(
+    [
+      StringEnum(DATE_RANGE_PRESETS),
+      Type.Array(Type.String(), {
+        minItems: 2,
+        maxItems: 2,
+        description: 'Two local dates ["2024-01-01", "2024-01-31"], or two date-times with their offset',
+      }),
+    ],
+    { description },
+  );
+}
+
+/** The members of a POST read's body beside its question: who is read, and which traffic. */
+export const AudienceFields = {
+  site_id: Type.String({ description: "A footfall site id, or one of the site's hostnames" }),
+  tenant_id: Type.Optional(
+    Type.String({ description: "Counts this tenant's events only (a tenant-restricted token must name one of its own)" }),
+  ),
+  traffic: Type.Optional(StringEnum(Object.keys(TRAFFIC_FILTERS) as (keyof typeof TRAFFIC_FILTERS)[], { description: 'Default humans' })),
+};
+
+/** The meta every POST read answers with: the request, its units and usage, the site's zone. */
+export const PostReadMetaFields = {
+  request_id: Type.String(),
+  units_charged: Type.Integer(),
+  billable_overage: Type.Boolean(),
+  usage: MeteredUsageSchema,
+  timezone: Type.String(),
+};
+
 const DIMENSION_NAMES = [...EVENT_DIMENSIONS, 'event:props:<key>', ...VISIT_DIMENSIONS, ...TIME_DIMENSIONS];
 
 export const QueryBodySchema = Type.Object(
   {
-    site_id: Type.String({ description: "A footfall site id, or one of the site's hostnames" }),
-    date_range: Type.Union(
-      [
-        StringEnum(DATE_RANGE_PRESETS),
-        Type.Array(Type.String(), {
-          minItems: 2,
-          maxItems: 2,
-          description: 'Two local dates ["2024-01-01", "2024-01-31"], or two date-times with their offset',
-        }),
-      ],
-      { description: "In the site's time zone: presets end today there; dates are its local days" },
-    ),
+    site_id: AudienceFields.site_id,
+    date_range: dateRangeSchema("In the site's time zone: presets end today there; dates are its local days"),
     metrics: Type.Array(StringEnum(QUERY_METRICS), { minItems: 1 }),
     dimensions: Type.Optional(
       Type.Array(Type.String(), { description: `Any of ${DIMENSION_NAMES.join(', ')}; at most one time dimension` }),
@@ -61,10 +84,8 @@ export const QueryBodySchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    tenant_id: Type.Optional(
-      Type.String({ description: "Counts this tenant's events only (a tenant-restricted token must name one of its own)" }),
-    ),
-    traffic: Type.Optional(StringEnum(Object.keys(TRAFFIC_FILTERS) as (keyof typeof TRAFFIC_FILTERS)[], { description: 'Default humans' })),
+    tenant_id: AudienceFields.tenant_id,
+    traffic: AudienceFields.traffic,
   },
   { additionalProperties: false, title: 'QueryBody' },
 );
@@ -88,11 +109,7 @@ export const QueryAnswerSchema = Type.Object(
     ),
     meta: Type.Object(
       {
-        request_id: Type.String(),
-        units_charged: Type.Integer(),
-        billable_overage: Type.Boolean(),
-        usage: MeteredUsageSchema,
-        timezone: Type.String(),
+        ...PostReadMetaFields,
         imports_included: Type.Boolean(),
         time_labels: Type.Optional(Type.Array(Type.String())),
         total_rows: Type.Optional(Type.Integer()),
