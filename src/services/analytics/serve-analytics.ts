@@ -288,7 +288,7 @@ async function buildData<P>(
 }
 
 /** Rejects with EngineError('timeout') after `ms`, for an engine that does not stop by itself. */
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new EngineError('timeout')), ms);

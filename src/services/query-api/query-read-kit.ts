@@ -1,8 +1,8 @@
 // What the POST reads over raw events (/api/v2/query, /api/v2/funnel) do alike after the pipeline:
 // the site's facts and data version, date_range in the site's zone with retention and the plan's
 // longest range, the scope of the caller, the goals event:goal names, the profile's refusal, and a
-// deadline for engines that do not stop by themselves.
-import { ApiError, EngineError } from '../../domain/errors.js';
+// deadline for engines that do not stop by themselves (serve-analytics' withDeadline, re-exported).
+import { ApiError } from '../../domain/errors.js';
 import { TRAFFIC_FILTERS, type TrafficFilter } from '../../domain/events.js';
 import { type DateRangeInput, resolveDateRange, type ResolvedDateRange } from '../../domain/query-api/date-range.js';
 import { filterDimensions, type QueryFilter } from '../../domain/query-api/query-body.js';
@@ -12,6 +12,7 @@ import { retentionName } from '../../domain/read-policy.js';
 import { localDay } from '../../domain/zoned-time.js';
 import type { AnalyticsEngine, NamedGoal, ReadScope } from '../../ports/analytics-engine.js';
 import type { AnalyticsContext } from '../analytics/serve-analytics.js';
+export { withDeadline } from '../analytics/serve-analytics.js';
 import { siteFacts } from '../analytics/site-facts.js';
 
 /** The groups of the filters (each named by its JSON path), for the profile's check. */
@@ -102,13 +103,4 @@ export async function zonedRead(ctx: AnalyticsContext, dateRange: DateRangeInput
   const window = windowOf(zone, range);
   checkWindow(window, limits, field);
   return { engine, version, zone, range, window, limits };
-}
-
-/** Rejects with EngineError('timeout') after `ms`, for an engine that does not stop by itself. */
-export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EngineError('timeout')), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -105,16 +105,8 @@ export class QueryApiCompiler extends SqlWriter {
 
   /** Site, traffic, tenants and [startMs, endMs) of a table read under `alias`, with the store's visibility. */
   protected scoped(alias: string, tsCol: string, table: 'events' | 'sessions', w: { startMs: number; endMs: number }): string[] {
-    const { scope } = this.req;
-    const out = [
-      `${this.col(alias, 'site_id')} = ${this.v(scope.siteId)}`,
-      `${this.col(alias, tsCol)} >= ${this.v(w.startMs)}`,
-      `${this.col(alias, tsCol)} < ${this.v(w.endMs)}`,
-      this.inList(this.col(alias, 'traffic_class'), scope.trafficClasses),
-      ...this.visible([table, alias]),
-    ];
-    if (scope.tenantIds !== null) out.push(this.inList(this.col(alias, 'tenant_id'), scope.tenantIds));
-    return out;
+    // inScope's window is inclusive: [startMs, endMs - 1] of integer ms is [startMs, endMs)
+    return [...this.inScope(alias, tsCol, this.req.scope, w.startMs, w.endMs - 1), ...this.visible([table, alias])];
   }
 
   // ---- dimensions and filters
