@@ -24,6 +24,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
+import { compileQuarterRead, planQuarterRead } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import {
   compileActionRows,
@@ -112,9 +113,10 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     private readonly p: ClickHouseEngineParts,
     /**
      * actionsRollup false: action reads always scan the events; shareRollupReads false: every rollup
-     * read (QuerySpecs, action rows) has a statement of its own (comparisons, benches)
+     * read (QuerySpecs, action rows) has a statement of its own (comparisons, benches); quarterRollups
+     * false: query API reads always count the events (comparisons)
      */
-    private readonly opts: { actionsRollup?: boolean; shareRollupReads?: boolean } = {},
+    private readonly opts: { actionsRollup?: boolean; shareRollupReads?: boolean; quarterRollups?: boolean } = {},
   ) {
     this.batcher = new ReadBatcher({
       servers: p.shards,
@@ -251,12 +253,17 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   }
 
   /** The query API's read, on every server (each holds whole visitors and sessions), partial sums added. */
+  /** A query API read: from the quarter-hour rollup rows where they answer exactly (planQuarterRead), else the events. */
   queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
+    const plan = this.opts.quarterRollups === false ? null : planQuarterRead(request);
     return this.read(
       request.scope.siteId,
       request.window,
       options,
-      (o) => compileQueryRows(clickhouseDialect, request, o),
+      (o) =>
+        plan
+          ? compileQuarterRead(clickhouseDialect, request, plan, { rowFilter: o.rowFilter, table: this.p.layout.rollups })
+          : compileQueryRows(clickhouseDialect, request, o),
       (rows) => decodeQueryRows(request, rows),
     );
   }

@@ -89,12 +89,15 @@ function tables(p: string) {
     storedActions: `${p}_sact`,
     actions: `${p}_act_ev`,
     bothSessions: `${p}_bsess`,
+    quarterEvents: `${p}_qev`,
   };
 }
 
 /** The page-events layout (compileRollupInputs): keys, then the sums. */
 const PAGE_KEYS = ['site_id', 'day', 'tenant_id', 'traffic_class', 'path_canon', 'visitor_key', 'session_id'];
 const PAGE_SUMS = ['pageviews', 'events', 'pv_eng_ms'];
+/** The columns of an event the quarter-hour rollup rows read (compileQuarterRollupBuild), session_id for the tag. */
+const QUARTER_EVENT_COLUMNS = ['site_id', 'session_id', 'ts_ms', 'tenant_id', 'traffic_class', 'type', 'visitor_key'];
 /** The columns of an action event the actions build reads (compileActionsInput). */
 const ACTION_EVENT_COLUMNS = [
   ...new Set(['site_id', 'session_id', 'ts_ms', 'tenant_id', 'traffic_class', 'type', 'path_canon', ...ACTION_IDENTITY]),
@@ -221,6 +224,13 @@ async function prepareAppendDelta(
   script.add(`CREATE TEMP TABLE ${t.pageEvents} AS
     SELECT * REPLACE (${TAG_COLUMNS.before}) FROM ${t.storedPages}
     UNION ALL SELECT * REPLACE (${TAG_COLUMNS.now}) FROM (${now})`);
+  // The quarter-hour rows' events (the columns compileQuarterRollupBuild reads): the stored ones as
+  // they were, and with the new ones as they are.
+  const quarterCols = QUARTER_EVENT_COLUMNS.join(', ');
+  const otherQuarterCols = QUARTER_EVENT_COLUMNS.filter((col) => col !== 'site_id' && col !== 'session_id').join(', ');
+  script.add(`CREATE TEMP TABLE ${t.quarterEvents} AS
+    SELECT ${TAG_COLUMNS.before}, ${otherQuarterCols} FROM ${t.storedEvents}
+    UNION ALL SELECT ${TAG_COLUMNS.now}, ${otherQuarterCols} FROM (SELECT ${quarterCols} FROM ${t.storedEvents} UNION ALL SELECT ${quarterCols} FROM ${t.nowNew})`);
   script.add(`DROP VIEW ${t.storedEvents}`);
 
   // Action events (what the actions build reads of events): the stored ones of the touched
@@ -241,7 +251,7 @@ async function prepareAppendDelta(
   await prepareRollupDelta(
     c,
     {
-      count: { tagged: { events: t.actions, sessions: t.bothSessions }, pageEvents: t.pageEvents },
+      count: { tagged: { events: t.actions, sessions: t.bothSessions }, pageEvents: t.pageEvents, quarterEvents: t.quarterEvents },
       days: v,
       titles: { add: fresh },
       prefix: p,
@@ -253,4 +263,5 @@ async function prepareAppendDelta(
   );
   script.add(`DROP VIEW ${t.actions}`);
   script.add(`DROP VIEW ${t.bothSessions}`);
+  script.add(`DROP TABLE ${t.quarterEvents}`);
 }

@@ -18,6 +18,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
+import { compileQuarterRead, planQuarterRead } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/read/compile-actions.js';
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
@@ -172,9 +173,26 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     return decodePageTitles(await this.read(rollup ?? compilePageTitles(duckdbDialect, request, { tables: this.tables }), options));
   }
 
-  /** The query API's read: always the events and sessions (the rollups are UTC days; docs/decisions/query-api.md). */
+  /**
+   * A query API read: from the quarter-hour rollup rows where they answer exactly (planQuarterRead),
+   * the live days from the events (their partial results added per bucket: both are sums per UTC
+   * visitor-day, and the split is at a UTC midnight); else from the events.
+   */
   async queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
-    return decodeQueryRows(request, await this.read(compileQueryRows(duckdbDialect, request, { tables: this.tables }), options));
+    const raw = (r: QueryRowsRequest) => compileQueryRows(duckdbDialect, r, { tables: this.tables });
+    const plan = planQuarterRead(request);
+    if (!plan || !(await this.rollups.available())) return decodeQueryRows(request, await this.read(raw(request), options));
+    const { startMs, endMs } = request.window;
+    const liveFrom = this.opts.liveFrom ? this.opts.liveFrom(request.scope.siteId) : await this.rollups.liveFrom();
+    if (liveFrom === null || endMs <= liveFrom)
+      return decodeQueryRows(request, await this.read(compileQuarterRead(duckdbDialect, request, plan), options));
+    // the closed days cut at a UTC midnight: planned again (a cut there is no cut inside a day)
+    const closed = startMs < liveFrom ? { ...request, window: { startMs, endMs: liveFrom } } : null;
+    const closedPlan = closed && planQuarterRead(closed);
+    if (closed && !closedPlan) return decodeQueryRows(request, await this.read(raw(request), options));
+    const live = raw({ ...request, window: { startMs: Math.max(startMs, liveFrom), endMs } });
+    const parts = closed && closedPlan ? [compileQuarterRead(duckdbDialect, closed, closedPlan), live] : [live];
+    return decodeQueryRows(request, mergePartials(parts[0], await Promise.all(parts.map((q) => this.read(q, options)))));
   }
 
   /** A funnel's visitors per step: the events and sessions, like the query API's read. */

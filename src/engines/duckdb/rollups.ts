@@ -29,6 +29,7 @@ import {
   type RollupSources,
 } from '../sql/write/rollup-build.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
+import { compileQuarterRollupBuild } from '../sql/write/quarter-rollup-build.js';
 import { bindingOf } from './duck-query.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
 import { compilePageTitlesBuild } from '../sql/write/page-titles-build.js';
@@ -102,6 +103,7 @@ function addRollupRows(
   sourceRows: number,
   actions = true,
   pageEvents?: string,
+  quarterEvents?: string,
 ): string {
   const names: RollupInputNames = { pageEvents: pageEvents ?? `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
@@ -133,6 +135,13 @@ function addRollupRows(
     const b = compileRollupBuild(duckdbDialect, [grouping], tables);
     script.add(`INSERT INTO ${out} ${b.sql}`, b.params);
   }
+  // the quarter-hour rows read the events themselves (an append's `src` holds its action events only)
+  const quarters = compileQuarterRollupBuild(
+    duckdbDialect,
+    { events: quarterEvents ?? src.events, sessions: src.sessions },
+    tables.trafficMap,
+  );
+  script.add(`INSERT INTO ${out} ${quarters.sql}`, quarters.params);
   for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) script.add(`DROP TABLE ${t}`);
   if (actions) addActionRows(script, src, actionRowsOf(out), tables.trafficMasks, sourceRows <= TOGETHER_MAX_ROWS);
   return out;
@@ -148,13 +157,14 @@ function addRollupRows(
  * - `tagged`: both halves already tagged (before-and-now.ts), their page events already summed in
  *   `pageEvents` (the page-events layout of compileRollupInputs, tagged the same way): an append
  *   (append-load.ts), whose halves come from the stored rows and the new events rather than from
- *   the events of the touched visitor-days. Its `events` need only hold the action events. The build
- *   drops `pageEvents`.
+ *   the events of the touched visitor-days. Its `events` need only hold the action events; the
+ *   quarter-hour rows read `quarterEvents` (every event of both halves, tagged the same way, with the
+ *   columns compileQuarterRollupBuild reads). The build drops `pageEvents`.
  */
 export type RollupCount =
   | { now: RollupSources; before: RollupSources | null }
   | { wholeDays: RollupSources }
-  | { tagged: RollupSources; pageEvents: string };
+  | { tagged: RollupSources; pageEvents: string; quarterEvents: string };
 
 export interface RollupDelta {
   count: RollupCount;
@@ -191,7 +201,15 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
   const k = d.count;
   const src = 'tagged' in k ? k.tagged : 'wholeDays' in k ? k.wholeDays : k.before ? beforeAndNow(script, k.before, k.now, p) : k.now;
   const actions = d.actions ?? true;
-  const rows = addRollupRows(script, src, `${p}_bn`, d.sourceRows ?? Infinity, actions, 'tagged' in k ? k.pageEvents : undefined);
+  const rows = addRollupRows(
+    script,
+    src,
+    `${p}_bn`,
+    d.sourceRows ?? Infinity,
+    actions,
+    'tagged' in k ? k.pageEvents : undefined,
+    'tagged' in k ? k.quarterEvents : undefined,
+  );
   if ('now' in k && k.before) dropViews(script, src);
   const titles = `${p}_titles`;
   const storedTitles = 'add' in d.titles ? newPageTitles(script, d.titles.add, titles) : '(SELECT 0)';

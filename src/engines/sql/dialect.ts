@@ -52,6 +52,8 @@ export interface Dialect {
   orFalse(cond: string): string;
   /** the value of custom property `key` from the parallel arrays, or NULL when the event has none */
   propValue(keys: string, values: string, key: string): string;
+  /** a non-negative integer as its decimal text (a quarter-hour's number in a rollup key) */
+  intText(expr: string): string;
   /** GROUP BY GROUPING SETS and GROUPING_ID (ClickHouse 18.16 has neither) */
   readonly groupingSets: boolean;
 }
@@ -91,6 +93,7 @@ export const duckdbDialect: Dialect = {
   lower: (expr) => `lower(${expr})`,
   matchesRe2: (expr, pattern) => `regexp_matches(${expr}, ${pattern})`,
   orFalse: (cond) => `coalesce(${cond}, false)`,
+  intText: (expr) => `CAST(${expr} AS VARCHAR)`,
   propValue: (keys, values, key) => `(CASE WHEN list_contains(${keys}, ${key}) THEN ${values}[list_position(${keys}, ${key})] END)`,
   likeEscaped: (expr, pattern) => `(${expr} LIKE ${pattern} ESCAPE '\\')`,
 };
@@ -122,5 +125,6 @@ export const clickhouseDialect: Dialect = {
   lower: (expr) => `lowerUTF8(${expr})`,
   matchesRe2: (expr, pattern) => `match(${expr}, ${pattern})`,
   orFalse: (cond) => `ifNull(${cond}, 0)`,
+  intText: (expr) => `toString(${expr})`,
   propValue: (keys, values, key) => `if(has(${keys}, ${key}), toNullable(${values}[indexOf(${keys}, ${key})]), NULL)`,
 };

@@ -128,3 +128,31 @@ export const PAGE_TITLES_COLUMNS = [
   'event_id',
   'page_title',
 ] as const;
+
+/** A quarter of an hour: the grain of the rollup rows that answer a time zone's days (QUARTER_GROUPINGS). */
+export const QUARTER_MS = 900_000;
+/** Quarters in a UTC day. */
+export const QUARTERS_PER_DAY = 96;
+
+/**
+ * The quarter-hour grouping of the rollup table (`dim` = QUARTER_GROUPING, `dim_key` = the quarter's number
+ * in its UTC day, 0 to 95, as two digits: quarterKey; no filter dimension), built beside the groupings of a dimension and read
+ * only by the query API (docs/decisions/query-api.md "Quarter-hour rollups"). Its rows are per site, UTC
+ * day, tenant scope and traffic filter as every rollup row, one per quarter, and its atoms count:
+ * - `events`, `pageviews`: the events of the quarter (`pv_eng_ms` is not kept: 0);
+ * - `sessions`, `bounces`, `engaged`, `session_eng_ms`: the sessions starting in it;
+ * - `visitors`: the visitor-days whose FIRST event is in it;
+ * and two columns hold what a quarter has and a day's grouping does not (QUARTER_COLUMNS):
+ * - `exits`: the visitor-days whose LAST event is in it;
+ * - `entries`: the pageviews of the sessions starting in it.
+ * One grouping, not three, so that a read is one range of the table's order (on ClickHouse a read of three
+ * groupings cost about twice one of the same rows). A visitor-day counts in a span [start, end) of its day
+ * when its first event is before `end` and its last at or after `start`: so a span that starts at the day's
+ * start counts `visitors`, one that ends at the day's end counts `exits`, and a day cut once is counted
+ * exactly, whatever the zone.
+ */
+export const QUARTER_GROUPING = 'quarter';
+export const QUARTER_COLUMNS = { lastVisitors: 'exits', sessionPageviews: 'entries' } as const;
+
+/** A quarter's `dim_key`: its number in two digits, so that keys compare as the quarters do (no read parses them). */
+export const quarterKey = (quarter: number): string => String(quarter).padStart(2, '0');

@@ -21,9 +21,9 @@ import type { ReadOptions } from './compile-actions.js';
 import { goalPatternToLike } from './compile-goals.js';
 import { DEFAULT_TABLES, type TableNames } from './compile-query.js';
 import { toInt, type CompiledRead } from './read-rows.js';
+import { bucketSql } from './query-buckets.js';
 import { int, SqlWriter } from './sql-writer.js';
 
-const HOUR_MS = 3_600_000;
 const BUCKET = 'q_bucket';
 const keyCol = (i: number) => `q_k${i}`;
 // result names no table has (ClickHouse resolves a column name to a SELECT alias of the same name)
@@ -268,26 +268,7 @@ export class QueryApiCompiler extends SqlWriter {
 
   /** The bucket key of a time column, by the local clock or by edges (QueryBucketing). */
   private bucketOf(ts: string): string | null {
-    const b = this.req.bucketing;
-    if (!b) return null;
-    if (b.by === 'edges') {
-      // a range inside one month has one edge: a WHEN on it all the same (a CASE needs one, and a constant
-      // key would make ClickHouse 18.16 answer a read that finds nothing with a row of zeros)
-      const whens = (b.edges.length > 1 ? b.edges.slice(1) : b.edges).map((edge, i) => `WHEN ${ts} < ${int(edge)} THEN ${int(i)}`);
-      return `(CASE ${whens.join(' ')} ELSE ${int(b.edges.length - 1)} END)`;
-    }
-    const [first, ...rest] = b.offsets;
-    const offset = rest.length
-      ? `(CASE ${[first, ...rest]
-          .slice(0, -1)
-          .map((o, i) => `WHEN ${ts} < ${int(rest[i].fromMs)} THEN ${int(o.offsetMs)}`)
-          .join(' ')} ELSE ${int(rest.at(-1)!.offsetMs)} END)`
-      : int(first.offsetMs);
-    const local = `(${ts} + ${offset})`;
-    if (b.unit === 'hour') return this.d.intDiv(local, int(HOUR_MS));
-    const day = this.d.intDiv(local, int(DAY_MS));
-    // ISO weeks start on Monday; day 0 (1970-01-01) was a Thursday: the Monday of day d is d - (d + 3) % 7
-    return b.unit === 'day' ? day : `(${day} - (${day} + 3) % 7)`;
+    return this.req.bucketing ? bucketSql(this.d, this.req.bucketing, ts) : null;
   }
 
   // ---- parts
