@@ -95,14 +95,24 @@ export function compileQuarterRead(
   // Keys compared as text (quarterKey: two digits), never parsed: a day's rows before its cut are all in
   // the bucket of the day's start, the rest in the bucket of the cut's instant.
   const key = r('dim_key');
-  const [first, ...rest] = plan.cuts;
+  // each day's cut: days grouped by their cut, the largest group in the ELSE (a few IN lists, not a branch
+  // per run of days: weekly buckets alternate cut and whole days)
+  const lastDay = Math.floor((req.window.endMs - 1) / DAY_MS) * DAY_MS;
+  const daysByCut = new Map<number, number[]>();
+  for (const [i, run] of plan.cuts.entries()) {
+    const until = plan.cuts[i + 1]?.fromMs ?? lastDay + DAY_MS;
+    const days = daysByCut.get(run.cut) ?? [];
+    for (let day = run.fromMs; day < until; day += DAY_MS) days.push(day);
+    daysByCut.set(run.cut, days);
+  }
+  const groups = [...daysByCut].sort((a, b) => a[1].length - b[1].length);
   const byDay = (value: (cut: number) => string) =>
-    rest.length
-      ? `(CASE ${[first, ...rest]
+    groups.length === 1
+      ? value(groups[0][0])
+      : `(CASE ${groups
           .slice(0, -1)
-          .map((c, i) => `WHEN ${r('day_ms')} < ${int(rest[i].fromMs)} THEN ${value(c.cut)}`)
-          .join(' ')} ELSE ${value(rest.at(-1)!.cut)} END)`
-      : value(first.cut);
+          .map(([cut, days]) => `WHEN ${r('day_ms')} IN (${days.map(int).join(', ')}) THEN ${value(cut)}`)
+          .join(' ')} ELSE ${value(groups.at(-1)![0])} END)`;
   // built where used: a placeholder written is a parameter bound
   const beforeCut = () => `${key} < ${byDay((cut) => w.v(quarterKey(cut)))}`;
   const ts = () => `(${r('day_ms')} + (CASE WHEN ${beforeCut()} THEN 0 ELSE ${byDay((cut) => int(cut * QUARTER_MS))} END))`;
@@ -114,7 +124,6 @@ export function compileQuarterRead(
   const bucket = req.bucketing ? `${d.toInt64(bucketSql(d, req.bucketing, ts()))} AS q_bucket` : null;
   const { startMs, endMs } = req.window;
   const firstDay = Math.floor(startMs / DAY_MS) * DAY_MS;
-  const lastDay = Math.floor((endMs - 1) / DAY_MS) * DAY_MS;
   const where = [
     `${r('site_id')} = ${w.v(req.scope.siteId)}`,
     `${r('traffic')} = ${w.v(plan.traffic)}`,
