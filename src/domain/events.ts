@@ -14,6 +14,15 @@ export const TRAFFIC_FILTERS = {
 } as const satisfies Record<string, readonly TrafficClass[]>;
 export type TrafficFilter = keyof typeof TRAFFIC_FILTERS;
 
+/** The traffic filter whose classes are exactly `classes` (rollups are stored per filter), or null. */
+export function trafficFilterOf(classes: readonly string[]): TrafficFilter | null {
+  const set = new Set(classes);
+  for (const [name, members] of Object.entries(TRAFFIC_FILTERS) as [TrafficFilter, readonly string[]][]) {
+    if (members.length === set.size && members.every((m) => set.has(m))) return name;
+  }
+  return null;
+}
+
 export const CHANNELS = ['Direct', 'Search', 'Referral', 'Social', 'Email', 'Paid', 'Other'] as const;
 export type Channel = (typeof CHANNELS)[number];
 

@@ -252,8 +252,10 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     return this.read(scope.siteId, request.window, options, compile, decodePageTitles, share);
   }
 
-  /** The query API's read, on every server (each holds whole visitors and sessions), partial sums added. */
-  /** A query API read: from the quarter-hour rollup rows where they answer exactly (planQuarterRead), else the events. */
+  /**
+   * The query API's read, on every server (each holds whole visitors and sessions), partial sums added:
+   * from the quarter-hour rollup rows where they answer exactly (planQuarterRead), else the events.
+   */
   queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
     const plan = this.opts.quarterRollups === false ? null : planQuarterRead(request);
     return this.read(

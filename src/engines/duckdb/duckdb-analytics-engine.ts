@@ -182,15 +182,15 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     const raw = (r: QueryRowsRequest) => compileQueryRows(duckdbDialect, r, { tables: this.tables });
     const plan = planQuarterRead(request);
     if (!plan || !(await this.rollups.available())) return decodeQueryRows(request, await this.read(raw(request), options));
+    // cutAtLiveDays' windows are inclusive: [startMs, endMs - 1] of integer ms is [startMs, endMs)
     const { startMs, endMs } = request.window;
-    const liveFrom = this.opts.liveFrom ? this.opts.liveFrom(request.scope.siteId) : await this.rollups.liveFrom();
-    if (liveFrom === null || endMs <= liveFrom)
-      return decodeQueryRows(request, await this.read(compileQuarterRead(duckdbDialect, request, plan), options));
-    // the closed days cut at a UTC midnight: planned again (a cut there is no cut inside a day)
-    const closed = startMs < liveFrom ? { ...request, window: { startMs, endMs: liveFrom } } : null;
+    const cut = await this.cutAtLiveDays(request.scope.siteId, startMs, endMs - 1);
+    if (!cut) return decodeQueryRows(request, await this.read(compileQuarterRead(duckdbDialect, request, plan), options));
+    // the closed days end at a UTC midnight, which cuts no day: they plan as the whole window did
+    const closed = cut.closed ? { ...request, window: { startMs, endMs: cut.closed.endMs + 1 } } : null;
     const closedPlan = closed && planQuarterRead(closed);
     if (closed && !closedPlan) return decodeQueryRows(request, await this.read(raw(request), options));
-    const live = raw({ ...request, window: { startMs: Math.max(startMs, liveFrom), endMs } });
+    const live = raw({ ...request, window: { startMs: cut.live.startMs, endMs } });
     const parts = closed && closedPlan ? [compileQuarterRead(duckdbDialect, closed, closedPlan), live] : [live];
     return decodeQueryRows(request, mergePartials(parts[0], await Promise.all(parts.map((q) => this.read(q, options)))));
   }

@@ -5,7 +5,7 @@
 // Eligibility (docs/product.md §4.9): simple actions count over the whole window, the others only
 // inside `advanced`. Per day that is one of the two stored variants ('simple' outside the advanced
 // days, 'all' inside), so `advanced` must cover whole UTC days of the window; else the scan answers.
-import { TRAFFIC_FILTERS, type TrafficFilter } from '../../../domain/events.js';
+import { trafficFilterOf, type TrafficFilter } from '../../../domain/events.js';
 import type { ActionGroupKey, ActionSelection } from '../../../ports/analytics-engine.js';
 import { DAY_MS } from '../../../domain/report-range.js';
 import { ACTION_DIMS, type ActionDim, type ActionLevel } from '../rollup-tables.js';
@@ -28,14 +28,6 @@ export interface ActionsPlan {
 export type ActionsDecision = { use: 'rollup'; plan: ActionsPlan } | { use: 'scan'; reason: string };
 
 const scan = (reason: string): ActionsDecision => ({ use: 'scan', reason });
-
-function trafficFilterOf(classes: readonly string[]): TrafficFilter | null {
-  const set = new Set(classes);
-  for (const [name, members] of Object.entries(TRAFFIC_FILTERS) as [TrafficFilter, readonly string[]][]) {
-    if (members.length === set.size && members.every((m) => set.has(m))) return name;
-  }
-  return null;
-}
 
 /**
  * `groupBy` of an actionRows read, or 'totals' for actionTotals (read from the 'meaningful', 'family'

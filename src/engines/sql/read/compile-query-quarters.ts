@@ -8,7 +8,7 @@
 // bucket's boundary: a local midnight) counts, before the cut, the visitor-days whose first event is
 // before it, and from the cut on those whose last event is at or after it. A day cut twice (hourly
 // buckets; a window inside one day) or anywhere but at a quarter is not planned: the events answer.
-import { TRAFFIC_FILTERS, type TrafficFilter } from '../../../domain/events.js';
+import { trafficFilterOf, type TrafficFilter } from '../../../domain/events.js';
 import type { QueryAtom } from '../../../domain/query-api/query-metrics.js';
 import { DAY_MS } from '../../../domain/report-range.js';
 import type { QueryRowsRequest } from '../../../ports/analytics-engine.js';
@@ -37,14 +37,6 @@ const ATOM_COLUMNS: Readonly<Record<Exclude<QueryAtom, 'visitors'>, string>> = {
   visit_pageviews: QUARTER_COLUMNS.sessionPageviews,
   visit_eng_ms: 'session_eng_ms',
 };
-
-/** The traffic filter whose classes are exactly the scope's (the rows are stored per filter), or null. */
-function trafficFilterOf(classes: readonly string[]): TrafficFilter | null {
-  const want = new Set(classes);
-  for (const [name, members] of Object.entries(TRAFFIC_FILTERS) as [TrafficFilter, readonly string[]][])
-    if (members.length === want.size && members.every((c) => want.has(c))) return name;
-  return null;
-}
 
 /**
  * The plan of a read the quarter rows answer exactly, or null: no dimension but time, no filter, one

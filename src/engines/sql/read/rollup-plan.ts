@@ -1,7 +1,7 @@
 // The rollup planner: decides, per QuerySpec, whether the daily rollups answer it EXACTLY, and
 // which stored rows they read. Pure (no SQL, no I/O), so it is tested alone; compile-rollup.ts turns
 // a plan into SQL through the shared Dialect hooks (docs/decisions/rollups.md).
-import { TRAFFIC_FILTERS, type TrafficFilter } from '../../../domain/events.js';
+import { trafficFilterOf, type TrafficFilter } from '../../../domain/events.js';
 import { atomsFor } from '../../../domain/query/metrics.js';
 import type { Dimension } from '../../../domain/query/dimensions.js';
 import type { NormalizedSpec } from '../../../domain/query/query-spec.js';
@@ -39,13 +39,6 @@ export interface RollupPlan {
 export type RollupDecision = { use: 'rollup'; plan: RollupPlan } | { use: 'raw'; reason: string };
 
 const raw = (reason: string): RollupDecision => ({ use: 'raw', reason });
-
-function trafficFilterOf(classes: readonly string[]): TrafficFilter | null {
-  for (const [name, members] of Object.entries(TRAFFIC_FILTERS) as [TrafficFilter, readonly string[]][]) {
-    if (members.length === classes.length && members.every((m) => classes.includes(m))) return name;
-  }
-  return null;
-}
 
 /** The stored grouping holding exactly these (one or two) dimensions, and which slot each is in. */
 function groupingFor(dims: readonly Dimension[]): RollupGrouping | null {

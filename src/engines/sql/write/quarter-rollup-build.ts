@@ -86,10 +86,10 @@ export function compileQuarterRollupBuild(d: Dialect, src: RollupSources, traffi
     'GROUP BY w.w_site, w.w_day, w.w_tenant, m.traffic, w.w_key';
   const acrossTenants =
     `SELECT f.f_site AS f_site, f.f_day AS f_day, ${d.nullString()} AS f_tenant, f.f_traffic AS f_traffic, f.f_key AS f_key, ` +
-    'min(f.f_first) AS f_first, max(f.f_last) AS f_last FROM (PER_FILTER) AS f GROUP BY f.f_site, f.f_day, f.f_traffic, f.f_key';
+    `min(f.f_first) AS f_first, max(f.f_last) AS f_last FROM (${perFilter}) AS f GROUP BY f.f_site, f.f_day, f.f_traffic, f.f_key`;
   for (const [all, rows] of [
     [false, perFilter],
-    [true, acrossTenants.replace('PER_FILTER', perFilter)],
+    [true, acrossTenants],
   ] as const)
     for (const [atom, at] of [
       ['visitors', 'f_first'],
