@@ -34,7 +34,7 @@ const QUARTER = 900_000;
 const FIRST = Date.UTC(2025, 9, 30);
 const DAYS = 5;
 const ZONES = ['Asia/Kathmandu', 'America/New_York', 'Asia/Kolkata', 'Pacific/Chatham', 'UTC'] as const;
-const UNITS = [null, 'day', 'day', 'week', 'month', 'hour'] as const;
+const UNITS = [null, 'day', 'day', 'week', 'week', 'month', 'hour'] as const;
 const options = { timeoutMs: 20_000 };
 const reidentify = (row: EventRow, occurrence: number) => `${row.event_id}~${occurrence}`;
 
@@ -57,10 +57,15 @@ const requestArb = fc
     zone: fc.constantFrom(...ZONES),
     fromDay: fc.integer({ min: -1, max: DAYS - 1 }),
     days: fc.integer({ min: 1, max: DAYS + 1 }),
-    // cuts at quarters (the rows answer), or at any minute (the events do)
-    cut: fc.option(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom(QUARTER, QUARTER, 60_000)), {
-      freq: 3,
-    }),
+    // cuts at quarters (the rows answer), or at any minute (the events do). The weights here and in
+    // UNITS keep the planned share near 0.45 (0.37 at the least over 400 seeds of 300 requests), clear
+    // of the one third the test asks for; at 0.37 a seed in twenty fell under it
+    cut: fc.option(
+      fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom(QUARTER, QUARTER, QUARTER, 60_000)),
+      {
+        freq: 2,
+      },
+    ),
     unit: fc.constantFrom(...UNITS),
     tenantIds: fc.constantFrom<readonly string[] | null>(null, null, ['t1'], ['t2'], ['t1', 't2']),
     traffic: fc.constantFrom(...Object.values(TRAFFIC_FILTERS), ['human', 'bot'] as const),
