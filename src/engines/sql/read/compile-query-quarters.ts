@@ -8,8 +8,6 @@
 // bucket's boundary: a local midnight) counts, before the cut, the visitor-days whose first event is
 // before it, and from the cut on those whose last event is at or after it. A day cut twice (hourly
 // buckets; a window inside one day) or anywhere but at a quarter is not planned: the events answer.
-// A whole day of the window that no bucket cuts reads its one row of the totals grouping instead of its
-// 96 quarters (the same sums: weekly and monthly buckets in any zone, every day of a UTC site's read).
 import { trafficFilterOf, type TrafficFilter } from '../../../domain/events.js';
 import type { QueryAtom } from '../../../domain/query-api/query-metrics.js';
 import { DAY_MS } from '../../../domain/report-range.js';
@@ -99,28 +97,16 @@ export function compileQuarterRead(
     for (let day = run.fromMs; day < until; day += DAY_MS) days.push(day);
     daysByCut.set(run.cut, days);
   }
-  // whole days inside the window that no bucket cuts: their row of the totals grouping (one a day) has
-  // what their 96 quarter rows add up to; the cut and the window's edge days read quarters
-  const { startMs, endMs } = req.window;
-  const firstDay = Math.floor(startMs / DAY_MS) * DAY_MS;
-  const uncut = daysByCut.get(QUARTERS_PER_DAY) ?? [];
-  // (not for visit_pageviews: a session's pageviews may include another traffic class's, and the totals
-  // rows keep only the day's pageviews of each)
-  const whole = req.atoms.includes('visit_pageviews') ? [] : uncut.filter((day) => day >= startMs && day + DAY_MS <= endMs);
-  const edges = uncut.filter((day) => !whole.includes(day));
-  if (edges.length) daysByCut.set(QUARTERS_PER_DAY, edges);
-  else daysByCut.delete(QUARTERS_PER_DAY);
   const groups = [...daysByCut].sort((a, b) => a[1].length - b[1].length);
   const byDay = (value: (cut: number) => string) =>
-    groups.length <= 1
-      ? value(groups[0]?.[0] ?? QUARTERS_PER_DAY)
+    groups.length === 1
+      ? value(groups[0][0])
       : `(CASE ${groups
           .slice(0, -1)
           .map(([cut, days]) => `WHEN ${r('day_ms')} IN (${days.map(int).join(', ')}) THEN ${value(cut)}`)
           .join(' ')} ELSE ${value(groups.at(-1)![0])} END)`;
-  const daily = () => `${r('dim')} = ${w.v('')}`;
-  // built where used: a placeholder written is a parameter bound; a day's total row is before any cut
-  const beforeCut = () => `(${whole.length ? `${daily()} OR ` : ''}${key} < ${byDay((cut) => w.v(quarterKey(cut)))})`;
+  // built where used: a placeholder written is a parameter bound
+  const beforeCut = () => `${key} < ${byDay((cut) => w.v(quarterKey(cut)))}`;
   const ts = () => `(${r('day_ms')} + (CASE WHEN ${beforeCut()} THEN 0 ELSE ${byDay((cut) => int(cut * QUARTER_MS))} END))`;
   const atomExpr = (a: QueryAtom): string =>
     a === 'visitors'
@@ -128,15 +114,14 @@ export function compileQuarterRead(
       : `sum(${r(ATOM_COLUMNS[a])})`;
   const atoms = req.atoms.map((a) => `${d.toInt64(atomExpr(a))} AS q_${a}`);
   const bucket = req.bucketing ? `${d.toInt64(bucketSql(d, req.bucketing, ts()))} AS q_bucket` : null;
-  const wholeDays = whole.map(int).join(', ');
+  const { startMs, endMs } = req.window;
+  const firstDay = Math.floor(startMs / DAY_MS) * DAY_MS;
   const where = [
     `${r('site_id')} = ${w.v(req.scope.siteId)}`,
     `${r('traffic')} = ${w.v(plan.traffic)}`,
     plan.tenant === null ? d.isTrue(r('all_tenants')) : `NOT ${d.isTrue(r('all_tenants'))}`,
     ...(plan.tenant === null ? [] : [`${r('tenant_id')} = ${w.v(plan.tenant)}`]),
-    whole.length
-      ? `((${r('dim')} = ${w.v(QUARTER_GROUPING)} AND ${r('day_ms')} NOT IN (${wholeDays})) OR (${daily()} AND ${r('day_ms')} IN (${wholeDays})))`
-      : `${r('dim')} = ${w.v(QUARTER_GROUPING)}`,
+    `${r('dim')} = ${w.v(QUARTER_GROUPING)}`,
     `${r('filter_dim')} = ${w.v('')}`,
     // visits alone: the buckets where sessions start, as the events' read groups them (a quarter may hold
     // events of a session that started in the bucket before)
@@ -147,9 +132,7 @@ export function compileQuarterRead(
     ...(startMs > firstDay
       ? [`(${r('day_ms')} > ${w.v(firstDay)} OR ${key} >= ${w.v(quarterKey((startMs - firstDay) / QUARTER_MS))})`]
       : []),
-    ...(endMs < lastDay + DAY_MS
-      ? [`(${r('day_ms')} < ${w.v(lastDay)} OR ${key} < ${w.v(quarterKey((endMs - lastDay) / QUARTER_MS))})`]
-      : []),
+    ...(endMs > lastDay ? [`(${r('day_ms')} < ${w.v(lastDay)} OR ${key} < ${w.v(quarterKey((endMs - lastDay) / QUARTER_MS))})`] : []),
     ...w.visible(['rollups', 'r']),
   ];
   const keys = req.bucketing ? ['q_bucket'] : [];
