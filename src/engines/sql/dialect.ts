@@ -56,6 +56,10 @@ export interface Dialect {
   intText(expr: string): string;
   /** GROUP BY GROUPING SETS and GROUPING_ID (ClickHouse 18.16 has neither) */
   readonly groupingSets: boolean;
+  /** aggregate: the group's values of `expr` where `cond` holds, as a list (empty or NULL: none) */
+  listIf(expr: string, cond: string): string;
+  /** the least value of a listIf list at or after `after`, else `never` */
+  leastFrom(list: string, after: string, never: string): string;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -94,6 +98,8 @@ export const duckdbDialect: Dialect = {
   matchesRe2: (expr, pattern) => `regexp_matches(${expr}, ${pattern})`,
   orFalse: (cond) => `coalesce(${cond}, false)`,
   intText: (expr) => `CAST(${expr} AS VARCHAR)`,
+  listIf: (expr, cond) => `list(${expr}) FILTER (WHERE ${cond})`,
+  leastFrom: (list, after, never) => `coalesce(list_min(list_filter(${list}, x -> x >= ${after})), ${never})`,
   propValue: (keys, values, key) => `(CASE WHEN list_contains(${keys}, ${key}) THEN ${values}[list_position(${keys}, ${key})] END)`,
   likeEscaped: (expr, pattern) => `(${expr} LIKE ${pattern} ESCAPE '\\')`,
 };
@@ -126,5 +132,8 @@ export const clickhouseDialect: Dialect = {
   matchesRe2: (expr, pattern) => `match(${expr}, ${pattern})`,
   orFalse: (cond) => `ifNull(${cond}, 0)`,
   intText: (expr) => `toString(${expr})`,
+  listIf: (expr, cond) => `groupArrayIf(${expr}, ${cond})`,
+  // arrayMin is newer than 18.16: the least through arrayReduce, over the list with `never` appended
+  leastFrom: (list, after, never) => `arrayReduce('min', arrayPushBack(arrayFilter(x -> x >= ${after}, ${list}), ${never}))`,
   propValue: (keys, values, key) => `if(has(${keys}, ${key}), toNullable(${values}[indexOf(${keys}, ${key})]), NULL)`,
 };

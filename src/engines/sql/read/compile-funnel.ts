@@ -4,17 +4,16 @@
 // step an EVENT_MATCH's without filters).
 //
 // - the sessions: those starting in the window, in scope, that pass the visit filters;
-// - level 1: each of them with a kept event (scope, event filters) matching step 1, and its earliest
-//   such time q_t1;
-// - level k: level k-1 joined to the session's kept events again; q_tk is the earliest time of a
-//   step-k match not before q_t(k-1) (greedy: the earliest reach of every step is the one that leaves
-//   the most for the next). Never reached: a sentinel after every time, so that no later step
-//   compares as reached either, and no NULL is grouped (GROUP BY of Nullable keys differs by engine);
+// - their kept events (scope, event filters) that match some step, read once and grouped per session:
+//   q_t1 is the earliest step-1 match, and q_tk the earliest step-k match not before q_t(k-1), from the
+//   list of the session's step-k times (greedy: the earliest reach of every step is the one that leaves
+//   the most for the next; one event may serve two steps it matches). Never reached: a sentinel after every time, so that no later
+//   step compares as reached either, and no NULL is grouped (GROUP BY of Nullable keys differs by engine);
 // - the answer: per UTC day of the sessions' start, distinct visitor keys of the sessions reaching each
 //   step, summed over the days (keys rotate at 00:00 UTC, and sessions never cross it).
-// Levels nest rather than repeat: step k's relation holds every earlier step's time, so the statement
-// grows with the steps, not with their square. One row of sums, no order: partial results of several
-// servers add up (each holds whole sessions and visitors).
+// One scan of the events whatever the steps (a join of the events per step cost about twice as much on
+// both engines for three steps). One row of sums, no order: partial results of several servers add up
+// (each holds whole sessions and visitors).
 import { DAY_MS } from '../../../domain/report-range.js';
 import type { FunnelStep } from '../../../domain/funnels.js';
 import type { FunnelStepsRequest, NamedGoal } from '../../../ports/analytics-engine.js';
@@ -72,52 +71,53 @@ class FunnelCompiler extends QueryApiCompiler {
 
   /**
    * Kept events (scope, event filters) over the days the sessions' events lie in (from the window's
-   * start: no session starts before it) that match one of `steps`, as q_sid, q_ts and q_m (1 when the
-   * event matches the last of them).
+   * start: no session starts before it) that match some step, read once and grouped per session: q_sid
+   * and q_t1..q_tn. q_t1 is the earliest step-1 match; q_tk the earliest step-k match not before q_t(k-1),
+   * from the list of the session's step-k times. Sessions without step 1 are left out.
    */
-  private kept(steps: readonly number[]): string {
+  private reachedPerSession(): string {
     const w = { startMs: this.req.window.startMs, endMs: this.dayWindow.endMs };
     const sid = this.col('e', 'session_id');
     const where = [
       ...this.scoped('e', 'ts_ms', 'events', w),
       ...this.filters.event.map((f) => this.condition(f, (dim) => this.eventDim(dim, 'e'), sid)),
-      `(${steps.map((k) => this.matches(k)).join(' OR ')})`,
+      `(${this.steps.map((_, i) => this.matches(i + 1)).join(' OR ')})`,
     ];
-    const cols = [`${sid} AS q_sid`, `${this.d.toInt64(this.col('e', 'ts_ms'))} AS q_ts`, `${this.matches(steps.at(-1)!)} AS q_m`];
-    return `SELECT ${cols.join(', ')} FROM ${this.table(this.t.events, 'e')} WHERE ${where.join(' AND ')}`;
+    // bit k-1 set: the event matches step k
+    const mask = this.steps.map((_, i) => `(CASE WHEN ${this.d.isTrue(this.matches(i + 1))} THEN ${2 ** i} ELSE 0 END)`).join(' + ');
+    const events =
+      `SELECT ${sid} AS q_sid, ${this.d.toInt64(this.col('e', 'ts_ms'))} AS q_ts, ${this.d.toInt64(mask)} AS q_m ` +
+      `FROM ${this.table(this.t.events, 'e')} WHERE ${where.join(' AND ')}`;
+    const never = this.d.toInt64(int(NEVER));
+    const isStep = (i: number) => `${this.d.bitAnd('q_m', String(2 ** i))} != 0`;
+    const times = this.steps.map((_, i) => {
+      const t =
+        i === 0
+          ? `min(CASE WHEN ${isStep(0)} THEN q_ts ELSE ${never} END)`
+          : this.d.leastFrom(this.d.listIf('q_ts', isStep(i)), timeCol(i), never);
+      return `${this.d.toInt64(t)} AS ${timeCol(i + 1)}`;
+    });
+    return `SELECT q_sid, ${times.join(', ')} FROM (${events}) AS k GROUP BY q_sid HAVING ${timeCol(1)} < ${never}`;
   }
 
   /**
-   * The relation of level k: q_sid, q_vk, q_day and q_t1..q_tk of every session reaching step 1.
-   * Two derived tables joined USING their one shared name, every other name unique and unqualified:
-   * the shape ClickHouse 18.16 joins right (with WHERE or GROUP BY on a joined table's columns it
-   * can fail, "Size of filter doesn't match size of column", or group empty keys).
+   * q_sid, q_vk, q_day and q_t1..q_tn of every counted session (NEVER where the step is not reached). Two
+   * derived tables joined USING their one shared name, every other name unique and unqualified: the shape
+   * ClickHouse 18.16 joins right (with WHERE or GROUP BY on a joined table's columns it can fail, "Size of
+   * filter doesn't match size of column", or group empty keys).
    */
-  private level(k: number): string {
-    if (k === 1)
-      return (
-        `SELECT q_sid, q_vk, q_day, ${this.d.toInt64('min(q_ts)')} AS ${timeCol(1)}` +
-        ` FROM (${this.kept([1])}) AS x INNER JOIN (${this.sessions()}) AS p USING (q_sid) GROUP BY q_sid, q_vk, q_day`
-      );
-    const carried = ['q_sid', 'q_vk', 'q_day', ...Array.from({ length: k - 1 }, (_, i) => timeCol(i + 1))];
-    const never = this.d.toInt64(int(NEVER));
-    const reached = `min(CASE WHEN ${this.d.isTrue('q_m')} AND q_ts >= ${timeCol(k - 1)} THEN q_ts ELSE ${never} END)`;
-    // Only the events that can matter: step k's matches, and step 1's, which every session here holds
-    // (so none drops out of the inner join).
-    return (
-      `SELECT ${carried.join(', ')}, ${this.d.toInt64(reached)} AS ${timeCol(k)}` +
-      ` FROM (${this.kept([1, k])}) AS x INNER JOIN (${this.level(k - 1)}) AS p USING (q_sid) GROUP BY ${carried.join(', ')}`
-    );
+  private reached(): string {
+    const times = this.steps.map((_, i) => timeCol(i + 1));
+    return `SELECT q_sid, q_vk, q_day, ${times.join(', ')} FROM (${this.reachedPerSession()}) AS x INNER JOIN (${this.sessions()}) AS p USING (q_sid)`;
   }
 
   compileFunnel(): CompiledRead {
-    const n = this.steps.length;
     const perDay = this.steps.map((_, i) => {
       const k = i + 1;
       const key = k === 1 ? 'q_vk' : `CASE WHEN ${timeCol(k)} < ${this.d.toInt64(int(NEVER))} THEN q_vk END`;
       return `${this.d.countDistinct(key)} AS ${visitorsCol(k)}`;
     });
-    const days = `SELECT q_day, ${perDay.join(', ')} FROM (${this.level(n)}) AS r GROUP BY q_day`;
+    const days = `SELECT q_day, ${perDay.join(', ')} FROM (${this.reached()}) AS r GROUP BY q_day`;
     const cols = this.steps.map((_, i) => `${this.d.toInt64(`sum(v.${visitorsCol(i + 1)})`)} AS ${visitorsCol(i + 1)}`);
     const columns = this.steps.map((_, i) => visitorsCol(i + 1));
     return {
