@@ -24,7 +24,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
-import { compileQuarterRead, planQuarterRead } from '../sql/read/compile-query-quarters.js';
+import { compileQuarterRead, foldQuarterRows, planQuarterRead } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import {
   compileActionRows,
@@ -266,7 +266,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
         plan
           ? compileQuarterRead(clickhouseDialect, request, plan, { rowFilter: o.rowFilter, table: this.p.layout.rollups })
           : compileQueryRows(clickhouseDialect, request, o),
-      (rows) => decodeQueryRows(request, rows),
+      (rows) => decodeQueryRows(request, plan ? foldQuarterRows(request, plan, rows) : rows),
     );
   }
 

@@ -18,7 +18,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
-import { compileQuarterRead, planQuarterRead } from '../sql/read/compile-query-quarters.js';
+import { compileQuarterRead, foldQuarterRows, planQuarterRead, type QuarterPlan } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/read/compile-actions.js';
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
@@ -185,14 +185,17 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
     // cutAtLiveDays' windows are inclusive: [startMs, endMs - 1] of integer ms is [startMs, endMs)
     const { startMs, endMs } = request.window;
     const cut = await this.cutAtLiveDays(request.scope.siteId, startMs, endMs - 1);
-    if (!cut) return decodeQueryRows(request, await this.read(compileQuarterRead(duckdbDialect, request, plan), options));
+    const quarters = async (r: QueryRowsRequest, p: QuarterPlan) =>
+      foldQuarterRows(r, p, await this.read(compileQuarterRead(duckdbDialect, r, p), options));
+    if (!cut) return decodeQueryRows(request, await quarters(request, plan));
     // the closed days end at a UTC midnight, which cuts no day: they plan as the whole window did
     const closed = cut.closed ? { ...request, window: { startMs, endMs: cut.closed.endMs + 1 } } : null;
     const closedPlan = closed && planQuarterRead(closed);
     if (closed && !closedPlan) return decodeQueryRows(request, await this.read(raw(request), options));
     const live = raw({ ...request, window: { startMs: cut.live.startMs, endMs } });
-    const parts = closed && closedPlan ? [compileQuarterRead(duckdbDialect, closed, closedPlan), live] : [live];
-    return decodeQueryRows(request, mergePartials(parts[0], await Promise.all(parts.map((q) => this.read(q, options)))));
+    const [folded, liveRows] = await Promise.all([closed && closedPlan ? quarters(closed, closedPlan) : [], this.read(live, options)]);
+    // the folded rows are the events' read's rows: merged by its keys
+    return decodeQueryRows(request, mergePartials(live, closed && closedPlan ? [folded, liveRows] : [liveRows]));
   }
 
   /** A funnel's visitors per step: the events and sessions, like the query API's read. */
