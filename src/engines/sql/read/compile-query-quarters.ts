@@ -17,7 +17,7 @@ import { QUARTER_COLUMNS, QUARTER_GROUPING, QUARTER_MS, QUARTERS_PER_DAY, quarte
 import type { ReadOptions } from './compile-actions.js';
 import { bucketAt } from './query-buckets.js';
 import type { CompiledRead } from './read-rows.js';
-import { int, SqlWriter } from './sql-writer.js';
+import { SqlWriter } from './sql-writer.js';
 
 /** Where a quarter-hour read cuts each UTC day: the first quarter counted by its last-event visitors. */
 export interface QuarterPlan {
