@@ -25,6 +25,7 @@ import type { QueryRow, QueryRowsRequest } from '../../src/ports/analytics-engin
 import type { EventRow } from '../../src/ports/event-store.js';
 import { DAY, SITE, eventDrawArb, type EventDraw } from './analytics-fixtures.js';
 import { rowsOf } from './rollup-specs.js';
+import { withStoreInParts } from './store-in-parts.js';
 import { openScratch, skipReason } from './clickhouse-scratch.js';
 import { runs, seeded } from '../helpers/property-runs.js';
 
@@ -108,31 +109,15 @@ test('query API reads from the quarter-hour rollups equal its reads from the eve
           ts: FIRST + x.day * DAY + x.hour * HOUR + x.minute * 60_000 + (x.draw.ts % 60_000),
         }));
         const rows = rowsOf(draws);
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-quarters-'));
-        // the store's clock on the span's fourth day: its loads into days 3 and 4 leave their rows alone
-        // (live days), and reads reaching them count those from the events
-        const store = await openDuckDbEventStore({ file: ':memory:', threads: 2, tempDir: dir, clock: () => FIRST + 3 * DAY + 12 * HOUR });
-        try {
-          // a general import of a random part, then the rest in time order, a few at a time: late
-          // events into stored days, and loads that only append
-          const cut = Math.floor((rows.length * splitPct) / 100);
-          await store.importBatch(rows.slice(0, cut), { reidentify });
-          const rest = rows.slice(cut).sort((a, b) => a.ts_ms - b.ts_ms);
-          for (let i = 0; i < rest.length; i += 40) await store.importBatch(rest.slice(i, i + 40), { reidentify });
-          const connect = { connect: () => store.instance.connect(), release: (c: { closeSync(): void }) => c.closeSync() };
-          const quarters = new DuckDbAnalyticsEngine({ ...connect, liveFrom: (siteId) => store.liveFromFor(siteId) });
-          const events = new DuckDbAnalyticsEngine({ ...connect, rollups: false });
+        await withStoreInParts(rows, splitPct, FIRST + 3 * DAY + 12 * HOUR, async ({ fromRollups, events }) => {
           for (const request of requests) {
             checked++;
             if (planQuarterRead(request)) planned++;
-            const [got, want] = await Promise.all([quarters.queryRows(request, options), events.queryRows(request, options)]);
+            const [got, want] = await Promise.all([fromRollups.queryRows(request, options), events.queryRows(request, options)]);
             assert.deepEqual(sorted(got), sorted(want), JSON.stringify({ ...request, bucketing: request.bucketing?.by ?? null }));
             if (want.some((r) => Object.values(r.atoms).some((v) => v !== 0))) counted++;
           }
-        } finally {
-          await store.close();
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        });
       },
     ),
     { numRuns: runs(25), endOnFailure: true },

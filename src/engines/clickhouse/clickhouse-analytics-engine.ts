@@ -24,6 +24,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
+import { compilePropRead, planPropRead } from '../sql/read/compile-query-props.js';
 import { compileQuarterRead, foldQuarterRows, planQuarterRead } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import {
@@ -113,10 +114,10 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
     private readonly p: ClickHouseEngineParts,
     /**
      * actionsRollup false: action reads always scan the events; shareRollupReads false: every rollup
-     * read (QuerySpecs, action rows) has a statement of its own (comparisons, benches); quarterRollups
+     * read (QuerySpecs, action rows) has a statement of its own (comparisons, benches); queryRollups
      * false: query API reads always count the events (comparisons)
      */
-    private readonly opts: { actionsRollup?: boolean; shareRollupReads?: boolean; quarterRollups?: boolean } = {},
+    private readonly opts: { actionsRollup?: boolean; shareRollupReads?: boolean; queryRollups?: boolean } = {},
   ) {
     this.batcher = new ReadBatcher({
       servers: p.shards,
@@ -254,19 +255,25 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
 
   /**
    * The query API's read, on every server (each holds whole visitors and sessions), partial sums added:
-   * from the quarter-hour rollup rows where they answer exactly (planQuarterRead), else the events.
+   * from the quarter-hour or custom-property rollup rows where they answer exactly (planQuarterRead,
+   * planPropRead), else the events.
    */
   queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
-    const plan = this.opts.quarterRollups === false ? null : planQuarterRead(request);
+    const rollups = this.opts.queryRollups !== false;
+    const quarters = rollups ? planQuarterRead(request) : null;
+    const props = rollups && !quarters ? planPropRead(request) : null;
+    const table = this.p.layout.rollups;
     return this.read(
       request.scope.siteId,
       request.window,
       options,
       (o) =>
-        plan
-          ? compileQuarterRead(clickhouseDialect, request, plan, { rowFilter: o.rowFilter, table: this.p.layout.rollups })
-          : compileQueryRows(clickhouseDialect, request, o),
-      (rows) => decodeQueryRows(request, plan ? foldQuarterRows(request, plan, rows) : rows),
+        quarters
+          ? compileQuarterRead(clickhouseDialect, request, quarters, { rowFilter: o.rowFilter, table })
+          : props
+            ? compilePropRead(clickhouseDialect, request, props, { rowFilter: o.rowFilter, table })
+            : compileQueryRows(clickhouseDialect, request, o),
+      (rows) => decodeQueryRows(request, quarters ? foldQuarterRows(request, quarters, rows) : rows),
     );
   }
 

@@ -15,6 +15,7 @@ import { clickhouseDialect } from '../sql/dialect.js';
 import { compilePageTitlesBuild } from '../sql/write/page-titles-build.js';
 import { PAGE_TITLES_COLUMNS, ROLLUP_COLUMNS, ROLLUP_GROUPINGS } from '../sql/rollup-tables.js';
 import { compileRollupBuild, compileRollupInputs } from '../sql/write/rollup-build.js';
+import { compilePropRollupBuild } from '../sql/write/prop-rollup-build.js';
 import { compileQuarterRollupBuild } from '../sql/write/quarter-rollup-build.js';
 import { actionsRollupSteps } from './clickhouse-actions-rollup.js';
 import { daysIn, utcDay, type Shard } from './commit-log.js';
@@ -230,6 +231,11 @@ async function buildRollups(
     () =>
       node.command(
         `INSERT INTO ${ident(layout.rollups)} ${withDayGen(ROLLUP_COLUMNS, compileQuarterRollupBuild(clickhouseDialect, { events: scratchTable('ev'), sessions: scratchTable('se') }, layout.trafficMap).sql)}`,
+      ),
+    // and so do the custom-property rows
+    () =>
+      node.command(
+        `INSERT INTO ${ident(layout.rollups)} ${withDayGen(ROLLUP_COLUMNS, compilePropRollupBuild(clickhouseDialect, scratchTable('ev'), layout.trafficMap).sql)}`,
       ),
   ]);
 }

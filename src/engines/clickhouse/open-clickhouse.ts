@@ -7,7 +7,7 @@ import { ClickHouseEventStore, SCRATCH_PREFIX } from './clickhouse-event-store.j
 import type { Shard } from './commit-log.js';
 import { ClickHouseNode, errorCode } from './node.js';
 import { backfillActions, prepareActionsBackfill } from './clickhouse-actions-rollup.js';
-import { backfillQuarters, needsQuarterBackfill } from './quarter-backfill.js';
+import { backfillRollups, rollupBackfills, type RollupBackfill } from './rollup-backfill.js';
 import { addLifecycleColumns, backfillCounts, finishLifecycle } from './clickhouse-lifecycle.js';
 import { ident, serverDdl, tableLayout, type TableLayout } from './schema.js';
 import { parseClickHouseUrl, redactClickHouseUrl } from './url.js';
@@ -63,7 +63,7 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
   };
   let nums: number[];
   let backfill: boolean[];
-  let quarters: boolean[];
+  let rollupsToFill: RollupBackfill[][];
   let countsBackfill = false;
   try {
     nums = target.cluster ? await checkCluster(admin, target.cluster) : [1];
@@ -71,8 +71,8 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
     for (const n of admin) await refuseNewerDatabase(n, target.database);
     for (const n of admin) await checkLayout(n, target.database, layout);
     backfill = [];
-    quarters = [];
-    for (const n of admin) quarters.push(await needsQuarterBackfill(n, target.database, layout));
+    rollupsToFill = [];
+    for (const n of admin) rollupsToFill.push(await rollupBackfills(n, target.database, layout));
     for (const n of admin) backfill.push(await prepareActionsBackfill(n, target.database, layout));
     for (const n of admin) for (const sql of serverDdl(target.database, layout)) await n.command(sql);
     for (const n of admin) countsBackfill = (await addLifecycleColumns(n, target.database, layout)) || countsBackfill;
@@ -95,8 +95,8 @@ export async function openClickHouse(url: string, opts: OpenClickHouseOptions = 
   try {
     // a database of the release before the actions rollup: built for its committed days
     for (const [i, s] of shards.entries()) if (backfill[i]) await backfillActions(s, shards[0].node, layout);
-    // one before the quarter-hour rollup rows: built for its committed days
-    for (const [i, s] of shards.entries()) if (quarters[i]) await backfillQuarters(s, shards[0].node, layout);
+    // one before the quarter-hour or custom-property rollup rows: built for its committed days
+    for (const [i, s] of shards.entries()) await backfillRollups(s, shards[0].node, layout, rollupsToFill[i]);
     // one before the event counts: counted from its log
     if (countsBackfill) await backfillCounts(parts);
     // purges and deletions a process that died left unfinished

@@ -11,7 +11,7 @@ import { ident } from './schema.js';
  * Bump it with a release whose database an older footfall would read wrong: that older code then
  * refuses the database instead of changing it. CHANGELOG.md says what each release changes in the data.
  */
-export const CLICKHOUSE_SCHEMA_VERSION = 3;
+export const CLICKHOUSE_SCHEMA_VERSION = 4;
 
 /** One row per open that raised the version; a MergeTree, so that processes opening together may read and write it at once (a TinyLog fails a read during a write), and a backup freezes it as the other tables. */
 export const SCHEMA_TABLE = 'ff_schema';

@@ -96,8 +96,21 @@ function tables(p: string) {
 /** The page-events layout (compileRollupInputs): keys, then the sums. */
 const PAGE_KEYS = ['site_id', 'day', 'tenant_id', 'traffic_class', 'path_canon', 'visitor_key', 'session_id'];
 const PAGE_SUMS = ['pageviews', 'events', 'pv_eng_ms'];
-/** The columns of an event the quarter-hour rollup rows read (compileQuarterRollupBuild), session_id for the tag. */
-const QUARTER_EVENT_COLUMNS = ['site_id', 'session_id', 'ts_ms', 'tenant_id', 'traffic_class', 'type', 'visitor_key'];
+/**
+ * The columns of an event the quarter-hour and custom-property rollup rows read (compileQuarterRollupBuild,
+ * compilePropRollupBuild), session_id for the tag.
+ */
+const QUARTER_EVENT_COLUMNS = [
+  'site_id',
+  'session_id',
+  'ts_ms',
+  'tenant_id',
+  'traffic_class',
+  'type',
+  'visitor_key',
+  'prop_keys',
+  'prop_values',
+];
 /** The columns of an action event the actions build reads (compileActionsInput). */
 const ACTION_EVENT_COLUMNS = [
   ...new Set(['site_id', 'session_id', 'ts_ms', 'tenant_id', 'traffic_class', 'type', 'path_canon', ...ACTION_IDENTITY]),

@@ -18,7 +18,8 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
-import { compileQuarterRead, foldQuarterRows, planQuarterRead, type QuarterPlan } from '../sql/read/compile-query-quarters.js';
+import { compilePropRead, planPropRead } from '../sql/read/compile-query-props.js';
+import { compileQuarterRead, foldQuarterRows, planQuarterRead } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/read/compile-actions.js';
 import { compileActionRowsFromRollup, compileActionTotalsFromRollup } from '../sql/read/compile-actions-rollup.js';
@@ -180,22 +181,27 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
    */
   async queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
     const raw = (r: QueryRowsRequest) => compileQueryRows(duckdbDialect, r, { tables: this.tables });
-    const plan = planQuarterRead(request);
-    if (!plan || !(await this.rollups.available())) return decodeQueryRows(request, await this.read(raw(request), options));
+    // the read of `r` from the quarter-hour or custom-property rollup rows, as the events' read's rows; null: not planned
+    const fromRollups = (r: QueryRowsRequest): (() => Promise<Record<string, unknown>[]>) | null => {
+      const quarters = planQuarterRead(r);
+      if (quarters)
+        return async () => foldQuarterRows(r, quarters, await this.read(compileQuarterRead(duckdbDialect, r, quarters), options));
+      const props = planPropRead(r);
+      return props ? () => this.read(compilePropRead(duckdbDialect, r, props), options) : null;
+    };
+    const whole = fromRollups(request);
+    if (!whole || !(await this.rollups.available())) return decodeQueryRows(request, await this.read(raw(request), options));
     // cutAtLiveDays' windows are inclusive: [startMs, endMs - 1] of integer ms is [startMs, endMs)
     const { startMs, endMs } = request.window;
     const cut = await this.cutAtLiveDays(request.scope.siteId, startMs, endMs - 1);
-    const quarters = async (r: QueryRowsRequest, p: QuarterPlan) =>
-      foldQuarterRows(r, p, await this.read(compileQuarterRead(duckdbDialect, r, p), options));
-    if (!cut) return decodeQueryRows(request, await quarters(request, plan));
+    if (!cut) return decodeQueryRows(request, await whole());
     // the closed days end at a UTC midnight, which cuts no day: they plan as the whole window did
-    const closed = cut.closed ? { ...request, window: { startMs, endMs: cut.closed.endMs + 1 } } : null;
-    const closedPlan = closed && planQuarterRead(closed);
-    if (closed && !closedPlan) return decodeQueryRows(request, await this.read(raw(request), options));
+    const closed = cut.closed ? fromRollups({ ...request, window: { startMs, endMs: cut.closed.endMs + 1 } }) : null;
+    if (cut.closed && !closed) return decodeQueryRows(request, await this.read(raw(request), options));
     const live = raw({ ...request, window: { startMs: cut.live.startMs, endMs } });
-    const [folded, liveRows] = await Promise.all([closed && closedPlan ? quarters(closed, closedPlan) : [], this.read(live, options)]);
-    // the folded rows are the events' read's rows: merged by its keys
-    return decodeQueryRows(request, mergePartials(live, closed && closedPlan ? [folded, liveRows] : [liveRows]));
+    const [closedRows, liveRows] = await Promise.all([closed ? closed() : [], this.read(live, options)]);
+    // the rollups' rows are the events' read's rows: merged by its keys
+    return decodeQueryRows(request, mergePartials(live, closed ? [closedRows, liveRows] : [liveRows]));
   }
 
   /** A funnel's visitors per step: the events and sessions, like the query API's read. */

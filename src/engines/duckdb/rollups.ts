@@ -29,6 +29,7 @@ import {
   type RollupSources,
 } from '../sql/write/rollup-build.js';
 import { duckdbDialect, type SqlParam } from '../sql/dialect.js';
+import { compilePropRollupBuild } from '../sql/write/prop-rollup-build.js';
 import { compileQuarterRollupBuild } from '../sql/write/quarter-rollup-build.js';
 import { bindingOf } from './duck-query.js';
 import { ACTIONS_DDL, asTempTable, PAGE_TITLES_DDL, ROLLUPS_DDL, ROLLUPS_VERSION } from './schema.js';
@@ -142,6 +143,9 @@ function addRollupRows(
     tables.trafficMap,
   );
   script.add(`INSERT INTO ${out} ${quarters.sql}`, quarters.params);
+  // and so do the custom-property rows
+  const props = compilePropRollupBuild(duckdbDialect, quarterEvents ?? src.events, tables.trafficMap);
+  script.add(`INSERT INTO ${out} ${props.sql}`, props.params);
   for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) script.add(`DROP TABLE ${t}`);
   if (actions) addActionRows(script, src, actionRowsOf(out), tables.trafficMasks, sourceRows <= TOGETHER_MAX_ROWS);
   return out;

@@ -161,7 +161,7 @@ export const STAGE_DDL = (table: string) =>
  * traffic filter, grouping, key), rebuilt with the sessions of every (site, day) an import touches.
  * Bump ROLLUPS_VERSION when their layout or rules change: the store rebuilds them at open.
  */
-export const ROLLUPS_VERSION = 2;
+export const ROLLUPS_VERSION = 3;
 export const ROLLUPS_DDL = (table: string) => `CREATE TABLE ${table} (
   site_id VARCHAR NOT NULL,
   day_ms BIGINT NOT NULL,

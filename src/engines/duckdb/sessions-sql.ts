@@ -5,6 +5,7 @@
 // while every other visitor's sessions stay as stored.
 import { ACTION_ATTRIBUTES } from '../../domain/action-key.js';
 import { ENGAGED_MS, MEANINGFUL_FAMILIES, SESSION_GAP_MS } from '../../domain/events.js';
+import { PROP_FIELDS } from '../../ports/event-store.js';
 
 // Only the columns that decide membership go through the window sort: sorting wide rows is what
 // costs most. The window numbers each event within its (site, day, tenant, key) partition in session
@@ -98,7 +99,10 @@ export const FIRST_EVENT_COLUMNS = [
   'browser_family',
   'os_family',
 ];
-/** The columns sessions and rollups read of an event (the action identity: the actions rollup). */
+/**
+ * The columns sessions and rollups read of an event (the action identity: the actions rollup; the
+ * custom properties: the property rows).
+ */
 export const SESSION_EVENT_COLUMNS = [
   'site_id',
   'day',
@@ -112,6 +116,7 @@ export const SESSION_EVENT_COLUMNS = [
   ...FIRST_EVENT_COLUMNS,
   'action_name',
   ...ACTION_ATTRIBUTES,
+  ...PROP_FIELDS,
 ];
 
 /**

@@ -56,6 +56,11 @@ export interface Dialect {
   intText(expr: string): string;
   /** GROUP BY GROUPING SETS and GROUPING_ID (ClickHouse 18.16 has neither) */
   readonly groupingSets: boolean;
+  /**
+   * a FROM item of `table` AS `alias` with one row per custom property of each event: its columns as
+   * `alias`.column, the property as p_key and p_value (events without properties have no row)
+   */
+  propPairs(table: string, alias: string): string;
   /** aggregate: the group's values of `expr` where `cond` holds, as a list (empty or NULL: none) */
   listIf(expr: string, cond: string): string;
   /** the least value of a listIf list at or after `after`, else `never` */
@@ -98,6 +103,8 @@ export const duckdbDialect: Dialect = {
   matchesRe2: (expr, pattern) => `regexp_matches(${expr}, ${pattern})`,
   orFalse: (cond) => `coalesce(${cond}, false)`,
   intText: (expr) => `CAST(${expr} AS VARCHAR)`,
+  // several unnest() in one SELECT are zipped: the parallel arrays pair up
+  propPairs: (table, alias) => `(SELECT *, unnest(prop_keys) AS p_key, unnest(prop_values) AS p_value FROM ${table}) AS ${alias}`,
   listIf: (expr, cond) => `list(${expr}) FILTER (WHERE ${cond})`,
   leastFrom: (list, after, never) => `coalesce(list_min(list_filter(${list}, x -> x >= ${after})), ${never})`,
   propValue: (keys, values, key) => `(CASE WHEN list_contains(${keys}, ${key}) THEN ${values}[list_position(${keys}, ${key})] END)`,
@@ -132,6 +139,7 @@ export const clickhouseDialect: Dialect = {
   matchesRe2: (expr, pattern) => `match(${expr}, ${pattern})`,
   orFalse: (cond) => `ifNull(${cond}, 0)`,
   intText: (expr) => `toString(${expr})`,
+  propPairs: (table, alias) => `${table} AS ${alias} ARRAY JOIN ${alias}.prop_keys AS p_key, ${alias}.prop_values AS p_value`,
   listIf: (expr, cond) => `groupArrayIf(${expr}, ${cond})`,
   // arrayMin is newer than 18.16: the least through arrayReduce, over the list with `never` appended
   leastFrom: (list, after, never) => `arrayReduce('min', arrayPushBack(arrayFilter(x -> x >= ${after}, ${list}), ${never}))`,

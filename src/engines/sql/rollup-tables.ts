@@ -156,3 +156,19 @@ export const QUARTER_COLUMNS = { lastVisitors: 'exits', sessionPageviews: 'entri
 
 /** A quarter's `dim_key`: its number in two digits, so that keys compare as the quarters do (no read parses them). */
 export const quarterKey = (quarter: number): string => String(quarter).padStart(2, '0');
+
+/**
+ * The custom-property groupings of the rollup table, read only by the query API's breakdowns by
+ * `event:props:<key>` (docs/decisions/query-api.md "Custom properties from the rollups"). Per site, UTC day,
+ * tenant scope and traffic filter, with `filter_dim` = PROP_GROUPINGS.filter and `filter_key` = the key:
+ * - `dim` = PROP_GROUPINGS.value, `dim_key` = a value: `visitors` the visitor-days with an event of that
+ *   value, `events` and `pageviews` those events;
+ * - `dim` = PROP_GROUPINGS.every, `dim_key` NULL: `visitors` the visitor-days EVERY event of which carries
+ *   the key;
+ * and one row per day and scope with no key (`dim` = PROP_GROUPINGS.total, `filter_key` ''): the day's
+ * visitors, events and pageviews as the query API counts them. So the events without the key (its
+ * "(none)") are the total less the values' events, and their visitors the total less the visitor-days
+ * whose every event has it: each a sum over visitor-days, which an import's delta moves exactly, with no
+ * row for a key a day never saw.
+ */
+export const PROP_GROUPINGS = { value: 'prop', every: 'prop_every', total: 'prop_total', filter: 'prop_key' } as const;
