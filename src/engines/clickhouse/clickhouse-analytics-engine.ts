@@ -24,7 +24,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
-import { compilePropRead, planPropRead } from '../sql/read/compile-query-props.js';
+import { compilePropRead, foldPropRows, planPropRead } from '../sql/read/compile-query-props.js';
 import { compileQuarterRead, foldQuarterRows, planQuarterRead } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import {
@@ -273,7 +273,7 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
           : props
             ? compilePropRead(clickhouseDialect, request, props, { rowFilter: o.rowFilter, table })
             : compileQueryRows(clickhouseDialect, request, o),
-      (rows) => decodeQueryRows(request, quarters ? foldQuarterRows(request, quarters, rows) : rows),
+      (rows) => decodeQueryRows(request, quarters ? foldQuarterRows(request, quarters, rows) : props ? foldPropRows(request, rows) : rows),
     );
   }
 

@@ -18,7 +18,7 @@ import type {
   RunOptions,
 } from '../../ports/analytics-engine.js';
 import { compileQueryRows, decodeQueryRows } from '../sql/read/compile-query-api.js';
-import { compilePropRead, planPropRead } from '../sql/read/compile-query-props.js';
+import { compilePropRead, foldPropRows, planPropRead } from '../sql/read/compile-query-props.js';
 import { compileQuarterRead, foldQuarterRows, planQuarterRead } from '../sql/read/compile-query-quarters.js';
 import { compileFunnelSteps, decodeFunnelSteps } from '../sql/read/compile-funnel.js';
 import { compileActionRows, compileActionTotals, decodeActionRows, decodeActionTotals } from '../sql/read/compile-actions.js';
@@ -187,7 +187,7 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
       if (quarters)
         return async () => foldQuarterRows(r, quarters, await this.read(compileQuarterRead(duckdbDialect, r, quarters), options));
       const props = planPropRead(r);
-      return props ? () => this.read(compilePropRead(duckdbDialect, r, props), options) : null;
+      return props ? async () => foldPropRows(r, await this.read(compilePropRead(duckdbDialect, r, props), options)) : null;
     };
     const whole = fromRollups(request);
     if (!whole || !(await this.rollups.available())) return decodeQueryRows(request, await this.read(raw(request), options));

@@ -38,7 +38,11 @@ export function planPropRead(req: QueryRowsRequest): PropPlan | null {
   return { traffic, tenant: tenants === null ? null : tenants[0], key: group.key };
 }
 
-/** The read of `plan`, with compileQueryRows' result columns, keys and merge (partial results add up). */
+/**
+ * The read of `plan`: the sums of the key's value and every-event rows and of the day's totals rows over
+ * the window, per grouping and value (keys q_dim and q_k, every column summed: partial results of several
+ * servers add up), in one scan; foldPropRows turns them into compileQueryRows' rows.
+ */
 export function compilePropRead(
   d: Dialect,
   req: QueryRowsRequest,
@@ -47,40 +51,57 @@ export function compilePropRead(
 ): CompiledRead {
   const w = new SqlWriter(d, options.rowFilter);
   const r = (c: string) => w.col('r', c);
-  const from = w.table(options.table ?? ROLLUP_TABLE, 'r');
-  const none = d.nullString();
-  // built where used: a placeholder written is a parameter bound
-  const rows = (dim: string, key: string) =>
-    [
-      `${r('site_id')} = ${w.v(req.scope.siteId)}`,
-      `${r('traffic')} = ${w.v(plan.traffic)}`,
-      plan.tenant === null ? d.isTrue(r('all_tenants')) : `NOT ${d.isTrue(r('all_tenants'))}`,
-      ...(plan.tenant === null ? [] : [`${r('tenant_id')} = ${w.v(plan.tenant)}`]),
-      `${r('dim')} = ${w.v(dim)}`,
-      `${r('filter_dim')} = ${w.v(PROP_GROUPINGS.filter)}`,
-      `${r('filter_key')} = ${w.v(key)}`,
-      `${r('day_ms')} >= ${w.v(req.window.startMs)}`,
-      `${r('day_ms')} < ${w.v(req.window.endMs)}`,
-      ...w.visible(['rollups', 'r']),
-    ].join(' AND ');
-  const n = (expr: string) => d.toInt64(expr);
-  // each part: the key (NULL: none), visitors, events, pageviews
-  const parts = [
-    `SELECT ${d.nullable(r('dim_key'))} AS u_key, ${n(r('visitors'))} AS u_v, ${n(r('events'))} AS u_e, ${n(r('pageviews'))} AS u_p FROM ${from} WHERE ${rows(PROP_GROUPINGS.value, plan.key)}`,
-    `SELECT ${none} AS u_key, ${n('0')} AS u_v, ${n(`0 - ${r('events')}`)} AS u_e, ${n(`0 - ${r('pageviews')}`)} AS u_p FROM ${from} WHERE ${rows(PROP_GROUPINGS.value, plan.key)}`,
-    `SELECT ${none} AS u_key, ${n(`0 - ${r('visitors')}`)} AS u_v, ${n('0')} AS u_e, ${n('0')} AS u_p FROM ${from} WHERE ${rows(PROP_GROUPINGS.every, plan.key)}`,
-    `SELECT ${none} AS u_key, ${n(r('visitors'))} AS u_v, ${n(r('events'))} AS u_e, ${n(r('pageviews'))} AS u_p FROM ${from} WHERE ${rows(PROP_GROUPINGS.total, '')}`,
+  const where = [
+    `${r('site_id')} = ${w.v(req.scope.siteId)}`,
+    `${r('traffic')} = ${w.v(plan.traffic)}`,
+    plan.tenant === null ? d.isTrue(r('all_tenants')) : `NOT ${d.isTrue(r('all_tenants'))}`,
+    ...(plan.tenant === null ? [] : [`${r('tenant_id')} = ${w.v(plan.tenant)}`]),
+    `${r('dim')} IN (${[PROP_GROUPINGS.value, PROP_GROUPINGS.every, PROP_GROUPINGS.total].map((g) => w.v(g)).join(', ')})`,
+    `${r('filter_dim')} = ${w.v(PROP_GROUPINGS.filter)}`,
+    // the key's rows, and the totals (their key ''; their `dim` tells them from a key '')
+    `${r('filter_key')} IN (${w.v(plan.key)}, ${w.v('')})`,
+    `(${r('dim')} <> ${w.v(PROP_GROUPINGS.total)} OR ${r('filter_key')} = ${w.v('')})`,
+    `(${r('dim')} = ${w.v(PROP_GROUPINGS.total)} OR ${r('filter_key')} = ${w.v(plan.key)})`,
+    `${r('day_ms')} >= ${w.v(req.window.startMs)}`,
+    `${r('day_ms')} < ${w.v(req.window.endMs)}`,
+    ...w.visible(['rollups', 'r']),
   ];
-  const column = { visitors: 'u_v', events: 'u_e', pageviews: 'u_p' } as Record<QueryAtom, string>;
-  const atoms = req.atoms.map((a) => `${n(`sum(u.${column[a]})`)} AS q_${a}`);
-  // a group the events' read has holds an event: the none group of a key every event carries has none
-  const sql = `SELECT u.u_key AS q_k0, ${atoms.join(', ')} FROM (${parts.join(' UNION ALL ')}) AS u GROUP BY u.u_key HAVING sum(u.u_e) > 0`;
+  const sums = ['visitors', 'events', 'pageviews'].map((a) => `${d.toInt64(`sum(${r(a)})`)} AS q_${a}`);
+  const sql =
+    `SELECT ${r('dim')} AS q_dim, ${r('dim_key')} AS q_k, ${sums.join(', ')} FROM ${w.table(options.table ?? ROLLUP_TABLE, 'r')} ` +
+    `WHERE ${where.join(' AND ')} GROUP BY q_dim, q_k`;
+  const columns = ['q_dim', 'q_k', 'q_visitors', 'q_events', 'q_pageviews'];
   return {
     sql,
     params: w.params,
-    columns: ['q_k0', ...req.atoms.map((a) => `q_${a}`)],
-    text: ['q_k0'],
-    keys: ['q_k0'],
-    merge: Object.fromEntries(req.atoms.map((a) => [`q_${a}`, 'sum'])),
+    columns,
+    text: ['q_dim', 'q_k'],
+    keys: ['q_dim', 'q_k'],
+    merge: { q_visitors: 'sum', q_events: 'sum', q_pageviews: 'sum' },
   };
+}
+
+/**
+ * compilePropRead's rows (several servers' merged) as compileQueryRows' rows: each value's as stored, and
+ * the none group (key null) as the totals less the values' events and pageviews, and less the visitors
+ * whose every event has the key; left out when no event lacks the key, as the events' read has no such row.
+ */
+export function foldPropRows(req: QueryRowsRequest, rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const num = (v: unknown) => Number(v ?? 0);
+  const none = { visitors: 0, events: 0, pageviews: 0 };
+  const out: Record<string, unknown>[] = [];
+  const row = (key: string | null, atoms: Record<string, number>) =>
+    Object.fromEntries([['q_k0', key], ...req.atoms.map((a) => [`q_${a}`, atoms[a]])]);
+  for (const r of rows) {
+    const atoms = { visitors: num(r.q_visitors), events: num(r.q_events), pageviews: num(r.q_pageviews) };
+    if (r.q_dim === PROP_GROUPINGS.total) for (const a of STORED) none[a as keyof typeof none] += atoms[a as keyof typeof atoms];
+    else if (r.q_dim === PROP_GROUPINGS.every) none.visitors -= atoms.visitors;
+    else {
+      out.push(row(r.q_k === null || r.q_k === undefined ? null : String(r.q_k), atoms));
+      none.events -= atoms.events;
+      none.pageviews -= atoms.pageviews;
+    }
+  }
+  if (none.events > 0) out.push(row(null, none));
+  return out;
 }
