@@ -139,6 +139,13 @@ export async function run(log = (s: string) => process.stderr.write(`${s}\n`)): 
         ask: (i) => v2(90, i, { metrics: ['visitors'], dimensions: ['event:props:plan'] }),
       },
       {
+        // a site off UTC: its 90 local days are 89 whole UTC days from the rows and two parts of days from the events
+        label: 'v2 event:props:plan visitors 90d, Kathmandu',
+        zone: 'Asia/Kathmandu',
+        baseline: 'v2 event:props:plan visitors 90d',
+        ask: (i) => v2(90, i, { metrics: ['visitors'], dimensions: ['event:props:plan'] }),
+      },
+      {
         label: 'funnel 3 steps 90d',
         zone: 'UTC',
         baseline: 'v2 event:page visitors 90d',

@@ -66,8 +66,10 @@ const requestArb = fc
     key: fc.constantFrom(...KEYS),
     fromDay: fc.integer({ min: -1, max: DAYS - 1 }),
     days: fc.integer({ min: 1, max: DAYS + 1 }),
-    // whole UTC days (the rows answer), or cut at an hour (the events do)
+    // whole UTC days (the rows answer), or cut at an hour at either end, as a local day off UTC is (the rows
+    // answer the whole UTC days inside, the events the parts at the edges; a window inside one day, the events)
     cut: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 23 }) }),
+    cutEnd: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 23 }) }),
     tenantIds: fc.constantFrom<readonly string[] | null>(null, null, ['t1'], ['t2'], ['t1', 't2']),
     traffic: fc.constantFrom(...Object.values(TRAFFIC_FILTERS), ['human', 'bot'] as const),
     atoms: fc.oneof(
@@ -79,7 +81,7 @@ const requestArb = fc
     const startMs = FIRST + r.fromDay * DAY + (r.cut ?? 0) * HOUR;
     return {
       scope: { siteId: SITE, tenantIds: r.tenantIds, trafficClasses: r.traffic },
-      window: { startMs, endMs: FIRST + (r.fromDay + r.days) * DAY },
+      window: { startMs, endMs: Math.max(startMs + HOUR, FIRST + (r.fromDay + r.days) * DAY - r.cutEnd * HOUR) },
       groups: [{ kind: 'prop', key: r.key }],
       bucketing: null,
       filters: [],
@@ -120,7 +122,7 @@ test('query API breakdowns by a custom property from the rollup rows equal its r
   assert.ok(none * 5 > checked, `only ${none} of ${checked} requests had values and a none group`);
 });
 
-test('the planner takes one property key over whole UTC days, no filter, and visitors, events or pageviews only', () => {
+test('the planner takes one property key over the whole UTC days of a window, its edges left to the events, no filter, and visitors, events or pageviews only', () => {
   const base: QueryRowsRequest = {
     scope: { siteId: SITE, tenantIds: null, trafficClasses: TRAFFIC_FILTERS.humans },
     window: { startMs: FIRST, endMs: FIRST + 3 * DAY },
@@ -130,8 +132,16 @@ test('the planner takes one property key over whole UTC days, no filter, and vis
     goals: [],
     atoms: ['visitors', 'events'],
   };
-  assert.deepEqual(planPropRead(base), { traffic: 'humans', tenant: null, key: 'plan' });
-  assert.equal(planPropRead({ ...base, window: { startMs: FIRST + HOUR, endMs: FIRST + 3 * DAY } }), null);
+  const days = { startMs: FIRST, endMs: FIRST + 3 * DAY };
+  assert.deepEqual(planPropRead(base), { traffic: 'humans', tenant: null, key: 'plan', days, edges: [] });
+  // Kathmandu's days: from 18:15 UTC to 18:15 UTC
+  const kathmandu = { startMs: FIRST - 5 * HOUR - 45 * 60_000, endMs: FIRST + 3 * DAY - 5 * HOUR - 45 * 60_000 };
+  assert.deepEqual(planPropRead({ ...base, window: kathmandu })?.edges, [
+    { startMs: kathmandu.startMs, endMs: FIRST },
+    { startMs: FIRST + 2 * DAY, endMs: kathmandu.endMs },
+  ]);
+  assert.deepEqual(planPropRead({ ...base, window: kathmandu })?.days, { startMs: FIRST, endMs: FIRST + 2 * DAY });
+  assert.equal(planPropRead({ ...base, window: { startMs: FIRST + HOUR, endMs: FIRST + DAY + HOUR } }), null);
   assert.equal(planPropRead({ ...base, atoms: ['visits'] }), null);
   assert.equal(planPropRead({ ...base, groups: [{ kind: 'prop', key: 'plan' }, { kind: 'page' }] }), null);
   assert.equal(planPropRead({ ...base, filters: [{ op: 'is', dimension: 'event:page', clauses: ['/'], caseSensitive: true }] }), null);

@@ -187,7 +187,13 @@ export class DuckDbAnalyticsEngine<C extends DuckConnection = DuckConnection> im
       if (quarters)
         return async () => foldQuarterRows(r, quarters, await this.read(compileQuarterRead(duckdbDialect, r, quarters), options));
       const props = planPropRead(r);
-      return props ? async () => foldPropRows(r, await this.read(compilePropRead(duckdbDialect, r, props), options)) : null;
+      if (!props) return null;
+      // the whole UTC days from the rows, the parts of a day at the window's edges from the events
+      return async () =>
+        mergePartials(raw(r), [
+          foldPropRows(r, await this.read(compilePropRead(duckdbDialect, r, props), options)),
+          ...(await Promise.all(props.edges.map((window) => this.read(raw({ ...r, window }), options)))),
+        ]);
     };
     const whole = fromRollups(request);
     if (!whole || !(await this.rollups.available())) return decodeQueryRows(request, await this.read(raw(request), options));

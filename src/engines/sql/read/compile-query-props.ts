@@ -3,8 +3,9 @@
 // (docs/decisions/query-api.md "Custom properties from the rollups"): each value's visitors, events and
 // pageviews as stored, and the events without the key ("(none)") as the day's total less the values'
 // events, their visitors as the day's visitors less those whose every event has the key. Planned for a
-// window of whole UTC days, no filter, one traffic filter, every tenant or one, and those three atoms; the
-// rest reads the events.
+// window holding a whole UTC day or more, no filter, one traffic filter, every tenant or one, and those
+// three atoms (the window's parts outside its whole UTC days are the events' to count); the rest reads
+// the events.
 import { trafficFilterOf, type TrafficFilter } from '../../../domain/events.js';
 import type { QueryAtom } from '../../../domain/query-api/query-metrics.js';
 import { DAY_MS } from '../../../domain/report-range.js';
@@ -20,6 +21,13 @@ export interface PropPlan {
   /** null: the all-tenants rows; else one tenant's */
   tenant: string | null;
   key: string;
+  /** the whole UTC days of the window, which the rows answer */
+  days: { startMs: number; endMs: number };
+  /**
+   * the window's parts before and after them, inside a UTC day each (a local day's start off UTC), which
+   * the events answer: visitors are per UTC day, and no day is in two parts, so the parts add up
+   */
+  edges: { startMs: number; endMs: number }[];
 }
 
 const STORED: readonly QueryAtom[] = ['visitors', 'events', 'pageviews'];
@@ -34,13 +42,18 @@ export function planPropRead(req: QueryRowsRequest): PropPlan | null {
   const tenants = req.scope.tenantIds;
   if (tenants !== null && tenants.length !== 1) return null;
   const { startMs, endMs } = req.window;
-  if (startMs % DAY_MS !== 0 || endMs % DAY_MS !== 0 || endMs <= startMs) return null;
-  return { traffic, tenant: tenants === null ? null : tenants[0], key: group.key };
+  const days = { startMs: Math.ceil(startMs / DAY_MS) * DAY_MS, endMs: Math.floor(endMs / DAY_MS) * DAY_MS };
+  if (days.endMs <= days.startMs) return null;
+  const edges = [
+    ...(startMs < days.startMs ? [{ startMs, endMs: days.startMs }] : []),
+    ...(days.endMs < endMs ? [{ startMs: days.endMs, endMs }] : []),
+  ];
+  return { traffic, tenant: tenants === null ? null : tenants[0], key: group.key, days, edges };
 }
 
 /**
  * The read of `plan`: the sums of the key's value and every-event rows and of the day's totals rows over
- * the window, per grouping and value (keys q_dim and q_k, every column summed: partial results of several
+ * the plan's whole days, per grouping and value (keys q_dim and q_k, every column summed: partial results of several
  * servers add up), in one scan; foldPropRows turns them into compileQueryRows' rows.
  */
 export function compilePropRead(
@@ -62,8 +75,8 @@ export function compilePropRead(
     `${r('filter_key')} IN (${w.v(plan.key)}, ${w.v('')})`,
     `(${r('dim')} <> ${w.v(PROP_GROUPINGS.total)} OR ${r('filter_key')} = ${w.v('')})`,
     `(${r('dim')} = ${w.v(PROP_GROUPINGS.total)} OR ${r('filter_key')} = ${w.v(plan.key)})`,
-    `${r('day_ms')} >= ${w.v(req.window.startMs)}`,
-    `${r('day_ms')} < ${w.v(req.window.endMs)}`,
+    `${r('day_ms')} >= ${w.v(plan.days.startMs)}`,
+    `${r('day_ms')} < ${w.v(plan.days.endMs)}`,
     ...w.visible(['rollups', 'r']),
   ];
   const sums = ['visitors', 'events', 'pageviews'].map((a) => `${d.toInt64(`sum(${r(a)})`)} AS q_${a}`);
