@@ -261,7 +261,8 @@ export class ClickHouseAnalyticsEngine implements AnalyticsEngine {
   queryRows(request: QueryRowsRequest, options: RunOptions): Promise<QueryRow[]> {
     const rollups = this.opts.queryRollups !== false;
     const quarters = rollups ? planQuarterRead(request) : null;
-    // (a window with parts of days at its edges would be three reads on every server: the events count it)
+    // a window with parts of days at its edges (a site off UTC) is counted from the events here: the split
+    // DuckDB makes would be three reads on every server, not done yet
     const planned = rollups && !quarters ? planPropRead(request) : null;
     const props = planned && planned.edges.length === 0 ? planned : null;
     const table = this.p.layout.rollups;
