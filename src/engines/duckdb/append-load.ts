@@ -89,7 +89,7 @@ function tables(p: string) {
     storedActions: `${p}_sact`,
     actions: `${p}_act_ev`,
     bothSessions: `${p}_bsess`,
-    quarterEvents: `${p}_qev`,
+    directEvents: `${p}_dev`,
   };
 }
 
@@ -97,10 +97,10 @@ function tables(p: string) {
 const PAGE_KEYS = ['site_id', 'day', 'tenant_id', 'traffic_class', 'path_canon', 'visitor_key', 'session_id'];
 const PAGE_SUMS = ['pageviews', 'events', 'pv_eng_ms'];
 /**
- * The columns of an event the quarter-hour and custom-property rollup rows read (compileQuarterRollupBuild,
- * compilePropRollupBuild), session_id for the tag.
+ * The columns of an event the rollup builds that read the events directly (compileQuarterRollupBuild,
+ * compilePropRollupBuild) need, session_id for the tag.
  */
-const QUARTER_EVENT_COLUMNS = [
+const DIRECT_EVENT_COLUMNS = [
   'site_id',
   'session_id',
   'ts_ms',
@@ -237,13 +237,13 @@ async function prepareAppendDelta(
   script.add(`CREATE TEMP TABLE ${t.pageEvents} AS
     SELECT * REPLACE (${TAG_COLUMNS.before}) FROM ${t.storedPages}
     UNION ALL SELECT * REPLACE (${TAG_COLUMNS.now}) FROM (${now})`);
-  // The quarter-hour rows' events (the columns compileQuarterRollupBuild reads): the stored ones as
-  // they were, and with the new ones as they are.
-  const quarterCols = QUARTER_EVENT_COLUMNS.join(', ');
-  const otherQuarterCols = QUARTER_EVENT_COLUMNS.filter((col) => col !== 'site_id' && col !== 'session_id').join(', ');
-  script.add(`CREATE TEMP TABLE ${t.quarterEvents} AS
-    SELECT ${TAG_COLUMNS.before}, ${otherQuarterCols} FROM ${t.storedEvents}
-    UNION ALL SELECT ${TAG_COLUMNS.now}, ${otherQuarterCols} FROM (SELECT ${quarterCols} FROM ${t.storedEvents} UNION ALL SELECT ${quarterCols} FROM ${t.nowNew})`);
+  // The events the quarter-hour and property builds read directly (DIRECT_EVENT_COLUMNS): the stored
+  // ones as they were, and with the new ones as they are.
+  const directCols = DIRECT_EVENT_COLUMNS.join(', ');
+  const otherDirectCols = DIRECT_EVENT_COLUMNS.filter((col) => col !== 'site_id' && col !== 'session_id').join(', ');
+  script.add(`CREATE TEMP TABLE ${t.directEvents} AS
+    SELECT ${TAG_COLUMNS.before}, ${otherDirectCols} FROM ${t.storedEvents}
+    UNION ALL SELECT ${TAG_COLUMNS.now}, ${otherDirectCols} FROM (SELECT ${directCols} FROM ${t.storedEvents} UNION ALL SELECT ${directCols} FROM ${t.nowNew})`);
   script.add(`DROP VIEW ${t.storedEvents}`);
 
   // Action events (what the actions build reads of events): the stored ones of the touched
@@ -264,7 +264,7 @@ async function prepareAppendDelta(
   await prepareRollupDelta(
     c,
     {
-      count: { tagged: { events: t.actions, sessions: t.bothSessions }, pageEvents: t.pageEvents, quarterEvents: t.quarterEvents },
+      count: { tagged: { events: t.actions, sessions: t.bothSessions }, pageEvents: t.pageEvents, directEvents: t.directEvents },
       days: v,
       titles: { add: fresh },
       prefix: p,
@@ -276,5 +276,5 @@ async function prepareAppendDelta(
   );
   script.add(`DROP VIEW ${t.actions}`);
   script.add(`DROP VIEW ${t.bothSessions}`);
-  script.add(`DROP TABLE ${t.quarterEvents}`);
+  script.add(`DROP TABLE ${t.directEvents}`);
 }

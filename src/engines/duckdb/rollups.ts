@@ -104,7 +104,7 @@ function addRollupRows(
   sourceRows: number,
   actions = true,
   pageEvents?: string,
-  quarterEvents?: string,
+  directEvents?: string,
 ): string {
   const names: RollupInputNames = { pageEvents: pageEvents ?? `${prefix}_pe`, sessionRows: `${prefix}_sr`, sessionEvents: `${prefix}_se` };
   const inputs = compileRollupInputs(duckdbDialect, src, names);
@@ -139,12 +139,12 @@ function addRollupRows(
   // the quarter-hour rows read the events themselves (an append's `src` holds its action events only)
   const quarters = compileQuarterRollupBuild(
     duckdbDialect,
-    { events: quarterEvents ?? src.events, sessions: src.sessions },
+    { events: directEvents ?? src.events, sessions: src.sessions },
     tables.trafficMap,
   );
   script.add(`INSERT INTO ${out} ${quarters.sql}`, quarters.params);
   // and so do the custom-property rows
-  const props = compilePropRollupBuild(duckdbDialect, quarterEvents ?? src.events, tables.trafficMap);
+  const props = compilePropRollupBuild(duckdbDialect, directEvents ?? src.events, tables.trafficMap);
   script.add(`INSERT INTO ${out} ${props.sql}`, props.params);
   for (const t of [names.pageEvents, names.sessionEvents, sessionSets.sums, sessionSets.visitors]) script.add(`DROP TABLE ${t}`);
   if (actions) addActionRows(script, src, actionRowsOf(out), tables.trafficMasks, sourceRows <= TOGETHER_MAX_ROWS);
@@ -162,13 +162,13 @@ function addRollupRows(
  *   `pageEvents` (the page-events layout of compileRollupInputs, tagged the same way): an append
  *   (append-load.ts), whose halves come from the stored rows and the new events rather than from
  *   the events of the touched visitor-days. Its `events` need only hold the action events; the
- *   quarter-hour rows read `quarterEvents` (every event of both halves, tagged the same way, with the
- *   columns compileQuarterRollupBuild reads). The build drops `pageEvents`.
+ *   quarter-hour and property rows read `directEvents` (every event of both halves, tagged the same
+ *   way, with the columns those builds read). The build drops `pageEvents`.
  */
 export type RollupCount =
   | { now: RollupSources; before: RollupSources | null }
   | { wholeDays: RollupSources }
-  | { tagged: RollupSources; pageEvents: string; quarterEvents: string };
+  | { tagged: RollupSources; pageEvents: string; directEvents: string };
 
 export interface RollupDelta {
   count: RollupCount;
@@ -212,7 +212,7 @@ export async function prepareRollupDelta(c: DuckDBConnection, d: RollupDelta, w:
     d.sourceRows ?? Infinity,
     actions,
     'tagged' in k ? k.pageEvents : undefined,
-    'tagged' in k ? k.quarterEvents : undefined,
+    'tagged' in k ? k.directEvents : undefined,
   );
   if ('now' in k && k.before) dropViews(script, src);
   const titles = `${p}_titles`;

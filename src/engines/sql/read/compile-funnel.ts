@@ -7,8 +7,9 @@
 // - their kept events (scope, event filters) that match some step, read once and grouped per session:
 //   q_t1 is the earliest step-1 match, and q_tk the earliest step-k match not before q_t(k-1), from the
 //   list of the session's step-k times (greedy: the earliest reach of every step is the one that leaves
-//   the most for the next; one event may serve two steps it matches). Never reached: a sentinel after every time, so that no later
-//   step compares as reached either, and no NULL is grouped (GROUP BY of Nullable keys differs by engine);
+//   the most for the next; one event may serve two steps it matches). Never reached: a sentinel after
+//   every time, so that no later step compares as reached either, and no NULL is grouped (GROUP BY of
+//   Nullable keys differs by engine);
 // - the answer: per UTC day of the sessions' start, distinct visitor keys of the sessions reaching each
 //   step, summed over the days (keys rotate at 00:00 UTC, and sessions never cross it).
 // One scan of the events whatever the steps (a join of the events per step cost about twice as much on

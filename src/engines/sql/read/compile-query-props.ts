@@ -6,20 +6,17 @@
 // window holding a whole UTC day or more, no filter, one traffic filter, every tenant or one, and those
 // three atoms (the window's parts outside its whole UTC days are the events' to count); the rest reads
 // the events.
-import { trafficFilterOf, type TrafficFilter } from '../../../domain/events.js';
 import type { QueryAtom } from '../../../domain/query-api/query-metrics.js';
 import { DAY_MS } from '../../../domain/report-range.js';
 import type { QueryRowsRequest } from '../../../ports/analytics-engine.js';
 import type { Dialect } from '../dialect.js';
 import { PROP_GROUPINGS, ROLLUP_TABLE } from '../rollup-tables.js';
 import type { ReadOptions } from './compile-actions.js';
+import { queryRollupRows, queryRollupScope, type QueryRollupScope } from './compile-query-quarters.js';
 import type { CompiledRead } from './read-rows.js';
 import { SqlWriter } from './sql-writer.js';
 
-export interface PropPlan {
-  traffic: TrafficFilter;
-  /** null: the all-tenants rows; else one tenant's */
-  tenant: string | null;
+export interface PropPlan extends QueryRollupScope {
   key: string;
   /** the whole UTC days of the window, which the rows answer */
   days: { startMs: number; endMs: number };
@@ -37,10 +34,8 @@ export function planPropRead(req: QueryRowsRequest): PropPlan | null {
   const [group, ...more] = req.groups;
   if (!group || more.length > 0 || group.kind !== 'prop' || req.bucketing || req.filters.length > 0) return null;
   if (!req.atoms.every((a) => STORED.includes(a))) return null;
-  const traffic = trafficFilterOf(req.scope.trafficClasses);
-  if (traffic === null) return null;
-  const tenants = req.scope.tenantIds;
-  if (tenants !== null && tenants.length !== 1) return null;
+  const scope = queryRollupScope(req);
+  if (scope === null) return null;
   const { startMs, endMs } = req.window;
   const days = { startMs: Math.ceil(startMs / DAY_MS) * DAY_MS, endMs: Math.floor(endMs / DAY_MS) * DAY_MS };
   if (days.endMs <= days.startMs) return null;
@@ -48,7 +43,7 @@ export function planPropRead(req: QueryRowsRequest): PropPlan | null {
     ...(startMs < days.startMs ? [{ startMs, endMs: days.startMs }] : []),
     ...(days.endMs < endMs ? [{ startMs: days.endMs, endMs }] : []),
   ];
-  return { traffic, tenant: tenants === null ? null : tenants[0], key: group.key, days, edges };
+  return { ...scope, key: group.key, days, edges };
 }
 
 /**
@@ -65,16 +60,11 @@ export function compilePropRead(
   const w = new SqlWriter(d, options.rowFilter);
   const r = (c: string) => w.col('r', c);
   const where = [
-    `${r('site_id')} = ${w.v(req.scope.siteId)}`,
-    `${r('traffic')} = ${w.v(plan.traffic)}`,
-    plan.tenant === null ? d.isTrue(r('all_tenants')) : `NOT ${d.isTrue(r('all_tenants'))}`,
-    ...(plan.tenant === null ? [] : [`${r('tenant_id')} = ${w.v(plan.tenant)}`]),
+    ...queryRollupRows(w, req.scope.siteId, plan),
     `${r('dim')} IN (${[PROP_GROUPINGS.value, PROP_GROUPINGS.every, PROP_GROUPINGS.total].map((g) => w.v(g)).join(', ')})`,
     `${r('filter_dim')} = ${w.v(PROP_GROUPINGS.filter)}`,
-    // the key's rows, and the totals (their key ''; their `dim` tells them from a key '')
-    `${r('filter_key')} IN (${w.v(plan.key)}, ${w.v('')})`,
-    `(${r('dim')} <> ${w.v(PROP_GROUPINGS.total)} OR ${r('filter_key')} = ${w.v('')})`,
-    `(${r('dim')} = ${w.v(PROP_GROUPINGS.total)} OR ${r('filter_key')} = ${w.v(plan.key)})`,
+    // the key's value and every-event rows, and the totals (their key '')
+    `${r('filter_key')} = (CASE WHEN ${r('dim')} = ${w.v(PROP_GROUPINGS.total)} THEN ${w.v('')} ELSE ${w.v(plan.key)} END)`,
     `${r('day_ms')} >= ${w.v(plan.days.startMs)}`,
     `${r('day_ms')} < ${w.v(plan.days.endMs)}`,
     ...w.visible(['rollups', 'r']),
@@ -101,13 +91,14 @@ export function compilePropRead(
  */
 export function foldPropRows(req: QueryRowsRequest, rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   const num = (v: unknown) => Number(v ?? 0);
-  const none = { visitors: 0, events: 0, pageviews: 0 };
+  type Atoms = Record<'visitors' | 'events' | 'pageviews', number>;
+  const none: Atoms = { visitors: 0, events: 0, pageviews: 0 };
   const out: Record<string, unknown>[] = [];
-  const row = (key: string | null, atoms: Record<string, number>) =>
-    Object.fromEntries([['q_k0', key], ...req.atoms.map((a) => [`q_${a}`, atoms[a]])]);
+  const row = (key: string | null, atoms: Atoms) =>
+    Object.fromEntries([['q_k0', key], ...req.atoms.map((a) => [`q_${a}`, atoms[a as keyof Atoms]])]);
   for (const r of rows) {
-    const atoms = { visitors: num(r.q_visitors), events: num(r.q_events), pageviews: num(r.q_pageviews) };
-    if (r.q_dim === PROP_GROUPINGS.total) for (const a of STORED) none[a as keyof typeof none] += atoms[a as keyof typeof atoms];
+    const atoms: Atoms = { visitors: num(r.q_visitors), events: num(r.q_events), pageviews: num(r.q_pageviews) };
+    if (r.q_dim === PROP_GROUPINGS.total) for (const a of ['visitors', 'events', 'pageviews'] as const) none[a] += atoms[a];
     else if (r.q_dim === PROP_GROUPINGS.every) none.visitors -= atoms.visitors;
     else {
       out.push(row(r.q_k === null || r.q_k === undefined ? null : String(r.q_k), atoms));

@@ -19,11 +19,34 @@ import { bucketAt } from './query-buckets.js';
 import type { CompiledRead } from './read-rows.js';
 import { SqlWriter } from './sql-writer.js';
 
-/** Where a quarter-hour read cuts each UTC day: the first quarter counted by its last-event visitors. */
-export interface QuarterPlan {
+/** The rollup rows a query API read of one traffic filter and every tenant or one reads (quarter and property reads). */
+export interface QueryRollupScope {
   traffic: TrafficFilter;
   /** null: the all-tenants rows; else one tenant's */
   tenant: string | null;
+}
+
+/** The scope of `req` as stored rollup rows hold it, or null: several tenants, or classes no traffic filter has. */
+export function queryRollupScope(req: QueryRowsRequest): QueryRollupScope | null {
+  const traffic = trafficFilterOf(req.scope.trafficClasses);
+  const tenants = req.scope.tenantIds;
+  if (traffic === null || (tenants !== null && tenants.length !== 1)) return null;
+  return { traffic, tenant: tenants === null ? null : tenants[0] };
+}
+
+/** Conditions on the rollup rows `r` of `w` for a site and a QueryRollupScope. */
+export function queryRollupRows(w: SqlWriter, siteId: string, scope: QueryRollupScope): string[] {
+  const r = (c: string) => w.col('r', c);
+  return [
+    `${r('site_id')} = ${w.v(siteId)}`,
+    `${r('traffic')} = ${w.v(scope.traffic)}`,
+    scope.tenant === null ? w.d.isTrue(r('all_tenants')) : `NOT ${w.d.isTrue(r('all_tenants'))}`,
+    ...(scope.tenant === null ? [] : [`${r('tenant_id')} = ${w.v(scope.tenant)}`]),
+  ];
+}
+
+/** Where a quarter-hour read cuts each UTC day: the first quarter counted by its last-event visitors. */
+export interface QuarterPlan extends QueryRollupScope {
   /** runs of days [fromMs, next run's fromMs) sharing a cut (QUARTERS_PER_DAY: none) */
   cuts: { fromMs: number; cut: number }[];
 }
@@ -44,10 +67,8 @@ const ATOM_COLUMNS: Readonly<Record<Exclude<QueryAtom, 'visitors'>, string>> = {
  */
 export function planQuarterRead(req: QueryRowsRequest): QuarterPlan | null {
   if (req.groups.length > 0 || req.filters.length > 0) return null;
-  const traffic = trafficFilterOf(req.scope.trafficClasses);
-  if (traffic === null) return null;
-  const tenants = req.scope.tenantIds;
-  if (tenants !== null && tenants.length !== 1) return null;
+  const scope = queryRollupScope(req);
+  if (scope === null) return null;
   const { startMs, endMs } = req.window;
   if (startMs % QUARTER_MS !== 0 || endMs % QUARTER_MS !== 0 || endMs <= startMs) return null;
   const b = req.bucketing;
@@ -69,7 +90,7 @@ export function planQuarterRead(req: QueryRowsRequest): QuarterPlan | null {
     }
     if (cuts.at(-1)?.cut !== cut) cuts.push({ fromMs: day, cut });
   }
-  return { traffic, tenant: tenants === null ? null : tenants[0], cuts };
+  return { ...scope, cuts };
 }
 
 /** Where a read of `plan` splits each day's quarters: the distinct cuts, ascending (a day's segments). */
@@ -106,10 +127,7 @@ export function compileQuarterRead(
   const firstDay = Math.floor(startMs / DAY_MS) * DAY_MS;
   const lastDay = Math.floor((endMs - 1) / DAY_MS) * DAY_MS;
   const where = [
-    `${r('site_id')} = ${w.v(req.scope.siteId)}`,
-    `${r('traffic')} = ${w.v(plan.traffic)}`,
-    plan.tenant === null ? d.isTrue(r('all_tenants')) : `NOT ${d.isTrue(r('all_tenants'))}`,
-    ...(plan.tenant === null ? [] : [`${r('tenant_id')} = ${w.v(plan.tenant)}`]),
+    ...queryRollupRows(w, req.scope.siteId, plan),
     `${r('dim')} = ${w.v(QUARTER_GROUPING)}`,
     `${r('filter_dim')} = ${w.v('')}`,
     // visits alone: the buckets where sessions start, as the events' read groups them (a quarter may hold
