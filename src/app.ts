@@ -5,6 +5,7 @@ import { registerCollect } from './http/collect/register-collect.js';
 import { registerEmbed } from './http/embed/register-embed.js';
 import { registerOpenApi } from './http/openapi/register-openapi.js';
 import { registerPages } from './http/pages/register-pages.js';
+import { registerReportLinkPages } from './http/pages/report-link-pages.js';
 import { loadWebBundle } from './http/pages/web-assets.js';
 import type { AnyRoute } from './http/pipeline/define-route.js';
 import { registerRequestMetrics } from './http/prometheus/request-metrics.js';
@@ -35,6 +36,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerHealthz(app, deps);
   await registerEmbed(app, deps, bundle);
   await registerShare(app, deps, bundle);
+  await registerReportLinkPages(app, deps);
   await registerAppApi(app, deps);
   await registerCollect(app, deps);
   await registerPages(app, bundle);

@@ -36,6 +36,7 @@ import { SPOOL_DIR, snapshotDataDir } from './container-backup.js';
 export { codeVersions, inspectStoreFiles } from './container-backup.js';
 export { openMailer } from './container-mail.js';
 import type { Mailer } from './ports/mailer.js';
+import type { ReportStore } from './ports/report-store.js';
 import { openMailer } from './container-mail.js';
 
 // The engines, the Redis client, prom-client, argon2, the import pipeline and the geolocation reader
@@ -237,6 +238,7 @@ export interface ContainerOverrides {
     commitLock?: CommitLock;
     people?: PeopleStore;
     embeds?: EmbedStore;
+    reports?: ReportStore;
     lifecycle?: LifecycleControl;
   };
   /** password hashing (default: argon2id at the production parameters) */
@@ -320,6 +322,7 @@ export async function buildContainer(config: Readonly<Config>, overrides: Contai
       ...assemble(config, clock, control, limiter, events, analytics, backend, closers),
       people: control.people,
       embeds: control.embeds,
+      reports: control.reports,
       lifecycle: control.lifecycle,
       hasher: overrides.hasher ?? new (await import('./control/password-hasher.js')).Argon2PasswordHasher(),
       dns: overrides.dns ?? openDnsTxtResolver(config),

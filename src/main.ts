@@ -8,6 +8,8 @@ import type { LoaderOptions } from './ingest/collect/loader.js';
 import { startMetricsServer, type MetricsServer } from './http/prometheus/metrics-server.js';
 import { startAdminSocket, type AdminSocket } from './ingest/admin/admin-socket-server.js';
 import { startDailyPurge, type DailyPurge, type DailyPurgeOptions } from './services/lifecycle/daily-purge.js';
+import { startReportSweep, type ReportSweep } from './services/report-mail/report-sweep.js';
+import type { SendDeps } from './services/report-mail/send-reports.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -20,6 +22,8 @@ export interface RunningServer {
   metricsAddress?: string;
   /** technical retention once a day; null without a control plane of the container's own */
   purge: DailyPurge | null;
+  /** the reports due, mailed every minute; null without mail or a report store */
+  reports: ReportSweep | null;
   /** stops accepting, lets in-flight requests finish, closes the stores; idempotent */
   close(): Promise<void>;
 }
@@ -34,6 +38,8 @@ export async function startServer(
     onListening?: () => void;
     /** false: no daily purge (default on, when the control plane has its lifecycle side) */
     purge?: boolean | Omit<DailyPurgeOptions, 'log'>;
+    /** false: no report sweep (default on when mail is configured) */
+    reports?: boolean;
   } = {},
 ): Promise<RunningServer> {
   const container = await buildContainer(config, options.overrides);
@@ -41,6 +47,7 @@ export async function startServer(
   let admin: AdminSocket | undefined;
   let collection: LiveCollection | null = null;
   let metrics: MetricsServer | undefined;
+  const reportDeps = sendDepsOf(container);
   try {
     // The loader logs through the app's logger, which exists only once the app is built.
     const log = {
@@ -61,6 +68,7 @@ export async function startServer(
         backup: container.backend.snapshot,
         log: app.log,
         metrics: container.metrics,
+        sendReports: reportDeps ? (nowMs) => sendDueReportsAt(reportDeps, nowMs, app!) : undefined,
       });
   } catch (err) {
     await metrics?.close();
@@ -81,6 +89,7 @@ export async function startServer(
           { log: app.log, ...(typeof options.purge === 'object' ? options.purge : {}) },
         )
       : null;
+  const reports = options.reports !== false && reportDeps ? startReportSweep(reportDeps, app.log) : null;
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -89,10 +98,12 @@ export async function startServer(
     collection,
     metricsAddress: metrics?.address,
     purge,
+    reports,
     close: () =>
       (closing ??= (async () => {
         try {
           purge?.stop();
+          await reports?.stop();
           await admin?.close();
           await metrics?.close();
           await app.close();
@@ -103,6 +114,17 @@ export async function startServer(
         }
       })()),
   };
+}
+
+/** What the report sweep needs, when the container has it all: mail, the report store, people, reads. */
+function sendDepsOf(c: Container): SendDeps | null {
+  if (!c.mailer || !c.reports || !c.people || !c.analytics) return null;
+  return { ...c, mailer: c.mailer, reports: c.reports, people: c.people };
+}
+
+async function sendDueReportsAt(deps: SendDeps, nowMs: number, app: FastifyInstance) {
+  const { sendDueReports } = await import('./services/report-mail/send-reports.js');
+  return sendDueReports(deps, nowMs, app.log);
 }
 
 /** Closes the server on SIGINT/SIGTERM; a second signal exits at once. */

@@ -7,6 +7,7 @@ import { validateApiPolicyOverrides, type ApiPolicy } from '../domain/plans.js';
 import type { Config } from '../config/config.js';
 import type { PeopleStore } from '../ports/people-store.js';
 import type { EmbedStore } from '../ports/embed-store.js';
+import type { ReportStore } from '../ports/report-store.js';
 import { ManageError } from '../domain/manage-errors.js';
 import { openControlStores } from '../container.js';
 import { commandConfig, type StoreOptions } from './options.js';
@@ -21,7 +22,7 @@ export type Opts = StoreOptions & Record<string, unknown>;
 
 /** What a command may use beyond the catalog: the control plane's stores (people too) and the settings. */
 export interface CommandContext {
-  control: { catalog: CatalogStore; people: PeopleStore; embeds: EmbedStore };
+  control: { catalog: CatalogStore; people: PeopleStore; embeds: EmbedStore; reports: ReportStore };
   config: Readonly<Config>;
 }
 

@@ -9,6 +9,7 @@ import { registerFunnelCommands } from './funnel-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerUserCommands } from './user-commands.js';
 import { registerEmbedCommands } from './embed-commands.js';
+import { registerReportCommands } from './report-commands.js';
 
 export function registerCatalogCommands(program: Command): void {
   registerWorkspaceCommands(program);
@@ -19,4 +20,5 @@ export function registerCatalogCommands(program: Command): void {
   registerTokenCommands(program);
   registerUserCommands(program);
   registerEmbedCommands(program);
+  registerReportCommands(program);
 }

@@ -15,6 +15,11 @@ const toPending = (r: { site_id: string; workspace_id: string; requested_at: str
 
 /** Every row naming the site, children first (foreign keys), then the site, and its pending deletion. */
 async function removeSiteRows(trx: Trx, siteId: string, workspaceId: string, now: string): Promise<void> {
+  // a report's deliveries name its subscription, not the site
+  await trx
+    .deleteFrom('report_deliveries')
+    .where('subscription_id', 'in', trx.selectFrom('report_subscriptions').select('id').where('site_id', '=', siteId))
+    .execute();
   for (const table of [
     'site_hostnames',
     'site_hostname_patterns',
@@ -22,6 +27,7 @@ async function removeSiteRows(trx: Trx, siteId: string, workspaceId: string, now
     'tenants',
     'goals',
     'funnels',
+    'report_subscriptions',
     'share_links',
   ] as const)
     await trx.deleteFrom(table).where('site_id', '=', siteId).execute();

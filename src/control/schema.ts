@@ -112,6 +112,32 @@ export interface FunnelsTable {
   updated_at: string;
 }
 
+export interface ReportSubscriptionsTable {
+  id: string;
+  site_id: string;
+  workspace_id: string;
+  /** '' = the whole site */
+  tenant_id: string;
+  email: string;
+  period: string;
+  user_id: string | null;
+  confirmed_at: string | null;
+  confirm_secret_hash: string | null;
+  confirm_expires_at: string | null;
+  created_at: string;
+}
+
+export interface ReportDeliveriesTable {
+  subscription_id: string;
+  period_start: string;
+  /** sending | retry | sent | failed */
+  state: string;
+  attempts: number;
+  not_before: string;
+  sent_at: string | null;
+  last_error: string | null;
+}
+
 export interface TokensTable {
   id: string;
   workspace_id: string;
@@ -259,6 +285,8 @@ export interface ControlDB {
   tenants: TenantsTable;
   goals: GoalsTable;
   funnels: FunnelsTable;
+  report_subscriptions: ReportSubscriptionsTable;
+  report_deliveries: ReportDeliveriesTable;
   tokens: TokensTable;
   secrets: SecretsTable;
   usage: UsageTable;

@@ -12,6 +12,8 @@ const TABLE_SET: Record<keyof ControlDB, true> = {
   tenants: true,
   goals: true,
   funnels: true,
+  report_subscriptions: true,
+  report_deliveries: true,
   tokens: true,
   secrets: true,
   usage: true,

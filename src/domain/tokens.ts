@@ -9,7 +9,7 @@ const SECRET_RE = /^ff_live_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
 const ID_BODY_LENGTH = 22; // ~131 bits: unguessable, and short enough to type
 
 export type RandomBytes = (n: number) => Buffer | Uint8Array;
-export type IdPrefix = 'ws' | 'site' | 'ten' | 'goal' | 'tok' | 'usr' | 'inv' | 'fail' | 'imp' | 'ek' | 'shr' | 'funnel';
+export type IdPrefix = 'ws' | 'site' | 'ten' | 'goal' | 'tok' | 'usr' | 'inv' | 'fail' | 'imp' | 'ek' | 'shr' | 'funnel' | 'rep';
 
 /**
  * `length` uniformly random base62 characters. Bytes >= 248 are dropped (248 = 4 x 62)

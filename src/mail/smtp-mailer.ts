@@ -70,7 +70,14 @@ export class SmtpMailer implements Mailer {
       );
     });
     const attempt = this.transport
-      .sendMail({ from: this.options.from, to: message.to, subject: message.subject, text: message.text, html: message.html })
+      .sendMail({
+        from: this.options.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        headers: message.headers,
+      })
       .then((): MailOutcome => ({ sent: true }))
       .catch((err: unknown): MailOutcome => ({ sent: false, reason: reasonOf(err, this.options) }));
     try {

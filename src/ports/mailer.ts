@@ -7,6 +7,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** extra header fields, e.g. a report's List-Unsubscribe (RFC 8058); names and values hold no line break */
+  headers?: Record<string, string>;
 }
 
 /**

@@ -37,6 +37,8 @@ export interface Metrics {
   collectionBacklog?(read: () => CollectionBacklog): void;
   /** one load of live collection into the event store ended (committed or failed), with its duration */
   collectionLoad?(seconds: number, ok: boolean): void;
+  /** one attempt to mail a report ended: sent, to be retried, or failed for good (docs/decisions/reports.md) */
+  reportMail?(outcome: 'sent' | 'retry' | 'failed'): void;
 }
 
 /** Accepted live events not yet readable: how many, and how long the oldest has waited. */

@@ -12,6 +12,7 @@ import type { PasswordHasher } from '../ports/password-hasher.js';
 import type { PeopleStore } from '../ports/people-store.js';
 import type { EmbedStore } from '../ports/embed-store.js';
 import type { Mailer } from '../ports/mailer.js';
+import type { ReportStore } from '../ports/report-store.js';
 import type { ResponseCache } from '../ports/response-cache.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { UsageLedger } from '../ports/usage-ledger.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   embeds?: EmbedStore;
   /** outgoing mail: invitations and the reset links asked for on the sign-in page; absent: no mail is sent */
   mailer?: Mailer;
+  /** report subscriptions and their deliveries; absent: no mailed reports */
+  reports?: ReportStore;
   /** site and workspace removal, pending deletions, the daily purge's lease; absent: no deletion route, no daily purge */
   lifecycle?: LifecycleControl;
   /** looks up the TXT record that proves a site's domain (the management API's verify); the container's asks FOOTFALL_DNS_SERVERS */

@@ -22,8 +22,10 @@ export interface MetricsHarness extends Harness {
   newToken(opts?: { scopes?: TokenScope[]; siteIds?: string[] | null; tenantIds?: string[] | null; workspaceId?: string }): Promise<string>;
 }
 
-export async function metricsHarness(opts: { now?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy> } = {}): Promise<MetricsHarness> {
-  const h = await harness({ now: opts.now });
+export async function metricsHarness(
+  opts: { now?: string; plan?: PlanId; apiPolicy?: Partial<ApiPolicy>; config?: Record<string, string | number> } = {},
+): Promise<MetricsHarness> {
+  const h = await harness({ now: opts.now, config: opts.config });
   const ws = await h.workspace(opts.plan ?? 'pro', opts.apiPolicy);
   const { secret } = await h.token(ws.id);
   let n = 0;

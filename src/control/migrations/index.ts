@@ -10,6 +10,7 @@ import * as m006 from './006_workspace_plan_history.js';
 import * as m007 from './007_data_lifecycle.js';
 import * as m008 from './008_site_timezones.js';
 import * as m009 from './009_funnels.js';
+import * as m010 from './010_report_subscriptions.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007_data_lifecycle': m007,
   '008_site_timezones': m008,
   '009_funnels': m009,
+  '010_report_subscriptions': m010,
 };
 
 /** The migrations this code knows, by name. */

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import type { RandomBytes } from '../../domain/tokens.js';
 import { KyselyCatalogStore } from '../catalog-store.js';
 import { KyselyEmbedStore } from '../embed-store.js';
+import { KyselyReportStore } from '../report-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
@@ -84,6 +85,7 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
     ledger,
     people: new KyselyPeopleStore(db, stores),
     embeds: new KyselyEmbedStore(db, stores),
+    reports: new KyselyReportStore(db, stores),
     commitLock: postgresCommitLock(db),
     lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
     tableRows: () => countRows(db),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Kysely } from 'kysely';
 import type { CatalogStore } from '../../ports/catalog-store.js';
 import type { EmbedStore } from '../../ports/embed-store.js';
+import type { ReportStore } from '../../ports/report-store.js';
 import type { PeopleStore } from '../../ports/people-store.js';
 import type { UsageLedger } from '../../ports/usage-ledger.js';
 import type { LifecycleControl } from '../../ports/lifecycle-control.js';
@@ -11,6 +12,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import type { RandomBytes } from '../../domain/tokens.js';
 import { KyselyCatalogStore } from '../catalog-store.js';
 import { KyselyEmbedStore } from '../embed-store.js';
+import { KyselyReportStore } from '../report-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
 import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
@@ -34,6 +36,8 @@ export interface ControlPlane {
   people: PeopleStore;
   /** embed keys and share links, in the same database */
   embeds: EmbedStore;
+  /** report subscriptions and their deliveries, in the same database */
+  reports: ReportStore;
   /** serializes import commit points among the processes sharing this control plane's event store */
   commitLock: CommitLock;
   /** site and workspace removal, pending event-store deletions, the daily purge's lease */
@@ -96,6 +100,7 @@ export async function openSqliteControlPlane(file: string, opts: ControlPlaneOpt
     ledger,
     people: new KyselyPeopleStore(db, stores),
     embeds: new KyselyEmbedStore(db, stores),
+    reports: new KyselyReportStore(db, stores),
     commitLock: inProcessCommitLock(),
     lifecycle: new KyselyLifecycleControl(db, opts.clock ?? systemClock),
     tableRows: () => countRows(db),

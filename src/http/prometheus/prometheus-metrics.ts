@@ -48,6 +48,12 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
+  private readonly reportMails = new Counter({
+    name: 'footfall_report_mails_total',
+    help: 'Attempts to mail a report, by outcome (sent; retry: refused or unreachable, tried again later; failed: given up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly importBatches = new Counter({
     name: 'footfall_import_batches_total',
     help: 'Import batches committed through this server',
@@ -119,6 +125,10 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   collectionLoad(seconds: number, ok: boolean): void {
     this.loads.observe({ outcome: ok ? 'ok' : 'error' }, seconds);
+  }
+
+  reportMail(outcome: 'sent' | 'retry' | 'failed'): void {
+    this.reportMails.inc({ outcome });
   }
 
   private sampleBacklog(): void {

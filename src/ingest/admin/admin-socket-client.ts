@@ -94,6 +94,11 @@ export class AdminClient {
   }
 
   /** The running server's snapshot of its stores, written into `dir` (`footfall backup`). */
+  /** The running server sends the reports due at `nowMs` (`footfall report send` while it runs). */
+  async sendReports(nowMs: number): Promise<unknown> {
+    return (await this.request({ op: 'reports-send', now_ms: nowMs })).result;
+  }
+
   async backup(dir: string): Promise<SnapshotTaken> {
     return (await this.request({ op: 'backup', dir })).result as SnapshotTaken;
   }

@@ -16,6 +16,8 @@ export interface AdminSocketDeps {
   backup?: TakeSnapshot;
   log?: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   metrics?: Pick<Metrics, 'importCommitted'>;
+  /** `footfall report send`'s sweep at an instant, with this server's reads and mailer (absent: refused) */
+  sendReports?: (nowMs: number) => Promise<unknown>;
 }
 
 export interface AdminSocket {
@@ -128,12 +130,21 @@ async function serveConnection(socket: net.Socket, deps: AdminSocketDeps): Promi
             writeJson(socket, { ok: true, result });
             break;
           }
+          case 'reports-send': {
+            if (!deps.sendReports)
+              throw Object.assign(new Error('this server sends no reports (is FOOTFALL_SMTP_URL set?)'), { code: 'REPORTS_FAILED' });
+            if (typeof req.now_ms !== 'number' || !Number.isFinite(req.now_ms)) throw new Error('now_ms must be a number');
+            const result = await deps.sendReports(req.now_ms);
+            writeJson(socket, { ok: true, result });
+            break;
+          }
           default:
             throw new Error(`unknown op ${JSON.stringify((req as { op?: unknown }).op)}`);
         }
       } catch (err) {
         const e = err as { code?: unknown; message?: string };
-        const what = req.op === 'lifecycle' ? 'lifecycle call' : req.op === 'backup' ? 'backup' : 'import';
+        const what =
+          req.op === 'lifecycle' ? 'lifecycle call' : req.op === 'backup' ? 'backup' : req.op === 'reports-send' ? 'report send' : 'import';
         const code =
           typeof e.code === 'string'
             ? e.code

@@ -18,7 +18,9 @@ export type AdminRequest =
   /** one call of the store's lifecycle side (LIFECYCLE_CALLS), its arguments as JSON */
   | { op: 'lifecycle'; call: LifecycleCall; args: unknown[] }
   /** `footfall backup`: the server writes a consistent snapshot of its stores into `dir` (absolute, made by the command) */
-  | { op: 'backup'; dir: string };
+  | { op: 'backup'; dir: string }
+  /** `footfall report send --now`: the server sends the reports due at `now_ms` (its reads are this server's store) */
+  | { op: 'reports-send'; now_ms: number };
 
 /** The event store's calls the admin socket takes for `footfall purge`, `site delete`, `import undo` and `usage`. */
 export const LIFECYCLE_CALLS = ['purgeDays', 'previewPurge', 'deleteSiteData', 'undoImport', 'eventCounts'] as const;

@@ -104,7 +104,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   try {
     container = await buildContainer(config, {
       clock,
-      control: { catalog, ledger: cp.ledger, people: cp.people, embeds: cp.embeds, lifecycle: cp.lifecycle },
+      control: { catalog, ledger: cp.ledger, people: cp.people, embeds: cp.embeds, reports: cp.reports, lifecycle: cp.lifecycle },
       limiter: options.limiter,
       hasher: options.hasher ?? TEST_HASHER,
     });

@@ -31,6 +31,10 @@ export interface SmtpTestServer {
   received: ReceivedMail[];
   /** AUTH attempts refused (a wrong password) */
   refusedLogins: number;
+  /** the next `n` messages are refused with 451 (a temporary failure: the sender is to try again later) */
+  refuseNext(n: number): void;
+  /** messages refused so far by refuseNext */
+  readonly refusedMessages: number;
   /** waits for the n-th message (1-based) */
   nth(n: number): Promise<ReceivedMail>;
   close(): Promise<void>;
@@ -38,7 +42,7 @@ export interface SmtpTestServer {
 
 export async function startSmtpServer(opts: { smtps?: boolean } = {}): Promise<SmtpTestServer> {
   const received: ReceivedMail[] = [];
-  const state = { refusedLogins: 0 };
+  const state = { refusedLogins: 0, refuse: 0, refusedMessages: 0 };
   const server = new SMTPServer({
     secure: opts.smtps === true,
     key: fs.readFileSync(new URL('key.pem', FIXTURES)),
@@ -55,6 +59,11 @@ export async function startSmtpServer(opts: { smtps?: boolean } = {}): Promise<S
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
+        if (state.refuse > 0) {
+          state.refuse--;
+          state.refusedMessages++;
+          return done(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+        }
         const raw = Buffer.concat(chunks).toString('utf8');
         const [head] = raw.split(/\r?\n\r?\n/, 1);
         const headers: Record<string, string> = {};
@@ -86,6 +95,12 @@ export async function startSmtpServer(opts: { smtps?: boolean } = {}): Promise<S
     received,
     get refusedLogins() {
       return state.refusedLogins;
+    },
+    refuseNext(n) {
+      state.refuse = n;
+    },
+    get refusedMessages() {
+      return state.refusedMessages;
     },
     async nth(n) {
       await until(() => received.length >= n, `mail #${n} received (${received.length} so far)`);
