@@ -12,7 +12,7 @@ import type { Mailer } from '../../ports/mailer.js';
 import type { ReportStore, ReportSubscription } from '../../ports/report-store.js';
 import type { PeopleStore } from '../../ports/people-store.js';
 import type { AppDeps } from '../deps.js';
-import { gatherReport } from './report-figures.js';
+import { gatherReport, type ReportSubject } from './report-figures.js';
 import { unsubscribeUrl } from './report-links.js';
 import { reportMessage } from './report-message.js';
 
@@ -25,6 +25,8 @@ const PARALLEL = 4;
 
 export type SendDeps = AppDeps & { reports: ReportStore; people: PeopleStore; mailer: Mailer };
 
+type Gather = (subject: ReportSubject) => ReturnType<typeof gatherReport>;
+
 export interface SendLog {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -36,7 +38,7 @@ export interface SweepResult {
   retrying: number;
   /** attempts that failed for the last time */
   failed: number;
-  /** the milliseconds of each sent report's reads */
+  /** the milliseconds of the reads of each site's (or tenant's) figures, read once for all its subscribers */
   readMs: number[];
 }
 
@@ -61,12 +63,26 @@ export async function sendDueReports(deps: SendDeps, nowMs: number, log?: SendLo
   const site = memo((id) => deps.catalog.getSite(id));
   const workspace = memo((id) => deps.catalog.getWorkspace(id));
   const tenant = memo((id) => deps.catalog.getTenant(id));
+  // the subscribers of one site (or tenant) and period get the same figures: read once per sweep
+  const figures = new Map<string, ReturnType<typeof gatherReport>>();
+  const gather: Gather = (subject) => {
+    const key = `${subject.site.id}\u0000${subject.tenant?.id ?? ''}\u0000${subject.due.period}\u0000${subject.due.from}`;
+    let p = figures.get(key);
+    if (!p) {
+      p = gatherReport(deps, subject);
+      p.then((r) => result.readMs.push(r.readMs)).catch(() => undefined);
+      // a failed read is tried again by the next subscriber's attempt, not handed to all of them
+      p.catch(() => figures.delete(key));
+      figures.set(key, p);
+    }
+    return p;
+  };
   let next = 0;
   const worker = async () => {
     while (next < subscriptions.length) {
       const sub = subscriptions[next++];
       try {
-        await sendOne(deps, sub, nowMs, { site, workspace, tenant }, result, log);
+        await sendOne(deps, sub, nowMs, { site, workspace, tenant, gather }, result, log);
       } catch (err) {
         // a control-plane failure for one subscription leaves the rest to go; the next sweep tries again
         log?.warn({ subscription_id: sub.id }, `report not sent (the next sweep tries again): ${(err as Error).name}`);
@@ -85,6 +101,7 @@ async function sendOne(
     site(id: string): Promise<Site | null>;
     workspace(id: string): Promise<Workspace | null>;
     tenant(id: string): Promise<Tenant | null>;
+    gather: Gather;
   },
   result: SweepResult,
   log?: SendLog,
@@ -107,7 +124,7 @@ async function sendOne(
   if (!claim) return;
   let reason: string;
   try {
-    const { data, readMs } = await gatherReport(deps, { workspace, site, tenant, due });
+    const { data } = await read.gather({ workspace, site, tenant, due });
     const message = reportMessage(sub.email, {
       ...data,
       dashboardUrl: dashboardUrl(deps.config.publicUrl, site, tenant, due.from, due.to),
@@ -118,7 +135,6 @@ async function sendOne(
       await deps.reports.settleDelivery(sub.id, due.from, { sent: true, now: new Date(deps.clock.now().getTime()).toISOString() });
       deps.metrics?.reportMail?.('sent');
       result.sent++;
-      result.readMs.push(readMs);
       return;
     }
     reason = outcome.reason;
