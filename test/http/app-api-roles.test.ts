@@ -69,7 +69,8 @@ test('the role is checked before the body: with an unknown field, a caller witho
         const r = await checked(w.h, caller, route.method, urlOf(route.url, w, c.params ?? {}), {
           body: { ...(c.body as object), not_a_field: true },
         });
-        const want = entry.expect[i] < 300 ? 422 : entry.expect[i];
+        // a use-case's answer (2xx, or 409 such as a server without mail) comes after the body's check
+        const want = entry.expect[i] < 300 || entry.expect[i] === 409 ? 422 : entry.expect[i];
         if (r.statusCode !== want) failures.push(`${who} ${route.method} ${route.url}: ${r.statusCode}, expected ${want}`);
         if (want === 422) assert.deepEqual(r.json().error.details, { field: 'not_a_field' }, `${route.method} ${route.url}`);
       }

@@ -5,6 +5,7 @@
 // the tracker tests do). People sign in through the management API; a page is opened with their session
 // cookie, as the browser has it after signing in. The numbers the page draws are compared with /v1 read
 // with the token (dashboard-compare.ts).
+import type { Mailer } from '../../src/ports/mailer.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -204,13 +205,14 @@ async function addPerson(server: RunningServer, email: string, workspaceId: stri
   await people.addMember({ workspaceId, userId: user.id, role });
 }
 
-export async function dashboardWorld(): Promise<DashboardWorld> {
+/** `mailer`: the server's outgoing mail (default: none, as without FOOTFALL_SMTP_URL). */
+export async function dashboardWorld(opts: { mailer?: Mailer } = {}): Promise<DashboardWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-dashboard-'));
   const dns = await startDnsServer();
   // a port chosen beforehand: the public URL (invitation links, the script tag) must name the one it listens on
   const config = loadConfig({ dataDir: dir, port: await freePort(), logLevel: 'silent', geoipDb: 'off', dnsServers: dns.address }, {});
   // passwords are hashed at the lowest cost: the browser tests are not about hashing
-  const server = await startServer(config, { overrides: { hasher: TEST_HASHER } });
+  const server = await startServer(config, { overrides: { hasher: TEST_HASHER, ...(opts.mailer ? { mailer: opts.mailer } : {}) } });
   const opened: BrowserContext[] = [];
   let browser: Browser | undefined;
   try {

@@ -10,6 +10,7 @@ import { TOKEN_SCOPES } from '../../domain/access.js';
 import { MANAGE_ERROR_CODES } from '../../domain/manage-errors.js';
 import { DASHBOARD_SURFACES } from '../../domain/plans.js';
 import { FunnelStepsSchema } from '../schemas/funnel.js';
+import { REPORT_PERIODS } from '../../domain/report-periods.js';
 
 export function Enum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnion<TLiteral<T[number]>[]> {
   return Type.Union(
@@ -367,3 +368,19 @@ export const ManageErrorEnvelope = Type.Object(
 );
 
 export { Id };
+
+export const ReportPeriodSchema = Enum(REPORT_PERIODS, { title: 'ReportPeriod' });
+
+export const ReportSubscriptionSchema = Type.Object(
+  {
+    subscription_id: Type.String(),
+    site_id: Type.String(),
+    tenant_id: Nullable(Type.String({ description: "null: the whole site's report" })),
+    email: Type.String(),
+    period: ReportPeriodSchema,
+    member: Type.Boolean({ description: "A member's own address: it ends with the membership" }),
+    confirmed: Type.Boolean({ description: 'false: an outside address that has not followed its confirmation link; it gets nothing else' }),
+    created_at: DateTime,
+  },
+  { title: 'ReportSubscription' },
+);

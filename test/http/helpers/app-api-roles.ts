@@ -253,6 +253,30 @@ export const ROLE_TABLE: Record<string, Entry> = {
       return { params: { site_id: s, share_id: share.id } };
     },
   },
+  'GET /sites/:site_id/reports': { expect: ANY_READ, setup: async (w) => ({ params: { site_id: await site(w) } }) },
+  // this harness sends no mail: every member may ask, and is told so (409)
+  'POST /sites/:site_id/reports': {
+    expect: [409, 409, 409, 404, 401],
+    setup: async (w) => ({ params: { site_id: await site(w) }, body: { period: 'week' } }),
+  },
+  // an outside address's: an admin's to end, not a viewer's (whom it is hidden from, 404)
+  'DELETE /reports/:subscription_id': {
+    expect: [204, 204, 404, 404, 401],
+    setup: async (w) => {
+      const s = await site(w);
+      const { subscription } = await w.h.container.reports!.subscribe({
+        siteId: s,
+        workspaceId: w.ws,
+        tenantId: null,
+        email: `r${w.seq()}@example.org`,
+        period: 'week',
+        userId: null,
+        confirm: null,
+        now: w.h.clock.now().toISOString(),
+      });
+      return { params: { subscription_id: subscription.id } };
+    },
+  },
 };
 
 async function funnel(w: World) {

@@ -98,6 +98,12 @@ export const PUBLIC_ROUTES = [
   // (throttled per link and address like signing in)
   'GET /share/:slug',
   'POST /share/:slug/api/session',
+  // a report subscriber's two links (report-link-pages.ts): the link is the credential (a 190-bit secret
+  // stored hashed, or an HMAC of the subscription); a GET only shows a button, the POST acts
+  'GET /app/reports/confirm/:secret',
+  'POST /app/reports/confirm/:secret',
+  'GET /app/reports/unsubscribe/:token',
+  'POST /app/reports/unsubscribe/:token',
   // the management API: its document, and what a person does before having a session (signing in,
   // asking for a reset: the same answer whether or not the email is known; every password and link
   // secret guessed counts in one throttle per email and address, guess-throttle.ts)

@@ -633,6 +633,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/sites/{site_id}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's report subscriptions: all of them for admins and owners, one's own for the others */
+        get: operations["listReportSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe one's own address, or (admins and owners) an outside one, to the site's mailed report
+         * @description Without `email`: the signed-in member, confirmed at once. With `email`: an outside address (admins and owners), mailed a confirmation link first. `tenant_id`: that tenant's report only. 409 when the server sends no mail.
+         */
+        post: operations["subscribeToReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/reports/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a report subscription: one's own, or (admins and owners) any of the workspace's */
+        delete: operations["unsubscribeFromReports"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -879,6 +917,29 @@ export interface components {
             retry_after?: string;
             /** @description What the read, sent on its own, would answer: its JSON, or the read API's error envelope */
             body: unknown;
+        };
+        /** ReportPeriod */
+        ReportPeriod: "week" | "month";
+        /** ReportSubscribed */
+        ReportSubscribed: components["schemas"]["ReportSubscription"] & {
+            /** @description false: the address already had this subscription, which is answered unchanged */
+            created: boolean;
+            /** @description An outside address's confirmation link: whether the mail server took the mail */
+            confirmation_mailed?: boolean;
+        };
+        /** ReportSubscription */
+        ReportSubscription: {
+            subscription_id: string;
+            site_id: string;
+            tenant_id: string | null;
+            email: string;
+            period: components["schemas"]["ReportPeriod"];
+            /** @description A member's own address: it ends with the membership */
+            member: boolean;
+            /** @description false: an outside address that has not followed its confirmation link; it gets nothing else */
+            confirmed: boolean;
+            /** Format: date-time */
+            created_at: string;
         };
         /** ResetRequested */
         ResetRequested: {
@@ -1154,6 +1215,9 @@ export type Member = components['schemas']['Member'];
 export type Plan = components['schemas']['Plan'];
 export type PlanAllowances = components['schemas']['PlanAllowances'];
 export type ReadBatchLine = components['schemas']['ReadBatchLine'];
+export type ReportPeriod = components['schemas']['ReportPeriod'];
+export type ReportSubscribed = components['schemas']['ReportSubscribed'];
+export type ReportSubscription = components['schemas']['ReportSubscription'];
 export type ResetRequested = components['schemas']['ResetRequested'];
 export type Role = components['schemas']['Role'];
 export type Scope = components['schemas']['Scope'];
@@ -3035,6 +3099,118 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ShareLink"];
                 };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listReportSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site's report subscriptions: all of them for admins and owners, one's own for the others */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether this server sends mail (FOOTFALL_SMTP_URL); without it nothing can be subscribed */
+                        mail: boolean;
+                        subscriptions: components["schemas"]["ReportSubscription"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    subscribeToReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    period: components["schemas"]["ReportPeriod"];
+                    /** @description A tenant of the site */
+                    tenant_id?: string;
+                    /** @description Compared case-insensitively */
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Subscribe one's own address, or (admins and owners) an outside one, to the site's mailed report */
+            201: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportSubscribed"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unsubscribeFromReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Report subscription id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description End a report subscription: one's own, or (admins and owners) any of the workspace's */
+            204: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -10,6 +10,7 @@ import { EmbedsSettings } from '../settings/embeds-settings.js';
 import { GoalsSettings } from '../settings/goals-settings.js';
 import { useManaged } from '../settings/kit.js';
 import { MembersSettings } from '../settings/members-settings.js';
+import { ReportsSettings } from '../settings/reports-settings.js';
 import { SitesSettings } from '../settings/sites-settings.js';
 import { TenantsSettings } from '../settings/tenants-settings.js';
 import { TokensSettings } from '../settings/tokens-settings.js';
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, { label: string; draw: (ws: WorkspaceDetails) => 
   members: { label: 'Members', draw: (ws) => <MembersSettings ws={ws} /> },
   usage: { label: 'Usage', draw: (ws) => <UsageSettings ws={ws} /> },
   embeds: { label: 'Embeds and sharing', draw: (ws) => <EmbedsSettings ws={ws} /> },
+  reports: { label: 'Email reports', draw: (ws) => <ReportsSettings ws={ws} /> },
 };
 
 export function SettingsPage({ workspaceId, section }: { workspaceId: string; section: string }) {

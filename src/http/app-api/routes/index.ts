@@ -5,6 +5,7 @@ import { funnelRoutes } from './funnels.js';
 import { linkRoutes } from './links.js';
 import { memberRoutes } from './members.js';
 import { readBatchRoutes } from './read-batch.js';
+import { reportRoutes } from './reports.js';
 import { sessionRoutes } from './session.js';
 import { siteDashboardRoutes } from './site-dashboard.js';
 import { siteRoutes } from './sites.js';
@@ -25,4 +26,5 @@ export const appApiRoutes: readonly AppRoute[] = [
   ...funnelRoutes,
   ...tokenRoutes,
   ...embedRoutes,
+  ...reportRoutes,
 ];

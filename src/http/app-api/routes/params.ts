@@ -12,3 +12,4 @@ export const GoalParams = Type.Object({ goal_id: Id('Goal id') });
 /** Lists of tenants and goals: one site of the workspace, or all of them. */
 export const SiteFilter = Type.Object({ site_id: Type.Optional(Id('Only this site of the workspace')) }, { additionalProperties: false });
 export const FunnelParams = Type.Object({ funnel_id: Id('Funnel id') });
+export const SubscriptionParams = Type.Object({ subscription_id: Id('Report subscription id') });
