@@ -137,7 +137,7 @@ test('the sign-in form asks for the email before a reset link, titled as that hi
   await context.close();
 });
 
-test('a viewer sees no settings: no link on the sites or the dashboard, and the settings pages say why in words', {
+test('a viewer sees no settings but their email reports: no settings link on the sites or the dashboard, the settings pages say why in words', {
   skip,
   timeout: 120_000,
 }, async () => {
@@ -145,9 +145,14 @@ test('a viewer sees no settings: no link on the sites or the dashboard, and the 
   const { page, problems, context } = await w.open(w.url('/app'), { as: 'viewer' });
   await page.waitForSelector('.site-list a');
   assert.equal(await page.locator('a:has-text("Settings")').count(), 0);
+  const reportsPath = `/app/settings/${w.workspaces.pro}/reports`;
+  assert.ok(
+    (await page.locator('a:has-text("Email reports")').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).includes(reportsPath),
+  );
   await page.goto(w.siteUrl(w.sites.extended), { waitUntil: 'load' });
   await settled(page);
   assert.equal(await page.locator('a:has-text("Settings")').count(), 0);
+  assert.equal(await page.locator('a.title-link:has-text("Email reports")').getAttribute('href'), reportsPath);
   const asked: string[] = [];
   page.on('request', (r) => asked.push(new URL(r.url()).pathname));
   await page.goto(w.url(`/app/settings/${w.workspaces.pro}/tokens`), { waitUntil: 'load' });
@@ -156,6 +161,12 @@ test('a viewer sees no settings: no link on the sites or the dashboard, and the 
   assert.match((await page.textContent('.notice'))!, /for the owners and admins of Dashboard example\. Your role there is viewer/);
   assert.equal(await page.locator('.settings-nav').count(), 0);
   assert.ok(!asked.some((p) => p.startsWith('/app/api/') && p.endsWith('/tokens')), `no token list was asked for: ${asked.join(' ')}`);
+  // the one section a viewer has: their own email reports
+  await page.click('.notice a:has-text("Choose your email reports")');
+  await page.waitForURL((u) => u.pathname === reportsPath);
+  // this world's server sends no mail: the section says so, where a refusal would have said "Not allowed"
+  await page.waitForSelector('[data-code="NO_MAIL"], .site-card[data-site]');
+  assert.equal(await page.locator('.notice:has-text("Not allowed")').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -64,7 +64,12 @@ function WorkspaceSites({ workspace }: { workspace: WorkspaceSummary }) {
           <a href={`/app/settings/${encodeURIComponent(workspace.workspace_id)}/sites`} aria-label={`Settings of ${workspace.name}`}>
             Settings
           </a>
-        ) : null}
+        ) : (
+          // a viewer's one setting: which reports of the workspace's sites are mailed to them
+          <a href={`/app/settings/${encodeURIComponent(workspace.workspace_id)}/reports`} aria-label={`Email reports of ${workspace.name}`}>
+            Email reports
+          </a>
+        )}
       </header>
       {!sites ? (
         <Skeleton rows={2} label={`${workspace.name} sites`} />

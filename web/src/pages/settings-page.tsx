@@ -1,7 +1,8 @@
 // /app/settings/<workspace_id>/<section>: a workspace's sites, tenants, goals, API tokens, members and
-// usage over the management API, for its owners and admins. A viewer is told in words that settings
-// are not for their role (and sees no link to them anywhere); a plan without a part says so instead
-// of failing. Each section is its own module under settings/ (embed keys and share links: embeds-settings).
+// usage over the management API, for its owners and admins. A viewer reaches one section, Email
+// reports (their own reports: every member chooses those), and is told in words that the others are
+// not for their role (and sees no link to them anywhere); a plan without a part says so instead of
+// failing. Each section is its own module under settings/ (embed keys and share links: embeds-settings).
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { readSession, seg, toSignIn } from '../api/manage.js';
@@ -55,7 +56,7 @@ export function SettingsPage({ workspaceId, section }: { workspaceId: string; se
       </Notice>
     );
   } else if (!details.ok) body = <Problem failure={details.error} />;
-  else if (details.data.workspace.role === 'viewer') {
+  else if (details.data.workspace.role === 'viewer' && section !== 'reports') {
     body = (
       <Notice title="Not allowed">
         <p>
@@ -63,7 +64,7 @@ export function SettingsPage({ workspaceId, section }: { workspaceId: string; se
           and download their numbers, and an owner or admin can change the rest.
         </p>
         <p>
-          <a href="/app">Go to your sites</a>
+          <a href={`/app/settings/${seg(workspaceId)}/reports`}>Choose your email reports</a> or <a href="/app">go to your sites</a>.
         </p>
       </Notice>
     );

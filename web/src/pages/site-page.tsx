@@ -49,6 +49,10 @@ export function SitePage({ siteId }: { siteId: string }) {
           <a class="title-link" href={`/app/settings/${seg(workspace.workspace_id)}/sites`}>
             Settings
           </a>
+        ) : workspace ? (
+          <a class="title-link" href={`/app/settings/${seg(workspace.workspace_id)}/reports`}>
+            Email reports
+          </a>
         ) : null}
       </div>
       {frame && !frame.ok && !signedOut ? <Problem failure={frame.error} /> : null}
