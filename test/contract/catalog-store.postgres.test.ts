@@ -5,6 +5,7 @@ import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.
 import { runCatalogManagementContract } from './catalog-management.contract.js';
 import { runCatalogFunnelsContract } from './catalog-funnels.contract.js';
 import { runSiteOwnershipContract } from './site-ownership.contract.js';
+import { runReportStoreContract } from './report-store.contract.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
 
 {
@@ -25,4 +26,21 @@ import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-
   runCatalogManagementContract('postgres', factory, { skip: POSTGRES_SKIP });
   runCatalogFunnelsContract('postgres', factory, { skip: POSTGRES_SKIP });
   runSiteOwnershipContract('postgres', factory, { skip: POSTGRES_SKIP });
+  runReportStoreContract(
+    'postgres',
+    async (clock) => {
+      const scratch = scratchSchema(url);
+      const cp = await openPostgresControlPlane(url, { clock, schema: scratch.schema });
+      return {
+        catalog: cp.catalog,
+        reports: cp.reports,
+        lifecycle: cp.lifecycle,
+        close: async () => {
+          await cp.close();
+          await scratch.drop();
+        },
+      };
+    },
+    { skip: POSTGRES_SKIP },
+  );
 }

@@ -8,6 +8,7 @@ import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.
 import { runCatalogManagementContract } from './catalog-management.contract.js';
 import { runCatalogFunnelsContract } from './catalog-funnels.contract.js';
 import { runSiteOwnershipContract } from './site-ownership.contract.js';
+import { runReportStoreContract } from './report-store.contract.js';
 
 const memory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
   const cp = await openSqliteControlPlane(':memory:', { clock });
@@ -17,6 +18,10 @@ runCatalogStoreContract('sqlite :memory:', memory);
 runCatalogManagementContract('sqlite :memory:', memory);
 runCatalogFunnelsContract('sqlite :memory:', memory);
 runSiteOwnershipContract('sqlite :memory:', memory);
+runReportStoreContract('sqlite :memory:', async (clock) => {
+  const cp = await openSqliteControlPlane(':memory:', { clock });
+  return { catalog: cp.catalog, reports: cp.reports, lifecycle: cp.lifecycle, close: cp.close };
+});
 
 const file = async (clock: FakeClock): Promise<CatalogUnderTest> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-catalog-'));
