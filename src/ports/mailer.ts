@@ -29,4 +29,9 @@ export interface Mailer {
   later(work: () => Promise<void>): void;
   /** Waits for the work under way and the messages being sent (each within its bound), then closes. */
   close(): Promise<void>;
+  /**
+   * A mailer for many messages in a row (a report sweep): it may keep its connections open between them;
+   * the caller closes it when the batch is done. Absent: use this one.
+   */
+  batch?(): Mailer;
 }

@@ -18,7 +18,7 @@ import { subscribe } from '../../src/services/report-mail/subscriptions.js';
 import { PrometheusMetrics } from '../../src/http/prometheus/prometheus-metrics.js';
 import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
 import { person } from './helpers/app-api.js';
-import { SMTP_PASSWORD, startSmtpServer, TEST_CA_FILE, type SmtpTestServer } from './helpers/smtp-test-server.js';
+import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, TEST_CA_FILE, type SmtpTestServer } from './helpers/smtp-test-server.js';
 
 const ZONE = 'Asia/Kathmandu';
 // the week of 16-22 November 2026 in Kathmandu (UTC+05:45), due at 00:00 on Monday the 23rd there
@@ -158,7 +158,7 @@ test('an outside address: a confirmation only; the GET confirms nothing, the POS
   const sent = await sweep(DUE_MS + 60_000);
   assert.deepEqual([sent.sent, sent.retrying, sent.failed], [1, 0, 0]);
   const mail = await smtp.nth(before + 2);
-  assert.deepEqual(mail.to, ['reader@example.org']);
+  assert.deepEqual([mail.to, mail.secure, mail.user], [['reader@example.org'], true, SMTP_USER], 'over STARTTLS, signed in');
   assert.equal(mail.headers.subject, `Weekly report for ${(await h.catalog.getSite(site))!.name}: 16 Nov to 22 Nov 2026`);
   const unsubscribe = /^<http:\/\/127\.0\.0\.1:8080(\/app\/reports\/unsubscribe\/rep_[0-9A-Za-z]+\.[0-9A-Za-z_-]{43})>$/.exec(
     mail.headers['list-unsubscribe'],

@@ -50,7 +50,10 @@ function dashboardUrl(publicUrl: string, site: Site, tenant: Tenant | null, from
 /** Sends every report due at `nowMs` not sent yet (or whose retry is due); resolves when all are settled. */
 export async function sendDueReports(deps: SendDeps, nowMs: number, log?: SendLog): Promise<SweepResult> {
   const result: SweepResult = { sent: 0, retrying: 0, failed: 0, readMs: [] };
+  // the sweep's messages over a few connections kept open (SMTP's greeting, TLS and sign-in once each)
   const subscriptions = await deps.reports.confirmedSubscriptions();
+  const batch = deps.mailer.batch?.() ?? null;
+  const mailer = batch ?? deps.mailer;
   // each site, workspace and tenant read once per sweep
   const memo = <T>(read: (id: string) => Promise<T>) => {
     const seen = new Map<string, Promise<T>>();
@@ -82,14 +85,18 @@ export async function sendDueReports(deps: SendDeps, nowMs: number, log?: SendLo
     while (next < subscriptions.length) {
       const sub = subscriptions[next++];
       try {
-        await sendOne(deps, sub, nowMs, { site, workspace, tenant, gather }, result, log);
+        await sendOne({ ...deps, mailer }, sub, nowMs, { site, workspace, tenant, gather }, result, log);
       } catch (err) {
         // a control-plane failure for one subscription leaves the rest to go; the next sweep tries again
         log?.warn({ subscription_id: sub.id }, `report not sent (the next sweep tries again): ${(err as Error).name}`);
       }
     }
   };
-  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  try {
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+  } finally {
+    await batch?.close();
+  }
   return result;
 }
 
