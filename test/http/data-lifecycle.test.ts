@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { metricsHarness, pv } from './metrics-harness.js';
 import { checked, person } from './helpers/app-api.js';
 
-test('usage carries events used against the plan; deleting a site needs its name, then its id answers like an unknown one', async () => {
+test('usage carries events used against the plan; deleting a site is for owners and needs its name, then its id answers like an unknown one', async () => {
   const h = await metricsHarness({ plan: 'pro' });
   try {
     const ws = h.ws.id;
@@ -18,6 +18,7 @@ test('usage carries events used against the plan; deleting a site needs its name
       pv(site, '2025-05-30T10:00:00Z', '/a', 'k1'), // another month
     ]);
     const admin = await person(h, { workspaceId: ws, role: 'admin' });
+    const owner = await person(h, { workspaceId: ws, role: 'owner' });
     const usage = async () => (await checked(h, admin, 'GET', `/app/api/workspaces/${ws}/usage`)).json();
     const u = await usage();
     assert.deepEqual([u.period, u.events_used, u.events_included, u.events_overage], ['2025-06', 3, 1_000_000, 0]);
@@ -28,12 +29,16 @@ test('usage carries events used against the plan; deleting a site needs its name
     assert.equal((await h.call('/v1/metrics/timeseries', q)).statusCode, 200);
 
     const { name, hostnames } = (await h.catalog.getSite(site))!;
-    const wrong = await checked(h, admin, 'DELETE', `/app/api/sites/${site}`, { body: { name: `${name}!` } });
+    // owners only: an admin, with the right name, deletes nothing
+    const byAdmin = await checked(h, admin, 'DELETE', `/app/api/sites/${site}`, { body: { name } });
+    assert.deepEqual([byAdmin.statusCode, byAdmin.json().error.code], [403, 'FORBIDDEN']);
+    assert.ok(await h.catalog.getSite(site), 'nothing deleted by an admin');
+    const wrong = await checked(h, owner, 'DELETE', `/app/api/sites/${site}`, { body: { name: `${name}!` } });
     assert.equal(wrong.statusCode, 422);
     assert.deepEqual([wrong.json().error.code, wrong.json().error.details], ['INVALID_PARAMS', { field: 'name' }]);
     assert.ok(await h.catalog.getSite(site), 'nothing deleted without the name');
 
-    const done = await checked(h, admin, 'DELETE', `/app/api/sites/${site}`, { body: { name } });
+    const done = await checked(h, owner, 'DELETE', `/app/api/sites/${site}`, { body: { name } });
     assert.equal(done.statusCode, 200);
     assert.deepEqual(done.json(), { site_id: site, events_removed: 3, days_removed: 3 });
 
@@ -47,7 +52,7 @@ test('usage carries events used against the plan; deleting a site needs its name
     assert.deepEqual([sites.statusCode, sites.json().items], [200, []], 'a token restricted to it reads no site');
     // management API: not there
     assert.equal((await checked(h, admin, 'PATCH', `/app/api/sites/${site}`, { body: { name: 'X' } })).statusCode, 404);
-    assert.equal((await checked(h, admin, 'DELETE', `/app/api/sites/${site}`, { body: { name } })).statusCode, 404);
+    assert.equal((await checked(h, owner, 'DELETE', `/app/api/sites/${site}`, { body: { name } })).statusCode, 404);
     // its hostnames are free, its events gone from the counts, the other site's kept
     const again = await checked(h, admin, 'POST', `/app/api/workspaces/${ws}/sites`, {
       body: { name: 'Again', hostnames, collection_profile: 'strict' },

@@ -1,5 +1,6 @@
-// Deleting a site from the management API (docs/product.md §10): admins and owners, after typing the site's
-// name; the same crash-safe order as `footfall site delete` (services/lifecycle/deletion.ts).
+// Deleting a site from the management API (docs/product.md §10): owners only (every stored event of the
+// site goes with it), after typing the site's name; the same crash-safe order as `footfall site delete`
+// (services/lifecycle/deletion.ts).
 import type { Clock } from '../../domain/clock.js';
 import { ManageError, invalidField } from '../../domain/manage-errors.js';
 import type { CatalogStore, Site } from '../../ports/catalog-store.js';
@@ -20,7 +21,7 @@ export async function deleteSiteConfirmed(
   access: WorkspaceAccess & { site: Site },
   typedName: string,
 ): Promise<FinishedDeletion> {
-  requireRole(access, 'admin');
+  requireRole(access, 'owner');
   if (typedName !== access.site.name)
     throw invalidField(
       'name',

@@ -159,7 +159,7 @@ export const ROLE_TABLE: Record<string, Entry> = {
     expect: ADMIN_CHANGE,
     setup: async (w) => ({ params: { site_id: await site(w) }, body: { name: 'Renamed' } }),
   },
-  'DELETE /sites/:site_id': { expect: ADMIN_CHANGE, setup: async (w) => ({ params: { site_id: await site(w) }, body: { name: 'S' } }) },
+  'DELETE /sites/:site_id': { expect: OWNER_ONLY, setup: async (w) => ({ params: { site_id: await site(w) }, body: { name: 'S' } }) },
   // A domain verified already: the answer comes at once, without a DNS lookup (app-api-ownership.test.ts asks DNS).
   'POST /sites/:site_id/verify': {
     expect: ADMIN_CHANGE,

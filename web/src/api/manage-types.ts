@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a site, its tenants, goals and every stored event, session and rollup of it (admins and owners)
+         * Delete a site, its tenants, goals and every stored event, session and rollup of it (owners)
          * @description The body's name must be the site's name, typed as confirmation (else 422 INVALID_PARAMS, details field name, and nothing is deleted). From then on the site id answers like an unknown one (404 here, 403 on /v1), its hostnames can be registered again, and a token restricted to it reads nothing. If removing the stored events does not finish (500), the site is gone already and the next daily purge, or this request again, finishes it.
          */
         delete: operations["deleteSite"];
@@ -2131,7 +2131,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delete a site, its tenants, goals and every stored event, session and rollup of it (admins and owners) */
+            /** @description Delete a site, its tenants, goals and every stored event, session and rollup of it (owners) */
             200: {
                 headers: {
                     /** @description The request id; error.request_id repeats it */

@@ -147,14 +147,14 @@ export const siteRoutes = [
     method: 'DELETE',
     url: '/sites/:site_id',
     operationId: 'deleteSite',
-    summary: 'Delete a site, its tenants, goals and every stored event, session and rollup of it (admins and owners)',
+    summary: 'Delete a site, its tenants, goals and every stored event, session and rollup of it (owners)',
     description:
       "The body's name must be the site's name, typed as confirmation (else 422 INVALID_PARAMS, details field name, and nothing is deleted). " +
       'From then on the site id answers like an unknown one (404 here, 403 on /v1), its hostnames can be registered again, and a token restricted to it reads nothing. ' +
       'If removing the stored events does not finish (500), the site is gone already and the next daily purge, or this request again, finishes it.',
     tag: TAG,
     auth: 'session',
-    guard: { on: 'site', need: 'admin' },
+    guard: { on: 'site', need: 'owner' },
     params: SiteParams,
     body: Type.Object(
       { name: Type.String({ maxLength: 200, description: "The site's name, typed as confirmation" }) },
