@@ -5,7 +5,9 @@
 // are added; a token is created (its secret shown once, and it reads /v1), rotated (the old secret stops
 // working) and revoked; an invitation's link is shown once (said where it is shown) and its seat counted.
 // A pasted address is saved as its hostname, shown before saving; the only owner is offered no demotion
-// or removal, and a refusal in a race is said in words inside the layout.
+// or removal, and a refusal in a race is said in words inside the layout. Each site's card shows its
+// script tag to copy; an owner deletes a spare site after typing its name (a wrong one keeps the button
+// disabled), a deletion refused in a race is said in the card, and an admin is offered no deletion.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -251,4 +253,97 @@ test("an invitation's link is shown once and takes a seat", { skip, timeout: 60_
   assert.equal(await seats(), '3/10');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test("a site's card: its script tag to copy; an owner deletes a spare site after typing its name, an admin is offered no deletion", {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const owner = await w.session('owner');
+  const api = (method: string, p: string, body?: object) =>
+    fetch(w.url(`/app/api${p}`), {
+      method,
+      headers: { 'content-type': 'application/json', cookie: `footfall_session=${owner.cookie}`, 'x-csrf-token': owner.csrf },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  const listed = async () =>
+    ((await (await api('GET', `/workspaces/${w.workspaces.pro}/sites`)).json()) as { sites: { site_id: string }[] }).sites.map(
+      (s) => s.site_id,
+    );
+  // two sites of this test's own: one to delete, one deleted behind the page's back
+  const add = async (name: string, hostname: string) => {
+    const res = await api('POST', `/workspaces/${w.workspaces.pro}/sites`, {
+      name,
+      hostnames: [hostname],
+      collection_profile: 'strict',
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    return ((await res.json()) as { site_id: string }).site_id;
+  };
+  const spare = await add('Spare site', 'spare.example');
+  const raced = await add('Raced site', 'raced.example');
+  const { tracker_script_url } = (await (await api('GET', `/sites/${spare}`)).json()) as { tracker_script_url: string };
+  assert.ok(tracker_script_url.endsWith('/js/script.js'));
+
+  const { page, problems, context } = await w.open(settings('sites'));
+  const card = `article.site-card[data-site="${spare}"]`;
+  await page.waitForSelector(`${card} [data-copy="Script tag"]`);
+  assert.equal(
+    await page.textContent(`${card} [data-copy="Script tag"]`),
+    `<script defer data-domain="spare.example" src="${tracker_script_url}"></script>`,
+    "the tag names the site's hostname and this server's script",
+  );
+  assert.match((await page.textContent(`${card} .snippet`))!, /Tracking snippet.*Paste it into the <head> of every page of the site/);
+  const copy = page.locator(`${card} .snippet`).getByRole('button', { name: 'Copy script tag' });
+  assert.equal(await copy.evaluate((b) => b.tagName), 'BUTTON');
+  await copy.click();
+  await page.waitForSelector(`${card} .copy-said:is(:has-text("Copied."), :has-text("Selected"))`);
+  assert.equal(await page.locator('.site-card .note:has-text("not offered here")').count(), 0);
+
+  // the confirmation: what goes, the name to type; a wrong name keeps the red button disabled
+  await page.click(`${card} button:has-text("Delete this site")`);
+  const confirm = `${card} form.delete-confirm`;
+  await page.waitForSelector(confirm);
+  assert.match(
+    (await page.textContent(confirm))!,
+    /Every event, goal, funnel, tenant, share link and report subscription of this site is deleted with it\. This cannot be undone\./,
+  );
+  const remove = page.locator(`${confirm} button.danger`);
+  assert.equal(await remove.textContent(), 'Delete Spare site');
+  assert.ok(await remove.isDisabled(), 'disabled before a name is typed');
+  await page.fill(`${confirm} input[name=confirm_name]`, 'spare site');
+  assert.ok(await remove.isDisabled(), 'disabled with a wrong name');
+  await page.fill(`${confirm} input[name=confirm_name]`, 'Spare site');
+  assert.ok(await remove.isEnabled(), 'enabled with the name');
+  assert.deepEqual(await axeViolations(page), [], 'the sites with a deletion to confirm');
+  await twoWidths(page, 'settings-sites-delete-confirm');
+
+  await remove.click();
+  await page.waitForSelector('.deleted-note[role=status]:has-text("Spare site is deleted")');
+  await page.waitForFunction((id) => !document.querySelector(`article.site-card[data-site="${id}"]`), spare);
+  assert.ok(!(await listed()).includes(spare), 'gone from the API');
+  assert.equal((await api('GET', `/sites/${spare}`)).status, 404);
+
+  // deleted elsewhere while the confirmation is open: the API's refusal, said in the card
+  const racedCard = `article.site-card[data-site="${raced}"]`;
+  await page.click(`${racedCard} button:has-text("Delete this site")`);
+  await page.fill(`${racedCard} input[name=confirm_name]`, 'Raced site');
+  assert.equal((await api('DELETE', `/sites/${raced}`, { name: 'Raced site' })).status, 200);
+  await page.click(`${racedCard} button.danger`);
+  await page.waitForSelector(`${racedCard} .delete-confirm .problem[role=alert]`);
+  assert.ok(((await page.textContent(`${racedCard} .problem-message`)) ?? '').length > 0, 'the API says why');
+  assert.deepEqual(problems, []);
+  await context.close();
+
+  // an admin: no delete button, one sentence saying who can
+  const asAdmin = await w.open(settings('sites'), { as: 'admin' });
+  await asAdmin.page.waitForSelector(`article.site-card[data-site="${w.sites.extended}"]`);
+  assert.equal(await asAdmin.page.locator('button:has-text("Delete this site")').count(), 0);
+  assert.equal(
+    await asAdmin.page.textContent(`article.site-card[data-site="${w.sites.extended}"] .site-delete`),
+    "Only the workspace's owners can delete a site.",
+  );
+  assert.deepEqual(asAdmin.problems, []);
+  await asAdmin.context.close();
 });

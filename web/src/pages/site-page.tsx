@@ -9,6 +9,7 @@ import { Dashboard } from '../dashboard/dashboard.js';
 import { FirstEvent, LiveBadge, useLive } from '../dashboard/live.js';
 import { AppFrame, Notice } from '../ui/page-shell.js';
 import { Problem } from '../ui/panel-state.js';
+import { SiteSwitcher } from '../ui/site-switcher.js';
 import { shown, useRead } from '../ui/use-read.js';
 
 export function SitePage({ siteId }: { siteId: string }) {
@@ -40,7 +41,11 @@ export function SitePage({ siteId }: { siteId: string }) {
   }
   const workspace = data?.workspace;
   return (
-    <AppFrame session={who} title={name ?? ''}>
+    <AppFrame
+      session={who}
+      title={name ?? ''}
+      headerExtra={name && who ? <SiteSwitcher siteId={siteId} name={name} workspaces={who.workspaces} /> : undefined}
+    >
       <div class="page-title-row">
         <h1>{name ?? 'Loading the site…'}</h1>
         {workspace ? <span class="muted">{workspace.name}</span> : null}

@@ -1,17 +1,34 @@
 // One site in the settings: its hostnames, domain scope and patterns with where each proof stands (the
-// TXT record to publish and a button to verify it now), its collection profile (a switch applies from
-// now on, never to events already stored), its time zone (the dashboard and the query API count its days
-// in it) and its status (a suspended site keeps its data and stops collecting and answering numbers).
+// TXT record to publish and a button to verify it now), the script tag its pages load, its collection
+// profile (a switch applies from now on, never to events already stored), its time zone (the dashboard and
+// the query API count its days in it), its status (a suspended site keeps its data and stops collecting and
+// answering numbers) and, for owners, its deletion after typing its name.
 import { useState } from 'preact/hooks';
 import { manage, seg, type ManageBody } from '../api/manage.js';
 import type { SiteRecord } from '../api/manage-types.js';
 import type { Failure } from '../api/read.js';
+import { scriptTag } from '../dashboard/live.js';
+import { CopyField } from '../ui/copy-field.js';
 import { Problem } from '../ui/panel-state.js';
 import { DnsRecordFields } from './dns-record.js';
 import { ActionButton, when } from './kit.js';
 import { TimeZoneSelect } from './time-zone-select.js';
 
-export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): void }) {
+export function SiteCard({
+  site,
+  scriptUrl,
+  canDelete,
+  onChange,
+  onDeleted,
+}: {
+  site: SiteRecord;
+  /** the collection script of this server; null while it is being read */
+  scriptUrl: string | null;
+  /** owners delete sites here; admins are told who can */
+  canDelete: boolean;
+  onChange(): void;
+  onDeleted(name: string): void;
+}) {
   const patch = (body: ManageBody<'PATCH', '/sites/{site_id}'>) => () =>
     manage('PATCH', '/sites/{site_id}', { path: { site_id: site.site_id }, body });
   const other = site.collection_profile === 'strict' ? 'extended' : 'strict';
@@ -61,6 +78,7 @@ export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): voi
       {site.domains.map((d) => (
         <DomainProof key={d.domain} site={site} domain={d} onChange={onChange} />
       ))}
+      <Snippet site={site} scriptUrl={scriptUrl} />
       <TimeZoneForm site={site} onChange={onChange} />
       <div class="card-actions">
         <ActionButton
@@ -80,8 +98,94 @@ export function SiteCard({ site, onChange }: { site: SiteRecord; onChange(): voi
           />
         )}
       </div>
-      <p class="note">Deleting a site is not offered here yet.</p>
+      {canDelete ? (
+        <DeleteSite site={site} onDeleted={onDeleted} />
+      ) : (
+        <p class="note site-delete">Only the workspace's owners can delete a site.</p>
+      )}
     </article>
+  );
+}
+
+/** The tag the site's pages load, for its first hostname, as the dashboard of a site without events shows it. */
+function Snippet({ site, scriptUrl }: { site: SiteRecord; scriptUrl: string | null }) {
+  const domain = site.hostnames[0] ?? site.domain_scope ?? '';
+  return (
+    <div class="snippet">
+      <h4 id={`snippet-${site.site_id}`}>Tracking snippet</h4>
+      <p class="note">
+        Paste it into the <code>&lt;head&gt;</code> of every page of the site, on each of its hostnames.
+      </p>
+      {scriptUrl ? (
+        <CopyField label="Script tag" value={scriptTag(domain, scriptUrl)} block />
+      ) : (
+        <p class="note">Reading the script address…</p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Deleting the site (owners): a button opens the confirmation in the card, which says what goes and asks
+ * for the site's name; the red button is enabled once the typed name is the site's, as the API wants it.
+ */
+function DeleteSite({ site, onDeleted }: { site: SiteRecord; onDeleted(name: string): void }) {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const matches = typed === site.name;
+  const close = () => {
+    setOpen(false);
+    setTyped('');
+    setFailure(null);
+  };
+  const remove = async (e: Event) => {
+    e.preventDefault();
+    if (!matches) return;
+    setBusy(true);
+    const r = await manage('DELETE', '/sites/{site_id}', { path: { site_id: site.site_id }, body: { name: typed } });
+    setBusy(false);
+    if (!r.ok) return setFailure(r.error);
+    onDeleted(site.name);
+  };
+  if (!open)
+    return (
+      <div class="site-delete">
+        <button type="button" class="button secondary danger-outline" onClick={() => setOpen(true)}>
+          Delete this site
+        </button>
+      </div>
+    );
+  const titleId = `delete-${site.site_id}`;
+  const inputId = `delete-name-${site.site_id}`;
+  return (
+    <form class="site-delete delete-confirm" aria-labelledby={titleId} onSubmit={remove}>
+      <h4 id={titleId}>Delete {site.name}?</h4>
+      <p>Every event, goal, funnel, tenant, share link and report subscription of this site is deleted with it. This cannot be undone.</p>
+      <label class="field-label" for={inputId}>
+        Type <strong>{site.name}</strong> to confirm
+      </label>
+      <input
+        id={inputId}
+        name="confirm_name"
+        autocomplete="off"
+        spellcheck={false}
+        value={typed}
+        onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+        // biome-ignore lint/a11y/noAutofocus: focus moves to the field the person just opened, so the keyboard types the name
+        autoFocus
+      />
+      <div class="card-actions">
+        <button type="submit" class="button danger" disabled={!matches || busy}>
+          {busy ? 'Deleting…' : `Delete ${site.name}`}
+        </button>
+        <button type="button" class="quiet-button" onClick={close}>
+          Cancel
+        </button>
+      </div>
+      {failure ? <Problem failure={failure} title="Not deleted" alert /> : null}
+    </form>
   );
 }
 

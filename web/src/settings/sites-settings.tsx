@@ -1,10 +1,10 @@
-// Settings > Sites: every site of the workspace (site-card.tsx: its hostnames, domain proof, profile and
-// status), the plan's sites used, and a form to add one with its hostnames and time zone, and optionally a domain
+// Settings > Sites: every site of the workspace (site-card.tsx: its hostnames, domain proof, script tag,
+// profile, status and deletion), the plan's sites used, and a form to add one with its hostnames and time zone, and optionally a domain
 // scope (the TXT record that proves it is shown at once) and hostname patterns. A pasted address
 // (https://www.example.com/pricing) is taken for its hostname, and the form shows what will be saved.
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { manage, seg } from '../api/manage.js';
-import type { CollectionProfile, WorkspaceDetails } from '../api/manage-types.js';
+import type { CollectionProfile, SiteRecord, WorkspaceDetails } from '../api/manage-types.js';
 import { Field, textOf } from '../ui/field.js';
 import { DnsRecordFields } from './dns-record.js';
 import { hostnamesOf } from './hostname-input.js';
@@ -19,22 +19,39 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
   const [typed, setTyped] = useState('');
   const hosts = hostnamesOf(typed);
   const taken = hosts.some((h) => h.from !== h.hostname);
+  const [deleted, setDeleted] = useState('');
+  const said = useRef<HTMLParagraphElement>(null);
+  // the card that held the focus is gone: the message about it takes it
+  useEffect(() => {
+    if (deleted) said.current?.focus();
+  }, [deleted]);
+  const onDeleted = (name: string) => {
+    setDeleted(`${name} is deleted, with everything stored of it.`);
+    sites.reload();
+  };
   return (
     <Section
       id="sites"
       title="Sites"
       note={count !== null ? <span class="muted">{usedOf(count, ws.plan.max_sites)} sites of the plan</span> : null}
     >
+      <p class="deleted-note" role="status" tabIndex={-1} ref={said}>
+        {deleted}
+      </p>
       <ListState listed={sites} label="sites">
         {(data) =>
           data.sites.length === 0 ? (
             <p class="empty">No sites yet: add the first one below.</p>
           ) : (
-            <div class="site-cards">
-              {data.sites.map((s) => (
-                <SiteCard key={s.site_id} site={s} onChange={sites.reload} />
-              ))}
-            </div>
+            <SiteCards
+              sites={data.sites}
+              canDelete={ws.workspace.role === 'owner'}
+              onChange={() => {
+                setDeleted('');
+                sites.reload();
+              }}
+              onDeleted={onDeleted}
+            />
           )
         }
       </ListState>
@@ -61,8 +78,8 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
           shown={(site) => (
             <>
               <p>
-                <strong>{site.name}</strong> is added. <a href={`/app/sites/${seg(site.site_id)}`}>Open its dashboard</a> to get the script
-                tag its pages load.
+                <strong>{site.name}</strong> is added: its card above shows the script tag its pages load.{' '}
+                <a href={`/app/sites/${seg(site.site_id)}`}>Open its dashboard</a>.
               </p>
               {site.verification ? (
                 <>
@@ -119,5 +136,31 @@ export function SitesSettings({ ws }: { ws: WorkspaceDetails }) {
         </SendForm>
       </div>
     </Section>
+  );
+}
+
+/**
+ * The cards, with the collection script's address as the server says it (tracker_script_url, the same for
+ * every site of the server, read once with the first site); if that read fails, this page's origin.
+ */
+function SiteCards({
+  sites,
+  canDelete,
+  onChange,
+  onDeleted,
+}: {
+  sites: SiteRecord[];
+  canDelete: boolean;
+  onChange(): void;
+  onDeleted(name: string): void;
+}) {
+  const read = useManaged('/sites/{site_id}', { path: { site_id: sites[0].site_id } });
+  const scriptUrl = read.result ? (read.result.ok ? read.result.data.tracker_script_url : `${location.origin}/js/script.js`) : null;
+  return (
+    <div class="site-cards">
+      {sites.map((s) => (
+        <SiteCard key={s.site_id} site={s} scriptUrl={scriptUrl} canDelete={canDelete} onChange={onChange} onDeleted={onDeleted} />
+      ))}
+    </div>
   );
 }

@@ -4,7 +4,18 @@ import type { ComponentChildren } from 'preact';
 import { signOut } from '../api/manage.js';
 import type { SessionState } from '../api/manage-types.js';
 
-export function AppFrame({ session, title, children }: { session: SessionState | null; title: string; children: ComponentChildren }) {
+export function AppFrame({
+  session,
+  title,
+  headerExtra,
+  children,
+}: {
+  session: SessionState | null;
+  title: string;
+  /** a control drawn in the title's place (the site page's site switcher, which names the site) */
+  headerExtra?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   return (
     <>
       <a class="skip-link" href="#main">
@@ -14,7 +25,7 @@ export function AppFrame({ session, title, children }: { session: SessionState |
         <a class="brand" href="/app">
           footfall
         </a>
-        <span class="app-title">{title}</span>
+        {headerExtra ? <div class="app-header-extra">{headerExtra}</div> : <span class="app-title">{title}</span>}
         {session ? (
           <span class="who">
             <span class="muted">{session.user.email}</span>
