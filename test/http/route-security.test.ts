@@ -45,9 +45,9 @@ const POST_READS = new Map([
 /** the management routes by `METHOD /app/api/…`, as registered */
 const management = new Map(appApiRoutes.map((d) => [`${d.method} ${APP_API_PREFIX}${d.url}`, d]));
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Where the dashboard's reads live: /app/api followed by the /v1 path. */
+/** Where the dashboard's reads live: /app/api followed by the /v1 path, or by the query API's (/api/v2/...). */
 const READS_PREFIX = `${APP_API_PREFIX}/v1/`;
-const isDashboardRead = (url: string) => url.startsWith(READS_PREFIX);
+const isDashboardRead = (url: string) => url.startsWith(READS_PREFIX) || POST_READS.has(url.slice(APP_API_PREFIX.length));
 
 let h: Harness;
 let registered: Registered[];
@@ -102,15 +102,15 @@ test('every registered route is an authenticated GET under /v1 with a known fami
     }
     if (isDashboardRead(r.url)) {
       const v1 = r.url.slice(APP_API_PREFIX.length);
-      const def = definitions.get(v1);
-      assert.ok(def, `${r.url} is not the twin of a route definition of src/http/v1/index.ts`);
-      assert.equal(r.method, 'GET', r.url);
+      const def = definitions.get(v1) ?? POST_READS.get(v1)?.def;
+      assert.ok(def, `${r.url} is not the twin of a route definition of src/http/v1/index.ts or of the query API`);
+      assert.equal(r.method, POST_READS.has(v1) ? 'POST' : 'GET', r.url);
       assert.ok(def.site, `${r.url}: the dashboard reads only the routes that name a site (its frame comes from the management routes)`);
       assert.equal(r.strategy, 'session', `${r.url}: registered with the ${r.strategy} strategy`);
       assert.deepEqual(r.security, [{ sessionCookie: [] }], `${r.url}: security`);
       assert.equal(r.hidden, true, `${r.url} is listed in /openapi.json`);
       assert.ok(
-        DASHBOARD_READ_ROLES[`GET ${v1}`],
+        DASHBOARD_READ_ROLES[`${r.method} ${v1}`],
         `${r.url} has no entry in the dashboard reads' role table (test/http/helpers/app-api-roles.ts)`,
       );
       continue;
@@ -192,14 +192,14 @@ test('every registered route is an authenticated GET under /v1 with a known fami
   // Every /v1 route that names a site is a dashboard read, and every entry of its role table is served.
   const reads = sessionRoutes
     .filter((r) => isDashboardRead(r.url))
-    .map((r) => `GET ${r.url.slice(APP_API_PREFIX.length)}`)
+    .map((r) => `${r.method} ${r.url.slice(APP_API_PREFIX.length)}`)
     .sort();
   assert.deepEqual(
     reads,
-    [...definitions.values()]
-      .filter((d) => d.site)
-      .map((d) => `GET ${d.url}`)
-      .sort(),
+    [
+      ...[...definitions.values()].filter((d) => d.site).map((d) => `GET ${d.url}`),
+      ...[...POST_READS.keys()].map((u) => `POST ${u}`),
+    ].sort(),
   );
   assert.deepEqual(reads, Object.keys(DASHBOARD_READ_ROLES).sort());
 });
@@ -210,19 +210,19 @@ test("the dashboard's reads: every member of the site's workspace reads it, a pe
   let n = 0;
   const w: World = { h, ws, other, seq: () => ++n };
   const failures: string[] = [];
-  for (const { url } of sessionRoutes.filter((r) => isDashboardRead(r.url))) {
-    const entry = DASHBOARD_READ_ROLES[`GET ${url.slice(APP_API_PREFIX.length)}`];
+  for (const { method, url } of sessionRoutes.filter((r) => isDashboardRead(r.url))) {
+    const entry = DASHBOARD_READ_ROLES[`${method} ${url.slice(APP_API_PREFIX.length)}`];
     for (const [i, who] of CALLERS.entries()) {
       const c = (await entry.setup?.(w)) ?? {};
       const caller =
         who === 'anonymous'
           ? null
           : await person(h, who === 'stranger' ? { workspaceId: other, role: 'owner' } : { workspaceId: ws, role: who });
-      const res = await call(h, caller, 'GET', `${url}${c.query ?? ''}`);
+      const res = await call(h, caller, method, `${url}${c.query ?? ''}`, c.body === undefined ? {} : { body: c.body });
       if (res.statusCode !== entry.expect[i])
-        failures.push(`${who} GET ${url}: ${res.statusCode}, expected ${entry.expect[i]} ${res.body.slice(0, 200)}`);
+        failures.push(`${who} ${method} ${url}: ${res.statusCode}, expected ${entry.expect[i]} ${res.body.slice(0, 200)}`);
       else if (res.statusCode >= 400)
-        assertError(res, res.statusCode, res.statusCode === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', `${who} GET ${url}`);
+        assertError(res, res.statusCode, res.statusCode === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', `${who} ${method} ${url}`);
     }
   }
   assert.deepEqual(failures, []);

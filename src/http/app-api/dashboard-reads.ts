@@ -7,12 +7,23 @@ import type { FastifyInstance } from 'fastify';
 import type { AnyRoute } from '../pipeline/define-route.js';
 import { sendApiError } from '../server/error-envelope.js';
 import { analyticsRoutes, platformRoutes } from '../v1/index.js';
+import { funnelRoute } from '../v2/funnel-route.js';
+import { queryRoute } from '../v2/query-route.js';
 import type { AppApiDeps } from './app-api-deps.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import { sessionStrategy } from './session-strategy.js';
 
-/** Every read route that names a site: the dashboard's page reads nothing else of /v1 (its frame comes from the management routes). */
-export const DASHBOARD_READ_ROUTES: readonly AnyRoute[] = [...analyticsRoutes, ...platformRoutes.filter((r) => r.site !== undefined)];
+/**
+ * Every read route that names a site: the dashboard's page reads nothing else of /v1 (its frame comes from
+ * the management routes), and the query API's two (POST /app/api/api/v2/query and .../funnel: the site's
+ * time zone, every filter, properties, funnels).
+ */
+export const DASHBOARD_READ_ROUTES: readonly AnyRoute[] = [
+  ...analyticsRoutes,
+  ...platformRoutes.filter((r) => r.site !== undefined),
+  queryRoute,
+  funnelRoute,
+];
 
 export async function registerDashboardReads(scope: FastifyInstance, deps: AppApiDeps): Promise<void> {
   const strategy = sessionStrategy(deps);

@@ -302,7 +302,8 @@ async function goal(w: World) {
 }
 
 /**
- * The dashboard's reads (/app/api/v1/..., the read routes that name a site), keyed by their /v1 path:
+ * The dashboard's reads (/app/api/v1/..., the read routes that name a site, and /app/api/api/v2/query and
+ * .../funnel), keyed by their method and path without /app/api:
  * every member of the site's workspace reads it; a person of another workspace gets /v1's 403 for a site
  * it may not read (not the management API's 404); no session, 401. A read route served there without an
  * entry fails route-security.test.ts.
@@ -321,4 +322,13 @@ export const DASHBOARD_READ_ROLES: Record<string, Entry> = {
   'GET /v1/goals/conversions': { expect: MEMBER_READ, setup: siteQuery() },
   'GET /v1/tenants': { expect: MEMBER_READ, setup: siteQuery() },
   'GET /v1/goals': { expect: MEMBER_READ, setup: siteQuery() },
+  // the query API's twins: a JSON body, as at /api/v2
+  'POST /api/v2/query': {
+    expect: MEMBER_READ,
+    setup: async (w) => ({ body: { site_id: await site(w), date_range: '7d', metrics: ['visitors'] } }),
+  },
+  'POST /api/v2/funnel': {
+    expect: MEMBER_READ,
+    setup: async (w) => ({ body: { site_id: await site(w), date_range: '7d', steps: [{ page: '/' }, { page: '/pricing' }] } }),
+  },
 };
