@@ -33,5 +33,12 @@ export async function registerDashboardReads(scope: FastifyInstance, deps: AppAp
   });
 }
 
-/** The paths below /app/api the twins answer, for the management document. */
-export const DASHBOARD_READ_PATHS: readonly string[] = DASHBOARD_READ_ROUTES.map((r) => APP_API_PREFIX + r.url);
+/** The paths below /app/api the GET twins answer (what a read batch may hold), for the management document. */
+export const DASHBOARD_READ_PATHS: readonly string[] = DASHBOARD_READ_ROUTES.filter((r) => r.method !== 'POST').map(
+  (r) => APP_API_PREFIX + r.url,
+);
+
+/** The POST twins (the query API's), for the management document. */
+export const DASHBOARD_QUERY_PATHS: readonly string[] = DASHBOARD_READ_ROUTES.filter((r) => r.method === 'POST').map(
+  (r) => APP_API_PREFIX + r.url,
+);

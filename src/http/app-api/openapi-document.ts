@@ -7,7 +7,7 @@ import { errorResponseName } from '../openapi/error-responses.js';
 import { license, PACKAGE_VERSION } from '../openapi/finish-document.js';
 import { hoistTitledSchemas } from '../openapi/hoist-components.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
-import { DASHBOARD_READ_PATHS } from './dashboard-reads.js';
+import { DASHBOARD_QUERY_PATHS, DASHBOARD_READ_PATHS } from './dashboard-reads.js';
 import { securityOf, type AppRoute } from './define-app-route.js';
 import { ManageErrorEnvelope } from './schemas.js';
 import { SESSION_COOKIE } from './session-cookie.js';
@@ -41,9 +41,12 @@ const DESCRIPTION = [
   'Each session may make 100 requests in any 5 seconds (429 with Retry-After past it).',
   'Every answer, errors included, carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.',
   '',
-  "**The dashboard's reads** are not listed below: they are the read API's GET operations that name a site, served again under",
-  '`/app/api` with the same path after the prefix, query parameters, answers (CSV included) and error codes as in `/openapi.json`:',
-  DASHBOARD_READ_PATHS.map((p) => `\`GET ${p}\``).join(', ') + '.',
+  "**The dashboard's reads** are not listed below: they are the read API's operations that name a site, served again under",
+  '`/app/api` with the same path after the prefix, parameters, answers (CSV included) and error codes as in `/openapi.json`:',
+  DASHBOARD_READ_PATHS.map((p) => `\`GET ${p}\``).join(', ') +
+    ", and the query API's " +
+    DASHBOARD_QUERY_PATHS.map((p) => `\`POST ${p}\``).join(' and ') +
+    ' (a JSON body, with the `X-CSRF-Token` header as every POST here).',
   "They are entered with the session cookie instead of a token: a member of the site's workspace, whatever the role, reads it; any other",
   'site answers 403 `FORBIDDEN` exactly as /v1 answers a site the token may not read. They are not metered (`meta.units_charged` 0), follow the',
   "plan's dashboard rules (`GET /app/api/sites/{site_id}` gives them) instead of its API policy, and count against the same 100 requests in 5 seconds.",
