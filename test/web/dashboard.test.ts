@@ -249,6 +249,44 @@ test('clicking a row filters the whole page; back and forward undo and redo it; 
   await context.close();
 });
 
+test("Sources' UTM tabs list the landing pages' campaign tags, equal to /v1's source, medium and campaign breakdowns", {
+  skip,
+  timeout: 60_000,
+}, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.extended;
+  const { page, problems, context } = await w.open(w.siteUrl(site, {}));
+  await settled(page);
+  const base = { site_id: site, from: addDays(w.today, -29), to: w.today };
+  const seen: Record<string, [string, number][]> = {};
+  for (const [tab, dimension] of [
+    ['UTM source', 'source'],
+    ['UTM medium', 'medium'],
+    ['UTM campaign', 'campaign'],
+  ] as const) {
+    await page.click(`[data-panel="sources"] [role="tab"]:has-text("${tab}")`);
+    await settled(page);
+    const api = await w.v1('/v1/metrics/breakdown', { ...base, dimension, metric: 'visitors', limit: '100' });
+    seen[dimension] = await listRows(page, 'sources');
+    assert.deepEqual(
+      seen[dimension],
+      api.body.current.rows.slice(0, 10).map((r: { key: string | null; value: number }) => [r.key ?? '', r.value]),
+      tab,
+    );
+  }
+  // the world tags a fifth of the visits ?utm_source=newsletter&utm_medium=email, and no campaign
+  assert.ok(
+    seen.source.some(([k, n]) => k === 'newsletter' && n > 0),
+    JSON.stringify(seen.source),
+  );
+  assert.ok(
+    seen.medium.some(([k, n]) => k === 'email' && n > 0),
+    JSON.stringify(seen.medium),
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a row filters, the period steps back; focus is visible', {
   skip,
   timeout: 120_000,

@@ -67,6 +67,10 @@ export const TOP_LISTS: readonly PanelSpec[] = [
     tabs: [
       { dimension: 'channel', label: 'Channels' },
       { dimension: 'referrer', label: 'Referrers' },
+      // the campaign tags of the landing URL (utm_source, utm_medium, utm_campaign), as Plausible's Sources shows them
+      { dimension: 'source', label: 'UTM source' },
+      { dimension: 'medium', label: 'UTM medium' },
+      { dimension: 'campaign', label: 'UTM campaign' },
     ],
   },
   {
