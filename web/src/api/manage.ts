@@ -86,3 +86,21 @@ export async function signOut(): Promise<void> {
 export function toSignIn(): void {
   location.assign(`/app?next=${encodeURIComponent(location.pathname + location.search)}`);
 }
+
+/**
+ * POST a JSON body to a route under /app/api that the management document does not describe (the query
+ * API's twins: `/api/v2/funnel`), with the session's CSRF token as every change carries it; the session
+ * is read first when no token is known yet. Answers the route's JSON, or its refusal in the API's words.
+ */
+export async function postWithCsrf<T>(path: `/${string}`, body: unknown): Promise<Result<T>> {
+  if (!csrfToken) await readSession();
+  const res = await fetchOrFailure(APP_API + path, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...(csrfToken ? { 'X-CSRF-Token': csrfToken } : {}) },
+    credentials: 'same-origin',
+    body: JSON.stringify(body),
+  });
+  if (!(res instanceof Response)) return { ok: false, error: res };
+  if (res.status !== 200) return { ok: false, error: await failureOf(res) };
+  return { ok: true, data: (await res.json()) as T };
+}

@@ -13,6 +13,7 @@ import { dashboardProduct, UNKNOWN_PRODUCT, type DashboardProduct, type PanelCon
 import { Controls } from './controls.js';
 import { TOP_LISTS } from './dimensions.js';
 import { FilterBar } from './filter-bar.js';
+import { FunnelPanel } from './funnel-panel.js';
 import { GoalsPanel } from './goals-panel.js';
 import { PageNote } from './page-note.js';
 import { todayUtc } from './periods.js';
@@ -81,6 +82,8 @@ export function Dashboard({
         ))}
         <ActionsPanel ctx={ctx} />
         <GoalsPanel ctx={ctx} />
+        {/* saved funnels are read over the management API: the signed-in dashboard only */}
+        {reader.base === '/app/api' && workspaceReads ? <FunnelPanel ctx={ctx} /> : null}
       </div>
     </div>
   );

@@ -8,6 +8,7 @@ import { useEffect } from 'preact/hooks';
 import { readSession, seg, toSignIn } from '../api/manage.js';
 import type { WorkspaceDetails } from '../api/manage-types.js';
 import { EmbedsSettings } from '../settings/embeds-settings.js';
+import { FunnelsSettings } from '../settings/funnels-settings.js';
 import { GoalsSettings } from '../settings/goals-settings.js';
 import { useManaged } from '../settings/kit.js';
 import { MembersSettings } from '../settings/members-settings.js';
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, { label: string; draw: (ws: WorkspaceDetails) => 
   sites: { label: 'Sites', draw: (ws) => <SitesSettings ws={ws} /> },
   tenants: { label: 'Tenants', draw: (ws) => <TenantsSettings ws={ws} /> },
   goals: { label: 'Goals', draw: (ws) => <GoalsSettings ws={ws} /> },
+  funnels: { label: 'Funnels', draw: (ws) => <FunnelsSettings ws={ws} /> },
   tokens: { label: 'API tokens', draw: (ws) => <TokensSettings ws={ws} /> },
   members: { label: 'Members', draw: (ws) => <MembersSettings ws={ws} /> },
   usage: { label: 'Usage', draw: (ws) => <UsageSettings ws={ws} /> },
