@@ -8,7 +8,7 @@ import type { Failure } from '../api/read.js';
 import { Field, textOf } from '../ui/field.js';
 import { Problem } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ActionButton, ListState, Section, SendForm, useManaged } from './kit.js';
 import { useSites } from './site-names.js';
 
@@ -144,14 +144,23 @@ function OwnReports({
 }) {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
+  // what was clicked shows at once, until the list read again agrees (or the change is refused)
+  const [wanted, setWanted] = useState<Partial<Record<ReportPeriod, boolean>>>({});
+  const isOn = (p: ReportPeriod) => own(p) !== null;
+  useEffect(() => {
+    const settled = (Object.keys(wanted) as ReportPeriod[]).filter((p) => wanted[p] === isOn(p));
+    if (settled.length) setWanted((w) => Object.fromEntries(Object.entries(w).filter(([p]) => !settled.includes(p as ReportPeriod))));
+  });
   const toggle = async (period: ReportPeriod) => {
     const sub = own(period);
+    setWanted((w) => ({ ...w, [period]: sub === null }));
     setBusy(true);
     const r = sub
       ? await manage('DELETE', '/reports/{subscription_id}', { path: { subscription_id: sub.subscription_id } })
       : await manage('POST', '/sites/{site_id}/reports', { path: { site_id: site.site_id }, body: { period } });
     setBusy(false);
     setFailure(r.ok ? null : r.error);
+    if (!r.ok) setWanted((w) => Object.fromEntries(Object.entries(w).filter(([p]) => p !== period)));
     reload();
   };
   return (
@@ -159,7 +168,7 @@ function OwnReports({
       <legend>Mail me{email ? ` (${email})` : ''}</legend>
       {(Object.keys(PERIODS) as ReportPeriod[]).map((p) => (
         <label key={p} class="check">
-          <input type="checkbox" checked={own(p) !== null} disabled={busy} onChange={() => toggle(p)} /> {PERIODS[p]} report
+          <input type="checkbox" checked={wanted[p] ?? isOn(p)} disabled={busy} onChange={() => toggle(p)} /> {PERIODS[p]} report
         </label>
       ))}
       {failure ? <Problem failure={failure} title="Not changed" alert /> : null}
