@@ -1,4 +1,4 @@
-// `footfall token create|list|revoke|rotate`, through the same use-cases as the management API, with
+// `footfall token create|list|rename|revoke|rotate`, through the same use-cases as the management API, with
 // the operator's rights. A secret is printed once, by create or rotate; the store keeps only its
 // sha256, and list never shows either.
 import type { Command } from 'commander';
@@ -18,10 +18,15 @@ export function registerTokenCommands(program: Command): void {
     .option('--scopes <list>', `comma-separated: ${TOKEN_SCOPES.join(',')}`)
     .option('--sites <list>', 'comma-separated site allowlist (default: every site)')
     .option('--tenants <list>', 'comma-separated tenant allowlist (default: every tenant)')
+    .option('--name <name>', 'what the token is for, to tell it apart (default: unnamed)')
     .action(run(createToken));
   withStoreOptions(token.command('list').description('list the tokens of a workspace (never their secrets)'))
     .option('--workspace <id>', 'workspace id')
     .action(run(listTokens));
+  withStoreOptions(token.command('rename').description('name a token, or with --clear leave it unnamed').argument('<token-id>'))
+    .option('--name <name>', 'the new name')
+    .option('--clear', 'remove the name')
+    .action(run(renameToken));
   withStoreOptions(token.command('revoke').description('revoke a token; its next request is refused').argument('<token-id>')).action(
     run(revokeToken),
   );
@@ -45,13 +50,14 @@ async function createToken(_catalog: CatalogStore, opts: Opts, _args: string[], 
       a.problem(`unknown scope "${s}" in --scopes; scopes are ${TOKEN_SCOPES.join(', ')}`);
   const siteIds = a.list('sites', '--sites');
   const tenantIds = a.list('tenants', '--tenants');
+  const name = a.optional('name');
   a.done();
   const deps = manageDeps(ctx);
   const access = await workspaceAccess(deps, OPERATOR, workspaceId, 'admin');
-  const { token: t, secret } = await tokens.createToken(deps, access, { scopes: scopes as TokenScope[], siteIds, tenantIds });
+  const { token: t, secret } = await tokens.createToken(deps, access, { scopes: scopes as TokenScope[], siteIds, tenantIds, name });
   return {
     json: { token_id: t.id, secret },
-    text: `Created token ${t.id} (${t.scopes.join(', ')}).\nSecret, shown only now (only its hash is stored): ${secret}`,
+    text: `Created token ${t.id}${t.name === null ? '' : ` "${t.name}"`} (${t.scopes.join(', ')}).\nSecret, shown only now (only its hash is stored): ${secret}`,
   };
 }
 
@@ -62,6 +68,7 @@ async function listTokens(catalog: CatalogStore, opts: Opts): Promise<Result> {
     text: lines(tokens, 'No tokens.', (t) =>
       [
         t.id,
+        t.name === null ? '(unnamed)' : `"${t.name}"`,
         t.revokedAt ? `revoked ${t.revokedAt}` : 'active',
         t.scopes.join(','),
         `sites ${t.siteIds ? t.siteIds.join(',') : 'all'}`,
@@ -70,6 +77,21 @@ async function listTokens(catalog: CatalogStore, opts: Opts): Promise<Result> {
         ...(t.rotatedAt ? [`rotated ${t.rotatedAt}`] : []),
       ].join('  '),
     ),
+  };
+}
+
+async function renameToken(_catalog: CatalogStore, opts: Opts, [id]: string[], ctx: CommandContext): Promise<Result> {
+  const a = new Args(opts);
+  const name = a.optional('name');
+  const clear = opts.clear === true;
+  if (clear && name !== undefined) a.problem('give --name <name> or --clear, not both');
+  else if (!clear && name === undefined) a.problem('missing --name <name> (or --clear to remove the name)');
+  a.done();
+  const deps = manageDeps(ctx);
+  const t = await tokens.renameToken(deps, await tokenAccess(deps, OPERATOR, id, 'admin'), clear ? null : (name ?? null));
+  return {
+    json: { token_id: t.id, name: t.name },
+    text: t.name === null ? `Token ${t.id} is now unnamed.` : `Renamed token ${t.id} to "${t.name}".`,
   };
 }
 

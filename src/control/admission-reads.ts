@@ -19,6 +19,7 @@ const TOKEN_COLUMNS = [
   'tokens.revoked_at',
   'tokens.created_at',
   'tokens.rotated_at',
+  'tokens.name',
 ] as const;
 
 /** The workspace columns read beside the token's (ws_*: the token has an id and a created_at of its own). */

@@ -42,10 +42,15 @@ export function toGoal(r: Selectable<GoalsTable>): Goal {
   };
 }
 
-export function toToken(r: Selectable<TokensTable>): Token {
+/**
+ * A token of its row. `name` may be left out of the columns read (authentication's one read,
+ * admission-reads.ts, does not need it): the token then reads as unnamed.
+ */
+export function toToken(r: Omit<Selectable<TokensTable>, 'name'> & { name?: string | null }): Token {
   return {
     id: r.id,
     workspaceId: r.workspace_id,
+    name: r.name ?? null,
     scopes: JSON.parse(r.scopes) as TokenScope[],
     siteIds: r.site_ids === null ? null : (JSON.parse(r.site_ids) as string[]),
     tenantIds: r.tenant_ids === null ? null : (JSON.parse(r.tenant_ids) as string[]),

@@ -215,7 +215,9 @@ export class KyselyCatalogStore implements CatalogStore {
     siteIds?: string[] | null;
     tenantIds?: string[] | null;
     secretHash: string;
+    name?: string | null;
   }): Promise<Token> {
+    const name = input.name == null ? null : checkName('token name', input.name);
     const scopes = checkScopes(input.scopes);
     const siteIds = checkIdList('site', input.siteIds);
     const tenantIds = checkIdList('tenant', input.tenantIds);
@@ -246,6 +248,7 @@ export class KyselyCatalogStore implements CatalogStore {
       id: newId('tok', this.random),
       workspace_id: ws.id,
       secret_hash: input.secretHash,
+      name,
       scopes: JSON.stringify(scopes),
       site_ids: siteIds ? JSON.stringify(siteIds) : null,
       tenant_ids: tenantIds ? JSON.stringify(tenantIds) : null,
@@ -285,6 +288,14 @@ export class KyselyCatalogStore implements CatalogStore {
     await this.db.updateTable('tokens').set({ revoked_at: when }).where('id', '=', id).where('revoked_at', 'is', null).execute();
     const row = await this.db.selectFrom('tokens').select('id').where('id', '=', id).executeTakeFirst();
     return row !== undefined;
+  }
+
+  async renameToken(id: string, name: string | null): Promise<Token> {
+    const checked = name === null ? null : checkName('token name', name);
+    const changed = await this.db.updateTable('tokens').set({ name: checked }).where('id', '=', id).executeTakeFirst();
+    const token = Number(changed.numUpdatedRows) === 0 ? null : await this.getToken(id);
+    if (!token) throw new CatalogError('NOT_FOUND', `unknown token "${id}"`);
+    return token;
   }
 
   async getOrCreateSecret(name: string): Promise<string> {

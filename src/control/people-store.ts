@@ -81,6 +81,19 @@ export class KyselyPeopleStore implements PeopleStore {
     });
   }
 
+  async setUserName(userId: string, name: string | null): Promise<User> {
+    const value = name === null ? null : checkName('name', name);
+    const r = await this.db.updateTable('users').set({ name: value }).where('id', '=', userId).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw new CatalogError('NOT_FOUND', `unknown user "${userId}"`);
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+    return toUser(row);
+  }
+
+  async deleteUserSessions(userId: string): Promise<number> {
+    const r = await this.db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async createOwnedWorkspace(input: { name: string; plan: PlanId; ownerId: string }): Promise<Workspace> {
     const now = this.clock.now().toISOString();
     const row = {

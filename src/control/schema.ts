@@ -142,6 +142,8 @@ export interface TokensTable {
   id: string;
   workspace_id: string;
   secret_hash: string;
+  /** what the token is for, as its people name it; null = unnamed */
+  name: string | null;
   /** JSON array of scopes */
   scopes: string;
   /** JSON array of site ids; null = every site */

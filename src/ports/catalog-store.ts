@@ -81,6 +81,8 @@ export interface Funnel {
 export interface Token {
   id: string;
   workspaceId: string;
+  /** what it is for, as its people name it ("Data warehouse sync"); null = unnamed */
+  name: string | null;
   scopes: TokenScope[];
   /** null = every site of the workspace */
   siteIds: string[] | null;
@@ -256,6 +258,8 @@ export interface TokenCatalog {
     siteIds?: string[] | null;
     tenantIds?: string[] | null;
     secretHash: string;
+    /** trimmed; absent or null: unnamed. INVALID when blank or too long */
+    name?: string | null;
   }): Promise<Token>;
   findTokenByHash(secretHash: string): Promise<Token | null>;
   /**
@@ -275,6 +279,11 @@ export interface TokenCatalog {
   rotateToken(id: string, secretHash: string): Promise<Token>;
   /** Returns false when no such token exists. */
   revokeToken(id: string, at: string): Promise<boolean>;
+  /**
+   * Names a token (trimmed), or with null leaves it unnamed; a revoked token may be renamed too.
+   * NOT_FOUND / INVALID (blank or too long a name).
+   */
+  renameToken(id: string, name: string | null): Promise<Token>;
 }
 
 /**

@@ -69,6 +69,8 @@ export interface PeopleStore {
   findUserByEmail(email: string): Promise<{ user: User; passwordHash: string | null } | null>;
   /** Replaces the password and ends every session of the user, in one transaction. NOT_FOUND. */
   setPassword(userId: string, passwordHash: string): Promise<void>;
+  /** Sets (trimmed) or clears (null) the user's name; answers the user as it now is. NOT_FOUND, INVALID. */
+  setUserName(userId: string, name: string | null): Promise<User>;
 
   /** A workspace and its owner's membership, in one transaction (a person creating a workspace). NOT_FOUND (user), INVALID. */
   createOwnedWorkspace(input: { name: string; plan: PlanId; ownerId: string }): Promise<Workspace>;
@@ -123,6 +125,8 @@ export interface PeopleStore {
   /** Slides a live session's expiry. */
   touchSession(idHash: string, now: string, expiresAt: string): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
+  /** Ends every session of the user (on every device); answers how many ended. */
+  deleteUserSessions(userId: string): Promise<number>;
 
   /** Records one failed sign-in under each key hash. */
   recordSignInFailure(keyHashes: string[], atMs: number): Promise<void>;

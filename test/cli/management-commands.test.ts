@@ -180,6 +180,7 @@ test('token list never prints a secret or a hash; rotate prints the new secret o
   assert.deepEqual(Object.keys(tokens[0]), [
     'token_id',
     'workspace_id',
+    'name',
     'scopes',
     'site_ids',
     'tenant_ids',
@@ -203,6 +204,50 @@ test('token list never prints a secret or a hash; rotate prints the new secret o
   await refused(['token', 'rotate', b.token_id], 'INVALID', /revoked/);
   await refused(['token', 'rotate', 'tok_nope'], 'NOT_FOUND', /unknown token/);
   await refused(['token', 'list'], 'INVALID_ARGUMENTS', /missing --workspace/);
+});
+
+test('token create --name, token rename --name|--clear, and list shows the name', async () => {
+  const own = (await ok('workspace', 'create', '--name', 'Names', '--plan', 'pro')).workspace_id;
+  const made = await cli('token', 'create', '--workspace', own, '--scopes', 'metrics:read', '--name', ' Data warehouse sync ');
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /^Created token tok_\S+ "Data warehouse sync" \(metrics:read\)\./);
+  const named = /Created token (\S+)/.exec(made.stdout)![1];
+  const unnamed = (await ok('token', 'create', '--workspace', own, '--scopes', 'usage:read')).token_id;
+  const names = async () =>
+    (await ok('token', 'list', '--workspace', own)).tokens.map((t: { token_id: string; name: string | null }) => [t.token_id, t.name]);
+  assert.deepEqual(await names(), [
+    [named, 'Data warehouse sync'],
+    [unnamed, null],
+  ]);
+  const text = await cli('token', 'list', '--workspace', own);
+  assert.equal(text.code, 0, text.stderr);
+  const lines = text.stdout.trimEnd().split('\n');
+  assert.match(lines[0], new RegExp(`^${named}  "Data warehouse sync"  active  metrics:read  `));
+  assert.match(lines[1], new RegExp(`^${unnamed}  \\(unnamed\\)  active  usage:read  `));
+
+  assert.deepEqual(await ok('token', 'rename', unnamed, '--name', 'Usage export'), { token_id: unnamed, name: 'Usage export' });
+  const renamed = await cli('token', 'rename', named, '--name', 'Nightly');
+  assert.equal(renamed.code, 0, renamed.stderr);
+  assert.equal(renamed.stdout, `Renamed token ${named} to "Nightly".\n`);
+  assert.deepEqual(await names(), [
+    [named, 'Nightly'],
+    [unnamed, 'Usage export'],
+  ]);
+  const cleared = await cli('token', 'rename', named, '--clear');
+  assert.equal(cleared.code, 0, cleared.stderr);
+  assert.equal(cleared.stdout, `Token ${named} is now unnamed.\n`);
+  assert.deepEqual(await names(), [
+    [named, null],
+    [unnamed, 'Usage export'],
+  ]);
+
+  await refused(['token', 'rename', named], 'INVALID_ARGUMENTS', /missing --name <name> \(or --clear/);
+  await refused(['token', 'rename', named, '--name', 'X', '--clear'], 'INVALID_ARGUMENTS', /not both/);
+  await refused(['token', 'rename', named, '--name', '  '], 'INVALID', /token name must be a non-empty string/);
+  await refused(['token', 'rename', named, '--name', 'x'.repeat(201)], 'INVALID', /token name must be at most 200 characters/);
+  await refused(['token', 'rename', 'tok_nope', '--name', 'X'], 'NOT_FOUND', /unknown token "tok_nope"/);
+  await refused(['token', 'create', '--workspace', own, '--scopes', 'metrics:read', '--name', ''], 'INVALID', /token name/);
+  assert.equal((await names()).length, 2, 'a refused create makes nothing');
 });
 
 test('every missing option is named at once', async () => {

@@ -378,6 +378,7 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory, o
       assert.deepEqual(await c.findTokenByHash(hashSecret(open)), {
         id: a.id,
         workspaceId: ws.id,
+        name: null,
         scopes: ['metrics:read'],
         siteIds: null,
         tenantIds: null,
@@ -388,6 +389,7 @@ export function runCatalogStoreContract(name: string, factory: CatalogFactory, o
       assert.deepEqual(await c.findTokenByHash(hashSecret(narrow)), {
         id: b.id,
         workspaceId: ws.id,
+        name: null,
         scopes: ['metrics:read', 'usage:read'],
         siteIds: [s1.id, s2.id],
         tenantIds: [t1.id],

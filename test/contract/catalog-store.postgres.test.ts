@@ -4,6 +4,7 @@ import { openPostgresControlPlane } from '../../src/control/postgres/open.js';
 import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
 import { runCatalogManagementContract } from './catalog-management.contract.js';
 import { runCatalogFunnelsContract } from './catalog-funnels.contract.js';
+import { runCatalogTokenNamesContract } from './catalog-token-names.contract.js';
 import { runSiteOwnershipContract } from './site-ownership.contract.js';
 import { runReportStoreContract } from './report-store.contract.js';
 import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-scratch.js';
@@ -25,6 +26,7 @@ import { POSTGRES_SKIP, POSTGRES_URL, scratchSchema } from './fixtures/postgres-
   runCatalogStoreContract('postgres', factory, { skip: POSTGRES_SKIP });
   runCatalogManagementContract('postgres', factory, { skip: POSTGRES_SKIP });
   runCatalogFunnelsContract('postgres', factory, { skip: POSTGRES_SKIP });
+  runCatalogTokenNamesContract('postgres', factory, { skip: POSTGRES_SKIP });
   runSiteOwnershipContract('postgres', factory, { skip: POSTGRES_SKIP });
   runReportStoreContract(
     'postgres',

@@ -7,6 +7,7 @@ import { openSqliteControlPlane } from '../../src/control/sqlite/open.js';
 import { runCatalogStoreContract, type CatalogUnderTest } from './catalog-store.contract.js';
 import { runCatalogManagementContract } from './catalog-management.contract.js';
 import { runCatalogFunnelsContract } from './catalog-funnels.contract.js';
+import { runCatalogTokenNamesContract } from './catalog-token-names.contract.js';
 import { runSiteOwnershipContract } from './site-ownership.contract.js';
 import { runReportStoreContract } from './report-store.contract.js';
 
@@ -17,6 +18,7 @@ const memory = async (clock: FakeClock): Promise<CatalogUnderTest> => {
 runCatalogStoreContract('sqlite :memory:', memory);
 runCatalogManagementContract('sqlite :memory:', memory);
 runCatalogFunnelsContract('sqlite :memory:', memory);
+runCatalogTokenNamesContract('sqlite :memory:', memory);
 runSiteOwnershipContract('sqlite :memory:', memory);
 runReportStoreContract('sqlite :memory:', async (clock) => {
   const cp = await openSqliteControlPlane(':memory:', { clock });

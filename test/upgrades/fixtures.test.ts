@@ -71,6 +71,15 @@ const DOCUMENTED_CHANGES: Array<{
     },
   },
   {
+    changelog: 'Unreleased: `011_token_names`, a token may have a name; those made before it have none (null)',
+    fixtures: ['0.1.0', '0.2.0', 'f64e0792e73b'],
+    requests: (name, old) => old.status === 200 && name === 'management: tokens (management)',
+    check: (old, now) => {
+      const body = old.body as { tokens: object[] };
+      assert.deepEqual(now.body, { ...body, tokens: body.tokens.map((t) => ({ ...t, name: null })) });
+    },
+  },
+  {
     changelog: '0.1.0: management routes added (a workspace, the site dashboard facts, embed keys, share links, the dashboard reads)',
     fixtures: ['f64e0792e73b'],
     requests: (name, old) =>

@@ -347,3 +347,41 @@ test("a site's card: its script tag to copy; an owner deletes a spare site after
   assert.deepEqual(asAdmin.problems, []);
   await asAdmin.context.close();
 });
+
+test('a token made with a name is listed under it, renamed in place, and an unnamed one says so', { skip, timeout: 20_000 }, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const { page, problems, context } = await w.open(settings('tokens'));
+  await page.waitForSelector('form.create-form input[name=name]');
+  assert.equal(await page.getAttribute('form.create-form input[name=name]', 'placeholder'), 'e.g. Data warehouse sync');
+  await page.fill('form.create-form input[name=name]', 'Warehouse sync');
+  await page.click('button:has-text("Create the token")');
+  await page.waitForSelector('.done [data-copy="Secret"]');
+  const id = (await page.textContent('.done code'))!;
+  const row = `[data-token="${id}"]`;
+  await page.waitForSelector(`${row} .token-name:has-text("Warehouse sync")`);
+  assert.equal(await page.textContent(`${row} .record-main > :first-child`), 'Warehouse sync', 'the name comes first');
+  await page.click(`${row} button:has-text("Rename")`);
+  await page.fill(`${row} form input[name=name]`, 'Nightly export');
+  assert.deepEqual(await axeViolations(page), [], 'the tokens with a rename open');
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'settings-tokens-rename-open-1400.png'), fullPage: true });
+  await page.click(`${row} form button:has-text("Save")`);
+  await page.waitForSelector(`${row} .token-name:has-text("Nightly export")`);
+  assert.equal(await page.locator(`${row} form`).count(), 0, 'the inline form closes');
+  await page.click(`${row} button:has-text("Rename")`);
+  await page.fill(`${row} form input[name=name]`, '');
+  await page.click(`${row} form button:has-text("Save")`);
+  await page.waitForSelector(`${row} .token-name.muted:has-text("Unnamed")`);
+  await page.click(`${row} button:has-text("Rename")`);
+  await page.fill(`${row} form input[name=name]`, 'Data warehouse sync');
+  await page.click(`${row} form button:has-text("Save")`);
+  await page.waitForSelector(`${row} .token-name:has-text("Data warehouse sync")`);
+  const listed = await fetch(w.url(`/app/api/workspaces/${w.workspaces.pro}/tokens`), {
+    headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+  }).then((r) => r.json());
+  assert.equal(listed.tokens.find((t: { token_id: string }) => t.token_id === id)?.name, 'Data warehouse sync', 'saved in the API');
+  assert.deepEqual(await axeViolations(page), [], 'the tokens with names');
+  await twoWidths(page, 'settings-tokens-named');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -3,6 +3,7 @@
 // changes in place, through the URL.
 import { render, type ComponentChildren } from 'preact';
 import './styles/app.css';
+import { AccountPage } from './pages/account-page.js';
 import { EmbedPage } from './pages/embed-page.js';
 import { takeEmbedBearer } from './pages/embed-token.js';
 import { HomePage } from './pages/home-page.js';
@@ -21,6 +22,7 @@ const PAGES: readonly [RegExp, (m: string[]) => ComponentChildren][] = [
   [new RegExp(`^/app/reset/${seg}$`), (m) => <ResetPage secret={m[1]} />],
   [new RegExp(`^/app/sign-in/${seg}$`), (m) => <SignInLinkPage secret={m[1]} />],
   [new RegExp(`^/app/settings/${seg}(?:/${seg})?/?$`), (m) => <SettingsPage workspaceId={m[1]} section={m[2] ?? 'sites'} />],
+  [/^\/app\/account\/?$/, () => <AccountPage />],
   [/^\/embed\/?$/, () => <EmbedPage />],
   [new RegExp(`^/share/${seg}$`), (m) => <SharePage slug={m[1]} />],
 ];

@@ -11,6 +11,7 @@ import * as m007 from './007_data_lifecycle.js';
 import * as m008 from './008_site_timezones.js';
 import * as m009 from './009_funnels.js';
 import * as m010 from './010_report_subscriptions.js';
+import * as m011 from './011_token_names.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008_site_timezones': m008,
   '009_funnels': m009,
   '010_report_subscriptions': m010,
+  '011_token_names': m011,
 };
 
 /** The migrations this code knows, by name. */

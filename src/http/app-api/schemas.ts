@@ -170,6 +170,7 @@ export const TokenRecordSchema = Type.Object(
   {
     token_id: Type.String(),
     workspace_id: Type.String(),
+    name: Nullable(Type.String({ description: 'What the token is for; null: unnamed' })),
     scopes: Type.Array(ScopeSchema),
     site_ids: Nullable(Type.Array(Type.String())),
     tenant_ids: Nullable(Type.Array(Type.String())),

@@ -15,6 +15,7 @@ export const APP_PAGE_PATHS = [
   '/app/sign-in/:secret',
   '/app/settings/:workspace_id',
   '/app/settings/:workspace_id/:section',
+  '/app/account',
 ] as const;
 
 /** The shell's policy. `frameAncestors` is 'none' but for an embed, whose embed key's origins may frame it. */

@@ -111,6 +111,7 @@ export const funnelJson = (f: Funnel) => ({
 export const tokenJson = (t: Token) => ({
   token_id: t.id,
   workspace_id: t.workspaceId,
+  name: t.name,
   scopes: t.scopes,
   site_ids: t.siteIds,
   tenant_ids: t.tenantIds,

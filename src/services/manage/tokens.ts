@@ -10,6 +10,8 @@ export interface TokenInput {
   scopes: TokenScope[];
   siteIds?: string[] | null;
   tenantIds?: string[] | null;
+  /** what it is for; absent or null: unnamed */
+  name?: string | null;
 }
 
 export async function listTokens(deps: Pick<ManageDeps, 'catalog'>, access: WorkspaceAccess): Promise<Token[]> {
@@ -31,6 +33,7 @@ export async function createToken(
     siteIds: input.siteIds ?? null,
     tenantIds: input.tenantIds ?? null,
     secretHash: hashSecret(secret),
+    name: input.name ?? null,
   });
   return { token, secret };
 }
@@ -39,6 +42,16 @@ export async function revokeToken(deps: Pick<ManageDeps, 'catalog' | 'clock'>, a
   requireRole(access, 'admin');
   if (!(await deps.catalog.revokeToken(access.token.id, deps.clock.now().toISOString()))) throw notFound('token', access.token.id);
   return (await deps.catalog.getToken(access.token.id)) ?? access.token;
+}
+
+/** Names the token, or with null leaves it unnamed (a revoked one too: its record stays listed). */
+export async function renameToken(
+  deps: Pick<ManageDeps, 'catalog'>,
+  access: WorkspaceAccess & { token: Token },
+  name: string | null,
+): Promise<Token> {
+  requireRole(access, 'admin');
+  return deps.catalog.renameToken(access.token.id, name);
 }
 
 export async function rotateToken(

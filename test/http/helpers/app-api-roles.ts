@@ -90,6 +90,8 @@ export const ROLE_TABLE: Record<string, Entry> = {
     expect: SIGNED_IN,
     setup: async () => ({ body: { current_password: PASSWORD, new_password: 'a brand new password' } }),
   },
+  'PATCH /session/name': { expect: SIGNED_IN, setup: async () => ({ body: { name: 'A New Name' } }) },
+  'POST /session/sign-out-everywhere': { expect: [204, 204, 204, 204, 401] },
   'POST /invitations/accept': {
     expect: [200, 200, 200, 200, 200],
     setup: async (w) => ({ body: { invitation: await invitation(w), password: PASSWORD, name: 'Invitee' } }),
@@ -217,6 +219,10 @@ export const ROLE_TABLE: Record<string, Entry> = {
   'POST /workspaces/:workspace_id/tokens/:token_id/revoke': {
     expect: ADMIN_CHANGE,
     setup: async (w) => ({ params: { token_id: (await w.h.token(w.ws)).id } }),
+  },
+  'PATCH /workspaces/:workspace_id/tokens/:token_id': {
+    expect: ADMIN_CHANGE,
+    setup: async (w) => ({ params: { token_id: (await w.h.token(w.ws)).id }, body: { name: 'Data warehouse sync' } }),
   },
   'POST /workspaces/:workspace_id/tokens/:token_id/rotate': {
     expect: ADMIN_CHANGE,

@@ -92,6 +92,7 @@ export const PUBLIC_ROUTES = [
   'GET /app/sign-in/:secret',
   'GET /app/settings/:workspace_id',
   'GET /app/settings/:workspace_id/:section',
+  'GET /app/account',
   'GET /embed',
   'GET /app/assets/:file',
   // a share link's page (the shell, saying whether the link is open, locked or gone) and its password

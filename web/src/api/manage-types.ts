@@ -43,6 +43,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/session/name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set or clear your name
+         * @description The name shown beside your email to the members of your workspaces. Answers the session as GET /session does.
+         */
+        patch: operations["setOwnName"];
+        trace?: never;
+    };
+    "/app/api/session/sign-out-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out on every device
+         * @description Every session of the person ends, this one included; the cookie is cleared. Sign in again to go on.
+         */
+        post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/invitations/preview": {
         parameters: {
             query?: never;
@@ -538,6 +578,23 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/app/api/workspaces/{workspace_id}/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Name a token, or with null leave it unnamed */
+        patch: operations["renameToken"];
         trace?: never;
     };
     "/app/api/workspaces/{workspace_id}/tokens/{token_id}/rotate": {
@@ -1041,6 +1098,7 @@ export interface components {
         TokenRecord: {
             token_id: string;
             workspace_id: string;
+            name: string | null;
             scopes: components["schemas"]["Scope"][];
             site_ids: string[] | null;
             tenant_ids: string[] | null;
@@ -1375,6 +1433,70 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setOwnName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Trimmed; at most 100 characters on one line (no control characters); an empty string or null clears it */
+                    name: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Set or clear your name */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionState"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sign out on every device */
+            204: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2792,6 +2914,8 @@ export interface operations {
                     sites?: string[];
                     /** @description Allowlist of tenant ids; absent: all */
                     tenants?: string[];
+                    /** @description What the token is for ("Data warehouse sync"); trimmed */
+                    name?: string;
                 };
             };
         };
@@ -2833,6 +2957,47 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoke a token: its next request is refused */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenRecord"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    renameToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: string;
+                /** @description Token id */
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Name a token, or with null leave it unnamed */
             200: {
                 headers: {
                     /** @description The request id; error.request_id repeats it */

@@ -28,7 +28,11 @@ export function AppFrame({
         {headerExtra ? <div class="app-header-extra">{headerExtra}</div> : <span class="app-title">{title}</span>}
         {session ? (
           <span class="who">
-            <span class="muted">{session.user.email}</span>
+            <a class="who-account" href="/app/account" title="Your account: name, password, sessions">
+              {/* a phone's header has no room for the address: the link says Account there */}
+              <span class="muted">{session.user.email}</span>
+              <span class="who-short">Account</span>
+            </a>
             <button type="button" class="quiet-button" onClick={() => void signOut()}>
               Sign out
             </button>

@@ -1,5 +1,6 @@
 // Every management route, in the order the document lists them.
 import type { AppRoute } from '../define-app-route.js';
+import { accountRoutes } from './account.js';
 import { embedRoutes } from './embeds.js';
 import { funnelRoutes } from './funnels.js';
 import { linkRoutes } from './links.js';
@@ -15,6 +16,7 @@ import { workspaceRoutes } from './workspaces.js';
 
 export const appApiRoutes: readonly AppRoute[] = [
   ...sessionRoutes,
+  ...accountRoutes,
   ...linkRoutes,
   ...workspaceRoutes,
   ...memberRoutes,

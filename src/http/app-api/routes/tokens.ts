@@ -1,12 +1,14 @@
 // API tokens of a workspace (admins and owners): a secret is shown once, by create or rotate.
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { tokenJson } from '../../../services/manage/records-json.js';
-import { createToken, listTokens, revokeToken, rotateToken } from '../../../services/manage/tokens.js';
+import { createToken, listTokens, renameToken, revokeToken, rotateToken } from '../../../services/manage/tokens.js';
 import { defineAppRoute } from '../define-app-route.js';
 import { ScopeSchema, TokenRecordSchema, TokenWithSecretSchema } from '../schemas.js';
 import { WorkspaceParams, WorkspaceTokenParams } from './params.js';
 
 const TAG = 'Tokens';
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+const TokenName = Type.String({ minLength: 1, maxLength: 200, description: 'What the token is for ("Data warehouse sync"); trimmed' });
 const Ids = (what: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
     minItems: 1,
@@ -42,6 +44,7 @@ export const tokenRoutes = [
         scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 2 }),
         sites: Type.Optional(Ids('site ids')),
         tenants: Type.Optional(Ids('tenant ids')),
+        name: Type.Optional(TokenName),
       },
       { additionalProperties: false },
     ),
@@ -53,6 +56,7 @@ export const tokenRoutes = [
         scopes: body.scopes,
         siteIds: body.sites ?? null,
         tenantIds: body.tenants ?? null,
+        name: body.name ?? null,
       });
       return { ...tokenJson(token), secret };
     },
@@ -70,6 +74,21 @@ export const tokenRoutes = [
     response: TokenRecordSchema,
     errors: [404],
     handler: async ({ deps, access }) => tokenJson(await revokeToken(deps, access)),
+  }),
+  defineAppRoute({
+    method: 'PATCH',
+    url: '/workspaces/:workspace_id/tokens/:token_id',
+    operationId: 'renameToken',
+    summary: 'Name a token, or with null leave it unnamed',
+    tag: TAG,
+    auth: 'session',
+    guard: { on: 'token', need: 'admin' },
+    params: WorkspaceTokenParams,
+    body: Type.Object({ name: Nullable(TokenName) }, { additionalProperties: false }),
+    status: 200,
+    response: TokenRecordSchema,
+    errors: [404],
+    handler: async ({ deps, access, body }) => tokenJson(await renameToken(deps, access, body.name)),
   }),
   defineAppRoute({
     method: 'POST',
