@@ -1,14 +1,10 @@
 // The signed-in person's own account, beside session.ts: their name, and signing out on every device.
 import { Type } from '@sinclair/typebox';
-import type { User } from '../../../ports/people-store.js';
-import { userJson, workspaceSummaryJson } from '../../../services/manage/records-json.js';
-import { workspacesOf } from '../../../services/manage/workspaces.js';
 import { MAX_PERSON_NAME, renameSelf, signOutEverywhere } from '../../../services/people/account.js';
-import { csrfTokenFor } from '../../../services/people/sessions.js';
-import type { AppApiDeps } from '../app-api-deps.js';
 import { defineAppRoute } from '../define-app-route.js';
 import { SessionStateSchema } from '../schemas.js';
 import { clearSessionCookie } from '../session-cookie.js';
+import { sessionState } from './session.js';
 
 const TAG = 'Session';
 
@@ -20,15 +16,6 @@ const NameBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The answer of GET /session for a person and this session: who, the CSRF token, the workspaces. */
-async function sessionState(deps: AppApiDeps, user: User, idHash: string) {
-  return {
-    user: userJson(user),
-    csrf_token: await csrfTokenFor(deps, idHash),
-    workspaces: (await workspacesOf(deps, user)).map(({ workspace, role }) => workspaceSummaryJson(workspace, role)),
-  };
-}
 
 export const accountRoutes = [
   defineAppRoute({

@@ -1,5 +1,6 @@
 // Signing in and out, and the signed-in person's own session and password.
 import { Type } from '@sinclair/typebox';
+import type { User } from '../../../ports/people-store.js';
 import { userJson, workspaceSummaryJson } from '../../../services/manage/records-json.js';
 import { workspacesOf } from '../../../services/manage/workspaces.js';
 import { changePassword } from '../../../services/people/links.js';
@@ -8,9 +9,19 @@ import { checkPassword } from '../../../services/people/sign-in.js';
 import { defineAppRoute } from '../define-app-route.js';
 import { Email, Password, SessionSchema, SessionStateSchema } from '../schemas.js';
 import { clearSessionCookie } from '../session-cookie.js';
+import type { AppApiDeps } from '../app-api-deps.js';
 import { establishSession } from './establish-session.js';
 
 const TAG = 'Session';
+
+/** The answer of GET /session (and of a change to the person's own record): who, the CSRF token, the workspaces. */
+export async function sessionState(deps: AppApiDeps, user: User, idHash: string) {
+  return {
+    user: userJson(user),
+    csrf_token: await csrfTokenFor(deps, idHash),
+    workspaces: (await workspacesOf(deps, user)).map(({ workspace, role }) => workspaceSummaryJson(workspace, role)),
+  };
+}
 
 export const sessionRoutes = [
   defineAppRoute({
@@ -37,11 +48,7 @@ export const sessionRoutes = [
     auth: 'session',
     status: 200,
     response: SessionStateSchema,
-    handler: async ({ deps, session }) => ({
-      user: userJson(session.user),
-      csrf_token: await csrfTokenFor(deps, session.idHash),
-      workspaces: (await workspacesOf(deps, session.user)).map(({ workspace, role }) => workspaceSummaryJson(workspace, role)),
-    }),
+    handler: ({ deps, session }) => sessionState(deps, session.user, session.idHash),
   }),
   defineAppRoute({
     method: 'DELETE',
