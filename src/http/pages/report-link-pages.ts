@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../services/deps.js';
 import { confirmByLink, unsubscribeByLink } from '../../services/report-mail/subscriptions.js';
+import { escapeHtml } from '../../domain/html-text.js';
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;line-height:1.5;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a;background:#fff}' +
@@ -16,8 +17,6 @@ const STYLE =
   'a{color:#1d4ed8}';
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 const POLICY = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(reply: FastifyReply, status: number, title: string, body: string) {
   return reply

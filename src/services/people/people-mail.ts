@@ -3,21 +3,13 @@
 // the HTML and kept off the subject's line breaks.
 import type { Role } from '../../domain/roles.js';
 import type { MailMessage } from '../../ports/mailer.js';
+import { escapeHtml, oneLine } from '../../domain/html-text.js';
 
 const ROLE_WORDS: Record<Role, string> = {
   owner: 'an owner (every right, billing and deletion included)',
   admin: 'an admin (sites, tokens and people)',
   viewer: 'a viewer (reads the dashboards)',
 };
-
-/** One line of plain text: control characters (line breaks most of all) become spaces. */
-function oneLine(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function html(paragraphs: string[], link: string, linkText: string): string {
   const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');

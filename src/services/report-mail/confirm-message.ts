@@ -2,9 +2,7 @@
 // until the link is followed, so a mistyped or hostile address gets this one mail at most.
 import type { ReportPeriod } from '../../domain/report-periods.js';
 import type { MailMessage } from '../../ports/mailer.js';
-
-const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml, oneLine } from '../../domain/html-text.js';
 
 export function confirmMessage(m: {
   to: string;

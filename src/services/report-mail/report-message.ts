@@ -5,15 +5,11 @@
 import { periodWords } from '../../domain/report-periods.js';
 import type { MailMessage } from '../../ports/mailer.js';
 import type { ReportData, ReportFigure, ReportTotals } from './report-data.js';
+import { escapeHtml } from '../../domain/html-text.js';
 
 /** One line: control characters, C1 (NEL) and Unicode line separators become spaces. */
 function oneLine(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-}
-
-/** For text and attribute values alike: quotes too, as attributes are double-quoted. */
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -153,9 +149,9 @@ function tile(spec: FigureSpec, f: ReportFigure): string {
   return (
     `<div style="display:inline-block;width:108px;vertical-align:top;padding:12px 0;text-align:center;${FONT}">` +
     `<div style="font-size:13px;line-height:18px;color:${C.muted};">${spec.label}</div>` +
-    `<div style="font-size:20px;line-height:28px;font-weight:700;color:${C.ink};${BREAK}">${esc(spec.format(f.value))}</div>` +
-    `<div style="font-size:13px;line-height:18px;font-weight:600;color:${tone(spec, f)};">${esc(change(spec, f))}</div>` +
-    `<div style="font-size:12px;line-height:17px;color:${C.muted};">${esc(was)}</div></div>`
+    `<div style="font-size:20px;line-height:28px;font-weight:700;color:${C.ink};${BREAK}">${escapeHtml(spec.format(f.value))}</div>` +
+    `<div style="font-size:13px;line-height:18px;font-weight:600;color:${tone(spec, f)};">${escapeHtml(change(spec, f))}</div>` +
+    `<div style="font-size:12px;line-height:17px;color:${C.muted};">${escapeHtml(was)}</div></div>`
   );
 }
 
@@ -166,17 +162,18 @@ function table(l: Listing): string {
   const head = l.heads
     .map(
       (h, i) =>
-        `<th scope="col" style="${cell(i)}vertical-align:bottom;padding-top:6px;padding-bottom:6px;border-bottom:1px solid ${C.rule};font-size:12px;font-weight:600;color:${C.muted};">${esc(h)}</th>`,
+        `<th scope="col" style="${cell(i)}vertical-align:bottom;padding-top:6px;padding-bottom:6px;border-bottom:1px solid ${C.rule};font-size:12px;font-weight:600;color:${C.muted};">${escapeHtml(h)}</th>`,
     )
     .join('');
   const rows = l.rows
     .map(
       (r) =>
-        `<tr>${r.map((c, i) => `<td style="${cell(i)}${i === 0 ? '' : num}padding-top:7px;padding-bottom:7px;border-bottom:1px solid ${C.rule};font-size:14px;line-height:20px;color:${C.ink};">${esc(c)}</td>`).join('')}</tr>`,
+        `<tr>${r.map((c, i) => `<td style="${cell(i)}${i === 0 ? '' : num}padding-top:7px;padding-bottom:7px;border-bottom:1px solid ${C.rule};font-size:14px;line-height:20px;color:${C.ink};">${escapeHtml(c)}</td>`).join('')}</tr>`,
     )
     .join('\n');
-  const h2 = `<h2 style="margin:24px 0 6px;font-size:16px;line-height:22px;color:${C.ink};${FONT}">${esc(l.title)}</h2>`;
-  if (l.rows.length === 0) return `${h2}\n<p style="margin:0;font-size:14px;line-height:20px;color:${C.muted};${FONT}">${esc(l.none)}</p>`;
+  const h2 = `<h2 style="margin:24px 0 6px;font-size:16px;line-height:22px;color:${C.ink};${FONT}">${escapeHtml(l.title)}</h2>`;
+  if (l.rows.length === 0)
+    return `${h2}\n<p style="margin:0;font-size:14px;line-height:20px;color:${C.muted};${FONT}">${escapeHtml(l.none)}</p>`;
   return `${h2}\n<table width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;width:100%;${FONT}">\n<tr>${head}</tr>\n${rows}\n</table>`;
 }
 
@@ -184,7 +181,7 @@ function html(to: string, data: ReportData, subject: string, heading: string, wh
   const shell = 'role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0"';
   const tiles = FIGURES.map((s) => tile(s, data.totals[s.key])).join('');
   const lists = listings(data).map(table).join('\n');
-  const why = `You get this because ${esc(oneLine(to))} is subscribed to the ${data.period.period}ly report of ${esc(whose(data))}.`;
+  const why = `You get this because ${escapeHtml(oneLine(to))} is subscribed to the ${data.period.period}ly report of ${escapeHtml(whose(data))}.`;
   // Outlook for Windows knows no max-width: the conditional table gives it the 600 px the others get
   return `<!doctype html>
 <html lang="en">
@@ -193,7 +190,7 @@ function html(to: string, data: ReportData, subject: string, heading: string, wh
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light">
 <meta name="supported-color-schemes" content="light">
-<title>${esc(subject)}</title>
+<title>${escapeHtml(subject)}</title>
 </head>
 <body style="margin:0;padding:0;background-color:${C.page};">
 <table ${shell} style="background-color:${C.page};">
@@ -201,20 +198,20 @@ function html(to: string, data: ReportData, subject: string, heading: string, wh
 <!--[if mso]><table role="presentation" width="600" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->
 <table ${shell} style="max-width:600px;background-color:#ffffff;border-radius:8px;">
 <tr><td style="padding:24px 20px 8px;${FONT}color:${C.ink};">
-<h1 style="margin:0 0 6px;font-size:22px;line-height:28px;${BREAK}">${esc(heading)}</h1>
-<p style="margin:0;font-size:14px;line-height:20px;color:${C.muted};">${esc(when)}</p>
+<h1 style="margin:0 0 6px;font-size:22px;line-height:28px;${BREAK}">${escapeHtml(heading)}</h1>
+<p style="margin:0;font-size:14px;line-height:20px;color:${C.muted};">${escapeHtml(when)}</p>
 </td></tr>
 <tr><td style="padding:4px 14px;text-align:center;font-size:0;line-height:0;">${tiles}</td></tr>
 <tr><td style="padding:0 20px;${FONT}">
 ${lists}
 </td></tr>
 <tr><td style="padding:28px 20px;${FONT}">
-<a href="${esc(data.dashboardUrl)}" style="display:inline-block;padding:12px 20px;border-radius:6px;background-color:${C.link};color:#ffffff;font-size:15px;line-height:20px;font-weight:600;text-decoration:none;">Open the dashboard</a>
+<a href="${escapeHtml(data.dashboardUrl)}" style="display:inline-block;padding:12px 20px;border-radius:6px;background-color:${C.link};color:#ffffff;font-size:15px;line-height:20px;font-weight:600;text-decoration:none;">Open the dashboard</a>
 </td></tr>
 </table>
 <table ${shell} style="max-width:600px;">
 <tr><td style="padding:16px 20px;font-size:12px;line-height:18px;color:${C.muted};${FONT}${BREAK}">
-${why} <a href="${esc(data.unsubscribeUrl)}" style="color:${C.link};text-decoration:underline;">Unsubscribe</a>
+${why} <a href="${escapeHtml(data.unsubscribeUrl)}" style="color:${C.link};text-decoration:underline;">Unsubscribe</a>
 </td></tr>
 </table>
 <!--[if mso]></td></tr></table><![endif]-->

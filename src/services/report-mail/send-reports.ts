@@ -139,7 +139,7 @@ async function sendOne(
     });
     const outcome = await deps.mailer.send(message);
     if (outcome.sent) {
-      await deps.reports.settleDelivery(sub.id, due.from, { sent: true, now: new Date(deps.clock.now().getTime()).toISOString() });
+      await deps.reports.settleDelivery(sub.id, due.from, { sent: true, now: deps.clock.now().toISOString() });
       deps.metrics?.reportMail?.('sent');
       result.sent++;
       return;
