@@ -231,6 +231,27 @@ test('a refusing mail server: tried again after the backoff, counted, and logged
     assert.ok(!log.includes(secret), `the log holds ${secret}`);
 });
 
+test("a tenant's subscriber gets that tenant's report: its name in the subject, its numbers only", async () => {
+  h.clock.set('2026-11-20T00:00:00Z');
+  const a = await access();
+  const acme = (await h.catalog.getTenant(tenant))!;
+  const r = await subscribe(subDeps(), { ...a, tenant: acme }, { email: 'acme@example.org', period: 'week', self: false, confirmed: true });
+  assert.equal(r.subscription.tenantId, tenant);
+  const before = smtp.received.length;
+  // the week of 16-22 November again, for this new subscriber (due after it was confirmed; the earlier
+  // test's retry@ subscriber, confirmed the same day, gets that week now too)
+  const sent = await sweep(DUE_MS + 60_000);
+  const mine = smtp.received.slice(before).filter((m) => m.to.includes('acme@example.org'));
+  assert.equal(mine.length, 1, `${sent.sent} sent`);
+  const mail = mine[0];
+  assert.match(mail.headers.subject, /, tenant Acme: 16 Nov to 22 Nov 2026$/);
+  // acme had one visitor (c, on /pricing then /signup, from France); the site as a whole had three
+  assert.match(mail.body, /Visitors\s+1\s/);
+  assert.match(mail.body, /France/);
+  assert.doesNotMatch(mail.body, /Germany|news\.example\.org|\/late\b/);
+  await h.container.reports!.unsubscribe(r.subscription.id);
+});
+
 test("a member's own subscription is confirmed at once and ends with the membership", async () => {
   h.clock.set('2026-11-20T00:00:00Z');
   const member = await person(h, { workspaceId: h.ws.id, role: 'viewer' });
