@@ -165,3 +165,51 @@ test('bad input is one 422 naming the member of r; no session is one 401; one re
     [[0, 200]],
   );
 });
+
+test('a query API read in a batch (its body in `body`) is made as the POST twin: the same answer, the CSRF token checked as alone', async () => {
+  nextWindow();
+  const body = {
+    site_id: site,
+    date_range: [FROM, TO],
+    metrics: ['visitors', 'pageviews'],
+    dimensions: ['visit:country'],
+    filters: [['contains', 'event:page', ['/'], { case_sensitive: false }]],
+    include: { compare: 'previous_period' },
+  };
+  const query = `/api/v2/query?${qs({ body: JSON.stringify(body) })}`;
+  const funnel = `/api/v2/funnel?${qs({ body: JSON.stringify({ site_id: site, date_range: [FROM, TO], steps: [{ page: '/' }, { page: '/pricing' }] }) })}`;
+  const withToken = await checked(h, viewer, 'GET', batchUrl([query, funnel, reads()[0]]), { headers: { 'x-csrf-token': viewer.csrf } });
+  assert.equal(withToken.statusCode, 200, withToken.body);
+  const lines = linesOf(withToken.body).sort((a, b) => a.i - b.i);
+  nextWindow();
+  const alone = await call(h, viewer, 'POST', '/app/api/api/v2/query', { body });
+  assert.equal(alone.statusCode, 200, alone.body);
+  assert.equal(lines[0].status, 200, JSON.stringify(lines[0].body));
+  assert.ok(lines[0].body.results.length > 0, 'the reference site has countries');
+  assert.deepEqual(comparable(lines[0].body), comparable(alone.json()));
+  const funnelAlone = await call(h, viewer, 'POST', '/app/api/api/v2/funnel', {
+    body: { site_id: site, date_range: [FROM, TO], steps: [{ page: '/' }, { page: '/pricing' }] },
+  });
+  assert.equal(lines[1].status, 200, JSON.stringify(lines[1].body));
+  assert.deepEqual(comparable(lines[1].body), comparable(funnelAlone.json()));
+  assert.equal(lines[2].status, 200);
+
+  // without the session's token the query member is refused as the POST alone is; the GET member still answers
+  nextWindow();
+  const without = await checked(h, viewer, 'GET', batchUrl([query, reads()[0]]));
+  const [q, overview] = linesOf(without.body).sort((a, b) => a.i - b.i);
+  const refusedAlone = await call(h, viewer, 'POST', '/app/api/api/v2/query', { body, csrf: false });
+  assert.equal(q.status, 403);
+  assert.equal(q.status, refusedAlone.statusCode);
+  assert.equal(q.body.error.code, refusedAlone.json().error.code);
+  assert.equal(overview.status, 200);
+
+  // a body that is not the query API's: the route's own 4xx, naming the field, on its line
+  nextWindow();
+  const bad = await checked(h, viewer, 'GET', batchUrl([`/api/v2/query?${qs({ body: JSON.stringify({ ...body, metrics: ['nope'] }) })}`]), {
+    headers: { 'x-csrf-token': viewer.csrf },
+  });
+  const [badLine] = linesOf(bad.body);
+  assert.equal(badLine.status, 422, JSON.stringify(badLine.body));
+  assert.match(badLine.body.error.message, /metrics/);
+});

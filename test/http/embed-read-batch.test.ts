@@ -161,3 +161,26 @@ test('the embed token reaches no log line, batch or read', () => {
     assert.ok(!log.text().includes(part), 'the log holds part of the embed token');
   assert.ok(!log.text().includes(parent.secret), 'the log holds the API token');
 });
+
+test("a query API read in the embed's batch is made as POST /api/v2/query with the token: the same answer and units, sealed to its tenant", async () => {
+  const body = { site_id: site, date_range: [FROM, TO], metrics: ['visitors', 'pageviews'], dimensions: ['event:page'] };
+  const members = [`/api/v2/query?${new URLSearchParams({ body: JSON.stringify(body) })}`, reads()[0]];
+  nextSecond();
+  const before = await used();
+  const [line, other] = batchLines(await get(batchUrl(BATCH, members), embed), members).sort((a, b) => a.i - b.i);
+  assert.equal(line.status, 200, JSON.stringify(line.body).slice(0, 300));
+  assert.equal(other.status, 200);
+  const charged = (await used()) - before;
+  nextSecond();
+  const alone = await app.inject({ method: 'POST', url: '/api/v2/query', headers: { authorization: `Bearer ${embed}` }, payload: body });
+  assert.equal(alone.statusCode, 200, alone.body);
+  assert.deepEqual(line.body.results, alone.json().results);
+  assert.ok(line.body.meta.units_charged > 0, 'metered as the query alone');
+  assert.equal(line.body.meta.units_charged, alone.json().meta.units_charged);
+  assert.equal(charged, line.body.meta.units_charged + other.body.meta.units_charged, 'the batch charged its reads, nothing for itself');
+  // another tenant: refused on its line as alone
+  const foreign = [`/api/v2/query?${new URLSearchParams({ body: JSON.stringify({ ...body, tenant_id: tenantB }) })}`];
+  nextSecond();
+  const [refusedLine] = batchLines(await get(batchUrl(BATCH, foreign), embed), foreign);
+  assert.equal(refusedLine.status, 403, JSON.stringify(refusedLine.body));
+});

@@ -125,10 +125,12 @@ test('every registered route is an authenticated GET under /v1 with a known fami
       continue;
     }
     if (r.url.startsWith(`${SHARE_API}/`)) {
-      // a share link's reads: the /v1 definitions an embed may read, again behind the share strategy
-      const def = definitions.get(r.url.slice(SHARE_API.length));
-      assert.ok(def?.embed, `${r.url} is not a /v1 route an embed reads`);
-      assert.equal(r.method, 'GET', r.url);
+      // a share link's reads: the /v1 definitions an embed may read, and the query API's two, again behind the share strategy
+      const url = r.url.slice(SHARE_API.length);
+      const post = POST_READS.get(url);
+      const def = post?.def ?? definitions.get(url);
+      assert.ok(def?.embed, `${r.url} is not a read an embed makes`);
+      assert.equal(r.method, post ? 'POST' : 'GET', r.url);
       assert.equal(r.strategy, 'share', `${r.url}: registered with the ${r.strategy} strategy`);
       continue;
     }
@@ -181,13 +183,15 @@ test('every registered route is an authenticated GET under /v1 with a known fami
       .sort(),
     Object.keys(READ_BATCHES).sort(),
   );
-  // Every route an embed reads is a share link's read too, and no other.
+  // Every route an embed reads is a share link's read too (the query API's two included), and no other.
   assert.deepEqual(
     [...shareRoutes].sort(),
-    Object.entries(EMBEDS)
-      .filter(([, e]) => e !== null)
-      .map(([u]) => u)
-      .sort(),
+    [
+      ...Object.entries(EMBEDS)
+        .filter(([, e]) => e !== null)
+        .map(([u]) => u),
+      ...POST_READS.keys(),
+    ].sort(),
   );
   // Every /v1 route that names a site is a dashboard read, and every entry of its role table is served.
   const reads = sessionRoutes
@@ -407,7 +411,7 @@ test('an embed token is admitted on every route embeds read, 401 on every other;
 });
 
 test("a share link's reads: 401 for an unknown or revoked link and for a locked one without its cookie; admitted for an open one; 429 past its viewer's window", async () => {
-  assert.ok(shareRoutes.length >= 8, `only ${shareRoutes.length} share routes found`);
+  assert.ok(shareRoutes.length >= 10, `only ${shareRoutes.length} share routes found`);
   const ws = await h.workspace('pro');
   const site = (
     await h.catalog.createSite({ workspaceId: ws.id, name: 'S', hostnames: ['share-security.example'], collectionProfile: 'extended' })
@@ -416,8 +420,15 @@ test("a share link's reads: 401 for an unknown or revoked link and for a locked 
   const locked = await shareLink(h, site, { password: 'a long enough password' });
   const revoked = await shareLink(h, site);
   await h.container.embeds!.revokeShareLink(revoked.id, h.clock.now().toISOString());
+  // a query API read is a POST of its body (the link's site; a funnel with two steps)
+  const bodyOf = (url: string) =>
+    url === funnelRoute.url
+      ? { site_id: site, date_range: '7d', steps: [{ page: '/' }, { page: '/b' }] }
+      : { site_id: site, date_range: '7d', metrics: ['visitors'] };
   const at = (slug: string, url: string, address = '192.0.2.50') =>
-    h.app.inject({ method: 'GET', url: `/share/${slug}/api${url}`, remoteAddress: address });
+    POST_READS.has(url)
+      ? h.app.inject({ method: 'POST', url: `/share/${slug}/api${url}`, remoteAddress: address, payload: bodyOf(url) })
+      : h.app.inject({ method: 'GET', url: `/share/${slug}/api${url}`, remoteAddress: address });
   for (const url of shareRoutes) {
     for (const [what, slug] of [
       ['an unknown link', 'Z'.repeat(40)],

@@ -69,7 +69,7 @@ test("a share link's page and reads: the dashboard's numbers for its tenant, unm
   assert.equal(page.statusCode, 200);
   assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
   assert.equal(page.headers['referrer-policy'], 'no-referrer');
-  assert.deepEqual(metaOf(page), { state: 'open', site_id: site, site_name: 'site 1', tenant_id: tenantA });
+  assert.deepEqual(metaOf(page), { state: 'open', site_id: site, site_name: 'site 1', tenant_id: tenantA, timezone: 'UTC' });
 
   for (const [path, extra] of [
     ['/v1/reports/overview', {}],
@@ -93,6 +93,30 @@ test("a share link's page and reads: the dashboard's numbers for its tenant, unm
   // only the embed routes exist under a link
   for (const path of ['/v1/me', '/v1/sites', '/v1/usage/current', '/v1/tenants'])
     assert.equal((await share(link.slug, path)).statusCode, 404, path);
+
+  // the query API's twin (what the share page's panels read): the link's tenant, as the query API answers it, unmetered
+  const body = { site_id: site, date_range: [FROM, TO], metrics: ['visitors', 'pageviews'], dimensions: ['event:page'] };
+  const post = (b: unknown) => h.app.inject({ method: 'POST', url: `/share/${link.slug}/api/api/v2/query`, payload: b as object });
+  const before = await used();
+  const twin = await post(body);
+  assert.equal(twin.statusCode, 200, twin.body);
+  assert.equal(twin.json().meta.units_charged, 0);
+  assert.equal(await used(), before, 'nothing charged');
+  const api = await h.app.inject({
+    method: 'POST',
+    url: '/api/v2/query',
+    headers: { authorization: `Bearer ${h.secret}` },
+    payload: { ...body, tenant_id: tenantA },
+  });
+  assert.ok(api.json().results.length > 0, 'the tenant has pages');
+  assert.deepEqual(twin.json().results, api.json().results, "the link's tenant, sealed");
+  refused(await post({ ...body, tenant_id: tenantB }), 403, 'FORBIDDEN');
+  const funnel = await h.app.inject({
+    method: 'POST',
+    url: `/share/${link.slug}/api/api/v2/funnel`,
+    payload: { site_id: site, date_range: [FROM, TO], steps: [{ page: '/' }, { page: '/pricing' }] },
+  });
+  assert.equal(funnel.statusCode, 200, funnel.body);
 });
 
 test('a whole-site link reads every tenant; an unknown slug is gone (404 page, 401 reads)', async () => {
@@ -130,6 +154,7 @@ test('a password: the page asks for it, reads need the cookie it gives, scoped t
   assert.equal((await share(link.slug, '/v1/reports/overview', {}, cookie)).statusCode, 200);
   assert.deepEqual(metaOf(await h.app.inject({ method: 'GET', url: `/share/${link.slug}`, headers: cookie })), {
     state: 'open',
+    timezone: 'UTC',
     site_id: site,
     site_name: 'site 1',
     tenant_id: null,

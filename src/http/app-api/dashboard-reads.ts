@@ -7,8 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AnyRoute } from '../pipeline/define-route.js';
 import { sendApiError } from '../server/error-envelope.js';
 import { analyticsRoutes, platformRoutes } from '../v1/index.js';
-import { funnelRoute } from '../v2/funnel-route.js';
-import { queryRoute } from '../v2/query-route.js';
+import { queryApiRoutes } from '../v2/index.js';
 import type { AppApiDeps } from './app-api-deps.js';
 import { APP_API_PREFIX } from './app-api-prefix.js';
 import { sessionStrategy } from './session-strategy.js';
@@ -21,8 +20,7 @@ import { sessionStrategy } from './session-strategy.js';
 export const DASHBOARD_READ_ROUTES: readonly AnyRoute[] = [
   ...analyticsRoutes,
   ...platformRoutes.filter((r) => r.site !== undefined),
-  queryRoute,
-  funnelRoute,
+  ...queryApiRoutes,
 ];
 
 export async function registerDashboardReads(scope: FastifyInstance, deps: AppApiDeps): Promise<void> {

@@ -15,7 +15,7 @@ import { arrayParameters, checkInput, repeatedAsArrays, type Refusal } from './c
 /** A page load makes 14; a view change fewer. */
 export const MAX_BATCHED_READS = 32;
 /** The longest member of `r` (a read's path and query) a batch takes. */
-export const MAX_READ_LENGTH = 2048;
+export const MAX_READ_LENGTH = 4096;
 
 /** What every batch takes: `r`, repeated, nothing else. */
 export const ReadBatchQuery = Type.Object(
@@ -76,18 +76,40 @@ function encoderFor(acceptEncoding: string | undefined): { name: 'br' | 'gzip'; 
   return null;
 }
 
+/**
+ * The query API's reads are POSTs (Plausible's body): a batch member names one by its path with the JSON
+ * body in a `body` parameter (`/api/v2/query?body=%7B...%7D`), and is made as that POST. It carries the
+ * batch request's X-CSRF-Token and Origin, so a session's POST twin checks them as it would alone.
+ */
+export const POST_READS: ReadonlySet<string> = new Set(['/api/v2/query', '/api/v2/funnel']);
+
+/** The request a member stands for: a GET of its path and query, or the POST of a query API read. */
+function memberRequest(read: string): { method: 'GET' | 'POST'; path: string; payload?: string } {
+  const [path, search = ''] = read.split('?', 2);
+  if (!POST_READS.has(path)) return { method: 'GET', path: read };
+  return { method: 'POST', path, payload: new URLSearchParams(search).get('body') ?? '' };
+}
+
 /** One read, as its own request would be answered: the line carries its status, Retry-After and body. */
 async function answerLine(request: FastifyRequest, target: ReadBatchTarget, i: number, read: string): Promise<string> {
   const credential = request.headers[target.credential];
   const userAgent = request.headers['user-agent'];
+  const member = memberRequest(read);
+  const post = member.method === 'POST';
+  const csrf = request.headers['x-csrf-token'];
+  const origin = request.headers.origin;
   const res = await request.server.inject({
-    method: 'GET',
-    url: target.prefix + read,
+    method: member.method,
+    url: target.prefix + member.path,
     remoteAddress: request.ip,
+    ...(post ? { payload: member.payload } : {}),
     headers: {
       accept: 'application/json',
       ...(credential ? { [target.credential]: credential } : {}),
       ...(userAgent ? { 'user-agent': userAgent } : {}),
+      ...(post ? { 'content-type': 'application/json' } : {}),
+      ...(post && typeof csrf === 'string' ? { 'x-csrf-token': csrf } : {}),
+      ...(post && typeof origin === 'string' ? { origin } : {}),
     },
   });
   const retry = res.headers['retry-after'];

@@ -19,7 +19,7 @@ export async function registerSharePage(app: FastifyInstance, deps: AppDeps, bun
       if (!open) return sendShell(reply, bundle(), { status: 404, meta: { [SHARE_META]: JSON.stringify({ state: 'gone' }) } });
       const unlocked = await shareUnlocked(deps.catalog, open.share, request.cookies[SHARE_COOKIE], deps.clock.now().getTime());
       const state = unlocked
-        ? { state: 'open', site_id: open.site.id, site_name: open.site.name, tenant_id: open.share.tenantId }
+        ? { state: 'open', site_id: open.site.id, site_name: open.site.name, tenant_id: open.share.tenantId, timezone: open.site.timezone }
         : { state: 'password' };
       return sendShell(reply, bundle(), { meta: { [SHARE_META]: JSON.stringify(state) } });
     });

@@ -13,6 +13,7 @@ import { reportsOverviewRoute } from './reports-overview.js';
 import { tenantsRoute } from './tenants.js';
 import { usageCurrentRoute } from './usage-current.js';
 import { usageHistoryRoute } from './usage-history.js';
+import { queryApiRoutes } from '../v2/index.js';
 
 export const platformRoutes: readonly AnyRoute[] = [meRoute, sitesRoute, tenantsRoute, goalsRoute, usageCurrentRoute, usageHistoryRoute];
 
@@ -27,5 +28,7 @@ export const analyticsRoutes: readonly AnyRoute[] = [
   goalsConversionsRoute,
 ];
 
-/** The read routes an embed token may make (RouteDefinition.embed): what embeds and share links read, and batch. */
-export const embedReadRoutes: readonly AnyRoute[] = [...platformRoutes, ...analyticsRoutes].filter((r) => r.embed !== undefined);
+/** The read routes an embed token may make (RouteDefinition.embed): what embeds and share links read, and batch (the query API's too). */
+export const embedReadRoutes: readonly AnyRoute[] = [...platformRoutes, ...analyticsRoutes, ...queryApiRoutes].filter(
+  (r) => r.embed !== undefined,
+);

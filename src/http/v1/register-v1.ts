@@ -4,12 +4,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../services/deps.js';
 import type { AnyRoute } from '../pipeline/define-route.js';
-import { funnelRoute } from '../v2/funnel-route.js';
-import { queryRoute } from '../v2/query-route.js';
+import { queryApiRoutes } from '../v2/index.js';
 import { analyticsRoutes, platformRoutes } from './index.js';
 
 export function registerV1(app: FastifyInstance, deps: AppDeps, extra: readonly AnyRoute[] = []): void {
   // /api/v2/query takes Plausible's path: scripts written for Plausible change only the host and the key;
   // /api/v2/funnel stands beside it
-  for (const route of [...platformRoutes, ...analyticsRoutes, queryRoute, funnelRoute, ...extra]) route.register(app, deps);
+  for (const route of [...platformRoutes, ...analyticsRoutes, ...queryApiRoutes, ...extra]) route.register(app, deps);
 }
