@@ -1,23 +1,65 @@
-// What the dashboard shows against what /v1 answers for the same request: the six tiles (total, the
-// compare total, or the API's refusal in its own words), every point of the chart, and the rows of the
-// tab on show of three top lists (sources, pages, locations: by channel, page and country at first).
+// What the dashboard shows against what POST /api/v2/query answers, read with a token of the same
+// workspace, for the state in the page's URL: the six tiles (totals, the compared totals, or the API's
+// refusal in its own words), every bucket of the chart, and the rows of the tab on show of three top
+// lists (sources, pages, locations: by channel, page and country at first). The bodies are written here
+// from the URL's meaning, not taken from the page's code, so a page that asked the wrong question fails.
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { DashboardWorld } from './dashboard-world.js';
 
-const TILE_METRICS = ['visitors', 'sessions', 'pageviews', 'avg_pages_per_session', 'bounce_rate', 'avg_session_eng_time_ms'];
+const TILE_METRICS = ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration'];
 const LISTS = ['sources', 'pages', 'locations'];
+/** the query API's names of the dashboard's dimensions */
+export const QUERY_DIMENSION: Record<string, string> = {
+  page: 'event:page',
+  entry_page: 'visit:entry_page',
+  exit_page: 'visit:exit_page',
+  referrer: 'visit:referrer',
+  channel: 'visit:channel',
+  source: 'visit:utm_source',
+  medium: 'visit:utm_medium',
+  campaign: 'visit:utm_campaign',
+  country: 'visit:country',
+  region: 'visit:region',
+  city: 'visit:city',
+  device: 'visit:device',
+  browser: 'visit:browser',
+  os: 'visit:os',
+};
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
-/** The /v1 parameters of a dashboard URL's query (the same names; the default period is the last 30 days). */
-export function apiParams(w: DashboardWorld, siteId: string, query: Record<string, string>) {
+/** Today where a site counts its days: the extended site's zone, UTC for the others. */
+export const todayOf = (w: DashboardWorld, siteId: string) => (siteId === w.sites.extended ? w.localToday : w.today);
+
+/** The filters of a dashboard URL as the query API takes them: [op, dim, value] lists, or the older {dim: value}. */
+function queryFilters(raw: string | undefined): unknown[] | undefined {
+  if (!raw) return undefined;
+  const parsed = JSON.parse(raw) as [string, string, string][] | Record<string, string>;
+  const list = Array.isArray(parsed) ? parsed : Object.entries(parsed).map(([d, v]) => ['is', d, v] as [string, string, string]);
+  return list.map(([op, d, v]) =>
+    op === 'contains' ? [op, QUERY_DIMENSION[d], [v], { case_sensitive: false }] : [op, QUERY_DIMENSION[d], [v]],
+  );
+}
+
+/** The compare of a dashboard URL as include.compare. */
+function queryCompare(query: Record<string, string>): unknown {
+  if (query.compare === 'prev_period') return 'previous_period';
+  if (query.compare === 'year_over_year') return 'year_over_year';
+  if (query.compare === 'custom') return [query.compare_from, query.compare_to];
+  return undefined;
+}
+
+/** Site, period (the last 30 days of the site's zone by default), tenant, traffic and filters of a dashboard URL's query. */
+export function queryScope(w: DashboardWorld, siteId: string, query: Record<string, string>) {
+  const today = todayOf(w, siteId);
+  const filters = queryFilters(query.filters);
   return {
     site_id: siteId,
-    from: query.from ?? addDays(w.today, -29),
-    to: query.to ?? w.today,
-    traffic: query.traffic,
-    tenant_id: query.tenant_id,
+    date_range: [query.from ?? addDays(today, -29), query.to ?? today],
+    ...(filters ? { filters } : {}),
+    ...(query.tenant_id ? { tenant_id: query.tenant_id } : {}),
+    ...(query.traffic ? { traffic: query.traffic } : {}),
   };
 }
 
@@ -46,34 +88,42 @@ export async function listRows(page: Page, panel: string): Promise<[string, numb
 }
 
 export async function assertTilesMatch(w: DashboardWorld, page: Page, siteId: string, query: Record<string, string>): Promise<void> {
-  const base = apiParams(w, siteId, query);
+  const compare = queryCompare(query);
+  const r = await w.v2({ ...queryScope(w, siteId, query), metrics: TILE_METRICS, ...(compare ? { include: { compare } } : {}) });
   const tiles = await tilesOf(page);
   assert.deepEqual(
     tiles.map((t) => t.metric),
     TILE_METRICS,
   );
-  for (const tile of tiles) {
-    const r = await w.v1('/v1/metrics/timeseries', { ...base, metric: tile.metric, compare: query.compare, filters: query.filters });
+  tiles.forEach((tile, i) => {
     const what = `${tile.metric} tile for ${JSON.stringify(query)}`;
     if (r.status !== 200) {
       assert.equal(tile.problem, r.body.error.message, what);
       assert.equal(tile.value, null, `${what}: no number beside a refusal`);
-      continue;
+      return;
     }
-    assert.equal(Number(tile.value), r.body.current.total, what);
-    assert.equal(tile.compare === null ? null : Number(tile.compare), r.body.compare ? r.body.compare.total : null, `${what}: compare`);
-  }
+    const row = r.body.results[0];
+    assert.equal(Number(tile.value), row.metrics[i], what);
+    assert.equal(tile.compare === null ? null : Number(tile.compare), compare ? row.comparison.metrics[i] : null, `${what}: compare`);
+  });
 }
 
-export async function assertMatchesV1(w: DashboardWorld, page: Page, siteId: string, query: Record<string, string>): Promise<void> {
+/** The interval the chart uses for a URL without one: one day by the hour (a plan with hours), up to 92 days by the day. */
+function intervalOf(query: Record<string, string>, dateRange: string[]): string {
+  if (query.interval) return query.interval;
+  const days = (Date.parse(`${dateRange[1]}T00:00:00Z`) - Date.parse(`${dateRange[0]}T00:00:00Z`)) / 86_400_000 + 1;
+  return days === 1 ? 'hour' : days <= 92 ? 'day' : days <= 183 ? 'week' : 'month';
+}
+
+export async function assertMatchesQuery(w: DashboardWorld, page: Page, siteId: string, query: Record<string, string>): Promise<void> {
   await assertTilesMatch(w, page, siteId, query);
-  const base = apiParams(w, siteId, query);
-  const series = await w.v1('/v1/metrics/timeseries', {
-    ...base,
-    metric: query.metric ?? 'visitors',
-    interval: query.interval,
-    compare: query.compare,
-    filters: query.filters,
+  const scope = queryScope(w, siteId, query);
+  const compare = queryCompare(query);
+  const series = await w.v2({
+    ...scope,
+    metrics: [query.metric ?? 'visitors'],
+    dimensions: [`time:${intervalOf(query, scope.date_range)}`],
+    include: { time_labels: true, ...(compare ? { compare } : {}) },
   });
   assert.equal(series.status, 200, JSON.stringify(series.body));
   const points = await page.$$eval('.chart-table tbody tr', (rows) =>
@@ -84,20 +134,26 @@ export async function assertMatchesV1(w: DashboardWorld, page: Page, siteId: str
     ]),
   );
   assert.ok(points.length > 0, 'the chart has points');
+  // every labelled bucket, in order; a bucket without a row is zero (in both periods)
+  const rows = new Map<string, { metrics: number[]; comparison?: { metrics: number[] } }>(
+    series.body.results.map((r: { dimensions: string[] }) => [r.dimensions[0], r]),
+  );
   assert.deepEqual(
     points,
-    series.body.current.points.map((p: { start: string; value: number }, i: number) => [
-      p.start,
-      p.value,
-      series.body.compare ? series.body.compare.points[i].value : null,
-    ]),
+    (series.body.meta.time_labels as string[]).map((label) => {
+      const row = rows.get(label);
+      return [label, row?.metrics[0] ?? 0, compare ? (row?.comparison?.metrics[0] ?? 0) : null];
+    }),
     `chart points for ${JSON.stringify(query)}`,
   );
+  assert.equal(await page.getAttribute('.chart-panel .plot', 'data-zone'), series.body.meta.timezone, "the chart names the site's zone");
   for (const panel of LISTS) {
     const dimension = (await page.getAttribute(`[data-panel="${panel}"] .list-body`, 'data-dimension'))!;
-    const r = await w.v1('/v1/metrics/breakdown', { ...base, dimension, metric: 'visitors', limit: '100', filters: query.filters });
+    const r = await w.v2({ ...scope, metrics: ['visitors'], dimensions: [QUERY_DIMENSION[dimension]], pagination: { limit: 100 } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    const want = r.body.current.rows.slice(0, 10).map((row: { key: string | null; value: number }) => [row.key ?? '', row.value]);
+    const want = r.body.results
+      .slice(0, 10)
+      .map((row: { dimensions: string[]; metrics: number[] }) => [row.dimensions[0] === '(none)' ? '' : row.dimensions[0], row.metrics[0]]);
     assert.deepEqual(await listRows(page, panel), want, `${panel} (${dimension}) for ${JSON.stringify(query)}`);
   }
 }

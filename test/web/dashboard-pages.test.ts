@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { assertMatchesV1 } from './dashboard-compare.js';
+import { assertMatchesQuery } from './dashboard-compare.js';
 import { axeViolations, dashboardWorld, missing, SCREENSHOTS, settled, skip, type DashboardWorld, type Who } from './dashboard-world.js';
 
 let w: DashboardWorld;
@@ -117,7 +117,7 @@ test('axe-core finds no serious or critical violation on any page, light or dark
   }
 });
 
-test('the signed-in dashboard reads /app/api/v1 and the management API only (the same numbers as /v1); its frame names the site and its current visitors', {
+test("the signed-in dashboard reads the query API's twin, /app/api/v1 and the management API only (the query API's numbers); its frame names the site and its current visitors", {
   skip,
   timeout: 120_000,
 }, async () => {
@@ -132,13 +132,13 @@ test('the signed-in dashboard reads /app/api/v1 and the management API only (the
   });
   await page.goto(w.siteUrl(w.sites.extended, { compare: 'prev_period' }), { waitUntil: 'load' });
   await settled(page);
-  await assertMatchesV1(w, page, w.sites.extended, { compare: 'prev_period' });
+  await assertMatchesQuery(w, page, w.sites.extended, { compare: 'prev_period' });
   assert.equal(await page.textContent('h1'), 'Extended example');
   // the fixture's last visits are more than five minutes old: nobody is on the site now
   await page.waitForSelector('.live');
   assert.equal(await page.getAttribute('.live', 'data-visitors'), '0');
   const api = reads.filter((p) => p.startsWith('/app/api/') || p.startsWith('/v1/'));
-  assert.ok(api.includes('/app/api/v1/metrics/timeseries'), api.join(' '));
+  assert.ok(api.includes('/app/api/api/v2/query'), api.join(' '));
   assert.ok(api.includes('/app/api/reads'), `the reads leave together: ${api.join(' ')}`);
   assert.deepEqual(
     api.filter((p) => p.startsWith('/v1/')),

@@ -188,7 +188,11 @@ test('a free workspace sees its own surfaces: numbers, and upgrade notes where t
   for (const panel of ['actions', 'goals']) assert.equal(await page.locator(`[data-panel="${panel}"] .problem.upgrade`).count(), 1, panel);
   assert.equal(await page.locator('.problem:not(.upgrade)').count(), 0, 'no refusal shown as an error');
   assert.equal(await page.locator('.csv').count(), 0, 'no CSV on a free plan');
-  assert.equal(await page.locator('.segmented').count(), 0, 'no hourly chart on a free plan');
+  assert.deepEqual(
+    await page.$$eval('.chart-panel .segmented button', (b) => b.map((x) => x.textContent)),
+    ['Days', 'Weeks', 'Months'],
+    'no hourly chart on a free plan',
+  );
   assert.equal(await page.locator('.controls label:has-text("Tenant")').count(), 0);
   // past the plan's 60 days one note at the top says so, and the tiles refuse (RETENTION_EXCEEDED) without a number
   await page.selectOption('.date-picker select', '90d');

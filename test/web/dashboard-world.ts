@@ -76,8 +76,14 @@ export interface DashboardWorld {
   emails: Record<Role | 'free-owner', string>;
   /** today's UTC day when asked, as the server and the page see it: a run that crosses midnight compares like with like */
   readonly today: string;
+  /** the extended site's time zone (dashboardWorld's extendedZone; default UTC) */
+  readonly zone: string;
+  /** today's date in the extended site's zone: the end of its dashboard's default period */
+  readonly localToday: string;
   /** GET a /v1 route with the token: status and parsed body */
   v1(route: string, query: Record<string, string | undefined>): Promise<{ status: number; body: any }>;
+  /** POST /api/v2/query with the token (Accept `accept`, default JSON): status and parsed body (text for CSV) */
+  v2(body: unknown, accept?: string): Promise<{ status: number; body: any }>;
   /** the signed-in dashboard of a site with the dashboard's query */
   siteUrl(siteId: string, query?: Record<string, string>): string;
   /** a path of the server, e.g. /app/settings/... */
@@ -205,8 +211,12 @@ async function addPerson(server: RunningServer, email: string, workspaceId: stri
   await people.addMember({ workspaceId, userId: user.id, role });
 }
 
-/** `mailer`: the server's outgoing mail (default: none, as without FOOTFALL_SMTP_URL). */
-export async function dashboardWorld(opts: { mailer?: Mailer } = {}): Promise<DashboardWorld> {
+/**
+ * `mailer`: the server's outgoing mail (default: none, as without FOOTFALL_SMTP_URL). `extendedZone`: the
+ * extended site's time zone (default UTC), whose days its dashboard counts.
+ */
+export async function dashboardWorld(opts: { mailer?: Mailer; extendedZone?: string } = {}): Promise<DashboardWorld> {
+  const zone = opts.extendedZone ?? 'UTC';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'footfall-dashboard-'));
   const dns = await startDnsServer();
   // a port chosen beforehand: the public URL (invitation links, the script tag) must name the one it listens on
@@ -225,6 +235,7 @@ export async function dashboardWorld(opts: { mailer?: Mailer } = {}): Promise<Da
       name: 'Extended example',
       hostnames: ['site.example'],
       collectionProfile: 'extended',
+      timezone: zone,
     });
     const strict = await c.createSite({
       workspaceId: ws.id,
@@ -313,6 +324,18 @@ export async function dashboardWorld(opts: { mailer?: Mailer } = {}): Promise<Da
       emails,
       get today() {
         return day(Date.now());
+      },
+      zone,
+      get localToday() {
+        return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(Date.now());
+      },
+      async v2(body, accept = 'application/json') {
+        const res = await fetch(`${server.address}/api/v2/query`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', accept },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, body: accept === 'text/csv' && res.status === 200 ? await res.text() : await res.json() };
       },
       async v1(route, query) {
         const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));

@@ -57,6 +57,8 @@ export interface EmbedWorld {
   sharePath: string;
   /** GET a /v1 route with the parent token */
   v1(route: string, query: Record<string, string | undefined>): Promise<{ status: number; body: any }>;
+  /** POST /api/v2/query with the parent token */
+  v2(body: unknown): Promise<{ status: number; body: any }>;
   /** an embed token of a tenant, minted as the SaaS backend does; `stale`: one that expired a minute ago */
   mint(tenant: string, opts?: { stale?: boolean }): string;
   /** the embed page's own URL for a token (the key in the query, the token in the fragment) */
@@ -235,6 +237,14 @@ export async function embedWorld(): Promise<EmbedWorld> {
       async v1(route, query) {
         const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
         const res = await fetch(`${server.address}${route}?${q}`, { headers: { authorization: `Bearer ${secret}` } });
+        return { status: res.status, body: await res.json() };
+      },
+      async v2(body) {
+        const res = await fetch(`${server.address}/api/v2/query`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         return { status: res.status, body: await res.json() };
       },
       mint: (tenant, opts = {}) => mint(tenant, opts.stale),

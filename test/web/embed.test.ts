@@ -1,5 +1,5 @@
 // Embeds and share links in Chromium against a real server: a SaaS page on another loopback origin frames
-// /embed for tenant acme and sees acme's numbers (equal to /v1 with the parent token naming acme) and
+// /embed for tenant acme and sees acme's numbers (equal to the query API with the parent token naming acme) and
 // nothing of globex, sized by the height the embed posts; a page on an origin the key does not list cannot
 // frame it; an expired token says so and a fresh one handed over by postMessage brings the numbers back;
 // an API token in the fragment is refused unused; a share link asks its password, then shows its tenant.
@@ -29,26 +29,21 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** The six tiles equal /v1's totals for the tenant over the default period (the last 30 days). */
+const TILE_METRICS = ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration'];
+
+/** The six tiles equal the query API's totals for the tenant over the default period (the last 30 days; the site is in UTC). */
 async function assertTenantTiles(where: Page | Frame, tenant: string): Promise<void> {
   const tiles = await tileValues(where);
-  assert.equal(Object.keys(tiles).length, 6);
-  for (const [metric, value] of Object.entries(tiles)) {
-    const r = await w.v1('/v1/metrics/timeseries', {
-      site_id: w.site,
-      tenant_id: tenant,
-      metric,
-      from: addDays(w.today, -29),
-      to: w.today,
-    });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.equal(value, r.body.current.total, `${metric} tile`);
-  }
+  assert.deepEqual(Object.keys(tiles), TILE_METRICS);
+  const r = await w.v2({ site_id: w.site, tenant_id: tenant, metrics: TILE_METRICS, date_range: [addDays(w.today, -29), w.today] });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  for (const [i, metric] of TILE_METRICS.entries()) assert.equal(tiles[metric], r.body.results[0].metrics[i], `${metric} tile`);
 }
 
 /**
- * The requests a page sends for its reads from now on: those to a read route itself (`reads`: /v1/... or
- * /share/<slug>/api/v1/...) and those to its batch. `report` says the counts (the test's diagnostics).
+ * The requests a page sends for its reads from now on: those to a read route itself (`readPrefix` then
+ * /v1/... or /api/v2/...: '' for an embed, /share/<slug>/api for a share link) and those to its batch.
+ * `report` says the counts (the test's diagnostics).
  */
 function countReads(
   page: Page,
@@ -60,7 +55,7 @@ function countReads(
   page.on('request', (r) => {
     const url = new URL(r.url());
     if (url.origin !== w.server.address) return;
-    if (url.pathname.startsWith(readPrefix)) reads.push(url.pathname);
+    if (url.pathname.startsWith(`${readPrefix}/v1/`) || url.pathname.startsWith(`${readPrefix}/api/v2/`)) reads.push(url.pathname);
     else if (url.pathname === batchPath) batches.push(url.pathname);
   });
   return {
@@ -89,7 +84,7 @@ test("a host page on another origin frames the embed of tenant acme: acme's numb
 }, async (t) => {
   if (missing) assert.fail(`CI needs Chromium for the embed tests: ${missing}`);
   const { context, page, console } = await w.newPage();
-  const count = countReads(page, '/v1/', '/embed/api/reads');
+  const count = countReads(page, '', '/embed/api/reads');
   await page.goto(`${w.host.origin}/?tenant=acme`);
   const frame = await embedFrame(page);
   await settled(frame);
@@ -102,14 +97,13 @@ test("a host page on another origin frames the embed of tenant acme: acme's numb
   assert.doesNotMatch(text ?? '', /globex/i, 'nothing of the other tenant');
   const pages = await frame.$$eval('[data-panel="pages"] .rows li', (items) => items.map((li) => li.getAttribute('data-key')));
   assert.ok(pages.length > 0 && pages.every((p) => p?.startsWith('/acme-')), pages.join());
-  const globex = await w.v1('/v1/metrics/timeseries', {
+  const globex = await w.v2({
     site_id: w.site,
     tenant_id: w.tenants.globex,
-    metric: 'visitors',
-    from: addDays(w.today, -29),
-    to: w.today,
+    metrics: ['visitors'],
+    date_range: [addDays(w.today, -29), w.today],
   });
-  assert.notEqual((await tileValues(frame)).visitors, globex.body.current.total, 'the fixture tells the tenants apart');
+  assert.notEqual((await tileValues(frame)).visitors, globex.body.results[0].metrics[0], 'the fixture tells the tenants apart');
   // the token left the frame's address at once
   assert.equal(new URL(frame.url()).hash, '');
   // the host sized the iframe from the height messages: all of the dashboard, no scroll bar inside
@@ -175,7 +169,7 @@ test('an API token in the fragment is refused without a single request made with
   await page.waitForSelector('text=An API token cannot be used here');
   assert.equal(new URL(page.url()).hash, '', 'gone from the address too');
   assert.deepEqual(
-    requests.filter((u) => u.includes('/v1/') || u.includes('/embed/api/')),
+    requests.filter((u) => u.includes('/v1/') || u.includes('/api/v2/') || u.includes('/embed/api/')),
     [],
   );
   assert.deepEqual(await axeViolations(page), []);
@@ -225,7 +219,7 @@ test('a share link with a password: the form, a wrong password refused, then the
     }
     await page.fill('input[name=password]', SHARE_PASSWORD);
     // the right password reloads the page, open now: its reads from there on
-    const count = countReads(page, `${w.sharePath}/api/v1/`, `${w.sharePath}/api/reads`);
+    const count = countReads(page, `${w.sharePath}/api`, `${w.sharePath}/api/reads`);
     await page.click('button[type=submit]');
     await settled(page);
     await page.waitForTimeout(1000); // a panel that reads after the first numbers are in

@@ -1,7 +1,7 @@
-// CSV downloads: the same read with Accept: text/csv (the API answers RFC 4180 CSV where the plan's
+// CSV downloads: the same read (a GET, or a query API POST) with Accept: text/csv (the API answers RFC 4180 CSV where the plan's
 // exports.csv allows), saved through a blob link. A plain link cannot carry a bearer, and a cookie
 // navigation asks for HTML, hence the fetch.
-import { failureOf, fetchPatiently, queryString, type Failure, type ReadPath, type ReadQuery } from './read.js';
+import { failureOf, fetchPatiently, postInit, queryString, type Failure, type ReadPath, type ReadQuery } from './read.js';
 import { requestInit, type Reader } from './reader.js';
 
 export async function downloadCsv<P extends ReadPath>(
@@ -12,6 +12,11 @@ export async function downloadCsv<P extends ReadPath>(
 ): Promise<Failure | null> {
   // patiently, as every read: a click right after the page's burst of reads can meet a full window
   const res = await fetchPatiently(reader.base + path + queryString(query), requestInit(reader, 'text/csv'));
+  return saveCsv(res, filename);
+}
+
+/** The CSV an answer carries, saved under `filename`; the failure otherwise. */
+async function saveCsv(res: Response | Failure, filename: string): Promise<Failure | null> {
   if (!(res instanceof Response)) return res;
   if (res.status !== 200) return failureOf(res);
   if (!(res.headers.get('content-type') ?? '').startsWith('text/csv')) {
@@ -26,4 +31,10 @@ export async function downloadCsv<P extends ReadPath>(
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
   return null;
+}
+
+/** A query API read as CSV (the same body, Accept: text/csv: dimensions then metrics, in the site's days). */
+export async function downloadQueryCsv(reader: Reader, body: unknown, filename: string): Promise<Failure | null> {
+  const res = await fetchPatiently(reader.base + '/api/v2/query', await postInit(reader, 'text/csv', body));
+  return saveCsv(res, filename);
 }

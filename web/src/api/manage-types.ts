@@ -427,7 +427,7 @@ export interface paths {
         };
         /**
          * Several of the dashboard's reads in one request, each answer streamed as it is ready (any signed-in person)
-         * @description `r` (repeated, at most 32): the path and query of a dashboard read below /app/api (`/v1/reports/overview?site_id=...`, URL-encoded). Answers `application/x-ndjson`: one line per read, in the order they finish, `{i, status, retry_after?, body}`, `i` the read's position in `r`, `status` and `body` what the read sent on its own would answer (200 and its JSON, or its error envelope). Each read counts against the session's rate window as it would alone; so does this request. For a page over HTTP/1.1, whose browser opens six connections to one origin: the reads run side by side on one.
+         * @description `r` (repeated, at most 32): the path and query of a dashboard read below /app/api (`/v1/reports/overview?site_id=...`, URL-encoded), or a query API read as its path with its JSON body in `body` (`/api/v2/query?body=...`, made as that POST, with this request's X-CSRF-Token). Answers `application/x-ndjson`: one line per read, in the order they finish, `{i, status, retry_after?, body}`, `i` the read's position in `r`, `status` and `body` what the read sent on its own would answer (200 and its JSON, or its error envelope). Each read counts against the session's rate window as it would alone; so does this request. For a page over HTTP/1.1, whose browser opens six connections to one origin: the reads run side by side on one.
          */
         get: operations["readBatch"];
         put?: never;

@@ -3,6 +3,7 @@
 // manage-types.ts, generated from its OpenAPI document (/app/api/openapi.json): no second copy here, and
 // a call whose path, method, path parameters or body the document does not have does not compile. The
 // dashboard's reads of numbers go through read.ts instead.
+import { csrfToken, knownCsrf, rememberCsrf } from './csrf.js';
 import type { paths, SessionState } from './manage-types.js';
 import { failureOf, fetchOrFailure, fetchPatiently, type Result } from './read.js';
 
@@ -40,8 +41,6 @@ export function manageUrl(path: string, params: Record<string, string> = {}): st
   return APP_API + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
 }
 
-let csrfToken: string | null = null;
-
 /**
  * GET or change something under /app/api: `manage('PATCH', '/tenants/{tenant_id}', { path: { tenant_id }, body: { status } })`.
  * A change carries the CSRF token of the session read last.
@@ -54,7 +53,8 @@ export async function manage<M extends Method, P extends ManagePath<M>>(
   const sent = (args as { path?: Record<string, string>; body?: unknown }[])[0] ?? {};
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (sent.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  const csrf = knownCsrf();
+  if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
   // a read waits out a full rate window; a change is answered as it came (nothing was changed)
   const res = await (method === 'GET' ? fetchPatiently : fetchOrFailure)(manageUrl(path, sent.path), {
     method,
@@ -66,7 +66,7 @@ export async function manage<M extends Method, P extends ManagePath<M>>(
   if (res.status < 200 || res.status > 299) return { ok: false, error: await failureOf(res) };
   const data = (res.status === 204 ? null : await res.json()) as ManageAnswer<M, P>;
   const token = (data as { csrf_token?: unknown } | null)?.csrf_token;
-  if (typeof token === 'string') csrfToken = token;
+  if (typeof token === 'string') rememberCsrf(token);
   return { ok: true, data };
 }
 
@@ -93,10 +93,10 @@ export function toSignIn(): void {
  * is read first when no token is known yet. Answers the route's JSON, or its refusal in the API's words.
  */
 export async function postWithCsrf<T>(path: `/${string}`, body: unknown): Promise<Result<T>> {
-  if (!csrfToken) await readSession();
+  const csrf = await csrfToken();
   const res = await fetchOrFailure(APP_API + path, {
     method: 'POST',
-    headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...(csrfToken ? { 'X-CSRF-Token': csrfToken } : {}) },
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...(csrf ? { 'X-CSRF-Token': csrf } : {}) },
     credentials: 'same-origin',
     body: JSON.stringify(body),
   });

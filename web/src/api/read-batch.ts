@@ -10,14 +10,18 @@ import {
   fetchOrFailure,
   failureOf,
   NETWORK_FAILURE_CODE,
+  POST_READ_PATHS,
+  postRead,
   queryString,
   read,
+  type PostReadPath,
   waitOut,
   type ReadBody,
   type ReadPath,
   type ReadQuery,
   type Result,
 } from './read.js';
+import { csrfToken } from './csrf.js';
 import { requestInit, type Reader } from './reader.js';
 
 /** the server's bound (MAX_BATCHED_READS): a larger set leaves as several batches */
@@ -28,9 +32,12 @@ const MAX_PER_BATCH = 32;
  * more batches instead.
  */
 export const MAX_BATCH_URL = 8_192;
+/** the server's bound on one member (MAX_READ_LENGTH): a longer read leaves alone */
+const MAX_MEMBER = 4_096;
 
 interface Waiting {
-  path: ReadPath;
+  /** a GET read, or a query API read (POST_READ_PATHS) whose query is its JSON body: { body } */
+  path: ReadPath | PostReadPath;
   query: object;
   resolve: (result: Result<unknown>) => void;
 }
@@ -38,7 +45,10 @@ interface Waiting {
 const queued = new Map<Reader, Waiting[]>();
 
 /** A read through the reader's batch: it leaves with every read asked for in the same turn. */
-export function batchedRead<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>): Promise<Result<ReadBody<P>>> {
+export function batchedRead<P extends ReadPath>(reader: Reader, path: P, query: ReadQuery<P>): Promise<Result<ReadBody<P>>>;
+/** A query API read through the batch: the member carries its body as JSON (the server makes it as the POST). */
+export function batchedRead<T>(reader: Reader, path: PostReadPath, query: { body: string }): Promise<Result<T>>;
+export function batchedRead(reader: Reader, path: ReadPath | PostReadPath, query: object): Promise<Result<unknown>> {
   return new Promise((resolve) => {
     let list = queued.get(reader);
     if (!list) {
@@ -50,7 +60,7 @@ export function batchedRead<P extends ReadPath>(reader: Reader, path: P, query: 
         for (const batch of batchesOf(reader, list!)) void send(reader, batch);
       });
     }
-    list.push({ path, query, resolve: resolve as Waiting['resolve'] });
+    list.push({ path, query, resolve });
   });
 }
 
@@ -62,7 +72,13 @@ export function batchesOf<T extends Waiting>(reader: Reader, list: readonly T[])
   let batch: T[] = [];
   let length = (reader.batch ?? '').length + 1;
   for (const w of list) {
-    const add = param(w).length + 1;
+    const member = param(w);
+    // one the server would refuse as a member goes in a batch of its own (send() makes a lone read alone)
+    if (decodeURIComponent(member).length - 2 > MAX_MEMBER) {
+      out.push([w]);
+      continue;
+    }
+    const add = member.length + 1;
     if (batch.length && (batch.length === MAX_PER_BATCH || length + add > MAX_BATCH_URL)) {
       out.push(batch);
       batch = [];
@@ -76,7 +92,9 @@ export function batchesOf<T extends Waiting>(reader: Reader, list: readonly T[])
 }
 
 function alone(reader: Reader, w: Waiting): void {
-  void read(reader, w.path, w.query as never).then(w.resolve);
+  if (POST_READ_PATHS.has(w.path))
+    void postRead(reader, w.path as PostReadPath, JSON.parse((w.query as { body: string }).body)).then(w.resolve);
+  else void read(reader, w.path as ReadPath, w.query as never).then(w.resolve);
 }
 
 /** A read the window refused: asked again on its own once its Retry-After is waited out (too long: the refusal stands). */
@@ -87,7 +105,9 @@ function afterWaiting(reader: Reader, w: Waiting, retryAfter: string | null | un
 async function send(reader: Reader, batch: Waiting[]): Promise<void> {
   if (batch.length === 1) return alone(reader, batch[0]);
   const url = `${reader.batch}?${batch.map(param).join('&')}`;
-  const res = await fetchOrFailure(url, requestInit(reader, 'application/x-ndjson'));
+  // a query API member is made as its POST, which checks the session's CSRF token: the batch carries it
+  const csrf = reader.csrf && batch.some((w) => POST_READ_PATHS.has(w.path)) ? await csrfToken() : null;
+  const res = await fetchOrFailure(url, requestInit(reader, 'application/x-ndjson', undefined, csrf));
   if (!(res instanceof Response)) {
     for (const w of batch) w.resolve({ ok: false, error: res });
     return;

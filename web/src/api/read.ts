@@ -1,6 +1,7 @@
 // Typed reads of the API's GET routes through a reader. Paths, parameters and answers are the typed
 // client's (src/client/api-types.ts, generated from the served OpenAPI document): no second copy here.
 import type { paths } from '../../../src/client/api-types.js';
+import { csrfToken } from './csrf.js';
 import { requestInit, type Reader } from './reader.js';
 
 type Gettable = {
@@ -112,4 +113,26 @@ export async function read<P extends ReadPath>(
     return { ok: false, error };
   }
   return { ok: true, data: (await res.json()) as ReadBody<P> };
+}
+
+/** The query API's reads (POST, Plausible's body): the paths a reader's base prefixes, as the batch knows them. */
+export type PostReadPath = '/api/v2/query' | '/api/v2/funnel';
+export const POST_READ_PATHS: ReadonlySet<string> = new Set<PostReadPath>(['/api/v2/query', '/api/v2/funnel']);
+
+/** The init of a POST read: its JSON body, the reader's credential, and the session's CSRF token where the reader needs it. */
+export async function postInit(reader: Reader, accept: string, body: unknown): Promise<RequestInit> {
+  const init = requestInit(reader, accept, undefined, reader.csrf ? await csrfToken() : null);
+  return { ...init, method: 'POST', body: JSON.stringify(body), headers: { ...init.headers, 'Content-Type': 'application/json' } };
+}
+
+/** POST a query API read (its 429 waited out as a GET's). */
+export async function postRead<T>(reader: Reader, path: PostReadPath, body: unknown): Promise<Result<T>> {
+  const res = await fetchPatiently(reader.base + path, await postInit(reader, 'application/json', body));
+  if (!(res instanceof Response)) return { ok: false, error: res };
+  if (res.status !== 200) {
+    const error = await failureOf(res);
+    if (res.status === 401) reader.onUnauthorized?.(error.message);
+    return { ok: false, error };
+  }
+  return { ok: true, data: (await res.json()) as T };
 }

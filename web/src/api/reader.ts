@@ -11,11 +11,13 @@ export interface Reader {
   readonly batch?: string;
   /** hears of every 401 a read gets (the embed page: its token expired, ask the host page for another) */
   readonly onUnauthorized?: (message: string) => void;
+  /** its POST reads (the query API's) carry the session's CSRF token, as every POST under /app/api does */
+  readonly csrf?: boolean;
 }
 
 /** The dashboard: /app/api/v1/..., the session cookie (same origin, sent by the browser). */
 export function sessionReader(): Reader {
-  return { base: '/app/api', auth: { kind: 'session' }, batch: '/app/api/reads' };
+  return { base: '/app/api', auth: { kind: 'session' }, batch: '/app/api/reads', csrf: true };
 }
 
 /** Embeds: /v1/... with Authorization: Bearer; their batch outside /v1, with the same bearer. */
@@ -29,9 +31,11 @@ export function shareReader(slug: string): Reader {
   return { base, auth: { kind: 'session' }, batch: `${base}/reads` };
 }
 
-export function requestInit(reader: Reader, accept: string, signal?: AbortSignal): RequestInit {
+/** `csrf`: the session's token, for a POST read (or a batch holding one) of a reader that needs it. */
+export function requestInit(reader: Reader, accept: string, signal?: AbortSignal, csrf?: string | null): RequestInit {
   const headers: Record<string, string> = { Accept: accept };
   if (reader.auth.kind === 'bearer') headers.Authorization = `Bearer ${reader.auth.token}`;
+  if (reader.csrf && csrf) headers['X-CSRF-Token'] = csrf;
   // The cookie goes only to this origin; a bearer reader sends none (an embed is not a signed-in page).
   return { headers, credentials: reader.auth.kind === 'session' ? 'same-origin' : 'omit', signal };
 }

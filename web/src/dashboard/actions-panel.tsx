@@ -24,7 +24,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   const surface = surfaceState(ctx.product, 'actions');
   // asked at once, the plan's rules alongside: a refusal they then explain is not shown
   const enabled = surface !== 'closed';
-  const query = reportQuery(ctx.params);
+  const query = reportQuery(ctx);
   const read = useRead(enabled ? readKey('/v1/reports/actions', query) : null, () => cachedRead(ctx.reader, '/v1/reports/actions', query));
   const result = shown(read);
   let body: JSX.Element;
@@ -69,7 +69,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
             </tbody>
           </table>
         )}
-        <NotFilteredNote state={ctx.state} />
+        <NotFilteredNote state={ctx.state} zone={ctx.zone} />
       </>
     );
   }

@@ -3,7 +3,8 @@
 import type { DashboardRules } from '../api/manage-types.js';
 import type { ReadBody } from '../api/read.js';
 import type { Reader } from '../api/reader.js';
-import type { CommonParams, DashboardState } from './query.js';
+import type { Period } from './periods.js';
+import type { DashboardState } from './query.js';
 
 export interface DashboardProduct {
   /** the chart may be drawn by the hour */
@@ -48,7 +49,10 @@ export interface PanelContext {
   reader: Reader;
   siteId: string;
   state: DashboardState;
-  params: CommonParams;
+  /** the period shown: two local days of the site's time zone */
+  period: Period;
+  /** the site's time zone, once known (given by the page or named by an answer) */
+  zone: string | null;
   product: DashboardProduct;
   /** the start of CSV file names: the site and the period */
   fileStem: string;

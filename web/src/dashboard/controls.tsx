@@ -2,6 +2,7 @@
 import { cachedRead, readKey } from '../api/read-cache.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
+import { ComparePicker } from './compare-picker.js';
 import { DatePicker } from './date-picker.js';
 import { firstKeptDay } from './page-note.js';
 import { periodOf, TRAFFIC, type Traffic } from './query.js';
@@ -14,16 +15,7 @@ export function Controls({ ctx, today, tenantPicker }: { ctx: PanelContext; toda
   return (
     <div class="controls" role="group" aria-label="What to show">
       <DatePicker key={`${period.from}/${period.to}`} state={state} today={today} first={firstKeptDay(ctx.product.retentionDays, today)} />
-      <label class="switch">
-        <input
-          type="checkbox"
-          // biome-ignore lint/a11y/useAriaPropsForRole: a native checkbox's checked state is its aria-checked (ARIA in HTML: no aria-checked on a checkbox)
-          role="switch"
-          checked={state.compare}
-          onChange={(e) => setDashboardState({ ...state, compare: (e.target as HTMLInputElement).checked })}
-        />
-        <span>Compare with the previous period</span>
-      </label>
+      <ComparePicker state={state} today={today} first={firstKeptDay(ctx.product.retentionDays, today)} />
       <label class="field">
         <span class="field-label">Traffic</span>
         <select

@@ -3,7 +3,7 @@
 // Every read starts in the same pass (no read waits for another); the plan's rules (given by the page,
 // or read from /v1/me) only change what is offered (hour interval, CSV, upgrade notes), never what is
 // asked of the other reads.
-import { useMemo, useRef } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { cachedRead, readKey } from '../api/read-cache.js';
 import type { Reader } from '../api/reader.js';
 import { shown, useRead } from '../ui/use-read.js';
@@ -16,10 +16,10 @@ import { FilterBar } from './filter-bar.js';
 import { FunnelPanel } from './funnel-panel.js';
 import { GoalsPanel } from './goals-panel.js';
 import { PageNote } from './page-note.js';
-import { todayUtc } from './periods.js';
-import { commonParams } from './query.js';
+import { todayIn } from './periods.js';
+import { periodOf } from './query.js';
 import { useReadyMark } from './ready-mark.js';
-import { Tiles } from './tiles.js';
+import { Tiles, useTilesRead } from './tiles.js';
 import { TopList } from './top-list.js';
 import { dashboardState } from './url-state.js';
 
@@ -40,6 +40,11 @@ export interface DashboardProps {
   manageHref?: string;
   /** the site has no event yet */
   nothingYet?: boolean;
+  /**
+   * the site's time zone, when the page knows it (the signed-in dashboard, a share link): its "today" is
+   * the presets' end. Absent (an embed): the query API's answers name it, and the page follows.
+   */
+  timeZone?: string;
 }
 
 const NO_QUERY = {};
@@ -54,8 +59,12 @@ export function Dashboard({
   suspended,
   manageHref,
   nothingYet,
+  timeZone,
 }: DashboardProps) {
-  const today = useMemo(() => todayUtc(), []);
+  // the zone the answers name wins over the one given (an embed is given none)
+  const [answeredZone, setAnsweredZone] = useState<string | null>(null);
+  const zone = answeredZone ?? timeZone ?? null;
+  const today = todayIn(zone);
   const root = useRef<HTMLDivElement>(null);
   useReadyMark(root);
   const me = useRead(workspaceReads && !given ? readKey('/v1/me', NO_QUERY) : null, () => cachedRead(reader, '/v1/me', NO_QUERY));
@@ -63,9 +72,12 @@ export function Dashboard({
   const product = given ?? (meResult?.ok ? dashboardProduct(meResult.data) : UNKNOWN_PRODUCT);
   const url = dashboardState.value;
   const state = sealedTenantId ? { ...url, tenantId: sealedTenantId } : url;
-  const params = commonParams(state, siteId, today);
+  const period = periodOf(state, today);
   const stem = (siteName ?? siteId).replace(/[^\w.-]+/g, '_');
-  const ctx: PanelContext = { reader, siteId, state, params, product, fileStem: `${stem}-${params.from}-${params.to}`, nothingYet };
+  const ctx: PanelContext = { reader, siteId, state, period, zone, product, fileStem: `${stem}-${period.from}-${period.to}`, nothingYet };
+  const tiles = shown(useTilesRead(ctx));
+  const named = tiles?.ok ? tiles.data.meta.timezone : null;
+  if (named && named !== zone) setAnsweredZone(named);
   return (
     <div class="dashboard" ref={root}>
       <p id="filter-hint" class="sr-only">
@@ -73,7 +85,7 @@ export function Dashboard({
       </p>
       <PageNote ctx={ctx} today={today} suspended={suspended} manageHref={manageHref} member={workspaceReads} />
       <Controls ctx={ctx} today={today} tenantPicker={workspaceReads && !sealedTenantId} />
-      <FilterBar state={state} />
+      <FilterBar ctx={ctx} />
       <Tiles ctx={ctx} />
       <Chart ctx={ctx} />
       <div class="grid">

@@ -1,8 +1,10 @@
-// The period: a preset (today, last 7/30/90 days, month to date, last month) or two dates, and the
-// previous/next period beside it. Days are UTC, as the API counts them.
+// The period: a preset (today, last 7/30/90 days, month to date, last month, year to date, the last 12
+// months) or two dates, and the previous/next period beside it. Days are the site's local ones (its time
+// zone, as the query API counts them): "today" is the site's today.
 import { useState } from 'preact/hooks';
 import { PRESETS, dayLabel, isDay, periodLabel, presetOf, presetPeriod, shiftPeriod, type Day, type PresetId } from './periods.js';
 import { periodOf, type DashboardState } from './query.js';
+import { DayField } from './day-field.js';
 import { setDashboardState } from './url-state.js';
 
 /** `first`: the first day the plan keeps (null: every day); the dates refuse an earlier one. */
@@ -67,28 +69,8 @@ export function DatePicker({ state, today, first = null }: { state: DashboardSta
       </div>
       {showDates ? (
         <form class="custom-dates" onSubmit={apply}>
-          <label class="field">
-            <span class="field-label">From</span>
-            <input
-              type="date"
-              value={from}
-              min={first ?? undefined}
-              max={today}
-              required
-              onInput={(e) => setFrom((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span class="field-label">To</span>
-            <input
-              type="date"
-              value={to}
-              min={first ?? undefined}
-              max={today}
-              required
-              onInput={(e) => setTo((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <DayField label="From" value={from} first={first} today={today} onInput={setFrom} />
+          <DayField label="To" value={to} first={first} today={today} onInput={setTo} />
           <button type="submit" class="button" disabled={!validDates}>
             Apply
           </button>

@@ -1,11 +1,11 @@
 // How numbers read on the page. The exact value stays in each element's data-value (and title) so that
-// nothing is lost to rounding for the reader who wants it, or for the tests that compare with /v1.
+// nothing is lost to rounding for the reader who wants it, or for the tests that compare with the query API.
 import type { TileMetric } from './query.js';
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
 const whole = new Intl.NumberFormat('en');
 const twoDecimals = new Intl.NumberFormat('en', { maximumFractionDigits: 2, minimumFractionDigits: 2 });
-const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
+const oneDecimal = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
 
 export function formatCount(n: number): string {
   return Math.abs(n) < 10_000 ? whole.format(n) : compact.format(n);
@@ -15,8 +15,9 @@ export function formatExact(n: number): string {
   return whole.format(n);
 }
 
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
+/** A duration in whole seconds (the query API's visit_duration), in words: "42s", "3m 05s", "1h 02m". */
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
@@ -26,10 +27,11 @@ export function formatDuration(ms: number): string {
 export function formatMetric(metric: TileMetric, value: number): string {
   switch (metric) {
     case 'bounce_rate':
-      return percent.format(value);
-    case 'avg_pages_per_session':
+      // the query API answers rates in percent, to one decimal
+      return `${oneDecimal.format(value)}%`;
+    case 'views_per_visit':
       return twoDecimals.format(value);
-    case 'avg_session_eng_time_ms':
+    case 'visit_duration':
       return formatDuration(value);
     default:
       return formatCount(value);
@@ -49,22 +51,22 @@ export interface Change {
  * The change against the compare period: a relative change for counts, averages and durations; the
  * difference in percentage points for a rate (a bounce rate from 40% to 44% is "+4 pts", not "+10%").
  */
-export function change(metric: TileMetric, current: number, previous: number): Change {
+export function change(metric: TileMetric, current: number, previous: number, against = 'the previous period'): Change {
   const lowerIsBetter = metric === 'bounce_rate';
   let delta: number;
   let text: string;
   let spoken: string;
   if (metric === 'bounce_rate') {
-    delta = Math.round((current - previous) * 1000) / 10;
+    delta = Math.round((current - previous) * 10) / 10;
     text = `${delta > 0 ? '+' : delta < 0 ? '−' : ''}${Math.abs(delta)} pts`;
-    spoken = `${Math.abs(delta)} percentage points ${delta > 0 ? 'up' : delta < 0 ? 'down' : 'unchanged'} on the previous period`;
+    spoken = `${Math.abs(delta)} percentage points ${delta > 0 ? 'up' : delta < 0 ? 'down' : 'unchanged'} on ${against}`;
   } else if (previous === 0) {
-    if (current === 0) return { text: '0%', sense: 'flat', spoken: 'unchanged on the previous period' };
-    return { text: 'new', sense: lowerIsBetter ? 'bad' : 'good', spoken: 'none in the previous period' };
+    if (current === 0) return { text: '0%', sense: 'flat', spoken: `unchanged on ${against}` };
+    return { text: 'new', sense: lowerIsBetter ? 'bad' : 'good', spoken: `none in ${against}` };
   } else {
     delta = Math.round(((current - previous) / previous) * 100);
     text = `${delta > 0 ? '+' : delta < 0 ? '−' : ''}${Math.abs(delta)}%`;
-    spoken = `${Math.abs(delta)} percent ${delta > 0 ? 'up' : delta < 0 ? 'down' : 'unchanged'} on the previous period`;
+    spoken = `${Math.abs(delta)} percent ${delta > 0 ? 'up' : delta < 0 ? 'down' : 'unchanged'} on ${against}`;
   }
   const sense = delta === 0 ? 'flat' : delta > 0 !== lowerIsBetter ? 'good' : 'bad';
   return { text, sense, spoken };

@@ -1,8 +1,8 @@
 // The site's saved funnels on the signed-in dashboard: a select of them (GET the workspace's funnels over
 // the management API, this site's kept), and for the chosen one its steps as POST /app/api/api/v2/funnel
-// answers them for the page's period, tenant and traffic: visitors, conversion from the first step, and
-// the drop-off since the step before. Read again when those change. Funnels belong to the goals surface:
-// a plan without it gets the upgrade note. The page's filters are not applied (the note says so).
+// answers them for the page's period (the site's days), tenant, traffic and filters: visitors, conversion
+// from the first step, and the drop-off since the step before. Read again when those change. Funnels
+// belong to the goals surface: a plan without it gets the upgrade note.
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { components } from '../../../src/client/api-types.js';
@@ -13,7 +13,7 @@ import { shown, useRead } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
 import { formatCount, formatExact } from './format.js';
 import { PanelFailure } from './panel-words.js';
-import { NotFilteredNote } from './report-scope.js';
+import { scopeOf } from './query-bodies.js';
 
 type FunnelAnswer = components['schemas']['FunnelAnswer'];
 
@@ -34,16 +34,8 @@ export function FunnelPanel({ ctx }: { ctx: PanelContext }) {
   const funnels = list?.ok ? list.data.funnels.filter((f) => f.site_id === ctx.siteId) : [];
   const [picked, setPicked] = useState<string | null>(null);
   const chosen = funnels.find((f) => f.funnel_id === picked) ?? funnels[0] ?? null;
-  const { from, to, tenant_id, traffic } = ctx.params;
-  const body = chosen
-    ? {
-        site_id: ctx.siteId,
-        date_range: [from, to],
-        funnel_id: chosen.funnel_id,
-        ...(tenant_id ? { tenant_id } : {}),
-        ...(traffic ? { traffic } : {}),
-      }
-    : null;
+  // the page's site, days, tenant, traffic and filters, as every panel asks them
+  const body = chosen ? { ...scopeOf(ctx.state, ctx.siteId, ctx.period), funnel_id: chosen.funnel_id } : null;
   const numbersRead = useRead(body ? `funnel:${JSON.stringify(body)}:${chosen?.updated_at}` : null, () =>
     postWithCsrf<FunnelAnswer>('/api/v2/funnel', body),
   );
@@ -92,7 +84,6 @@ export function FunnelPanel({ ctx }: { ctx: PanelContext }) {
       </header>
       <div class={`funnel-body${loading && numbers ? ' stale' : ''}`} aria-busy={loading || surface === 'pending'}>
         {content}
-        {numbers?.ok && chosen ? <NotFilteredNote state={ctx.state} /> : null}
       </div>
     </section>
   );

@@ -1,14 +1,21 @@
 // The one note at the top of the dashboard for what stops every panel at once: a suspended site (who
 // can resume it, and where), or a period older than the plan keeps (the plan's days, and the first day
 // it can show). The panels then show placeholders, not the same refusal each (panel-words.tsx). The
-// note reads the visitors tile's series (the very same key: one request), so an embed, which is not
-// told the site's status or the plan's rules, shows the same note from the API's answer.
-import { readKey } from '../api/read-cache.js';
-import { shown, useRead } from '../ui/use-read.js';
+// note reads the tiles' answer (the very same body: one request), so an embed, which is not told the
+// site's status or the plan's rules, shows the same note from the API's answer.
+import { shown } from '../ui/use-read.js';
 import type { PanelContext } from './context.js';
-import { addDays, dayLabel, daysBetween, isDay, type Day } from './periods.js';
-import { DEFAULT_METRIC, seriesQuery } from './query.js';
-import { readSeries } from './series-read.js';
+import { addDays, dayLabel, daysBetween, isDay, type Day, type Period } from './periods.js';
+import type { Compare } from './query.js';
+import { useTilesRead } from './tiles.js';
+
+/** The first day the page reads: the period's, or the compared period's when that starts earlier. */
+export function firstDayRead(period: Period, compare: Compare): Day {
+  if (compare === 'previous_period') return addDays(period.from, -daysBetween(period.from, period.to));
+  if (compare === 'year_over_year') return `${Number(period.from.slice(0, 4)) - 1}${period.from.slice(4)}`;
+  if (compare && compare.from < period.from) return compare.from;
+  return period.from;
+}
 
 /** The first day a plan keeping `days` days shows; null: it keeps everything. */
 export function firstKeptDay(days: number | null | undefined, today: Day): Day | null {
@@ -27,8 +34,7 @@ export interface NoteProps {
 }
 
 export function PageNote({ ctx, today, suspended, manageHref, member }: NoteProps) {
-  const query = seriesQuery(ctx.state, ctx.params, DEFAULT_METRIC, 'day');
-  const result = shown(useRead(readKey('/v1/metrics/timeseries', query), () => readSeries(ctx.reader, query)));
+  const result = shown(useTilesRead(ctx));
   const failure = result && !result.ok ? result.error : null;
   if (suspended || failure?.code === 'SITE_INACTIVE') {
     return (
@@ -51,7 +57,7 @@ export function PageNote({ ctx, today, suspended, manageHref, member }: NoteProp
   }
   const given = failure?.code === 'RETENTION_EXCEEDED' ? failure.details?.min_allowed_from : undefined;
   const first = typeof given === 'string' && isDay(given) ? given : firstKeptDay(ctx.product.retentionDays, today);
-  const compareFrom = ctx.state.compare ? addDays(ctx.params.from, -daysBetween(ctx.params.from, ctx.params.to)) : ctx.params.from;
+  const compareFrom = firstDayRead(ctx.period, ctx.state.compare);
   if (first === null || (compareFrom >= first && failure?.code !== 'RETENTION_EXCEEDED')) return null;
   const days = ctx.product.retentionDays ?? daysBetween(first, today);
   return (
@@ -59,7 +65,7 @@ export function PageNote({ ctx, today, suspended, manageHref, member }: NoteProp
       <p class="page-note-title">This period starts before the data this plan keeps</p>
       <p>
         This plan keeps {days} days of data: choose a period from {dayLabel(first)}
-        {ctx.state.compare ? ' (with the previous period too, when comparing)' : ''}.
+        {ctx.state.compare ? ' (with the compared period too)' : ''}.
       </p>
     </div>
   );

@@ -1,4 +1,5 @@
-// The date picker's periods: whole UTC days, as the API counts them. Pure functions of "today".
+// The date picker's periods: whole local days of the site's time zone, as the query API counts them.
+// Pure functions of "today" (that zone's date now: todayIn).
 export type Day = string; // YYYY-MM-DD
 
 const DAY_MS = 86_400_000;
@@ -12,6 +13,17 @@ export function isDay(value: string): boolean {
 
 export function todayUtc(now = Date.now()): Day {
   return new Date(now).toISOString().slice(0, 10);
+}
+
+/** Today's date in an IANA time zone (the site's); UTC's when the zone is unknown to this browser. */
+export function todayIn(zone: string | null | undefined, now = Date.now()): Day {
+  if (!zone || zone === 'UTC') return todayUtc(now);
+  try {
+    // en-CA writes dates as YYYY-MM-DD
+    return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  } catch {
+    return todayUtc(now);
+  }
 }
 
 export function addDays(day: Day, n: number): Day {
@@ -40,6 +52,8 @@ export const PRESETS = [
   { id: '90d', label: 'Last 90 days' },
   { id: 'month', label: 'Month to date' },
   { id: 'last_month', label: 'Last month' },
+  { id: 'year', label: 'Year to date' },
+  { id: '12mo', label: 'Last 12 months' },
 ] as const;
 export type PresetId = (typeof PRESETS)[number]['id'];
 
@@ -61,6 +75,13 @@ export function presetPeriod(id: PresetId, today: Day): Period {
     case 'last_month': {
       const end = addDays(monthStart(today), -1);
       return { from: monthStart(end), to: end };
+    }
+    case 'year':
+      return { from: `${today.slice(0, 4)}-01-01`, to: today };
+    case '12mo': {
+      // the twelve calendar months ending with this one, as Plausible's 12mo
+      const [y, m] = today.split('-').map(Number);
+      return { from: new Date(Date.UTC(y, m - 12, 1)).toISOString().slice(0, 10), to: today };
     }
   }
 }
@@ -97,6 +118,11 @@ export function shiftPeriod(period: Period, direction: -1 | 1, today: Day): Peri
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "Jun 2025": a month of the chart. */
+export function monthLabel(day: Day): string {
+  return `${MONTHS[Number(day.slice(5, 7)) - 1]} ${day.slice(0, 4)}`;
+}
 
 /** "3 Jun 2025", the form the picker and the chart use. */
 export function dayLabel(day: Day, withYear = true): string {

@@ -1,16 +1,40 @@
-// The dashboard's state lives in the URL, under the API's own parameter names, so a link reproduces the
-// view: from, to, compare, traffic, tenant_id, filters (a JSON object, dimension -> value), and the
-// chart's metric and interval. This module turns the query string into state, state back into a query
-// string, and state into the read routes' parameters. Pure: no DOM.
-import type { ReadQuery } from '../api/read.js';
+// The dashboard's state lives in the URL, so a link reproduces the view: from, to, compare (and a custom
+// compare range), traffic, tenant_id, filters (a JSON list of [operator, dimension, value]), and the
+// chart's metric and interval. This module turns the query string into state and state back into a
+// query string. Pure: no DOM. What the panels ask of the query API is query-bodies.ts.
+import { DIMENSION_LABELS } from './dimensions.js';
 import { DEFAULT_PRESET, isDay, presetPeriod, type Day, type Period } from './periods.js';
 
-type TimeseriesQuery = ReadQuery<'/v1/metrics/timeseries'>;
-export type Traffic = NonNullable<TimeseriesQuery['traffic']>;
-export type Interval = NonNullable<TimeseriesQuery['interval']>;
-export type Dimension = ReadQuery<'/v1/metrics/breakdown'>['dimension'];
-/** A metric of the timeseries route: the tiles and the chart draw six of them (TILE_METRICS). */
-export type TileMetric = NonNullable<TimeseriesQuery['metric']>;
+export type Traffic = 'humans' | 'humans_including_ai' | 'bots_only' | 'ai_bots_only' | 'all';
+/** a time bucket of the chart: hours, the site's local days, ISO weeks (from Monday) or months */
+export type Interval = 'hour' | 'day' | 'week' | 'month';
+/** The dimensions the panels show, by the dashboard's short names (query-bodies.ts maps them to the query API's). */
+export type Dimension =
+  | 'page'
+  | 'entry_page'
+  | 'exit_page'
+  | 'referrer'
+  | 'channel'
+  | 'source'
+  | 'medium'
+  | 'campaign'
+  | 'country'
+  | 'region'
+  | 'city'
+  | 'device'
+  | 'browser'
+  | 'os'
+  | 'tenant';
+/** A metric of the tiles and the chart, by the query API's name. */
+export type TileMetric = 'visitors' | 'visits' | 'pageviews' | 'views_per_visit' | 'bounce_rate' | 'visit_duration';
+export type FilterOperator = 'is' | 'is_not' | 'contains';
+export interface Filter {
+  op: FilterOperator;
+  dimension: Dimension;
+  value: string;
+}
+/** off, the period just before, the same period a year before, or two dates of the reader's */
+export type Compare = null | 'previous_period' | 'year_over_year' | Period;
 
 export const TRAFFIC: Record<Traffic, string> = {
   humans: 'People',
@@ -20,43 +44,71 @@ export const TRAFFIC: Record<Traffic, string> = {
   all: 'All traffic',
 };
 const DEFAULT_TRAFFIC: Traffic = 'humans';
-const TILE_METRICS: readonly TileMetric[] = [
-  'visitors',
-  'sessions',
-  'pageviews',
-  'avg_pages_per_session',
-  'bounce_rate',
-  'avg_session_eng_time_ms',
-];
+export const TILE_METRICS: readonly TileMetric[] = ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration'];
 export const DEFAULT_METRIC: TileMetric = 'visitors';
-const INTERVALS: readonly Interval[] = ['day', 'hour'];
+/** the names links made before the dashboard read the query API carry (/v1's), kept working */
+const OLD_METRICS: Record<string, TileMetric> = {
+  sessions: 'visits',
+  avg_pages_per_session: 'views_per_visit',
+  avg_session_eng_time_ms: 'visit_duration',
+};
+export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month'];
+export const OPERATORS: Record<FilterOperator, string> = { is: 'is', is_not: 'is not', contains: 'contains' };
+const DIMENSIONS = new Set<string>(Object.keys(DIMENSION_LABELS));
+export const isDimension = (d: string): d is Dimension => DIMENSIONS.has(d);
+/** Filters a URL may hold: more would only make a link nobody can read. */
+const MAX_FILTERS = 20;
 
 export interface DashboardState {
-  /** null: the default period (the last 30 days, relative to the day the link is opened) */
+  /** null: the default period (the last 30 days, relative to the day the link is opened, in the site's zone) */
   period: Period | null;
-  compare: boolean;
+  compare: Compare;
   traffic: Traffic;
   tenantId: string | null;
-  filters: Readonly<Record<string, string>>;
+  filters: readonly Filter[];
   metric: TileMetric;
   /** the interval the reader picked; null: the period's own (chartInterval) */
   interval: Interval | null;
 }
 
 /** The query parameters this module owns; any other (site_id of an embed, theme, accent) is kept as is. */
-const OWN = ['from', 'to', 'compare', 'traffic', 'tenant_id', 'filters', 'metric', 'interval'];
+const OWN = ['from', 'to', 'compare', 'compare_from', 'compare_to', 'traffic', 'tenant_id', 'filters', 'metric', 'interval'];
 
-function parseFilters(raw: string | null): Record<string, string> {
-  if (!raw) return {};
+/**
+ * The filters of a URL: a list of [operator, dimension, value], or the object of dimension -> value that
+ * links made before operators carry (each an "is"). Anything else is dropped, not guessed at.
+ */
+export function parseFilters(raw: string | null): Filter[] {
+  if (!raw) return [];
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out[k] = v;
-    return out;
+    parsed = JSON.parse(raw);
   } catch {
-    return {};
+    return [];
   }
+  const out: Filter[] = [];
+  if (Array.isArray(parsed)) {
+    for (const f of parsed) {
+      if (!Array.isArray(f) || f.length !== 3) continue;
+      const [op, dimension, value] = f as unknown[];
+      if (typeof op === 'string' && op in OPERATORS && typeof dimension === 'string' && isDimension(dimension) && typeof value === 'string')
+        out.push({ op: op as FilterOperator, dimension, value });
+    }
+  } else if (typeof parsed === 'object' && parsed !== null) {
+    for (const [dimension, value] of Object.entries(parsed))
+      if (isDimension(dimension) && typeof value === 'string') out.push({ op: 'is', dimension, value });
+  }
+  return out.slice(0, MAX_FILTERS);
+}
+
+function parseCompare(q: URLSearchParams): Compare {
+  const c = q.get('compare');
+  if (c === 'prev_period' || c === 'previous_period') return 'previous_period';
+  if (c === 'year_over_year') return 'year_over_year';
+  const from = q.get('compare_from');
+  const to = q.get('compare_to');
+  if (c === 'custom' && from && to && isDay(from) && isDay(to) && from <= to) return { from, to };
+  return null;
 }
 
 export function stateFromSearch(search: string): DashboardState {
@@ -64,14 +116,14 @@ export function stateFromSearch(search: string): DashboardState {
   const from = q.get('from');
   const to = q.get('to');
   const traffic = q.get('traffic');
-  const metric = q.get('metric');
+  const metric = q.get('metric') ?? '';
   return {
     period: from && to && isDay(from) && isDay(to) && from <= to ? { from, to } : null,
-    compare: q.get('compare') === 'prev_period',
+    compare: parseCompare(q),
     traffic: traffic && traffic in TRAFFIC ? (traffic as Traffic) : DEFAULT_TRAFFIC,
     tenantId: q.get('tenant_id') || null,
     filters: parseFilters(q.get('filters')),
-    metric: TILE_METRICS.find((m) => m === metric) ?? DEFAULT_METRIC,
+    metric: TILE_METRICS.find((m) => m === metric) ?? OLD_METRICS[metric] ?? DEFAULT_METRIC,
     interval: INTERVALS.find((i) => i === q.get('interval')) ?? null,
   };
 }
@@ -84,10 +136,16 @@ export function searchFromState(state: DashboardState, current = ''): string {
     q.set('from', state.period.from);
     q.set('to', state.period.to);
   }
-  if (state.compare) q.set('compare', 'prev_period');
+  if (state.compare === 'previous_period') q.set('compare', 'prev_period');
+  else if (state.compare === 'year_over_year') q.set('compare', 'year_over_year');
+  else if (state.compare) {
+    q.set('compare', 'custom');
+    q.set('compare_from', state.compare.from);
+    q.set('compare_to', state.compare.to);
+  }
   if (state.traffic !== DEFAULT_TRAFFIC) q.set('traffic', state.traffic);
   if (state.tenantId) q.set('tenant_id', state.tenantId);
-  if (Object.keys(state.filters).length) q.set('filters', JSON.stringify(state.filters));
+  if (state.filters.length) q.set('filters', JSON.stringify(state.filters.map((f) => [f.op, f.dimension, f.value])));
   if (state.metric !== DEFAULT_METRIC) q.set('metric', state.metric);
   if (state.interval) q.set('interval', state.interval);
   const s = q.toString();
@@ -98,73 +156,46 @@ export function periodOf(state: DashboardState, today: Day): Period {
   return state.period ?? presetPeriod(DEFAULT_PRESET, today);
 }
 
+const DAY_MS = 86_400_000;
+const spanDays = (p: Period) => Math.round((Date.parse(`${p.to}T00:00:00Z`) - Date.parse(`${p.from}T00:00:00Z`)) / DAY_MS) + 1;
+
 /**
- * The chart's interval. One picked by the reader is kept, even where the plan refuses it (the chart
- * then shows the refusal, and the buttons to pick again). Otherwise the period decides: one day is
- * charted by the hour (a single day's point would be one dot), where the plan has hours; a longer
- * period, or a plan without hours, by the day. `hourly` null: the plan's rules are still on their
- * way, and a one-day period's interval is not known yet (null) rather than asked twice.
+ * The interval a period is charted by when the reader picked none: one day by the hour (where the plan
+ * has hours: a single day's point would be one dot), up to 92 days by the day, up to 183 by the week, and
+ * a longer period by the month, so that a year draws 12 or 13 points rather than 365. `hourly` null: the
+ * plan's rules are on their way, and a one-day period's interval is not known yet (null) rather than asked twice.
  */
+export function defaultInterval(period: Period, hourly: boolean | null): Interval | null {
+  const days = spanDays(period);
+  if (days === 1) return hourly === null ? null : hourly ? 'hour' : 'day';
+  if (days <= 92) return 'day';
+  return days <= 183 ? 'week' : 'month';
+}
+
+/** The chart's interval: the reader's (kept even where the plan refuses it: the chart says so), else the period's. */
 export function chartInterval(state: DashboardState, period: Period, hourly: boolean | null): Interval | null {
-  if (state.interval) return state.interval;
-  if (period.from !== period.to) return 'day';
-  return hourly === null ? null : hourly ? 'hour' : 'day';
+  return state.interval ?? defaultInterval(period, hourly);
 }
 
-/** The parameters every read of the page shares (site, period, compare, traffic, tenant). */
-export interface CommonParams {
-  site_id: string;
-  from: Day;
-  to: Day;
-  traffic?: Traffic;
-  tenant_id?: string;
+/** The state with one more filter; a filter on the same dimension and operator is replaced. */
+export function withFilter(state: DashboardState, filter: Filter): DashboardState {
+  const rest = state.filters.filter((f) => !(f.dimension === filter.dimension && f.op === filter.op));
+  return { ...state, filters: [...rest, filter] };
 }
 
-export function commonParams(state: DashboardState, siteId: string, today: Day): CommonParams {
-  const { from, to } = periodOf(state, today);
-  return {
-    site_id: siteId,
-    from,
-    to,
-    ...(state.traffic !== DEFAULT_TRAFFIC ? { traffic: state.traffic } : {}),
-    ...(state.tenantId ? { tenant_id: state.tenantId } : {}),
-  };
+/** The state without the filter at `index`; null: without any. */
+export function withoutFilter(state: DashboardState, index: number | null): DashboardState {
+  return { ...state, filters: index === null ? [] : state.filters.filter((_, i) => i !== index) };
 }
 
-/** `filters` as the metrics routes take it, or nothing when there is no filter. */
-export function filtersParam(state: DashboardState): { filters?: string } {
-  return Object.keys(state.filters).length ? { filters: JSON.stringify(state.filters) } : {};
+/** The value an "is" filter of the page holds for a dimension (its row is shown as the current one). */
+export function isValueOf(state: DashboardState, dimension: Dimension): string | undefined {
+  return state.filters.find((f) => f.dimension === dimension && f.op === 'is')?.value;
 }
 
-export function withFilter(state: DashboardState, dimension: Dimension, value: string): DashboardState {
-  return { ...state, filters: { ...state.filters, [dimension]: value } };
-}
-
-export function withoutFilter(state: DashboardState, dimension: string | null): DashboardState {
-  if (dimension === null) return { ...state, filters: {} };
-  const { [dimension]: _removed, ...rest } = state.filters;
-  return { ...state, filters: rest };
-}
-
-/**
- * One series read, built in one place so that a tile and the chart showing the same series ask the
- * very same URL (and share one answer).
- */
-export function seriesQuery(state: DashboardState, params: CommonParams, metric: TileMetric, interval: Interval): TimeseriesQuery {
-  return {
-    ...params,
-    metric,
-    ...(interval !== 'day' ? { interval } : {}),
-    ...(state.compare ? { compare: 'prev_period' as const } : {}),
-    ...filtersParam(state),
-  };
-}
-
-export function breakdownQuery(
-  state: DashboardState,
-  params: CommonParams,
-  dimension: Dimension,
-  limit: number,
-): ReadQuery<'/v1/metrics/breakdown'> {
-  return { ...params, metric: 'visitors', dimension, limit, ...filtersParam(state) };
+/** What the compared period is, in words ("the previous period", "the same period a year before"). */
+export function compareLabel(compare: Compare): string {
+  if (compare === 'year_over_year') return 'the same period a year before';
+  if (compare && typeof compare === 'object') return 'the period compared';
+  return 'the previous period';
 }

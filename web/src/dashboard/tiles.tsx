@@ -1,41 +1,63 @@
 // The headline tiles: visitors, visits, pageviews, views per visit, bounce rate and visit duration over
-// the period (each the timeseries route's `total`, filters included), with the change against the
-// previous period when compare is on. Choosing a tile draws its series in the chart.
+// the period, all six in one read of the query API (the site's days, the page's filters), with the
+// change against the compared period when compare is on. Choosing a tile draws its series in the chart.
 import type { JSX } from 'preact';
 import type { PanelContext } from './context.js';
 import { change, formatExact, formatMetric } from './format.js';
 import { isPageWide, panelWords } from './panel-words.js';
-import { seriesQuery, type TileMetric } from './query.js';
-import { readSeries } from './series-read.js';
+import { compareLabel, type DashboardState, type TileMetric } from './query.js';
+import { tilesBody, type QueryAnswer } from './query-bodies.js';
 import { setDashboardState } from './url-state.js';
-import { readKey } from '../api/read-cache.js';
-import { shown, useRead } from '../ui/use-read.js';
+import type { Result } from '../api/read.js';
+import { shown } from '../ui/use-read.js';
+import { useQuery } from './use-query.js';
 
 export const TILES: readonly { metric: TileMetric; label: string }[] = [
   { metric: 'visitors', label: 'Visitors' },
-  { metric: 'sessions', label: 'Visits' },
+  { metric: 'visits', label: 'Visits' },
   { metric: 'pageviews', label: 'Pageviews' },
-  { metric: 'avg_pages_per_session', label: 'Views per visit' },
+  { metric: 'views_per_visit', label: 'Views per visit' },
   { metric: 'bounce_rate', label: 'Bounce rate' },
-  { metric: 'avg_session_eng_time_ms', label: 'Visit duration' },
+  { metric: 'visit_duration', label: 'Visit duration' },
 ];
 
+/** The tiles' read (the page note reads the very same body: one request). */
+export function useTilesRead(ctx: PanelContext) {
+  return useQuery(ctx.reader, tilesBody(ctx.state, ctx.siteId, ctx.period));
+}
+
 export function Tiles({ ctx }: { ctx: PanelContext }) {
+  const read = useTilesRead(ctx);
+  const result = shown(read);
   return (
     <div class="tiles" role="group" aria-label="Totals for the period; choose one to chart it">
-      {TILES.map((t) => (
-        <Tile key={t.metric} ctx={ctx} metric={t.metric} label={t.label} />
+      {TILES.map((t, i) => (
+        <Tile
+          key={t.metric}
+          state={ctx.state}
+          index={i}
+          result={result}
+          loading={read.status === 'loading'}
+          metric={t.metric}
+          label={t.label}
+        />
       ))}
     </div>
   );
 }
 
-function Tile({ ctx, metric, label }: { ctx: PanelContext; metric: TileMetric; label: string }) {
-  const query = seriesQuery(ctx.state, ctx.params, metric, 'day');
-  const read = useRead(readKey('/v1/metrics/timeseries', query), () => readSeries(ctx.reader, query));
-  const result = shown(read);
-  const selected = ctx.state.metric === metric;
-  const loading = read.status === 'loading';
+interface TileProps {
+  state: DashboardState;
+  /** the metric's place in the answer (TILE_METRICS' order) */
+  index: number;
+  result: Result<QueryAnswer> | null;
+  loading: boolean;
+  metric: TileMetric;
+  label: string;
+}
+
+function Tile({ state, index, result, loading, metric, label }: TileProps) {
+  const selected = state.metric === metric;
   let body: JSX.Element;
   let value: number | undefined;
   if (!result) {
@@ -48,9 +70,10 @@ function Tile({ ctx, metric, label }: { ctx: PanelContext; metric: TileMetric; l
       </span>
     );
   } else {
-    value = result.data.current.total;
-    const previous = result.data.compare?.total;
-    const delta = previous === undefined ? null : change(metric, value, previous);
+    const row = result.data.results[0];
+    value = row?.metrics[index] ?? 0;
+    const previous = row?.comparison?.metrics[index];
+    const delta = previous === undefined ? null : change(metric, value, previous, compareLabel(state.compare));
     body = (
       <>
         <span class="tile-value" title={formatExact(value)}>
@@ -73,7 +96,7 @@ function Tile({ ctx, metric, label }: { ctx: PanelContext; metric: TileMetric; l
       aria-busy={loading}
       data-metric={metric}
       data-value={value}
-      onClick={() => setDashboardState({ ...ctx.state, metric })}
+      onClick={() => setDashboardState({ ...state, metric })}
     >
       <span class="tile-label">{label}</span>
       {body}

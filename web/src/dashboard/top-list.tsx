@@ -1,20 +1,21 @@
-// A top list with tabs (one breakdown dimension per tab): the visitors per key, each row with a bar
-// to scale, the first ten shown and the rest a click away. Clicking a row filters the whole page by
-// that key. A dimension the site's profile does not collect says so (locked), with the API's reason.
+// A top list with tabs (one dimension per tab): the visitors per value, as the query API answers them
+// for the page's state, each row with a bar to scale, the first ten shown and the rest a click away.
+// Clicking a row filters the whole page by that value. A dimension the site's profile does not collect
+// says so (locked), with the API's reason.
 import { useState } from 'preact/hooks';
-import { downloadCsv } from '../api/csv.js';
-import { cachedRead, readKey } from '../api/read-cache.js';
-import type { ReadBody } from '../api/read.js';
+import { downloadQueryCsv } from '../api/csv.js';
 import { Skeleton } from '../ui/panel-state.js';
 import { Tabs } from '../ui/tabs.js';
-import { shown, useRead } from '../ui/use-read.js';
+import { shown } from '../ui/use-read.js';
 import type { PanelContext } from './context.js';
 import { CsvButton } from './csv-button.js';
 import { dimensionLabel, keyLabel, type PanelSpec } from './dimensions.js';
 import { formatCount, formatExact } from './format.js';
 import { PanelFailure } from './panel-words.js';
-import { breakdownQuery, withFilter, type Dimension } from './query.js';
+import { isValueOf, withFilter, type Dimension } from './query.js';
+import { listBody, rowKey, type QueryRow } from './query-bodies.js';
 import { setDashboardState } from './url-state.js';
+import { useQuery } from './use-query.js';
 
 /** Rows read per list (one unit step of the route's price) and rows shown before "show all". */
 const READ_ROWS = 100;
@@ -24,8 +25,8 @@ export function TopList({ ctx, spec }: { ctx: PanelContext; spec: PanelSpec }) {
   const [tab, setTab] = useState(0);
   const active = spec.tabs[tab];
   const titleId = `${spec.id}-title`;
-  const query = breakdownQuery(ctx.state, ctx.params, active.dimension, READ_ROWS);
-  const read = useRead(readKey('/v1/metrics/breakdown', query), () => cachedRead(ctx.reader, '/v1/metrics/breakdown', query));
+  const body = listBody(ctx.state, ctx.siteId, ctx.period, active.dimension, READ_ROWS);
+  const read = useQuery(ctx.reader, body);
   const result = shown(read);
   return (
     <section class="panel list-panel" aria-labelledby={titleId} data-panel={spec.id}>
@@ -34,7 +35,7 @@ export function TopList({ ctx, spec }: { ctx: PanelContext; spec: PanelSpec }) {
         <CsvButton
           what={active.label}
           enabled={ctx.product.csv}
-          download={() => downloadCsv(ctx.reader, '/v1/metrics/breakdown', query, `${ctx.fileStem}-${active.dimension}.csv`)}
+          download={() => downloadQueryCsv(ctx.reader, body, `${ctx.fileStem}-${active.dimension}.csv`)}
         />
       </header>
       <Tabs id={spec.id} labels={spec.tabs.map((t) => t.label)} selected={tab} onSelect={setTab}>
@@ -48,7 +49,7 @@ export function TopList({ ctx, spec }: { ctx: PanelContext; spec: PanelSpec }) {
           ) : !result.ok ? (
             <PanelFailure failure={result.error} what={active.label} />
           ) : (
-            <Rows ctx={ctx} dimension={active.dimension} rows={result.data.current.rows} key={active.dimension} />
+            <Rows ctx={ctx} dimension={active.dimension} rows={result.data.results.map(toRow)} key={active.dimension} />
           )}
         </div>
       </Tabs>
@@ -56,15 +57,19 @@ export function TopList({ ctx, spec }: { ctx: PanelContext; spec: PanelSpec }) {
   );
 }
 
-type Row = ReadBody<'/v1/metrics/breakdown'>['current']['rows'][number];
+interface Row {
+  /** null: the events without a value ("(none)") */
+  key: string | null;
+  value: number;
+}
+const toRow = (r: QueryRow): Row => ({ key: rowKey(r), value: r.metrics[0] });
 
 function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimension; rows: Row[] }) {
   const [all, setAll] = useState(false);
-  if (rows.length === 0)
-    return <p class="empty">No visitors in this period{Object.keys(ctx.state.filters).length ? ' with these filters' : ''}.</p>;
+  if (rows.length === 0) return <p class="empty">No visitors in this period{ctx.state.filters.length ? ' with these filters' : ''}.</p>;
   const max = Math.max(...rows.map((r) => r.value), 1);
   const visible = all ? rows : rows.slice(0, FIRST_ROWS);
-  const filtered = ctx.state.filters[dimension];
+  const filtered = isValueOf(ctx.state, dimension);
   return (
     <>
       <div class="rows-head" aria-hidden="true">
@@ -98,7 +103,7 @@ function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimensio
                   type="button"
                   class="row"
                   aria-describedby="filter-hint"
-                  onClick={() => setDashboardState(withFilter(ctx.state, dimension, row.key!))}
+                  onClick={() => setDashboardState(withFilter(ctx.state, { op: 'is', dimension, value: row.key! }))}
                 >
                   {content}
                 </button>

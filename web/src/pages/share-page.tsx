@@ -11,7 +11,7 @@ import { Notice } from '../ui/page-shell.js';
 type ShareMeta =
   | { state: 'gone' }
   | { state: 'password' }
-  | { state: 'open'; site_id: string; site_name: string; tenant_id: string | null };
+  | { state: 'open'; site_id: string; site_name: string; tenant_id: string | null; timezone?: string };
 
 function shareMeta(): ShareMeta {
   try {
@@ -41,7 +41,14 @@ export function SharePage({ slug }: { slug: string }) {
   return (
     <main class="embed-main">
       <h1 class="share-title">{meta.site_name}</h1>
-      <Dashboard reader={reader} siteId={meta.site_id} workspaceReads={false} sealedTenantId={meta.tenant_id} siteName={meta.site_name} />
+      <Dashboard
+        reader={reader}
+        siteId={meta.site_id}
+        workspaceReads={false}
+        sealedTenantId={meta.tenant_id}
+        siteName={meta.site_name}
+        timeZone={meta.timezone}
+      />
     </main>
   );
 }

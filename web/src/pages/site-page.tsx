@@ -71,6 +71,7 @@ export function SitePage({ siteId }: { siteId: string }) {
         workspaceReads
         product={data ? rulesProduct(data.dashboard) : PENDING_PRODUCT}
         siteName={name}
+        timeZone={data?.site.timezone}
         suspended={data?.site.status === 'SUSPENDED'}
         manageHref={workspace && workspace.role !== 'viewer' ? `/app/settings/${seg(workspace.workspace_id)}/sites` : undefined}
         nothingYet={data?.site.status === 'ACTIVE' && live !== null && 'last_event_at' in live && live.last_event_at === null}

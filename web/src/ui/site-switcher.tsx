@@ -115,7 +115,7 @@ export function SiteSwitcher({ siteId, name, workspaces }: { siteId: string; nam
     return () => box?.removeEventListener('keydown', onKeyDown);
   });
 
-  const search = searchFromState({ ...dashboardState.value, tenantId: null, filters: {} }, location.search);
+  const search = searchFromState({ ...dashboardState.value, tenantId: null, filters: [] }, location.search);
   const needle = filter.trim().toLowerCase();
   const matches = (s: SiteEntry) => !needle || s.name.toLowerCase().includes(needle) || s.hostnames.some((h) => h.includes(needle));
   const shownGroups = all?.map((g) => ({
