@@ -1,4 +1,4 @@
-// `footfall user invite|list|remove|reset-password`: the people of a workspace, through the same
+// `footfall user invite|list|remove|reset-password|disable-2fa`: the people of a workspace, through the same
 // use-cases as the management API, with the operator's rights. Links are printed once, or an
 // invitation's mailed to the invitee when FOOTFALL_SMTP_URL is set; only their secrets' hashes are stored.
 import type { Command } from 'commander';
@@ -12,6 +12,7 @@ import { sendInvitation, sentInvitationJson } from '../services/people/send-invi
 import { issueLinkFor } from '../services/people/links.js';
 import { listMembers, removeByEmail } from '../services/people/members.js';
 import type { PeopleDeps } from '../services/people/people-deps.js';
+import { operatorDisableTwoFactor } from '../services/people/two-factor.js';
 import { openMailer } from '../container.js';
 import { withStoreOptions } from './options.js';
 import { Args, group, run, type CommandContext, type Opts, type Result } from './catalog-command-kit.js';
@@ -42,6 +43,16 @@ export function registerUserCommands(program: Command): void {
     .option('--email <email>', "the person's email")
     .option(...PUBLIC_URL)
     .action(run(resetPassword));
+  // A mailed reset leaves two-factor on (docs/decisions/people.md): a person who lost both their app and
+  // their recovery codes asks the operator, who turns it off after checking who asks.
+  withStoreOptions(
+    user
+      .command('disable-2fa')
+      .argument('[email]', "the person's email")
+      .description("turn off a person's two-factor sign-in (their secret and recovery codes are deleted)"),
+  )
+    .option('--email <email>', "the person's email (or give it as the argument)")
+    .action(run(disableTwoFactor));
 }
 
 /** The command line hashes no password: no hasher. */
@@ -120,5 +131,18 @@ async function resetPassword(_catalog: CatalogStore, opts: Opts, _args: string[]
   return {
     json: { reset_url: link.url, expires_at: link.expiresAt },
     text: `Password reset link for ${link.user.email}, single use, shown only now, valid until ${link.expiresAt}:\n${link.url}`,
+  };
+}
+
+async function disableTwoFactor(_catalog: CatalogStore, opts: Opts, args: string[], ctx: CommandContext): Promise<Result> {
+  const a = new Args(args[0] ? { ...opts, email: args[0] } : opts);
+  const email = a.need('email', 'EMAIL (or --email <email>)');
+  a.done();
+  const { user, wasOn } = await operatorDisableTwoFactor(peopleDeps(ctx), email);
+  return {
+    json: { email: user.email, two_factor_was_on: wasOn },
+    text: wasOn
+      ? `Two-factor sign-in of ${user.email} is off: their password alone signs in now; they may turn it on again on their account page.`
+      : `Two-factor sign-in of ${user.email} was off already; nothing changed.`,
   };
 }

@@ -67,6 +67,8 @@ export async function redeemLink(
     if (input.newPasswordHash !== undefined) {
       await trx.updateTable('users').set({ password_hash: input.newPasswordHash }).where('id', '=', user_id).execute();
       await trx.deleteFrom('sessions').where('user_id', '=', user_id).execute();
+      // a second step begun with the old password ends too
+      await trx.deleteFrom('two_factor_challenges').where('user_id', '=', user_id).execute();
     }
     const row = await trx.selectFrom('users').selectAll().where('id', '=', user_id).executeTakeFirstOrThrow();
     return toUser(row);

@@ -13,6 +13,7 @@ import type { Invitation, Joiner, Member, Membership, NewInvitation, PeopleStore
 import { isUniqueViolation } from './db-errors.js';
 import { toInvitation, toUser } from './people-rows.js';
 import * as creds from './people-sessions.js';
+import * as twoFactor from './people-two-factor.js';
 import type { ControlDB } from './schema.js';
 import { checkName, checkOneOf, checkPlan } from './validation.js';
 import { toWorkspace } from './catalog-rows.js';
@@ -78,6 +79,7 @@ export class KyselyPeopleStore implements PeopleStore {
       const r = await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).executeTakeFirst();
       if (Number(r.numUpdatedRows) === 0) throw new CatalogError('NOT_FOUND', `unknown user "${userId}"`);
       await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+      await twoFactor.endChallenges(trx, userId);
     });
   }
 
@@ -90,6 +92,7 @@ export class KyselyPeopleStore implements PeopleStore {
   }
 
   async deleteUserSessions(userId: string): Promise<number> {
+    await twoFactor.endChallenges(this.db, userId);
     const r = await this.db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
@@ -328,6 +331,17 @@ export class KyselyPeopleStore implements PeopleStore {
   deleteSession: PeopleStore['deleteSession'] = (idHash) => creds.deleteSession(this.creds, idHash);
   recordSignInFailure: PeopleStore['recordSignInFailure'] = (keys, atMs) => creds.recordSignInFailure(this.creds, keys, atMs);
   signInFailuresSince: PeopleStore['signInFailuresSince'] = (keys, sinceMs) => creds.signInFailuresSince(this.creds, keys, sinceMs);
+  getTwoFactor: PeopleStore['getTwoFactor'] = (userId) => twoFactor.getTwoFactor(this.db, userId);
+  beginTwoFactor: PeopleStore['beginTwoFactor'] = (input) => twoFactor.beginTwoFactor(this.db, input);
+  enableTwoFactor: PeopleStore['enableTwoFactor'] = (input) => twoFactor.enableTwoFactor(this.db, input);
+  useTwoFactorStep: PeopleStore['useTwoFactorStep'] = (userId, step) => twoFactor.useTwoFactorStep(this.db, userId, step);
+  unusedRecoveryCodes: PeopleStore['unusedRecoveryCodes'] = (userId) => twoFactor.unusedRecoveryCodes(this.db, userId);
+  useRecoveryCode: PeopleStore['useRecoveryCode'] = (input) => twoFactor.useRecoveryCode(this.db, input);
+  replaceRecoveryCodes: PeopleStore['replaceRecoveryCodes'] = (input) => twoFactor.replaceRecoveryCodes(this.db, input);
+  disableTwoFactor: PeopleStore['disableTwoFactor'] = (userId) => twoFactor.disableTwoFactor(this.db, userId);
+  createTwoFactorChallenge: PeopleStore['createTwoFactorChallenge'] = (input) => twoFactor.createTwoFactorChallenge(this.db, input);
+  findTwoFactorChallenge: PeopleStore['findTwoFactorChallenge'] = (hash, now) => twoFactor.findTwoFactorChallenge(this.db, hash, now);
+  useTwoFactorChallenge: PeopleStore['useTwoFactorChallenge'] = (hash, now) => twoFactor.useTwoFactorChallenge(this.db, hash, now);
 }
 
 async function insertUser(

@@ -235,6 +235,34 @@ export interface SessionsTable {
   last_seen_at: string;
 }
 
+/** Two-factor sign-in of a person (012): the TOTP secret, sealed; enabled_at null while being turned on. */
+export interface UserTwoFactorTable {
+  user_id: string;
+  /** v1.<iv>.<ciphertext and tag>, base64url: AES-256-GCM under the control-plane key `totp-secret-key` */
+  secret_sealed: string;
+  enabled_at: string | null;
+  /** the 30-second step of the last code accepted (a code is used once) */
+  last_step: number | string | bigint | null;
+  created_at: string;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  /** sha256 of the code as typed without spaces or dashes, lower case */
+  code_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+export interface TwoFactorChallengesTable {
+  /** sha256 of the challenge's secret */
+  challenge_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface SignInFailuresTable {
   id: string;
   key_hash: string;
@@ -299,6 +327,9 @@ export interface ControlDB {
   user_links: UserLinksTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
+  user_two_factor: UserTwoFactorTable;
+  recovery_codes: RecoveryCodesTable;
+  two_factor_challenges: TwoFactorChallengesTable;
   workspace_domains: WorkspaceDomainsTable;
   domain_owners: DomainOwnersTable;
   site_hostname_patterns: SiteHostnamePatternsTable;

@@ -5,6 +5,10 @@
 export const MANAGE_ERROR_CATALOG = {
   UNAUTHORIZED: { status: 401, message: 'Sign in first: there is no session, or it has ended.' },
   INVALID_CREDENTIALS: { status: 401, message: 'Wrong email or password.' },
+  INVALID_CODE: {
+    status: 401,
+    message: 'Wrong code: type the 6-digit code your authenticator app shows now (each is used once), or an unused recovery code.',
+  },
   FORBIDDEN: { status: 403, message: 'Your role in this workspace does not allow this.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   INVALID_METHOD: { status: 405, message: 'HTTP method not supported on this endpoint.' },

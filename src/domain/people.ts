@@ -25,6 +25,13 @@ export const SIGN_IN_MAX_FAILURES_PER_PAIR = 10;
 export const SIGN_IN_MAX_FAILURES_PER_SECRET = 100;
 export const SIGN_IN_MAX_FAILURES_PER_ADDRESS = 50;
 /**
+ * Wrong second-factor codes (TOTP or recovery) allowed in any SIGN_IN_WINDOW_MS for one account from
+ * anywhere. Whoever types them holds the password already; a code has 3 right answers in 10^6 (the
+ * window of steps), so this caps such a guesser at about 0.6% a day, while the pair's bound (10 from
+ * one address) and the address's (50, shared with every other guess) still hold.
+ */
+export const TWO_FACTOR_MAX_FAILURES_PER_USER = 20;
+/**
  * Reset mails asked for in any SIGN_IN_WINDOW_MS: per client address (an address asking for more is
  * answered 429, which says nothing of any account), and per email (past it the request is answered as
  * any other and no mail goes out), so that nobody can fill a mailbox with resets or send footfall's

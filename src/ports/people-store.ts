@@ -42,6 +42,18 @@ export interface Invitation {
 
 export type LinkPurpose = 'reset' | 'sign_in';
 
+/** A person's two-factor sign-in as stored: the sealed TOTP secret, and whether it is on. */
+export interface TwoFactorRecord {
+  /** sealed by the use-case (services/people/totp-seal.ts); the store never sees the secret */
+  secretSealed: string;
+  /** null while being turned on (a secret made, no code confirmed yet) */
+  enabledAt: string | null;
+  /** the 30-second step of the last code accepted; a code of this step or earlier is refused */
+  lastStep: number | null;
+  /** recovery codes not used yet */
+  recoveryCodesLeft: number;
+}
+
 export interface NewInvitation {
   workspaceId: string;
   email: string;
@@ -127,6 +139,39 @@ export interface PeopleStore {
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session of the user (on every device); answers how many ended. */
   deleteUserSessions(userId: string): Promise<number>;
+
+  /** The person's two-factor record, or null (never begun, or turned off). */
+  getTwoFactor(userId: string): Promise<TwoFactorRecord | null>;
+  /** A new secret being turned on, replacing one not confirmed; CONFLICT when two-factor is on already. */
+  beginTwoFactor(input: { userId: string; secretSealed: string; now: string }): Promise<void>;
+  /**
+   * One transaction: switches it on (only when `secretSealed` is still the one being turned on: false
+   * otherwise), records `step` as used, stores the recovery codes, and ends every other session of the
+   * person than `keepSession` (an id hash).
+   */
+  enableTwoFactor(input: {
+    userId: string;
+    secretSealed: string;
+    step: number;
+    recoveryCodeHashes: string[];
+    keepSession: string;
+    now: string;
+  }): Promise<boolean>;
+  /** Records a code's step as used, only if it is later than the last one (false: replayed, or off). */
+  useTwoFactorStep(userId: string, step: number): Promise<boolean>;
+  /** Hashes of the person's recovery codes not used yet. */
+  unusedRecoveryCodes(userId: string): Promise<string[]>;
+  /** Uses one recovery code once (false: unknown or used already). */
+  useRecoveryCode(input: { userId: string; codeHash: string; now: string }): Promise<boolean>;
+  /** Replaces every recovery code of a person who has two-factor on (false: it is off). */
+  replaceRecoveryCodes(input: { userId: string; codeHashes: string[]; now: string }): Promise<boolean>;
+  /** Turns it off: the secret, the recovery codes and open second steps go; false when it was not on. */
+  disableTwoFactor(userId: string): Promise<boolean>;
+  createTwoFactorChallenge(input: { challengeHash: string; userId: string; now: string; expiresAt: string }): Promise<void>;
+  /** The user whose second step this is, while it is open (unused, unexpired) at `now`; nothing changes. */
+  findTwoFactorChallenge(challengeHash: string, now: string): Promise<string | null>;
+  /** Uses the second step once (false: used by a quicker request, or expired). */
+  useTwoFactorChallenge(challengeHash: string, now: string): Promise<boolean>;
 
   /** Records one failed sign-in under each key hash. */
   recordSignInFailure(keyHashes: string[], atMs: number): Promise<void>;

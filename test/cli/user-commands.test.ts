@@ -153,3 +153,32 @@ test('reset-password prints a new single-use link valid an hour; an unknown emai
     /^Password reset link for ada@example\.com, single use, shown only now, valid until .+:\nhttp:\/\/127\.0\.0\.1:8080\/app\/reset\/[0-9A-Za-z]{32}\n$/,
   );
 });
+
+test('disable-2fa turns off the two-factor sign-in of a person who lost their app: the secret, codes and second steps go; an unknown email is NOT_FOUND', async () => {
+  const userId = await control(async (cp) => {
+    const u = await cp.people.createUser({ email: 'locked@example.com', passwordHash: 'h' });
+    const now = new Date().toISOString();
+    await cp.people.beginTwoFactor({ userId: u.id, secretSealed: 'sealed', now });
+    await cp.people.enableTwoFactor({
+      userId: u.id,
+      secretSealed: 'sealed',
+      step: 1,
+      recoveryCodeHashes: [hashSecret('code')],
+      keepSession: '',
+      now,
+    });
+    await cp.people.createTwoFactorChallenge({ challengeHash: hashSecret('c'), userId: u.id, now, expiresAt: '2099-01-01T00:00:00.000Z' });
+    return u.id;
+  });
+  assert.deepEqual(await ok('user', 'disable-2fa', 'Locked@Example.com'), { email: 'locked@example.com', two_factor_was_on: true });
+  const after = await control(async (cp) => ({
+    record: await cp.people.getTwoFactor(userId),
+    codes: await cp.people.unusedRecoveryCodes(userId),
+    challenge: await cp.people.findTwoFactorChallenge(hashSecret('c'), new Date().toISOString()),
+  }));
+  assert.deepEqual(after, { record: null, codes: [], challenge: null });
+  const again = await cli('user', 'disable-2fa', '--email', 'locked@example.com');
+  assert.equal(again.code, 0);
+  assert.equal(again.stdout, 'Two-factor sign-in of locked@example.com was off already; nothing changed.\n');
+  await refused(['user', 'disable-2fa', 'ghost@example.com'], 'NOT_FOUND', /ghost@example\.com/);
+});

@@ -1,5 +1,6 @@
 // A run of the management API with every log level on: passwords, session cookies, CSRF tokens, link
-// secrets and token secrets the run made are in no line the server logged.
+// secrets, token secrets, and two-factor secrets, codes, recovery codes and challenges the run made are in
+// no line the server logged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -8,6 +9,7 @@ import { issueLink } from '../../src/services/people/links.js';
 import { CapturingMailer, linkIn } from './helpers/capturing-mailer.js';
 import { harness } from './helpers/harness.js';
 import { PASSWORD, sessionCookieOf } from './helpers/app-api.js';
+import { codeAt } from './helpers/two-factor.js';
 
 test('no secret the run made reaches the server log', async () => {
   const h = await harness();
@@ -94,6 +96,39 @@ test('no secret the run made reaches the server log', async () => {
       { cookie },
     );
     assert.equal(batch.body.split('\n').filter((l) => l.includes('"status":200')).length, 2, batch.body);
+    // Two-factor sign-in: the secret, the codes (right, wrong, replayed), recovery codes, challenges.
+    const setup = await inject('POST', '/app/api/session/two-factor/setup', { cookie, csrf });
+    const totp = keep(setup.json().secret);
+    const enabled = await inject('POST', '/app/api/session/two-factor/enable', {
+      cookie,
+      csrf,
+      body: { password: PASSWORD, code: keep(codeAt(h, totp)) },
+    });
+    assert.equal(enabled.statusCode, 200, enabled.body);
+    const recovery: string[] = enabled.json().recovery_codes;
+    for (const c of recovery) keep(c);
+    h.clock.advance(30_000);
+    const step1 = await inject('POST', '/app/api/session', { body: { email: 'owner@example.com', password: PASSWORD } });
+    const challenge = keep(step1.json().challenge);
+    await inject('POST', '/app/api/session/second-step', { body: { challenge, code: keep('924513') } });
+    const signedIn = await inject('POST', '/app/api/session/second-step', { body: { challenge, code: keep(codeAt(h, totp)) } });
+    assert.equal(signedIn.statusCode, 200, signedIn.body);
+    cookie = keep(sessionCookieOf(signedIn));
+    csrf = keep(signedIn.json().csrf_token);
+    const step2 = await inject('POST', '/app/api/session', { body: { email: 'owner@example.com', password: PASSWORD } });
+    await inject('POST', '/app/api/session/second-step', { body: { challenge: keep(step2.json().challenge), code: recovery[0] } });
+    const regen = await inject('POST', '/app/api/session/two-factor/recovery-codes', {
+      cookie,
+      csrf,
+      body: { password: PASSWORD, code: recovery[1] },
+    });
+    assert.equal(regen.statusCode, 200, regen.body);
+    for (const c of regen.json().recovery_codes) keep(c);
+    await inject('POST', '/app/api/session/two-factor/disable', {
+      cookie,
+      csrf,
+      body: { password: PASSWORD, code: regen.json().recovery_codes[0] },
+    });
     await inject('DELETE', '/app/api/session', { cookie, csrf });
   } finally {
     await app.close();

@@ -12,6 +12,7 @@ import * as m008 from './008_site_timezones.js';
 import * as m009 from './009_funnels.js';
 import * as m010 from './010_report_subscriptions.js';
 import * as m011 from './011_token_names.js';
+import * as m012 from './012_two_factor.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009_funnels': m009,
   '010_report_subscriptions': m010,
   '011_token_names': m011,
+  '012_two_factor': m012,
 };
 
 /** The migrations this code knows, by name. */

@@ -45,6 +45,20 @@ export const SessionSchema = Type.Object(
   { title: 'Session' },
 );
 
+export const SecondStepSchema = Type.Object(
+  {
+    two_factor_required: Type.Literal(true),
+    challenge: Type.String({
+      description: 'Send it back with a code to POST /session/second-step; open five minutes, used once. No session was made yet.',
+    }),
+    expires_at: DateTime,
+  },
+  { title: 'SecondStep', additionalProperties: false },
+);
+
+/** What a right password (or a reset or sign-in link) answers: a session, or, with two-factor on, the second step. */
+export const SignInSchema = Type.Union([SessionSchema, SecondStepSchema], { title: 'SignIn' });
+
 export const WorkspaceSummarySchema = Type.Object(
   { workspace_id: Type.String(), name: Type.String(), plan: Enum(PLAN_IDS, { title: 'Plan' }), role: RoleSchema },
   { title: 'WorkspaceSummary' },

@@ -1,5 +1,6 @@
 // The one throttle in front of every guess of a secret a person types or holds: a password at sign-in,
-// at a password change and at a share link, and the secret of an invitation, reset or sign-in link;
+// at a password change and at a share link, a second-factor code, and the secret of an invitation,
+// reset or sign-in link or of a sign-in's second step;
 // and in front of the reset mails anyone may ask for (per address, per email).
 // Failures are counted in the control plane (every process counts the same ones) under hashed keys,
 // so the table never holds an address or an email someone merely typed. A key past its bound in the
@@ -14,6 +15,7 @@ import {
   SIGN_IN_MAX_FAILURES_PER_SECRET,
   SIGN_IN_WINDOW_MS,
   throttledUntil,
+  TWO_FACTOR_MAX_FAILURES_PER_USER,
 } from '../../domain/people.js';
 import { hashSecret } from '../../domain/tokens.js';
 import type { PeopleStore } from '../../ports/people-store.js';
@@ -49,6 +51,20 @@ function guessKeys(what: string, clientAddress: string, addressScope: 'sign-in' 
 /** A password for an account's email. */
 export function passwordKeys(email: string, clientAddress: string): ThrottleKey[] {
   return guessKeys(`sign-in:email:${normalizeEmail(email) ?? email.trim().toLowerCase()}`, clientAddress, 'sign-in');
+}
+
+/**
+ * A second-factor code (TOTP or recovery) of an account, at sign-in or on the account page: the
+ * account from this address, the account from anywhere (tighter than a password's: see
+ * TWO_FACTOR_MAX_FAILURES_PER_USER), and the address at anything, the key every other guess fills.
+ */
+export function codeKeys(userId: string, clientAddress: string): ThrottleKey[] {
+  const what = `two-factor:user:${userId}`;
+  return [
+    { key: hashSecret(`${what}:from:${clientAddress}`), max: SIGN_IN_MAX_FAILURES_PER_PAIR },
+    { key: hashSecret(what), max: TWO_FACTOR_MAX_FAILURES_PER_USER },
+    addressKey(clientAddress),
+  ];
 }
 
 /** A share link's password. */

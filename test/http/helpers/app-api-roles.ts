@@ -2,7 +2,10 @@
 // admin, viewer, a person of another workspace, no session) and how to make what the call needs.
 // app-api-roles.test.ts calls every route as every caller; route-security.test.ts checks that every
 // session route the app registers is in it.
+import { HOTP, Secret } from 'otpauth';
 import { hashSecret } from '../../../src/domain/tokens.js';
+import { newTotpSecret, stepAt } from '../../../src/domain/two-factor.js';
+import { sealTotpSecret } from '../../../src/services/people/totp-seal.js';
 import type { Role } from '../../../src/domain/roles.js';
 import { TEST_HASHER, type Harness } from './harness.js';
 import { PASSWORD } from './app-api.js';
@@ -67,7 +70,31 @@ const invitation = async (w: World) => {
   return secret;
 };
 
+/** A person with two-factor on and a sign-in waiting for its second step: the challenge, and a code that passes. */
+const secondStep = async (w: World) => {
+  const u = await w.h.people.createUser({ email: `tf${w.seq()}@example.com`, passwordHash: 'unused' });
+  const secret = newTotpSecret();
+  const secretSealed = await sealTotpSecret({ catalog: w.h.catalog }, u.id, secret);
+  const now = w.h.clock.now();
+  await w.h.people.beginTwoFactor({ userId: u.id, secretSealed, now: now.toISOString() });
+  const step = stepAt(now.getTime());
+  await w.h.people.enableTwoFactor({
+    userId: u.id,
+    secretSealed,
+    step: step - 1,
+    recoveryCodeHashes: [],
+    keepSession: '',
+    now: now.toISOString(),
+  });
+  const challenge = `C${String(w.seq()).padStart(42, '0')}`;
+  const expiresAt = new Date(now.getTime() + 300_000).toISOString();
+  await w.h.people.createTwoFactorChallenge({ challengeHash: hashSecret(challenge), userId: u.id, now: now.toISOString(), expiresAt });
+  return { challenge, code: HOTP.generate({ secret: Secret.fromBase32(secret), counter: step }) };
+};
+
 const SIGNED_IN: Entry['expect'] = [200, 200, 200, 200, 401];
+/** two-factor is off for every caller: a change of it is 409 once the password is right */
+const TWO_FACTOR_OFF: Entry['expect'] = [409, 409, 409, 409, 401];
 const OWNER_ONLY: Entry['expect'] = [200, 403, 403, 404, 401];
 const ADMIN_READ: Entry['expect'] = [200, 200, 403, 404, 401];
 const ANY_READ: Entry['expect'] = [200, 200, 200, 404, 401];
@@ -92,6 +119,15 @@ export const ROLE_TABLE: Record<string, Entry> = {
   },
   'PATCH /session/name': { expect: SIGNED_IN, setup: async () => ({ body: { name: 'A New Name' } }) },
   'POST /session/sign-out-everywhere': { expect: [204, 204, 204, 204, 401] },
+  'POST /session/second-step': { expect: [200, 200, 200, 200, 200], setup: async (w) => ({ body: await secondStep(w) }) },
+  'GET /session/two-factor': { expect: SIGNED_IN },
+  'POST /session/two-factor/setup': { expect: SIGNED_IN },
+  'POST /session/two-factor/enable': { expect: TWO_FACTOR_OFF, setup: async () => ({ body: { password: PASSWORD, code: '123456' } }) },
+  'POST /session/two-factor/recovery-codes': {
+    expect: TWO_FACTOR_OFF,
+    setup: async () => ({ body: { password: PASSWORD, code: '123456' } }),
+  },
+  'POST /session/two-factor/disable': { expect: TWO_FACTOR_OFF, setup: async () => ({ body: { password: PASSWORD, code: '123456' } }) },
   'POST /invitations/accept': {
     expect: [200, 200, 200, 200, 200],
     setup: async (w) => ({ body: { invitation: await invitation(w), password: PASSWORD, name: 'Invitee' } }),

@@ -110,6 +110,9 @@ export const PUBLIC_ROUTES = [
   // secret guessed counts in one throttle per email and address, guess-throttle.ts)
   'GET /app/api/openapi.json',
   'POST /app/api/session',
+  // the second step of a sign-in with two-factor on: its challenge (a 256-bit secret, five minutes, used
+  // once) is the credential, and every code counts in the same throttle
+  'POST /app/api/session/second-step',
   'POST /app/api/password-reset',
   'POST /app/api/password-reset/accept',
   'POST /app/api/invitations/accept',

@@ -13,7 +13,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with an email and a password
-         * @description Sets the session cookie and answers the CSRF token. An unknown email and a wrong password get the same 401. Past 10 failures for one email, or 50 from one client address, in 15 minutes: 429 until the window frees a slot.
+         * @description Sets the session cookie and answers the CSRF token. An unknown email and a wrong password get the same 401. Past 10 failures for one email, or 50 from one client address, in 15 minutes: 429 until the window frees a slot. When the account has two-factor sign-in on, a right password makes no session: the answer is the second step (`two_factor_required`), a challenge to send back with a code to POST /session/second-step within five minutes.
          */
         post: operations["signIn"];
         /** Sign out: the session ends at once */
@@ -77,6 +77,123 @@ export interface paths {
          * @description Every session of the person ends, this one included; the cookie is cleared. Sign in again to go on.
          */
         post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/session/second-step": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish signing in with a code from the authenticator app, or a recovery code
+         * @description The challenge POST /session answered (open five minutes, used once) and a code: a current code (each is accepted once), or an unused recovery code (each works once). Sets the session cookie. A wrong code is 401 INVALID_CODE and the challenge stays open; an unknown, spent or expired challenge is 401 UNAUTHORIZED (sign in again). Every code typed counts in the sign-in throttle: 10 wrong ones for an account from one client address, or 20 from anywhere, in 15 minutes, and 429 until the window frees a slot.
+         */
+        post: operations["signInSecondStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/session/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether two-factor sign-in is on, and how many recovery codes are left */
+        get: operations["getTwoFactor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/session/two-factor/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new secret for an authenticator app (not on until confirmed)
+         * @description The secret as text and as a QR code of its otpauth:// URI. Nothing changes for signing in until POST /session/two-factor/enable confirms a code of it; asking again replaces a secret not confirmed. 409 when it is on already, or the account has no password yet.
+         */
+        post: operations["setUpTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/session/two-factor/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in on: the password and a current code of the new secret
+         * @description Answers 10 recovery codes, shown this once. Every other session of the person ends; this one goes on. A wrong password is 401 INVALID_CREDENTIALS, a wrong code 401 INVALID_CODE; 409 without a secret from /setup. Every code typed counts in the sign-in throttle: 10 wrong ones for an account from one client address, or 20 from anywhere, in 15 minutes, and 429 until the window frees a slot.
+         */
+        post: operations["enableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/session/two-factor/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New recovery codes: the password and a code; the earlier ones stop working
+         * @description Answers 10 recovery codes, shown this once. 409 when two-factor sign-in is off. Every code typed counts in the sign-in throttle: 10 wrong ones for an account from one client address, or 20 from anywhere, in 15 minutes, and 429 until the window frees a slot.
+         */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/session/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off: the password and a code (or a recovery code)
+         * @description The secret and the recovery codes are deleted. 409 when it is off. Every code typed counts in the sign-in throttle: 10 wrong ones for an account from one client address, or 20 from anywhere, in 15 minutes, and 429 until the window frees a slot.
+         */
+        post: operations["disableTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -174,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * Choose a new password with a reset link, and sign in
-         * @description The link is used once. Every earlier session of the person ends. An unknown, used or expired link is 404 and counts against the client address (429 past 50 wrong links or passwords in 15 minutes); it is looked up before any password is hashed.
+         * @description The link is used once. Every earlier session of the person ends. An unknown, used or expired link is 404 and counts against the client address (429 past 50 wrong links or passwords in 15 minutes); it is looked up before any password is hashed. A reset leaves two-factor sign-in on: with it on, the password is changed and the answer is the second step, as POST /session answers it.
          */
         post: operations["acceptPasswordReset"];
         delete?: never;
@@ -192,7 +309,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with a one-time sign-in link */
+        /**
+         * Sign in with a one-time sign-in link
+         * @description With two-factor sign-in on, the link is used and the answer is the second step, as POST /session answers it.
+         */
         post: operations["acceptSignInLink"];
         delete?: never;
         options?: never;
@@ -926,7 +1046,7 @@ export interface components {
          * ManageErrorCode
          * @description A code of the management API
          */
-        ManageErrorCode: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "NOT_FOUND" | "INVALID_METHOD" | "CONFLICT" | "SEAT_LIMIT_REACHED" | "SITE_LIMIT_REACHED" | "SITE_SCOPE_ALREADY_CLAIMED" | "INVALID_PARAMS" | "INVALID_SITE_HOSTNAME" | "SITE_SCOPE_NOT_ALLOWED" | "HOSTNAME_PATTERN_OUT_OF_SCOPE" | "SITE_DNS_VERIFICATION_FAILED" | "SITE_DNS_VERIFICATION_UNAVAILABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CONTROL_PLANE_UNAVAILABLE";
+        ManageErrorCode: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_CODE" | "FORBIDDEN" | "NOT_FOUND" | "INVALID_METHOD" | "CONFLICT" | "SEAT_LIMIT_REACHED" | "SITE_LIMIT_REACHED" | "SITE_SCOPE_ALREADY_CLAIMED" | "INVALID_PARAMS" | "INVALID_SITE_HOSTNAME" | "SITE_SCOPE_NOT_ALLOWED" | "HOSTNAME_PATTERN_OUT_OF_SCOPE" | "SITE_DNS_VERIFICATION_FAILED" | "SITE_DNS_VERIFICATION_UNAVAILABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CONTROL_PLANE_UNAVAILABLE";
         /**
          * ManageErrorEnvelope
          * @description Every error response: one error object
@@ -975,6 +1095,11 @@ export interface components {
             /** @description What the read, sent on its own, would answer: its JSON, or the read API's error envelope */
             body: unknown;
         };
+        /** RecoveryCodes */
+        RecoveryCodes: {
+            /** @description Each works once; shown only in this answer */
+            recovery_codes: string[];
+        };
         /** ReportPeriod */
         ReportPeriod: "week" | "month";
         /** ReportSubscribed */
@@ -1014,6 +1139,15 @@ export interface components {
             used: number;
             limit: number | null;
         };
+        /** SecondStep */
+        SecondStep: {
+            /** @constant */
+            two_factor_required: true;
+            /** @description Send it back with a code to POST /session/second-step; open five minutes, used once. No session was made yet. */
+            challenge: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
         /** Session */
         Session: {
             user: components["schemas"]["User"];
@@ -1039,6 +1173,8 @@ export interface components {
             revoked_at: string | null;
             state: "active" | "revoked" | "expired";
         };
+        /** SignIn */
+        SignIn: components["schemas"]["Session"] | components["schemas"]["SecondStep"];
         /** SiteDashboard */
         SiteDashboard: {
             site: components["schemas"]["SiteRecord"];
@@ -1112,6 +1248,25 @@ export interface components {
             /** @description Shown only in this answer; only its hash is stored */
             secret: string;
         };
+        /** TwoFactorSetup */
+        TwoFactorSetup: {
+            /** @description base32, 160 bits: to type into an app that cannot scan the QR code */
+            secret: string;
+            /** @description otpauth://totp/…: SHA-1, 6 digits, 30 seconds */
+            otpauth_uri: string;
+            qr: {
+                /** @description The side in modules, quiet zone included: the viewBox is 0 0 size size */
+                size: number;
+                /** @description An SVG path of the dark modules of the QR code of otpauth_uri */
+                path: string;
+            };
+        };
+        /** TwoFactorStatus */
+        TwoFactorStatus: {
+            enabled: boolean;
+            /** @description Unused recovery codes (0 while off) */
+            recovery_codes_left: number;
+        };
         /** User */
         User: {
             user_id: string;
@@ -1133,7 +1288,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Error: UNAUTHORIZED, INVALID_CREDENTIALS */
+        /** @description Error: UNAUTHORIZED, INVALID_CREDENTIALS, INVALID_CODE */
         Unauthorized: {
             headers: {
                 /** @description The request id; error.request_id repeats it */
@@ -1273,6 +1428,7 @@ export type Member = components['schemas']['Member'];
 export type Plan = components['schemas']['Plan'];
 export type PlanAllowances = components['schemas']['PlanAllowances'];
 export type ReadBatchLine = components['schemas']['ReadBatchLine'];
+export type RecoveryCodes = components['schemas']['RecoveryCodes'];
 export type ReportPeriod = components['schemas']['ReportPeriod'];
 export type ReportSubscribed = components['schemas']['ReportSubscribed'];
 export type ReportSubscription = components['schemas']['ReportSubscription'];
@@ -1280,9 +1436,11 @@ export type ResetRequested = components['schemas']['ResetRequested'];
 export type Role = components['schemas']['Role'];
 export type Scope = components['schemas']['Scope'];
 export type Seats = components['schemas']['Seats'];
+export type SecondStep = components['schemas']['SecondStep'];
 export type Session = components['schemas']['Session'];
 export type SessionState = components['schemas']['SessionState'];
 export type ShareLink = components['schemas']['ShareLink'];
+export type SignIn = components['schemas']['SignIn'];
 export type SiteDashboard = components['schemas']['SiteDashboard'];
 export type SiteRecord = components['schemas']['SiteRecord'];
 export type SiteStatus = components['schemas']['SiteStatus'];
@@ -1291,6 +1449,8 @@ export type TenantRecord = components['schemas']['TenantRecord'];
 export type TenantStatus = components['schemas']['TenantStatus'];
 export type TokenRecord = components['schemas']['TokenRecord'];
 export type TokenWithSecret = components['schemas']['TokenWithSecret'];
+export type TwoFactorSetup = components['schemas']['TwoFactorSetup'];
+export type TwoFactorStatus = components['schemas']['TwoFactorStatus'];
 export type User = components['schemas']['User'];
 export type WorkspaceDetails = components['schemas']['WorkspaceDetails'];
 export type WorkspaceSummary = components['schemas']['WorkspaceSummary'];
@@ -1359,7 +1519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["SignIn"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1497,6 +1657,220 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signInSecondStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    challenge: string;
+                    /** @description The 6-digit code the authenticator app shows now, or an unused recovery code (spaces and dashes are ignored) */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Finish signing in with a code from the authenticator app, or a recovery code */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether two-factor sign-in is on, and how many recovery codes are left */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setUpTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new secret for an authenticator app (not on until confirmed) */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorSetup"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    enableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At least 10 characters when chosen */
+                    password: string;
+                    /** @description The 6-digit code the authenticator app shows now, or an unused recovery code (spaces and dashes are ignored) */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Turn two-factor sign-in on: the password and a current code of the new secret */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At least 10 characters when chosen */
+                    password: string;
+                    /** @description The 6-digit code the authenticator app shows now, or an unused recovery code (spaces and dashes are ignored) */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description New recovery codes: the password and a code; the earlier ones stop working */
+            200: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At least 10 characters when chosen */
+                    password: string;
+                    /** @description The 6-digit code the authenticator app shows now, or an unused recovery code (spaces and dashes are ignored) */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Turn two-factor sign-in off: the password and a code (or a recovery code) */
+            204: {
+                headers: {
+                    /** @description The request id; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1672,7 +2046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["SignIn"];
                 };
             };
             403: components["responses"]["Forbidden"];
@@ -1707,7 +2081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["SignIn"];
                 };
             };
             403: components["responses"]["Forbidden"];

@@ -1,16 +1,19 @@
 // /app/account: the signed-in person's own account. Their name (shown to the members of their
 // workspaces), a new password (the current one first; every other device is signed out by it, this
-// one stays signed in), and signing out on every device at once, this one included.
+// one stays signed in), two-factor sign-in (account-two-factor.tsx), and signing out on every device
+// at once, this one included.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { manage, readSession, toSignIn } from '../api/manage.js';
 import type { SessionState } from '../api/manage-types.js';
-import type { Failure, Result } from '../api/read.js';
+import type { Failure } from '../api/read.js';
 import { ActionButton, Section } from '../settings/kit.js';
 import { Field, textOf } from '../ui/field.js';
 import { AppFrame } from '../ui/page-shell.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
+import { AccountForm, failed } from './account-form.js';
+import { TwoFactorSection } from './account-two-factor.js';
 
 export function AccountPage() {
   const first = shown(useRead('session', readSession));
@@ -32,6 +35,7 @@ export function AccountPage() {
       <>
         <NameSection session={session} onSaved={setLatest} />
         <PasswordSection email={session.user.email} />
+        <TwoFactorSection email={session.user.email} />
         <SignOutEverywhereSection />
       </>
     );
@@ -45,54 +49,6 @@ export function AccountPage() {
     </AppFrame>
   );
 }
-
-type Outcome = { failure: Failure } | { done: string } | null;
-
-/** A form of this page: its fields, the refusal in words or what was done, and its button. */
-function AccountForm({
-  label,
-  refusedTitle,
-  submitLabel,
-  send,
-  children,
-}: {
-  label: string;
-  /** the heading of a refusal the API's catalog does not title */
-  refusedTitle: string;
-  submitLabel: string;
-  /** a failure, or the words that say what was done */
-  send(form: HTMLFormElement): Promise<{ failure: Failure } | { done: string }>;
-  children: ComponentChildren;
-}) {
-  const [outcome, setOutcome] = useState<Outcome>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setOutcome(null);
-    const o = await send(e.target as HTMLFormElement);
-    setBusy(false);
-    setOutcome(o);
-  };
-  return (
-    <form class="form create-form" aria-label={label} onSubmit={submit}>
-      {children}
-      {outcome && 'failure' in outcome ? <Problem failure={outcome.failure} title={refusedTitle} alert /> : null}
-      {outcome && 'done' in outcome ? (
-        <div class="done" role="status">
-          {outcome.done}
-        </div>
-      ) : null}
-      <div class="form-actions">
-        <button type="submit" class="button" disabled={busy}>
-          {submitLabel}
-        </button>
-      </div>
-    </form>
-  );
-}
-
-const failed = <T,>(r: Result<T>, done: string) => (r.ok ? { done } : { failure: r.error });
 
 function NameSection({ session, onSaved }: { session: SessionState; onSaved(s: SessionState): void }) {
   return (

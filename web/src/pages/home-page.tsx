@@ -7,6 +7,7 @@ import { AppFrame } from '../ui/page-shell.js';
 import { Field, textOf } from '../ui/field.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
+import { needsSecondStep, SecondStepForm } from './second-step-form.js';
 
 /** Where to go after signing in: a page of the dashboard named by `next`, else the sites. */
 function nextPage(): string {
@@ -112,11 +113,14 @@ export function SignInForm({
 }) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const [sent, setSent] = useState<string | null>(null);
+  // the challenge of the second step, once the password was right for an account with two-factor on
+  const [challenge, setChallenge] = useState<string | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
     const r = await manage('POST', '/session', { body: { email: textOf(form, 'email'), password: textOf(form, 'password') } });
-    if (r.ok) onSignedIn();
+    if (r.ok && needsSecondStep(r.data)) setChallenge(r.data.challenge);
+    else if (r.ok) onSignedIn();
     else setFailure(r.error);
   };
   const forgot = async (e: Event) => {
@@ -136,6 +140,7 @@ export function SignInForm({
         : 'No mail was sent: this server has no mail configured. Ask its operator for a link to choose a new password.',
     );
   };
+  if (challenge) return <SecondStepForm challenge={challenge} onSignedIn={onSignedIn} />;
   return (
     <form class="card form" onSubmit={submit}>
       <h1>{heading}</h1>

@@ -11,6 +11,7 @@ import { Field, textOf } from '../ui/field.js';
 import { Problem, Skeleton } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { SignInForm } from './home-page.js';
+import { type Challenge, needsSecondStep, SecondStepForm } from './second-step-form.js';
 
 function LinkForm({
   title,
@@ -23,15 +24,24 @@ function LinkForm({
   intro: ComponentChildren;
   fields: ComponentChildren;
   submitLabel: string;
-  post(form: FormData): Promise<Failure | null>;
+  /** a refusal, the second step of an account with two-factor on, or null: signed in */
+  post(form: FormData): Promise<Failure | Challenge | null>;
 }) {
   const [failure, setFailure] = useState<Failure | null>(null);
+  const [challenge, setChallenge] = useState<string | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     const f = await post(new FormData(e.target as HTMLFormElement));
-    if (f) setFailure(f);
+    if (needsSecondStep(f)) setChallenge(f.challenge);
+    else if (f) setFailure(f);
     else location.assign('/app');
   };
+  if (challenge)
+    return (
+      <AppFrame session={null} title="Two-factor sign-in">
+        <SecondStepForm challenge={challenge} onSignedIn={() => location.assign('/app')} />
+      </AppFrame>
+    );
   return (
     <AppFrame session={null} title={title}>
       <form class="card form" onSubmit={submit}>
@@ -50,6 +60,9 @@ function LinkForm({
 }
 
 const errorOf = (r: { ok: boolean; error?: Failure }) => (r.ok ? null : r.error!);
+/** A sign-in's refusal, or its second step when the account has two-factor on, or null: signed in. */
+const signedInOr = (r: { ok: true; data: unknown } | { ok: false; error: Failure }) =>
+  r.ok ? (needsSecondStep(r.data) ? r.data : null) : r.error;
 
 const newPassword = (
   <Field label="Password (at least 10 characters)">
@@ -190,7 +203,7 @@ export function ResetPage({ secret }: { secret: string }) {
       fields={newPassword}
       submitLabel="Save the password"
       post={async (form) =>
-        errorOf(await manage('POST', '/password-reset/accept', { body: { reset: secret, password: textOf(form, 'password') } }))
+        signedInOr(await manage('POST', '/password-reset/accept', { body: { reset: secret, password: textOf(form, 'password') } }))
       }
     />
   );
@@ -203,7 +216,7 @@ export function SignInLinkPage({ secret }: { secret: string }) {
       intro="This link signs you in once."
       fields={null}
       submitLabel="Sign in"
-      post={async () => errorOf(await manage('POST', '/sign-in-links/accept', { body: { sign_in: secret } }))}
+      post={async () => signedInOr(await manage('POST', '/sign-in-links/accept', { body: { sign_in: secret } }))}
     />
   );
 }

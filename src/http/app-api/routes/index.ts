@@ -11,12 +11,14 @@ import { sessionRoutes } from './session.js';
 import { siteDashboardRoutes } from './site-dashboard.js';
 import { siteRoutes } from './sites.js';
 import { goalRoutes, tenantRoutes } from './tenants-goals.js';
+import { twoFactorRoutes } from './two-factor.js';
 import { tokenRoutes } from './tokens.js';
 import { workspaceRoutes } from './workspaces.js';
 
 export const appApiRoutes: readonly AppRoute[] = [
   ...sessionRoutes,
   ...accountRoutes,
+  ...twoFactorRoutes,
   ...linkRoutes,
   ...workspaceRoutes,
   ...memberRoutes,

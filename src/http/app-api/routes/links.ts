@@ -13,8 +13,9 @@ import {
   Password,
   ResetRequestedSchema,
   SessionSchema,
+  SignInSchema,
 } from '../schemas.js';
-import { establishSession } from './establish-session.js';
+import { establishSession, sessionOrSecondStep } from './establish-session.js';
 
 const TAG = 'Session';
 
@@ -116,15 +117,15 @@ export const linkRoutes = [
     operationId: 'acceptPasswordReset',
     summary: 'Choose a new password with a reset link, and sign in',
     description:
-      'The link is used once. Every earlier session of the person ends. An unknown, used or expired link is 404 and counts against the client address (429 past 50 wrong links or passwords in 15 minutes); it is looked up before any password is hashed.',
+      'The link is used once. Every earlier session of the person ends. An unknown, used or expired link is 404 and counts against the client address (429 past 50 wrong links or passwords in 15 minutes); it is looked up before any password is hashed. A reset leaves two-factor sign-in on: with it on, the password is changed and the answer is the second step, as POST /session answers it.',
     tag: TAG,
     auth: 'public',
     body: Type.Object({ reset: LinkSecret, password: Password }, { additionalProperties: false }),
     status: 200,
-    response: SessionSchema,
+    response: SignInSchema,
     errors: [404, 429],
     handler: async (ctx) =>
-      establishSession(
+      sessionOrSecondStep(
         ctx,
         await acceptReset(ctx.deps, { secret: ctx.body.reset, password: ctx.body.password, clientAddress: ctx.request.ip }),
       ),
@@ -134,13 +135,14 @@ export const linkRoutes = [
     url: '/sign-in-links/accept',
     operationId: 'acceptSignInLink',
     summary: 'Sign in with a one-time sign-in link',
+    description: 'With two-factor sign-in on, the link is used and the answer is the second step, as POST /session answers it.',
     tag: TAG,
     auth: 'public',
     body: Type.Object({ sign_in: LinkSecret }, { additionalProperties: false }),
     status: 200,
-    response: SessionSchema,
+    response: SignInSchema,
     errors: [404, 429],
     handler: async (ctx) =>
-      establishSession(ctx, await acceptSignInLink(ctx.deps, { secret: ctx.body.sign_in, clientAddress: ctx.request.ip })),
+      sessionOrSecondStep(ctx, await acceptSignInLink(ctx.deps, { secret: ctx.body.sign_in, clientAddress: ctx.request.ip })),
   }),
 ];

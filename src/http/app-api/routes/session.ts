@@ -7,10 +7,10 @@ import { changePassword } from '../../../services/people/links.js';
 import { csrfTokenFor, endSession } from '../../../services/people/sessions.js';
 import { checkPassword } from '../../../services/people/sign-in.js';
 import { defineAppRoute } from '../define-app-route.js';
-import { Email, Password, SessionSchema, SessionStateSchema } from '../schemas.js';
+import { Email, Password, SessionSchema, SessionStateSchema, SignInSchema } from '../schemas.js';
 import { clearSessionCookie } from '../session-cookie.js';
 import type { AppApiDeps } from '../app-api-deps.js';
-import { establishSession } from './establish-session.js';
+import { establishSession, sessionOrSecondStep } from './establish-session.js';
 
 const TAG = 'Session';
 
@@ -30,14 +30,14 @@ export const sessionRoutes = [
     operationId: 'signIn',
     summary: 'Sign in with an email and a password',
     description:
-      'Sets the session cookie and answers the CSRF token. An unknown email and a wrong password get the same 401. Past 10 failures for one email, or 50 from one client address, in 15 minutes: 429 until the window frees a slot.',
+      'Sets the session cookie and answers the CSRF token. An unknown email and a wrong password get the same 401. Past 10 failures for one email, or 50 from one client address, in 15 minutes: 429 until the window frees a slot. When the account has two-factor sign-in on, a right password makes no session: the answer is the second step (`two_factor_required`), a challenge to send back with a code to POST /session/second-step within five minutes.',
     tag: TAG,
     auth: 'public',
     body: Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
     status: 200,
-    response: SessionSchema,
+    response: SignInSchema,
     errors: [401, 429],
-    handler: async (ctx) => establishSession(ctx, await checkPassword(ctx.deps, { ...ctx.body, clientAddress: ctx.request.ip })),
+    handler: async (ctx) => sessionOrSecondStep(ctx, await checkPassword(ctx.deps, { ...ctx.body, clientAddress: ctx.request.ip })),
   }),
   defineAppRoute({
     method: 'GET',
