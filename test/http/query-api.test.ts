@@ -437,3 +437,14 @@ test('custom properties: a dimension ("(none)" for events without it) and a filt
     { dimensions: ['/pricing/team'], metrics: [1, 100] },
   ]);
 });
+
+test('event:goal on a site without goals: no rows (not a failure), grouped alone, by time, or filtered by a goal name', async () => {
+  const bare = await h.site();
+  await h.importEvents([pv(bare, '2025-06-10T10:00:00Z', '/pricing', 'g1')]);
+  const body = { site_id: bare, date_range: ['2025-06-10', '2025-06-10'], metrics: ['visitors', 'events', 'conversion_rate'] };
+  assert.deepEqual((await ok({ ...body, dimensions: ['event:goal'] })).results, []);
+  assert.deepEqual((await ok({ ...body, dimensions: ['event:goal', 'time:day'] })).results, []);
+  assert.deepEqual((await ok({ ...body, metrics: ['visitors'], filters: [['is', 'event:goal', ['Pricing']]] })).results, [
+    { dimensions: [], metrics: [0] },
+  ]);
+});

@@ -237,13 +237,11 @@ export class QueryApiCompiler extends SqlWriter {
    */
   private eventSource(w: { startMs: number; endMs: number }): { from: string; where: string[] } {
     if (this.goalGroup < 0) return { from: this.table(this.t.events, 'e'), where: this.scoped('e', 'ts_ms', 'events', w) };
-    const goals = this.req.goals;
-    if (goals.length === 0) return { from: this.table(this.t.events, 'e'), where: ['1 = 0'] };
-    const branches = goals.map((g) => {
-      const cols = [...EVENT_COLUMNS, ...GOAL_FILTER_COLUMNS].map((c) => `${this.col('e', c)} AS ${this.d.quoteIdent(c)}`);
-      const where = [...this.scoped('e', 'ts_ms', 'events', w), this.goalMatch(g, 'e')];
-      return `SELECT ${cols.join(', ')}, ${this.v(g.name)} AS q_goal FROM ${this.table(this.t.events, 'e')} WHERE ${where.join(' AND ')}`;
-    });
+    const cols = [...EVENT_COLUMNS, ...GOAL_FILTER_COLUMNS].map((c) => `${this.col('e', c)} AS ${this.d.quoteIdent(c)}`);
+    const branch = (name: string, match: string) =>
+      `SELECT ${cols.join(', ')}, ${this.v(name)} AS q_goal FROM ${this.table(this.t.events, 'e')} WHERE ${[...this.scoped('e', 'ts_ms', 'events', w), match].join(' AND ')}`;
+    // a site without goals: the same columns (q_goal included, which the groups read) and no row
+    const branches = this.req.goals.length ? this.req.goals.map((g) => branch(g.name, this.goalMatch(g, 'e'))) : [branch('', '1 = 0')];
     return { from: `(${branches.join(' UNION ALL ')}) AS e`, where: [] };
   }
 
