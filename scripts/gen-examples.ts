@@ -42,7 +42,7 @@ function trim(v: unknown, key = ''): unknown {
   }
   if (v && typeof v === 'object')
     return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [k, k === 'createdAt' || k === 'updatedAt' ? new Date(NOW).toISOString() : trim(x, k)]),
+      Object.entries(v).map(([k, x]) => [k, k === 'createdAt' || k === 'updatedAt' || k === 'updated_at' ? new Date(NOW).toISOString() : trim(x, k)]),
     );
   return v;
 }
@@ -83,6 +83,15 @@ export async function captureExamples(): Promise<Json> {
       const acme = site('acme.example');
       const token = demo.tokens.find((t) => t.workspace_id === pro.workspace_id)!.secret;
       const range = 'from=2025-06-13&to=2025-06-15';
+      // a saved funnel, for the list of them (the demo saves none)
+      await container.catalog.createFunnel({
+        siteId: acme,
+        name: 'Pricing to signup',
+        steps: [
+          { kind: 'page', pattern: '/pricing' },
+          { kind: 'event', name: 'signup' },
+        ],
+      });
       const urls: Record<string, string> = {
         getMe: '/v1/me',
         listSites: '/v1/sites',
@@ -98,6 +107,7 @@ export async function captureExamples(): Promise<Json> {
         getContentReport: `/v1/reports/content?site_id=${acme}&${range}&limit=3&include=full`,
         getGoalConversions: `/v1/goals/conversions?site_id=${acme}&${range}`,
         getHealth: '/healthz',
+        listFunnels: `/api/v2/funnels?site_id=${acme}`,
       };
       // POST operations: their url and JSON body
       const bodies: Record<string, [string, Json]> = {

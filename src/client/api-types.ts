@@ -289,6 +289,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's saved funnels, oldest first
+         * @description Each saved funnel of the site with its steps; read one with POST /api/v2/funnel {"funnel_id": ...}.
+         */
+        get: operations["listFunnels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1052,6 +1072,19 @@ export interface components {
             /** Format: date-time */
             compare_end: string | null;
         };
+        /** SavedFunnel */
+        SavedFunnel: {
+            /** @description What POST /api/v2/funnel takes as funnel_id */
+            funnel_id: string;
+            name: string;
+            steps: components["schemas"]["FunnelStep"][];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SavedFunnels */
+        SavedFunnels: {
+            funnels: components["schemas"]["SavedFunnel"][];
+        };
         /**
          * SectionId
          * @enum {string}
@@ -1480,6 +1513,8 @@ export type QueryBody = components['schemas']['QueryBody'];
 export type ReadModelSlice = components['schemas']['ReadModelSlice'];
 export type ReportMeta = components['schemas']['ReportMeta'];
 export type ReportRange = components['schemas']['ReportRange'];
+export type SavedFunnel = components['schemas']['SavedFunnel'];
+export type SavedFunnels = components['schemas']['SavedFunnels'];
 export type SectionId = components['schemas']['SectionId'];
 export type Site = components['schemas']['Site'];
 export type Surface = components['schemas']['Surface'];
@@ -2242,6 +2277,44 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listFunnels: {
+        parameters: {
+            query: {
+                site_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A site's saved funnels, oldest first */
+            200: {
+                headers: {
+                    /** @description The request id: the valid X-Request-Id the client sent, or one the server made; error.request_id repeats it */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per token in any 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix second at which a slot of the window frees */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFunnels"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

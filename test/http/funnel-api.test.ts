@@ -212,3 +212,32 @@ test('a saved funnel answers as its steps do; one of another site is unknown her
   assert.equal(elsewhere.statusCode, 422, elsewhere.body);
   assert.equal(elsewhere.json().error.details.field, 'funnel_id');
 });
+
+test("GET /api/v2/funnels lists the site's saved funnels to a token, and to an embed token whose routes hold funnel; another site's are not there", async () => {
+  const own = await h.catalog.createFunnel({
+    siteId: kathmandu,
+    name: 'Docs to signup',
+    steps: [
+      { kind: 'page', pattern: '/docs*' },
+      { kind: 'event', name: 'Signup' },
+    ],
+  });
+  const list = async (siteId: string, token?: string) =>
+    h.app.inject({ method: 'GET', url: `/api/v2/funnels?site_id=${siteId}`, headers: { authorization: `Bearer ${token ?? h.secret}` } });
+  const res = await list(kathmandu);
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual(res.json().funnels, [
+    { funnel_id: own.id, name: 'Docs to signup', steps: [{ page: '/docs*' }, { event: 'Signup' }], updated_at: own.updatedAt },
+  ]);
+  assert.ok(
+    (await list(site)).json().funnels.every((f: { funnel_id: string }) => f.funnel_id !== own.id),
+    "another site's funnel is not listed",
+  );
+  const parent = await h.token(h.ws.id);
+  const key = await embedKey(h, h.ws.id);
+  const withFunnel = mint(h, key, { token_id: parent.id, site_id: kathmandu, routes: ['funnel'] });
+  assert.equal((await list(kathmandu, withFunnel)).json().funnels.length, 1);
+  assert.equal((await list(site, withFunnel)).statusCode, 403, 'not its site');
+  const queryOnly = mint(h, key, { token_id: parent.id, site_id: kathmandu, routes: ['query'] });
+  assert.equal((await list(kathmandu, queryOnly)).statusCode, 403, 'its routes leave funnel out');
+});

@@ -66,7 +66,7 @@ test('the document a generated client needs: operationIds, servers, licence, tag
   const h = await harness();
   const doc = h.checker.doc;
   const ops = operations(doc);
-  assert.equal(ops.length, 17, '13 /v1 operations, POST /api/v2/query and /api/v2/funnel, and GET and HEAD /healthz');
+  assert.equal(ops.length, 18, '13 /v1 operations, POST /api/v2/query and /api/v2/funnel, GET /api/v2/funnels, and GET and HEAD /healthz');
   const ids = ops.map(([, , op]) => op.operationId);
   assert.ok(
     ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)),

@@ -17,6 +17,7 @@ import type { ErrorCode } from '../../src/domain/errors.js';
 import { generateSecret } from '../../src/domain/tokens.js';
 import { analyticsRoutes, platformRoutes } from '../../src/http/v1/index.js';
 import { funnelRoute } from '../../src/http/v2/funnel-route.js';
+import { funnelsRoute } from '../../src/http/v2/funnels-route.js';
 import { queryRoute } from '../../src/http/v2/query-route.js';
 import { APP_API_PREFIX } from '../../src/http/app-api/app-api-prefix.js';
 import { appApiRoutes } from '../../src/http/app-api/routes/index.js';
@@ -37,17 +38,19 @@ import {
 } from './helpers/route-rules.js';
 
 const definitions = new Map([...platformRoutes, ...analyticsRoutes].map((d) => [d.url, d]));
-/** The read routes at Plausible's paths: a JSON body instead of a query string, entered as /v1's are. */
-const POST_READS = new Map([
-  [queryRoute.url, { def: queryRoute, embed: 'query', surface: 'overview' }],
-  [funnelRoute.url, { def: funnelRoute, embed: 'funnel', surface: 'goals' }],
+/** The query API's reads at Plausible's paths (a JSON body instead of a query string), and its list of saved funnels, entered as /v1's are. */
+const QUERY_READS = new Map([
+  [queryRoute.url, { def: queryRoute, embed: 'query', surface: 'overview', method: 'POST' }],
+  [funnelRoute.url, { def: funnelRoute, embed: 'funnel', surface: 'goals', method: 'POST' }],
+  [funnelsRoute.url, { def: funnelsRoute, embed: 'funnel', surface: 'goals', method: 'GET' }],
 ]);
+const methodOf = (url: string) => QUERY_READS.get(url)?.method ?? 'GET';
 /** the management routes by `METHOD /app/api/…`, as registered */
 const management = new Map(appApiRoutes.map((d) => [`${d.method} ${APP_API_PREFIX}${d.url}`, d]));
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Where the dashboard's reads live: /app/api followed by the /v1 path, or by the query API's (/api/v2/...). */
 const READS_PREFIX = `${APP_API_PREFIX}/v1/`;
-const isDashboardRead = (url: string) => url.startsWith(READS_PREFIX) || POST_READS.has(url.slice(APP_API_PREFIX.length));
+const isDashboardRead = (url: string) => url.startsWith(READS_PREFIX) || QUERY_READS.has(url.slice(APP_API_PREFIX.length));
 
 let h: Harness;
 let registered: Registered[];
@@ -102,9 +105,9 @@ test('every registered route is an authenticated GET under /v1 with a known fami
     }
     if (isDashboardRead(r.url)) {
       const v1 = r.url.slice(APP_API_PREFIX.length);
-      const def = definitions.get(v1) ?? POST_READS.get(v1)?.def;
+      const def = definitions.get(v1) ?? QUERY_READS.get(v1)?.def;
       assert.ok(def, `${r.url} is not the twin of a route definition of src/http/v1/index.ts or of the query API`);
-      assert.equal(r.method, POST_READS.has(v1) ? 'POST' : 'GET', r.url);
+      assert.equal(r.method, methodOf(v1), r.url);
       assert.ok(def.site, `${r.url}: the dashboard reads only the routes that name a site (its frame comes from the management routes)`);
       assert.equal(r.strategy, 'session', `${r.url}: registered with the ${r.strategy} strategy`);
       assert.deepEqual(r.security, [{ sessionCookie: [] }], `${r.url}: security`);
@@ -127,16 +130,15 @@ test('every registered route is an authenticated GET under /v1 with a known fami
     if (r.url.startsWith(`${SHARE_API}/`)) {
       // a share link's reads: the /v1 definitions an embed may read, and the query API's two, again behind the share strategy
       const url = r.url.slice(SHARE_API.length);
-      const post = POST_READS.get(url);
-      const def = post?.def ?? definitions.get(url);
+      const def = QUERY_READS.get(url)?.def ?? definitions.get(url);
       assert.ok(def?.embed, `${r.url} is not a read an embed makes`);
-      assert.equal(r.method, post ? 'POST' : 'GET', r.url);
+      assert.equal(r.method, methodOf(url), r.url);
       assert.equal(r.strategy, 'share', `${r.url}: registered with the ${r.strategy} strategy`);
       continue;
     }
-    const post = POST_READS.get(r.url);
+    const post = QUERY_READS.get(r.url);
     if (post) {
-      assert.equal(r.method, 'POST', r.url);
+      assert.equal(r.method, post.method, r.url);
       assert.deepEqual([...post.def.scopes], ['metrics:read'], `${r.url}: scopes`);
       assert.equal(post.def.embed, post.embed, `${r.url}: embed name`);
       assert.equal(r.strategy, 'token+embed', `${r.url}: registered with the ${r.strategy} strategy`);
@@ -190,7 +192,7 @@ test('every registered route is an authenticated GET under /v1 with a known fami
       ...Object.entries(EMBEDS)
         .filter(([, e]) => e !== null)
         .map(([u]) => u),
-      ...POST_READS.keys(),
+      ...QUERY_READS.keys(),
     ].sort(),
   );
   // Every /v1 route that names a site is a dashboard read, and every entry of its role table is served.
@@ -202,7 +204,7 @@ test('every registered route is an authenticated GET under /v1 with a known fami
     reads,
     [
       ...[...definitions.values()].filter((d) => d.site).map((d) => `GET ${d.url}`),
-      ...[...POST_READS.keys()].map((u) => `POST ${u}`),
+      ...[...QUERY_READS].map(([u, q]) => `${q.method} ${u}`),
     ].sort(),
   );
   assert.deepEqual(reads, Object.keys(DASHBOARD_READ_ROLES).sort());
@@ -426,7 +428,7 @@ test("a share link's reads: 401 for an unknown or revoked link and for a locked 
       ? { site_id: site, date_range: '7d', steps: [{ page: '/' }, { page: '/b' }] }
       : { site_id: site, date_range: '7d', metrics: ['visitors'] };
   const at = (slug: string, url: string, address = '192.0.2.50') =>
-    POST_READS.has(url)
+    methodOf(url) === 'POST'
       ? h.app.inject({ method: 'POST', url: `/share/${slug}/api${url}`, remoteAddress: address, payload: bodyOf(url) })
       : h.app.inject({ method: 'GET', url: `/share/${slug}/api${url}`, remoteAddress: address });
   for (const url of shareRoutes) {

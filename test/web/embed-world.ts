@@ -57,8 +57,8 @@ export interface EmbedWorld {
   sharePath: string;
   /** GET a /v1 route with the parent token */
   v1(route: string, query: Record<string, string | undefined>): Promise<{ status: number; body: any }>;
-  /** POST /api/v2/query with the parent token */
-  v2(body: unknown): Promise<{ status: number; body: any }>;
+  /** POST /api/v2/query (or `route`, e.g. /api/v2/funnel) with the parent token */
+  v2(body: unknown, route?: string): Promise<{ status: number; body: any }>;
   /** an embed token of a tenant, minted as the SaaS backend does; `stale`: one that expired a minute ago */
   mint(tenant: string, opts?: { stale?: boolean }): string;
   /** the embed page's own URL for a token (the key in the query, the token in the fragment) */
@@ -182,6 +182,15 @@ export async function embedWorld(): Promise<EmbedWorld> {
     });
     const acme = await catalog.createTenant({ siteId: site.id, slug: 'acme', name: 'Acme' });
     const globex = await catalog.createTenant({ siteId: site.id, slug: 'globex', name: 'Globex' });
+    // a saved funnel, which the embed and share pages offer (GET /api/v2/funnels)
+    await catalog.createFunnel({
+      siteId: site.id,
+      name: 'Home to pricing',
+      steps: [
+        { kind: 'page', pattern: '/*-home' },
+        { kind: 'page', pattern: '/*-pricing' },
+      ],
+    });
     const now = Date.now();
     const file = path.join(dir, 'events.ndjson');
     fs.writeFileSync(file, lines(site.id, [acme.id, globex.id], now));
@@ -239,8 +248,8 @@ export async function embedWorld(): Promise<EmbedWorld> {
         const res = await fetch(`${server.address}${route}?${q}`, { headers: { authorization: `Bearer ${secret}` } });
         return { status: res.status, body: await res.json() };
       },
-      async v2(body) {
-        const res = await fetch(`${server.address}/api/v2/query`, {
+      async v2(body, route = '/api/v2/query') {
+        const res = await fetch(`${server.address}${route}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),

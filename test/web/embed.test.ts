@@ -226,6 +226,23 @@ test('a share link with a password: the form, a wrong password refused, then the
     count.report(t, `one open share page load (${scheme})`);
     assertBatched(count, `the share page (${scheme})`);
     await assertTenantTiles(page, w.tenants.acme);
+    // the site's saved funnel, for the link's tenant, as POST /api/v2/funnel answers it
+    const funnel = await w.v2(
+      {
+        site_id: w.site,
+        tenant_id: w.tenants.acme,
+        date_range: [addDays(w.today, -29), w.today],
+        steps: [{ page: '/*-home' }, { page: '/*-pricing' }],
+      },
+      '/api/v2/funnel',
+    );
+    assert.equal(funnel.status, 200, JSON.stringify(funnel.body));
+    assert.ok(funnel.body.steps[1].visitors > 0, 'some visitors go on to pricing');
+    assert.deepEqual(
+      await page.$$eval('[data-panel="funnels"] tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-visitors')))),
+      funnel.body.steps.map((st: { visitors: number }) => st.visitors),
+    );
+    assert.match((await page.textContent('[data-panel="funnels"] select option:checked')) ?? '', /Home to pricing/);
     assert.match(await page.title(), /Embedded example/);
     assert.doesNotMatch((await page.textContent('main')) ?? '', /globex/i);
     assert.deepEqual(await axeViolations(page), [], `dashboard ${scheme}`);

@@ -373,4 +373,5 @@ export const DASHBOARD_READ_ROLES: Record<string, Entry> = {
     expect: MEMBER_READ,
     setup: async (w) => ({ body: { site_id: await site(w), date_range: '7d', steps: [{ page: '/' }, { page: '/pricing' }] } }),
   },
+  'GET /api/v2/funnels': { expect: MEMBER_READ, setup: siteQuery() },
 };

@@ -94,8 +94,7 @@ export function Dashboard({
         ))}
         <ActionsPanel ctx={ctx} />
         <GoalsPanel ctx={ctx} />
-        {/* saved funnels are read over the management API: the signed-in dashboard only */}
-        {reader.base === '/app/api' && workspaceReads ? <FunnelPanel ctx={ctx} /> : null}
+        <FunnelPanel ctx={ctx} />
       </div>
     </div>
   );

@@ -1,13 +1,15 @@
-// The site's saved funnels on the signed-in dashboard: a select of them (GET the workspace's funnels over
-// the management API, this site's kept), and for the chosen one its steps as POST /app/api/api/v2/funnel
-// answers them for the page's period (the site's days), tenant, traffic and filters: visitors, conversion
-// from the first step, and the drop-off since the step before. Read again when those change. Funnels
-// belong to the goals surface: a plan without it gets the upgrade note.
+// The site's saved funnels, on the signed-in dashboard, an embed and a share link alike: a select of them
+// (GET /api/v2/funnels through the page's reader), and for the chosen one its steps as POST
+// /api/v2/funnel answers them for the page's period (the site's days), tenant, traffic and filters:
+// visitors, conversion from the first step, and the drop-off since the step before. Read again when
+// those change. Funnels belong to the goals surface: a plan without it gets the upgrade note; an embed
+// token whose routes leave out `funnel` is refused in the API's words. The signed-in page also reads
+// the person's role (the management API) to offer an admin the settings to define one.
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { components } from '../../../src/client/api-types.js';
-import { manage, postWithCsrf, seg } from '../api/manage.js';
-import type { FunnelStep } from '../api/manage-types.js';
+import { manage, seg } from '../api/manage.js';
+import { cachedPost, cachedRead, postKey, readKey } from '../api/read-cache.js';
 import { Skeleton, UpgradeNote } from '../ui/panel-state.js';
 import { shown, useRead } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
@@ -16,6 +18,7 @@ import { PanelFailure } from './panel-words.js';
 import { scopeOf } from './query-bodies.js';
 
 type FunnelAnswer = components['schemas']['FunnelAnswer'];
+type FunnelStep = components['schemas']['FunnelStep'];
 
 const stepText = (s: FunnelStep) => ('page' in s ? `page ${s.page}` : `event ${s.event}`);
 const pct = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 1 })}%`;
@@ -23,26 +26,31 @@ const pct = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 1 
 export function FunnelPanel({ ctx }: { ctx: PanelContext }) {
   const surface = surfaceState(ctx.product, 'goals');
   const enabled = surface !== 'closed';
+  // who may define one: the signed-in person's role (an embed or a share link has none)
+  const signedIn = ctx.reader.csrf === true;
   const site = shown(
-    useRead(enabled ? `funnel-site:${ctx.siteId}` : null, () => manage('GET', '/sites/{site_id}', { path: { site_id: ctx.siteId } })),
+    useRead(enabled && signedIn ? `funnel-site:${ctx.siteId}` : null, () =>
+      manage('GET', '/sites/{site_id}', { path: { site_id: ctx.siteId } }),
+    ),
   );
   const workspace = site?.ok ? site.data.workspace : null;
-  const listRead = useRead(workspace ? `funnels:${workspace.workspace_id}` : null, () =>
-    manage('GET', '/workspaces/{workspace_id}/funnels', { path: { workspace_id: workspace!.workspace_id } }),
+  const listQuery = { site_id: ctx.siteId };
+  const listRead = useRead(enabled ? readKey('/api/v2/funnels', listQuery) : null, () =>
+    cachedRead(ctx.reader, '/api/v2/funnels', listQuery),
   );
   const list = shown(listRead);
-  const funnels = list?.ok ? list.data.funnels.filter((f) => f.site_id === ctx.siteId) : [];
+  const funnels = list?.ok ? list.data.funnels : [];
   const [picked, setPicked] = useState<string | null>(null);
   const chosen = funnels.find((f) => f.funnel_id === picked) ?? funnels[0] ?? null;
   // the page's site, days, tenant, traffic and filters, as every panel asks them
   const body = chosen ? { ...scopeOf(ctx.state, ctx.siteId, ctx.period), funnel_id: chosen.funnel_id } : null;
-  const numbersRead = useRead(body ? `funnel:${JSON.stringify(body)}:${chosen?.updated_at}` : null, () =>
-    postWithCsrf<FunnelAnswer>('/api/v2/funnel', body),
+  const numbersRead = useRead(body ? `${postKey('/api/v2/funnel', body)}:${chosen?.updated_at}` : null, () =>
+    cachedPost<FunnelAnswer>(ctx.reader, '/api/v2/funnel', body),
   );
   const numbers = shown(numbersRead);
 
-  const failure = site && !site.ok ? site.error : list && !list.ok ? list.error : null;
-  const loading = enabled && (!site || (site.ok && !list) || (chosen !== null && numbersRead.status === 'loading'));
+  const failure = list && !list.ok ? list.error : null;
+  const loading = enabled && (!list || (chosen !== null && numbersRead.status === 'loading'));
   let content: JSX.Element;
   if (surface === 'closed') content = <UpgradeNote what="Funnels" plans="the Pro and Enterprise plans" />;
   else if (failure) content = <PanelFailure failure={failure} what="Funnels" />;
@@ -54,8 +62,10 @@ export function FunnelPanel({ ctx }: { ctx: PanelContext }) {
         No funnels yet.{' '}
         {admin ? (
           <a href={`/app/settings/${seg(workspace.workspace_id)}/funnels`}>Define one in Settings &gt; Funnels</a>
-        ) : (
+        ) : signedIn ? (
           'An owner or admin of the workspace can define them in Settings.'
+        ) : (
+          'The site defines none.'
         )}
       </p>
     );
