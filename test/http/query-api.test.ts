@@ -448,3 +448,53 @@ test('event:goal on a site without goals: no rows (not a failure), grouped alone
     { dimensions: [], metrics: [0] },
   ]);
 });
+
+test('answers are kept in the response cache under the data version: the same body again reads nothing and is charged the same; new events are read at once', async () => {
+  const zoned = await h.site({ timezone: 'Asia/Kathmandu' });
+  await h.importEvents([pv(zoned, '2025-06-10T10:00:00Z', '/a', 'k1'), pv(zoned, '2025-06-10T11:00:00Z', '/b', 'k2')]);
+  const engine = h.container.analytics!.engine;
+  const queryRows = engine.queryRows.bind(engine);
+  const run = engine.run.bind(engine);
+  let reads = 0;
+  engine.queryRows = (r, o) => {
+    reads++;
+    return queryRows(r, o);
+  };
+  engine.run = (s, o) => {
+    reads++;
+    return run(s, o);
+  };
+  try {
+    const body = {
+      site_id: zoned,
+      date_range: ['2025-06-10', '2025-06-10'],
+      metrics: ['visitors', 'pageviews'],
+      dimensions: ['event:page'],
+    };
+    const first = await ok(body);
+    const afterFirst = reads;
+    assert.ok(afterFirst > 0, 'the first answer is read');
+    const again = await ok(body);
+    assert.equal(reads, afterFirst, 'the same body again reads nothing');
+    assert.deepEqual(again.results, first.results);
+    assert.equal(again.meta.units_charged, first.meta.units_charged, 'a kept answer is charged as a read one');
+    assert.equal(again.meta.usage.used_units, first.meta.usage.used_units + first.meta.units_charged);
+    assert.notEqual(again.meta.request_id, first.meta.request_id, 'its own request id');
+    // another tenant, traffic or filter is another answer
+    await ok({ ...body, traffic: 'all' });
+    assert.ok(reads > afterFirst, 'another traffic is read');
+    // an import moves the data version on: the next answer counts the new event
+    await h.importEvents([pv(zoned, '2025-06-10T12:00:00Z', '/a', 'k3')]);
+    const fresh = await ok(body);
+    assert.deepEqual(
+      fresh.results.map((r) => [r.dimensions[0], r.metrics[0]]),
+      [
+        ['/a', 2],
+        ['/b', 1],
+      ],
+    );
+  } finally {
+    engine.queryRows = queryRows;
+    engine.run = run;
+  }
+});

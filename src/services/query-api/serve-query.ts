@@ -7,8 +7,9 @@
 //   -> hard cap 402 (ctx.meter reserves) -> the reads of both windows in parallel under the query
 //   timeout (EngineError -> 503, nothing charged) -> results, 5 MiB budget -> commit -> the body.
 //
-// Every answer is read from the events: the query API has no response cache (its questions rarely
-// repeat, and its cold reads are what the benchmark holds to /v1's).
+// Answers are kept in the analytics response cache as /v1's are (the dashboard asks the same bodies on
+// every load of a page): the key holds everything the answer depends on, the data version included, so
+// an import or a load makes older entries unreachable; a hit is charged as a miss would be.
 import { ApiError, EngineError } from '../../domain/errors.js';
 import { queryUnits } from '../../domain/metering.js';
 import {
@@ -98,7 +99,32 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
   const units = queryUnits({ days: current.days, dimensions: body.dimensions.length, hourly: unit === 'hour', compare: compared !== null });
   const scope: ReadScope = scopeOf(ctx, body.traffic);
 
-  const { value, meta } = await ctx.meter(units, async () => {
+  // a store still loading (the demo behind npm start) says so in notes, and its answers are not kept
+  const analytics = deps.analytics!;
+  const cache = (analytics.notes?.(site.id) ?? []).length === 0 ? (analytics.cache ?? null) : null;
+  const key = cache
+    ? JSON.stringify([
+        'query',
+        input.csv,
+        site.id,
+        site.collectionProfile,
+        site.profileEffectiveAt,
+        zone,
+        version,
+        scope.tenantIds === null ? null : [...scope.tenantIds].sort(),
+        scope.trafficClasses,
+        plans.map((p) => [p.window.startMs, p.window.endMs]),
+        goals,
+        body,
+        // how it is read (the rollups can be turned off, as the tests that compare both ways do)
+        analytics.queryRollups !== false,
+      ])
+    : null;
+  const hit = key ? await cache!.get(key) : undefined;
+  if (key) deps.metrics?.responseCache(hit ? 'hit' : 'miss');
+
+  const { value, meta } = await ctx.meter(units, async (): Promise<Rendered> => {
+    if (hit) return JSON.parse(hit.body.toString('utf8')) as Rendered;
     const deadline = Date.now() + deps.config.queryTimeoutMs;
     const read = (req: QueryRowsRequest): Promise<GroupedRow[]> => {
       const left = deadline - Date.now();
@@ -115,6 +141,7 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
     // the meta of the ledger is added after the commit: a few hundred bytes the budget allows for
     const bytes = Buffer.byteLength(answer.csv ?? answer.results) + 1024;
     checkResponseBudget(bytes, { include: 'full', rangeDays: current.days }, deps.analytics!.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+    if (key) await cache!.set(key, { body: Buffer.from(JSON.stringify(answer)) });
     return answer;
   });
   if (value.csv !== undefined) return value.csv;
@@ -163,6 +190,13 @@ async function readWindow(
 }
 
 /** The answer's parts: Plausible's JSON ({results, meta, query}; the results serialized) or CSV (dimensions then metrics). */
+interface Rendered {
+  results: string;
+  meta: Record<string, unknown>;
+  query: Record<string, unknown>;
+  csv?: string;
+}
+
 function render(
   body: QueryBody,
   siteId: string,
@@ -173,7 +207,7 @@ function render(
   totalRows: number,
   notes: string[],
   csv: boolean,
-): { results: string; meta: Record<string, unknown>; query: Record<string, unknown>; csv?: string } {
+): Rendered {
   const meta: Record<string, unknown> = { timezone: zone, imports_included: false };
   if (body.include.timeLabels && bucketing) meta.time_labels = bucketing.labels;
   if (body.include.totalRows) meta.total_rows = totalRows;
