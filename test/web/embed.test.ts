@@ -255,7 +255,7 @@ test('a share link with a password: the form, a wrong password refused, then the
   }
 });
 
-test('the settings section: an admin creates an embed key (its secret shown once) and a share link, and revokes the link', {
+test('the settings section: an admin creates an embed key (its secret shown once) and, in one form, a share link of a tenant picked by name with a last day, and revokes it', {
   skip,
   timeout: 120_000,
 }, async () => {
@@ -272,7 +272,18 @@ test('the settings section: an admin creates an embed key (its secret shown once
   const secret = await (await page.waitForSelector('code[data-copy="Secret"]')).textContent();
   assert.match(secret ?? '', /^ff_embed_[A-Za-z0-9_-]{43}$/);
   await page.waitForSelector('li[data-embed-key]:has-text("https://app.example.com")');
-  const shares = page.locator('section:has(h2:has-text("Share links of Embedded example"))');
+  const shares = page.locator('section:has(h2:has-text("Share links"))');
+  // one form for every site: the site and the tenant are picked by name, the last day from a date input
+  assert.equal(await shares.locator('form').count(), 1);
+  assert.deepEqual(await shares.locator('label:has(.field-label:text-is("Site")) select option').allTextContents(), ['Embedded example']);
+  assert.deepEqual(await shares.locator('label:has(.field-label:text-is("Tenant")) select option').allTextContents(), [
+    'The whole site',
+    'Acme',
+    'Globex',
+  ]);
+  await shares.locator('label:has(.field-label:text-is("Tenant")) select').selectOption({ label: 'Acme' });
+  const lastDay = addDays(w.today, 7);
+  await shares.locator('input[type=date]').fill(lastDay);
   await shares.locator('button:has-text("Create the link")').click();
   const url = await shares.locator('code[data-copy="Link"]').textContent();
   assert.match(url ?? '', /\/share\/[0-9A-Za-z]{40}$/);
@@ -290,7 +301,23 @@ test('the settings section: an admin creates an embed key (its secret shown once
   assert.deepEqual(await axeViolations(page), []);
   await shot(page, 'settings-embeds-light');
   await twoWidths(page, 'settings-embeds-share-link');
-  const created = shares.locator('li[data-share]:has-text("the whole site")');
+  const created = shares.locator('li[data-share]:has-text("tenant Acme"):has-text("no password")');
+  assert.match((await created.textContent())!, /expires /);
+  // stored as the tenant's link, working to the end of the chosen day in the browser's time
+  const { listed, endOfDay } = await page.evaluate(
+    async ([site, day]) => {
+      const res = await fetch(`/app/api/sites/${site}/shares`, { headers: { accept: 'application/json' } });
+      return {
+        listed: (await res.json()) as { shares: { tenant_id: string | null; expires_at: string | null; state: string }[] },
+        endOfDay: new Date(`${day}T23:59:59.999`).toISOString(),
+      };
+    },
+    [w.site, lastDay],
+  );
+  assert.ok(
+    listed.shares.some((x) => x.state === 'active' && x.tenant_id === w.tenants.acme && x.expires_at === endOfDay),
+    JSON.stringify(listed.shares),
+  );
   await created.locator('button:has-text("Revoke")').click();
   await created.locator('button:has-text("Yes, revoke")').click();
   await created.locator('.badge:has-text("Revoked")').waitFor();

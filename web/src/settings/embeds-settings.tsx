@@ -1,11 +1,13 @@
 // Settings > Embeds and sharing: the workspace's embed keys (what its backend signs embed tokens with;
-// the secret shown once, here) and each site's share links (the url shown once: only its hash is kept),
+// the secret shown once, here) and its share links, listed by site, with one form to make one (a site, a
+// tenant of it or the whole site, a password, a last day; the url shown once: only its hash is kept),
 // each revoked from the next request. Owners and admins; the management API refuses the others.
+import { useState } from 'preact/hooks';
 import { manage } from '../api/manage.js';
 import type { SiteRecord, WorkspaceDetails } from '../api/manage-types.js';
 import { CopyField } from '../ui/copy-field.js';
 import { Field } from '../ui/field.js';
-import { ActionButton, day, listField, ListState, Section, SendForm, useManaged, when } from './kit.js';
+import { ActionButton, day, listField, ListState, Section, SendForm, SiteField, useManaged, when } from './kit.js';
 import { useSites } from './site-names.js';
 
 const optional = (v: FormDataEntryValue | null) => (String(v ?? '').trim() === '' ? undefined : String(v).trim());
@@ -14,6 +16,8 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
   const id = ws.workspace.workspace_id;
   const keys = useManaged('/workspaces/{workspace_id}/embed-keys', { path: { workspace_id: id } });
   const { sites } = useSites(id);
+  // a link made: the lists read again
+  const [made, setMade] = useState(0);
   return (
     <>
       <Section
@@ -82,17 +86,84 @@ export function EmbedsSettings({ ws }: { ws: WorkspaceDetails }) {
           </SendForm>
         </div>
       </Section>
-      {sites.map((s) => (
-        <SiteShares key={s.site_id} site={s} />
-      ))}
+      <Section
+        id="shares"
+        title="Share links"
+        note={<span class="muted">A link opens a site's dashboard to anyone who has it (and its password, if it has one).</span>}
+      >
+        {sites.map((s) => (
+          <SiteShares key={`${s.site_id}:${made}`} site={s} />
+        ))}
+        {sites.length ? <ShareForm workspaceId={id} sites={sites} after={() => setMade(made + 1)} /> : null}
+      </Section>
     </>
+  );
+}
+
+/**
+ * The one form that makes a share link: the site, then one of its tenants or the whole site (a picker,
+ * not an id to type), an optional password, and an optional last day (the link works to the end of that
+ * day, the person's own time).
+ */
+function ShareForm({ workspaceId, sites, after }: { workspaceId: string; sites: readonly SiteRecord[]; after: () => void }) {
+  const [siteId, setSiteId] = useState(sites[0].site_id);
+  const tenants = useManaged('/workspaces/{workspace_id}/tenants', { path: { workspace_id: workspaceId } });
+  const ofSite = (tenants.result?.ok ? tenants.result.data.tenants : []).filter((t) => t.site_id === siteId && t.status === 'ACTIVE');
+  const today = new Date().toLocaleDateString('en-CA');
+  return (
+    <div class="panel form-panel">
+      <SendForm
+        title="Create a share link"
+        submitLabel="Create the link"
+        send={(f) => {
+          const last = optional(f.get('expires_on'));
+          return manage('POST', '/sites/{site_id}/shares', {
+            path: { site_id: siteId },
+            body: {
+              tenant_id: optional(f.get('tenant_id')),
+              password: optional(f.get('password')),
+              // the end of the chosen day, in the person's own time
+              expires_at: last ? new Date(`${last}T23:59:59.999`).toISOString() : undefined,
+            },
+          });
+        }}
+        shown={(r) => (
+          <>
+            <p>Copy the link now: it is not shown again. Only its hash is kept, so the list above names the link by its id.</p>
+            <CopyField label="Link" value={r.url} block />
+          </>
+        )}
+        after={after}
+      >
+        <SiteField sites={sites} value={siteId} onChange={setSiteId} />
+        <Field label="Tenant">
+          <select name="tenant_id" key={siteId}>
+            <option value="">The whole site</option>
+            {ofSite.map((t) => (
+              <option key={t.tenant_id} value={t.tenant_id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Password (optional, at least 10 characters)">
+          <input name="password" type="password" autocomplete="new-password" />
+        </Field>
+        <Field label="Last day (optional: no expiry)">
+          <input name="expires_on" type="date" min={today} />
+        </Field>
+      </SendForm>
+    </div>
   );
 }
 
 function SiteShares({ site }: { site: SiteRecord }) {
   const shares = useManaged('/sites/{site_id}/shares', { path: { site_id: site.site_id } });
+  const tenants = useManaged('/workspaces/{workspace_id}/tenants', { path: { workspace_id: site.workspace_id } });
+  const tenantName = (id: string) => (tenants.result?.ok ? tenants.result.data.tenants : []).find((t) => t.tenant_id === id)?.name ?? id;
   return (
-    <Section id={`shares-${site.site_id}`} title={`Share links of ${site.name}`}>
+    <div class="share-site" data-shares={site.site_id}>
+      <h3>{site.name}</h3>
       <ListState listed={shares} label="share links">
         {(data) =>
           data.shares.length === 0 ? (
@@ -106,7 +177,7 @@ function SiteShares({ site }: { site: SiteRecord }) {
                     <div class="record-main">
                       <code>{s.share_id}</code>
                       <span class="muted">
-                        {s.tenant_id ? `tenant ${s.tenant_id}` : 'the whole site'} · {s.password ? 'password' : 'no password'} ·{' '}
+                        {s.tenant_id ? `tenant ${tenantName(s.tenant_id)}` : 'the whole site'} · {s.password ? 'password' : 'no password'} ·{' '}
                         {s.expires_at ? `expires ${when(s.expires_at)}` : 'no expiry'}
                       </span>
                       {s.state !== 'active' ? <span class="badge off">{s.state === 'revoked' ? 'Revoked' : 'Expired'}</span> : null}
@@ -132,39 +203,6 @@ function SiteShares({ site }: { site: SiteRecord }) {
           )
         }
       </ListState>
-      <div class="panel form-panel">
-        <SendForm
-          title="Create a share link"
-          submitLabel="Create the link"
-          send={(f) =>
-            manage('POST', '/sites/{site_id}/shares', {
-              path: { site_id: site.site_id },
-              body: {
-                tenant_id: optional(f.get('tenant_id')),
-                password: optional(f.get('password')),
-                expires_at: optional(f.get('expires_at')),
-              },
-            })
-          }
-          shown={(r) => (
-            <>
-              <p>Copy the link now: it is not shown again. Only its hash is kept, so the list above names the link by its id.</p>
-              <CopyField label="Link" value={r.url} block />
-            </>
-          )}
-          after={shares.reload}
-        >
-          <Field label="Tenant id (optional: the whole site)">
-            <input name="tenant_id" />
-          </Field>
-          <Field label="Password (optional, at least 10 characters)">
-            <input name="password" type="password" autocomplete="new-password" />
-          </Field>
-          <Field label="Expires (optional, e.g. 2026-01-31T00:00:00Z)">
-            <input name="expires_at" />
-          </Field>
-        </SendForm>
-      </div>
-    </Section>
+    </div>
   );
 }

@@ -161,11 +161,19 @@ export function Section({
   );
 }
 
-/** The site a new record (a goal, a tenant) belongs to. */
-export function SiteField({ sites }: { sites: SiteRecord[] }) {
+/** The site a new record (a goal, a tenant, a share link) belongs to; `onChange` hears the one picked. */
+export function SiteField({
+  sites,
+  value,
+  onChange,
+}: {
+  sites: readonly SiteRecord[];
+  value?: string;
+  onChange?: (siteId: string) => void;
+}) {
   return (
     <Field label="Site">
-      <select name="site_id" required>
+      <select name="site_id" required value={value} onChange={onChange && ((e) => onChange((e.target as HTMLSelectElement).value))}>
         {sites.map((s) => (
           <option key={s.site_id} value={s.site_id}>
             {s.name}
