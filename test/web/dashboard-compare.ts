@@ -25,6 +25,8 @@ export const QUERY_DIMENSION: Record<string, string> = {
   device: 'visit:device',
   browser: 'visit:browser',
   os: 'visit:os',
+  goal: 'event:goal',
+  event: 'event:name',
 };
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);

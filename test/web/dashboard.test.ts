@@ -560,3 +560,38 @@ test('the filter menu adds is not and contains filters (values suggested from th
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a goal row and an action row filter the whole page (event:goal, event:name); every number equals the query API', {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  if (missing) assert.fail(`CI needs Chromium for the dashboard tests: ${missing}`);
+  const site = w.sites.extended;
+  const { page, problems, context } = await w.open(w.siteUrl(site));
+  await settled(page);
+  await page.click('[data-panel="goals"] tbody tr[data-key="Saw pricing"] button');
+  await page.waitForURL((u) => u.searchParams.has('filters'));
+  await settled(page);
+  const byGoal = queryOf(page.url());
+  assert.deepEqual(JSON.parse(byGoal.filters), [['is', 'goal', 'Saw pricing']]);
+  assert.equal(await page.textContent('.chip[data-filter="goal"]'), 'Goal is Saw pricing ×');
+  await assertMatchesQuery(w, page, site, byGoal);
+  // the visitors who reached the goal: fewer than all, and every one of them saw /pricing
+  const pages = await listRows(page, 'pages');
+  assert.ok(
+    pages.some(([k]) => k === '/pricing'),
+    JSON.stringify(pages),
+  );
+  await page.click('.chip[data-filter="goal"]');
+  await page.waitForURL((u) => !u.searchParams.has('filters'));
+  await settled(page);
+  await page.click('[data-panel="actions"] tbody tr:has-text("Signup") button');
+  await page.waitForURL((u) => u.searchParams.has('filters'));
+  await settled(page);
+  const byEvent = queryOf(page.url());
+  assert.deepEqual(JSON.parse(byEvent.filters), [['is', 'event', 'Signup']]);
+  await assertMatchesQuery(w, page, site, byEvent);
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -11,6 +11,7 @@ import { PanelFailure } from './panel-words.js';
 import { formatCount, formatExact } from './format.js';
 import { NotFilteredNote, reportQuery } from './report-scope.js';
 import { LockedSections } from './locked-sections.js';
+import { RowFilter } from './row-filter.js';
 
 type Action = ReadBody<'/v1/reports/actions'>['current']['actions'][number];
 
@@ -56,7 +57,9 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
               {actions.slice(0, 10).map((a) => (
                 <tr key={a.action_key} data-key={a.action_key} data-value={a.sessions}>
                   <th scope="row" class="row-key">
-                    {actionLabel(a)}
+                    <RowFilter state={ctx.state} dimension="event" value={a.event_name ?? a.action_name}>
+                      {actionLabel(a)}
+                    </RowFilter>
                   </th>
                   <td class="num" title={formatExact(a.sessions)}>
                     {formatCount(a.sessions)}

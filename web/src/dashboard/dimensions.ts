@@ -18,6 +18,8 @@ export const DIMENSION_LABELS: Record<Dimension, string> = {
   browser: 'Browser',
   os: 'Operating system',
   tenant: 'Tenant',
+  goal: 'Goal',
+  event: 'Event',
 };
 
 export function dimensionLabel(name: string): string {

@@ -10,6 +10,7 @@ import { surfaceState, type PanelContext } from './context.js';
 import { PanelFailure } from './panel-words.js';
 import { formatCount, formatExact } from './format.js';
 import { goalsBody } from './query-bodies.js';
+import { RowFilter } from './row-filter.js';
 import { useQuery } from './use-query.js';
 
 const rate = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
@@ -70,7 +71,9 @@ export function GoalsPanel({ ctx }: { ctx: PanelContext }) {
           {rows.map((g) => (
             <tr key={g.name} data-key={g.name} data-value={g.visitors} data-events={g.events} data-rate={g.rate}>
               <th scope="row" class="row-key">
-                {g.name}
+                <RowFilter state={ctx.state} dimension="goal" value={g.name}>
+                  {g.name}
+                </RowFilter>
               </th>
               <td class="num" title={formatExact(g.visitors)}>
                 {formatCount(g.visitors)}

@@ -28,6 +28,8 @@ export const QUERY_DIMENSIONS: Record<Dimension, string> = {
   browser: 'visit:browser',
   os: 'visit:os',
   tenant: 'visit:tenant',
+  goal: 'event:goal',
+  event: 'event:name',
 };
 
 /** A row without a value ("(none)" in the answer): shown in words, and not a filter. */

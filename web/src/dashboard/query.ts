@@ -24,7 +24,11 @@ export type Dimension =
   | 'device'
   | 'browser'
   | 'os'
-  | 'tenant';
+  | 'tenant'
+  /** a goal by its name (event:goal), from a goal conversions row */
+  | 'goal'
+  /** an event by its name (event:name: an action's event_name, else its action_name), from an actions row */
+  | 'event';
 /** A metric of the tiles and the chart, by the query API's name. */
 export type TileMetric = 'visitors' | 'visits' | 'pageviews' | 'views_per_visit' | 'bounce_rate' | 'visit_duration';
 export type FilterOperator = 'is' | 'is_not' | 'contains';
