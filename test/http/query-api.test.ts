@@ -498,3 +498,60 @@ test('answers are kept in the response cache under the data version: the same bo
     engine.run = run;
   }
 });
+
+test("event:props groups by the custom properties' keys: each key its visitors and events (an event with two keys counts under both), none for events without", async () => {
+  const shop = await h.site({ timezone: 'Asia/Kathmandu' });
+  await h.importEvents([
+    pv(shop, '2025-06-01T10:00:00Z', '/', 'k1', { props: { plan: 'pro', ab: 'x' } }),
+    pv(shop, '2025-06-01T10:01:00Z', '/pricing', 'k1', { props: { plan: 'pro' } }),
+    pv(shop, '2025-06-01T11:00:00Z', '/', 'k2', { props: { plan: 'free' } }),
+    pv(shop, '2025-06-01T12:00:00Z', '/docs', 'k3'),
+    {
+      ts: '2025-06-01T12:05:00Z',
+      type: 'action',
+      site_id: shop,
+      path: '/docs',
+      visitor_key: 'k3',
+      action_name: 'signup',
+      props: { ab: 'y' },
+    },
+  ]);
+  const range = ['2025-06-01', '2025-06-01'];
+  const keys = await ok({ site_id: shop, date_range: range, metrics: ['visitors', 'events'], dimensions: ['event:props'] });
+  // most visitors first, then by key
+  assert.deepEqual(keys.results, [
+    { dimensions: ['ab'], metrics: [2, 2] },
+    { dimensions: ['plan'], metrics: [2, 3] },
+  ]);
+  // with the page's filters: the keys of the events kept
+  const onHome = await ok({
+    site_id: shop,
+    date_range: range,
+    metrics: ['visitors'],
+    dimensions: ['event:props'],
+    filters: [['is', 'event:page', ['/']]],
+  });
+  assert.deepEqual(onHome.results, [
+    { dimensions: ['plan'], metrics: [2] },
+    { dimensions: ['ab'], metrics: [1] },
+  ]);
+  // by day, in the site's zone
+  const daily = await ok({ site_id: shop, date_range: range, metrics: ['visitors'], dimensions: ['time:day', 'event:props'] });
+  assert.deepEqual(
+    daily.results.map((r) => r.dimensions),
+    [
+      ['2025-06-01', 'ab'],
+      ['2025-06-01', 'plan'],
+    ],
+  );
+  // a filter names one property; event:props with event:goal is refused, naming the field
+  const filtered = await query({ site_id: shop, date_range: range, metrics: ['visitors'], filters: [['is', 'event:props', ['plan']]] });
+  assert.equal(filtered.statusCode, 422, filtered.body);
+  assert.match(filtered.json().error.message, /event:props:<key>/);
+  const withGoal = await query({ site_id: shop, date_range: range, metrics: ['visitors'], dimensions: ['event:props', 'event:goal'] });
+  assert.equal(withGoal.statusCode, 422, withGoal.body);
+  assert.equal(withGoal.json().error.details.field, 'dimensions[0]');
+  // a session metric with it is refused as with any event dimension but the page
+  const session = await query({ site_id: shop, date_range: range, metrics: ['bounce_rate'], dimensions: ['event:props'] });
+  assert.equal(session.statusCode, 422, session.body);
+});

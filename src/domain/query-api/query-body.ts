@@ -26,7 +26,8 @@ export type QueryMetric = (typeof QUERY_METRICS)[number];
 /** Metrics of the visit: with an event dimension other than the page they have no meaning (a visit spans events). */
 const SESSION_METRICS: readonly QueryMetric[] = ['views_per_visit', 'bounce_rate', 'visit_duration'];
 
-export const EVENT_DIMENSIONS = ['event:page', 'event:hostname', 'event:goal', 'event:name'] as const;
+/** `event:props`: footfall's own, the keys of the events' custom properties (then `event:props:<key>` for one's values). */
+export const EVENT_DIMENSIONS = ['event:page', 'event:hostname', 'event:goal', 'event:name', 'event:props'] as const;
 export const VISIT_DIMENSIONS = [
   'visit:entry_page',
   'visit:exit_page',
@@ -190,6 +191,8 @@ function parseFilter(field: string, v: unknown, depth: number): QueryFilter {
     );
   if (v.length !== 3 && v.length !== 4) throw fail(field, `["${op}", dimension, [values]] with an optional {"case_sensitive": false}`);
   const dimension = parseDimension(`${field}[1]`, v[1], { time: false }) as EventDimension | VisitDimension;
+  if (dimension === 'event:props')
+    throw fail(`${field}[1]`, 'event:props groups by the properties\' keys: filter on one property as event:props:<key>');
   if (dimension === 'event:goal' && op !== 'is' && op !== 'contains')
     throw fail(`${field}[0]`, 'event:goal is filtered with "is" or "contains" only');
   const values = listOf(`${field}[2]`, v[2], 'strings');

@@ -16,7 +16,8 @@ export type QueryBucketing =
 
 /** A grouping of the query API other than time, as the engines read it. */
 export type QueryGroup =
-  | { kind: 'page' | 'name' | 'goal' }
+  /** propKey: each key of an event's custom properties (an event with three counts under each of them) */
+  | { kind: 'page' | 'name' | 'goal' | 'propKey' }
   | { kind: 'prop'; key: string }
   /** a column of the session (visit:*), or tenant_id */
   | { kind: 'visit'; column: string };
@@ -63,6 +64,7 @@ export function queryGroupOf(dimension: EventDimension | VisitDimension, field: 
   if (dimension === 'event:page') return { kind: 'page' };
   if (dimension === 'event:name') return { kind: 'name' };
   if (dimension === 'event:goal') return { kind: 'goal' };
+  if (dimension === 'event:props') return { kind: 'propKey' };
   const column = VISIT_COLUMNS[dimension];
   if (column === undefined) throw new RangeError(`no column for ${dimension}`);
   return { kind: 'visit', column };
@@ -70,6 +72,6 @@ export function queryGroupOf(dimension: EventDimension | VisitDimension, field: 
 
 /** Whether a group reads a field only Extended collection stores (custom properties included). */
 export function isExtendedOnlyGroup(g: QueryGroup): boolean {
-  if (g.kind === 'prop') return true;
+  if (g.kind === 'prop' || g.kind === 'propKey') return true;
   return g.kind === 'visit' && EXTENDED_ONLY_COLUMNS.includes(g.column);
 }

@@ -10,7 +10,7 @@
 // Answers are kept in the analytics response cache as /v1's are (the dashboard asks the same bodies on
 // every load of a page): the key holds everything the answer depends on, the data version included, so
 // an import or a load makes older entries unreachable; a hit is charged as a miss would be.
-import { ApiError, EngineError } from '../../domain/errors.js';
+import { ApiError, EngineError, invalidParams } from '../../domain/errors.js';
 import { queryUnits } from '../../domain/metering.js';
 import {
   isTimeDimension,
@@ -54,6 +54,11 @@ function checkAllowed(input: ServeQueryInput, groups: QueryGroup[]): void {
   const timeDim = body.dimensions.find(isTimeDimension);
   if (timeDim === 'time:hour' && !policy.hourly) throw new ApiError('FORBIDDEN', HOURLY_REFUSAL);
   if (body.dimensions.includes('visit:tenant') && !policy.tenant_dimension) throw new ApiError('FORBIDDEN', tenantDimensionRefusal(policy));
+  if (body.dimensions.includes('event:props') && body.dimensions.includes('event:goal'))
+    throw invalidParams(
+      `dimensions[${body.dimensions.indexOf('event:props')}]: event:props (the properties' keys) and event:goal are not grouped together: ask one, then filter by the other`,
+      { field: `dimensions[${body.dimensions.indexOf('event:props')}]` },
+    );
   checkProfile(ctx, [...groups, ...filterGroups(body.filters)]);
 }
 

@@ -84,6 +84,7 @@ export class QueryApiCompiler extends SqlWriter {
   protected readonly filters: { event: QueryFilter[]; visit: QueryFilter[] };
   private readonly pageScoped: boolean;
   private readonly goalGroup: number;
+  private readonly propKeyGroup: number;
 
   constructor(
     d: Dialect,
@@ -95,6 +96,7 @@ export class QueryApiCompiler extends SqlWriter {
     this.filters = splitFilters(req.filters);
     this.pageScoped = namesPage(req);
     this.goalGroup = req.groups.findIndex((g) => g.kind === 'goal');
+    this.propKeyGroup = req.groups.findIndex((g) => g.kind === 'propKey');
   }
 
   /** The days (UTC) that hold every session starting in the window: sessions never cross 00:00 UTC. */
@@ -150,6 +152,8 @@ export class QueryApiCompiler extends SqlWriter {
         return this.d.propValue(this.col(e, 'prop_keys'), this.col(e, 'prop_values'), this.v(g.key));
       case 'goal':
         return `${e}.q_goal`;
+      case 'propKey':
+        return `${e}.q_prop_key`;
       case 'visit':
         throw new RangeError('a visit group is read from the session');
     }
@@ -236,6 +240,13 @@ export class QueryApiCompiler extends SqlWriter {
    * that meets two goals counts for each), each holding its goal's name as q_goal.
    */
   private eventSource(w: { startMs: number; endMs: number }): { from: string; where: string[] } {
+    if (this.propKeyGroup >= 0) {
+      // one row per custom property of each event (none for an event without), holding its key as q_prop_key
+      const cols = [...EVENT_COLUMNS, ...GOAL_FILTER_COLUMNS].map((c) => `${this.col('e', c)} AS ${this.d.quoteIdent(c)}`);
+      const pairs = this.d.propPairs(this.d.quoteIdent(this.t.events), 'e');
+      const where = this.scoped('e', 'ts_ms', 'events', w).join(' AND ');
+      return { from: `(SELECT ${cols.join(', ')}, p_key AS q_prop_key FROM ${pairs} WHERE ${where}) AS e`, where: [] };
+    }
     if (this.goalGroup < 0) return { from: this.table(this.t.events, 'e'), where: this.scoped('e', 'ts_ms', 'events', w) };
     const cols = [...EVENT_COLUMNS, ...GOAL_FILTER_COLUMNS].map((c) => `${this.col('e', c)} AS ${this.d.quoteIdent(c)}`);
     const branch = (name: string, match: string) =>
