@@ -39,9 +39,9 @@ function queryFilters(raw: string | undefined): unknown[] | undefined {
   if (!raw) return undefined;
   const parsed = JSON.parse(raw) as [string, string, string][] | Record<string, string>;
   const list = Array.isArray(parsed) ? parsed : Object.entries(parsed).map(([d, v]) => ['is', d, v] as [string, string, string]);
-  return list.map(([op, d, v]) =>
-    op === 'contains' ? [op, QUERY_DIMENSION[d], [v], { case_sensitive: false }] : [op, QUERY_DIMENSION[d], [v]],
-  );
+  // a custom property's filter names it prop:<key>
+  const dim = (d: string) => (d.startsWith('prop:') ? `event:props:${d.slice('prop:'.length)}` : QUERY_DIMENSION[d]);
+  return list.map(([op, d, v]) => (op === 'contains' ? [op, dim(d), [v], { case_sensitive: false }] : [op, dim(d), [v]]));
 }
 
 /** The compare of a dashboard URL as include.compare. */

@@ -179,6 +179,10 @@ function events(siteId: string, tenants: string[], days: number, seed: number, n
             ...(i === 0 && referrer ? { referrer } : {}),
             engagement_time_ms: r.int(0, 40_000),
             ...common,
+            // custom properties on a visit's first page, from what it already is (no draw of the generator moves)
+            ...(i === 0
+              ? { props: { plan: device_type === 'desktop' ? 'pro' : 'free', ...(utm ? { campaign_kind: 'newsletter' } : {}) } }
+              : {}),
           }),
         );
         ts += r.int(5_000, 90_000);

@@ -16,6 +16,7 @@ import { FilterBar } from './filter-bar.js';
 import { FunnelPanel } from './funnel-panel.js';
 import { GoalsPanel } from './goals-panel.js';
 import { PageNote } from './page-note.js';
+import { PropsPanel } from './props-panel.js';
 import { todayIn } from './periods.js';
 import { periodOf } from './query.js';
 import { useReadyMark } from './ready-mark.js';
@@ -92,6 +93,7 @@ export function Dashboard({
         {TOP_LISTS.map((spec) => (
           <TopList key={spec.id} ctx={ctx} spec={spec} />
         ))}
+        <PropsPanel ctx={ctx} />
         <ActionsPanel ctx={ctx} />
         <GoalsPanel ctx={ctx} />
         <FunnelPanel ctx={ctx} />

@@ -23,6 +23,7 @@ export const DIMENSION_LABELS: Record<Dimension, string> = {
 };
 
 export function dimensionLabel(name: string): string {
+  if (name.startsWith('prop:')) return `Property ${name.slice('prop:'.length)}`;
   return (DIMENSION_LABELS as Record<string, string>)[name] ?? name;
 }
 

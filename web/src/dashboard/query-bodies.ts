@@ -4,7 +4,7 @@
 // a test can build the body a panel asked and post it itself. Pure.
 import type { components } from '../../../src/client/api-types.js';
 import type { Period } from './periods.js';
-import type { DashboardState, Dimension, Filter, Interval, TileMetric } from './query.js';
+import type { DashboardState, Dimension, Filter, FilterDimension, Interval, TileMetric } from './query.js';
 import { TILE_METRICS } from './query.js';
 
 export type QueryBody = components['schemas']['QueryBody'];
@@ -32,14 +32,19 @@ export const QUERY_DIMENSIONS: Record<Dimension, string> = {
   event: 'event:name',
 };
 
+/** The query API's name of what a filter or a list names: a panel's dimension, or `event:props:<key>`. */
+export function queryDimension(d: FilterDimension): string {
+  return d.startsWith('prop:') ? `event:props:${d.slice('prop:'.length)}` : QUERY_DIMENSIONS[d as Dimension];
+}
+
 /** A row without a value ("(none)" in the answer): shown in words, and not a filter. */
 export const NONE = '(none)';
 
 function queryFilter(f: Filter): unknown[] {
   // "contains" as a person means it: any case ("blog" finds /Blog/)
   return f.op === 'contains'
-    ? [f.op, QUERY_DIMENSIONS[f.dimension], [f.value], { case_sensitive: false }]
-    : [f.op, QUERY_DIMENSIONS[f.dimension], [f.value]];
+    ? [f.op, queryDimension(f.dimension), [f.value], { case_sensitive: false }]
+    : [f.op, queryDimension(f.dimension), [f.value]];
 }
 
 /** Who and what every body of the page reads: the site, the period, the traffic, the tenant and the filters. */
@@ -80,13 +85,18 @@ export function seriesBody(state: DashboardState, siteId: string, period: Period
 }
 
 /** A top list: visitors per value of one dimension, most first. */
-export function listBody(state: DashboardState, siteId: string, period: Period, dimension: Dimension, limit: number): QueryBody {
+export function listBody(state: DashboardState, siteId: string, period: Period, dimension: FilterDimension, limit: number): QueryBody {
   return {
     ...scopeOf(state, siteId, period),
     metrics: ['visitors'],
-    dimensions: [QUERY_DIMENSIONS[dimension]],
+    dimensions: [queryDimension(dimension)],
     pagination: { limit },
   };
+}
+
+/** The custom properties' keys the period's events hold (footfall's event:props), most visitors first. */
+export function propKeysBody(state: DashboardState, siteId: string, period: Period): QueryBody {
+  return { ...scopeOf(state, siteId, period), metrics: ['visitors'], dimensions: ['event:props'], pagination: { limit: 100 } };
 }
 
 /** Goal conversions: the visitors who reached each goal, its completions, and the share of the period's visitors. */

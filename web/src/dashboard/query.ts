@@ -32,9 +32,11 @@ export type Dimension =
 /** A metric of the tiles and the chart, by the query API's name. */
 export type TileMetric = 'visitors' | 'visits' | 'pageviews' | 'views_per_visit' | 'bounce_rate' | 'visit_duration';
 export type FilterOperator = 'is' | 'is_not' | 'contains';
+/** What a filter may name: a dimension of the panels, or one custom property (`prop:<key>`, from the Properties panel). */
+export type FilterDimension = Dimension | `prop:${string}`;
 export interface Filter {
   op: FilterOperator;
-  dimension: Dimension;
+  dimension: FilterDimension;
   value: string;
 }
 /** off, the period just before, the same period a year before, or two dates of the reader's */
@@ -60,6 +62,9 @@ export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month'];
 export const OPERATORS: Record<FilterOperator, string> = { is: 'is', is_not: 'is not', contains: 'contains' };
 const DIMENSIONS = new Set<string>(Object.keys(DIMENSION_LABELS));
 export const isDimension = (d: string): d is Dimension => DIMENSIONS.has(d);
+/** A custom property's key is 1 to 300 characters, as collection stores them. */
+const isFilterDimension = (d: string): d is FilterDimension =>
+  isDimension(d) || (d.startsWith('prop:') && d.length > 'prop:'.length && d.length <= 'prop:'.length + 300);
 /** Filters a URL may hold: more would only make a link nobody can read. */
 const MAX_FILTERS = 20;
 
@@ -95,7 +100,13 @@ export function parseFilters(raw: string | null): Filter[] {
     for (const f of parsed) {
       if (!Array.isArray(f) || f.length !== 3) continue;
       const [op, dimension, value] = f as unknown[];
-      if (typeof op === 'string' && op in OPERATORS && typeof dimension === 'string' && isDimension(dimension) && typeof value === 'string')
+      if (
+        typeof op === 'string' &&
+        op in OPERATORS &&
+        typeof dimension === 'string' &&
+        isFilterDimension(dimension) &&
+        typeof value === 'string'
+      )
         out.push({ op: op as FilterOperator, dimension, value });
     }
   } else if (typeof parsed === 'object' && parsed !== null) {
@@ -193,7 +204,7 @@ export function withoutFilter(state: DashboardState, index: number | null): Dash
 }
 
 /** The value an "is" filter of the page holds for a dimension (its row is shown as the current one). */
-export function isValueOf(state: DashboardState, dimension: Dimension): string | undefined {
+export function isValueOf(state: DashboardState, dimension: FilterDimension): string | undefined {
   return state.filters.find((f) => f.dimension === dimension && f.op === 'is')?.value;
 }
 

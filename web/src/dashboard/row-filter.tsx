@@ -1,7 +1,7 @@
 // The name of a row in a table panel (a goal, an action) as a button that filters the whole page by it,
 // as a top list's rows do; the row the page is filtered by already is plain text.
 import type { ComponentChildren } from 'preact';
-import { isValueOf, withFilter, type DashboardState, type Dimension } from './query.js';
+import { isValueOf, withFilter, type DashboardState, type FilterDimension } from './query.js';
 import { setDashboardState } from './url-state.js';
 
 export function RowFilter({
@@ -11,7 +11,7 @@ export function RowFilter({
   children,
 }: {
   state: DashboardState;
-  dimension: Dimension;
+  dimension: FilterDimension;
   value: string;
   children: ComponentChildren;
 }) {

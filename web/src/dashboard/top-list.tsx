@@ -12,7 +12,7 @@ import { CsvButton } from './csv-button.js';
 import { dimensionLabel, keyLabel, type PanelSpec } from './dimensions.js';
 import { formatCount, formatExact } from './format.js';
 import { PanelFailure } from './panel-words.js';
-import { isValueOf, withFilter, type Dimension } from './query.js';
+import { isValueOf, withFilter, type FilterDimension } from './query.js';
 import { listBody, rowKey, type QueryRow } from './query-bodies.js';
 import { setDashboardState } from './url-state.js';
 import { useQuery } from './use-query.js';
@@ -57,14 +57,14 @@ export function TopList({ ctx, spec }: { ctx: PanelContext; spec: PanelSpec }) {
   );
 }
 
-interface Row {
+export interface Row {
   /** null: the events without a value ("(none)") */
   key: string | null;
   value: number;
 }
-const toRow = (r: QueryRow): Row => ({ key: rowKey(r), value: r.metrics[0] });
+export const toRow = (r: QueryRow): Row => ({ key: rowKey(r), value: r.metrics[0] });
 
-function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: Dimension; rows: Row[] }) {
+export function Rows({ ctx, dimension, rows }: { ctx: PanelContext; dimension: FilterDimension; rows: Row[] }) {
   const [all, setAll] = useState(false);
   if (rows.length === 0) return <p class="empty">No visitors in this period{ctx.state.filters.length ? ' with these filters' : ''}.</p>;
   const max = Math.max(...rows.map((r) => r.value), 1);
