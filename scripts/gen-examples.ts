@@ -42,7 +42,10 @@ function trim(v: unknown, key = ''): unknown {
   }
   if (v && typeof v === 'object')
     return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [k, k === 'createdAt' || k === 'updatedAt' || k === 'updated_at' ? new Date(NOW).toISOString() : trim(x, k)]),
+      Object.entries(v).map(([k, x]) => [
+        k,
+        k === 'createdAt' || k === 'updatedAt' || k === 'updated_at' ? new Date(NOW).toISOString() : trim(x, k),
+      ]),
     );
   return v;
 }

@@ -192,7 +192,7 @@ function parseFilter(field: string, v: unknown, depth: number): QueryFilter {
   if (v.length !== 3 && v.length !== 4) throw fail(field, `["${op}", dimension, [values]] with an optional {"case_sensitive": false}`);
   const dimension = parseDimension(`${field}[1]`, v[1], { time: false }) as EventDimension | VisitDimension;
   if (dimension === 'event:props')
-    throw fail(`${field}[1]`, 'event:props groups by the properties\' keys: filter on one property as event:props:<key>');
+    throw fail(`${field}[1]`, "event:props groups by the properties' keys: filter on one property as event:props:<key>");
   if (dimension === 'event:goal' && op !== 'is' && op !== 'contains')
     throw fail(`${field}[0]`, 'event:goal is filtered with "is" or "contains" only');
   const values = listOf(`${field}[2]`, v[2], 'strings');

@@ -1,19 +1,8 @@
-// CSV downloads: the same read (a GET, or a query API POST) with Accept: text/csv (the API answers RFC 4180 CSV where the plan's
+// CSV downloads: the panel's query API read with Accept: text/csv (the API answers RFC 4180 CSV where the plan's
 // exports.csv allows), saved through a blob link. A plain link cannot carry a bearer, and a cookie
 // navigation asks for HTML, hence the fetch.
-import { failureOf, fetchPatiently, postInit, queryString, type Failure, type ReadPath, type ReadQuery } from './read.js';
-import { requestInit, type Reader } from './reader.js';
-
-export async function downloadCsv<P extends ReadPath>(
-  reader: Reader,
-  path: P,
-  query: ReadQuery<P>,
-  filename: string,
-): Promise<Failure | null> {
-  // patiently, as every read: a click right after the page's burst of reads can meet a full window
-  const res = await fetchPatiently(reader.base + path + queryString(query), requestInit(reader, 'text/csv'));
-  return saveCsv(res, filename);
-}
+import { failureOf, fetchPatiently, postInit, type Failure } from './read.js';
+import type { Reader } from './reader.js';
 
 /** The CSV an answer carries, saved under `filename`; the failure otherwise. */
 async function saveCsv(res: Response | Failure, filename: string): Promise<Failure | null> {

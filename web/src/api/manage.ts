@@ -3,7 +3,7 @@
 // manage-types.ts, generated from its OpenAPI document (/app/api/openapi.json): no second copy here, and
 // a call whose path, method, path parameters or body the document does not have does not compile. The
 // dashboard's reads of numbers go through read.ts instead.
-import { csrfToken, knownCsrf, rememberCsrf } from './csrf.js';
+import { knownCsrf, rememberCsrf } from './csrf.js';
 import type { paths, SessionState } from './manage-types.js';
 import { failureOf, fetchOrFailure, fetchPatiently, type Result } from './read.js';
 
@@ -85,22 +85,4 @@ export async function signOut(): Promise<void> {
 /** Where a page that needs a session sends a person without one: the sign-in, then back here. */
 export function toSignIn(): void {
   location.assign(`/app?next=${encodeURIComponent(location.pathname + location.search)}`);
-}
-
-/**
- * POST a JSON body to a route under /app/api that the management document does not describe (the query
- * API's twins: `/api/v2/funnel`), with the session's CSRF token as every change carries it; the session
- * is read first when no token is known yet. Answers the route's JSON, or its refusal in the API's words.
- */
-export async function postWithCsrf<T>(path: `/${string}`, body: unknown): Promise<Result<T>> {
-  const csrf = await csrfToken();
-  const res = await fetchOrFailure(APP_API + path, {
-    method: 'POST',
-    headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...(csrf ? { 'X-CSRF-Token': csrf } : {}) },
-    credentials: 'same-origin',
-    body: JSON.stringify(body),
-  });
-  if (!(res instanceof Response)) return { ok: false, error: res };
-  if (res.status !== 200) return { ok: false, error: await failureOf(res) };
-  return { ok: true, data: (await res.json()) as T };
 }

@@ -2,6 +2,7 @@
 // first), one picked, then its values with their visitors (event:props:<key>), as a top list: clicking
 // a value filters the whole page by it. Nothing is stored under the strict profile: the API's 409
 // says so in the panel.
+import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { downloadQueryCsv } from '../api/csv.js';
 import { Skeleton } from '../ui/panel-state.js';
@@ -25,7 +26,7 @@ export function PropsPanel({ ctx }: { ctx: PanelContext }) {
   const valuesRead = useQuery(ctx.reader, body);
   const values = shown(valuesRead);
   const loading = keysRead.status === 'loading' || (body !== null && valuesRead.status === 'loading');
-  let content;
+  let content: JSX.Element;
   if (!keys) content = <Skeleton rows={5} label="custom properties" />;
   else if (!keys.ok) content = <PanelFailure failure={keys.error} what="Custom properties" />;
   else if (key === null)
