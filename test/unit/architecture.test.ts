@@ -91,7 +91,7 @@ const HTTP_PARTS: LayerMap = {
   pipeline: 'Pipeline',
   openapi: 'OpenApi',
   v1: 'V1',
-  // the read routes Plausible's paths name (/api/v2/query, /api/v2/funnel): registered with /v1's, one part with them
+  // the read routes at Plausible's paths (/api/v2/query, /api/v2/funnel, /api/v2/funnels): registered with /v1's, one part with them
   v2: 'V1',
   collect: 'Collect',
   embed: 'Embed',
