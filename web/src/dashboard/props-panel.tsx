@@ -9,7 +9,7 @@ import { Skeleton } from '../ui/panel-state.js';
 import { shown } from '../ui/use-read.js';
 import type { PanelContext } from './context.js';
 import { CsvButton } from './csv-button.js';
-import { PanelFailure } from './panel-words.js';
+import { PanelFailure, panelWords } from './panel-words.js';
 import { listBody, propKeysBody, rowKey } from './query-bodies.js';
 import { Rows, toRow } from './top-list.js';
 import { useQuery } from './use-query.js';
@@ -28,6 +28,13 @@ export function PropsPanel({ ctx }: { ctx: PanelContext }) {
   const loading = keysRead.status === 'loading' || (body !== null && valuesRead.status === 'loading');
   let content: JSX.Element;
   if (!keys) content = <Skeleton rows={5} label="custom properties" />;
+  else if (!keys.ok && keys.error.code === 'REPORT_LOCKED_BY_PROFILE')
+    // a site under the strict profile stores none: said quietly, as a fact of its profile, not as a failed read
+    content = (
+      <p class="empty" data-code={keys.error.code}>
+        {panelWords(keys.error, 'Custom properties')}
+      </p>
+    );
   else if (!keys.ok) content = <PanelFailure failure={keys.error} what="Custom properties" />;
   else if (key === null)
     content = (

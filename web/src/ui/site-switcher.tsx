@@ -47,8 +47,18 @@ export function SiteSwitcher({ siteId, name, workspaces }: { siteId: string; nam
   const filtering = count > FILTER_FROM;
   const ready = all !== null;
 
+  // whether it is open, as the key handler must see it: the handler bound by the last effect may still
+  // be the one of the render before (effects run after a paint, late on a busy page), so a key pressed
+  // right after Escape would otherwise be read as if the list were still open
+  const isOpen = useRef(open);
+  isOpen.current = open;
+  const show = (value: boolean) => {
+    isOpen.current = value;
+    setOpen(value);
+  };
+
   const close = (refocus: boolean) => {
-    setOpen(false);
+    show(false);
     if (refocus) button.current?.focus();
   };
 
@@ -56,7 +66,7 @@ export function SiteSwitcher({ siteId, name, workspaces }: { siteId: string; nam
   useEffect(() => {
     if (!open) return;
     const outside = (e: Event) => {
-      if (e.target instanceof Node && !root.current?.contains(e.target)) setOpen(false);
+      if (e.target instanceof Node && !root.current?.contains(e.target)) show(false);
     };
     document.addEventListener('pointerdown', outside);
     document.addEventListener('focusin', outside);
@@ -77,16 +87,16 @@ export function SiteSwitcher({ siteId, name, workspaces }: { siteId: string; nam
   }, [open, ready]);
 
   const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape' && open) {
+    if (e.key === 'Escape' && isOpen.current) {
       e.preventDefault();
       close(true);
       return;
     }
-    if (!open) {
+    if (!isOpen.current) {
       if (e.key === 'ArrowDown' && e.target === button.current) {
         e.preventDefault();
         setAsked(true);
-        setOpen(true);
+        show(true);
       }
       return;
     }
@@ -135,7 +145,7 @@ export function SiteSwitcher({ siteId, name, workspaces }: { siteId: string; nam
         aria-controls={PANEL_ID}
         onClick={() => {
           setAsked(true);
-          setOpen(!open);
+          show(!isOpen.current);
         }}
       >
         <span class="switcher-name">{name}</span>
