@@ -11,6 +11,7 @@ import { checkWindow, type QueryWindow, type RangeLimits, windowOf } from '../..
 import { retentionName } from '../../domain/read-policy.js';
 import { localDay } from '../../domain/zoned-time.js';
 import type { AnalyticsEngine, NamedGoal, ReadScope } from '../../ports/analytics-engine.js';
+import type { ResponseCache } from '../../ports/response-cache.js';
 import type { AnalyticsContext } from '../analytics/serve-analytics.js';
 export { withDeadline } from '../analytics/serve-analytics.js';
 import { siteFacts } from '../analytics/site-facts.js';
@@ -76,6 +77,8 @@ export interface ZonedRead {
   range: ResolvedDateRange;
   window: QueryWindow;
   limits: RangeLimits;
+  /** where answers and site facts are kept; null while the store is still loading (its notes say so) or without one */
+  cache: ResponseCache | null;
 }
 
 /** The engine, the data version, and date_range as a window of the site's zone, checked (422s name `field`). */
@@ -109,5 +112,5 @@ export async function zonedRead(ctx: AnalyticsContext, dateRange: DateRangeInput
   };
   const window = windowOf(zone, range);
   checkWindow(window, limits, field);
-  return { engine, version, zone, range, window, limits };
+  return { engine, version, zone, range, window, limits, cache };
 }

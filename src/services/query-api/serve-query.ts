@@ -90,7 +90,7 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
   const groups = groupsOf(body);
   checkAllowed(input, groups);
   const goals = await goalsNamed(ctx, body.dimensions.includes('event:goal') || namesGoal(body.filters));
-  const { engine, version, zone, range, window: current, limits } = await zonedRead(ctx, body.dateRange);
+  const { engine, version, zone, range, window: current, limits, cache } = await zonedRead(ctx, body.dateRange);
   const compared = body.include.compare ? compareWindow(zone, current, range, body.include.compare) : null;
   if (compared) checkWindow(compared, limits, 'include.compare');
   const notes = extendedNotes(ctx, [...groups, ...filterGroups(body.filters)], compared ? [current, compared] : [current]);
@@ -104,9 +104,8 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
   const units = queryUnits({ days: current.days, dimensions: body.dimensions.length, hourly: unit === 'hour', compare: compared !== null });
   const scope: ReadScope = scopeOf(ctx, body.traffic);
 
-  // a store still loading (the demo behind npm start) says so in notes, and its answers are not kept
+  // (a store still loading, the demo behind npm start, keeps no answer: zonedRead gives no cache then)
   const analytics = deps.analytics!;
-  const cache = (analytics.notes?.(site.id) ?? []).length === 0 ? (analytics.cache ?? null) : null;
   const key = cache
     ? JSON.stringify([
         'query',

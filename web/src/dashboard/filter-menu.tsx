@@ -26,13 +26,10 @@ export function FilterMenu({ ctx }: { ctx: PanelContext }) {
     return () => clearTimeout(t);
   }, [value]);
   // the top values of the dimension for the page's state, narrowed to those containing what was typed
-  const base = listBody(ctx.state, ctx.siteId, ctx.period, dimension, SUGGESTIONS);
-  const body = open
-    ? {
-        ...base,
-        filters: [...(base.filters ?? []), ...(typed ? [['contains', base.dimensions![0], [typed], { case_sensitive: false }]] : [])],
-      }
-    : null;
+  const narrowed = typed
+    ? { ...ctx.state, filters: [...ctx.state.filters, { op: 'contains' as const, dimension, value: typed }] }
+    : ctx.state;
+  const body = open ? listBody(narrowed, ctx.siteId, ctx.period, dimension, SUGGESTIONS) : null;
   const read = shown(useQuery(ctx.reader, body));
   const suggestions = read?.ok ? read.data.results.map((r) => rowKey(r)).filter((k): k is string => k !== null) : [];
   if (!open)

@@ -236,21 +236,21 @@ export class QueryApiCompiler extends SqlWriter {
   // ---- relations
 
   /**
-   * The events in scope as `e`: the table itself, or with the goal group one branch per goal (an event
-   * that meets two goals counts for each), each holding its goal's name as q_goal.
+   * The events in scope as `e`: the table itself; with the property-key group one row per custom property of
+   * each event (none for an event without), holding its key as q_prop_key; or with the goal group one branch
+   * per goal (an event that meets two goals counts for each), each holding its goal's name as q_goal.
    */
   private eventSource(w: { startMs: number; endMs: number }): { from: string; where: string[] } {
+    if (this.propKeyGroup < 0 && this.goalGroup < 0)
+      return { from: this.table(this.t.events, 'e'), where: this.scoped('e', 'ts_ms', 'events', w) };
+    const cols = [...EVENT_COLUMNS, ...GOAL_FILTER_COLUMNS].map((c) => `${this.col('e', c)} AS ${this.d.quoteIdent(c)}`).join(', ');
+    const scoped = this.scoped('e', 'ts_ms', 'events', w);
     if (this.propKeyGroup >= 0) {
-      // one row per custom property of each event (none for an event without), holding its key as q_prop_key
-      const cols = [...EVENT_COLUMNS, ...GOAL_FILTER_COLUMNS].map((c) => `${this.col('e', c)} AS ${this.d.quoteIdent(c)}`);
       const pairs = this.d.propPairs(this.d.quoteIdent(this.t.events), 'e');
-      const where = this.scoped('e', 'ts_ms', 'events', w).join(' AND ');
-      return { from: `(SELECT ${cols.join(', ')}, p_key AS q_prop_key FROM ${pairs} WHERE ${where}) AS e`, where: [] };
+      return { from: `(SELECT ${cols}, p_key AS q_prop_key FROM ${pairs} WHERE ${scoped.join(' AND ')}) AS e`, where: [] };
     }
-    if (this.goalGroup < 0) return { from: this.table(this.t.events, 'e'), where: this.scoped('e', 'ts_ms', 'events', w) };
-    const cols = [...EVENT_COLUMNS, ...GOAL_FILTER_COLUMNS].map((c) => `${this.col('e', c)} AS ${this.d.quoteIdent(c)}`);
     const branch = (name: string, match: string) =>
-      `SELECT ${cols.join(', ')}, ${this.v(name)} AS q_goal FROM ${this.table(this.t.events, 'e')} WHERE ${[...this.scoped('e', 'ts_ms', 'events', w), match].join(' AND ')}`;
+      `SELECT ${cols}, ${this.v(name)} AS q_goal FROM ${this.table(this.t.events, 'e')} WHERE ${[...scoped, match].join(' AND ')}`;
     // a site without goals: the same columns (q_goal included, which the groups read) and no row
     const branches = this.req.goals.length ? this.req.goals.map((g) => branch(g.name, this.goalMatch(g, 'e'))) : [branch('', '1 = 0')];
     return { from: `(${branches.join(' UNION ALL ')}) AS e`, where: [] };
