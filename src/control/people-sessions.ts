@@ -1,6 +1,6 @@
 // The PeopleStore's credentials half: single-use links, sessions and the sign-in throttle's failures.
 // Dialect-independent like people-store.ts, which delegates here.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { newId, type RandomBytes } from '../domain/tokens.js';
 import type { LinkPurpose, User } from '../ports/people-store.js';
 import { toUser } from './people-rows.js';
@@ -122,20 +122,60 @@ export async function deleteSession(ctx: CredentialsContext, idHash: string): Pr
   await ctx.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
 }
 
-export async function recordSignInFailure(ctx: CredentialsContext, keyHashes: string[], atMs: number): Promise<void> {
-  if (keyHashes.length === 0) return;
-  await ctx.db
-    .insertInto('sign_in_failures')
-    .values(keyHashes.map((key_hash) => ({ id: newId('fail', ctx.random), key_hash, at: atMs })))
-    .execute();
+/**
+ * Holds the throttle keys until the transaction ends, so no other claim on them reads or records in
+ * between. PostgreSQL: a transaction advisory lock per key (two-int form, apart from the bigint commit
+ * and migration locks), taken in sorted order so two claims sharing keys cannot deadlock. SQLite:
+ * nothing to do, Kysely runs one transaction at a time on the process's one connection.
+ */
+export type ThrottleKeyLock = (trx: Transaction<ControlDB>, sortedKeyHashes: readonly string[]) => Promise<void>;
+
+const THROTTLE_LOCK_CLASS = 7381;
+
+export const postgresThrottleKeyLock: ThrottleKeyLock = async (trx, keys) => {
+  for (const key of keys) await sql`select pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${key}))`.execute(trx);
+};
+
+export const sqliteThrottleKeyLock: ThrottleKeyLock = async () => {};
+
+/**
+ * One attempt's claim under the throttle, atomic against every other claim on the same keys: reads
+ * each key's failures since sinceMs and, when `admit` says so, records one under each key at atMs
+ * (answering their ids, to forget them if the attempt succeeds); otherwise records nothing (null).
+ * Without the lock, attempts sent at once would each read the count before any recorded theirs, and
+ * all pass a bound meant for a few.
+ */
+export async function claimSignInAttempt(
+  ctx: CredentialsContext,
+  lock: ThrottleKeyLock,
+  input: { keyHashes: string[]; sinceMs: number; atMs: number; admit: (seen: Map<string, number[]>) => boolean },
+): Promise<string[] | null> {
+  const { keyHashes, sinceMs, atMs } = input;
+  // pruned outside the transaction: its deletes touch other keys' rows, which the lock does not order
+  await ctx.db.deleteFrom('sign_in_failures').where('at', '<', sinceMs).execute();
+  return ctx.db.transaction().execute(async (trx) => {
+    await lock(trx, [...new Set(keyHashes)].sort());
+    const seen = await failuresSince(trx, keyHashes, sinceMs);
+    if (!input.admit(seen)) return null;
+    const rows = keyHashes.map((key_hash) => ({ id: newId('fail', ctx.random), key_hash, at: atMs }));
+    if (rows.length) await trx.insertInto('sign_in_failures').values(rows).execute();
+    return rows.map((r) => r.id);
+  });
 }
 
-/** Failures older than the window are deleted here, so the table holds one window's worth. */
-export async function signInFailuresSince(ctx: CredentialsContext, keyHashes: string[], sinceMs: number): Promise<Map<string, number[]>> {
+/** Takes back the failures a claim recorded (its attempt succeeded, or was not made). */
+export async function forgetSignInFailures(ctx: CredentialsContext, ids: readonly string[]): Promise<void> {
+  if (ids.length) await ctx.db.deleteFrom('sign_in_failures').where('id', 'in', ids).execute();
+}
+
+async function failuresSince(
+  db: Kysely<ControlDB> | Transaction<ControlDB>,
+  keyHashes: string[],
+  sinceMs: number,
+): Promise<Map<string, number[]>> {
   const out = new Map<string, number[]>(keyHashes.map((k) => [k, []]));
   if (keyHashes.length === 0) return out;
-  await ctx.db.deleteFrom('sign_in_failures').where('at', '<', sinceMs).execute();
-  const rows = await ctx.db
+  const rows = await db
     .selectFrom('sign_in_failures')
     .select(['key_hash', 'at'])
     .where('key_hash', 'in', keyHashes)

@@ -45,6 +45,7 @@ export class KyselyPeopleStore implements PeopleStore {
   constructor(
     private readonly db: Kysely<ControlDB>,
     opts: { clock?: Clock; random?: RandomBytes } = {},
+    private readonly throttleLock: creds.ThrottleKeyLock = creds.sqliteThrottleKeyLock,
   ) {
     this.clock = opts.clock ?? systemClock;
     this.creds = { db, random: opts.random ?? randomBytes };
@@ -329,8 +330,8 @@ export class KyselyPeopleStore implements PeopleStore {
   findSession: PeopleStore['findSession'] = (idHash, now) => this.lookupSession(idHash, now);
   touchSession: PeopleStore['touchSession'] = (idHash, now, expiresAt) => creds.touchSession(this.creds, idHash, now, expiresAt);
   deleteSession: PeopleStore['deleteSession'] = (idHash) => creds.deleteSession(this.creds, idHash);
-  recordSignInFailure: PeopleStore['recordSignInFailure'] = (keys, atMs) => creds.recordSignInFailure(this.creds, keys, atMs);
-  signInFailuresSince: PeopleStore['signInFailuresSince'] = (keys, sinceMs) => creds.signInFailuresSince(this.creds, keys, sinceMs);
+  claimSignInAttempt: PeopleStore['claimSignInAttempt'] = (input) => creds.claimSignInAttempt(this.creds, this.throttleLock, input);
+  forgetSignInFailures: PeopleStore['forgetSignInFailures'] = (ids) => creds.forgetSignInFailures(this.creds, ids);
   getTwoFactor: PeopleStore['getTwoFactor'] = (userId) => twoFactor.getTwoFactor(this.db, userId);
   beginTwoFactor: PeopleStore['beginTwoFactor'] = (input) => twoFactor.beginTwoFactor(this.db, input);
   enableTwoFactor: PeopleStore['enableTwoFactor'] = (input) => twoFactor.enableTwoFactor(this.db, input);

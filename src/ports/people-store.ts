@@ -173,8 +173,18 @@ export interface PeopleStore {
   /** Uses the second step once (false: used by a quicker request, or expired). */
   useTwoFactorChallenge(challengeHash: string, now: string): Promise<boolean>;
 
-  /** Records one failed sign-in under each key hash. */
-  recordSignInFailure(keyHashes: string[], atMs: number): Promise<void>;
-  /** Times (epoch ms, ascending) of the failures of each key hash since sinceMs; prunes older rows. */
-  signInFailuresSince(keyHashes: string[], sinceMs: number): Promise<Map<string, number[]>>;
+  /**
+   * One attempt's claim under the sign-in throttle, atomic against other claims on the same keys:
+   * `admit` sees the times (epoch ms, ascending) of each key's failures since sinceMs; when it answers
+   * true, one failure is recorded under each key at atMs and their ids answered; else null and nothing
+   * is recorded. Rows older than sinceMs are pruned.
+   */
+  claimSignInAttempt(input: {
+    keyHashes: string[];
+    sinceMs: number;
+    atMs: number;
+    admit: (seen: Map<string, number[]>) => boolean;
+  }): Promise<string[] | null>;
+  /** Takes back the failures of a claim whose attempt succeeded. */
+  forgetSignInFailures(ids: readonly string[]): Promise<void>;
 }

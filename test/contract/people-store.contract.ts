@@ -272,17 +272,45 @@ export function runPeopleStoreContract(name: string, factory: PeopleFactory, opt
   );
 
   test(
-    `${name}: sign-in failures are counted per key inside the window and pruned after it`,
+    `${name}: a sign-in claim sees each key's failures inside the window, records one under each key when admitted, and can take it back`,
     withPeople(async ({ people }) => {
       const t = Date.parse(T0);
-      await people.recordSignInFailure([H('email'), H('addr')], t);
-      await people.recordSignInFailure([H('addr')], t + 1000);
-      await people.recordSignInFailure([H('email')], t + 2000);
-      const seen = await people.signInFailuresSince([H('email'), H('addr'), H('other')], t);
+      const claim = (keys: string[], atMs: number, sinceMs = t, admit = (_: Map<string, number[]>) => true) =>
+        people.claimSignInAttempt({ keyHashes: keys.map(H), sinceMs, atMs, admit });
+      assert.equal((await claim(['email', 'addr'], t))?.length, 2);
+      await claim(['addr'], t + 1000);
+      const third = await claim(['email'], t + 2000);
+      let seen = new Map<string, number[]>();
+      const refused = await claim(['email', 'addr', 'other'], t + 3000, t, (s) => ((seen = s), false));
+      assert.equal(refused, null);
       assert.deepEqual(Object.fromEntries(seen), { [H('email')]: [t, t + 2000], [H('addr')]: [t, t + 1000], [H('other')]: [] });
-      const later = await people.signInFailuresSince([H('email'), H('addr')], t + 1500);
-      assert.deepEqual(Object.fromEntries(later), { [H('email')]: [t + 2000], [H('addr')]: [] });
-      assert.deepEqual((await people.signInFailuresSince([H('addr')], t)).get(H('addr')), [], 'older rows were pruned');
+      await people.forgetSignInFailures(third!);
+      await claim(['email', 'addr'], t + 3000, t + 1500, (s) => ((seen = s), false));
+      assert.deepEqual(
+        Object.fromEntries(seen),
+        { [H('email')]: [], [H('addr')]: [] },
+        'the third was taken back; the refused claim recorded nothing',
+      );
+      await claim(['addr'], t + 4000, t, (s) => ((seen = s), false));
+      assert.deepEqual(seen.get(H('addr')), [], 'older rows were pruned');
+    }),
+  );
+
+  test(
+    `${name}: claims made at once are admitted one after another: 25 claims on a key that admits 3 give 3`,
+    withPeople(async ({ people }) => {
+      const t = Date.parse(T0);
+      const admitted = await Promise.all(
+        Array.from({ length: 25 }, () =>
+          people.claimSignInAttempt({
+            keyHashes: [H('burst'), H('addr')],
+            sinceMs: t,
+            atMs: t,
+            admit: (s) => s.get(H('burst'))!.length < 3,
+          }),
+        ),
+      );
+      assert.equal(admitted.filter((ids) => ids !== null).length, 3);
     }),
   );
 }

@@ -61,6 +61,20 @@ test('an unknown email and a wrong password get the same answer, and each runs o
   }
 });
 
+test('wrong passwords sent at once meet the bound they meet one by one: of 15 at once, 10 are wrong (401) and 5 refused (429); a right one after is refused too', async () => {
+  const h = await harness();
+  try {
+    const p = await person(h);
+    const burst = await Promise.all(Array.from({ length: 15 }, () => signIn(h, p.email, 'wrong password!')));
+    const statuses = burst.map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [...Array(10).fill(401), ...Array(5).fill(429)]);
+    assert.equal((await signIn(h, p.email)).statusCode, 429, 'ten failures were counted, not fewer');
+    assert.equal((await signIn(h, p.email, PASSWORD, '192.0.2.44')).statusCode, 200, 'the owner elsewhere');
+  } finally {
+    await h.close();
+  }
+});
+
 test('past 10 failures for one email from one address: 429 there with Retry-After until the window frees a slot; a success does not reset the count', async () => {
   const h = await harness();
   try {

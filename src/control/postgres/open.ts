@@ -6,6 +6,7 @@ import { KyselyCatalogStore } from '../catalog-store.js';
 import { KyselyEmbedStore } from '../embed-store.js';
 import { KyselyReportStore } from '../report-store.js';
 import { KyselyPeopleStore } from '../people-store.js';
+import { postgresThrottleKeyLock } from '../people-sessions.js';
 import { KyselyLifecycleControl } from '../data-lifecycle.js';
 import { KyselyUsageLedger } from '../usage-ledger.js';
 import { migrateToLatest, type MigrationHook } from '../migrate.js';
@@ -83,7 +84,7 @@ export async function openPostgresControlPlane(url: string, opts: PostgresContro
   return {
     catalog,
     ledger,
-    people: new KyselyPeopleStore(db, stores),
+    people: new KyselyPeopleStore(db, stores, postgresThrottleKeyLock),
     embeds: new KyselyEmbedStore(db, stores),
     reports: new KyselyReportStore(db, stores),
     commitLock: postgresCommitLock(db),

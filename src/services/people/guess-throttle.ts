@@ -4,7 +4,9 @@
 // and in front of the reset mails anyone may ask for (per address, per email).
 // Failures are counted in the control plane (every process counts the same ones) under hashed keys,
 // so the table never holds an address or an email someone merely typed. A key past its bound in the
-// window refuses every attempt until the window frees a slot; a success resets nothing.
+// window refuses every attempt until the window frees a slot; a success resets nothing. An attempt is
+// counted from its start, in one step with the check (the store locks the keys), so attempts sent at
+// once meet the bound they would meet sent one by one; a right guess then takes its own count back.
 import { rateLimited } from '../../domain/manage-errors.js';
 import {
   normalizeEmail,
@@ -87,38 +89,46 @@ export function resetMailKeys(email: string): ThrottleKey[] {
   return [{ key: hashSecret(`reset-mail:email:${email}`), max: RESET_MAILS_PER_EMAIL }];
 }
 
-/** Whether any key is past its bound now (the quiet form of refuseThrottled, for work done after the answer). */
-export async function isThrottled(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<boolean> {
-  return (await refusedUntil(deps, keys, nowMs)) > nowMs;
+type ThrottleDeps = { people: Pick<PeopleStore, 'claimSignInAttempt' | 'forgetSignInFailures'> };
+
+/** An attempt admitted (its failures recorded, to forget on success), or refused until `until` (ms). */
+type Claim = { ids: string[] } | { until: number };
+
+/**
+ * Claims one attempt under every key, atomically against attempts made at the same time (the store
+ * locks the keys): refused while any key is past its bound in the window, else counted as a failure
+ * of each key from the start, so an attempt still running holds its slot and a burst sent at once
+ * meets the same bound as one sent one by one.
+ */
+async function claim(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<Claim> {
+  let until = 0;
+  const ids = await deps.people.claimSignInAttempt({
+    keyHashes: keys.map((k) => k.key),
+    sinceMs: nowMs - SIGN_IN_WINDOW_MS,
+    atMs: nowMs,
+    admit: (seen) => {
+      until = Math.max(0, ...keys.map((k) => throttledUntil(seen.get(k.key) ?? [], k.max, SIGN_IN_WINDOW_MS) ?? 0));
+      return until <= nowMs;
+    },
+  });
+  return ids ? { ids } : { until };
 }
 
-type ThrottleDeps = { people: Pick<PeopleStore, 'signInFailuresSince' | 'recordSignInFailure'> };
-
-/** Until when (ms) the keys refuse: 0 when none is past its bound in the window. */
-async function refusedUntil(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<number> {
-  const seen = await deps.people.signInFailuresSince(
-    keys.map((k) => k.key),
-    nowMs - SIGN_IN_WINDOW_MS,
-  );
-  return Math.max(0, ...keys.map((k) => throttledUntil(seen.get(k.key) ?? [], k.max, SIGN_IN_WINDOW_MS) ?? 0));
+/** Counts one attempt that is a failure whatever happens next (a reset request, a reset mail); RATE_LIMITED (with Retry-After) past the bound. */
+export async function countAttempt(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
+  const c = await claim(deps, keys, nowMs);
+  if ('until' in c) throw rateLimited((c.until - nowMs) / 1000);
 }
 
-/** RATE_LIMITED (with Retry-After) while any key is past its failures in the window. */
-export async function refuseThrottled(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
-  const until = await refusedUntil(deps, keys, nowMs);
-  if (until > nowMs) throw rateLimited((until - nowMs) / 1000);
-}
-
-export async function recordFailure(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
-  await deps.people.recordSignInFailure(
-    keys.map((k) => k.key),
-    nowMs,
-  );
+/** countAttempt's quiet form, for work done after the answer: whether the attempt was counted (false: past the bound). */
+export async function tryCountAttempt(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<boolean> {
+  return 'ids' in (await claim(deps, keys, nowMs));
 }
 
 /**
  * One guess behind the throttle: refused while throttled; `attempt` answers the guess's result, or null
- * for a wrong guess, which is counted as a failure of every key and answered with `wrong()`.
+ * for a wrong guess, which stays counted as a failure of every key and is answered with `wrong()`. A
+ * right guess (or an attempt that throws) takes its count back.
  */
 export async function guess<T>(
   deps: ThrottleDeps,
@@ -127,11 +137,16 @@ export async function guess<T>(
   attempt: () => Promise<T | null>,
   wrong: () => Error,
 ): Promise<T> {
-  await refuseThrottled(deps, keys, nowMs);
-  const result = await attempt();
-  if (result === null) {
-    await recordFailure(deps, keys, nowMs);
-    throw wrong();
+  const c = await claim(deps, keys, nowMs);
+  if ('until' in c) throw rateLimited((c.until - nowMs) / 1000);
+  let result: T | null;
+  try {
+    result = await attempt();
+  } catch (err) {
+    await deps.people.forgetSignInFailures(c.ids);
+    throw err;
   }
+  if (result === null) throw wrong();
+  await deps.people.forgetSignInFailures(c.ids);
   return result;
 }

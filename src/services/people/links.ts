@@ -8,7 +8,7 @@ import { hashSecret } from '../../domain/tokens.js';
 import type { LinkPurpose, User } from '../../ports/people-store.js';
 import { notFound } from '../manage/access.js';
 import { linkUrl, looksLikeLinkSecret, newSecret, type PeopleDeps } from './people-deps.js';
-import { guess, isThrottled, linkKeys, recordFailure, refuseThrottled, resetMailKeys, resetRequestKeys } from './guess-throttle.js';
+import { countAttempt, guess, linkKeys, resetMailKeys, resetRequestKeys, tryCountAttempt } from './guess-throttle.js';
 import { resetMessage } from './people-mail.js';
 import { checkPassword } from './sign-in.js';
 import type { IssuedLink } from './invitations.js';
@@ -60,9 +60,7 @@ export async function requestReset(
   const mailer = deps.mailer;
   if (!mailer) return { mailConfigured: false };
   const now = deps.clock.now().getTime();
-  const byAddress = resetRequestKeys(input.clientAddress);
-  await refuseThrottled(deps, byAddress, now);
-  await recordFailure(deps, byAddress, now);
+  await countAttempt(deps, resetRequestKeys(input.clientAddress), now);
   const email = normalizeEmail(input.email);
   if (email === null) return { mailConfigured: true };
   // the look-up, the link and the mail, after the answer (the mailer's close waits for them)
@@ -70,9 +68,9 @@ export async function requestReset(
     try {
       const found = await deps.people.findUserByEmail(email);
       if (!found) return;
-      const byEmail = resetMailKeys(email);
-      if (await isThrottled(deps, byEmail, now)) return onFailure('this email was sent the most reset mails the window allows');
-      await recordFailure(deps, byEmail, now);
+      // counted before it is made, so reset requests answered at once cannot all pass the bound
+      if (!(await tryCountAttempt(deps, resetMailKeys(email), now)))
+        return onFailure('this email was sent the most reset mails the window allows');
       const link = await issueLink(deps, found.user, 'reset');
       const outcome = await mailer.send(resetMessage({ to: found.user.email, url: link.url, expiresAt: link.expiresAt }));
       if (!outcome.sent) onFailure(outcome.reason);
