@@ -3,7 +3,7 @@
 // two ClickHouse shards against DuckDB (and DuckDB's own import against the reference) on one import of
 // this run's seed. The days drawn lie around New York's fall-back (2025-11-02), its spring (2025-03-09) and
 // a month's turn, read in UTC, Asia/Kathmandu (+05:45) and America/New_York by hour, day, week and month,
-// over whole local days or cut inside them; groups none, one or two of page, name, visit columns and the
+// over whole local days or cut inside them; groups none, one or two of page, name, action, visit columns and the
 // tenant; every match operator, case-insensitive, nested and / or / not, has_done / has_not_done; tenant
 // scopes and traffic classes. Literal cases keep the engine bugs the properties found, and /v1's run()
 // pins the UTC answers. No goal or custom property groups yet (their columns are being added).
@@ -21,7 +21,18 @@ import { dayStart } from '../../src/domain/zoned-time.js';
 import type { TrafficClass } from '../../src/domain/events.js';
 import type { AnalyticsEngine, QueryRow, QueryRowsRequest } from '../../src/ports/analytics-engine.js';
 import type { EventRow, EventStore } from '../../src/ports/event-store.js';
-import { BASE_MS, DAY, SITE, dataset, eventDrawArb, load, openTestDb, type EventDraw, type SiteProfile } from './analytics-fixtures.js';
+import {
+  BASE_MS,
+  DAY,
+  SITE,
+  dataset,
+  eventDrawArb,
+  load,
+  openTestDb,
+  type EventDraw,
+  type SiteProfile,
+  type TestEvent,
+} from './analytics-fixtures.js';
 import { openScratch, skipReason } from './clickhouse-scratch.js';
 import { ReferenceQueryApi, type RefTime, type RefUnit } from './reference-query-api.js';
 import { runs, seeded } from '../helpers/property-runs.js';
@@ -81,7 +92,18 @@ const drawnArb = (maxEvents: number): fc.Arbitrary<Drawn> =>
       })),
   );
 
-const dataOf = (d: Drawn) => dataset(d.draws, { [SITE]: d.profile, site_b: { profile: 'extended', effectiveAtMs: null } });
+/** The fixtures' actions given the details event:action names: a link's host, a form's id, an element's id (or none). */
+const withDetails = (e: TestEvent, i: number): TestEvent => {
+  if (e.type !== 'action') return e;
+  if (e.action_name === 'outbound.click') return { ...e, action_target_host: i % 3 ? 'partner.example' : null };
+  if (e.action_name === 'form.submit') return { ...e, form_id: i % 2 ? 'signup' : null, action_id: 'f' };
+  if (e.action_name === 'ui.click') return { ...e, action_id: i % 2 ? 'buy' : null };
+  return e;
+};
+const dataOf = (d: Drawn) => {
+  const data = dataset(d.draws, { [SITE]: d.profile, site_b: { profile: 'extended', effectiveAtMs: null } });
+  return { ...data, events: data.events.map(withDetails) };
+};
 
 // ---- requests
 
@@ -156,7 +178,8 @@ const leafArb = (dimension: string, values: string[]): fc.Arbitrary<QueryFilter>
     }),
   );
 
-const eventLeafArb = fc.oneof(leafArb('event:page', PAGES), leafArb('event:name', NAMES));
+const ACTIONS = ['ui.click', 'ui.click · buy', 'outbound.click · partner.example', 'form.submit · signup', 'form.submit · f', 'signup'];
+const eventLeafArb = fc.oneof(leafArb('event:page', PAGES), leafArb('event:name', NAMES), leafArb('event:action', ACTIONS));
 const visitLeafArb = fc.constantFrom(...Object.keys(VISIT_DIMS)).chain((d) => leafArb(d, VISIT_DIMS[d][1]));
 
 /** Filters of one kind, nested and / or / not (an or and a not hold one kind: the body's own rule). */
@@ -192,6 +215,7 @@ const topFilterArb: fc.Arbitrary<QueryFilter> = fc.oneof(
 const GROUPS: QueryGroup[] = [
   { kind: 'page' },
   { kind: 'name' },
+  { kind: 'action' },
   ...[...new Set(Object.values(VISIT_DIMS).map(([c]) => c))].map((column): QueryGroup => ({ kind: 'visit', column })),
 ];
 
@@ -380,7 +404,10 @@ test('queryRows on one ClickHouse server and on two shards equals DuckDB (and th
     SPANS.flatMap((span, i) => fc.sample(spanDrawsArb(span, 150, 150), { seed: seed + i, numRuns: 1 })[0]),
   );
   // and the literal cases' site (one import: ClickHouse's take seconds each)
-  const data = dataset([...draws, ...literalDraws()], { [SITE]: { profile: 'extended', effectiveAtMs: SPANS[0].first + DAY + 5 * HOUR } });
+  const imported = dataset([...draws, ...literalDraws()], {
+    [SITE]: { profile: 'extended', effectiveAtMs: SPANS[0].first + DAY + 5 * HOUR },
+  });
+  const data = { ...imported, events: imported.events.map(withDetails) };
   const rows: EventRow[] = data.events.map(({ session_id: _, ...e }) => ({ ...e, prop_keys: [], prop_values: [] }));
   const duck = await openDuckDbEventStore({ file: ':memory:' });
   const single = await openScratch('single');

@@ -70,9 +70,18 @@ function visitColumn(s: StoredSession, column: string): string | null {
 
 const eventName = (e: TestEvent): string | null => (e.type === 'pageview' ? 'pageview' : (e.event_name ?? e.action_name));
 
+/** event:action: the name, then ' · ' and the first detail of target host, form id, element id. */
+function actionLabel(e: TestEvent): string | null {
+  if (e.type === 'pageview') return null;
+  const name = e.event_name ?? e.action_name ?? '';
+  const detail = e.action_target_host ?? e.form_id ?? e.action_id;
+  return detail === null ? name : `${name} · ${detail}`;
+}
+
 function eventValue(dimension: string, e: TestEvent): string | null {
   if (dimension === 'event:page') return e.path_canon;
   if (dimension === 'event:name') return eventName(e);
+  if (dimension === 'event:action') return actionLabel(e);
   throw new Error(`the reference does not read ${dimension}`);
 }
 
@@ -209,10 +218,13 @@ export class ReferenceQueryApi {
     const inScope = (site: string, traffic: string, tenant: string | null) =>
       site === scope.siteId && (scope.trafficClasses as readonly string[]).includes(traffic) && tenantIn(tenant);
     const subjectOf = (e: TestEvent): Subject => ({ event: e, session: this.sessionById.get(e.session_id), tenant: e.tenant_id });
+    // grouped by event:action, a pageview is in no group
+    const actionGrouped = req.groups.some((g) => g.kind === 'action');
     /** an event's scope and every filter, its time aside */
     const keptAnyTime = (e: TestEvent, pageviewsOnly: boolean) => {
       if (!inScope(e.site_id, e.traffic_class, e.tenant_id)) return false;
       if (pageviewsOnly && e.type !== 'pageview') return false;
+      if (actionGrouped && e.type === 'pageview') return false;
       const x = subjectOf(e);
       return eventFilters.every((f) => matches(f, x)) && visitFilters.every((f) => matches(f, x));
     };
@@ -227,7 +239,7 @@ export class ReferenceQueryApi {
         return s ? visitColumn(s, g.column) : null;
       }
       if (!e) throw new Error('an event group read without an event');
-      return g.kind === 'page' ? e.path_canon : eventName(e);
+      return g.kind === 'page' ? e.path_canon : g.kind === 'action' ? actionLabel(e) : eventName(e);
     };
     const bucketOf = (ms: number) => (time ? bucketKey(time, window.startMs, ms) : null);
 

@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { metricsHarness, pv, type MetricsHarness } from './metrics-harness.js';
 import { generate, type Line } from './metrics-fixtures.js';
+import { STRICT_ACTIONS_NOTE } from '../../src/services/query-api/serve-query.js';
 
 let h: MetricsHarness;
 let site: string;
@@ -554,4 +555,96 @@ test("event:props groups by the custom properties' keys: each key its visitors a
   // a session metric with it is refused as with any event dimension but the page
   const session = await query({ site_id: shop, date_range: range, metrics: ['bounce_rate'], dimensions: ['event:props'] });
   assert.equal(session.statusCode, 422, session.body);
+});
+
+test("event:action groups the actions by name and detail (never a pageview): a UTC site's visits and events equal /v1's actions report row for row, and a value filters", async () => {
+  const shop = await h.site();
+  const act = (at: string, visitor: string, fields: Record<string, string>) => ({
+    ts: `2025-06-01T${at}:00Z`,
+    type: 'action',
+    site_id: shop,
+    path: '/',
+    visitor_key: visitor,
+    ...fields,
+  });
+  await h.importEvents([
+    pv(shop, '2025-06-01T10:00:00Z', '/', 'k1'),
+    act('10:01', 'k1', { action_name: 'outbound.click', action_target_host: 'partner.example' }),
+    act('10:02', 'k1', { action_name: 'outbound.click', action_target_host: 'partner.example' }),
+    act('10:03', 'k1', { action_name: 'outbound.click', action_target_host: 'docs.example' }),
+    pv(shop, '2025-06-01T11:00:00Z', '/', 'k2'),
+    act('11:01', 'k2', { action_name: 'outbound.click', action_target_host: 'partner.example' }),
+    act('11:02', 'k2', { action_name: 'form.submit', form_id: 'signup' }),
+    act('11:03', 'k2', { action_name: 'ui.click', action_id: 'buy' }),
+    act('11:04', 'k2', { action_name: 'ui.click' }),
+    act('11:05', 'k2', { action_name: 'custom', event_name: 'Trial started' }),
+    pv(shop, '2025-06-01T12:00:00Z', '/', 'k3'),
+    act('12:01', 'k3', { action_name: 'ui.click', action_id: 'buy' }),
+  ]);
+  const range = ['2025-06-01', '2025-06-01'];
+  const r = await h.call('/v1/reports/actions', { site_id: shop, from: range[0], to: range[1], limit: 100 });
+  assert.equal(r.statusCode, 200, r.body);
+  const theirs = r.json().current.actions as {
+    event_name: string | null;
+    action_name: string;
+    action_target_host?: string | null;
+    form_id?: string | null;
+    action_id?: string | null;
+    sessions: number;
+    occurrences: number;
+  }[];
+  const label = (a: (typeof theirs)[number]) => {
+    const detail = a.action_target_host ?? a.form_id ?? a.action_id ?? null;
+    return detail === null ? (a.event_name ?? a.action_name) : `${a.event_name ?? a.action_name} · ${detail}`;
+  };
+  const want = Object.fromEntries(theirs.map((a) => [label(a), [a.sessions, a.occurrences]]));
+  assert.deepEqual(want, {
+    'outbound.click · partner.example': [2, 3],
+    'outbound.click · docs.example': [1, 1],
+    'form.submit · signup': [1, 1],
+    'ui.click · buy': [2, 2],
+    'ui.click': [1, 1],
+    'Trial started': [1, 1],
+  });
+  const ours = await ok({ site_id: shop, date_range: range, metrics: ['visits', 'events'], dimensions: ['event:action'] });
+  assert.deepEqual(Object.fromEntries(ours.results.map((x) => [x.dimensions[0], x.metrics])), want);
+  // a value is a filter: that action's events alone, and the visitors who did it
+  const one = await ok({
+    site_id: shop,
+    date_range: range,
+    metrics: ['visitors', 'events'],
+    filters: [['is', 'event:action', ['ui.click · buy']]],
+  });
+  assert.deepEqual(one.results[0].metrics, [2, 2]);
+  const hosts = await ok({ site_id: shop, date_range: range, metrics: ['events'], filters: [['contains', 'event:action', ['.example']]] });
+  assert.deepEqual(hosts.results[0].metrics, [4]);
+  assert.equal(ours.meta.notes, undefined);
+});
+
+test('a strict site: event:action lists the simple actions alone, as /v1 does, and its notes say so, even where actions of other families were stored before the switch', async () => {
+  // strict since 2 June: on 1 June the site collected under Extended, custom events included
+  const shop = await h.site({ profile: 'strict', effectiveAt: '2025-06-02T00:00:00Z' });
+  const act = (at: string, fields: Record<string, string>) => ({
+    ts: `2025-06-01T${at}:00Z`,
+    type: 'action',
+    site_id: shop,
+    path: '/',
+    visitor_key: 'k1',
+    ...fields,
+  });
+  await h.importEvents([
+    pv(shop, '2025-06-01T10:00:00Z', '/', 'k1'),
+    act('10:01', { action_name: 'outbound.click', action_target_host: 'partner.example' }),
+    act('10:02', { action_name: 'custom', event_name: 'Trial started' }),
+    act('10:03', { action_name: 'error.js' }),
+  ]);
+  const range = ['2025-06-01', '2025-06-01'];
+  const r = await h.call('/v1/reports/actions', { site_id: shop, from: range[0], to: range[1], limit: 100 });
+  assert.deepEqual(
+    r.json().current.actions.map((a: { action_name: string; sessions: number }) => [a.action_name, a.sessions]),
+    [['outbound.click', 1]],
+  );
+  const ours = await ok({ site_id: shop, date_range: range, metrics: ['visits'], dimensions: ['event:action'] });
+  assert.deepEqual(ours.results, [{ dimensions: ['outbound.click · partner.example'], metrics: [1] }]);
+  assert.deepEqual(ours.meta.notes, [STRICT_ACTIONS_NOTE]);
 });

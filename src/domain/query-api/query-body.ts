@@ -26,8 +26,17 @@ export type QueryMetric = (typeof QUERY_METRICS)[number];
 /** Metrics of the visit: with an event dimension other than the page they have no meaning (a visit spans events). */
 const SESSION_METRICS: readonly QueryMetric[] = ['views_per_visit', 'bounce_rate', 'visit_duration'];
 
-/** `event:props`: footfall's own, the keys of the events' custom properties (then `event:props:<key>` for one's values). */
-export const EVENT_DIMENSIONS = ['event:page', 'event:hostname', 'event:goal', 'event:name', 'event:props'] as const;
+/**
+ * Footfall's own: `event:props`, the keys of the events' custom properties (then `event:props:<key>` for one's
+ * values); `event:action`, the actions (never a pageview) by name and detail (ACTION_DETAIL_SEPARATOR).
+ */
+export const EVENT_DIMENSIONS = ['event:page', 'event:hostname', 'event:goal', 'event:name', 'event:props', 'event:action'] as const;
+
+/**
+ * An event:action value: the action's name, then its detail when it has one (an outbound link's host, a
+ * form's id, else the element's id), as `name · detail`.
+ */
+export const ACTION_DETAIL_SEPARATOR = ' · ';
 export const VISIT_DIMENSIONS = [
   'visit:entry_page',
   'visit:exit_page',

@@ -18,6 +18,8 @@ export type QueryBucketing =
 export type QueryGroup =
   /** propKey: each key of an event's custom properties (an event with three counts under each of them) */
   | { kind: 'page' | 'name' | 'goal' | 'propKey' }
+  /** an action's name and detail (pageviews are in no group); simpleOnly: the simple actions alone (a strict site's) */
+  | { kind: 'action'; simpleOnly?: boolean }
   | { kind: 'prop'; key: string }
   /** a column of the session (visit:*), or tenant_id */
   | { kind: 'visit'; column: string };
@@ -65,6 +67,7 @@ export function queryGroupOf(dimension: EventDimension | VisitDimension, field: 
   if (dimension === 'event:name') return { kind: 'name' };
   if (dimension === 'event:goal') return { kind: 'goal' };
   if (dimension === 'event:props') return { kind: 'propKey' };
+  if (dimension === 'event:action') return { kind: 'action' };
   const column = VISIT_COLUMNS[dimension];
   if (column === undefined) throw new RangeError(`no column for ${dimension}`);
   return { kind: 'visit', column };

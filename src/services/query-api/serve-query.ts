@@ -42,9 +42,20 @@ export interface ServeQueryInput {
 
 const nonTime = (dims: readonly QueryDimension[]) => dims.filter((d) => !isTimeDimension(d)) as Exclude<QueryDimension, TimeDimension>[];
 
-/** The groups the dimensions read, in order; refuses what footfall does not collect. */
-function groupsOf(body: QueryBody): QueryGroup[] {
-  return nonTime(body.dimensions).map((d) => queryGroupOf(d, `dimensions[${body.dimensions.indexOf(d)}]`));
+/** What a strict site's event:action answer says it leaves out. */
+export const STRICT_ACTIONS_NOTE =
+  'This site collects under the strict profile, which keeps clicks, outbound links, downloads and form submissions only: custom events and errors are not listed.';
+
+/**
+ * The groups the dimensions read, in order; refuses what footfall does not collect. A strict site's
+ * event:action lists the simple actions alone, as /v1's actions report does: actions of other families
+ * stored before a switch to strict are not served.
+ */
+function groupsOf(body: QueryBody, strict: boolean): QueryGroup[] {
+  return nonTime(body.dimensions).map((d) => {
+    const g = queryGroupOf(d, `dimensions[${body.dimensions.indexOf(d)}]`);
+    return g.kind === 'action' && strict ? { ...g, simpleOnly: true } : g;
+  });
 }
 
 /** Plan gates (403) and the profile (409), before anything is read or charged. */
@@ -87,13 +98,14 @@ export async function serveQuery(input: ServeQueryInput): Promise<string> {
   const { ctx, body } = input;
   const { deps, caller } = ctx;
   const site = ctx.site!;
-  const groups = groupsOf(body);
+  const groups = groupsOf(body, site.collectionProfile === 'strict');
   checkAllowed(input, groups);
   const goals = await goalsNamed(ctx, body.dimensions.includes('event:goal') || namesGoal(body.filters));
   const { engine, version, zone, range, window: current, limits, cache } = await zonedRead(ctx, body.dateRange);
   const compared = body.include.compare ? compareWindow(zone, current, range, body.include.compare) : null;
   if (compared) checkWindow(compared, limits, 'include.compare');
   const notes = extendedNotes(ctx, [...groups, ...filterGroups(body.filters)], compared ? [current, compared] : [current]);
+  if (groups.some((g) => g.kind === 'action' && g.simpleOnly)) notes.push(STRICT_ACTIONS_NOTE);
 
   const timeDim = body.dimensions.find(isTimeDimension);
   const unit = timeDim ? bucketUnitOf(timeDim, current) : null;

@@ -11,9 +11,10 @@
 //   each event key they hold), in the bucket of their start.
 // One statement of three parts (events, visitors, visits) in UNION ALL, summed per group by the outer
 // query; no order and no limit, so partial results of several servers add up (mergePartials).
-import type { QueryFilter } from '../../../domain/query-api/query-body.js';
+import { ACTION_DETAIL_SEPARATOR, type QueryFilter } from '../../../domain/query-api/query-body.js';
 import { queryGroupOf, type QueryGroup } from '../../../domain/query-api/query-groups.js';
 import { DAY_MS } from '../../../domain/report-range.js';
+import { SIMPLE_ACTIONS } from '../../../domain/events.js';
 import type { QueryAtom } from '../../../domain/query-api/query-metrics.js';
 import type { NamedGoal, QueryRow, QueryRowsRequest } from '../../../ports/analytics-engine.js';
 import type { Dialect } from '../dialect.js';
@@ -32,6 +33,8 @@ const groupOf = (dimension: string) => queryGroupOf(dimension as Parameters<type
 const EVENT_ATOMS: readonly QueryAtom[] = ['events', 'pageviews'];
 const VISIT_ATOMS: readonly QueryAtom[] = ['visits', 'bounces', 'visit_pageviews', 'visit_eng_ms'];
 const GOAL_FILTER_COLUMNS = ['action_id', 'action_target_host', 'form_id', 'form_action_path'] as const;
+/** The detail event:action names after the action's name: the first of these it has. */
+const ACTION_DETAILS = ['action_target_host', 'form_id', 'action_id'] as const;
 const EVENT_COLUMNS = [
   'site_id',
   'ts_ms',
@@ -154,6 +157,12 @@ export class QueryApiCompiler extends SqlWriter {
         return `${e}.q_goal`;
       case 'propKey':
         return `${e}.q_prop_key`;
+      case 'action': {
+        // the /v1 actions report's label: the name, then the first detail the action has
+        const name = `coalesce(${this.col(e, 'event_name')}, ${this.col(e, 'action_name')}, ${this.v('')})`;
+        const detail = `coalesce(${ACTION_DETAILS.map((c) => this.col(e, c)).join(', ')})`;
+        return `(CASE WHEN ${this.col(e, 'type')} = ${this.v('pageview')} THEN NULL WHEN ${detail} IS NULL THEN ${name} ELSE concat(${name}, ${this.v(ACTION_DETAIL_SEPARATOR)}, coalesce(${detail}, ${this.v('')})) END)`;
+      }
       case 'visit':
         throw new RangeError('a visit group is read from the session');
     }
@@ -272,6 +281,10 @@ export class QueryApiCompiler extends SqlWriter {
       ...this.filters.visit.map((f) => this.condition(f, (d) => this.visitDim(d, 's', 'e'), sid)),
     ];
     if (opts.pageviewsOnly) where.push(`${this.col('e', 'type')} = ${this.v('pageview')}`);
+    // grouped by event:action, a pageview is in no group (not one of NULL); a strict site's, the simple actions alone
+    const action = this.req.groups.find((g): g is Extract<QueryGroup, { kind: 'action' }> => g.kind === 'action');
+    if (action) where.push(`${this.col('e', 'type')} <> ${this.v('pageview')}`);
+    if (action?.simpleOnly) where.push(this.inList(this.col('e', 'action_name'), SIMPLE_ACTIONS));
     return { from, where };
   }
 
