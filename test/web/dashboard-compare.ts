@@ -27,6 +27,7 @@ export const QUERY_DIMENSION: Record<string, string> = {
   os: 'visit:os',
   goal: 'event:goal',
   event: 'event:name',
+  action: 'event:action',
 };
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -158,4 +159,19 @@ export async function assertMatchesQuery(w: DashboardWorld, page: Page, siteId: 
       .map((row: { dimensions: string[]; metrics: number[] }) => [row.dimensions[0] === '(none)' ? '' : row.dimensions[0], row.metrics[0]]);
     assert.deepEqual(await listRows(page, panel), want, `${panel} (${dimension}) for ${JSON.stringify(query)}`);
   }
+  await assertActionsMatch(w, page, scope, query);
+}
+
+/** The Actions panel (where the plan shows it): each action's visits and times, the query API's event:action rows. */
+export async function assertActionsMatch(w: DashboardWorld, page: Page, scope: object, query: Record<string, string>): Promise<void> {
+  if ((await page.locator('[data-panel="actions"] .upgrade').count()) > 0) return;
+  const r = await w.v2({ ...scope, metrics: ['visits', 'events'], dimensions: ['event:action'], pagination: { limit: 100 } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(
+    await page.$$eval('[data-panel="actions"] tbody tr', (rows) =>
+      rows.map((row) => [row.getAttribute('data-key'), Number(row.getAttribute('data-value')), Number(row.getAttribute('data-events'))]),
+    ),
+    r.body.results.slice(0, 10).map((row: { dimensions: string[]; metrics: number[] }) => [row.dimensions[0], ...row.metrics]),
+    `actions for ${JSON.stringify(query)}`,
+  );
 }

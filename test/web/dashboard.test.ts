@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { assertMatchesQuery, assertTilesMatch, listRows, queryScope } from './dashboard-compare.js';
+import { assertActionsMatch, assertMatchesQuery, assertTilesMatch, listRows, queryScope } from './dashboard-compare.js';
 import { axeViolations, dashboardWorld, missing, SCREENSHOTS, settled, skip, type DashboardWorld } from './dashboard-world.js';
 
 let w: DashboardWorld;
@@ -387,7 +387,7 @@ test('from the keyboard: a tile charts its metric, the arrow keys change tabs, a
   await context.close();
 });
 
-test("a strict site: regions and cities are locked (the API's code), said in a site owner's words, never zeros; the numbers it has equal the query API; goals count", {
+test("a strict site: regions and cities are locked (the API's code), said in a site owner's words, never zeros; the numbers it has equal the query API; goals count; actions are the simple ones, and the panel says why", {
   skip,
   timeout: 120_000,
 }, async () => {
@@ -425,23 +425,18 @@ test("a strict site: regions and cities are locked (the API's code), said in a s
     ),
     goals.body.results.map((r: { dimensions: string[]; metrics: number[] }) => [r.dimensions[0], ...r.metrics]),
   );
-  // the actions report stays /v1's (its rows carry each action's details), over the same days: this site is in UTC
-  const base = { site_id: site, from: scope.date_range[0], to: scope.date_range[1] };
-  const actions = await w.v1('/v1/reports/actions', { ...base, limit: '100' });
-  const lockedSections = actions.body.availability.sections
-    .filter((s: { current: { status: string } }) => s.current.status === 'locked_by_profile')
-    .map((s: { id: string }) => s.id);
-  assert.ok(lockedSections.includes('actions_advanced'), JSON.stringify(actions.body.availability.sections));
-  assert.deepEqual(
-    await page.$$eval('[data-panel="actions"] .locked-sections li', (li) => li.map((l) => l.getAttribute('data-section'))),
-    lockedSections,
-  );
-  assert.deepEqual(
-    await page.$$eval('[data-panel="actions"] tbody tr', (rows) =>
-      rows.map((r) => [r.getAttribute('data-key'), Number(r.getAttribute('data-value'))]),
+  // actions: the simple ones alone, as the strict profile keeps them, and the answer's note says so in the panel
+  const actions = await w.v2({ ...scope, metrics: ['visits', 'events'], dimensions: ['event:action'], pagination: { limit: 100 } });
+  assert.equal(actions.status, 200, JSON.stringify(actions.body));
+  assert.ok(actions.body.results.length > 0, 'the strict site has actions');
+  assert.ok(
+    actions.body.results.every((r: { dimensions: string[] }) =>
+      /^(ui\.click|outbound\.click|file\.download|form\.submit)\b/.test(r.dimensions[0]),
     ),
-    actions.body.current.actions.slice(0, 10).map((a: { action_key: string; sessions: number }) => [a.action_key, a.sessions]),
   );
+  assert.deepEqual(await page.$$eval('[data-panel="actions"] [data-note]', (p) => p.map((x) => x.textContent)), actions.body.meta.notes);
+  assert.match(actions.body.meta.notes[0], /strict profile/);
+  await assertActionsMatch(w, page, scope, {});
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -573,7 +568,7 @@ test('the filter menu adds is not and contains filters (values suggested from th
   await context.close();
 });
 
-test('a goal row and an action row filter the whole page (event:goal, event:name); every number equals the query API', {
+test('a goal row and an action row filter the whole page (event:goal, event:action), an older event link still opens; every number equals the query API', {
   skip,
   timeout: 120_000,
 }, async () => {
@@ -597,11 +592,21 @@ test('a goal row and an action row filter the whole page (event:goal, event:name
   await page.click('.chip[data-filter="goal"]');
   await page.waitForURL((u) => !u.searchParams.has('filters'));
   await settled(page);
-  await page.click('[data-panel="actions"] tbody tr:has-text("Signup") button');
+  const signup = page.locator('[data-panel="actions"] tbody tr:has-text("Signup")').first();
+  const action = (await signup.getAttribute('data-key'))!;
+  await signup.locator('button').click();
   await page.waitForURL((u) => u.searchParams.has('filters'));
   await settled(page);
-  const byEvent = queryOf(page.url());
-  assert.deepEqual(JSON.parse(byEvent.filters), [['is', 'event', 'Signup']]);
+  const byAction = queryOf(page.url());
+  assert.deepEqual(JSON.parse(byAction.filters), [['is', 'action', action]]);
+  assert.equal(await page.textContent('.chip[data-filter="action"]'), `Action is ${action} ×`);
+  await assertMatchesQuery(w, page, site, byAction);
+  // the filtered page's Actions panel: that action's row, the one not a button
+  assert.equal(await page.locator('[data-panel="actions"] tbody .current-filter').textContent(), action);
+  // a link of the older form (an event by its name) still opens, filtered by event:name
+  const byEvent = { filters: JSON.stringify([['is', 'event', 'Signup']]) };
+  await page.goto(w.siteUrl(site, byEvent));
+  await settled(page);
   await assertMatchesQuery(w, page, site, byEvent);
   assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(problems, []);

@@ -100,6 +100,18 @@ function lines(site: string, tenants: [string, string], now: number): string {
               ...common,
             }),
           );
+        // an outbound click with a long host: the Actions panel's rows, which must read whole at 335 px
+        if (v % 3 === 0)
+          out.push(
+            JSON.stringify({
+              ts: new Date(ts + 45_000).toISOString(),
+              type: 'action',
+              action_name: 'outbound.click',
+              action_target_host: `docs.${name}-integration-partner.example`,
+              url: `https://embed.example/${name}-home`,
+              ...common,
+            }),
+          );
       }
     }
   }

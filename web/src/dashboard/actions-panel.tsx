@@ -1,32 +1,24 @@
-// What visitors did besides reading pages: clicks, outbound links, downloads, forms and custom events
-// (/v1/reports/actions), where the plan's dashboard has actions. On a strict site the advanced families
-// are a locked section, named with its reason.
+// What visitors did besides reading pages: clicks, outbound links, downloads, forms and custom events,
+// each by its name and detail (the query API's event:action), where the plan's dashboard has actions.
+// The page's days, zone and filters apply, as in every other panel; a row filters the page by its action.
+// A strict site keeps the simple actions alone: the answer's note says so, in the panel.
 import type { JSX } from 'preact';
-import { cachedRead, readKey } from '../api/read-cache.js';
-import type { ReadBody } from '../api/read.js';
 import { Skeleton, UpgradeNote } from '../ui/panel-state.js';
-import { shown, useRead } from '../ui/use-read.js';
+import { shown } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
 import { PanelFailure } from './panel-words.js';
 import { formatCount, formatExact } from './format.js';
-import { NotFilteredNote, reportQuery } from './report-scope.js';
-import { LockedSections } from './locked-sections.js';
+import { actionsBody, rowKey } from './query-bodies.js';
 import { RowFilter } from './row-filter.js';
+import { useQuery } from './use-query.js';
 
-type Action = ReadBody<'/v1/reports/actions'>['current']['actions'][number];
-
-function actionLabel(a: Action): string {
-  const name = a.event_name ?? a.action_name;
-  const detail = a.action_target_host ?? a.form_id ?? a.action_id;
-  return detail ? `${name} · ${detail}` : name;
-}
+const SHOWN_ROWS = 10;
 
 export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   const surface = surfaceState(ctx.product, 'actions');
   // asked at once, the plan's rules alongside: a refusal they then explain is not shown
   const enabled = surface !== 'closed';
-  const query = reportQuery(ctx);
-  const read = useRead(enabled ? readKey('/v1/reports/actions', query) : null, () => cachedRead(ctx.reader, '/v1/reports/actions', query));
+  const read = useQuery(ctx.reader, enabled ? actionsBody(ctx.state, ctx.siteId, ctx.period, SHOWN_ROWS) : null);
   const result = shown(read);
   let body: JSX.Element;
   if (surface === 'closed') body = <UpgradeNote what="Actions" plans="the Starter, Pro and Enterprise plans" />;
@@ -34,12 +26,19 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   else if (ctx.nothingYet) body = <p class="empty">Nothing collected yet: actions show here once the site's pages send visits.</p>;
   else if (!result.ok) body = <PanelFailure failure={result.error} what="Actions" />;
   else {
-    const actions = result.data.current.actions;
+    const rows = result.data.results.flatMap((r) => {
+      const action = rowKey(r);
+      return action === null ? [] : [{ action, visits: r.metrics[0], times: r.metrics[1] }];
+    });
     body = (
       <>
-        <LockedSections availability={result.data.availability} />
-        {actions.length === 0 ? (
-          <p class="empty">No actions in this period.</p>
+        {(result.data.meta.notes ?? []).map((note) => (
+          <p class="note" key={note} data-note="profile">
+            {note}
+          </p>
+        ))}
+        {rows.length === 0 ? (
+          <p class="empty">No actions in this period{ctx.state.filters.length ? ' with these filters' : ''}.</p>
         ) : (
           <table class="plain-table">
             <thead>
@@ -54,25 +53,24 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
               </tr>
             </thead>
             <tbody>
-              {actions.slice(0, 10).map((a) => (
-                <tr key={a.action_key} data-key={a.action_key} data-value={a.sessions}>
+              {rows.map((a) => (
+                <tr key={a.action} data-key={a.action} data-value={a.visits} data-events={a.times}>
                   <th scope="row" class="row-key">
-                    <RowFilter state={ctx.state} dimension="event" value={a.event_name ?? a.action_name}>
-                      {actionLabel(a)}
+                    <RowFilter state={ctx.state} dimension="action" value={a.action}>
+                      {a.action}
                     </RowFilter>
                   </th>
-                  <td class="num" title={formatExact(a.sessions)}>
-                    {formatCount(a.sessions)}
+                  <td class="num" title={formatExact(a.visits)}>
+                    {formatCount(a.visits)}
                   </td>
-                  <td class="num" title={formatExact(a.occurrences)}>
-                    {formatCount(a.occurrences)}
+                  <td class="num" title={formatExact(a.times)}>
+                    {formatCount(a.times)}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
         )}
-        <NotFilteredNote state={ctx.state} zone={ctx.zone} />
       </>
     );
   }

@@ -20,6 +20,7 @@ export const DIMENSION_LABELS: Record<Dimension, string> = {
   tenant: 'Tenant',
   goal: 'Goal',
   event: 'Event',
+  action: 'Action',
 };
 
 export function dimensionLabel(name: string): string {

@@ -30,6 +30,7 @@ export const QUERY_DIMENSIONS: Record<Dimension, string> = {
   tenant: 'visit:tenant',
   goal: 'event:goal',
   event: 'event:name',
+  action: 'event:action',
 };
 
 /** The query API's name of what a filter or a list names: a panel's dimension, or `event:props:<key>`. */
@@ -97,6 +98,16 @@ export function listBody(state: DashboardState, siteId: string, period: Period, 
 /** The custom properties' keys the period's events hold (footfall's event:props), most visitors first. */
 export function propKeysBody(state: DashboardState, siteId: string, period: Period): QueryBody {
   return { ...scopeOf(state, siteId, period), metrics: ['visitors'], dimensions: ['event:props'], pagination: { limit: 100 } };
+}
+
+/** Actions: each action (name and detail) with the visits that did it and how many times, most visits first. */
+export function actionsBody(state: DashboardState, siteId: string, period: Period, limit: number): QueryBody {
+  return {
+    ...scopeOf(state, siteId, period),
+    metrics: ['visits', 'events'],
+    dimensions: ['event:action'],
+    pagination: { limit },
+  };
 }
 
 /** Goal conversions: the visitors who reached each goal, its completions, and the share of the period's visitors. */

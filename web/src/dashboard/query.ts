@@ -27,8 +27,10 @@ export type Dimension =
   | 'tenant'
   /** a goal by its name (event:goal), from a goal conversions row */
   | 'goal'
-  /** an event by its name (event:name: an action's event_name, else its action_name), from an actions row */
-  | 'event';
+  /** an event by its name (event:name: an action's event_name, else its action_name), from older links */
+  | 'event'
+  /** an action by its name and detail (event:action, e.g. "outbound.click · partner.example"), from an actions row */
+  | 'action';
 /** A metric of the tiles and the chart, by the query API's name. */
 export type TileMetric = 'visitors' | 'visits' | 'pageviews' | 'views_per_visit' | 'bounce_rate' | 'visit_duration';
 export type FilterOperator = 'is' | 'is_not' | 'contains';
