@@ -437,6 +437,9 @@ test("a strict site: regions and cities are locked (the API's code), said in a s
   assert.deepEqual(await page.$$eval('[data-panel="actions"] [data-note]', (p) => p.map((x) => x.textContent)), actions.body.meta.notes);
   assert.match(actions.body.meta.notes[0], /strict profile/);
   await assertActionsMatch(w, page, scope, {});
+  assert.deepEqual(await axeViolations(page), []);
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.locator('[data-panel="actions"]').screenshot({ path: path.join(SCREENSHOTS, 'dashboard-strict-actions.png') });
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -456,6 +459,7 @@ test('CSV: each list and the chart download as CSV; each file is the same query 
     'Download Countries as CSV',
     'Download Devices as CSV',
     'Download Property plan as CSV',
+    'Download Actions as CSV',
   ]);
   const scope = queryScope(w, site, {});
   const [from, to] = scope.date_range;
@@ -476,6 +480,15 @@ test('CSV: each list and the chart download as CSV; each file is the same query 
     lines.slice(1),
     json.body.results.map((r: { dimensions: string[]; metrics: number[] }) => `${r.dimensions[0]},${r.metrics[0]}`),
   );
+  // the actions: each action's visits and times, the query API's event:action rows as text/csv
+  const actions = await saved('[data-panel="actions"] .csv button');
+  assert.equal(actions.name, `Extended_example-${from}-${to}-actions.csv`);
+  const actionsCsv = await w.v2(
+    { ...scope, metrics: ['visits', 'events'], dimensions: ['event:action'], pagination: { limit: 100 } },
+    'text/csv',
+  );
+  assert.equal(actions.text, actionsCsv.body);
+  assert.equal(actions.text.split('\r\n')[0], 'event:action,visits,events');
   // the chart: one line per day of the site with a row, its local date and its number
   const chart = await saved('.chart-panel .csv button');
   assert.equal(chart.name, `Extended_example-${from}-${to}-visitors-day.csv`);

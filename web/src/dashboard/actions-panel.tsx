@@ -3,22 +3,27 @@
 // The page's days, zone and filters apply, as in every other panel; a row filters the page by its action.
 // A strict site keeps the simple actions alone: the answer's note says so, in the panel.
 import type { JSX } from 'preact';
+import { downloadQueryCsv } from '../api/csv.js';
 import { Skeleton, UpgradeNote } from '../ui/panel-state.js';
 import { shown } from '../ui/use-read.js';
 import { surfaceState, type PanelContext } from './context.js';
+import { CsvButton } from './csv-button.js';
 import { PanelFailure } from './panel-words.js';
 import { formatCount, formatExact } from './format.js';
 import { actionsBody, rowKey } from './query-bodies.js';
 import { RowFilter } from './row-filter.js';
 import { useQuery } from './use-query.js';
 
+/** Read like a top list's: the CSV holds the first 100 rows, the panel shows 10 of the same answer. */
+const READ_ROWS = 100;
 const SHOWN_ROWS = 10;
 
 export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   const surface = surfaceState(ctx.product, 'actions');
   // asked at once, the plan's rules alongside: a refusal they then explain is not shown
   const enabled = surface !== 'closed';
-  const read = useQuery(ctx.reader, enabled ? actionsBody(ctx.state, ctx.siteId, ctx.period, SHOWN_ROWS) : null);
+  const query = enabled ? actionsBody(ctx.state, ctx.siteId, ctx.period, READ_ROWS) : null;
+  const read = useQuery(ctx.reader, query);
   const result = shown(read);
   let body: JSX.Element;
   if (surface === 'closed') body = <UpgradeNote what="Actions" plans="the Starter, Pro and Enterprise plans" />;
@@ -26,7 +31,7 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
   else if (ctx.nothingYet) body = <p class="empty">Nothing collected yet: actions show here once the site's pages send visits.</p>;
   else if (!result.ok) body = <PanelFailure failure={result.error} what="Actions" />;
   else {
-    const rows = result.data.results.flatMap((r) => {
+    const rows = result.data.results.slice(0, SHOWN_ROWS).flatMap((r) => {
       const action = rowKey(r);
       return action === null ? [] : [{ action, visits: r.metrics[0], times: r.metrics[1] }];
     });
@@ -78,6 +83,13 @@ export function ActionsPanel({ ctx }: { ctx: PanelContext }) {
     <section class="panel short" aria-labelledby="actions-title" data-panel="actions">
       <header class="panel-head">
         <h2 id="actions-title">Actions</h2>
+        <div class="panel-tools">
+          <CsvButton
+            what="Actions"
+            enabled={ctx.product.csv && query !== null}
+            download={() => downloadQueryCsv(ctx.reader, query!, `${ctx.fileStem}-actions.csv`)}
+          />
+        </div>
       </header>
       <div
         class={`list-body${enabled && read.status === 'loading' && result ? ' stale' : ''}`}
