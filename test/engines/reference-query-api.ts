@@ -212,14 +212,14 @@ export class ReferenceQueryApi {
 
     const names = (f: QueryFilter): boolean =>
       'dimension' in f ? f.dimension === 'event:page' : 'filters' in f ? f.filters.some(names) : f.op === 'not' && names(f.filter);
-    const pageNamed = req.groups.some((g) => g.kind === 'page') || req.filters.some(names);
+    // grouped by event:action, a pageview is in no group, and a page named does not narrow the actions to pageviews
+    const actionGrouped = req.groups.some((g) => g.kind === 'action');
+    const pageNamed = !actionGrouped && (req.groups.some((g) => g.kind === 'page') || req.filters.some(names));
 
     const tenantIn = (t: string | null) => scope.tenantIds === null || (t !== null && scope.tenantIds.includes(t));
     const inScope = (site: string, traffic: string, tenant: string | null) =>
       site === scope.siteId && (scope.trafficClasses as readonly string[]).includes(traffic) && tenantIn(tenant);
     const subjectOf = (e: TestEvent): Subject => ({ event: e, session: this.sessionById.get(e.session_id), tenant: e.tenant_id });
-    // grouped by event:action, a pageview is in no group
-    const actionGrouped = req.groups.some((g) => g.kind === 'action');
     /** an event's scope and every filter, its time aside */
     const keptAnyTime = (e: TestEvent, pageviewsOnly: boolean) => {
       if (!inScope(e.site_id, e.traffic_class, e.tenant_id)) return false;

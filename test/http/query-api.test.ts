@@ -608,6 +608,15 @@ test("event:action groups the actions by name and detail (never a pageview): a U
   });
   const ours = await ok({ site_id: shop, date_range: range, metrics: ['visits', 'events'], dimensions: ['event:action'] });
   assert.deepEqual(Object.fromEntries(ours.results.map((x) => [x.dimensions[0], x.metrics])), want);
+  // a page named (every action here was on /) keeps the actions' visits: a page does not narrow actions to pageviews
+  const onHome = await ok({
+    site_id: shop,
+    date_range: range,
+    metrics: ['visits', 'events'],
+    dimensions: ['event:action'],
+    filters: [['is', 'event:page', ['/']]],
+  });
+  assert.deepEqual(Object.fromEntries(onHome.results.map((x) => [x.dimensions[0], x.metrics])), want);
   // a value is a filter: that action's events alone, and the visitors who did it
   const one = await ok({
     site_id: shop,

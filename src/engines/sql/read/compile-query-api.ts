@@ -74,8 +74,12 @@ function splitFilters(filters: readonly QueryFilter[]): { event: QueryFilter[]; 
   return out;
 }
 
-/** Whether the query names event:page anywhere (then visitors and visits count pageviews only). */
+/**
+ * Whether the query names event:page anywhere (then visitors and visits count pageviews only). Not when it
+ * groups by event:action: its rows are actions, whose visitors and visits a page would otherwise zero.
+ */
 function namesPage(req: QueryRowsRequest): boolean {
+  if (req.groups.some((g) => g.kind === 'action')) return false;
   const inFilter = (f: QueryFilter): boolean =>
     'dimension' in f ? f.dimension === 'event:page' : 'filters' in f ? f.filters.some(inFilter) : f.op === 'not' && inFilter(f.filter);
   return req.groups.some((g) => g.kind === 'page') || req.filters.some(inFilter);
