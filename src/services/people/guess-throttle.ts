@@ -114,10 +114,16 @@ async function claim(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: nu
   return ids ? { ids } : { until };
 }
 
-/** Counts one attempt that is a failure whatever happens next (a reset request, a reset mail); RATE_LIMITED (with Retry-After) past the bound. */
-export async function countAttempt(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
+/** The ids of an admitted attempt's failures; RATE_LIMITED (with Retry-After) past the bound. */
+async function claimOrRefuse(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<string[]> {
   const c = await claim(deps, keys, nowMs);
   if ('until' in c) throw rateLimited((c.until - nowMs) / 1000);
+  return c.ids;
+}
+
+/** Counts one attempt that is a failure whatever happens next (a reset request, a reset mail); RATE_LIMITED (with Retry-After) past the bound. */
+export async function countAttempt(deps: ThrottleDeps, keys: readonly ThrottleKey[], nowMs: number): Promise<void> {
+  await claimOrRefuse(deps, keys, nowMs);
 }
 
 /** countAttempt's quiet form, for work done after the answer: whether the attempt was counted (false: past the bound). */
@@ -137,16 +143,15 @@ export async function guess<T>(
   attempt: () => Promise<T | null>,
   wrong: () => Error,
 ): Promise<T> {
-  const c = await claim(deps, keys, nowMs);
-  if ('until' in c) throw rateLimited((c.until - nowMs) / 1000);
+  const ids = await claimOrRefuse(deps, keys, nowMs);
   let result: T | null;
   try {
     result = await attempt();
   } catch (err) {
-    await deps.people.forgetSignInFailures(c.ids);
+    await deps.people.forgetSignInFailures(ids);
     throw err;
   }
   if (result === null) throw wrong();
-  await deps.people.forgetSignInFailures(c.ids);
+  await deps.people.forgetSignInFailures(ids);
   return result;
 }
